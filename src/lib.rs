@@ -1,0 +1,9 @@
+//! `dflash-check`: checks speculative-decoding drafter configs before they are deployed.
+//!
+//! The library never prints: it reads configs, compares them, lints them and rewrites them, and
+//! returns data that the binary's renderers turn into text, JSON, GitHub annotations or SARIF.
+#![warn(clippy::print_stdout, clippy::print_stderr)]
+
+pub mod error;
+
+pub use error::{Error, Result};
