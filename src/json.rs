@@ -1,0 +1,991 @@
+//! A JSON reader that remembers where every value sits in the file.
+//!
+//! serde_json answers "what is the value"; a config checker also needs "where is it": the line
+//! of a key for a GitHub annotation, the byte span of a value for a minimal in-place edit, the
+//! original text of a number so `1e-06` is never rewritten as `1e-6`. So configs are parsed here
+//! into a tree of [`Node`]s that carry byte spans. The grammar is RFC 8259 plus what Python's
+//! `json` module (and so transformers) accepts and writes: `NaN`, `Infinity`, `-Infinity`, and
+//! duplicate keys, where the last one wins. Nesting is capped so hostile input cannot overflow
+//! the stack.
+
+use std::fmt;
+use std::ops::Range;
+
+/// Deeper nesting than this is refused. Python's own limit is about 1,000; real configs use 3.
+pub const MAX_DEPTH: usize = 256;
+
+/// One parsed value with the byte range it occupies in the source text.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Node {
+    pub value: Value,
+    pub span: Range<usize>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    Number(Number),
+    String(String),
+    Array(Vec<Node>),
+    Object(Vec<Member>),
+}
+
+/// An object member. Duplicates are kept in order; lookups take the last, like Python.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Member {
+    pub key: String,
+    pub key_span: Range<usize>,
+    pub value: Node,
+}
+
+/// A number as written, with its value.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Number {
+    /// The exact source text (`1e-06`, `10000000`, `NaN`).
+    pub text: String,
+    /// The value as a double (what Python's `json` gives floats).
+    pub value: f64,
+    /// The exact value when the text is an integer that fits in `i128`.
+    pub integer: Option<i128>,
+}
+
+impl Number {
+    /// Equality by value, as a reader of the config sees it: `1e-06 == 0.000001`, `1e7 == 10000000`.
+    pub fn same_value(&self, other: &Number) -> bool {
+        match (self.integer, other.integer) {
+            (Some(a), Some(b)) => a == b,
+            _ => (self.value.is_nan() && other.value.is_nan()) || self.value == other.value,
+        }
+    }
+
+    /// A non-negative integer id, if the number is one (`248070`, but not `248070.5` or `-1`).
+    pub fn as_u64(&self) -> Option<u64> {
+        self.integer.and_then(|i| u64::try_from(i).ok())
+    }
+
+    /// Whether the text is an integer literal (no fraction, no exponent).
+    pub fn is_integer_literal(&self) -> bool {
+        self.integer.is_some()
+    }
+}
+
+impl Node {
+    /// The member `key` of an object (the last one if the key is duplicated).
+    pub fn get(&self, key: &str) -> Option<&Node> {
+        match &self.value {
+            Value::Object(members) => members
+                .iter()
+                .rev()
+                .find(|m| m.key == key)
+                .map(|m| &m.value),
+            _ => None,
+        }
+    }
+
+    pub fn as_object(&self) -> Option<&[Member]> {
+        match &self.value {
+            Value::Object(members) => Some(members),
+            _ => None,
+        }
+    }
+
+    pub fn as_array(&self) -> Option<&[Node]> {
+        match &self.value {
+            Value::Array(items) => Some(items),
+            _ => None,
+        }
+    }
+
+    pub fn as_str(&self) -> Option<&str> {
+        match &self.value {
+            Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_number(&self) -> Option<&Number> {
+        match &self.value {
+            Value::Number(n) => Some(n),
+            _ => None,
+        }
+    }
+
+    pub fn as_u64(&self) -> Option<u64> {
+        self.as_number().and_then(Number::as_u64)
+    }
+
+    pub fn as_bool(&self) -> Option<bool> {
+        match &self.value {
+            Value::Bool(b) => Some(*b),
+            _ => None,
+        }
+    }
+
+    pub fn is_null(&self) -> bool {
+        matches!(self.value, Value::Null)
+    }
+
+    /// The JSON type name, for messages (`"number"`, `"string"`, ...).
+    pub fn type_name(&self) -> &'static str {
+        self.value.type_name()
+    }
+
+    /// Deep equality by value: numbers by value, objects by key set (last duplicate wins),
+    /// arrays element by element.
+    pub fn same_value(&self, other: &Node) -> bool {
+        match (&self.value, &other.value) {
+            (Value::Null, Value::Null) => true,
+            (Value::Bool(a), Value::Bool(b)) => a == b,
+            (Value::Number(a), Value::Number(b)) => a.same_value(b),
+            (Value::String(a), Value::String(b)) => a == b,
+            (Value::Array(a), Value::Array(b)) => {
+                a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same_value(y))
+            }
+            (Value::Object(_), Value::Object(_)) => {
+                let keys_a = self.effective_keys();
+                let keys_b = other.effective_keys();
+                keys_a.len() == keys_b.len()
+                    && keys_a.iter().all(|k| match (self.get(k), other.get(k)) {
+                        (Some(x), Some(y)) => x.same_value(y),
+                        _ => false,
+                    })
+            }
+            _ => false,
+        }
+    }
+
+    /// The distinct keys of an object in first-seen order.
+    pub fn effective_keys(&self) -> Vec<&str> {
+        let mut keys: Vec<&str> = Vec::new();
+        if let Value::Object(members) = &self.value {
+            for m in members {
+                if !keys.contains(&m.key.as_str()) {
+                    keys.push(&m.key);
+                }
+            }
+        }
+        keys
+    }
+
+    /// Compact one-line JSON text of the value, numbers as written.
+    pub fn to_compact(&self) -> String {
+        let mut out = String::new();
+        self.write_compact(&mut out);
+        out
+    }
+
+    fn write_compact(&self, out: &mut String) {
+        match &self.value {
+            Value::Null => out.push_str("null"),
+            Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
+            Value::Number(n) => out.push_str(&n.text),
+            Value::String(s) => out.push_str(&quote(s)),
+            Value::Array(items) => {
+                out.push('[');
+                for (i, item) in items.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    item.write_compact(out);
+                }
+                out.push(']');
+            }
+            Value::Object(members) => {
+                out.push('{');
+                for (i, m) in members.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    out.push_str(&quote(&m.key));
+                    out.push_str(": ");
+                    m.value.write_compact(out);
+                }
+                out.push('}');
+            }
+        }
+    }
+
+    /// The value as serde_json data, for machine-readable output. NaN and infinities, which
+    /// JSON output cannot hold, become their Python spelling as strings.
+    pub fn to_serde(&self) -> serde_json::Value {
+        match &self.value {
+            Value::Null => serde_json::Value::Null,
+            Value::Bool(b) => serde_json::Value::Bool(*b),
+            Value::Number(n) => {
+                if let Some(i) = n.integer {
+                    if let Ok(i) = i64::try_from(i) {
+                        return i.into();
+                    }
+                    if let Ok(u) = u64::try_from(i) {
+                        return u.into();
+                    }
+                }
+                serde_json::Number::from_f64(n.value)
+                    .map(serde_json::Value::Number)
+                    .unwrap_or_else(|| serde_json::Value::String(n.text.clone()))
+            }
+            Value::String(s) => serde_json::Value::String(s.clone()),
+            Value::Array(items) => items.iter().map(Node::to_serde).collect(),
+            Value::Object(_) => {
+                let mut map = serde_json::Map::new();
+                for key in self.effective_keys() {
+                    if let Some(v) = self.get(key) {
+                        map.insert(key.to_string(), v.to_serde());
+                    }
+                }
+                serde_json::Value::Object(map)
+            }
+        }
+    }
+}
+
+impl Value {
+    pub fn type_name(&self) -> &'static str {
+        match self {
+            Value::Null => "null",
+            Value::Bool(_) => "boolean",
+            Value::Number(_) => "number",
+            Value::String(_) => "string",
+            Value::Array(_) => "array",
+            Value::Object(_) => "object",
+        }
+    }
+}
+
+/// JSON string literal for `s`, escaping only what must be escaped.
+pub fn quote(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| format!("\"{s}\""))
+}
+
+/// One step of a JSON path.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Segment {
+    Key(String),
+    Index(usize),
+}
+
+/// A path such as `dflash_config.target_layer_ids[2]`.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
+pub struct Path(pub Vec<Segment>);
+
+impl Path {
+    pub fn root() -> Self {
+        Path(Vec::new())
+    }
+
+    pub fn key(key: &str) -> Self {
+        Path(vec![Segment::Key(key.to_string())])
+    }
+
+    pub fn child(&self, key: &str) -> Self {
+        let mut p = self.clone();
+        p.0.push(Segment::Key(key.to_string()));
+        p
+    }
+
+    pub fn index(&self, i: usize) -> Self {
+        let mut p = self.clone();
+        p.0.push(Segment::Index(i));
+        p
+    }
+
+    /// The last key of the path, if it ends in a key.
+    pub fn last_key(&self) -> Option<&str> {
+        match self.0.last() {
+            Some(Segment::Key(k)) => Some(k),
+            _ => None,
+        }
+    }
+
+    /// The first key of the path (the top-level field it belongs to).
+    pub fn first_key(&self) -> Option<&str> {
+        match self.0.first() {
+            Some(Segment::Key(k)) => Some(k),
+            _ => None,
+        }
+    }
+
+    /// Parses the dotted form produced by `Display` for plain keys (`a.b[1].c`).
+    pub fn parse(text: &str) -> Self {
+        let mut segments = Vec::new();
+        for part in text.split('.').filter(|p| !p.is_empty()) {
+            let (key, mut rest) = match part.find('[') {
+                Some(i) => (&part[..i], &part[i..]),
+                None => (part, ""),
+            };
+            if !key.is_empty() {
+                segments.push(Segment::Key(key.to_string()));
+            }
+            while let Some(end) = rest.find(']') {
+                if let Ok(i) = rest[1..end].parse() {
+                    segments.push(Segment::Index(i));
+                }
+                rest = &rest[end + 1..];
+            }
+        }
+        Path(segments)
+    }
+
+    /// Finds the node at this path.
+    pub fn lookup<'a>(&self, root: &'a Node) -> Option<&'a Node> {
+        let mut node = root;
+        for seg in &self.0 {
+            node = match seg {
+                Segment::Key(k) => node.get(k)?,
+                Segment::Index(i) => node.as_array()?.get(*i)?,
+            };
+        }
+        Some(node)
+    }
+}
+
+impl fmt::Display for Path {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.0.is_empty() {
+            return f.write_str("(root)");
+        }
+        for (i, seg) in self.0.iter().enumerate() {
+            match seg {
+                Segment::Key(k) => {
+                    let plain = !k.is_empty()
+                        && k.chars()
+                            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '-');
+                    if plain {
+                        if i > 0 {
+                            f.write_str(".")?;
+                        }
+                        f.write_str(k)?;
+                    } else {
+                        write!(f, "[{}]", quote(k))?;
+                    }
+                }
+                Segment::Index(n) => write!(f, "[{n}]")?,
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A syntax error with its position (1-based line and column, in characters).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyntaxError {
+    pub message: String,
+    pub offset: usize,
+    pub line: usize,
+    pub column: usize,
+}
+
+impl fmt::Display for SyntaxError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "line {}, column {}: {}",
+            self.line, self.column, self.message
+        )
+    }
+}
+
+/// A parsed document: the source text and its tree.
+#[derive(Debug, Clone)]
+pub struct Document {
+    pub text: String,
+    pub root: Node,
+    /// Keys that appear more than once in the same object: (path of the key, line of the
+    /// value that wins).
+    pub duplicate_keys: Vec<(Path, usize)>,
+    line_starts: Vec<usize>,
+}
+
+impl Document {
+    /// Parses UTF-8 bytes. Refuses a byte-order mark, as Python's `json.loads` does.
+    pub fn parse_bytes(bytes: &[u8]) -> Result<Document, SyntaxError> {
+        let text = match std::str::from_utf8(bytes) {
+            Ok(t) => t,
+            Err(e) => {
+                let offset = e.valid_up_to();
+                let (line, column) = line_col_in(&bytes[..offset], offset);
+                return Err(SyntaxError {
+                    message: format!("invalid UTF-8 (byte 0x{:02x})", bytes[offset]),
+                    offset,
+                    line,
+                    column,
+                });
+            }
+        };
+        Document::parse(text)
+    }
+
+    pub fn parse(text: &str) -> Result<Document, SyntaxError> {
+        let mut parser = Parser {
+            text,
+            bytes: text.as_bytes(),
+            pos: 0,
+            duplicates: Vec::new(),
+        };
+        let result = parser.document();
+        match result {
+            Ok(root) => {
+                let mut doc = Document {
+                    text: text.to_string(),
+                    root,
+                    duplicate_keys: Vec::new(),
+                    line_starts: line_starts(text),
+                };
+                let dups = std::mem::take(&mut parser.duplicates);
+                doc.duplicate_keys = dups
+                    .into_iter()
+                    .map(|(path, offset)| (path, doc.line_col(offset).0))
+                    .collect();
+                Ok(doc)
+            }
+            Err((message, offset)) => {
+                let (line, column) = line_col_in(text.as_bytes(), offset);
+                Err(SyntaxError {
+                    message,
+                    offset,
+                    line,
+                    column,
+                })
+            }
+        }
+    }
+
+    /// 1-based line and column (in characters) of a byte offset.
+    pub fn line_col(&self, offset: usize) -> (usize, usize) {
+        let line = match self.line_starts.binary_search(&offset) {
+            Ok(i) => i,
+            Err(i) => i - 1,
+        };
+        let start = self.line_starts[line];
+        let end = offset.min(self.text.len());
+        let column = self
+            .text
+            .get(start..end)
+            .map_or(end - start, |s| s.chars().count())
+            + 1;
+        (line + 1, column)
+    }
+
+    /// Line and column where the member at `path` starts: its key, or the value for array
+    /// elements. Falls back to the nearest existing ancestor.
+    pub fn position_of(&self, path: &Path) -> (usize, usize) {
+        let mut node = &self.root;
+        let mut offset = self.root.span.start;
+        for seg in &path.0 {
+            match seg {
+                Segment::Key(k) => match node
+                    .as_object()
+                    .and_then(|ms| ms.iter().rev().find(|m| &m.key == k))
+                {
+                    Some(m) => {
+                        offset = m.key_span.start;
+                        node = &m.value;
+                    }
+                    None => break,
+                },
+                Segment::Index(i) => match node.as_array().and_then(|a| a.get(*i)) {
+                    Some(n) => {
+                        offset = n.span.start;
+                        node = n;
+                    }
+                    None => break,
+                },
+            }
+        }
+        self.line_col(offset)
+    }
+
+    /// The source text of a node.
+    pub fn source(&self, node: &Node) -> &str {
+        &self.text[node.span.clone()]
+    }
+}
+
+fn line_starts(text: &str) -> Vec<usize> {
+    let mut starts = vec![0];
+    starts.extend(
+        text.bytes()
+            .enumerate()
+            .filter(|(_, b)| *b == b'\n')
+            .map(|(i, _)| i + 1),
+    );
+    starts
+}
+
+fn line_col_in(bytes: &[u8], offset: usize) -> (usize, usize) {
+    let offset = offset.min(bytes.len());
+    let before = &bytes[..offset];
+    let line = before.iter().filter(|b| **b == b'\n').count() + 1;
+    let line_start = before
+        .iter()
+        .rposition(|b| *b == b'\n')
+        .map_or(0, |i| i + 1);
+    let column = String::from_utf8_lossy(&before[line_start..])
+        .chars()
+        .count()
+        + 1;
+    (line, column)
+}
+
+type ParseResult<T> = Result<T, (String, usize)>;
+
+struct Parser<'a> {
+    text: &'a str,
+    bytes: &'a [u8],
+    pos: usize,
+    duplicates: Vec<(Path, usize)>,
+}
+
+impl<'a> Parser<'a> {
+    fn document(&mut self) -> ParseResult<Node> {
+        if self.text.starts_with('\u{feff}') {
+            return Err((
+                "the file starts with a UTF-8 byte-order mark, which Python's json (and so \
+                 transformers) rejects; save the file without a BOM"
+                    .into(),
+                0,
+            ));
+        }
+        self.skip_ws();
+        if self.pos >= self.bytes.len() {
+            return Err(("the file is empty: expected a JSON object".into(), self.pos));
+        }
+        let root = self.value(0, &Path::root())?;
+        self.skip_ws();
+        if self.pos < self.bytes.len() {
+            return Err((
+                format!(
+                    "unexpected {} after the end of the JSON value",
+                    self.describe_here()
+                ),
+                self.pos,
+            ));
+        }
+        Ok(root)
+    }
+
+    fn skip_ws(&mut self) {
+        while let Some(b) = self.bytes.get(self.pos) {
+            match b {
+                b' ' | b'\t' | b'\n' | b'\r' => self.pos += 1,
+                _ => break,
+            }
+        }
+    }
+
+    fn describe_here(&self) -> String {
+        match self.text[self.pos..].chars().next() {
+            None => "end of file".into(),
+            Some('/') => "`/` (comments are not allowed in JSON)".into(),
+            Some(c) if c.is_control() => format!("control character U+{:04X}", c as u32),
+            Some(c) => format!("`{c}`"),
+        }
+    }
+
+    fn value(&mut self, depth: usize, path: &Path) -> ParseResult<Node> {
+        if depth > MAX_DEPTH {
+            return Err((
+                format!("nesting deeper than {MAX_DEPTH} levels; a drafter config needs 3"),
+                self.pos,
+            ));
+        }
+        let start = self.pos;
+        let value = match self.bytes.get(self.pos) {
+            None => return Err(("unexpected end of file: expected a value".into(), self.pos)),
+            Some(b'{') => self.object(depth, path)?,
+            Some(b'[') => self.array(depth, path)?,
+            Some(b'"') => Value::String(self.string()?),
+            Some(b't') => self.literal("true", Value::Bool(true))?,
+            Some(b'f') => self.literal("false", Value::Bool(false))?,
+            Some(b'n') => self.literal("null", Value::Null)?,
+            Some(b'N') => self.literal_number("NaN", f64::NAN)?,
+            Some(b'I') => self.literal_number("Infinity", f64::INFINITY)?,
+            Some(b'-') if self.text[self.pos..].starts_with("-Infinity") => {
+                self.literal_number("-Infinity", f64::NEG_INFINITY)?
+            }
+            Some(b'-' | b'0'..=b'9') => self.number()?,
+            Some(_) => {
+                return Err((
+                    format!("unexpected {}: expected a value", self.describe_here()),
+                    self.pos,
+                ))
+            }
+        };
+        Ok(Node {
+            value,
+            span: start..self.pos,
+        })
+    }
+
+    fn literal(&mut self, word: &str, value: Value) -> ParseResult<Value> {
+        if self.text[self.pos..].starts_with(word) {
+            self.pos += word.len();
+            Ok(value)
+        } else {
+            Err((
+                format!("unexpected {}: expected a value", self.describe_here()),
+                self.pos,
+            ))
+        }
+    }
+
+    fn literal_number(&mut self, word: &str, value: f64) -> ParseResult<Value> {
+        let start = self.pos;
+        self.literal(word, Value::Null)?;
+        Ok(Value::Number(Number {
+            text: self.text[start..self.pos].to_string(),
+            value,
+            integer: None,
+        }))
+    }
+
+    fn number(&mut self) -> ParseResult<Value> {
+        let start = self.pos;
+        let b = self.bytes;
+        if b.get(self.pos) == Some(&b'-') {
+            self.pos += 1;
+        }
+        match b.get(self.pos) {
+            Some(b'0') => self.pos += 1,
+            Some(b'1'..=b'9') => {
+                while matches!(b.get(self.pos), Some(b'0'..=b'9')) {
+                    self.pos += 1;
+                }
+            }
+            _ => return Err(("invalid number: expected a digit".into(), self.pos)),
+        }
+        let mut integral = true;
+        if b.get(self.pos) == Some(&b'.') {
+            integral = false;
+            self.pos += 1;
+            if !matches!(b.get(self.pos), Some(b'0'..=b'9')) {
+                return Err((
+                    "invalid number: expected a digit after `.`".into(),
+                    self.pos,
+                ));
+            }
+            while matches!(b.get(self.pos), Some(b'0'..=b'9')) {
+                self.pos += 1;
+            }
+        }
+        if matches!(b.get(self.pos), Some(b'e' | b'E')) {
+            integral = false;
+            self.pos += 1;
+            if matches!(b.get(self.pos), Some(b'+' | b'-')) {
+                self.pos += 1;
+            }
+            if !matches!(b.get(self.pos), Some(b'0'..=b'9')) {
+                return Err((
+                    "invalid number: expected a digit in the exponent".into(),
+                    self.pos,
+                ));
+            }
+            while matches!(b.get(self.pos), Some(b'0'..=b'9')) {
+                self.pos += 1;
+            }
+        }
+        if self.pos == start + 1 && b[start] == b'-' {
+            return Err(("invalid number".into(), start));
+        }
+        let text = &self.text[start..self.pos];
+        let value: f64 = text.parse().unwrap_or(f64::NAN);
+        let integer = if integral {
+            text.parse::<i128>().ok()
+        } else {
+            None
+        };
+        Ok(Value::Number(Number {
+            text: text.to_string(),
+            value,
+            integer,
+        }))
+    }
+
+    fn string(&mut self) -> ParseResult<String> {
+        let open = self.pos;
+        self.pos += 1; // opening quote
+        let mut out = String::new();
+        loop {
+            let run_start = self.pos;
+            while let Some(&b) = self.bytes.get(self.pos) {
+                if b == b'"' || b == b'\\' || b < 0x20 {
+                    break;
+                }
+                self.pos += 1;
+            }
+            out.push_str(&self.text[run_start..self.pos]);
+            match self.bytes.get(self.pos) {
+                None => return Err(("unterminated string".into(), open)),
+                Some(b'"') => {
+                    self.pos += 1;
+                    return Ok(out);
+                }
+                Some(b'\\') => {
+                    self.pos += 1;
+                    let esc = self.bytes.get(self.pos).copied();
+                    self.pos += 1;
+                    match esc {
+                        Some(b'"') => out.push('"'),
+                        Some(b'\\') => out.push('\\'),
+                        Some(b'/') => out.push('/'),
+                        Some(b'b') => out.push('\u{8}'),
+                        Some(b'f') => out.push('\u{c}'),
+                        Some(b'n') => out.push('\n'),
+                        Some(b'r') => out.push('\r'),
+                        Some(b't') => out.push('\t'),
+                        Some(b'u') => {
+                            let first = self.hex4()?;
+                            let c = if (0xD800..0xDC00).contains(&first) {
+                                if self.text[self.pos..].starts_with("\\u") {
+                                    self.pos += 2;
+                                    let second = self.hex4()?;
+                                    if (0xDC00..0xE000).contains(&second) {
+                                        char::from_u32(
+                                            0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00),
+                                        )
+                                    } else {
+                                        None
+                                    }
+                                } else {
+                                    None
+                                }
+                            } else {
+                                char::from_u32(first)
+                            };
+                            // Python accepts lone surrogates; Rust strings cannot hold them.
+                            out.push(c.unwrap_or('\u{fffd}'));
+                        }
+                        _ => return Err(("invalid escape in string".into(), self.pos - 2)),
+                    }
+                }
+                Some(_) => {
+                    return Err((
+                        "control character inside a string (escape it, e.g. \\n)".into(),
+                        self.pos,
+                    ))
+                }
+            }
+        }
+    }
+
+    fn hex4(&mut self) -> ParseResult<u32> {
+        let digits = self
+            .text
+            .get(self.pos..self.pos + 4)
+            .filter(|d| d.bytes().all(|b| b.is_ascii_hexdigit()))
+            .ok_or_else(|| {
+                (
+                    "invalid \\u escape: expected 4 hex digits".to_string(),
+                    self.pos,
+                )
+            })?;
+        self.pos += 4;
+        Ok(u32::from_str_radix(digits, 16).unwrap_or(0xfffd))
+    }
+
+    fn object(&mut self, depth: usize, path: &Path) -> ParseResult<Value> {
+        self.pos += 1; // {
+        let mut members: Vec<Member> = Vec::new();
+        self.skip_ws();
+        if self.bytes.get(self.pos) == Some(&b'}') {
+            self.pos += 1;
+            return Ok(Value::Object(members));
+        }
+        loop {
+            self.skip_ws();
+            if self.bytes.get(self.pos) != Some(&b'"') {
+                let msg = if self.bytes.get(self.pos) == Some(&b'}') {
+                    "trailing comma before `}` (not allowed in JSON)".to_string()
+                } else {
+                    format!(
+                        "unexpected {}: expected a key in double quotes",
+                        self.describe_here()
+                    )
+                };
+                return Err((msg, self.pos));
+            }
+            let key_start = self.pos;
+            let key = self.string()?;
+            let key_span = key_start..self.pos;
+            self.skip_ws();
+            if self.bytes.get(self.pos) != Some(&b':') {
+                return Err((
+                    format!(
+                        "unexpected {}: expected `:` after key {}",
+                        self.describe_here(),
+                        quote(&key)
+                    ),
+                    self.pos,
+                ));
+            }
+            self.pos += 1;
+            self.skip_ws();
+            let child = path.child(&key);
+            let value = self.value(depth + 1, &child)?;
+            if members.iter().any(|m| m.key == key) {
+                self.duplicates.push((child, value.span.start));
+            }
+            members.push(Member {
+                key,
+                key_span,
+                value,
+            });
+            self.skip_ws();
+            match self.bytes.get(self.pos) {
+                Some(b',') => self.pos += 1,
+                Some(b'}') => {
+                    self.pos += 1;
+                    return Ok(Value::Object(members));
+                }
+                None => {
+                    return Err((
+                        "unexpected end of file: expected `,` or `}`".into(),
+                        self.pos,
+                    ))
+                }
+                _ => {
+                    return Err((
+                        format!(
+                            "unexpected {}: expected `,` or `}}` after a member",
+                            self.describe_here()
+                        ),
+                        self.pos,
+                    ))
+                }
+            }
+        }
+    }
+
+    fn array(&mut self, depth: usize, path: &Path) -> ParseResult<Value> {
+        self.pos += 1; // [
+        let mut items = Vec::new();
+        self.skip_ws();
+        if self.bytes.get(self.pos) == Some(&b']') {
+            self.pos += 1;
+            return Ok(Value::Array(items));
+        }
+        loop {
+            self.skip_ws();
+            if self.bytes.get(self.pos) == Some(&b']') {
+                return Err((
+                    "trailing comma before `]` (not allowed in JSON)".into(),
+                    self.pos,
+                ));
+            }
+            let child = path.index(items.len());
+            items.push(self.value(depth + 1, &child)?);
+            self.skip_ws();
+            match self.bytes.get(self.pos) {
+                Some(b',') => self.pos += 1,
+                Some(b']') => {
+                    self.pos += 1;
+                    return Ok(Value::Array(items));
+                }
+                None => {
+                    return Err((
+                        "unexpected end of file: expected `,` or `]`".into(),
+                        self.pos,
+                    ))
+                }
+                _ => {
+                    return Err((
+                        format!(
+                            "unexpected {}: expected `,` or `]` after an element",
+                            self.describe_here()
+                        ),
+                        self.pos,
+                    ))
+                }
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_compare_by_value_and_keep_their_text() {
+        let doc =
+            Document::parse(r#"{"a": 1e-06, "b": 0.000001, "c": 10000000, "d": 1e7}"#).unwrap();
+        let n = |k| doc.root.get(k).unwrap().clone();
+        assert!(n("a").same_value(&n("b")));
+        assert!(n("c").same_value(&n("d")));
+        assert_eq!(doc.source(&n("a")), "1e-06");
+    }
+
+    #[test]
+    fn large_integers_stay_exact() {
+        let doc = Document::parse("[18446744073709551617, 18446744073709551616]").unwrap();
+        let items = doc.root.as_array().unwrap();
+        assert!(!items[0].same_value(&items[1]));
+        assert_eq!(items[0].as_u64(), None);
+    }
+
+    #[test]
+    fn duplicate_keys_last_wins_and_are_recorded() {
+        let doc = Document::parse("{\"a\": 1,\n \"a\": 2}").unwrap();
+        assert_eq!(doc.root.get("a").unwrap().as_u64(), Some(2));
+        assert_eq!(doc.duplicate_keys, vec![(Path::key("a"), 2)]);
+    }
+
+    #[test]
+    fn python_non_finite_numbers_are_accepted() {
+        let doc = Document::parse("[NaN, Infinity, -Infinity]").unwrap();
+        let items = doc.root.as_array().unwrap();
+        assert!(items[0].as_number().unwrap().value.is_nan());
+        assert_eq!(items[2].as_number().unwrap().value, f64::NEG_INFINITY);
+    }
+
+    #[test]
+    fn errors_carry_line_and_column() {
+        let err = Document::parse("{\n  \"a\": 1,\n}").unwrap_err();
+        assert_eq!((err.line, err.column), (3, 1));
+        assert!(err.message.contains("trailing comma"), "{}", err.message);
+        let err = Document::parse("{\"a\": 1 // c\n}").unwrap_err();
+        assert!(err.message.contains("comments"), "{}", err.message);
+    }
+
+    #[test]
+    fn deep_nesting_is_refused_without_overflow() {
+        let text = "[".repeat(10_000) + &"]".repeat(10_000);
+        let err = Document::parse(&text).unwrap_err();
+        assert!(err.message.contains("nesting"));
+    }
+
+    #[test]
+    fn bom_and_invalid_utf8_are_refused() {
+        assert!(Document::parse("\u{feff}{}")
+            .unwrap_err()
+            .message
+            .contains("byte-order mark"));
+        let err = Document::parse_bytes(b"{\"a\": \"\xff\"}").unwrap_err();
+        assert!(err.message.contains("UTF-8"));
+        assert_eq!(err.column, 8);
+    }
+
+    #[test]
+    fn paths_display_and_parse() {
+        let p = Path::key("dflash_config")
+            .child("target_layer_ids")
+            .index(2);
+        assert_eq!(p.to_string(), "dflash_config.target_layer_ids[2]");
+        assert_eq!(Path::parse("dflash_config.target_layer_ids[2]"), p);
+        assert_eq!(Path::key("a.b").to_string(), "[\"a.b\"]");
+    }
+
+    #[test]
+    fn positions_point_at_keys() {
+        let doc = Document::parse("{\n  \"x\": {\n    \"y\": [1, 2]\n  }\n}").unwrap();
+        assert_eq!(doc.position_of(&Path::parse("x.y")), (3, 5));
+        assert_eq!(doc.position_of(&Path::parse("x.y[1]")), (3, 14));
+    }
+
+    #[test]
+    fn escapes_decode() {
+        let doc = Document::parse(r#""\u00e9\ud83d\ude00\n""#).unwrap();
+        assert_eq!(doc.root.as_str(), Some("é😀\n"));
+    }
+}
