@@ -4,7 +4,9 @@
 //! returns data that the binary's renderers turn into text, JSON, GitHub annotations or SARIF.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod config;
 pub mod error;
 pub mod json;
+pub mod tokens;
 
 pub use error::{Error, Result};

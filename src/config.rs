@@ -1,0 +1,354 @@
+//! Drafter and target configs: loading them safely, and reading the fields that matter.
+//!
+//! A config is kept as the parsed [`Document`] (nothing is dropped, so unknown keys survive a
+//! rewrite) plus accessors that know the two layouts in the wild: flat (transformers 4.57:
+//! top-level `block_size`, `rope_theta`) and nested (transformers 5: `dflash_config.block_size`,
+//! `rope_parameters.rope_theta`). Target configs may nest their text model under `text_config`
+//! (Qwen3.5/3.6 are multimodal), so target facts look there first.
+
+use std::fs;
+use std::io::Read;
+use std::path::{Path as FsPath, PathBuf};
+
+use crate::json::{Document, Node, Path};
+use crate::{Error, Result};
+
+/// A drafter `config.json` is a few kilobytes; anything this large is not one.
+pub const MAX_CONFIG_BYTES: u64 = 16 * 1024 * 1024;
+
+/// A parsed JSON config file and where it came from.
+#[derive(Debug, Clone)]
+pub struct ConfigFile {
+    /// The file itself (`<dir>/config.json` when a directory was given).
+    pub path: PathBuf,
+    pub doc: Document,
+}
+
+impl ConfigFile {
+    pub fn root(&self) -> &Node {
+        &self.doc.root
+    }
+
+    /// The directory holding the config.
+    pub fn dir(&self) -> PathBuf {
+        self.path
+            .parent()
+            .map(FsPath::to_path_buf)
+            .unwrap_or_else(|| PathBuf::from("."))
+    }
+}
+
+/// Resolves `path` (a drafter directory or a config file) to the config file it names.
+pub fn config_path(path: &FsPath) -> Result<PathBuf> {
+    match fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => {
+            let file = path.join("config.json");
+            match fs::metadata(&file) {
+                Ok(m) if m.is_dir() => Err(Error::new(format!(
+                    "`{}` is a directory, not a config file",
+                    file.display()
+                ))),
+                Ok(_) => Ok(file),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+                    if fs::symlink_metadata(&file).is_ok() {
+                        Err(
+                            Error::new(format!("`{}` is a broken symbolic link", file.display()))
+                                .with_hint(
+                                    "re-download the model files, or point at the real config",
+                                ),
+                        )
+                    } else {
+                        Err(Error::new(format!(
+                            "no `config.json` in `{}`",
+                            path.display()
+                        ))
+                        .with_hint(
+                            "pass a drafter directory that holds config.json, or the config file itself",
+                        ))
+                    }
+                }
+                Err(e) => Err(io_error(&file, &e)),
+            }
+        }
+        Ok(_) => Ok(path.to_path_buf()),
+        Err(e)
+            if e.kind() == std::io::ErrorKind::NotFound && fs::symlink_metadata(path).is_ok() =>
+        {
+            Err(Error::new(format!(
+                "`{}` is a broken symbolic link",
+                path.display()
+            )))
+        }
+        Err(e) => Err(io_error(path, &e)),
+    }
+}
+
+/// Loads and parses a config from a directory or file path. The top level must be an object.
+pub fn load(path: &FsPath) -> Result<ConfigFile> {
+    let file = config_path(path)?;
+    let bytes = read_capped(&file, MAX_CONFIG_BYTES)?;
+    parse(&file, &bytes)
+}
+
+/// Parses config bytes, naming `path` in errors.
+pub fn parse(path: &FsPath, bytes: &[u8]) -> Result<ConfigFile> {
+    let doc = Document::parse_bytes(bytes).map_err(|e| {
+        Error::new(format!(
+            "`{}`: invalid JSON at line {}, column {}: {}",
+            path.display(),
+            e.line,
+            e.column,
+            e.message
+        ))
+        .with_hint("fix the syntax (or restore the file from its Hub repo) and run again")
+    })?;
+    if doc.root.as_object().is_none() {
+        return Err(Error::new(format!(
+            "`{}`: the top-level value is {} {}; a config.json holds a JSON object",
+            path.display(),
+            article(doc.root.type_name()),
+            doc.root.type_name()
+        )));
+    }
+    Ok(ConfigFile {
+        path: path.to_path_buf(),
+        doc,
+    })
+}
+
+fn article(word: &str) -> &'static str {
+    if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    }
+}
+
+/// Reads a whole file, refusing anything over `cap` bytes before reading it.
+pub fn read_capped(path: &FsPath, cap: u64) -> Result<Vec<u8>> {
+    let file = fs::File::open(path).map_err(|e| io_error(path, &e))?;
+    let meta = file.metadata().map_err(|e| io_error(path, &e))?;
+    if meta.is_dir() {
+        return Err(Error::new(format!(
+            "`{}` is a directory, not a file",
+            path.display()
+        )));
+    }
+    if meta.len() > cap {
+        return Err(Error::new(format!(
+            "`{}` is {} bytes, over the {} MiB limit for this kind of file",
+            path.display(),
+            meta.len(),
+            cap / (1024 * 1024)
+        ))
+        .with_hint("check that the path names the right file"));
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    file.take(cap + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| io_error(path, &e))?;
+    Ok(bytes)
+}
+
+pub fn io_error(path: &FsPath, err: &std::io::Error) -> Error {
+    let what = match err.kind() {
+        std::io::ErrorKind::NotFound => "does not exist".to_string(),
+        std::io::ErrorKind::PermissionDenied => "cannot be read: permission denied".to_string(),
+        _ => format!("cannot be read: {err}"),
+    };
+    Error::new(format!("`{}` {what}", path.display()))
+}
+
+/// A field that two config layouts spell differently.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LayoutField {
+    /// The field's name as this tool reports it (the flat spelling).
+    pub name: &'static str,
+    /// transformers 4.57-style location.
+    pub flat: &'static [&'static str],
+    /// transformers 5-style location.
+    pub nested: &'static [&'static str],
+}
+
+/// The fields whose location differs between the flat and the nested layout.
+pub const LAYOUT_FIELDS: &[LayoutField] = &[
+    LayoutField {
+        name: "block_size",
+        flat: &["block_size"],
+        nested: &["dflash_config", "block_size"],
+    },
+    LayoutField {
+        name: "rope_theta",
+        flat: &["rope_theta"],
+        nested: &["rope_parameters", "rope_theta"],
+    },
+];
+
+/// Which layout a config uses for one [`LayoutField`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Layout {
+    Flat,
+    Nested,
+    /// Both spellings present (loaders disagree on which wins).
+    Both,
+    Absent,
+}
+
+impl Layout {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Layout::Flat => "flat",
+            Layout::Nested => "nested",
+            Layout::Both => "flat and nested",
+            Layout::Absent => "absent",
+        }
+    }
+}
+
+pub fn path_of(keys: &[&str]) -> Path {
+    let mut p = Path::root();
+    for k in keys {
+        p = p.child(k);
+    }
+    p
+}
+
+impl LayoutField {
+    pub fn flat_path(&self) -> Path {
+        path_of(self.flat)
+    }
+
+    pub fn nested_path(&self) -> Path {
+        path_of(self.nested)
+    }
+
+    pub fn layout_in(&self, root: &Node) -> Layout {
+        let flat = self.flat_path().lookup(root).is_some();
+        let nested = self.nested_path().lookup(root).is_some();
+        match (flat, nested) {
+            (true, true) => Layout::Both,
+            (true, false) => Layout::Flat,
+            (false, true) => Layout::Nested,
+            (false, false) => Layout::Absent,
+        }
+    }
+
+    /// The value and the path it was found at, preferring the flat spelling.
+    pub fn find<'a>(&self, root: &'a Node) -> Option<(Path, &'a Node)> {
+        let flat = self.flat_path();
+        if let Some(n) = flat.lookup(root) {
+            return Some((flat, n));
+        }
+        let nested = self.nested_path();
+        nested.lookup(root).map(|n| (nested, n))
+    }
+}
+
+/// The layout field called `name`.
+pub fn layout_field(name: &str) -> Option<&'static LayoutField> {
+    LAYOUT_FIELDS.iter().find(|f| f.name == name)
+}
+
+/// Reads a field that may sit in either layout (`block_size`, `rope_theta`), or a plain path.
+pub fn field<'a>(root: &'a Node, name: &str) -> Option<(Path, &'a Node)> {
+    if let Some(f) = layout_field(name) {
+        return f.find(root);
+    }
+    let path = Path::parse(name);
+    path.lookup(root).map(|n| (path, n))
+}
+
+/// The `architectures` list as strings.
+pub fn architectures(root: &Node) -> Vec<String> {
+    root.get("architectures")
+        .and_then(Node::as_array)
+        .map(|a| {
+            a.iter()
+                .filter_map(|n| n.as_str().map(str::to_string))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Facts about the target model that checks need, from its `config.json`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct TargetFacts {
+    /// Where the facts come from (a path, or a built-in table's name).
+    pub source: String,
+    pub num_hidden_layers: Option<u64>,
+    pub hidden_size: Option<u64>,
+    /// Embedding rows: ids at or above this do not exist.
+    pub vocab_size: Option<u64>,
+    pub bos_token_id: Option<u64>,
+    pub eos_token_ids: Vec<u64>,
+    pub pad_token_id: Option<u64>,
+}
+
+impl TargetFacts {
+    /// Reads the target facts from a target model config, looking into `text_config` first.
+    pub fn from_config(config: &ConfigFile) -> TargetFacts {
+        let root = config.root();
+        let text = root.get("text_config").filter(|n| n.as_object().is_some());
+        let pick = |key: &str| -> Option<&Node> {
+            text.and_then(|t| t.get(key))
+                .filter(|n| !n.is_null())
+                .or_else(|| root.get(key).filter(|n| !n.is_null()))
+        };
+        TargetFacts {
+            source: config.path.display().to_string(),
+            num_hidden_layers: pick("num_hidden_layers").and_then(Node::as_u64),
+            hidden_size: pick("hidden_size").and_then(Node::as_u64),
+            vocab_size: pick("vocab_size").and_then(Node::as_u64),
+            bos_token_id: pick("bos_token_id").and_then(Node::as_u64),
+            eos_token_ids: match pick("eos_token_id") {
+                Some(n) => match n.as_array() {
+                    Some(items) => items.iter().filter_map(Node::as_u64).collect(),
+                    None => n.as_u64().into_iter().collect(),
+                },
+                None => Vec::new(),
+            },
+            pad_token_id: pick("pad_token_id").and_then(Node::as_u64),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg(text: &str) -> ConfigFile {
+        parse(FsPath::new("config.json"), text.as_bytes()).unwrap()
+    }
+
+    #[test]
+    fn layout_fields_are_found_in_either_layout() {
+        let flat = cfg(r#"{"block_size": 16, "rope_theta": 1e7}"#);
+        let nested = cfg(
+            r#"{"dflash_config": {"block_size": 16}, "rope_parameters": {"rope_theta": 10000000}}"#,
+        );
+        let f = layout_field("block_size").unwrap();
+        assert_eq!(f.layout_in(flat.root()), Layout::Flat);
+        assert_eq!(f.layout_in(nested.root()), Layout::Nested);
+        let (p, n) = field(nested.root(), "rope_theta").unwrap();
+        assert_eq!(p.to_string(), "rope_parameters.rope_theta");
+        assert_eq!(n.as_u64(), Some(10_000_000));
+    }
+
+    #[test]
+    fn target_facts_prefer_text_config() {
+        let t = cfg(
+            r#"{"vocab_size": 1, "text_config": {"num_hidden_layers": 64, "hidden_size": 5120, "vocab_size": 248320, "eos_token_id": [248044, 248046]}}"#,
+        );
+        let facts = TargetFacts::from_config(&t);
+        assert_eq!(facts.num_hidden_layers, Some(64));
+        assert_eq!(facts.vocab_size, Some(248320));
+        assert_eq!(facts.eos_token_ids, vec![248044, 248046]);
+    }
+
+    #[test]
+    fn top_level_must_be_an_object() {
+        let err = parse(FsPath::new("c.json"), b"[1]").unwrap_err();
+        assert!(err.message.contains("an array"), "{}", err.message);
+    }
+}

@@ -1,0 +1,638 @@
+//! Turning token ids into something a person can check: `248070 <|audio_start|>`.
+//!
+//! The ids in a drafter config (mask, bos, eos, pad) are nearly always added tokens, listed in
+//! `tokenizer_config.json` (`added_tokens_decoder`) and `tokenizer.json` (`added_tokens`); some
+//! tokens exist only in the former, so both are read. Building a full `tokenizers::Tokenizer`
+//! costs hundreds of milliseconds and megabytes, so the default path makes one streaming pass
+//! over `tokenizer.json` that keeps the added tokens, counts `model.vocab` and keeps only the
+//! entries for the ids asked about. `--full-tokenizer` loads the real thing instead (the
+//! equivalence of both paths is tested on the real Qwen3 tokenizer).
+
+use std::borrow::Cow;
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt;
+use std::path::Path;
+
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+
+use crate::config::read_capped;
+use crate::{Error, Result};
+
+/// Large tokenizers (Qwen3.5: 248k entries) are about 20 MB; leave room, refuse absurd files.
+pub const MAX_TOKENIZER_BYTES: u64 = 256 * 1024 * 1024;
+pub const MAX_TOKENIZER_CONFIG_BYTES: u64 = 16 * 1024 * 1024;
+
+/// An added token: its text and whether the tokenizer marks it special.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct AddedToken {
+    pub content: String,
+    /// `None` when the source does not say (a built-in table recorded without the flag).
+    pub special: Option<bool>,
+}
+
+/// What an id is, for the target's tokenizer and embedding matrix.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[serde(tag = "class", rename_all = "snake_case")]
+pub enum TokenClass {
+    /// An added token the tokenizer marks special (`<|im_end|>`).
+    SpecialAdded { content: String },
+    /// An added token not marked special (`<think>` in Qwen3).
+    Added { content: String },
+    /// An added token whose special flag is unknown.
+    AddedToken { content: String },
+    /// A token of the base vocabulary: `raw` as stored (`Ġthe`), `text` as it reads (` the`).
+    Regular { raw: String, text: String },
+    /// Beyond the tokenizer but inside the embedding matrix: valid as a mask id, never text.
+    UnusedRow { tokenizer_len: u64, vocab_size: u64 },
+    /// At or above the target's `vocab_size`: no embedding row exists.
+    OutOfRange { vocab_size: u64 },
+    /// Beyond the tokenizer; the target's `vocab_size` is not known, so it may be either.
+    BeyondTokenizer { tokenizer_len: u64 },
+    /// No tokenizer (or no vocabulary) to decode it with.
+    Unknown,
+}
+
+/// A decoded id.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct DecodedToken {
+    pub id: u64,
+    #[serde(flatten)]
+    pub class: TokenClass,
+}
+
+impl DecodedToken {
+    pub fn is_out_of_range(&self) -> bool {
+        matches!(self.class, TokenClass::OutOfRange { .. })
+    }
+
+    /// The token's text, when it has one.
+    pub fn content(&self) -> Option<&str> {
+        match &self.class {
+            TokenClass::SpecialAdded { content }
+            | TokenClass::Added { content }
+            | TokenClass::AddedToken { content } => Some(content),
+            TokenClass::Regular { text, .. } => Some(text),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for DecodedToken {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let id = self.id;
+        match &self.class {
+            TokenClass::SpecialAdded { content } => write!(f, "{id} {content} (special token)"),
+            TokenClass::Added { content } => write!(f, "{id} {content} (added token, not special)"),
+            TokenClass::AddedToken { content } => write!(f, "{id} {content} (added token)"),
+            TokenClass::Regular { raw, text } => {
+                if raw == text {
+                    write!(f, "{id} {} (vocab token)", readable(text))
+                } else {
+                    write!(f, "{id} {} (vocab token {})", readable(text), readable(raw))
+                }
+            }
+            TokenClass::UnusedRow {
+                tokenizer_len,
+                vocab_size,
+            } => write!(
+                f,
+                "{id} (unused embedding row: the tokenizer has {tokenizer_len} tokens, the \
+                 embedding {vocab_size} rows; valid as a mask id, not text)"
+            ),
+            TokenClass::OutOfRange { vocab_size } => {
+                write!(
+                    f,
+                    "{id} (out of range: the target has {vocab_size} embedding rows)"
+                )
+            }
+            TokenClass::BeyondTokenizer { tokenizer_len } => write!(
+                f,
+                "{id} (beyond the tokenizer's {tokenizer_len} tokens: an unused embedding row or \
+                 out of range; pass --target to know the vocab_size)"
+            ),
+            TokenClass::Unknown => write!(f, "{id} (not decoded)"),
+        }
+    }
+}
+
+/// Quotes text so that spaces and control characters show: `" the"`, `"\n"`.
+pub fn readable(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// How ids are decoded for one target.
+#[derive(Debug, Clone, Default)]
+pub struct TokenTable {
+    /// What the table was built from, for the report.
+    pub source: String,
+    pub added: BTreeMap<u64, AddedToken>,
+    /// Regular vocabulary entries for the ids that were asked about: id -> (stored form, text).
+    pub regular: BTreeMap<u64, (String, String)>,
+    /// Number of tokens the tokenizer knows (`len(tokenizer)` in Python).
+    pub tokenizer_len: Option<u64>,
+    /// Embedding rows of the target.
+    pub vocab_size: Option<u64>,
+    /// Whether regular tokens are byte-level encoded (GPT-2 style `Ġ`).
+    pub byte_level: bool,
+    /// Whether the base vocabulary was read (so an id missing from it is known to be missing).
+    pub has_vocab: bool,
+}
+
+impl TokenTable {
+    /// A table that can only tell ranges, from the target's `vocab_size`.
+    pub fn empty(vocab_size: Option<u64>) -> TokenTable {
+        TokenTable {
+            source: "none".into(),
+            vocab_size,
+            ..TokenTable::default()
+        }
+    }
+
+    /// Whether the table can name any token at all.
+    pub fn can_decode(&self) -> bool {
+        !self.added.is_empty() || self.has_vocab
+    }
+
+    pub fn decode(&self, id: u64) -> DecodedToken {
+        let class = if let Some(tok) = self.added.get(&id) {
+            let content = tok.content.clone();
+            match tok.special {
+                Some(true) => TokenClass::SpecialAdded { content },
+                Some(false) => TokenClass::Added { content },
+                None => TokenClass::AddedToken { content },
+            }
+        } else if let Some((raw, text)) = self.regular.get(&id) {
+            TokenClass::Regular {
+                raw: raw.clone(),
+                text: text.clone(),
+            }
+        } else {
+            match (self.tokenizer_len, self.vocab_size) {
+                (_, Some(vocab)) if id >= vocab => TokenClass::OutOfRange { vocab_size: vocab },
+                (Some(len), Some(vocab)) if id >= len => TokenClass::UnusedRow {
+                    tokenizer_len: len,
+                    vocab_size: vocab,
+                },
+                (Some(len), None) if id >= len => {
+                    TokenClass::BeyondTokenizer { tokenizer_len: len }
+                }
+                _ => TokenClass::Unknown,
+            }
+        };
+        DecodedToken { id, class }
+    }
+
+    /// Reads the tokenizer files in `dir` (`tokenizer_config.json` and/or `tokenizer.json`),
+    /// keeping the vocabulary entries of `wanted` only.
+    pub fn from_dir(
+        dir: &Path,
+        wanted: &BTreeSet<u64>,
+        vocab_size: Option<u64>,
+    ) -> Result<TokenTable> {
+        let config_path = dir.join("tokenizer_config.json");
+        let tokenizer_path = dir.join("tokenizer.json");
+        let has_config = config_path.is_file();
+        let has_tokenizer = tokenizer_path.is_file();
+        if !has_config && !has_tokenizer {
+            return Err(Error::new(format!(
+                "no tokenizer.json or tokenizer_config.json in `{}`",
+                dir.display()
+            ))
+            .with_hint("pass the target model's directory with --target, or its tokenizer files with --tokenizer"));
+        }
+        let mut table = TokenTable {
+            vocab_size,
+            ..TokenTable::default()
+        };
+        let mut sources = Vec::new();
+        if has_tokenizer {
+            let bytes = read_capped(&tokenizer_path, MAX_TOKENIZER_BYTES)?;
+            let file = TokenizerFile::parse(&bytes, wanted).map_err(|e| {
+                Error::new(format!(
+                    "`{}`: cannot read the tokenizer: {e}",
+                    tokenizer_path.display()
+                ))
+            })?;
+            table.merge_tokenizer_file(file);
+            sources.push(tokenizer_path.display().to_string());
+        }
+        if has_config {
+            let bytes = read_capped(&config_path, MAX_TOKENIZER_CONFIG_BYTES)?;
+            let added = parse_added_tokens_decoder(&bytes)
+                .map_err(|e| Error::new(format!("`{}`: {e}", config_path.display())))?;
+            for (id, tok) in added {
+                table.added.entry(id).or_insert(tok);
+            }
+            sources.push(config_path.display().to_string());
+        }
+        table.finish_len();
+        table.source = sources.join(" + ");
+        Ok(table)
+    }
+
+    fn merge_tokenizer_file(&mut self, file: TokenizerFile) {
+        for tok in file.added_tokens {
+            self.added.insert(
+                tok.id,
+                AddedToken {
+                    content: tok.content,
+                    special: Some(tok.special),
+                },
+            );
+        }
+        let byte_level = file.byte_level;
+        self.regular = file
+            .wanted_vocab
+            .into_iter()
+            .map(|(id, raw)| {
+                let text = if byte_level {
+                    byte_level_decode(&raw)
+                } else {
+                    raw.replace('\u{2581}', " ")
+                };
+                (id, (raw, text))
+            })
+            .collect();
+        self.byte_level = byte_level;
+        self.has_vocab = file.vocab_count > 0;
+        if file.vocab_count > 0 {
+            self.tokenizer_len = Some(file.vocab_max_id.map_or(0, |m| m + 1).max(file.vocab_count));
+        }
+    }
+
+    /// `len(tokenizer)`: the vocabulary plus the added tokens above it.
+    fn finish_len(&mut self) {
+        if let Some(max_added) = self.added.keys().next_back() {
+            if self.has_vocab {
+                let len = self.tokenizer_len.unwrap_or(0).max(max_added + 1);
+                self.tokenizer_len = Some(len);
+            } else if self.tokenizer_len.is_none() {
+                // Without tokenizer.json the base vocabulary is unknown, but added tokens sit
+                // at its end in every tokenizer this tool knows of, so the highest added id
+                // bounds the tokenizer.
+                self.tokenizer_len = Some(max_added + 1);
+            }
+        }
+    }
+
+    /// Builds the table with the `tokenizers` crate's full `Tokenizer` (slow; for checking
+    /// the fast path and for exotic tokenizer files).
+    pub fn from_dir_full(
+        dir: &Path,
+        wanted: &BTreeSet<u64>,
+        vocab_size: Option<u64>,
+    ) -> Result<TokenTable> {
+        let tokenizer_path = dir.join("tokenizer.json");
+        let tokenizer = tokenizers::Tokenizer::from_file(&tokenizer_path).map_err(|e| {
+            Error::new(format!(
+                "`{}`: the tokenizers crate cannot load it: {e}",
+                tokenizer_path.display()
+            ))
+        })?;
+        let mut table = TokenTable {
+            vocab_size,
+            has_vocab: true,
+            source: format!("{} (full tokenizer)", tokenizer_path.display()),
+            ..TokenTable::default()
+        };
+        for (id, tok) in tokenizer.get_added_tokens_decoder() {
+            table.added.insert(
+                u64::from(id),
+                AddedToken {
+                    content: tok.content.clone(),
+                    special: Some(tok.special),
+                },
+            );
+        }
+        let config_path = dir.join("tokenizer_config.json");
+        if config_path.is_file() {
+            let bytes = read_capped(&config_path, MAX_TOKENIZER_CONFIG_BYTES)?;
+            if let Ok(added) = parse_added_tokens_decoder(&bytes) {
+                for (id, tok) in added {
+                    table.added.entry(id).or_insert(tok);
+                }
+            }
+        }
+        for &id in wanted {
+            if table.added.contains_key(&id) {
+                continue;
+            }
+            let Ok(id32) = u32::try_from(id) else {
+                continue;
+            };
+            if let Some(raw) = tokenizer.id_to_token(id32) {
+                // Decode exactly as the tokenizer's own decoder does.
+                let text = tokenizer
+                    .decode(&[id32], false)
+                    .unwrap_or_else(|_| raw.clone());
+                table.regular.insert(id, (raw, text));
+            }
+        }
+        table.tokenizer_len = Some(tokenizer.get_vocab_size(true) as u64);
+        table.finish_len();
+        Ok(table)
+    }
+}
+
+/// The parts of `tokenizer.json` this tool needs, read in one streaming pass.
+#[derive(Debug, Default)]
+pub struct TokenizerFile {
+    pub added_tokens: Vec<RawAddedToken>,
+    pub vocab_count: u64,
+    pub vocab_max_id: Option<u64>,
+    pub wanted_vocab: BTreeMap<u64, String>,
+    pub byte_level: bool,
+}
+
+#[derive(Debug, Deserialize)]
+pub struct RawAddedToken {
+    pub id: u64,
+    pub content: String,
+    #[serde(default)]
+    pub special: bool,
+}
+
+impl TokenizerFile {
+    pub fn parse(
+        bytes: &[u8],
+        wanted: &BTreeSet<u64>,
+    ) -> std::result::Result<TokenizerFile, String> {
+        let mut de = serde_json::Deserializer::from_slice(bytes);
+        let file = TopSeed { wanted }
+            .deserialize(&mut de)
+            .map_err(|e| e.to_string())?;
+        de.end().map_err(|e| e.to_string())?;
+        Ok(file)
+    }
+}
+
+struct TopSeed<'w> {
+    wanted: &'w BTreeSet<u64>,
+}
+
+impl<'de> DeserializeSeed<'de> for TopSeed<'_> {
+    type Value = TokenizerFile;
+    fn deserialize<D: Deserializer<'de>>(
+        self,
+        d: D,
+    ) -> std::result::Result<TokenizerFile, D::Error> {
+        d.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for TopSeed<'_> {
+    type Value = TokenizerFile;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a tokenizer.json object")
+    }
+    fn visit_map<A: MapAccess<'de>>(
+        self,
+        mut map: A,
+    ) -> std::result::Result<TokenizerFile, A::Error> {
+        let mut file = TokenizerFile::default();
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            match key.as_ref() {
+                "added_tokens" => {
+                    file.added_tokens = map
+                        .next_value::<Option<Vec<RawAddedToken>>>()?
+                        .unwrap_or_default()
+                }
+                "model" => map.next_value_seed(ModelSeed {
+                    file: &mut file,
+                    wanted: self.wanted,
+                })?,
+                "decoder" | "pre_tokenizer" => {
+                    let v: Option<serde_json::Value> = map.next_value()?;
+                    if v.as_ref().is_some_and(mentions_byte_level) {
+                        file.byte_level = true;
+                    }
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(file)
+    }
+}
+
+fn mentions_byte_level(v: &serde_json::Value) -> bool {
+    match v {
+        serde_json::Value::Object(m) => {
+            m.get("type").and_then(|t| t.as_str()) == Some("ByteLevel")
+                || m.values().any(mentions_byte_level)
+        }
+        serde_json::Value::Array(a) => a.iter().any(mentions_byte_level),
+        _ => false,
+    }
+}
+
+struct ModelSeed<'f, 'w> {
+    file: &'f mut TokenizerFile,
+    wanted: &'w BTreeSet<u64>,
+}
+
+impl<'de> DeserializeSeed<'de> for ModelSeed<'_, '_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for ModelSeed<'_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a tokenizer model object")
+    }
+    fn visit_unit<E>(self) -> std::result::Result<(), E> {
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<(), A::Error> {
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            if key == "vocab" {
+                map.next_value_seed(VocabSeed {
+                    file: &mut *self.file,
+                    wanted: self.wanted,
+                })?;
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// `model.vocab`: a map `token -> id` (BPE, WordPiece) or a list of `[token, score]` (Unigram).
+struct VocabSeed<'f, 'w> {
+    file: &'f mut TokenizerFile,
+    wanted: &'w BTreeSet<u64>,
+}
+
+impl VocabSeed<'_, '_> {
+    fn record(&mut self, token: &str, id: u64) {
+        self.file.vocab_count += 1;
+        self.file.vocab_max_id = Some(self.file.vocab_max_id.map_or(id, |m| m.max(id)));
+        if self.wanted.contains(&id) {
+            self.file.wanted_vocab.insert(id, token.to_string());
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for VocabSeed<'_, '_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<(), D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for VocabSeed<'_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a vocabulary map or list")
+    }
+    fn visit_map<A: MapAccess<'de>>(mut self, mut map: A) -> std::result::Result<(), A::Error> {
+        while let Some(token) = map.next_key::<Cow<'de, str>>()? {
+            let id: u64 = map.next_value()?;
+            self.record(&token, id);
+        }
+        Ok(())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(mut self, mut seq: A) -> std::result::Result<(), A::Error> {
+        let mut id = 0u64;
+        while let Some((token, _score)) = seq.next_element::<(Cow<'de, str>, IgnoredAny)>()? {
+            self.record(&token, id);
+            id += 1;
+        }
+        Ok(())
+    }
+}
+
+/// `tokenizer_config.json`'s `added_tokens_decoder`: `{"151643": {"content": ..., "special": ...}}`.
+pub fn parse_added_tokens_decoder(
+    bytes: &[u8],
+) -> std::result::Result<BTreeMap<u64, AddedToken>, String> {
+    #[derive(Deserialize)]
+    struct Entry {
+        content: String,
+        #[serde(default)]
+        special: Option<bool>,
+    }
+    #[derive(Deserialize)]
+    struct ConfigFile {
+        #[serde(default)]
+        added_tokens_decoder: Option<BTreeMap<String, Entry>>,
+    }
+    let file: ConfigFile =
+        serde_json::from_slice(bytes).map_err(|e| format!("invalid JSON: {e}"))?;
+    let mut out = BTreeMap::new();
+    for (id, entry) in file.added_tokens_decoder.unwrap_or_default() {
+        let id: u64 = id
+            .parse()
+            .map_err(|_| format!("added_tokens_decoder: key {id:?} is not a token id"))?;
+        out.insert(
+            id,
+            AddedToken {
+                content: entry.content,
+                special: entry.special,
+            },
+        );
+    }
+    Ok(out)
+}
+
+/// Reverses GPT-2's byte-to-unicode mapping: `Ġthe` -> ` the`. Invalid UTF-8 decodes lossily,
+/// as the `tokenizers` ByteLevel decoder does.
+pub fn byte_level_decode(raw: &str) -> String {
+    let mut bytes = Vec::with_capacity(raw.len());
+    for c in raw.chars() {
+        match unicode_to_byte(c) {
+            Some(b) => bytes.push(b),
+            None => {
+                let mut buf = [0u8; 4];
+                bytes.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+            }
+        }
+    }
+    String::from_utf8_lossy(&bytes).into_owned()
+}
+
+fn unicode_to_byte(c: char) -> Option<u8> {
+    let cp = c as u32;
+    let printable = |b: u32| {
+        (0x21..=0x7e).contains(&b) || (0xa1..=0xac).contains(&b) || (0xae..=0xff).contains(&b)
+    };
+    if cp < 256 && printable(cp) {
+        return Some(cp as u8);
+    }
+    if (256..256 + 68).contains(&cp) {
+        // The 68 non-printable bytes are mapped, in order, to U+0100 onwards.
+        let n = cp - 256;
+        let mut seen = 0;
+        for b in 0u32..256 {
+            if !printable(b) {
+                if seen == n {
+                    return Some(b as u8);
+                }
+                seen += 1;
+            }
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn byte_level_reverses_gpt2_mapping() {
+        assert_eq!(byte_level_decode("Ġthe"), " the");
+        assert_eq!(byte_level_decode("Ċ"), "\n");
+        assert_eq!(byte_level_decode("Ã©"), "é");
+    }
+
+    #[test]
+    fn streaming_pass_keeps_added_and_wanted() {
+        let json = br#"{"version":"1.0","added_tokens":[{"id":5,"content":"<|end|>","special":true},{"id":6,"content":"<think>","special":false}],
+            "decoder":{"type":"ByteLevel"},"model":{"type":"BPE","vocab":{"a":0,"\u0120the":1,"c":2,"d":3,"e":4},"merges":[]}}"#;
+        let wanted: BTreeSet<u64> = [1, 5].into();
+        let file = TokenizerFile::parse(json, &wanted).unwrap();
+        assert_eq!(file.vocab_count, 5);
+        assert_eq!(file.added_tokens.len(), 2);
+        assert_eq!(file.wanted_vocab.get(&1).map(String::as_str), Some("Ġthe"));
+        assert!(file.byte_level);
+    }
+
+    #[test]
+    fn classes_cover_every_range() {
+        let mut t = TokenTable::empty(Some(10));
+        t.added.insert(
+            5,
+            AddedToken {
+                content: "<|end|>".into(),
+                special: Some(true),
+            },
+        );
+        t.regular.insert(1, ("Ġthe".into(), " the".into()));
+        t.has_vocab = true;
+        t.tokenizer_len = Some(6);
+        assert_eq!(t.decode(5).to_string(), "5 <|end|> (special token)");
+        assert_eq!(t.decode(1).to_string(), "1 \" the\" (vocab token \"Ġthe\")");
+        assert!(matches!(t.decode(7).class, TokenClass::UnusedRow { .. }));
+        assert!(t.decode(10).is_out_of_range());
+    }
+}
