@@ -4,9 +4,14 @@
 //! returns data that the binary's renderers turn into text, JSON, GitHub annotations or SARIF.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod analysis;
 pub mod config;
+pub mod diff;
 pub mod error;
+pub mod exit;
 pub mod json;
+pub mod report;
+pub mod source;
 pub mod tokens;
 
 pub use error::{Error, Result};

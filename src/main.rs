@@ -1,1 +1,33 @@
-fn main() {}
+//! The `dflash-check` binary: parse the command line, run, map the outcome to an exit code.
+//! Nothing else lives here; see `cli.rs` for the commands and the library for the work.
+
+mod cli;
+
+use std::io::Write;
+use std::process::ExitCode;
+
+use clap::Parser;
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    match cli::run(args) {
+        Ok(code) => ExitCode::from(code),
+        Err(err) => {
+            // A closed pipe (`dflash-check diff … | head`) is not an error.
+            if is_broken_pipe(&err) {
+                return ExitCode::from(dflash_check::exit::CLEAN);
+            }
+            let mut stderr = std::io::stderr().lock();
+            let _ = writeln!(stderr, "error: {err:#}");
+            ExitCode::from(dflash_check::exit::ERROR)
+        }
+    }
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}

@@ -1,0 +1,298 @@
+//! One drafter, compared: resolves the inputs of `diff` (local config, authority, target,
+//! tokenizer), runs the pure comparison, decodes every token id on both sides, and returns a
+//! [`DiffReport`] that any renderer can print.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+use crate::config::{self, ConfigFile, TargetFacts};
+use crate::diff::{self, DiffKind, Difference, Severity};
+use crate::json::{Node, Path};
+use crate::source::builtin::{self, Snapshot};
+use crate::source::{file, Authority};
+use crate::tokens::{DecodedToken, TokenTable};
+use crate::{Error, Result};
+
+/// Where the authority comes from, as the user asked.
+#[derive(Debug, Clone)]
+pub enum AuthorityChoice {
+    /// Match a built-in snapshot by fingerprint.
+    Auto,
+    /// A config file or directory.
+    File(PathBuf),
+    /// A named built-in snapshot.
+    Snapshot(String),
+    /// Already resolved (e.g. fetched from the Hub by the caller).
+    Resolved(Box<Authority>),
+}
+
+/// Where the target model's facts and tokenizer come from.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TargetChoice {
+    /// A target model directory (`config.json` + tokenizer files).
+    pub target_dir: Option<PathBuf>,
+    /// A directory with tokenizer files only.
+    pub tokenizer_dir: Option<PathBuf>,
+    /// Build the full `tokenizers` tokenizer instead of the fast added-token path.
+    pub full_tokenizer: bool,
+}
+
+/// Resolves the authority for `local`.
+pub fn resolve_authority(local: &ConfigFile, choice: &AuthorityChoice) -> Result<Authority> {
+    match choice {
+        AuthorityChoice::Auto => builtin::match_snapshot(local),
+        AuthorityChoice::File(path) => file::load(path),
+        AuthorityChoice::Snapshot(repo) => Snapshot::find(repo)
+            .map(|s| s.authority(Some("named with --snapshot".into())))
+            .ok_or_else(|| {
+                let names: Vec<&str> = builtin::SNAPSHOTS.iter().map(|s| s.repo).collect();
+                Error::new(format!("no built-in snapshot named `{repo}`"))
+                    .with_hint(format!("built-in snapshots: {}", names.join(", ")))
+            }),
+        AuthorityChoice::Resolved(a) => Ok((**a).clone()),
+    }
+}
+
+/// The target facts and token table used to judge ids.
+#[derive(Debug, Clone)]
+pub struct TargetContext {
+    pub facts: Option<TargetFacts>,
+    pub tokens: TokenTable,
+    /// Why no tokens could be decoded, with the flag that would help.
+    pub hint: Option<String>,
+}
+
+/// Loads the target context: explicit directories first, then the authority's built-in
+/// target, then a known target matching the drafter's fingerprint.
+pub fn resolve_target(
+    choice: &TargetChoice,
+    configs: &[&ConfigFile],
+    authority: Option<&Authority>,
+) -> Result<TargetContext> {
+    let wanted: BTreeSet<u64> = configs
+        .iter()
+        .flat_map(|c| token_fields(c.root()))
+        .flat_map(|(_, node)| token_ids(node))
+        .collect();
+    let mut facts = None;
+    if let Some(dir) = &choice.target_dir {
+        let cfg = config::config_path(dir).and_then(|p| config::load(&p)).map_err(|e| {
+            Error::new(format!("--target: {}", e.message))
+                .with_hint("--target names the target model's directory (its config.json and tokenizer files)")
+        })?;
+        facts = Some(TargetFacts::from_config(&cfg));
+    }
+    let known = known_target_for(configs, authority);
+    if facts.is_none() {
+        facts = authority
+            .and_then(|a| a.target.clone())
+            .or_else(|| known.map(|k| k.facts()));
+    }
+    let vocab_size = facts.as_ref().and_then(|f| f.vocab_size);
+    let tokenizer_dir = choice.tokenizer_dir.as_ref().or(choice.target_dir.as_ref());
+    if let Some(dir) = tokenizer_dir {
+        let has_files =
+            dir.join("tokenizer.json").is_file() || dir.join("tokenizer_config.json").is_file();
+        if has_files || choice.tokenizer_dir.is_some() {
+            let tokens = if choice.full_tokenizer {
+                TokenTable::from_dir_full(dir, &wanted, vocab_size)?
+            } else {
+                TokenTable::from_dir(dir, &wanted, vocab_size)?
+            };
+            return Ok(TargetContext {
+                facts,
+                tokens,
+                hint: None,
+            });
+        }
+    }
+    if let Some(tokens) = authority.and_then(|a| a.tokens.clone()) {
+        return Ok(TargetContext {
+            facts,
+            tokens,
+            hint: None,
+        });
+    }
+    if let Some(k) = known {
+        return Ok(TargetContext {
+            facts,
+            tokens: k.token_table(),
+            hint: None,
+        });
+    }
+    Ok(TargetContext {
+        facts,
+        tokens: TokenTable::empty(vocab_size),
+        hint: Some(
+            "token ids are not decoded: pass --target DIR (the target model) or --tokenizer DIR"
+                .into(),
+        ),
+    })
+}
+
+/// A built-in target whose fingerprint the drafter (or its authority) matches.
+fn known_target_for(
+    configs: &[&ConfigFile],
+    authority: Option<&Authority>,
+) -> Option<&'static builtin::KnownTarget> {
+    let roots = authority
+        .map(|a| a.config.root())
+        .into_iter()
+        .chain(configs.iter().map(|c| c.root()));
+    for root in roots {
+        let get = |k: &str| root.get(k).and_then(Node::as_u64);
+        for t in builtin::known_targets() {
+            if get("vocab_size") == Some(t.vocab_size)
+                && get("hidden_size") == Some(t.hidden_size)
+                && get("num_target_layers") == Some(t.num_hidden_layers)
+            {
+                return Some(t);
+            }
+        }
+    }
+    None
+}
+
+/// Every field holding token ids, anywhere in the tree (`dflash_config.mask_token_id`, ...).
+pub fn token_fields(root: &Node) -> Vec<(Path, &Node)> {
+    fn walk<'a>(node: &'a Node, path: &Path, out: &mut Vec<(Path, &'a Node)>) {
+        if let Some(members) = node.as_object() {
+            for m in members {
+                let child = path.child(&m.key);
+                if diff::is_token_field(&child) {
+                    out.push((child, &m.value));
+                } else {
+                    walk(&m.value, &child, out);
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    walk(root, &Path::root(), &mut out);
+    out
+}
+
+/// The ids in a token field: an integer or a list of integers. Other values have none.
+pub fn token_ids(node: &Node) -> Vec<u64> {
+    match node.as_array() {
+        Some(items) => items.iter().filter_map(Node::as_u64).collect(),
+        None => node.as_u64().into_iter().collect(),
+    }
+}
+
+/// Decodes the ids of a token field's value.
+pub fn decode_node(tokens: &TokenTable, node: Option<&Node>) -> Vec<DecodedToken> {
+    node.map(|n| {
+        token_ids(n)
+            .into_iter()
+            .map(|id| tokens.decode(id))
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+/// A difference with its tokens decoded.
+#[derive(Debug, Clone)]
+pub struct ReportedDifference {
+    pub diff: Difference,
+    pub local_tokens: Vec<DecodedToken>,
+    pub authority_tokens: Vec<DecodedToken>,
+}
+
+/// Counts by severity.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Summary {
+    pub critical: usize,
+    pub minor: usize,
+    pub info: usize,
+}
+
+/// The result of comparing one drafter with its authority.
+#[derive(Debug, Clone)]
+pub struct DiffReport {
+    pub local: ConfigFile,
+    pub authority: Authority,
+    pub target: TargetContext,
+    pub differences: Vec<ReportedDifference>,
+    pub summary: Summary,
+}
+
+impl DiffReport {
+    /// Compares `local` with `authority`, decoding ids with `target`.
+    pub fn build(local: ConfigFile, authority: Authority, target: TargetContext) -> DiffReport {
+        let mut diffs = diff::compare(local.root(), authority.config.root());
+        diffs.extend(out_of_range(&local, &authority, &target.tokens, &diffs));
+        diff::sort_for_display(&mut diffs);
+        let differences: Vec<ReportedDifference> = diffs
+            .into_iter()
+            .map(|d| {
+                let tokenish = diff::is_token_field(&d.path);
+                ReportedDifference {
+                    local_tokens: if tokenish {
+                        decode_node(&target.tokens, d.local.as_ref())
+                    } else {
+                        vec![]
+                    },
+                    authority_tokens: if tokenish {
+                        decode_node(&target.tokens, d.authority.as_ref())
+                    } else {
+                        vec![]
+                    },
+                    diff: d,
+                }
+            })
+            .collect();
+        let mut summary = Summary::default();
+        for d in &differences {
+            match d.diff.severity {
+                Severity::Critical => summary.critical += 1,
+                Severity::Minor => summary.minor += 1,
+                Severity::Info => summary.info += 1,
+            }
+        }
+        DiffReport {
+            local,
+            authority,
+            target,
+            differences,
+            summary,
+        }
+    }
+
+    /// Whether the report fails the gate.
+    pub fn fails(&self, strict: bool) -> bool {
+        self.summary.critical > 0 || (strict && self.summary.minor > 0)
+    }
+}
+
+/// Token ids with no embedding row are critical even when both sides agree on them.
+fn out_of_range(
+    local: &ConfigFile,
+    authority: &Authority,
+    tokens: &TokenTable,
+    diffs: &[Difference],
+) -> Vec<Difference> {
+    let mut out = Vec::new();
+    for (path, node) in token_fields(local.root()) {
+        let bad = token_ids(node)
+            .into_iter()
+            .any(|id| tokens.decode(id).is_out_of_range());
+        let already = diffs.iter().any(|d| d.local_path.as_ref() == Some(&path));
+        if bad && !already {
+            let auth_node = path.lookup(authority.config.root());
+            out.push(Difference {
+                path: path.clone(),
+                kind: DiffKind::OutOfRange,
+                severity: Severity::Critical,
+                local_path: Some(path.clone()),
+                authority_path: auth_node.map(|_| path.clone()),
+                local: Some(node.clone()),
+                authority: auth_node.cloned(),
+                note: Some("the id has no embedding row in the target, on both sides".into()),
+            });
+        }
+    }
+    out
+}

@@ -1,0 +1,444 @@
+//! The comparison itself: (local config, authoritative config) -> differences. No I/O.
+//!
+//! Both trees are first brought to one canonical layout, so that the same semantic field is
+//! compared once however it is spelled: `dflash_config.block_size` is `block_size`, and
+//! transformers 5's `rope_parameters` is folded back into `rope_theta` + `rope_scaling`
+//! (`{"rope_type": "default"}` alone is `rope_scaling: null`). Layout differences are then
+//! reported on their own line, informational, because a value that agrees is not a change even
+//! if a loader that reads one layout only will still trip on it (lint says so).
+//! Objects are walked key by key; arrays are compared whole, as one value, because a layer list
+//! is one setting.
+
+use serde::Serialize;
+
+use crate::config::{Layout, LAYOUT_FIELDS};
+use crate::json::{Member, Node, Path, Value};
+
+/// What kind of difference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DiffKind {
+    /// Both sides have the field with different values.
+    Changed,
+    /// Different JSON types (`"248070"` vs `248070`).
+    Type,
+    /// Only the local file has the field.
+    OnlyLocal,
+    /// Only the authority has the field.
+    OnlyAuthority,
+    /// A token id with no embedding row, even if both sides agree.
+    OutOfRange,
+    /// Same values, different layout (flat vs nested).
+    Layout,
+}
+
+impl DiffKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DiffKind::Changed => "changed",
+            DiffKind::Type => "type",
+            DiffKind::OnlyLocal => "only_local",
+            DiffKind::OnlyAuthority => "only_authority",
+            DiffKind::OutOfRange => "out_of_range",
+            DiffKind::Layout => "layout",
+        }
+    }
+}
+
+/// How much a difference matters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// Changes what the drafter computes.
+    Critical,
+    /// Metadata.
+    Minor,
+    /// Worth knowing, changes nothing.
+    Info,
+}
+
+impl Severity {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Critical => "critical",
+            Severity::Minor => "minor",
+            Severity::Info => "info",
+        }
+    }
+}
+
+/// Top-level fields that are metadata: they never change what the drafter computes.
+/// Everything else, including keys this tool has never seen, is critical.
+pub const MINOR_FIELDS: &[&str] = &[
+    "transformers_version",
+    "dtype",
+    "torch_dtype",
+    "_name_or_path",
+    "_commit_hash",
+    "_attn_implementation",
+    "_attn_implementation_autoset",
+    "use_cache",
+    "initializer_range",
+    "attention_dropout",
+    "auto_map",
+    "output_attentions",
+    "output_hidden_states",
+    "return_dict",
+    "torchscript",
+    "chunk_size_feed_forward",
+    "problem_type",
+    "tokenizer_class",
+];
+
+/// The severity of a difference at `path` (canonical layout).
+pub fn severity_of(path: &Path) -> Severity {
+    match path.first_key() {
+        Some(key) if MINOR_FIELDS.contains(&key) => Severity::Minor,
+        _ => Severity::Critical,
+    }
+}
+
+/// Whether the field at `path` holds token ids (`mask_token_id`, `eos_token_id`, ...).
+pub fn is_token_field(path: &Path) -> bool {
+    path.last_key()
+        .is_some_and(|k| k.ends_with("token_id") || k.ends_with("token_ids"))
+}
+
+/// One difference between the two configs.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Difference {
+    /// The canonical path (flat layout for layout fields).
+    pub path: Path,
+    pub kind: DiffKind,
+    pub severity: Severity,
+    /// Where the local value sits in the local file, when it exists.
+    pub local_path: Option<Path>,
+    pub authority_path: Option<Path>,
+    pub local: Option<Node>,
+    pub authority: Option<Node>,
+    /// Free text for layout lines.
+    pub note: Option<String>,
+}
+
+/// A config brought to the canonical layout, remembering where moved values came from.
+pub struct Canonical {
+    pub root: Node,
+    /// (canonical path, real path) for every value that was moved.
+    moved: Vec<(Path, Path)>,
+    pub layouts: Vec<(&'static str, Layout)>,
+}
+
+impl Canonical {
+    pub fn new(original: &Node) -> Canonical {
+        let mut root = original.clone();
+        let mut moved = Vec::new();
+        let layouts = LAYOUT_FIELDS
+            .iter()
+            .map(|f| (f.name, f.layout_in(original)))
+            .collect();
+        // block_size: dflash_config.block_size -> block_size, unless both exist.
+        if root.get("block_size").is_none() {
+            if let Some(value) = take_member(&mut root, &["dflash_config"], "block_size") {
+                set_member(&mut root, "block_size", value);
+                moved.push((
+                    Path::key("block_size"),
+                    Path::key("dflash_config").child("block_size"),
+                ));
+            }
+        }
+        // rope_parameters -> rope_theta + rope_scaling, unless the flat fields exist.
+        let has_flat_rope = root.get("rope_theta").is_some()
+            || root.get("rope_scaling").is_some_and(|n| !n.is_null());
+        if !has_flat_rope
+            && root
+                .get("rope_parameters")
+                .and_then(Node::as_object)
+                .is_some()
+        {
+            if let Some(theta) = take_member(&mut root, &["rope_parameters"], "rope_theta") {
+                set_member(&mut root, "rope_theta", theta);
+                moved.push((
+                    Path::key("rope_theta"),
+                    Path::key("rope_parameters").child("rope_theta"),
+                ));
+            }
+            if let Some(params) = take_member(&mut root, &[], "rope_parameters") {
+                let default_only = params.as_object().is_some_and(|ms| {
+                    ms.is_empty()
+                        || ms
+                            .iter()
+                            .all(|m| m.key == "rope_type" && m.value.as_str() == Some("default"))
+                });
+                let span = params.span.clone();
+                let scaling = if default_only {
+                    Node {
+                        value: Value::Null,
+                        span,
+                    }
+                } else {
+                    params
+                };
+                set_member(&mut root, "rope_scaling", scaling);
+                moved.push((Path::key("rope_scaling"), Path::key("rope_parameters")));
+            }
+        }
+        Canonical {
+            root,
+            moved,
+            layouts,
+        }
+    }
+
+    /// The real path in the original file of a canonical path.
+    pub fn real_path(&self, canonical: &Path) -> Path {
+        for (canon, real) in &self.moved {
+            if canonical.0.starts_with(&canon.0) {
+                let mut p = real.clone();
+                p.0.extend_from_slice(&canonical.0[canon.0.len()..]);
+                return p;
+            }
+        }
+        canonical.clone()
+    }
+}
+
+fn take_member(root: &mut Node, parents: &[&str], key: &str) -> Option<Node> {
+    let mut node = root;
+    for p in parents {
+        let Value::Object(members) = &mut node.value else {
+            return None;
+        };
+        node = &mut members.iter_mut().rev().find(|m| m.key == *p)?.value;
+    }
+    let Value::Object(members) = &mut node.value else {
+        return None;
+    };
+    let index = members.iter().rposition(|m| m.key == key)?;
+    let taken = members.remove(index).value;
+    members.retain(|m| m.key != key);
+    Some(taken)
+}
+
+fn set_member(root: &mut Node, key: &str, value: Node) {
+    if let Value::Object(members) = &mut root.value {
+        members.retain(|m| m.key != key);
+        members.push(Member {
+            key: key.to_string(),
+            key_span: value.span.clone(),
+            value,
+        });
+    }
+}
+
+/// Compares `local` with `authority`; differences come out in the local file's key order,
+/// then keys only the authority has.
+pub fn compare(local: &Node, authority: &Node) -> Vec<Difference> {
+    let local_c = Canonical::new(local);
+    let auth_c = Canonical::new(authority);
+    let mut out = Vec::new();
+    walk(
+        &local_c,
+        &auth_c,
+        &local_c.root,
+        &auth_c.root,
+        &Path::root(),
+        &mut out,
+    );
+    if let Some(layout) = layout_difference(&local_c, &auth_c, &out) {
+        out.push(layout);
+    }
+    out
+}
+
+fn walk(
+    lc: &Canonical,
+    ac: &Canonical,
+    local: &Node,
+    authority: &Node,
+    path: &Path,
+    out: &mut Vec<Difference>,
+) {
+    if let (Some(_), Some(_)) = (local.as_object(), authority.as_object()) {
+        let mut keys: Vec<&str> = local.effective_keys();
+        for k in authority.effective_keys() {
+            if !keys.contains(&k) {
+                keys.push(k);
+            }
+        }
+        for key in keys {
+            let child = path.child(key);
+            match (local.get(key), authority.get(key)) {
+                (Some(l), Some(a)) => walk(lc, ac, l, a, &child, out),
+                (Some(l), None) => out.push(difference(
+                    lc,
+                    ac,
+                    &child,
+                    DiffKind::OnlyLocal,
+                    Some(l),
+                    None,
+                )),
+                (None, Some(a)) => out.push(difference(
+                    lc,
+                    ac,
+                    &child,
+                    DiffKind::OnlyAuthority,
+                    None,
+                    Some(a),
+                )),
+                (None, None) => {}
+            }
+        }
+        return;
+    }
+    if local.same_value(authority) {
+        return;
+    }
+    let kind = if std::mem::discriminant(&local.value) == std::mem::discriminant(&authority.value)
+        || local.is_null()
+        || authority.is_null()
+    {
+        DiffKind::Changed
+    } else {
+        DiffKind::Type
+    };
+    out.push(difference(lc, ac, path, kind, Some(local), Some(authority)));
+}
+
+fn difference(
+    lc: &Canonical,
+    ac: &Canonical,
+    path: &Path,
+    kind: DiffKind,
+    local: Option<&Node>,
+    authority: Option<&Node>,
+) -> Difference {
+    Difference {
+        path: path.clone(),
+        kind,
+        severity: severity_of(path),
+        local_path: local.map(|_| lc.real_path(path)),
+        authority_path: authority.map(|_| ac.real_path(path)),
+        local: local.cloned(),
+        authority: authority.cloned(),
+        note: None,
+    }
+}
+
+/// One informational line when a layout field is spelled differently on the two sides.
+fn layout_difference(lc: &Canonical, ac: &Canonical, diffs: &[Difference]) -> Option<Difference> {
+    let mut parts = Vec::new();
+    for ((name, l), (_, a)) in lc.layouts.iter().zip(&ac.layouts) {
+        let value_differs = diffs.iter().any(|d| d.path.first_key() == Some(name));
+        if l != a && *l != Layout::Absent && *a != Layout::Absent && !value_differs {
+            parts.push(format!(
+                "{name}: local {}, authority {}",
+                l.as_str(),
+                a.as_str()
+            ));
+        }
+    }
+    if parts.is_empty() {
+        return None;
+    }
+    Some(Difference {
+        path: Path::root(),
+        kind: DiffKind::Layout,
+        severity: Severity::Info,
+        local_path: None,
+        authority_path: None,
+        local: None,
+        authority: None,
+        note: Some(format!(
+            "same values, different layout ({}); loaders that read one layout only may miss them",
+            parts.join("; ")
+        )),
+    })
+}
+
+/// Sorts differences for display: critical first, then by kind, keeping file order within.
+pub fn sort_for_display(diffs: &mut [Difference]) {
+    diffs.sort_by_key(|d| d.severity);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::Document;
+
+    fn diff(a: &str, b: &str) -> Vec<Difference> {
+        compare(
+            &Document::parse(a).unwrap().root,
+            &Document::parse(b).unwrap().root,
+        )
+    }
+
+    #[test]
+    fn numbers_compare_by_value() {
+        assert!(diff(
+            r#"{"rms_norm_eps": 1e-06, "rope_theta": 1e7}"#,
+            r#"{"rms_norm_eps": 0.000001, "rope_theta": 10000000}"#
+        )
+        .is_empty());
+    }
+
+    #[test]
+    fn nested_and_flat_layouts_are_one_field() {
+        let flat = r#"{"block_size": 16, "dflash_config": {"mask_token_id": 5}, "rope_theta": 1000000, "rope_scaling": null}"#;
+        let nested = r#"{"dflash_config": {"mask_token_id": 5, "block_size": 16}, "rope_parameters": {"rope_theta": 1000000, "rope_type": "default"}}"#;
+        let d = diff(flat, nested);
+        assert_eq!(d.len(), 1, "{d:?}");
+        assert_eq!(d[0].kind, DiffKind::Layout);
+        assert!(d[0]
+            .note
+            .as_deref()
+            .unwrap()
+            .contains("block_size: local flat, authority nested"));
+    }
+
+    #[test]
+    fn changed_value_keeps_real_paths() {
+        let d = diff(
+            r#"{"block_size": 8}"#,
+            r#"{"dflash_config": {"block_size": 16}}"#,
+        );
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].path.to_string(), "block_size");
+        assert_eq!(
+            d[0].authority_path.as_ref().unwrap().to_string(),
+            "dflash_config.block_size"
+        );
+    }
+
+    #[test]
+    fn type_mismatch_and_presence() {
+        let d = diff(
+            r#"{"dflash_config": {"mask_token_id": "248070"}, "x": 1}"#,
+            r#"{"dflash_config": {"mask_token_id": 248070}, "y": 2}"#,
+        );
+        let kinds: Vec<_> = d.iter().map(|d| (d.path.to_string(), d.kind)).collect();
+        assert_eq!(
+            kinds,
+            vec![
+                ("dflash_config.mask_token_id".into(), DiffKind::Type),
+                ("x".into(), DiffKind::OnlyLocal),
+                ("y".into(), DiffKind::OnlyAuthority)
+            ]
+        );
+    }
+
+    #[test]
+    fn metadata_is_minor_and_unknown_keys_critical() {
+        assert_eq!(
+            severity_of(&Path::key("transformers_version")),
+            Severity::Minor
+        );
+        assert_eq!(
+            severity_of(&Path::key("some_new_field")),
+            Severity::Critical
+        );
+        assert_eq!(
+            severity_of(&Path::parse("dflash_config.mask_token_id")),
+            Severity::Critical
+        );
+    }
+}

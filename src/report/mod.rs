@@ -1,0 +1,82 @@
+//! Renderers: the same report data as text for people, or as versioned JSON for machines.
+//! Every renderer writes to any `io::Write`, so tests capture output and the binary decides
+//! where it goes.
+
+pub mod human;
+pub mod json;
+
+use crate::json::{Node, Value};
+use crate::tokens::{DecodedToken, TokenClass};
+
+/// Version of the machine-readable output. Bumped on any incompatible change.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Short form of a value for one-line display: whole when short, summarised when long.
+pub fn short_value(node: Option<&Node>, tokens: &[DecodedToken]) -> String {
+    let Some(node) = node else {
+        return "(absent)".into();
+    };
+    if !tokens.is_empty() {
+        let parts: Vec<String> = tokens.iter().map(short_token).collect();
+        return match node.value {
+            Value::Array(_) => format!("[{}]", parts.join(", ")),
+            _ => parts.join(", "),
+        };
+    }
+    if let Some(items) = node.as_array() {
+        if let Some(rle) = run_lengths(items) {
+            return rle;
+        }
+        if items.len() > 12 {
+            let head: Vec<String> = items.iter().take(8).map(Node::to_compact).collect();
+            return format!("[{}, … ({} items)]", head.join(", "), items.len());
+        }
+    }
+    let text = node.to_compact();
+    if text.chars().count() > 80 {
+        let cut: String = text.chars().take(77).collect();
+        format!("{cut}…")
+    } else {
+        text
+    }
+}
+
+/// `4× sliding_attention, 1× full_attention` for lists of repeated strings.
+fn run_lengths(items: &[Node]) -> Option<String> {
+    let strings: Vec<&str> = items.iter().map(Node::as_str).collect::<Option<_>>()?;
+    let mut runs: Vec<(&str, usize)> = Vec::new();
+    for s in strings {
+        match runs.last_mut() {
+            Some((last, n)) if *last == s => *n += 1,
+            _ => runs.push((s, 1)),
+        }
+    }
+    if runs.len() == items.len() && items.len() <= 4 {
+        return None;
+    }
+    Some(
+        runs.iter()
+            .map(|(s, n)| format!("{n}× {s}"))
+            .collect::<Vec<_>>()
+            .join(", "),
+    )
+}
+
+/// `248070 <|audio_start|>`, `151669 (unused embedding row)`.
+pub fn short_token(t: &DecodedToken) -> String {
+    let id = t.id;
+    match &t.class {
+        TokenClass::SpecialAdded { content } => format!("{id} {content} (special)"),
+        TokenClass::Added { content } => format!("{id} {content} (added, not special)"),
+        TokenClass::AddedToken { content } => format!("{id} {content} (added)"),
+        TokenClass::Regular { text, .. } => {
+            format!("{id} {} (vocab)", crate::tokens::readable(text))
+        }
+        TokenClass::UnusedRow { .. } => format!("{id} (unused embedding row)"),
+        TokenClass::OutOfRange { vocab_size } => {
+            format!("{id} (out of range: ≥ vocab_size {vocab_size})")
+        }
+        TokenClass::BeyondTokenizer { .. } => format!("{id} (beyond the tokenizer)"),
+        TokenClass::Unknown => format!("{id}"),
+    }
+}

@@ -1,0 +1,370 @@
+//! Built-in snapshots of known drafters and their targets, compiled into the binary.
+//!
+//! They make the tool useful where the Hub is not: air-gapped servers, gated repos, CI without
+//! a token. A snapshot is never presented as the live Hub; its provenance says where the values
+//! were recorded and when. When no authority is named, the local config is matched to a snapshot
+//! by fingerprint (architecture, sizes, target layer count, vocabulary) and, where two snapshots
+//! share a fingerprint (Qwen3.5-27B and Qwen3.6-27B drafters do), by the drafter's directory name
+//! or `_name_or_path`.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use super::{Authority, AuthorityKind};
+use crate::config::{self, ConfigFile, TargetFacts};
+use crate::json::Node;
+use crate::tokens::{AddedToken, TokenTable};
+use crate::{Error, Result};
+
+/// The date the built-in values were recorded.
+pub const RECORDED: &str = "2026-12-02";
+
+/// A target model the tool knows without its files.
+#[derive(Debug)]
+pub struct KnownTarget {
+    pub repo: &'static str,
+    pub num_hidden_layers: u64,
+    pub hidden_size: u64,
+    pub vocab_size: u64,
+    /// `len(tokenizer)`: base vocabulary plus added tokens.
+    pub tokenizer_len: u64,
+    pub bos_token_id: Option<u64>,
+    pub eos_token_id: u64,
+    pub pad_token_id: Option<u64>,
+    /// (id, content, special) of every added token.
+    pub added_tokens: &'static [(u64, &'static str, Option<bool>)],
+}
+
+/// A drafter whose authoritative config is compiled in.
+#[derive(Debug)]
+pub struct Snapshot {
+    pub repo: &'static str,
+    pub config: &'static str,
+    pub revision: Option<&'static str>,
+    pub provenance: &'static str,
+    pub target: &'static KnownTarget,
+}
+
+const QWEN3_ADDED: &[(u64, &str, Option<bool>)] = &[
+    (151643, "<|endoftext|>", Some(true)),
+    (151644, "<|im_start|>", Some(true)),
+    (151645, "<|im_end|>", Some(true)),
+    (151646, "<|object_ref_start|>", Some(true)),
+    (151647, "<|object_ref_end|>", Some(true)),
+    (151648, "<|box_start|>", Some(true)),
+    (151649, "<|box_end|>", Some(true)),
+    (151650, "<|quad_start|>", Some(true)),
+    (151651, "<|quad_end|>", Some(true)),
+    (151652, "<|vision_start|>", Some(true)),
+    (151653, "<|vision_end|>", Some(true)),
+    (151654, "<|vision_pad|>", Some(true)),
+    (151655, "<|image_pad|>", Some(true)),
+    (151656, "<|video_pad|>", Some(true)),
+    (151657, "<tool_call>", Some(false)),
+    (151658, "</tool_call>", Some(false)),
+    (151659, "<|fim_prefix|>", Some(false)),
+    (151660, "<|fim_middle|>", Some(false)),
+    (151661, "<|fim_suffix|>", Some(false)),
+    (151662, "<|fim_pad|>", Some(false)),
+    (151663, "<|repo_name|>", Some(false)),
+    (151664, "<|file_sep|>", Some(false)),
+    (151665, "<tool_response>", Some(false)),
+    (151666, "</tool_response>", Some(false)),
+    (151667, "<think>", Some(false)),
+    (151668, "</think>", Some(false)),
+];
+
+// The Qwen3.5/3.6 table was recorded without the `special` flag, so none is claimed.
+const QWEN3_5_ADDED: &[(u64, &str, Option<bool>)] = &[
+    (248044, "<|endoftext|>", None),
+    (248045, "<|im_start|>", None),
+    (248046, "<|im_end|>", None),
+    (248047, "<|object_ref_start|>", None),
+    (248048, "<|object_ref_end|>", None),
+    (248049, "<|box_start|>", None),
+    (248050, "<|box_end|>", None),
+    (248051, "<|quad_start|>", None),
+    (248052, "<|quad_end|>", None),
+    (248053, "<|vision_start|>", None),
+    (248054, "<|vision_end|>", None),
+    (248055, "<|vision_pad|>", None),
+    (248056, "<|image_pad|>", None),
+    (248057, "<|video_pad|>", None),
+    (248058, "<tool_call>", None),
+    (248059, "</tool_call>", None),
+    (248060, "<|fim_prefix|>", None),
+    (248061, "<|fim_middle|>", None),
+    (248062, "<|fim_suffix|>", None),
+    (248063, "<|fim_pad|>", None),
+    (248064, "<|repo_name|>", None),
+    (248065, "<|file_sep|>", None),
+    (248066, "<tool_response>", None),
+    (248067, "</tool_response>", None),
+    (248068, "<think>", None),
+    (248069, "</think>", None),
+    (248070, "<|audio_start|>", None),
+    (248071, "<|audio_end|>", None),
+    (248072, "<tts_pad>", None),
+    (248073, "<tts_text_bos>", None),
+    (248074, "<tts_text_eod>", None),
+    (248075, "<tts_text_bos_single>", None),
+    (248076, "<|audio_pad|>", None),
+];
+
+pub static QWEN3_6_27B: KnownTarget = KnownTarget {
+    repo: "Qwen/Qwen3.6-27B",
+    num_hidden_layers: 64,
+    hidden_size: 5120,
+    vocab_size: 248320,
+    tokenizer_len: 248077,
+    bos_token_id: None,
+    eos_token_id: 248044,
+    pad_token_id: None,
+    added_tokens: QWEN3_5_ADDED,
+};
+
+pub static QWEN3_5_27B: KnownTarget = KnownTarget {
+    repo: "Qwen/Qwen3.5-27B",
+    ..QWEN3_6_27B
+};
+
+pub static QWEN3_8B: KnownTarget = KnownTarget {
+    repo: "Qwen/Qwen3-8B",
+    num_hidden_layers: 36,
+    hidden_size: 4096,
+    vocab_size: 151936,
+    tokenizer_len: 151669,
+    bos_token_id: Some(151643),
+    eos_token_id: 151645,
+    pad_token_id: None,
+    added_tokens: QWEN3_ADDED,
+};
+
+pub static QWEN3_4B: KnownTarget = KnownTarget {
+    repo: "Qwen/Qwen3-4B",
+    hidden_size: 2560,
+    ..QWEN3_8B
+};
+
+pub static SNAPSHOTS: &[Snapshot] = &[
+    Snapshot {
+        repo: "z-lab/Qwen3.6-27B-DFlash",
+        config: include_str!("snapshots/z-lab__Qwen3.6-27B-DFlash.json"),
+        revision: None,
+        provenance: "values of the Hub repo's config.json (transformers 5.5.3 revision) as recorded by the dflash-check team; commit sha not recorded",
+        target: &QWEN3_6_27B,
+    },
+    Snapshot {
+        repo: "z-lab/Qwen3.5-27B-DFlash",
+        config: include_str!("snapshots/z-lab__Qwen3.5-27B-DFlash.json"),
+        revision: None,
+        provenance: "values of the Hub repo's config.json (transformers 4.57.1 revision) as recorded by the dflash-check team; commit sha not recorded",
+        target: &QWEN3_5_27B,
+    },
+    Snapshot {
+        repo: "z-lab/Qwen3-8B-DFlash-b16",
+        config: include_str!("snapshots/z-lab__Qwen3-8B-DFlash-b16.json"),
+        revision: None,
+        provenance: "critical values as published for the z-lab Qwen3-8B b16 drafter and the matching SpecForge template; metadata fields not verified against a Hub commit",
+        target: &QWEN3_8B,
+    },
+    Snapshot {
+        repo: "z-lab/Qwen3-4B-DFlash-b16",
+        config: include_str!("snapshots/z-lab__Qwen3-4B-DFlash-b16.json"),
+        revision: None,
+        provenance: "critical values as published for the z-lab Qwen3-4B b16 drafter and the matching SpecForge template; metadata fields not verified against a Hub commit",
+        target: &QWEN3_4B,
+    },
+];
+
+/// Known targets, for matching a `--target` name and for lint without target files.
+pub fn known_targets() -> [&'static KnownTarget; 4] {
+    [&QWEN3_6_27B, &QWEN3_5_27B, &QWEN3_8B, &QWEN3_4B]
+}
+
+impl KnownTarget {
+    pub fn facts(&self) -> TargetFacts {
+        TargetFacts {
+            source: format!("built-in facts of {}", self.repo),
+            num_hidden_layers: Some(self.num_hidden_layers),
+            hidden_size: Some(self.hidden_size),
+            vocab_size: Some(self.vocab_size),
+            bos_token_id: self.bos_token_id,
+            eos_token_ids: vec![self.eos_token_id],
+            pad_token_id: self.pad_token_id,
+        }
+    }
+
+    pub fn token_table(&self) -> TokenTable {
+        let added: BTreeMap<u64, AddedToken> = self
+            .added_tokens
+            .iter()
+            .map(|&(id, content, special)| {
+                (
+                    id,
+                    AddedToken {
+                        content: content.to_string(),
+                        special,
+                    },
+                )
+            })
+            .collect();
+        TokenTable {
+            source: format!("built-in added-token table of {}", self.repo),
+            added,
+            tokenizer_len: Some(self.tokenizer_len),
+            vocab_size: Some(self.vocab_size),
+            ..TokenTable::default()
+        }
+    }
+}
+
+impl Snapshot {
+    pub fn find(repo: &str) -> Option<&'static Snapshot> {
+        SNAPSHOTS.iter().find(|s| s.repo.eq_ignore_ascii_case(repo))
+    }
+
+    fn name(&self) -> &'static str {
+        self.repo.rsplit('/').next().unwrap_or(self.repo)
+    }
+
+    pub fn authority(&self, matched_by: Option<String>) -> Authority {
+        let label = format!("built-in snapshot {}", self.repo);
+        let config = config::parse(Path::new(&label), self.config.as_bytes())
+            .expect("built-in snapshots are valid JSON (tested)");
+        Authority {
+            kind: AuthorityKind::Builtin,
+            id: self.repo.to_string(),
+            revision: self.revision.map(str::to_string),
+            sha: self.revision.map(str::to_string),
+            provenance: format!("{}; recorded {RECORDED}", self.provenance),
+            matched_by,
+            config,
+            bytes: self.config.as_bytes().to_vec(),
+            target: Some(self.target.facts()),
+            tokens: Some(self.target.token_table()),
+            cli_args: vec!["--snapshot".into(), self.repo.to_string()],
+        }
+    }
+}
+
+/// The fields that identify which drafter a config is for.
+const FINGERPRINT: &[&str] = &["hidden_size", "num_target_layers", "vocab_size"];
+
+/// Picks the built-in snapshot for `local`, saying why, or explains why none fits.
+pub fn match_snapshot(local: &ConfigFile) -> Result<Authority> {
+    let root = local.root();
+    let is_dflash = config::architectures(root)
+        .iter()
+        .any(|a| a == "DFlashDraftModel");
+    let structural: Vec<&'static Snapshot> = SNAPSHOTS
+        .iter()
+        .filter(|s| is_dflash && fingerprint_matches(root, s))
+        .collect();
+    let hints = name_hints(local);
+    let by_name = |pool: &[&'static Snapshot]| -> Option<(&'static Snapshot, String)> {
+        hints.iter().find_map(|(hint, why)| {
+            pool.iter()
+                .find(|s| s.name().eq_ignore_ascii_case(hint) || s.repo.eq_ignore_ascii_case(hint))
+                .map(|s| (*s, why.clone()))
+        })
+    };
+    let fp = fingerprint_text(root);
+    if let Some((snap, why)) = by_name(&structural) {
+        return Ok(snap.authority(Some(format!("{why}, and {fp}"))));
+    }
+    if structural.len() == 1 {
+        return Ok(structural[0].authority(Some(fp)));
+    }
+    if structural.len() > 1 {
+        let names: Vec<&str> = structural.iter().map(|s| s.repo).collect();
+        return Err(Error::new(format!(
+            "`{}` matches {} built-in snapshots ({}) by {fp}, and its directory name does not say which",
+            local.path.display(),
+            names.len(),
+            names.join(", ")
+        ))
+        .with_hint(format!(
+            "name the authority: --snapshot {} (or --from-hub REPO, or --against FILE)",
+            names[0]
+        )));
+    }
+    let all: Vec<&'static Snapshot> = SNAPSHOTS.iter().collect();
+    if let Some((snap, why)) = by_name(&all) {
+        return Ok(snap.authority(Some(format!(
+            "{why} (its fields differ from the snapshot's fingerprint: {fp})"
+        ))));
+    }
+    Err(Error::new(format!(
+        "no authority for `{}`: it matches no built-in snapshot ({fp})",
+        local.path.display()
+    ))
+    .with_hint(
+        "name one: --from-hub ORG/NAME[@REV], --against FILE, or --snapshot REPO (see `dflash-check snapshots`)",
+    ))
+}
+
+fn fingerprint_matches(root: &Node, snap: &Snapshot) -> bool {
+    let Ok(snap_cfg) = config::parse(Path::new(snap.repo), snap.config.as_bytes()) else {
+        return false;
+    };
+    FINGERPRINT
+        .iter()
+        .all(|key| match (root.get(key), snap_cfg.root().get(key)) {
+            (Some(a), Some(b)) => a.same_value(b),
+            _ => false,
+        })
+}
+
+fn fingerprint_text(root: &Node) -> String {
+    FINGERPRINT
+        .iter()
+        .map(|key| {
+            let value = root.get(key).map_or("absent".to_string(), Node::to_compact);
+            format!("{key} {value}")
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// Names that may identify the drafter: its directory (and parents), `_name_or_path`.
+fn name_hints(local: &ConfigFile) -> Vec<(String, String)> {
+    let mut hints = Vec::new();
+    if let Some(name) = local.root().get("_name_or_path").and_then(Node::as_str) {
+        hints.push((name.to_string(), format!("_name_or_path `{name}`")));
+        if let Some(last) = name.rsplit('/').next() {
+            hints.push((last.to_string(), format!("_name_or_path `{name}`")));
+        }
+    }
+    let dir = std::path::absolute(local.dir()).unwrap_or_else(|_| local.dir());
+    for ancestor in dir.ancestors().take(4) {
+        if let Some(name) = ancestor.file_name().and_then(|n| n.to_str()) {
+            // A Hub cache folder is named models--ORG--NAME.
+            let name = name
+                .strip_prefix("models--")
+                .map_or(name.to_string(), |n| n.replacen("--", "/", 1));
+            hints.push((name.clone(), format!("directory name `{name}`")));
+        }
+    }
+    hints
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_snapshot_parses_and_has_its_target() {
+        for s in SNAPSHOTS {
+            let a = s.authority(None);
+            let n = a
+                .config
+                .root()
+                .get("num_target_layers")
+                .and_then(Node::as_u64);
+            assert_eq!(n, Some(s.target.num_hidden_layers), "{}", s.repo);
+            let h = a.config.root().get("hidden_size").and_then(Node::as_u64);
+            assert_eq!(h, Some(s.target.hidden_size), "{}", s.repo);
+        }
+    }
+}
