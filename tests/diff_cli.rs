@@ -1,0 +1,283 @@
+//! End-to-end tests of `dflash-check diff`: the real binary on the fixture folders.
+
+use assert_cmd::Command;
+use std::fs;
+
+fn dflash() -> Command {
+    let mut cmd = Command::cargo_bin("dflash-check").unwrap();
+    cmd.env_remove("NO_COLOR").env("HF_HUB_OFFLINE", "1");
+    cmd
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = dflash().args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// The incident: all five wrong fields, decoded on both sides, exit 1.
+#[test]
+fn incident_shows_the_five_wrong_fields_with_tokens() {
+    let (code, out, _) = run(&[
+        "diff",
+        "fixtures/incident/Qwen3.6-27B-DFlash",
+        "--against",
+        "fixtures/incident/authority",
+        "--target",
+        "fixtures/targets/Qwen3.6-27B",
+    ]);
+    assert_eq!(code, 1, "{out}");
+    for needle in [
+        "dflash_config.mask_token_id",
+        "248064 <|repo_name|> (added, not special)",
+        "248070 <|audio_start|> (special)",
+        "[1, 17, 33, 49, 63]",
+        "[1, 16, 31, 46, 61]",
+        "5× full_attention",
+        "4× sliding_attention, 1× full_attention",
+        "sliding_window",
+        "use_sliding_window",
+    ] {
+        assert!(out.contains(needle), "missing {needle:?} in\n{out}");
+    }
+    let bos = out.lines().find(|l| l.contains("bos_token_id")).unwrap();
+    assert!(
+        bos.contains("248044 <|endoftext|> (special)") && bos.ends_with("→  null"),
+        "{bos}"
+    );
+    insta::assert_snapshot!("incident_against_file", out);
+}
+
+/// With no authority named, the built-in snapshot is used, offline, and labelled as such.
+#[test]
+fn incident_against_builtin_snapshot_works_offline() {
+    let (code, out, _) = run(&["diff", "fixtures/incident/Qwen3.6-27B-DFlash"]);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("built-in snapshot of z-lab/Qwen3.6-27B-DFlash (not the live Hub)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("matched by  directory name `Qwen3.6-27B-DFlash`"),
+        "{out}"
+    );
+    assert!(out.contains(
+        "dflash-check fix fixtures/incident/Qwen3.6-27B-DFlash --snapshot z-lab/Qwen3.6-27B-DFlash"
+    ));
+    insta::assert_snapshot!("incident_builtin", out);
+}
+
+/// Identical files exit 0.
+#[test]
+fn identical_files_exit_zero() {
+    let (code, out, _) = run(&[
+        "diff",
+        "fixtures/incident/authority",
+        "--against",
+        "fixtures/incident/authority/config.json",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("OK: identical to the authority."), "{out}");
+}
+
+/// Flat and nested layouts of the same values exit 0 with one layout line.
+#[test]
+fn flat_vs_nested_is_a_layout_line_not_a_change() {
+    let (code, out, _) = run(&[
+        "diff",
+        "fixtures/layout/flat",
+        "--against",
+        "fixtures/layout/nested",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    let layout_lines = out
+        .lines()
+        .filter(|l| l.starts_with("info      layout"))
+        .count();
+    assert_eq!(layout_lines, 1, "{out}");
+    assert!(!out.lines().any(|l| l.starts_with("critical")), "{out}");
+    assert!(
+        out.contains("block_size: local flat, authority nested"),
+        "{out}"
+    );
+    let (code, _, _) = run(&[
+        "diff",
+        "fixtures/layout/nested",
+        "--against",
+        "fixtures/layout/flat",
+    ]);
+    assert_eq!(code, 0);
+}
+
+/// `1e7` equals `10000000`, `0.000001` equals `1e-06`.
+#[test]
+fn numbers_compare_by_value() {
+    let (code, out, _) = run(&[
+        "diff",
+        "fixtures/numbers",
+        "--against",
+        "fixtures/incident/authority",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("identical"), "{out}");
+}
+
+/// `"248070"` vs `248070` is a type difference.
+#[test]
+fn type_mismatch_is_flagged() {
+    let (code, out, _) = run(&[
+        "diff",
+        "fixtures/type-mismatch",
+        "--against",
+        "fixtures/incident/authority",
+    ]);
+    assert_eq!(code, 1);
+    assert!(out.contains("\"248070\""), "{out}");
+    assert!(out.contains("(type: string vs number)"), "{out}");
+}
+
+/// An id between the tokenizer length and vocab_size is named an unused embedding row.
+#[test]
+fn unused_embedding_row_is_named() {
+    let (code, out, _) = run(&["diff", "fixtures/qwen3-8b/Qwen3-8B-DFlash-b16"]);
+    assert_eq!(code, 1);
+    assert!(out.contains("151700 (unused embedding row)"), "{out}");
+    assert!(out.contains("valid as a mask id, not text"), "{out}");
+}
+
+/// An id at or above vocab_size is critical even when both sides agree.
+#[test]
+fn out_of_range_id_is_critical_even_if_equal() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = fs::read_to_string("fixtures/incident/authority/config.json")
+        .unwrap()
+        .replace("\"pad_token_id\": 248044", "\"pad_token_id\": 300000");
+    fs::write(dir.path().join("config.json"), &text).unwrap();
+    let p = dir.path().to_str().unwrap();
+    let (code, out, _) = run(&["diff", p, "--against", p]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("300000 (out of range: ≥ vocab_size 248320)"),
+        "{out}"
+    );
+}
+
+/// Invalid JSON: exit 2 with file, line and column; a missing file: exit 2 with a hint.
+#[test]
+fn invalid_json_and_missing_file_exit_two() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("config.json"), "{\n  \"a\": 1,\n}\n").unwrap();
+    let (code, out, err) = run(&[
+        "diff",
+        dir.path().to_str().unwrap(),
+        "--against",
+        "fixtures/incident/authority",
+    ]);
+    assert_eq!(code, 2);
+    assert!(out.is_empty());
+    assert!(
+        err.contains("config.json`: invalid JSON at line 3, column 1: trailing comma"),
+        "{err}"
+    );
+    let (code, _, err) = run(&["diff", "fixtures/does-not-exist"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("`fixtures/does-not-exist` does not exist"),
+        "{err}"
+    );
+    let (code, _, err) = run(&["diff", "fixtures"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no `config.json` in `fixtures`"), "{err}");
+}
+
+/// No built-in snapshot matches: exit 2 naming the flags that would help.
+#[test]
+fn no_authority_exits_two_with_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(
+        dir.path().join("config.json"),
+        r#"{"architectures": ["DFlashDraftModel"], "hidden_size": 7}"#,
+    )
+    .unwrap();
+    let (code, _, err) = run(&["diff", dir.path().to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("--from-hub") && err.contains("--against"),
+        "{err}"
+    );
+}
+
+/// The JSON output matches its snapshot (schema version 1).
+#[test]
+fn json_output_matches_snapshot() {
+    let (code, out, _) = run(&[
+        "diff",
+        "fixtures/incident/Qwen3.6-27B-DFlash",
+        "--against",
+        "fixtures/incident/authority",
+        "--target",
+        "fixtures/targets/Qwen3.6-27B",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 1);
+    let value: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(value["schema_version"], 1);
+    insta::assert_json_snapshot!("incident_json", value);
+}
+
+/// `--strict` fails on minor differences too.
+#[test]
+fn strict_fails_on_minor_differences() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = fs::read_to_string("fixtures/incident/authority/config.json")
+        .unwrap()
+        .replace("5.5.3", "5.6.0");
+    fs::write(dir.path().join("config.json"), &text).unwrap();
+    let p = dir.path().to_str().unwrap();
+    let (code, _, _) = run(&["diff", p, "--against", "fixtures/incident/authority"]);
+    assert_eq!(code, 0);
+    let (code, _, _) = run(&[
+        "diff",
+        p,
+        "--against",
+        "fixtures/incident/authority",
+        "--strict",
+    ]);
+    assert_eq!(code, 1);
+}
+
+/// Colour only when asked or on a terminal; NO_COLOR wins over auto.
+#[test]
+fn colour_is_opt_in_off_a_terminal() {
+    let (_, out, _) = run(&["diff", "fixtures/incident/Qwen3.6-27B-DFlash"]);
+    assert!(!out.contains('\x1b'));
+    let (_, out, _) = run(&[
+        "diff",
+        "fixtures/incident/Qwen3.6-27B-DFlash",
+        "--color",
+        "always",
+    ]);
+    assert!(out.contains("\x1b[1;31m"));
+}
+
+/// Usage errors exit 2, never 1.
+#[test]
+fn usage_errors_exit_two() {
+    let (code, _, _) = run(&["diff"]);
+    assert_eq!(code, 2);
+    let (code, _, _) = run(&["diff", "x", "--against", "a", "--snapshot", "b"]);
+    assert_eq!(code, 2);
+}
+
+/// `--help` shows examples; the clap definition is consistent.
+#[test]
+fn help_shows_examples() {
+    let out = dflash().args(["diff", "--help"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("Examples:"), "{text}");
+    assert!(text.contains("Exit codes"), "{text}");
+}
