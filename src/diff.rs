@@ -144,6 +144,14 @@ impl Canonical {
                     Path::key("block_size"),
                     Path::key("dflash_config").child("block_size"),
                 ));
+                // A dflash_config that held only block_size is not a field of its own.
+                let emptied = root
+                    .get("dflash_config")
+                    .and_then(Node::as_object)
+                    .is_some_and(<[Member]>::is_empty);
+                if emptied {
+                    take_member(&mut root, &[], "dflash_config");
+                }
             }
         }
         // rope_parameters -> rope_theta + rope_scaling, unless the flat fields exist.
