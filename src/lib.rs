@@ -10,6 +10,7 @@ pub mod diff;
 pub mod error;
 pub mod exit;
 pub mod json;
+pub mod pins;
 pub mod report;
 pub mod source;
 pub mod tokens;
