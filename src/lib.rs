@@ -5,5 +5,6 @@
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod error;
+pub mod hub;
 
 pub use error::{Error, Result};
