@@ -1,0 +1,344 @@
+//! Hub failures as one error type whose message always names the repo, revision and file.
+//!
+//! hf-hub's typed errors are mapped here, so every caller sees the same wording. Messages never
+//! contain the token: they are built from our own strings plus server text, and [`HubError::redact`]
+//! scrubs the token from whatever the server or the HTTP stack said.
+
+use std::fmt;
+use std::time::Duration;
+
+use hf_hub::HFError;
+
+/// What kind of failure, so callers and tests can branch without parsing the message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HubErrorKind {
+    /// A repo id, revision, file name or setting is malformed.
+    InvalidInput,
+    /// 401: the repo is gated or private and no (valid) token was sent.
+    AuthRequired,
+    /// 403: the token is valid but may not read this repo (gated terms not accepted, or scope).
+    Forbidden,
+    RepoNotFound,
+    RevisionNotFound,
+    EntryNotFound,
+    /// 429.
+    RateLimited,
+    /// 5xx after the bounded retries.
+    Server,
+    /// No answer within the timeout.
+    Timeout,
+    /// Could not connect to the endpoint at all.
+    Unreachable,
+    /// The file is larger than the cap for its kind.
+    TooLarge,
+    /// The answer was inconsistent: truncated body, content not matching its ETag, bad headers.
+    BadResponse,
+    /// Offline (or the Hub gave no answer) and the cache has no copy.
+    NotInCache,
+    /// `require_fresh` is set but only a cached copy could be used.
+    NotFresh,
+    /// Reading or writing the cache failed.
+    Io,
+}
+
+/// A Hub failure: what went wrong (naming repo, revision and file) and what to do next.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HubError {
+    pub kind: HubErrorKind,
+    pub message: String,
+    pub hint: Option<String>,
+}
+
+impl HubError {
+    pub fn new(kind: HubErrorKind, message: impl Into<String>) -> Self {
+        HubError {
+            kind,
+            message: message.into(),
+            hint: None,
+        }
+    }
+
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    /// Replaces every occurrence of `secret` in the message and hint by `<redacted>`.
+    pub(crate) fn redact(mut self, secret: Option<&str>) -> Self {
+        if let Some(secret) = secret.filter(|s| !s.is_empty()) {
+            self.message = self.message.replace(secret, "<redacted>");
+            self.hint = self.hint.map(|h| h.replace(secret, "<redacted>"));
+        }
+        self
+    }
+
+    /// The Hub gave no usable answer (network, timeout, 5xx, 429): a cached copy may stand in.
+    pub fn is_no_answer(&self) -> bool {
+        matches!(
+            self.kind,
+            HubErrorKind::Unreachable
+                | HubErrorKind::Timeout
+                | HubErrorKind::Server
+                | HubErrorKind::RateLimited
+        )
+    }
+}
+
+impl fmt::Display for HubError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)?;
+        if let Some(hint) = &self.hint {
+            write!(f, "\n  hint: {hint}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for HubError {}
+
+impl From<HubError> for crate::Error {
+    fn from(e: HubError) -> Self {
+        let err = crate::Error::new(e.message);
+        match e.hint {
+            Some(h) => err.with_hint(h),
+            None => err,
+        }
+    }
+}
+
+/// What was asked for, to name it in messages.
+#[derive(Debug, Clone)]
+pub(crate) struct Target<'a> {
+    pub endpoint: &'a str,
+    pub repo: &'a str,
+    pub revision: &'a str,
+    pub filename: &'a str,
+    pub timeout: Duration,
+    pub attempts: usize,
+}
+
+impl Target<'_> {
+    /// "`config.json` of `org/name` at revision `main`"
+    pub fn what(&self) -> String {
+        format!(
+            "`{}` of `{}` at revision `{}`",
+            self.filename, self.repo, self.revision
+        )
+    }
+
+    fn repo_page(&self) -> String {
+        format!("{}/{}", self.endpoint, self.repo)
+    }
+}
+
+fn server_detail(server_message: Option<&str>) -> String {
+    match server_message.map(str::trim) {
+        Some(m) if !m.is_empty() => format!(" (the Hub said: {m})"),
+        _ => String::new(),
+    }
+}
+
+/// The innermost cause of a transport error: "connection refused", "operation timed out", ...
+fn root_cause(err: &(dyn std::error::Error + 'static)) -> String {
+    let mut last = err.to_string();
+    let mut source = err.source();
+    while let Some(e) = source {
+        last = e.to_string();
+        source = e.source();
+    }
+    last
+}
+
+fn repo_not_found(t: &Target<'_>) -> HubError {
+    HubError::new(
+        HubErrorKind::RepoNotFound,
+        format!(
+            "repository `{}` not found at {} (while fetching {})",
+            t.repo,
+            t.endpoint,
+            t.what()
+        ),
+    )
+    .with_hint(format!(
+        "check the spelling of `{}`; a private repo also answers \"not found\" without a token: set HF_TOKEN",
+        t.repo
+    ))
+}
+
+fn revision_not_found(t: &Target<'_>) -> HubError {
+    HubError::new(
+        HubErrorKind::RevisionNotFound,
+        format!(
+            "revision `{}` not found in `{}` (while fetching `{}`)",
+            t.revision, t.repo, t.filename
+        ),
+    )
+    .with_hint(format!(
+        "use a branch, tag or full 40-character commit sha that exists; see {}/commits/main",
+        t.repo_page()
+    ))
+}
+
+pub(crate) fn entry_not_found(t: &Target<'_>) -> HubError {
+    HubError::new(
+        HubErrorKind::EntryNotFound,
+        format!(
+            "`{}` does not exist in `{}` at revision `{}`",
+            t.filename, t.repo, t.revision
+        ),
+    )
+    .with_hint(format!(
+        "list the repo's files on {}/tree/{}",
+        t.repo_page(),
+        t.revision
+    ))
+}
+
+fn gated(t: &Target<'_>, status: u16, detail: &str) -> HubError {
+    HubError::new(
+        if status == 401 {
+            HubErrorKind::AuthRequired
+        } else {
+            HubErrorKind::Forbidden
+        },
+        format!(
+            "access to `{}` is restricted ({status}): cannot fetch {}{detail}",
+            t.repo,
+            t.what()
+        ),
+    )
+    .with_hint(format!(
+        "the repo is gated or private: set HF_TOKEN to a token of an account that has accepted the repo's terms on its page {}",
+        t.repo_page()
+    ))
+}
+
+/// Maps an hf-hub error for `t` to our wording.
+pub(crate) fn from_hf(err: HFError, t: &Target<'_>) -> HubError {
+    match err {
+        HFError::AuthRequired { context } => match context.error_code.as_deref() {
+            Some("RepoNotFound") => repo_not_found(t),
+            Some("RevisionNotFound") => revision_not_found(t),
+            Some("EntryNotFound") => entry_not_found(t),
+            _ => gated(t, 401, &server_detail(context.server_message.as_deref())),
+        },
+        HFError::Forbidden { context } => {
+            if context.error_code.as_deref() == Some("GatedRepo") {
+                gated(t, 403, &server_detail(context.server_message.as_deref()))
+            } else {
+                HubError::new(
+                    HubErrorKind::Forbidden,
+                    format!(
+                        "the Hub refused access (403) to {}{}",
+                        t.what(),
+                        server_detail(context.server_message.as_deref())
+                    ),
+                )
+                .with_hint(format!(
+                    "check that HF_TOKEN has read access to `{}`; for a gated repo accept its terms on {}",
+                    t.repo,
+                    t.repo_page()
+                ))
+            }
+        }
+        HFError::RepoNotFound { .. } => repo_not_found(t),
+        HFError::RevisionNotFound { .. } => revision_not_found(t),
+        HFError::EntryNotFound { context, .. } => {
+            match context.as_ref().and_then(|c| c.error_code.as_deref()) {
+                Some("RepoNotFound") => repo_not_found(t),
+                Some("RevisionNotFound") => revision_not_found(t),
+                _ => entry_not_found(t),
+            }
+        }
+        HFError::RateLimited { retry_after, .. } => {
+            let when = match retry_after {
+                Some(d) => format!("retry in {} s (Retry-After)", d.as_secs()),
+                None => "retry in a few minutes".to_string(),
+            };
+            HubError::new(
+                HubErrorKind::RateLimited,
+                format!(
+                    "the Hub rate-limited the request (429) for {} after {} attempts",
+                    t.what(),
+                    t.attempts
+                ),
+            )
+            .with_hint(format!(
+                "{when}; an authenticated request (HF_TOKEN) has a higher limit"
+            ))
+        }
+        HFError::Http { context } if context.status.is_server_error() => HubError::new(
+            HubErrorKind::Server,
+            format!(
+                "the Hub answered {} for {} after {} attempts{}",
+                context.status,
+                t.what(),
+                t.attempts,
+                server_detail(context.server_message.as_deref())
+            ),
+        )
+        .with_hint("the Hub is having trouble; retry later, or use --offline to read the cache"),
+        HFError::Http { context } => HubError::new(
+            HubErrorKind::BadResponse,
+            format!(
+                "the Hub answered {} for {}{}",
+                context.status,
+                t.what(),
+                server_detail(context.server_message.as_deref())
+            ),
+        ),
+        HFError::Request { source, .. } => transport(&source, t),
+        HFError::Io(e) => HubError::new(
+            HubErrorKind::Io,
+            format!("I/O error while fetching {}: {e}", t.what()),
+        ),
+        HFError::MalformedResponse { what, .. } => HubError::new(
+            HubErrorKind::BadResponse,
+            format!(
+                "unexpected answer from {} for {}: {what}",
+                t.endpoint,
+                t.what()
+            ),
+        ),
+        other => HubError::new(
+            HubErrorKind::BadResponse,
+            format!("fetching {} failed: {other}", t.what()),
+        ),
+    }
+}
+
+fn transport(source: &reqwest::Error, t: &Target<'_>) -> HubError {
+    let cause = root_cause(source);
+    if source.is_timeout() {
+        HubError::new(
+            HubErrorKind::Timeout,
+            format!(
+                "no answer from {} within {} s while fetching {}",
+                t.endpoint,
+                t.timeout.as_secs_f64(),
+                t.what()
+            ),
+        )
+        .with_hint("raise --timeout, check the network, or use --offline to read the cache")
+    } else if source.is_connect() {
+        HubError::new(
+            HubErrorKind::Unreachable,
+            format!(
+                "cannot reach {} while fetching {}: {cause}",
+                t.endpoint,
+                t.what()
+            ),
+        )
+        .with_hint("check the network and HF_ENDPOINT, or use --offline to read the cache")
+    } else {
+        HubError::new(
+            HubErrorKind::BadResponse,
+            format!(
+                "transfer from {} failed while fetching {}: {cause}",
+                t.endpoint,
+                t.what()
+            ),
+        )
+        .with_hint("retry; if it persists the connection or a proxy is cutting the download short")
+    }
+}

@@ -1,0 +1,22 @@
+//! The Hugging Face Hub as a source of authoritative configs: settings, repo references, the
+//! standard cache, and fetching one file at a resolved commit sha with an honest freshness label.
+//!
+//! Built on hf-hub 1.0's blocking client, configured explicitly from [`HubSettings`] (never from
+//! hf-hub's own reading of the environment). See `docs/hub.md`.
+
+mod cache;
+mod error;
+mod fetch;
+mod repo_ref;
+mod settings;
+
+pub use cache::{detect_cache_snapshot, detect_local_dir_download, repo_folder};
+pub use error::{HubError, HubErrorKind};
+pub use fetch::{
+    fetch_file, fetch_optional_file, size_limit, Freshness, HubFile, MAX_CONFIG_BYTES,
+    MAX_TOKENIZER_BYTES, RETRIES,
+};
+pub use repo_ref::{check_revision, is_commit_sha, RepoRef, MAX_NAME_LEN, MAX_REVISION_LEN};
+pub use settings::{
+    HubFlags, HubSettings, SettingSource, Sourced, Token, DEFAULT_ENDPOINT, DEFAULT_TIMEOUT_SECS,
+};

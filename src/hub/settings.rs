@@ -1,0 +1,512 @@
+//! Hub settings resolved once, from flags then the environment then defaults, with the source of
+//! each value kept for `dflash-check env`.
+//!
+//! hf-hub 1.0 reads some of these variables itself and not others (`HF_HUB_OFFLINE`), and its
+//! next release reads none, so we resolve them here and hand hf-hub explicit values.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::error::{HubError, HubErrorKind};
+
+/// The public Hub.
+pub const DEFAULT_ENDPOINT: &str = "https://huggingface.co";
+/// Per-request timeout when neither `--timeout` nor `HF_HUB_DOWNLOAD_TIMEOUT` is set.
+pub const DEFAULT_TIMEOUT_SECS: u64 = 10;
+
+/// Where a setting came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SettingSource {
+    /// A command-line flag.
+    Flag,
+    /// An environment variable.
+    Env(&'static str),
+    /// Built in.
+    Default,
+    /// Read from a file (the token).
+    File(PathBuf),
+}
+
+impl fmt::Display for SettingSource {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            SettingSource::Flag => f.write_str("flag"),
+            SettingSource::Env(var) => write!(f, "env {var}"),
+            SettingSource::Default => f.write_str("default"),
+            SettingSource::File(p) => write!(f, "file {}", p.display()),
+        }
+    }
+}
+
+/// A value and where it came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sourced<T> {
+    pub value: T,
+    pub source: SettingSource,
+}
+
+impl<T> Sourced<T> {
+    fn new(value: T, source: SettingSource) -> Self {
+        Sourced { value, source }
+    }
+}
+
+/// A Hub token. Its `Debug` and `Display` print `<redacted>`; only the HTTP layer sees the text.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Token(String);
+
+impl Token {
+    pub fn new(token: impl Into<String>) -> Self {
+        Token(token.into())
+    }
+
+    pub(crate) fn expose(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Debug for Token {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("<redacted>")
+    }
+}
+
+impl fmt::Display for Token {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("<redacted>")
+    }
+}
+
+/// The Hub-related command-line flags, as parsed (the CLI fills this in).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HubFlags {
+    /// `--endpoint URL`
+    pub endpoint: Option<String>,
+    /// `--cache-dir DIR`
+    pub cache_dir: Option<PathBuf>,
+    /// `--offline`
+    pub offline: bool,
+    /// `--timeout SECS`
+    pub timeout_secs: Option<u64>,
+    /// `--require-fresh`
+    pub require_fresh: bool,
+}
+
+/// Everything the Hub code needs, resolved before any work starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HubSettings {
+    /// Base URL without a trailing `/`.
+    pub endpoint: Sourced<String>,
+    /// The Hub cache (`.../hub`, holding `models--ORG--NAME/`).
+    pub cache_dir: Sourced<PathBuf>,
+    /// `None` when no token was found (source is then `Default`).
+    pub token: Sourced<Option<Token>>,
+    /// Never send a request; read the cache only.
+    pub offline: Sourced<bool>,
+    /// Per-request timeout (connect and whole response).
+    pub timeout: Sourced<Duration>,
+    /// Refuse a cached copy when the Hub could not be asked.
+    pub require_fresh: Sourced<bool>,
+}
+
+/// `HF_HUB_OFFLINE`-style booleans, as Python `huggingface_hub` reads them.
+fn env_true(value: &str) -> bool {
+    matches!(
+        value.trim().to_ascii_lowercase().as_str(),
+        "1" | "true" | "yes" | "on"
+    )
+}
+
+fn non_empty(v: Option<String>) -> Option<String> {
+    v.filter(|s| !s.trim().is_empty())
+}
+
+fn expand_home(path: &str, home: Option<&str>) -> PathBuf {
+    match (path.strip_prefix("~/"), home) {
+        (Some(rest), Some(home)) => Path::new(home).join(rest),
+        _ if path == "~" && home.is_some() => PathBuf::from(home.unwrap_or_default()),
+        _ => PathBuf::from(path),
+    }
+}
+
+fn read_token_file(path: &Path) -> Option<Token> {
+    let text = std::fs::read_to_string(path).ok()?;
+    let token = text.trim();
+    (!token.is_empty()).then(|| Token::new(token))
+}
+
+fn invalid(message: String) -> HubError {
+    HubError::new(HubErrorKind::InvalidInput, message)
+}
+
+fn check_endpoint(url: &str, source: &SettingSource) -> Result<String, HubError> {
+    let trimmed = url.trim().trim_end_matches('/');
+    let rest = trimmed
+        .strip_prefix("https://")
+        .or_else(|| trimmed.strip_prefix("http://"));
+    match rest {
+        Some(host) if !host.is_empty() && !host.contains(char::is_whitespace) => {
+            Ok(trimmed.to_string())
+        }
+        _ => Err(invalid(format!(
+            "invalid Hub endpoint `{url}` (from {source}): expected an http:// or https:// URL"
+        ))
+        .with_hint(
+            "for example --endpoint https://huggingface.co or HF_ENDPOINT=https://hf-mirror.com",
+        )),
+    }
+}
+
+impl HubSettings {
+    /// Resolves flags first, then the environment (`env` is `std::env::var(..).ok()` in the
+    /// binary, a fake in tests), then defaults:
+    ///
+    /// - endpoint: `--endpoint`, `HF_ENDPOINT`, `https://huggingface.co`
+    /// - token: `HF_TOKEN`, the file named by `HF_TOKEN_PATH`, `$HF_HOME/token`
+    /// - cache: `--cache-dir`, `HF_HUB_CACHE`, `$HF_HOME/hub`, `$XDG_CACHE_HOME/huggingface/hub`,
+    ///   `~/.cache/huggingface/hub`
+    /// - offline: `--offline`, `HF_HUB_OFFLINE` = `1`/`true`/`yes`/`on`
+    /// - timeout: `--timeout`, `HF_HUB_DOWNLOAD_TIMEOUT` (seconds), 10 s
+    /// - require fresh: `--require-fresh`
+    pub fn resolve(
+        flags: &HubFlags,
+        env: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Self, HubError> {
+        let var = |name: &str| non_empty(env(name));
+        let home = var("HOME");
+
+        let endpoint = match (&flags.endpoint, var("HF_ENDPOINT")) {
+            (Some(e), _) => Sourced::new(
+                check_endpoint(e, &SettingSource::Flag)?,
+                SettingSource::Flag,
+            ),
+            (None, Some(e)) => Sourced::new(
+                check_endpoint(&e, &SettingSource::Env("HF_ENDPOINT"))?,
+                SettingSource::Env("HF_ENDPOINT"),
+            ),
+            (None, None) => Sourced::new(DEFAULT_ENDPOINT.to_string(), SettingSource::Default),
+        };
+
+        // $HF_HOME, as Python resolves it; None when there is no home directory at all.
+        let hf_home: Option<(PathBuf, SettingSource)> = if let Some(h) = var("HF_HOME") {
+            Some((
+                expand_home(&h, home.as_deref()),
+                SettingSource::Env("HF_HOME"),
+            ))
+        } else if let Some(x) = var("XDG_CACHE_HOME") {
+            Some((
+                expand_home(&x, home.as_deref()).join("huggingface"),
+                SettingSource::Env("XDG_CACHE_HOME"),
+            ))
+        } else {
+            home.as_deref().map(|h| {
+                (
+                    Path::new(h).join(".cache").join("huggingface"),
+                    SettingSource::Default,
+                )
+            })
+        };
+
+        let token = if let Some(t) = var("HF_TOKEN") {
+            Sourced::new(Some(Token::new(t.trim())), SettingSource::Env("HF_TOKEN"))
+        } else {
+            let from_path = var("HF_TOKEN_PATH").map(|p| expand_home(&p, home.as_deref()));
+            let from_home = hf_home.as_ref().map(|(h, _)| h.join("token"));
+            from_path
+                .into_iter()
+                .chain(from_home)
+                .find_map(|p| read_token_file(&p).map(|t| (t, p)))
+                .map(|(t, p)| Sourced::new(Some(t), SettingSource::File(p)))
+                .unwrap_or(Sourced::new(None, SettingSource::Default))
+        };
+
+        let cache_dir = if let Some(dir) = &flags.cache_dir {
+            Sourced::new(dir.clone(), SettingSource::Flag)
+        } else if let Some(dir) = var("HF_HUB_CACHE") {
+            Sourced::new(
+                expand_home(&dir, home.as_deref()),
+                SettingSource::Env("HF_HUB_CACHE"),
+            )
+        } else if let Some((h, source)) = hf_home {
+            Sourced::new(h.join("hub"), source)
+        } else {
+            return Err(invalid(
+                "cannot locate the Hub cache: none of HF_HUB_CACHE, HF_HOME, XDG_CACHE_HOME, HOME is set"
+                    .to_string(),
+            )
+            .with_hint("pass --cache-dir DIR or set HF_HUB_CACHE"));
+        };
+
+        let offline = if flags.offline {
+            Sourced::new(true, SettingSource::Flag)
+        } else if let Some(v) = var("HF_HUB_OFFLINE") {
+            Sourced::new(env_true(&v), SettingSource::Env("HF_HUB_OFFLINE"))
+        } else {
+            Sourced::new(false, SettingSource::Default)
+        };
+
+        let timeout = if let Some(secs) = flags.timeout_secs {
+            if secs == 0 {
+                return Err(invalid(
+                    "invalid --timeout `0`: must be at least 1 second".into(),
+                ));
+            }
+            Sourced::new(Duration::from_secs(secs), SettingSource::Flag)
+        } else if let Some(v) = var("HF_HUB_DOWNLOAD_TIMEOUT") {
+            let secs: f64 = v
+                .trim()
+                .parse()
+                .ok()
+                .filter(|s: &f64| s.is_finite() && *s > 0.0)
+                .ok_or_else(|| {
+                    invalid(format!(
+                    "invalid HF_HUB_DOWNLOAD_TIMEOUT `{v}`: expected a positive number of seconds"
+                ))
+                })?;
+            Sourced::new(
+                Duration::from_secs_f64(secs.min(86_400.0)),
+                SettingSource::Env("HF_HUB_DOWNLOAD_TIMEOUT"),
+            )
+        } else {
+            Sourced::new(
+                Duration::from_secs(DEFAULT_TIMEOUT_SECS),
+                SettingSource::Default,
+            )
+        };
+
+        let require_fresh = if flags.require_fresh {
+            Sourced::new(true, SettingSource::Flag)
+        } else {
+            Sourced::new(false, SettingSource::Default)
+        };
+
+        Ok(HubSettings {
+            endpoint,
+            cache_dir,
+            token,
+            offline,
+            timeout,
+            require_fresh,
+        })
+    }
+
+    /// Rows `(name, value, source)` for `dflash-check env`. The token shows only as
+    /// `set (from HF_TOKEN)` / `set (from file PATH)` / `not set`.
+    pub fn describe(&self) -> Vec<(String, String, String)> {
+        let row = |name: &str, value: String, source: &SettingSource| {
+            (name.to_string(), value, source.to_string())
+        };
+        let token_value = match &self.token.value {
+            Some(_) => format!("set (from {})", self.token.source),
+            None => "not set".to_string(),
+        };
+        vec![
+            row(
+                "endpoint",
+                self.endpoint.value.clone(),
+                &self.endpoint.source,
+            ),
+            row(
+                "cache_dir",
+                self.cache_dir.value.display().to_string(),
+                &self.cache_dir.source,
+            ),
+            row("token", token_value, &self.token.source),
+            row(
+                "offline",
+                self.offline.value.to_string(),
+                &self.offline.source,
+            ),
+            row(
+                "timeout",
+                format!("{} s", self.timeout.value.as_secs_f64()),
+                &self.timeout.source,
+            ),
+            row(
+                "require_fresh",
+                self.require_fresh.value.to_string(),
+                &self.require_fresh.source,
+            ),
+        ]
+    }
+
+    pub(crate) fn token_text(&self) -> Option<&str> {
+        self.token.value.as_ref().map(Token::expose)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    const SENTINEL: &str = "hf_SENTINELsettings0000";
+
+    fn resolve(flags: &HubFlags, vars: &[(&str, &str)]) -> HubSettings {
+        let map: HashMap<String, String> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        HubSettings::resolve(flags, &|k| map.get(k).cloned()).unwrap()
+    }
+
+    #[test]
+    fn defaults_come_from_home() {
+        let s = resolve(&HubFlags::default(), &[("HOME", "/home/u")]);
+        assert_eq!(s.endpoint.value, DEFAULT_ENDPOINT);
+        assert_eq!(s.endpoint.source, SettingSource::Default);
+        assert_eq!(
+            s.cache_dir.value,
+            PathBuf::from("/home/u/.cache/huggingface/hub")
+        );
+        assert_eq!(s.token.value, None);
+        assert!(!s.offline.value);
+        assert_eq!(s.timeout.value, Duration::from_secs(DEFAULT_TIMEOUT_SECS));
+        assert!(!s.require_fresh.value);
+    }
+
+    #[test]
+    fn flags_beat_environment_beats_defaults() {
+        let env = [
+            ("HOME", "/home/u"),
+            ("HF_ENDPOINT", "https://hf-mirror.com/"),
+            ("HF_HUB_CACHE", "/env/cache"),
+            ("HF_HUB_OFFLINE", "0"),
+            ("HF_HUB_DOWNLOAD_TIMEOUT", "30"),
+        ];
+        let s = resolve(&HubFlags::default(), &env);
+        assert_eq!(s.endpoint.value, "https://hf-mirror.com");
+        assert_eq!(s.endpoint.source, SettingSource::Env("HF_ENDPOINT"));
+        assert_eq!(s.cache_dir.value, PathBuf::from("/env/cache"));
+        assert_eq!(s.cache_dir.source, SettingSource::Env("HF_HUB_CACHE"));
+        assert!(!s.offline.value);
+        assert_eq!(s.timeout.value, Duration::from_secs(30));
+
+        let flags = HubFlags {
+            endpoint: Some("http://127.0.0.1:9".into()),
+            cache_dir: Some("/flag/cache".into()),
+            offline: true,
+            timeout_secs: Some(3),
+            require_fresh: true,
+        };
+        let s = resolve(&flags, &env);
+        assert_eq!(s.endpoint.value, "http://127.0.0.1:9");
+        assert_eq!(s.endpoint.source, SettingSource::Flag);
+        assert_eq!(s.cache_dir.value, PathBuf::from("/flag/cache"));
+        assert_eq!(
+            (s.offline.value, s.offline.source),
+            (true, SettingSource::Flag)
+        );
+        assert_eq!(s.timeout.value, Duration::from_secs(3));
+        assert!(s.require_fresh.value);
+    }
+
+    #[test]
+    fn hf_home_and_offline_spellings() {
+        let s = resolve(&HubFlags::default(), &[("HF_HOME", "/hf")]);
+        assert_eq!(s.cache_dir.value, PathBuf::from("/hf/hub"));
+        assert_eq!(s.cache_dir.source, SettingSource::Env("HF_HOME"));
+        for v in ["1", "true", "YES", "on"] {
+            let s = resolve(
+                &HubFlags::default(),
+                &[("HF_HOME", "/hf"), ("HF_HUB_OFFLINE", v)],
+            );
+            assert!(s.offline.value, "{v}");
+            assert_eq!(s.offline.source, SettingSource::Env("HF_HUB_OFFLINE"));
+        }
+        for v in ["0", "false", "no", "off", "maybe"] {
+            let s = resolve(
+                &HubFlags::default(),
+                &[("HF_HOME", "/hf"), ("HF_HUB_OFFLINE", v)],
+            );
+            assert!(!s.offline.value, "{v}");
+        }
+    }
+
+    #[test]
+    fn token_sources_in_order() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().join("hf");
+        fs_write(&home.join("token"), "hf_SENTINELhome0000\n");
+        let path_file = dir.path().join("tok");
+        fs_write(&path_file, &format!("  {SENTINEL}  \n"));
+        let home_s = home.to_str().unwrap();
+        let path_s = path_file.to_str().unwrap();
+
+        let s = resolve(&HubFlags::default(), &[("HF_HOME", home_s)]);
+        assert_eq!(s.token_text(), Some("hf_SENTINELhome0000"));
+        assert_eq!(s.token.source, SettingSource::File(home.join("token")));
+
+        let s = resolve(
+            &HubFlags::default(),
+            &[("HF_HOME", home_s), ("HF_TOKEN_PATH", path_s)],
+        );
+        assert_eq!(s.token_text(), Some(SENTINEL));
+        assert_eq!(s.token.source, SettingSource::File(path_file.clone()));
+
+        let s = resolve(
+            &HubFlags::default(),
+            &[
+                ("HF_HOME", home_s),
+                ("HF_TOKEN_PATH", path_s),
+                ("HF_TOKEN", "hf_SENTINELenv0000"),
+            ],
+        );
+        assert_eq!(s.token_text(), Some("hf_SENTINELenv0000"));
+        assert_eq!(s.token.source, SettingSource::Env("HF_TOKEN"));
+
+        // A missing HF_TOKEN_PATH file falls through to $HF_HOME/token.
+        let s = resolve(
+            &HubFlags::default(),
+            &[("HF_HOME", home_s), ("HF_TOKEN_PATH", "/nope")],
+        );
+        assert_eq!(s.token_text(), Some("hf_SENTINELhome0000"));
+    }
+
+    #[test]
+    fn the_token_never_shows() {
+        let s = resolve(
+            &HubFlags::default(),
+            &[("HOME", "/h"), ("HF_TOKEN", SENTINEL)],
+        );
+        let rows = s.describe();
+        let text = format!("{rows:?} {s:?} {}", s.token.value.as_ref().unwrap());
+        assert!(!text.contains(SENTINEL), "{text}");
+        let token_row = rows.iter().find(|r| r.0 == "token").unwrap();
+        assert_eq!(token_row.1, "set (from env HF_TOKEN)");
+        let s = resolve(&HubFlags::default(), &[("HOME", "/h")]);
+        assert!(s
+            .describe()
+            .iter()
+            .any(|r| r.0 == "token" && r.1 == "not set"));
+    }
+
+    #[test]
+    fn bad_values_are_named() {
+        let map = |k: &str| match k {
+            "HOME" => Some("/h".to_string()),
+            "HF_ENDPOINT" => Some("ftp://x".to_string()),
+            _ => None,
+        };
+        let err = HubSettings::resolve(&HubFlags::default(), &map).unwrap_err();
+        assert!(
+            err.message.contains("ftp://x") && err.message.contains("HF_ENDPOINT"),
+            "{err}"
+        );
+        let map = |k: &str| match k {
+            "HOME" => Some("/h".to_string()),
+            "HF_HUB_DOWNLOAD_TIMEOUT" => Some("soon".to_string()),
+            _ => None,
+        };
+        let err = HubSettings::resolve(&HubFlags::default(), &map).unwrap_err();
+        assert!(err.message.contains("HF_HUB_DOWNLOAD_TIMEOUT"), "{err}");
+        let err = HubSettings::resolve(&HubFlags::default(), &|_| None).unwrap_err();
+        assert!(err.message.contains("HF_HUB_CACHE"), "{err}");
+    }
+
+    fn fs_write(path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+}
