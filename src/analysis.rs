@@ -9,10 +9,11 @@ use serde::Serialize;
 
 use crate::config::{self, ConfigFile, TargetFacts};
 use crate::diff::{self, DiffKind, Difference, Severity};
+use crate::hub::{HubSettings, RepoRef};
 use crate::json::{Node, Path};
 use crate::source::builtin::{self, Snapshot};
-use crate::source::{file, Authority};
-use crate::tokens::{DecodedToken, TokenTable};
+use crate::source::{self, file, Authority};
+use crate::tokens::{DecodedToken, TokenClass, TokenTable};
 use crate::{Error, Result};
 
 /// Where the authority comes from, as the user asked.
@@ -24,12 +25,19 @@ pub enum AuthorityChoice {
     File(PathBuf),
     /// A named built-in snapshot.
     Snapshot(String),
-    /// Already resolved (e.g. fetched from the Hub by the caller).
+    /// A Hub repo at a revision (`--from-hub`, or inferred from a Hub cache path).
+    Hub {
+        repo: RepoRef,
+        settings: Box<HubSettings>,
+        /// Why this repo, when it was inferred rather than named.
+        inferred: Option<String>,
+    },
+    /// Already resolved by the caller.
     Resolved(Box<Authority>),
 }
 
 /// Where the target model's facts and tokenizer come from.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default)]
 pub struct TargetChoice {
     /// A target model directory (`config.json` + tokenizer files).
     pub target_dir: Option<PathBuf>,
@@ -37,6 +45,10 @@ pub struct TargetChoice {
     pub tokenizer_dir: Option<PathBuf>,
     /// Build the full `tokenizers` tokenizer instead of the fast added-token path.
     pub full_tokenizer: bool,
+    /// A target model on the Hub (`--target ORG/NAME[@REV]`, or the drafter card's `base_model`).
+    pub target_hub: Option<RepoRef>,
+    /// Hub settings, for a Hub target or a `base_model` look-up.
+    pub hub: Option<Box<HubSettings>>,
 }
 
 /// Resolves the authority for `local`.
@@ -51,6 +63,23 @@ pub fn resolve_authority(local: &ConfigFile, choice: &AuthorityChoice) -> Result
                 Error::new(format!("no built-in snapshot named `{repo}`"))
                     .with_hint(format!("built-in snapshots: {}", names.join(", ")))
             }),
+        AuthorityChoice::Hub {
+            repo,
+            settings,
+            inferred,
+        } => {
+            let mut why = inferred.clone();
+            if let Some(sha) = crate::hub::detect_local_dir_download(&local.path) {
+                let note = format!(
+                    "the local files were downloaded at commit {sha} (hf download metadata)"
+                );
+                why = Some(match why {
+                    Some(w) => format!("{w}; {note}"),
+                    None => note,
+                });
+            }
+            source::hub::load(settings, repo, why)
+        }
         AuthorityChoice::Resolved(a) => Ok((**a).clone()),
     }
 }
@@ -76,6 +105,45 @@ pub fn resolve_target(
         .flat_map(|c| token_fields(c.root()))
         .flat_map(|(_, node)| token_ids(node))
         .collect();
+    let mut choice = choice.clone();
+    let mut hub_note = None;
+    if choice.target_dir.is_none() && choice.tokenizer_dir.is_none() {
+        if let Some(settings) = choice.hub.as_deref() {
+            let repo = choice
+                .target_hub
+                .clone()
+                .or_else(|| base_model_of(settings, authority));
+            if let Some(repo) = repo {
+                let fetched = source::hub::fetch_target(settings, &repo, false)?;
+                hub_note = Some(format!(
+                    "{} at {} ({})",
+                    fetched.repo,
+                    fetched.sha,
+                    fetched.freshness.label()
+                ));
+                // The added-token tables settle nearly every id; fetch the vocabulary only if not.
+                let probe = TokenTable::from_dir(&fetched.dir, &wanted, None).ok();
+                let needs_vocab = probe.is_some_and(|t| {
+                    !t.has_vocab
+                        && wanted
+                            .iter()
+                            .any(|&id| matches!(t.decode(id).class, TokenClass::Unknown))
+                });
+                if needs_vocab {
+                    source::hub::fetch_target(
+                        settings,
+                        &RepoRef {
+                            repo: fetched.repo.clone(),
+                            revision: Some(fetched.sha.clone()),
+                        },
+                        true,
+                    )?;
+                }
+                choice.target_dir = Some(fetched.dir);
+            }
+        }
+    }
+    let choice = &choice;
     let mut facts = None;
     if let Some(dir) = &choice.target_dir {
         let cfg = config::config_path(dir).and_then(|p| config::load(&p)).map_err(|e| {
@@ -96,11 +164,14 @@ pub fn resolve_target(
         let has_files =
             dir.join("tokenizer.json").is_file() || dir.join("tokenizer_config.json").is_file();
         if has_files || choice.tokenizer_dir.is_some() {
-            let tokens = if choice.full_tokenizer {
+            let mut tokens = if choice.full_tokenizer {
                 TokenTable::from_dir_full(dir, &wanted, vocab_size)?
             } else {
                 TokenTable::from_dir(dir, &wanted, vocab_size)?
             };
+            if let Some(note) = &hub_note {
+                tokens.source = format!("{note}: {}", tokens.source);
+            }
             return Ok(TargetContext {
                 facts,
                 tokens,
@@ -130,6 +201,20 @@ pub fn resolve_target(
                 .into(),
         ),
     })
+}
+
+/// The target named by a Hub authority's model card (`base_model:`), if any.
+fn base_model_of(settings: &HubSettings, authority: Option<&Authority>) -> Option<RepoRef> {
+    let a = authority?;
+    if !matches!(
+        a.kind,
+        source::AuthorityKind::Hub | source::AuthorityKind::Cache
+    ) {
+        return None;
+    }
+    let repo: RepoRef = a.id.parse().ok()?;
+    let name = source::hub::base_model(settings, &repo, a.sha.as_deref()?)?;
+    name.parse().ok()
 }
 
 /// A built-in target whose fingerprint the drafter (or its authority) matches.

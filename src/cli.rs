@@ -9,6 +9,7 @@ use anyhow::Result;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use dflash_check::analysis::{self, AuthorityChoice, DiffReport, TargetChoice};
+use dflash_check::hub::{self, HubFlags, HubSettings, RepoRef};
 use dflash_check::report::{self, human::Painter};
 use dflash_check::source::builtin;
 use dflash_check::{config, exit};
@@ -44,6 +45,52 @@ pub enum Command {
     Diff(DiffArgs),
     /// List the built-in snapshots of known drafters.
     Snapshots(OutputArgs),
+    /// Show the Hub settings in force (endpoint, cache, token, offline, timeout) and where each came from.
+    Env(EnvArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct EnvArgs {
+    #[command(flatten)]
+    pub hub: HubArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+/// How to reach the Hub. Flags win over the environment (HF_ENDPOINT, HF_TOKEN, HF_TOKEN_PATH,
+/// HF_HOME, HF_HUB_CACHE, HF_HUB_OFFLINE, HF_HUB_DOWNLOAD_TIMEOUT).
+#[derive(Debug, Args, Clone, Default)]
+pub struct HubArgs {
+    /// Hub endpoint URL [env: HF_ENDPOINT; default https://huggingface.co].
+    #[arg(long, value_name = "URL")]
+    pub endpoint: Option<String>,
+    /// Hub cache directory [env: HF_HUB_CACHE, $HF_HOME/hub; default ~/.cache/huggingface/hub].
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Never contact the Hub; answer from the cache and say so [env: HF_HUB_OFFLINE=1].
+    #[arg(long)]
+    pub offline: bool,
+    /// Seconds to wait for the Hub per request [env: HF_HUB_DOWNLOAD_TIMEOUT; default 10].
+    #[arg(long, value_name = "SECS")]
+    pub timeout: Option<u64>,
+    /// Fail (exit 2) instead of falling back to a cached copy when the Hub cannot be asked.
+    #[arg(long)]
+    pub require_fresh: bool,
+}
+
+impl HubArgs {
+    /// Resolves flags and environment into settings, once.
+    pub fn settings(&self) -> Result<HubSettings> {
+        let flags = HubFlags {
+            endpoint: self.endpoint.clone(),
+            cache_dir: self.cache_dir.clone(),
+            offline: self.offline,
+            timeout_secs: self.timeout,
+            require_fresh: self.require_fresh,
+        };
+        let env = |name: &str| std::env::var(name).ok();
+        Ok(HubSettings::resolve(&flags, &env).map_err(dflash_check::Error::from)?)
+    }
 }
 
 #[derive(Debug, Args)]
@@ -69,13 +116,18 @@ pub struct AuthorityArgs {
     /// Use the built-in snapshot of this repo (see `dflash-check snapshots`).
     #[arg(long, value_name = "REPO", group = "authority")]
     pub snapshot: Option<String>,
+    /// The drafter's Hub repo, optionally at a branch, tag or commit sha: ORG/NAME[@REV].
+    #[arg(long, value_name = "REPO[@REV]", group = "authority")]
+    pub from_hub: Option<String>,
+    #[command(flatten)]
+    pub hub: HubArgs,
 }
 
 #[derive(Debug, Args)]
 pub struct TargetArgs {
-    /// Target model directory: its config.json (vocab_size, layers, hidden size) and tokenizer files.
-    #[arg(long, value_name = "DIR")]
-    pub target: Option<PathBuf>,
+    /// Target model: a directory (config.json and tokenizer files) or a Hub repo ORG/NAME[@REV].
+    #[arg(long, value_name = "DIR|REPO")]
+    pub target: Option<String>,
     /// Directory with tokenizer.json and/or tokenizer_config.json (overrides --target's).
     #[arg(long, value_name = "DIR")]
     pub tokenizer: Option<PathBuf>,
@@ -122,24 +174,65 @@ impl OutputArgs {
 }
 
 impl AuthorityArgs {
-    fn choice(&self) -> AuthorityChoice {
+    /// The authority for the drafter at `local` (a Hub cache snapshot path names its repo).
+    pub fn choice(&self, local: &std::path::Path) -> Result<AuthorityChoice> {
         if let Some(p) = &self.against {
-            AuthorityChoice::File(p.clone())
-        } else if let Some(s) = &self.snapshot {
-            AuthorityChoice::Snapshot(s.clone())
-        } else {
-            AuthorityChoice::Auto
+            return Ok(AuthorityChoice::File(p.clone()));
         }
+        if let Some(s) = &self.snapshot {
+            return Ok(AuthorityChoice::Snapshot(s.clone()));
+        }
+        if let Some(r) = &self.from_hub {
+            let repo: RepoRef = r.parse().map_err(dflash_check::Error::from)?;
+            return Ok(AuthorityChoice::Hub {
+                repo,
+                settings: Box::new(self.hub.settings()?),
+                inferred: None,
+            });
+        }
+        if let Some((repo, sha)) = hub::detect_cache_snapshot(local) {
+            // A cached snapshot of commit `sha`: compare it with what the repo's main is now.
+            return Ok(AuthorityChoice::Hub {
+                repo: RepoRef { repo: repo.clone(), revision: None },
+                settings: Box::new(self.hub.settings()?),
+                inferred: Some(format!(
+                    "the path is a Hub cache snapshot of {repo} at commit {sha}; compared with the repo's main branch"
+                )),
+            });
+        }
+        Ok(AuthorityChoice::Auto)
     }
 }
 
-impl From<&TargetArgs> for TargetChoice {
-    fn from(t: &TargetArgs) -> Self {
-        TargetChoice {
-            target_dir: t.target.clone(),
-            tokenizer_dir: t.tokenizer.clone(),
-            full_tokenizer: t.full_tokenizer,
+impl TargetArgs {
+    /// Resolves `--target` (a directory or a Hub repo) and `--tokenizer` into a choice.
+    pub fn choice(&self, hub_args: &HubArgs) -> Result<TargetChoice> {
+        let mut choice = TargetChoice {
+            tokenizer_dir: self.tokenizer.clone(),
+            full_tokenizer: self.full_tokenizer,
+            ..TargetChoice::default()
+        };
+        match &self.target {
+            Some(t) if std::path::Path::new(t).exists() => {
+                choice.target_dir = Some(PathBuf::from(t))
+            }
+            Some(t) => {
+                let repo: RepoRef = t.parse().map_err(|e: hub::HubError| {
+                    dflash_check::Error::new(format!(
+                        "--target `{t}` is neither a directory nor a Hub repo id: {}",
+                        e.message
+                    ))
+                })?;
+                choice.target_hub = Some(repo);
+                choice.hub = Some(Box::new(hub_args.settings()?));
+            }
+            None => {}
         }
+        if choice.hub.is_none() && self.target.is_none() && self.tokenizer.is_none() {
+            // Only a Hub authority's model card can name a target: settings are cheap, no I/O.
+            choice.hub = hub_args.settings().ok().map(Box::new);
+        }
+        Ok(choice)
     }
 }
 
@@ -149,6 +242,7 @@ pub fn run(cli: Cli) -> Result<u8> {
     let code = match cli.command {
         Command::Diff(args) => run_diff(&args, &mut out)?,
         Command::Snapshots(args) => run_snapshots(&args, &mut out)?,
+        Command::Env(args) => run_env(&args, &mut out)?,
     };
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(&out)?;
@@ -163,9 +257,17 @@ fn diff_report(
     target: &TargetArgs,
 ) -> Result<DiffReport> {
     let local = config::load(path)?;
-    let authority = analysis::resolve_authority(&local, &authority.choice())?;
+    let authority_choice = authority.choice(&local.path)?;
+    let mut target_choice = target.choice(&authority.hub)?;
+    // Only a Hub authority has a model card that can name the target.
+    if !matches!(authority_choice, AuthorityChoice::Hub { .. })
+        && target_choice.target_hub.is_none()
+    {
+        target_choice.hub = None;
+    }
+    let authority = analysis::resolve_authority(&local, &authority_choice)?;
     let target = analysis::resolve_target(
-        &target.into(),
+        &target_choice,
         &[&local, &authority.config],
         Some(&authority),
     )?;
@@ -215,6 +317,36 @@ fn run_snapshots(args: &OutputArgs, out: &mut Vec<u8>) -> Result<u8> {
             for s in builtin::SNAPSHOTS {
                 writeln!(out, "{}  (target {})", s.repo, s.target.repo)?;
                 writeln!(out, "    {}; recorded {}", s.provenance, builtin::RECORDED)?;
+            }
+        }
+    }
+    Ok(exit::CLEAN)
+}
+
+fn run_env(args: &EnvArgs, out: &mut Vec<u8>) -> Result<u8> {
+    let settings = args.hub.settings()?;
+    let rows = settings.describe();
+    match args.output.format {
+        Format::Json => {
+            let settings: serde_json::Map<String, serde_json::Value> = rows
+                .iter()
+                .map(|(name, value, source)| {
+                    (
+                        name.clone(),
+                        serde_json::json!({"value": value, "source": source}),
+                    )
+                })
+                .collect();
+            serde_json::to_writer_pretty(
+                &mut *out,
+                &serde_json::json!({"schema_version": report::SCHEMA_VERSION, "command": "env", "settings": settings}),
+            )?;
+            writeln!(out)?;
+        }
+        Format::Human => {
+            let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
+            for (name, value, source) in rows {
+                writeln!(out, "{name:<w$}  {value}  ({source})")?;
             }
         }
     }

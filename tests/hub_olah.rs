@@ -6,11 +6,12 @@
 //! `DFLASH_OLAH_VENV` / `DFLASH_HF_VENV` override the venv locations (default: `.venv-olah`,
 //! `.venv-hf` at the crate root).
 
-use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+mod support;
+
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+
+use support::olah::{enabled, venv, Olah, RepoSpec};
 
 use dflash_check::hub::{
     fetch_file, fetch_optional_file, Freshness, HubErrorKind, HubFlags, HubSettings, RepoRef,
@@ -21,153 +22,42 @@ const OLD_CONFIG: &str = "{\n  \"architectures\": [\"DFlashDraftModel\"],\n  \"n
 const NEW_CONFIG: &str = "{\n  \"architectures\": [\"DFlashDraftModel\"],\n  \"num_hidden_layers\": 6,\n  \"dflash_config\": {\"block_size\": 16}\n}\n";
 const TOK_CONFIG: &str = "{\"added_tokens_decoder\": {}}\n";
 
-fn enabled() -> bool {
-    if std::env::var("DFLASH_E2E_OLAH").as_deref() == Ok("1") {
-        return true;
-    }
-    println!("skipped: set DFLASH_E2E_OLAH=1 (after scripts/olah-setup.sh) to run the olah end-to-end tests");
-    false
-}
-
-fn venv(var: &str, default: &str) -> PathBuf {
-    std::env::var_os(var)
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join(default))
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "t")
-        .env("GIT_AUTHOR_EMAIL", "t@example.com")
-        .env("GIT_COMMITTER_NAME", "t")
-        .env("GIT_COMMITTER_EMAIL", "t@example.com")
-        .output()
-        .expect("git");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
-}
-
-struct Olah {
-    child: Option<Child>,
+/// olah serving the drafter repo: commit 0 (old, flat) and commit 1 (new, nested).
+struct Fixture {
+    olah: Olah,
     url: String,
-    log: PathBuf,
-    _dir: tempfile::TempDir,
     old: String,
     new: String,
 }
 
-impl Olah {
-    /// A drafter repo with two commits whose config.json differ, served by olah on a free port.
-    fn start() -> Olah {
-        let dir = tempfile::tempdir().unwrap();
-        let repo_dir = dir.path().join("mirrors/models").join(REPO);
-        std::fs::create_dir_all(&repo_dir).unwrap();
-        std::fs::create_dir_all(dir.path().join("repos")).unwrap();
-        git(&repo_dir, &["init", "-q", "-b", "main"]);
-        std::fs::write(repo_dir.join("config.json"), OLD_CONFIG).unwrap();
-        git(&repo_dir, &["add", "."]);
-        git(&repo_dir, &["commit", "-q", "-m", "flat layout, 8 layers"]);
-        let old = git(&repo_dir, &["rev-parse", "HEAD"]);
-        std::fs::write(repo_dir.join("config.json"), NEW_CONFIG).unwrap();
-        std::fs::write(repo_dir.join("tokenizer_config.json"), TOK_CONFIG).unwrap();
-        git(&repo_dir, &["add", "."]);
-        git(
-            &repo_dir,
-            &["commit", "-q", "-m", "nested layout, 6 layers"],
-        );
-        let new = git(&repo_dir, &["rev-parse", "HEAD"]);
-
-        let port = TcpListener::bind("127.0.0.1:0")
-            .unwrap()
-            .local_addr()
-            .unwrap()
-            .port();
-        let d = dir.path().display();
-        let toml = format!(
-            "[basic]\nhost = \"127.0.0.1\"\nport = {port}\nrepos-path = \"{d}/repos\"\n\
-             mirrors-path = [\"{d}/mirrors\"]\nmirror-netloc = \"127.0.0.1:{port}\"\n\
-             mirror-lfs-netloc = \"127.0.0.1:{port}\"\nhf-scheme = \"http\"\n\
-             hf-netloc = \"127.0.0.1:9\"\nhf-lfs-netloc = \"127.0.0.1:9\"\n\
-             [accessibility]\noffline = true\n"
-        );
-        std::fs::write(dir.path().join("olah.toml"), toml).unwrap();
-        let log = dir.path().join("olah.log");
-        let out = std::fs::File::create(&log).unwrap();
-        let child = Command::new(venv("DFLASH_OLAH_VENV", ".venv-olah").join("bin/olah-cli"))
-            .args(["-c", "olah.toml"])
-            .current_dir(dir.path())
-            .env("PYTHONUNBUFFERED", "1")
-            .stdin(Stdio::null())
-            .stdout(out.try_clone().unwrap())
-            .stderr(out)
-            .spawn()
-            .expect("olah-cli (run scripts/olah-setup.sh)");
-        let url = format!("http://127.0.0.1:{port}");
-        let olah = Olah {
-            child: Some(child),
-            url,
-            log,
-            _dir: dir,
-            old,
-            new,
-        };
-        let deadline = Instant::now() + Duration::from_secs(30);
-        let probe = format!("/api/models/{REPO}/revision/main");
-        while http_status(port, &probe) != Some(200) {
-            assert!(
-                Instant::now() < deadline,
-                "olah did not start: {}",
-                olah.log_text()
-            );
-            std::thread::sleep(Duration::from_millis(200));
+impl Fixture {
+    fn start() -> Fixture {
+        let olah = Olah::start(&[RepoSpec {
+            id: REPO,
+            commits: vec![
+                vec![("config.json", OLD_CONFIG.as_bytes())],
+                vec![
+                    ("config.json", NEW_CONFIG.as_bytes()),
+                    ("tokenizer_config.json", TOK_CONFIG.as_bytes()),
+                ],
+            ],
+        }]);
+        let shas = olah.commits(REPO).to_vec();
+        Fixture {
+            url: olah.url.clone(),
+            old: shas[0].clone(),
+            new: shas[1].clone(),
+            olah,
         }
-        olah
     }
 
-    fn log_text(&self) -> String {
-        std::fs::read_to_string(&self.log).unwrap_or_default()
-    }
-
-    /// Requests olah has logged so far (uvicorn access lines), the readiness probes included.
     fn requests(&self) -> Vec<String> {
-        self.log_text()
-            .lines()
-            .filter(|l| l.contains(" - \"HEAD ") || l.contains(" - \"GET "))
-            .map(|l| l.split(" - \"").nth(1).unwrap_or("").to_string())
-            .collect()
+        self.olah.requests()
     }
 
     fn stop(&mut self) {
-        if let Some(mut c) = self.child.take() {
-            let _ = c.kill();
-            let _ = c.wait();
-        }
+        self.olah.stop();
     }
-}
-
-impl Drop for Olah {
-    fn drop(&mut self) {
-        self.stop();
-    }
-}
-
-fn http_status(port: u16, path: &str) -> Option<u16> {
-    let mut s = TcpStream::connect(("127.0.0.1", port)).ok()?;
-    s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
-    write!(
-        s,
-        "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
-    )
-    .ok()?;
-    let mut buf = String::new();
-    s.read_to_string(&mut buf).ok()?;
-    buf.split_whitespace().nth(1)?.parse().ok()
 }
 
 fn settings(endpoint: &str, cache: &Path, tweak: impl FnOnce(&mut HubFlags)) -> HubSettings {
@@ -227,7 +117,7 @@ fn branch_pinned_sha_drift_and_server_gone() {
     if !enabled() {
         return;
     }
-    let mut olah = Olah::start();
+    let mut olah = Fixture::start();
     let cache = tempfile::tempdir().unwrap();
     let s = settings(&olah.url, cache.path(), |_| {});
 
@@ -292,7 +182,7 @@ fn python_reads_our_cache_and_we_read_pythons() {
     if !enabled() {
         return;
     }
-    let olah = Olah::start();
+    let olah = Fixture::start();
 
     // Ours → Python (offline: Python must find everything in the cache we wrote).
     let ours = tempfile::tempdir().unwrap();

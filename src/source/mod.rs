@@ -7,6 +7,7 @@
 
 pub mod builtin;
 pub mod file;
+pub mod hub;
 
 use serde::Serialize;
 

@@ -492,3 +492,4 @@ fn log(
         body_bytes,
     });
 }
+pub mod olah;

@@ -1,0 +1,342 @@
+//! `dflash-check diff --from-hub` end to end through the binary: happy paths against olah (a
+//! real Hub-compatible server), failure paths against the in-process imitation (tests/support).
+
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+
+use support::olah::{enabled, Olah, RepoSpec};
+use support::{FakeRepo, HubServer};
+
+const DRAFTER: &str = "z-lab/Qwen3.6-27B-DFlash";
+const TARGET: &str = "Qwen/Qwen3.6-27B";
+const TOKEN: &str = "hf_SENTINELcliTOKEN9876";
+const CARD: &str = "---\nlicense: mit\nbase_model: Qwen/Qwen3.6-27B\n---\n# DFlash drafter\n";
+
+fn read(p: &str) -> Vec<u8> {
+    std::fs::read(p).unwrap()
+}
+
+/// Runs the binary with a clean Hub environment; returns (exit code, stdout, stderr).
+fn dflash(args: &[&str], cache: &Path, extra_env: &[(&str, &str)]) -> (i32, String, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_dflash-check"));
+    cmd.args(args)
+        .arg("--cache-dir")
+        .arg(cache)
+        .env_remove("HF_ENDPOINT")
+        .env_remove("HF_HUB_OFFLINE")
+        .env("HF_TOKEN", TOKEN)
+        .env("HOME", "/nonexistent-home");
+    for (k, v) in extra_env {
+        cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    let (stdout, stderr) = (
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    );
+    assert!(
+        !stdout.contains(TOKEN) && !stderr.contains(TOKEN),
+        "token leaked"
+    );
+    (out.status.code().unwrap_or(-1), stdout, stderr)
+}
+
+/// Branch vs pinned sha, revision drift, target from the model card, freshness labels, the
+/// server going away, `--require-fresh`, and a path inside the Hub cache.
+#[test]
+fn from_hub_against_olah() {
+    if !enabled() {
+        return;
+    }
+    let authority = read("fixtures/incident/authority/config.json");
+    let old = String::from_utf8(authority.clone())
+        .unwrap()
+        .replace("\"sliding_window\": 2048", "\"sliding_window\": 4096");
+    let mut olah = Olah::start(&[
+        RepoSpec {
+            id: DRAFTER,
+            commits: vec![
+                vec![("config.json", old.as_bytes())],
+                vec![("config.json", &authority), ("README.md", CARD.as_bytes())],
+            ],
+        },
+        RepoSpec {
+            id: TARGET,
+            commits: vec![vec![
+                (
+                    "config.json",
+                    &read("fixtures/targets/Qwen3.6-27B/config.json"),
+                ),
+                (
+                    "tokenizer_config.json",
+                    &read("fixtures/targets/Qwen3.6-27B/tokenizer_config.json"),
+                ),
+                (
+                    "tokenizer.json",
+                    &read("fixtures/targets/Qwen3.6-27B/tokenizer.json"),
+                ),
+            ]],
+        },
+    ]);
+    let shas = olah.commits(DRAFTER).to_vec();
+    let (old_sha, new_sha) = (&shas[0], &shas[1]);
+    let cache = tempfile::tempdir().unwrap();
+    let c = cache.path();
+    let url = olah.url.clone();
+    let guessed = "fixtures/incident/Qwen3.6-27B-DFlash";
+
+    // Branch: fresh from the Hub, names the sha; the target comes from the card's base_model.
+    let (code, out, err) = dflash(
+        &["diff", guessed, "--from-hub", DRAFTER, "--endpoint", &url],
+        c,
+        &[],
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains(&format!(
+            "{DRAFTER} at {new_sha} (main), fresh from the Hub"
+        )),
+        "{out}"
+    );
+    assert!(out.contains("Qwen/Qwen3.6-27B at "), "{out}");
+    assert!(out.contains("248070 <|audio_start|> (special)"), "{out}");
+    assert!(
+        out.contains(&format!("--from-hub {DRAFTER}@{new_sha}")),
+        "{out}"
+    );
+    // The tokenizer tables were enough: tokenizer.json was never downloaded.
+    assert!(
+        !olah
+            .requests()
+            .iter()
+            .any(|r| r.contains("tokenizer.json ")),
+        "{:?}",
+        olah.requests()
+    );
+
+    // Pinned sha: the old revision, with its own sliding_window.
+    let (code, out, _) = dflash(
+        &[
+            "diff",
+            "fixtures/incident/authority",
+            "--from-hub",
+            &format!("{DRAFTER}@{old_sha}"),
+            "--endpoint",
+            &url,
+        ],
+        c,
+        &[],
+    );
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("2048") && out.contains("4096") && out.contains(old_sha.as_str()),
+        "{out}"
+    );
+
+    // The authority itself is clean; JSON names kind and sha.
+    let (code, out, _) = dflash(
+        &[
+            "diff",
+            "fixtures/incident/authority",
+            "--from-hub",
+            DRAFTER,
+            "--endpoint",
+            &url,
+            "--format",
+            "json",
+        ],
+        c,
+        &[],
+    );
+    assert_eq!(code, 0, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (
+            v["authority"]["kind"].as_str(),
+            v["authority"]["sha"].as_str()
+        ),
+        (Some("hub"), Some(new_sha.as_str()))
+    );
+
+    // Pinned sha again: answered from the cache without a request.
+    let before = olah.requests().len();
+    let (code, out, _) = dflash(
+        &[
+            "diff",
+            "fixtures/incident/authority",
+            "--from-hub",
+            &format!("{DRAFTER}@{new_sha}"),
+            "--endpoint",
+            &url,
+            "--target",
+            TARGET,
+        ],
+        c,
+        &[],
+    );
+    let after = olah.requests().len();
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("without a request"), "{out}");
+    // The target at a branch still asks the Hub (one HEAD per small file); the drafter does not.
+    assert!(
+        olah.requests()[before..after]
+            .iter()
+            .all(|r| !r.contains(DRAFTER)),
+        "{:?}",
+        &olah.requests()[before..]
+    );
+
+    // Offline: labelled cache, zero requests.
+    let before = olah.requests().len();
+    let (code, out, _) = dflash(
+        &["diff", guessed, "--from-hub", DRAFTER, "--endpoint", &url],
+        c,
+        &[("HF_HUB_OFFLINE", "1")],
+    );
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("from the local Hub cache") && out.contains("offline (HF_HUB_OFFLINE is set)"),
+        "{out}"
+    );
+    assert_eq!(olah.requests().len(), before);
+
+    // A path inside the cache names its repo and commit.
+    let snapshot = c
+        .join("models--z-lab--Qwen3.6-27B-DFlash/snapshots")
+        .join(new_sha);
+    let (code, out, err) = dflash(
+        &["diff", snapshot.to_str().unwrap(), "--endpoint", &url],
+        c,
+        &[],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains(&format!(
+            "Hub cache snapshot of {DRAFTER} at commit {new_sha}"
+        )),
+        "{out}"
+    );
+
+    // The server goes away: the cached answer is labelled; --require-fresh refuses it.
+    olah.stop();
+    let (code, out, _) = dflash(
+        &[
+            "diff",
+            guessed,
+            "--from-hub",
+            DRAFTER,
+            "--endpoint",
+            &url,
+            "--timeout",
+            "2",
+        ],
+        c,
+        &[],
+    );
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("from the local Hub cache") && out.contains("Hub unreachable"),
+        "{out}"
+    );
+    let (code, out, err) = dflash(
+        &[
+            "diff",
+            guessed,
+            "--from-hub",
+            DRAFTER,
+            "--endpoint",
+            &url,
+            "--timeout",
+            "2",
+            "--require-fresh",
+        ],
+        c,
+        &[],
+    );
+    assert_eq!(code, 2, "{out}");
+    assert!(err.contains(DRAFTER), "{err}");
+}
+
+/// Failures through the binary: exit 2, a message naming repo and file, the token never shown.
+#[test]
+fn hub_failures_exit_two_with_clear_messages() {
+    let server = HubServer::start();
+    let mut repo = FakeRepo::default();
+    repo.commit(&[(
+        "config.json",
+        &read("fixtures/incident/authority/config.json"),
+    )]);
+    server.add_repo(DRAFTER, repo);
+    let cache = tempfile::tempdir().unwrap();
+    let c = cache.path();
+    let url = server.url.clone();
+    let guessed = "fixtures/incident/Qwen3.6-27B-DFlash";
+    let run = |args: &[&str]| {
+        let mut all = vec![
+            "diff",
+            guessed,
+            "--endpoint",
+            url.as_str(),
+            "--timeout",
+            "2",
+        ];
+        all.extend_from_slice(args);
+        dflash(&all, c, &[])
+    };
+
+    server.status_fault(Some("HEAD"), 401, &[("X-Error-Code", "GatedRepo")]);
+    let (code, _, err) = run(&["--from-hub", DRAFTER]);
+    assert_eq!(code, 2);
+    assert!(err.contains(DRAFTER) && err.contains("HF_TOKEN"), "{err}");
+
+    let (code, _, err) = run(&["--from-hub", "z-lab/No-Such-Repo"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("z-lab/No-Such-Repo"), "{err}");
+
+    let (code, _, err) = run(&["--from-hub", &format!("{DRAFTER}@no-such-branch")]);
+    assert_eq!(code, 2);
+    assert!(err.contains("no-such-branch"), "{err}");
+
+    for bad in ["../etc/passwd", "/abs/path", "a/b/c", "org/name@../../x"] {
+        let (code, _, err) = run(&["--from-hub", bad]);
+        assert_eq!(code, 2, "{bad}");
+        assert!(
+            err.contains(bad.split('@').next().unwrap()) || err.contains(bad),
+            "{bad}: {err}"
+        );
+    }
+    let requests_before = server.requests();
+    let (code, _, _) = run(&["--from-hub", "../x"]);
+    assert_eq!(
+        (code, server.requests()),
+        (2, requests_before),
+        "an invalid repo id must not reach the network"
+    );
+
+    // The working case, for contrast: exit 1 with the five fields.
+    let (code, out, _) = run(&["--from-hub", DRAFTER]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("fresh from the Hub"), "{out}");
+}
+
+/// `dflash-check env` shows where each setting came from and never the token.
+#[test]
+fn env_shows_sources_not_the_token() {
+    let cache = tempfile::tempdir().unwrap();
+    let (code, out, _) = dflash(
+        &["env", "--endpoint", "http://127.0.0.1:9"],
+        cache.path(),
+        &[("HF_HUB_OFFLINE", "1")],
+    );
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("http://127.0.0.1:9") && out.contains("(flag)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("HF_TOKEN") && out.contains("HF_HUB_OFFLINE"),
+        "{out}"
+    );
+}
