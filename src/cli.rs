@@ -11,7 +11,7 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 use dflash_check::analysis::{self, AuthorityChoice, DiffReport, TargetChoice};
 use dflash_check::report::{self, human::Painter};
 use dflash_check::source::builtin;
-use dflash_check::{config, exit};
+use dflash_check::{config, exit, fix};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -42,8 +42,43 @@ pub enum Command {
     /// Compare a drafter config with its authoritative config, field by field.
     #[command(after_help = EXAMPLES)]
     Diff(DiffArgs),
+    /// Make a drafter config match its authority: minimal edits (or --exact), backup, atomic write, verify.
+    #[command(after_help = FIX_EXAMPLES)]
+    Fix(FixArgs),
     /// List the built-in snapshots of known drafters.
     Snapshots(OutputArgs),
+}
+
+const FIX_EXAMPLES: &str = "\
+Examples:
+  dflash-check fix models/Qwen3.6-27B-DFlash --snapshot z-lab/Qwen3.6-27B-DFlash --dry-run
+  dflash-check fix models/Qwen3.6-27B-DFlash --against authoritative/config.json
+  dflash-check fix models/Qwen3.6-27B-DFlash --against authoritative/config.json --exact
+
+Exit codes: 0 fixed (or nothing to do), 1 --dry-run and something would change, 2 error (the file is left as it was).";
+
+#[derive(Debug, Args)]
+pub struct FixArgs {
+    /// Drafter directory (holding config.json) or config file.
+    pub path: PathBuf,
+    #[command(flatten)]
+    pub authority: AuthorityArgs,
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Write the authority's bytes verbatim instead of editing only the values that differ.
+    #[arg(long, conflicts_with = "prune")]
+    pub exact: bool,
+    /// Also remove keys that only the local file has (they are kept by default).
+    #[arg(long)]
+    pub prune: bool,
+    /// Print a unified diff of what would change and write nothing (exit 1 if anything would).
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Do not keep a copy of the original (config.json.bak, .bak.1, ...).
+    #[arg(long)]
+    pub no_backup: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 #[derive(Debug, Args)]
@@ -148,6 +183,7 @@ pub fn run(cli: Cli) -> Result<u8> {
     let mut out = Vec::new();
     let code = match cli.command {
         Command::Diff(args) => run_diff(&args, &mut out)?,
+        Command::Fix(args) => run_fix(&args, &mut out)?,
         Command::Snapshots(args) => run_snapshots(&args, &mut out)?,
     };
     let mut stdout = std::io::stdout().lock();
@@ -185,6 +221,34 @@ fn run_diff(args: &DiffArgs, out: &mut Vec<u8>) -> Result<u8> {
     } else {
         exit::CLEAN
     })
+}
+
+fn run_fix(args: &FixArgs, out: &mut Vec<u8>) -> Result<u8> {
+    let local = config::load(&args.path)?;
+    let authority = analysis::resolve_authority(&local, &args.authority.choice())?;
+    let target = analysis::resolve_target(
+        &(&args.target).into(),
+        &[&local, &authority.config],
+        Some(&authority),
+    )?;
+    let mode = if args.exact {
+        fix::Mode::Exact
+    } else if args.prune {
+        fix::Mode::Prune
+    } else {
+        fix::Mode::Minimal
+    };
+    let opts = fix::FixOptions {
+        mode,
+        dry_run: args.dry_run,
+        backup: !args.no_backup,
+    };
+    let report = fix::run(&local, &authority, &target, &opts)?;
+    match args.output.format {
+        Format::Human => fix::render::write_human(out, &report, args.output.painter())?,
+        Format::Json => fix::render::write_json(out, &report)?,
+    }
+    Ok(fix::render::exit_code(&report))
 }
 
 fn run_snapshots(args: &OutputArgs, out: &mut Vec<u8>) -> Result<u8> {
