@@ -75,7 +75,7 @@ pub fn plan(doc: &Document, authority: &Node, prune: bool) -> Result<Plan> {
     let style = Style::detect(doc);
     let diffs = diff::compare(&doc.root, authority);
     let mut sets: Vec<(Path, Node)> = Vec::new();
-    let mut adds: Vec<(Path, String)> = Vec::new(); // (parent path, key)
+    let mut adds: Vec<Add> = Vec::new();
     let mut removes: Vec<Path> = Vec::new();
     let mut kept = Vec::new();
     for d in &diffs {
@@ -90,10 +90,26 @@ pub fn plan(doc: &Document, authority: &Node, prune: bool) -> Result<Plan> {
                 let Some(auth_path) = &d.authority_path else {
                     continue;
                 };
-                let (parent, key) = add_point(&doc.root, auth_path)?;
-                let full = parent.child(&key);
-                if !adds.iter().any(|(p, k)| p.child(k) == full) {
-                    adds.push((parent, key));
+                let add = if *auth_path != d.path && local_rope_is_flat(&doc.root, &d.path) {
+                    // The authority nests it (rope_parameters); this file is flat: add it
+                    // flat, where the authority's key order puts the nested group.
+                    Add {
+                        parent: Path::root(),
+                        key: d.path.last_key().unwrap_or_default().to_string(),
+                        value: d.authority.clone(),
+                        order_key: auth_path.first_key().unwrap_or_default().to_string(),
+                    }
+                } else {
+                    let (parent, key) = add_point(&doc.root, auth_path)?;
+                    Add {
+                        order_key: key.clone(),
+                        parent,
+                        key,
+                        value: None,
+                    }
+                };
+                if !adds.iter().any(|a| a.full() == add.full()) {
+                    adds.push(add);
                 }
             }
             DiffKind::OnlyLocal => {
@@ -109,12 +125,12 @@ pub fn plan(doc: &Document, authority: &Node, prune: bool) -> Result<Plan> {
         }
     }
     // An add inside another add is already covered by it.
-    let all_adds = adds.clone();
-    adds.retain(|(p, k)| {
-        let full = p.child(k);
+    let all_adds: Vec<Path> = adds.iter().map(Add::full).collect();
+    adds.retain(|a| {
+        let full = a.full();
         !all_adds
             .iter()
-            .any(|(q, j)| q.child(j) != full && full.0.starts_with(&q.child(j).0))
+            .any(|q| *q != full && full.0.starts_with(&q.0))
     });
     // --prune emptying an object that also gets new keys: replace the object whole.
     let mut parents: Vec<Path> = removes.iter().map(parent_of).collect();
@@ -125,7 +141,7 @@ pub fn plan(doc: &Document, authority: &Node, prune: bool) -> Result<Plan> {
             continue;
         };
         let all_removed = obj.iter().all(|m| removes.contains(&parent.child(&m.key)));
-        let gets_adds = adds.iter().any(|(p, _)| *p == parent);
+        let gets_adds = adds.iter().any(|a| a.parent == parent);
         if all_removed && gets_adds {
             let new = parent.lookup(authority).ok_or_else(|| {
                 Error::new(format!(
@@ -134,7 +150,7 @@ pub fn plan(doc: &Document, authority: &Node, prune: bool) -> Result<Plan> {
                 .with_hint("use --exact to write the authority's file verbatim")
             })?;
             removes.retain(|p| parent_of(p) != parent);
-            adds.retain(|(p, _)| *p != parent);
+            adds.retain(|a| a.parent != parent);
             sets.push((parent.clone(), new.clone()));
         }
     }
@@ -246,21 +262,47 @@ fn add_point(root: &Node, auth_path: &Path) -> Result<(Path, String)> {
     )))
 }
 
-/// New keys inserted at one point: (parent object, anchor member, (authority index, key)).
-type InsertGroup = (Path, Option<usize>, Vec<(usize, String)>);
+/// New keys inserted at one point: (parent object, anchor member, (authority index, add)).
+type InsertGroup<'a> = (Path, Option<usize>, Vec<(usize, &'a Add)>);
+
+/// A key to add under an existing local object.
+#[derive(Debug, Clone)]
+struct Add {
+    parent: Path,
+    key: String,
+    /// The value, when it is not the authority's raw value at `parent.key`.
+    value: Option<Node>,
+    /// The authority's key (under `parent`) whose position decides where this one goes.
+    order_key: String,
+}
+
+impl Add {
+    fn full(&self) -> Path {
+        self.parent.child(&self.key)
+    }
+}
+
+/// Whether the local file spells the rope fields flat (`rope_theta`, `rope_scaling`), so a
+/// missing one of them is added flat too. Only the rope group: `block_size` has no sibling.
+fn local_rope_is_flat(root: &Node, canonical: &Path) -> bool {
+    matches!(canonical.first_key(), Some("rope_theta" | "rope_scaling"))
+        && canonical.0.len() == 1
+        && (root.get("rope_theta").is_some() || root.get("rope_scaling").is_some())
+}
 
 fn insertions(
     doc: &Document,
     authority: &Node,
     style: &Style,
-    adds: &[(Path, String)],
+    adds: &[Add],
     removes: &[Path],
     splices: &mut Vec<Splice>,
     edits: &mut Vec<Edit>,
 ) -> Result<()> {
     // Group by (parent, anchor member index) so keys added at one point keep the authority's order.
     let mut groups: Vec<InsertGroup> = Vec::new();
-    for (parent, key) in adds {
+    for add in adds {
+        let parent = &add.parent;
         let local = parent.lookup(&doc.root).ok_or_else(|| missing(parent))?;
         let local_members = local.as_object().ok_or_else(|| missing(parent))?;
         let auth_members = parent
@@ -269,8 +311,8 @@ fn insertions(
             .ok_or_else(|| missing(parent))?;
         let auth_index = auth_members
             .iter()
-            .rposition(|m| &m.key == key)
-            .ok_or_else(|| missing(&parent.child(key)))?;
+            .rposition(|m| m.key == add.order_key)
+            .ok_or_else(|| missing(&parent.child(&add.order_key)))?;
         let anchor = auth_members[..auth_index].iter().rev().find_map(|am| {
             let i = local_members.iter().rposition(|lm| lm.key == am.key)?;
             (!removes.contains(&parent.child(&am.key))).then_some(i)
@@ -279,12 +321,12 @@ fn insertions(
             .iter_mut()
             .find(|(p, a, _)| p == parent && *a == anchor)
         {
-            Some(g) => g.2.push((auth_index, key.clone())),
-            None => groups.push((parent.clone(), anchor, vec![(auth_index, key.clone())])),
+            Some(g) => g.2.push((auth_index, add)),
+            None => groups.push((parent.clone(), anchor, vec![(auth_index, add)])),
         }
     }
     for (parent, anchor, mut keys) in groups {
-        keys.sort();
+        keys.sort_by(|a, b| (a.0, &a.1.key).cmp(&(b.0, &b.1.key)));
         let obj = parent.lookup(&doc.root).ok_or_else(|| missing(&parent))?;
         let members = obj.as_object().unwrap_or_default();
         let auth_parent = parent.lookup(authority).ok_or_else(|| missing(&parent))?;
@@ -304,10 +346,14 @@ fn insertions(
             style.inline_gap(&doc.text, obj)
         };
         let mut texts = Vec::new();
-        for (_, key) in &keys {
-            let value = auth_parent
-                .get(key)
-                .ok_or_else(|| missing(&parent.child(key)))?;
+        for (_, add) in &keys {
+            let key = &add.key;
+            let value = match &add.value {
+                Some(v) => v,
+                None => auth_parent
+                    .get(key)
+                    .ok_or_else(|| missing(&parent.child(key)))?,
+            };
             texts.push(format!(
                 "{}{}{}",
                 style.quote(key),
