@@ -8,11 +8,12 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use dflash_check::analysis::{self, AuthorityChoice, DiffReport, TargetChoice};
+use dflash_check::analysis::{self, AuthorityChoice, DiffReport, TargetChoice, TargetContext};
+use dflash_check::config::ConfigFile;
 use dflash_check::hub::{self, HubFlags, HubSettings, RepoRef};
 use dflash_check::report::{self, human::Painter};
-use dflash_check::source::builtin;
-use dflash_check::{config, exit};
+use dflash_check::source::{builtin, Authority};
+use dflash_check::{config, exit, fix};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -43,6 +44,9 @@ pub enum Command {
     /// Compare a drafter config with its authoritative config, field by field.
     #[command(after_help = EXAMPLES)]
     Diff(DiffArgs),
+    /// Make a drafter config match its authority: minimal edits (or --exact), backup, atomic write, verify.
+    #[command(after_help = FIX_EXAMPLES)]
+    Fix(FixArgs),
     /// List the built-in snapshots of known drafters.
     Snapshots(OutputArgs),
     /// Show the Hub settings in force (endpoint, cache, token, offline, timeout) and where each came from.
@@ -91,6 +95,38 @@ impl HubArgs {
         let env = |name: &str| std::env::var(name).ok();
         Ok(HubSettings::resolve(&flags, &env).map_err(dflash_check::Error::from)?)
     }
+}
+
+const FIX_EXAMPLES: &str = "\
+Examples:
+  dflash-check fix models/Qwen3.6-27B-DFlash --snapshot z-lab/Qwen3.6-27B-DFlash --dry-run
+  dflash-check fix models/Qwen3.6-27B-DFlash --against authoritative/config.json
+  dflash-check fix models/Qwen3.6-27B-DFlash --against authoritative/config.json --exact
+
+Exit codes: 0 fixed (or nothing to do), 1 --dry-run and something would change, 2 error (the file is left as it was).";
+
+#[derive(Debug, Args)]
+pub struct FixArgs {
+    /// Drafter directory (holding config.json) or config file.
+    pub path: PathBuf,
+    #[command(flatten)]
+    pub authority: AuthorityArgs,
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Write the authority's bytes verbatim instead of editing only the values that differ.
+    #[arg(long, conflicts_with = "prune")]
+    pub exact: bool,
+    /// Also remove keys that only the local file has (they are kept by default).
+    #[arg(long)]
+    pub prune: bool,
+    /// Print a unified diff of what would change and write nothing (exit 1 if anything would).
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Do not keep a copy of the original (config.json.bak, .bak.1, ...).
+    #[arg(long)]
+    pub no_backup: bool,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 #[derive(Debug, Args)]
@@ -241,6 +277,7 @@ pub fn run(cli: Cli) -> Result<u8> {
     let mut out = Vec::new();
     let code = match cli.command {
         Command::Diff(args) => run_diff(&args, &mut out)?,
+        Command::Fix(args) => run_fix(&args, &mut out)?,
         Command::Snapshots(args) => run_snapshots(&args, &mut out)?,
         Command::Env(args) => run_env(&args, &mut out)?,
     };
@@ -250,12 +287,12 @@ pub fn run(cli: Cli) -> Result<u8> {
     Ok(code)
 }
 
-/// Builds the diff report for one drafter from the command's arguments.
-fn diff_report(
+/// Loads the drafter and resolves its authority and target from the command's arguments.
+fn resolve_inputs(
     path: &std::path::Path,
     authority: &AuthorityArgs,
     target: &TargetArgs,
-) -> Result<DiffReport> {
+) -> Result<(ConfigFile, Authority, TargetContext)> {
     let local = config::load(path)?;
     let authority_choice = authority.choice(&local.path)?;
     let mut target_choice = target.choice(&authority.hub)?;
@@ -271,6 +308,16 @@ fn diff_report(
         &[&local, &authority.config],
         Some(&authority),
     )?;
+    Ok((local, authority, target))
+}
+
+/// Builds the diff report for one drafter from the command's arguments.
+fn diff_report(
+    path: &std::path::Path,
+    authority: &AuthorityArgs,
+    target: &TargetArgs,
+) -> Result<DiffReport> {
+    let (local, authority, target) = resolve_inputs(path, authority, target)?;
     Ok(DiffReport::build(local, authority, target))
 }
 
@@ -287,6 +334,28 @@ fn run_diff(args: &DiffArgs, out: &mut Vec<u8>) -> Result<u8> {
     } else {
         exit::CLEAN
     })
+}
+
+fn run_fix(args: &FixArgs, out: &mut Vec<u8>) -> Result<u8> {
+    let (local, authority, target) = resolve_inputs(&args.path, &args.authority, &args.target)?;
+    let mode = if args.exact {
+        fix::Mode::Exact
+    } else if args.prune {
+        fix::Mode::Prune
+    } else {
+        fix::Mode::Minimal
+    };
+    let opts = fix::FixOptions {
+        mode,
+        dry_run: args.dry_run,
+        backup: !args.no_backup,
+    };
+    let report = fix::run(&local, &authority, &target, &opts)?;
+    match args.output.format {
+        Format::Human => fix::render::write_human(out, &report, args.output.painter())?,
+        Format::Json => fix::render::write_json(out, &report)?,
+    }
+    Ok(fix::render::exit_code(&report))
 }
 
 fn run_snapshots(args: &OutputArgs, out: &mut Vec<u8>) -> Result<u8> {

@@ -9,6 +9,7 @@ pub mod config;
 pub mod diff;
 pub mod error;
 pub mod exit;
+pub mod fix;
 pub mod hub;
 pub mod json;
 pub mod pins;
