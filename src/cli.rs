@@ -10,7 +10,9 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use dflash_check::analysis::{self, AuthorityChoice, DiffReport, TargetChoice};
 use dflash_check::report::{self, human::Painter};
+use dflash_check::rules::{self, render, Engine, Family, LintOptions};
 use dflash_check::source::builtin;
+use dflash_check::tokens::TokenTable;
 use dflash_check::{config, exit};
 
 const EXAMPLES: &str = "\
@@ -44,6 +46,93 @@ pub enum Command {
     Diff(DiffArgs),
     /// List the built-in snapshots of known drafters.
     Snapshots(OutputArgs),
+    /// Check a drafter config on its own: against its target model and the engine it will run on.
+    #[command(after_help = LINT_EXAMPLES)]
+    Lint(LintArgs),
+    /// Explain a lint rule (or list every rule code).
+    Explain(ExplainArgs),
+}
+
+const LINT_EXAMPLES: &str = "\
+Examples:
+  dflash-check lint models/Qwen3.6-27B-DFlash --target models/Qwen3.6-27B
+  dflash-check lint models/drafter --target models/Qwen3.6-27B --engine vllm --speculative-config '{\"method\": \"dflash\", \"num_speculative_tokens\": 15}'
+  dflash-check lint models/drafter --engine sglang --num-draft-tokens 16
+  dflash-check explain target-layer-ids-formula
+
+Exit codes: 0 no error (warnings shown), 1 errors found (with --deny warnings: warnings too), 2 could not run.";
+
+#[derive(Debug, Args)]
+pub struct LintArgs {
+    /// Drafter directory (holding config.json) or config file.
+    pub path: PathBuf,
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Do not use built-in target facts or token tables when no --target is given.
+    #[arg(long)]
+    pub no_builtin: bool,
+    /// Use this family's rules instead of detecting the family.
+    #[arg(long, value_enum)]
+    pub family: Option<FamilyArg>,
+    /// The engine the drafter will be served with.
+    #[arg(long, value_enum)]
+    pub engine: Option<EngineArg>,
+    /// vLLM's --speculative-config JSON, checked against the config (needs --engine vllm).
+    #[arg(long, value_name = "JSON")]
+    pub speculative_config: Option<String>,
+    /// SGLang's --speculative-num-draft-tokens, checked against block_size (needs --engine sglang).
+    #[arg(long, value_name = "B")]
+    pub num_draft_tokens: Option<u64>,
+    /// Count warnings as failures: `--deny warnings`.
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    pub deny: Option<DenyLevel>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// A rule code (`target-layer-ids-formula`); without it, every code is listed.
+    pub code: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FamilyArg {
+    Dflash,
+    Dflash2,
+    Eagle3,
+    Speculators,
+}
+
+impl From<FamilyArg> for Family {
+    fn from(f: FamilyArg) -> Self {
+        match f {
+            FamilyArg::Dflash => Family::Dflash,
+            FamilyArg::Dflash2 => Family::Dflash2,
+            FamilyArg::Eagle3 => Family::Eagle3,
+            FamilyArg::Speculators => Family::Speculators,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EngineArg {
+    Vllm,
+    Sglang,
+}
+
+impl From<EngineArg> for Engine {
+    fn from(e: EngineArg) -> Self {
+        match e {
+            EngineArg::Vllm => Engine::Vllm,
+            EngineArg::Sglang => Engine::Sglang,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DenyLevel {
+    Warnings,
 }
 
 #[derive(Debug, Args)]
@@ -149,6 +238,8 @@ pub fn run(cli: Cli) -> Result<u8> {
     let code = match cli.command {
         Command::Diff(args) => run_diff(&args, &mut out)?,
         Command::Snapshots(args) => run_snapshots(&args, &mut out)?,
+        Command::Lint(args) => run_lint(&args, &mut out)?,
+        Command::Explain(args) => run_explain(&args, &mut out)?,
     };
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(&out)?;
@@ -217,6 +308,81 @@ fn run_snapshots(args: &OutputArgs, out: &mut Vec<u8>) -> Result<u8> {
                 writeln!(out, "    {}; recorded {}", s.provenance, builtin::RECORDED)?;
             }
         }
+    }
+    Ok(exit::CLEAN)
+}
+
+impl LintArgs {
+    /// Resolves the engine flags into lint options, refusing inconsistent combinations.
+    fn options(&self) -> Result<LintOptions> {
+        let engine = self.engine.map(Engine::from);
+        if self.speculative_config.is_some() && engine != Some(Engine::Vllm) {
+            anyhow::bail!("--speculative-config is vLLM's flag: pass --engine vllm with it");
+        }
+        if self.num_draft_tokens.is_some() && engine != Some(Engine::Sglang) {
+            anyhow::bail!("--num-draft-tokens is SGLang's flag: pass --engine sglang with it");
+        }
+        let speculative_config = match &self.speculative_config {
+            None => None,
+            Some(text) => {
+                let v: serde_json::Value = serde_json::from_str(text)
+                    .map_err(|e| anyhow::anyhow!("--speculative-config is not valid JSON: {e}"))?;
+                if !v.is_object() {
+                    anyhow::bail!("--speculative-config must be a JSON object, like vLLM's flag");
+                }
+                Some(v)
+            }
+        };
+        Ok(LintOptions {
+            family: self.family.map(Family::from),
+            engine,
+            speculative_config,
+            num_draft_tokens: self.num_draft_tokens,
+        })
+    }
+}
+
+fn run_lint(args: &LintArgs, out: &mut Vec<u8>) -> Result<u8> {
+    let options = args.options()?;
+    let local = config::load(&args.path)?;
+    let mut target = analysis::resolve_target(&(&args.target).into(), &[&local], None)?;
+    if args.no_builtin {
+        if target
+            .facts
+            .as_ref()
+            .is_some_and(|f| f.source.starts_with("built-in"))
+        {
+            target.facts = None;
+        }
+        if target.tokens.source.starts_with("built-in") {
+            let vocab = target.facts.as_ref().and_then(|f| f.vocab_size);
+            target.tokens = TokenTable::empty(vocab);
+        }
+    }
+    let report = rules::lint(&local, &options, &target)?;
+    let deny = args.deny == Some(DenyLevel::Warnings);
+    match args.output.format {
+        Format::Human => render::write_human(out, &report, deny, args.output.painter())?,
+        Format::Json => render::write_json(out, &report, deny)?,
+    }
+    Ok(if report.fails(deny) {
+        exit::FINDINGS
+    } else {
+        exit::CLEAN
+    })
+}
+
+fn run_explain(args: &ExplainArgs, out: &mut Vec<u8>) -> Result<u8> {
+    match &args.code {
+        None => render::write_rule_list(out)?,
+        Some(code) => match rules::rule(code) {
+            Some(r) => render::write_explanation(out, r)?,
+            None => {
+                return Err(dflash_check::Error::new(format!("no lint rule `{code}`"))
+                    .with_hint("run `dflash-check explain` to list every rule code")
+                    .into())
+            }
+        },
     }
     Ok(exit::CLEAN)
 }

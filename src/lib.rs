@@ -11,6 +11,7 @@ pub mod error;
 pub mod exit;
 pub mod json;
 pub mod report;
+pub mod rules;
 pub mod source;
 pub mod tokens;
 
