@@ -21,3 +21,13 @@ fn every_rule_is_explained() {
         assert!(!found.source.is_empty(), "{}", r.code);
     }
 }
+
+/// docs/rules.md has a row for every rule, with its severity.
+#[test]
+fn docs_table_lists_every_rule() {
+    let doc = std::fs::read_to_string("docs/rules.md").unwrap();
+    for r in rules::all_rules() {
+        let row = format!("| `{}` | {} |", r.code, r.severity.as_str());
+        assert!(doc.contains(&row), "docs/rules.md lacks {row}");
+    }
+}

@@ -61,7 +61,7 @@ published configs keep them consistent (Qwen3.6-27B: true with 4 sliding layers;
         summary: "mixed sliding/full draft layers under vLLM need VLLM_USE_V2_MODEL_RUNNER=1",
         explanation: "vLLM serves DFlash drafters that mix sliding and full attention layers only with the V2 \
 model runner; set VLLM_USE_V2_MODEL_RUNNER=1 in the server's environment.",
-        source: "vllm-project/vllm qwen3_dflash.py; DFLASH.md §3",
+        source: "vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py",
     },
 ];
 

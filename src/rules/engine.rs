@@ -32,7 +32,7 @@ heads. Another method loads the drafter with the wrong proposer.",
         summary: "num_speculative_tokens exceeds block_size - 1",
         explanation: "A DFlash drafter drafts one block of block_size positions, the first being the last \
 verified token: at most block_size - 1 speculative tokens exist. Larger values fail or draft garbage.",
-        source: "vllm-project/vllm qwen3_dflash.py; DFLASH.md §3",
+        source: "vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py",
     },
     Rule {
         code: "num-draft-tokens-mismatch",

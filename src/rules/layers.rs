@@ -25,7 +25,7 @@ z-lab default. Copy the list from the published config.",
         summary: "a target layer id is not a layer of the target model",
         explanation: "Every id must be < the target's num_hidden_layers (text_config.num_hidden_layers for \
 multimodal targets). A larger id indexes past the target's hidden states: engines crash at load or capture nothing.",
-        source: "z-lab/dflash dflash/model.py (hidden_states[id + 1]); DFLASH.md §3",
+        source: "z-lab/dflash dflash/model.py (hidden_states[id + 1])",
     },
     Rule {
         code: "target-layer-ids-last-layer",
@@ -58,7 +58,7 @@ published z-lab DFlash list matches it (36 layers: [1, 9, 17, 25, 33]; 64: [1, 1
 is how a hand-written config shows itself, but only the published config can settle it: third-party drafters (MiMo, \
 speculators conversions) choose other ids on purpose. A warning for DFlash, info for DFlash2 and the speculators \
 format, which do not follow the formula. The layer count is the target's, or num_target_layers without a target.",
-        source: "z-lab/dflash dflash/model.py; DFLASH.md §3 (incident: [1, 17, 33, 49, 63] instead of [1, 16, 31, 46, 61])",
+        source: "z-lab/dflash dflash/model.py (build_target_layer_ids); every z-lab DFlash config on the Hub",
     },
     Rule {
         code: "num-target-layers-mismatch",
@@ -184,7 +184,7 @@ pub(crate) fn check(cx: &mut Ctx) {
         cx.emit(
             "target-layer-ids-order",
             &path,
-            format!("`{path}` {shown} is not strictly increasing (duplicates or out of order)"),
+            format!("{shown} is not strictly increasing (duplicates or out of order)"),
             None,
         );
     }
@@ -256,7 +256,7 @@ pub(crate) fn check(cx: &mut Ctx) {
                     severity,
                     &path,
                     format!(
-                        "`{path}` {shown} differs from z-lab's build_target_layer_ids({n}, {}) = {}; every \
+                        "{shown} differs from z-lab's build_target_layer_ids({n}, {}) = {}; every \
                          published z-lab DFlash drafter uses those ids, but only the published config can \
                          settle it (third-party drafters such as MiMo choose other ids on purpose)",
                         ids.len(),
@@ -330,7 +330,7 @@ fn check_num_target_layers(cx: &mut Ctx, path: &Path, node: &Node) {
 mod tests {
     use super::*;
 
-    /// Every published z-lab list in DFLASH.md §3, and the half-to-even case.
+    /// Every published z-lab list (36, 64, 40, 40×8, 32, 24 layers), and the half-to-even case.
     #[test]
     fn formula_matches_every_published_list() {
         let cases: &[(u64, &[u64])] = &[

@@ -26,7 +26,7 @@ the published config.",
         explanation: "The mask id indexes the target's embedding matrix: it must be < the target's vocab_size \
 (text_config.vocab_size for multimodal targets). Ids between the tokenizer length and vocab_size are unused rows \
 and valid (Qwen3's 151669).",
-        source: "z-lab/dflash dflash/model.py; DFLASH.md §3",
+        source: "z-lab/dflash dflash/model.py",
     },
     Rule {
         code: "mask-token-collision",
@@ -37,7 +37,7 @@ and valid (Qwen3's 151669).",
 token (`<|im_end|>`, `<|im_start|>`, `<|endoftext|>`, `<|eot_id|>`...), makes masked positions indistinguishable \
 from real structure; no published drafter does it. It is how a fallback to the pad token (NeMo-Automodel PR 2461) \
 or a guess shows itself.",
-        source: "NVIDIA-NeMo/Automodel PR 2461; DFLASH.md §3",
+        source: "NVIDIA-NeMo/Automodel PR 2461",
     },
     Rule {
         code: "mask-token-text-token",
@@ -48,7 +48,7 @@ or a guess shows itself.",
 sees (`<|audio_start|>`, `<|reserved_200000|>`). A regular vocabulary token, or an added token used in text \
 (`<think>`, `<tool_call>`, `<|fim_*|>`, `<|repo_name|>`), is almost certainly a guess: the incident's 248064 \
 `<|repo_name|>` instead of 248070 `<|audio_start|>`.",
-        source: "DFLASH.md §1 (incident); z-lab/Qwen3.6-27B-DFlash config.json",
+        source: "z-lab/Qwen3.6-27B-DFlash config.json (mask 248070); a deployment incident with 248064",
     },
 ];
 

@@ -35,7 +35,7 @@ when present). speculators' DFlash converter refuses a mismatch; engines fail wi
         summary: "vocab_size differs from the target's vocabulary (embedding rows)",
         explanation: "DFlash drafters borrow the target's embedding and LM head, so vocab_size must equal the \
 target's (text_config.vocab_size for Qwen3.5/3.6: 248320, not the tokenizer length).",
-        source: "z-lab/dflash dflash/model.py; DFLASH.md §3",
+        source: "z-lab/dflash dflash/model.py",
     },
     Rule {
         code: "block-size-missing",

@@ -13,7 +13,7 @@ pub const RULES: &[Rule] = &[
         summary: "bos/eos/pad id is not an embedding row of the target",
         explanation: "bos_token_id, eos_token_id and pad_token_id index the target's embeddings; an id at or \
 above the target's vocab_size does not exist. Engines that stop on eos never stop, or crash on the lookup.",
-        source: "transformers generation config; DFLASH.md §3",
+        source: "transformers PretrainedConfig (bos/eos/pad token ids)",
     },
     Rule {
         code: "token-id-not-special",
@@ -23,7 +23,7 @@ above the target's vocab_size does not exist. Engines that stop on eos never sto
         explanation: "bos and eos are special tokens of the target's tokenizer. An id that decodes to a regular \
 vocabulary token is almost always an id of another tokenizer: a Qwen3 id (151643 <|endoftext|>) inside a \
 Qwen3.5/3.6 drafter is a plain BPE token there, as in one SpecForge template.",
-        source: "DFLASH.md §3 (SpecForge template with a Qwen3 bos id in a Qwen3.5 drafter)",
+        source: "sgl-project/SpecForge configs (a template with a Qwen3 bos id in a Qwen3.5 drafter)",
     },
     Rule {
         code: "token-id-target-mismatch",
