@@ -49,6 +49,8 @@ pub struct TargetChoice {
     pub target_hub: Option<RepoRef>,
     /// Hub settings, for a Hub target or a `base_model` look-up.
     pub hub: Option<Box<HubSettings>>,
+    /// Never fall back to built-in target facts or token tables.
+    pub no_builtin: bool,
 }
 
 /// Resolves the authority for `local`.
@@ -152,7 +154,13 @@ pub fn resolve_target(
         })?;
         facts = Some(TargetFacts::from_config(&cfg));
     }
-    let known = known_target_for(configs, authority);
+    let known = if choice.no_builtin {
+        None
+    } else {
+        known_target_for(configs, authority)
+    };
+    let authority =
+        authority.filter(|a| !(choice.no_builtin && a.kind == source::AuthorityKind::Builtin));
     if facts.is_none() {
         facts = authority
             .and_then(|a| a.target.clone())

@@ -12,6 +12,7 @@ use dflash_check::analysis::{self, AuthorityChoice, DiffReport, TargetChoice, Ta
 use dflash_check::config::ConfigFile;
 use dflash_check::hub::{self, HubFlags, HubSettings, RepoRef};
 use dflash_check::report::{self, human::Painter};
+use dflash_check::rules::{self, render, Engine, Family, LintOptions};
 use dflash_check::source::{builtin, Authority};
 use dflash_check::{config, exit, fix};
 
@@ -51,6 +52,11 @@ pub enum Command {
     Snapshots(OutputArgs),
     /// Show the Hub settings in force (endpoint, cache, token, offline, timeout) and where each came from.
     Env(EnvArgs),
+    /// Check a drafter config on its own: against its target model and the engine it will run on.
+    #[command(after_help = LINT_EXAMPLES)]
+    Lint(LintArgs),
+    /// Explain a lint rule (or list every rule code).
+    Explain(ExplainArgs),
 }
 
 #[derive(Debug, Args)]
@@ -127,6 +133,90 @@ pub struct FixArgs {
     pub no_backup: bool,
     #[command(flatten)]
     pub output: OutputArgs,
+}
+
+const LINT_EXAMPLES: &str = "\
+Examples:
+  dflash-check lint models/Qwen3.6-27B-DFlash --target models/Qwen3.6-27B
+  dflash-check lint models/drafter --target models/Qwen3.6-27B --engine vllm --speculative-config '{\"method\": \"dflash\", \"num_speculative_tokens\": 15}'
+  dflash-check lint models/drafter --engine sglang --num-draft-tokens 16
+  dflash-check explain target-layer-ids-formula
+
+Exit codes: 0 no error (warnings shown), 1 errors found (with --deny warnings: warnings too), 2 could not run.";
+
+#[derive(Debug, Args)]
+pub struct LintArgs {
+    /// Drafter directory (holding config.json) or config file.
+    pub path: PathBuf,
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Do not use built-in target facts or token tables when no --target is given.
+    #[arg(long)]
+    pub no_builtin: bool,
+    #[command(flatten)]
+    pub hub: HubArgs,
+    /// Use this family's rules instead of detecting the family.
+    #[arg(long, value_enum)]
+    pub family: Option<FamilyArg>,
+    /// The engine the drafter will be served with.
+    #[arg(long, value_enum)]
+    pub engine: Option<EngineArg>,
+    /// vLLM's --speculative-config JSON, checked against the config (needs --engine vllm).
+    #[arg(long, value_name = "JSON")]
+    pub speculative_config: Option<String>,
+    /// SGLang's --speculative-num-draft-tokens, checked against block_size (needs --engine sglang).
+    #[arg(long, value_name = "B")]
+    pub num_draft_tokens: Option<u64>,
+    /// Count warnings as failures: `--deny warnings`.
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    pub deny: Option<DenyLevel>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// A rule code (`target-layer-ids-formula`); without it, every code is listed.
+    pub code: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FamilyArg {
+    Dflash,
+    Dflash2,
+    Eagle3,
+    Speculators,
+}
+
+impl From<FamilyArg> for Family {
+    fn from(f: FamilyArg) -> Self {
+        match f {
+            FamilyArg::Dflash => Family::Dflash,
+            FamilyArg::Dflash2 => Family::Dflash2,
+            FamilyArg::Eagle3 => Family::Eagle3,
+            FamilyArg::Speculators => Family::Speculators,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum EngineArg {
+    Vllm,
+    Sglang,
+}
+
+impl From<EngineArg> for Engine {
+    fn from(e: EngineArg) -> Self {
+        match e {
+            EngineArg::Vllm => Engine::Vllm,
+            EngineArg::Sglang => Engine::Sglang,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum DenyLevel {
+    Warnings,
 }
 
 #[derive(Debug, Args)]
@@ -280,6 +370,8 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Fix(args) => run_fix(&args, &mut out)?,
         Command::Snapshots(args) => run_snapshots(&args, &mut out)?,
         Command::Env(args) => run_env(&args, &mut out)?,
+        Command::Lint(args) => run_lint(&args, &mut out)?,
+        Command::Explain(args) => run_explain(&args, &mut out)?,
     };
     let mut stdout = std::io::stdout().lock();
     stdout.write_all(&out)?;
@@ -418,6 +510,70 @@ fn run_env(args: &EnvArgs, out: &mut Vec<u8>) -> Result<u8> {
                 writeln!(out, "{name:<w$}  {value}  ({source})")?;
             }
         }
+    }
+    Ok(exit::CLEAN)
+}
+
+impl LintArgs {
+    /// Resolves the engine flags into lint options, refusing inconsistent combinations.
+    fn options(&self) -> Result<LintOptions> {
+        let engine = self.engine.map(Engine::from);
+        if self.speculative_config.is_some() && engine != Some(Engine::Vllm) {
+            anyhow::bail!("--speculative-config is vLLM's flag: pass --engine vllm with it");
+        }
+        if self.num_draft_tokens.is_some() && engine != Some(Engine::Sglang) {
+            anyhow::bail!("--num-draft-tokens is SGLang's flag: pass --engine sglang with it");
+        }
+        let speculative_config = match &self.speculative_config {
+            None => None,
+            Some(text) => {
+                let v: serde_json::Value = serde_json::from_str(text)
+                    .map_err(|e| anyhow::anyhow!("--speculative-config is not valid JSON: {e}"))?;
+                if !v.is_object() {
+                    anyhow::bail!("--speculative-config must be a JSON object, like vLLM's flag");
+                }
+                Some(v)
+            }
+        };
+        Ok(LintOptions {
+            family: self.family.map(Family::from),
+            engine,
+            speculative_config,
+            num_draft_tokens: self.num_draft_tokens,
+        })
+    }
+}
+
+fn run_lint(args: &LintArgs, out: &mut Vec<u8>) -> Result<u8> {
+    let options = args.options()?;
+    let local = config::load(&args.path)?;
+    let mut choice = args.target.choice(&args.hub)?;
+    choice.no_builtin = args.no_builtin;
+    let target = analysis::resolve_target(&choice, &[&local], None)?;
+    let report = rules::lint(&local, &options, &target)?;
+    let deny = args.deny == Some(DenyLevel::Warnings);
+    match args.output.format {
+        Format::Human => render::write_human(out, &report, deny, args.output.painter())?,
+        Format::Json => render::write_json(out, &report, deny)?,
+    }
+    Ok(if report.fails(deny) {
+        exit::FINDINGS
+    } else {
+        exit::CLEAN
+    })
+}
+
+fn run_explain(args: &ExplainArgs, out: &mut Vec<u8>) -> Result<u8> {
+    match &args.code {
+        None => render::write_rule_list(out)?,
+        Some(code) => match rules::rule(code) {
+            Some(r) => render::write_explanation(out, r)?,
+            None => {
+                return Err(dflash_check::Error::new(format!("no lint rule `{code}`"))
+                    .with_hint("run `dflash-check explain` to list every rule code")
+                    .into())
+            }
+        },
     }
     Ok(exit::CLEAN)
 }

@@ -14,6 +14,7 @@ pub mod hub;
 pub mod json;
 pub mod pins;
 pub mod report;
+pub mod rules;
 pub mod source;
 pub mod tokens;
 

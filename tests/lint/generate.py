@@ -1,0 +1,331 @@
+#!/usr/bin/env python3
+"""Writes the lint fixtures under tests/lint/. Run from anywhere; the output is committed.
+
+Values are facts about public models (z-lab DFlash drafters, SpecForge templates, Qwen targets);
+the files are ours. Each `cases/<name>/config.json` is one drafter that fires (or, under
+`clean/`, does not fire) the rules named in tests/lint_cli.rs.
+"""
+import copy
+import json
+import os
+import shutil
+
+ROOT = os.path.dirname(os.path.abspath(__file__))
+ABSENT = object()
+
+
+def write(rel, obj):
+    path = os.path.join(ROOT, rel)
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    text = json.dumps(obj, indent=2, ensure_ascii=False) + "\n"
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
+
+
+def patch(base, **over):
+    d = copy.deepcopy(base)
+    for k, v in over.items():
+        keys = k.split("__")
+        node = d
+        for key in keys[:-1]:
+            node = node.setdefault(key, {})
+        if v is ABSENT:
+            node.pop(keys[-1], None)
+        else:
+            node[keys[-1]] = v
+    return d
+
+
+# z-lab/Qwen3.6-27B-DFlash, as published (flat layout).
+QWEN36 = {
+    "architectures": ["DFlashDraftModel"],
+    "attention_bias": False,
+    "attention_dropout": 0.0,
+    "auto_map": {"AutoModel": "dflash.DFlashDraftModel"},
+    "block_size": 16,
+    "bos_token_id": None,
+    "dflash_config": {"mask_token_id": 248070, "target_layer_ids": [1, 16, 31, 46, 61]},
+    "dtype": "bfloat16",
+    "eos_token_id": 248044,
+    "head_dim": 128,
+    "hidden_act": "silu",
+    "hidden_size": 5120,
+    "initializer_range": 0.02,
+    "intermediate_size": 17408,
+    "layer_types": ["sliding_attention"] * 4 + ["full_attention"],
+    "max_position_embeddings": 262144,
+    "max_window_layers": 5,
+    "model_type": "qwen3",
+    "num_attention_heads": 32,
+    "num_hidden_layers": 5,
+    "num_key_value_heads": 8,
+    "num_target_layers": 64,
+    "pad_token_id": 248044,
+    "rms_norm_eps": 1e-06,
+    "rope_scaling": None,
+    "rope_theta": 10000000,
+    "sliding_window": 2048,
+    "tie_word_embeddings": False,
+    "transformers_version": "5.5.3",
+    "use_cache": True,
+    "use_sliding_window": True,
+    "vocab_size": 248320,
+}
+
+# SpecForge configs/qwen3-8b-dflash.json (the 4b one differs in hidden/intermediate size).
+QWEN3_8B_DFLASH = {
+    "architectures": ["DFlashDraftModel"],
+    "attention_bias": False,
+    "attention_dropout": 0.0,
+    "auto_map": {"AutoModel": "dflash.DFlashDraftModel"},
+    "block_size": 16,
+    "bos_token_id": 151643,
+    "dflash_config": {"mask_token_id": 151669, "target_layer_ids": [1, 9, 17, 25, 33]},
+    "dtype": "bfloat16",
+    "eos_token_id": 151645,
+    "head_dim": 128,
+    "hidden_act": "silu",
+    "hidden_size": 4096,
+    "initializer_range": 0.02,
+    "intermediate_size": 12288,
+    "layer_types": ["full_attention"] * 5,
+    "max_position_embeddings": 40960,
+    "max_window_layers": 5,
+    "model_type": "qwen3",
+    "num_attention_heads": 32,
+    "num_hidden_layers": 5,
+    "num_key_value_heads": 8,
+    "num_target_layers": 36,
+    "rms_norm_eps": 1e-06,
+    "rope_scaling": None,
+    "rope_theta": 1000000,
+    "sliding_window": None,
+    "tie_word_embeddings": False,
+    "use_cache": True,
+    "use_sliding_window": False,
+    "vocab_size": 151936,
+}
+QWEN3_4B_DFLASH = patch(QWEN3_8B_DFLASH, hidden_size=2560, intermediate_size=9728)
+
+# SpecForge EAGLE-3 templates.
+LLAMA3_8B_EAGLE3 = {
+    "architectures": ["LlamaForCausalLMEagle3"],
+    "bos_token_id": 128000,
+    "eos_token_id": 128001,
+    "hidden_act": "silu",
+    "hidden_size": 4096,
+    "initializer_range": 0.02,
+    "intermediate_size": 14336,
+    "max_position_embeddings": 2048,
+    "model_type": "llama",
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "num_hidden_layers": 1,
+    "pad_token_id": 0,
+    "rms_norm_eps": 1e-05,
+    "tie_word_embeddings": False,
+    "torch_dtype": "float16",
+    "transformers_version": "4.28.1",
+    "use_cache": True,
+    "vocab_size": 128256,
+    "draft_vocab_size": 32000,
+}
+QWEN3_8B_EAGLE3 = {
+    "architectures": ["LlamaForCausalLMEagle3"],
+    "attention_bias": False,
+    "attention_dropout": 0.0,
+    "bos_token_id": 151643,
+    "eos_token_id": 151645,
+    "head_dim": 128,
+    "hidden_act": "silu",
+    "hidden_size": 4096,
+    "initializer_range": 0.02,
+    "intermediate_size": 12288,
+    "max_position_embeddings": 40960,
+    "max_window_layers": 36,
+    "model_type": "llama",
+    "num_attention_heads": 32,
+    "num_hidden_layers": 1,
+    "num_key_value_heads": 8,
+    "rms_norm_eps": 1e-06,
+    "rope_scaling": None,
+    "rope_theta": 1000000,
+    "sliding_window": None,
+    "tie_word_embeddings": False,
+    "torch_dtype": "bfloat16",
+    "transformers_version": "4.51.0",
+    "use_cache": True,
+    "use_sliding_window": False,
+    "vocab_size": 151936,
+    "draft_vocab_size": 32000,
+}
+
+# A DFlash2 drafter for Qwen3-8B: conv/selector fields, ids of its own choosing.
+DFLASH2 = patch(
+    QWEN3_8B_DFLASH,
+    architectures=["DFlash2DraftModel"],
+    auto_map={"AutoModel": "dflash2.DFlash2DraftModel"},
+    dflash_config={
+        "mask_token_id": 151669,
+        "target_layer_ids": [2, 10, 18, 26, 34],
+        "conv_kernel_size": 4,
+        "conv_group_size": 4,
+        "selector_rank": 64,
+        "selector_top_k": 8,
+    },
+)
+
+# A MiMo-style third-party drafter: block 8, mask 151669, SWA fields, its own target ids.
+MIMO = patch(
+    QWEN3_8B_DFLASH,
+    block_size=8,
+    dflash_config={
+        "mask_token_id": 151669,
+        "target_layer_ids": [3, 11, 19, 27, 34],
+        "use_swa": True,
+        "swa_window_size": 128,
+        "attention_sink_bias": True,
+    },
+)
+
+# The speculators format wrapping a Qwen3-8B DFlash drafter: aux ids = target ids + 1.
+SPECULATORS = {
+    "architectures": ["DFlashSpeculator"],
+    "speculators_model_type": "dflash",
+    "speculators_version": "0.3.0",
+    "speculators_config": {
+        "algorithm": "dflash",
+        "default_proposal_method": "greedy",
+        "proposal_methods": [{"proposal_type": "greedy", "speculative_tokens": 15}],
+        "verifier": {"name_or_path": "Qwen/Qwen3-8B", "architectures": ["Qwen3ForCausalLM"]},
+    },
+    "aux_hidden_state_layer_ids": [2, 10, 18, 26, 34],
+    "mask_token_id": 151669,
+    "block_size": 16,
+    "transformer_layer_config": {
+        "model_type": "qwen3",
+        "hidden_size": 4096,
+        "intermediate_size": 12288,
+        "num_hidden_layers": 5,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "head_dim": 128,
+        "vocab_size": 151936,
+        "layer_types": ["full_attention"] * 5,
+        "use_sliding_window": False,
+        "sliding_window": None,
+        "max_window_layers": 5,
+    },
+}
+
+# Targets: Qwen3-8B (flat config, Qwen3 added tokens in tokenizer_config.json only).
+QWEN3_8B_TARGET = {
+    "architectures": ["Qwen3ForCausalLM"],
+    "bos_token_id": 151643,
+    "eos_token_id": 151645,
+    "hidden_size": 4096,
+    "model_type": "qwen3",
+    "num_hidden_layers": 36,
+    "vocab_size": 151936,
+}
+QWEN3_ADDED = [
+    "<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|object_ref_start|>", "<|object_ref_end|>",
+    "<|box_start|>", "<|box_end|>", "<|quad_start|>", "<|quad_end|>", "<|vision_start|>",
+    "<|vision_end|>", "<|vision_pad|>", "<|image_pad|>", "<|video_pad|>", "<tool_call>",
+    "</tool_call>", "<|fim_prefix|>", "<|fim_middle|>", "<|fim_suffix|>", "<|fim_pad|>",
+    "<|repo_name|>", "<|file_sep|>", "<tool_response>", "</tool_response>", "<think>", "</think>",
+]
+NOT_SPECIAL = ("tool_call", "tool_response", "fim_", "repo_name", "file_sep", "think")
+
+
+def main():
+    for d in ("cases", "clean", "real", "targets"):
+        shutil.rmtree(os.path.join(ROOT, d), ignore_errors=True)
+
+    write("targets/Qwen3-8B/config.json", QWEN3_8B_TARGET)
+    write(
+        "targets/Qwen3-8B/tokenizer_config.json",
+        {
+            "added_tokens_decoder": {
+                str(151643 + i): {
+                    "content": name,
+                    "lstrip": False,
+                    "normalized": False,
+                    "rstrip": False,
+                    "single_word": False,
+                    "special": not any(p in name for p in NOT_SPECIAL),
+                }
+                for i, name in enumerate(QWEN3_ADDED)
+            },
+            "eos_token": "<|im_end|>",
+            "tokenizer_class": "Qwen2Tokenizer",
+        },
+    )
+
+    # Clean: these fire nothing.
+    write("clean/qwen3.6-27b/config.json", QWEN36)
+    write("clean/qwen3-8b/config.json", QWEN3_8B_DFLASH)
+    write(
+        "clean/qwen3-8b-eagle3/config.json",
+        patch(QWEN3_8B_EAGLE3, eagle_aux_hidden_state_layer_ids=[2, 18, 33], draft_vocab_size=151936),
+    )
+
+    # Real configs of other trainers: no false errors.
+    write("real/qwen3-4b-dflash/config.json", QWEN3_4B_DFLASH)
+    write("real/qwen3-8b-dflash/config.json", QWEN3_8B_DFLASH)
+    write("real/llama3-8b-eagle3/config.json", LLAMA3_8B_EAGLE3)
+    write("real/qwen3-8b-eagle3/config.json", QWEN3_8B_EAGLE3)
+    write("real/dflash2-qwen3-8b/config.json", DFLASH2)
+    write("real/speculators-dflash/config.json", SPECULATORS)
+    write("real/mimo-style/config.json", MIMO)
+    write("real/qwen3.5-27b-dflash/config.json", patch(QWEN36, layer_types=["full_attention"] * 5,
+                                                       sliding_window=None, use_sliding_window=False,
+                                                       bos_token_id=ABSENT, transformers_version="4.57.1"))
+
+    # One case per rule (Qwen3.6-27B base unless named otherwise).
+    q = QWEN36
+    cases = {
+        "field-type-mask-string": patch(q, dflash_config__mask_token_id="248070"),
+        "field-type-ids-float": patch(q, dflash_config__target_layer_ids=[1, 16.0, 31, 46, 61]),
+        "field-type-ids-negative": patch(q, dflash_config__target_layer_ids=[-1, 16, 31, 46, 61]),
+        "field-type-ids-null": patch(q, dflash_config__target_layer_ids=None),
+        "field-type-ids-empty": patch(q, dflash_config__target_layer_ids=[]),
+        "field-type-ids-string": patch(q, dflash_config__target_layer_ids="1,16,31,46,61"),
+        "field-type-block-size-string": patch(q, block_size="16"),
+        "field-type-layer-types-null-list": patch(q, layer_types={"0": "full_attention"}),
+        "field-type-hidden-negative": patch(q, hidden_size=-5120),
+        "field-type-eos-float": patch(q, eos_token_id=248044.5),
+        "hidden-size-mismatch": patch(q, hidden_size=4096),
+        "vocab-size-mismatch": patch(q, vocab_size=248077),
+        "block-size-missing": patch(q, block_size=ABSENT),
+        "mixed-layout": patch(q, dflash_config__block_size=8),
+        "mixed-layout-across-fields": patch(q, rope_theta=ABSENT, rope_parameters={"rope_theta": 10000000, "rope_type": "default"}),
+        "target-layer-ids-missing": patch(q, dflash_config={"mask_token_id": 248070}),
+        "target-layer-ids-out-of-range": patch(q, dflash_config__target_layer_ids=[1, 16, 31, 46, 64]),
+        "target-layer-ids-last-layer": patch(q, dflash_config__target_layer_ids=[1, 16, 31, 46, 63]),
+        "target-layer-ids-order": patch(q, dflash_config__target_layer_ids=[1, 31, 16, 46, 61]),
+        "target-layer-ids-formula": patch(q, dflash_config__target_layer_ids=[1, 17, 33, 49, 60]),
+        "num-target-layers-mismatch": patch(q, num_target_layers=36),
+        "fc-width": patch(q, dflash_config__target_layer_ids=[1, 10, 18, 27, 35, 44, 52, 61]),
+        "mask-token-missing": patch(q, dflash_config={"target_layer_ids": [1, 16, 31, 46, 61]}),
+        "mask-token-out-of-range": patch(q, dflash_config__mask_token_id=248320),
+        "mask-token-collision": patch(q, dflash_config__mask_token_id=248046),
+        "mask-token-collision-eos": patch(q, dflash_config__mask_token_id=248044),
+        "mask-token-text-token": patch(q, dflash_config__mask_token_id=248064),
+        "layer-types-missing": patch(q, layer_types=ABSENT),
+        "layer-types-length": patch(q, layer_types=["sliding_attention"] * 3 + ["full_attention"]),
+        "layer-types-unknown": patch(q, layer_types=["sliding_attention"] * 4 + ["linear_attention"]),
+        "sliding-window-missing": patch(q, sliding_window=ABSENT),
+        "sliding-window-null": patch(q, sliding_window=None),
+        "use-sliding-window-inconsistent": patch(q, use_sliding_window=False),
+        "token-id-out-of-range": patch(q, eos_token_id=300000),
+        "token-id-not-special": patch(q, bos_token_id=151643),
+        "token-id-target-mismatch": patch(q, eos_token_id=248046),
+        "eagle-aux-layer-ids-out-of-range": patch(QWEN3_8B_EAGLE3, eagle_config={"eagle_aux_hidden_state_layer_ids": [2, 18, 36]}),
+        "not-a-drafter": {"architectures": ["Qwen3ForCausalLM"], "hidden_size": 4096},
+    }
+    for name, cfg in cases.items():
+        write(f"cases/{name}/config.json", cfg)
+
+
+main()

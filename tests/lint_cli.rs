@@ -1,0 +1,607 @@
+//! End-to-end tests of `dflash-check lint` and `explain`: the real binary on tests/lint/
+//! fixtures (written by tests/lint/generate.py) and the incident fixtures.
+
+use std::collections::BTreeSet;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+const Q36: &str = "fixtures/targets/Qwen3.6-27B";
+const Q8: &str = "tests/lint/targets/Qwen3-8B";
+
+fn dflash() -> Command {
+    let mut cmd = Command::cargo_bin("dflash-check").unwrap();
+    cmd.env_remove("NO_COLOR").env("HF_HUB_OFFLINE", "1");
+    cmd
+}
+
+fn run(args: &[&str]) -> (i32, String, String) {
+    let out = dflash().args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// Runs `lint --format json` and returns the exit code and the report.
+fn lint_json(path: &str, extra: &[&str]) -> (i32, Value) {
+    let mut args = vec!["lint", path, "--format", "json"];
+    args.extend_from_slice(extra);
+    let (code, out, err) = run(&args);
+    assert!(err.is_empty(), "stderr for {path}: {err}");
+    (
+        code,
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}")),
+    )
+}
+
+fn codes(report: &Value) -> Vec<(String, String)> {
+    report["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| {
+            (
+                f["code"].as_str().unwrap().to_string(),
+                f["severity"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+const SPEC_OK: &str = r#"{"method": "dflash", "num_speculative_tokens": 15}"#;
+
+/// (fixture, target, extra args, code that must fire, its severity).
+const FIRES: &[(&str, &str, &[&str], &str, &str)] = &[
+    (
+        "cases/field-type-mask-string",
+        Q36,
+        &[],
+        "field-type",
+        "error",
+    ),
+    (
+        "cases/hidden-size-mismatch",
+        Q36,
+        &[],
+        "hidden-size-mismatch",
+        "error",
+    ),
+    (
+        "cases/vocab-size-mismatch",
+        Q36,
+        &[],
+        "vocab-size-mismatch",
+        "error",
+    ),
+    (
+        "cases/block-size-missing",
+        Q36,
+        &[],
+        "block-size-missing",
+        "error",
+    ),
+    ("cases/mixed-layout", Q36, &[], "mixed-layout", "warning"),
+    (
+        "cases/mixed-layout-across-fields",
+        Q36,
+        &[],
+        "mixed-layout",
+        "warning",
+    ),
+    (
+        "cases/target-layer-ids-missing",
+        Q36,
+        &[],
+        "target-layer-ids-missing",
+        "warning",
+    ),
+    (
+        "cases/target-layer-ids-out-of-range",
+        Q36,
+        &[],
+        "target-layer-ids-out-of-range",
+        "error",
+    ),
+    (
+        "cases/target-layer-ids-last-layer",
+        Q36,
+        &[],
+        "target-layer-ids-last-layer",
+        "warning",
+    ),
+    (
+        "cases/target-layer-ids-order",
+        Q36,
+        &[],
+        "target-layer-ids-order",
+        "warning",
+    ),
+    (
+        "cases/target-layer-ids-formula",
+        Q36,
+        &[],
+        "target-layer-ids-formula",
+        "warning",
+    ),
+    (
+        "cases/num-target-layers-mismatch",
+        Q36,
+        &[],
+        "num-target-layers-mismatch",
+        "error",
+    ),
+    ("cases/fc-width", Q36, &[], "fc-width", "info"),
+    (
+        "cases/mask-token-missing",
+        Q36,
+        &[],
+        "mask-token-missing",
+        "error",
+    ),
+    (
+        "cases/mask-token-out-of-range",
+        Q36,
+        &[],
+        "mask-token-out-of-range",
+        "error",
+    ),
+    (
+        "cases/mask-token-collision",
+        Q36,
+        &[],
+        "mask-token-collision",
+        "warning",
+    ),
+    (
+        "cases/mask-token-collision-eos",
+        Q36,
+        &[],
+        "mask-token-collision",
+        "warning",
+    ),
+    (
+        "cases/mask-token-text-token",
+        Q36,
+        &[],
+        "mask-token-text-token",
+        "warning",
+    ),
+    (
+        "cases/layer-types-missing",
+        Q36,
+        &[],
+        "layer-types-missing",
+        "warning",
+    ),
+    (
+        "cases/layer-types-length",
+        Q36,
+        &[],
+        "layer-types-length",
+        "error",
+    ),
+    (
+        "cases/layer-types-unknown",
+        Q36,
+        &[],
+        "layer-types-unknown",
+        "error",
+    ),
+    (
+        "cases/sliding-window-missing",
+        Q36,
+        &[],
+        "sliding-window-missing",
+        "error",
+    ),
+    (
+        "cases/sliding-window-null",
+        Q36,
+        &[],
+        "sliding-window-missing",
+        "error",
+    ),
+    (
+        "cases/use-sliding-window-inconsistent",
+        Q36,
+        &[],
+        "use-sliding-window-inconsistent",
+        "warning",
+    ),
+    (
+        "clean/qwen3.6-27b",
+        Q36,
+        &["--engine", "vllm", "--speculative-config", SPEC_OK],
+        "mixed-attention-vllm",
+        "warning",
+    ),
+    (
+        "cases/token-id-out-of-range",
+        Q36,
+        &[],
+        "token-id-out-of-range",
+        "error",
+    ),
+    (
+        "cases/token-id-not-special",
+        Q36,
+        &[],
+        "token-id-not-special",
+        "warning",
+    ),
+    (
+        "cases/token-id-target-mismatch",
+        Q36,
+        &[],
+        "token-id-target-mismatch",
+        "info",
+    ),
+    (
+        "clean/qwen3-8b",
+        Q8,
+        &[
+            "--engine",
+            "vllm",
+            "--speculative-config",
+            r#"{"method": "eagle3", "num_speculative_tokens": 15}"#,
+        ],
+        "speculative-config-method",
+        "warning",
+    ),
+    (
+        "clean/qwen3-8b",
+        Q8,
+        &[
+            "--engine",
+            "vllm",
+            "--speculative-config",
+            r#"{"method": "dflash"}"#,
+        ],
+        "num-speculative-tokens-missing",
+        "error",
+    ),
+    (
+        "clean/qwen3-8b",
+        Q8,
+        &[
+            "--engine",
+            "vllm",
+            "--speculative-config",
+            r#"{"method": "dflash", "num_speculative_tokens": 16}"#,
+        ],
+        "num-speculative-tokens-too-large",
+        "error",
+    ),
+    (
+        "clean/qwen3-8b",
+        Q8,
+        &["--engine", "sglang", "--num-draft-tokens", "8"],
+        "num-draft-tokens-mismatch",
+        "warning",
+    ),
+    (
+        "real/qwen3-8b-eagle3",
+        Q8,
+        &[],
+        "eagle-aux-layer-ids-missing",
+        "warning",
+    ),
+    (
+        "cases/eagle-aux-layer-ids-out-of-range",
+        Q8,
+        &[],
+        "eagle-aux-layer-ids-out-of-range",
+        "error",
+    ),
+    (
+        "real/qwen3-8b-eagle3",
+        Q8,
+        &[],
+        "draft-vocab-size-mismatch",
+        "info",
+    ),
+];
+
+/// Every rule fires on its fixture, with its severity, and the exit code follows.
+#[test]
+fn every_rule_fires_on_its_fixture() {
+    for (fixture, target, extra, code, severity) in FIRES {
+        let path = format!("tests/lint/{fixture}");
+        let mut args = vec!["--target", target, "--no-builtin"];
+        args.extend_from_slice(extra);
+        let (exit, report) = lint_json(&path, &args);
+        let found = codes(&report);
+        assert!(
+            found.iter().any(|(c, s)| c == code && s == severity),
+            "{fixture}: expected {severity}[{code}], got {found:?}"
+        );
+        let has_error = found.iter().any(|(_, s)| s == "error");
+        assert_eq!(exit, i32::from(has_error), "{fixture}: {found:?}");
+    }
+}
+
+/// The clean fixtures fire nothing, even under --deny warnings, with every engine check on.
+#[test]
+fn clean_fixtures_fire_nothing() {
+    let runs: &[(&str, &str, &[&str])] = &[
+        (
+            "clean/qwen3.6-27b",
+            Q36,
+            &["--engine", "sglang", "--num-draft-tokens", "16"],
+        ),
+        (
+            "clean/qwen3-8b",
+            Q8,
+            &["--engine", "vllm", "--speculative-config", SPEC_OK],
+        ),
+        (
+            "clean/qwen3-8b",
+            Q8,
+            &["--engine", "sglang", "--num-draft-tokens", "16"],
+        ),
+        (
+            "clean/qwen3-8b-eagle3",
+            Q8,
+            &[
+                "--engine",
+                "vllm",
+                "--speculative-config",
+                r#"{"method": "eagle3", "num_speculative_tokens": 3}"#,
+            ],
+        ),
+    ];
+    for (fixture, target, extra) in runs {
+        let path = format!("tests/lint/{fixture}");
+        let mut args = vec!["--target", target, "--no-builtin", "--deny", "warnings"];
+        args.extend_from_slice(extra);
+        let (exit, report) = lint_json(&path, &args);
+        assert_eq!(codes(&report), vec![], "{fixture}");
+        assert_eq!(report["skipped"], serde_json::json!([]), "{fixture}");
+        assert_eq!(exit, 0, "{fixture}");
+    }
+}
+
+/// Every rule code has a firing fixture above (the clean runs cover all families and engines).
+#[test]
+fn every_rule_code_has_a_fixture() {
+    let (_, list, _) = run(&["explain"]);
+    let all: BTreeSet<&str> = list
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| c.contains('-') && !c.starts_with("Run"))
+        .collect();
+    let covered: BTreeSet<&str> = FIRES.iter().map(|f| f.3).collect();
+    assert_eq!(all, covered);
+}
+
+/// The incident's guessed config fails under --deny warnings and names the z-lab ids, with no
+/// built-in facts involved.
+#[test]
+fn incident_guessed_config_fails_with_the_zlab_ids() {
+    let args = [
+        "lint",
+        "fixtures/incident/Qwen3.6-27B-DFlash",
+        "--target",
+        Q36,
+        "--no-builtin",
+        "--deny",
+        "warnings",
+    ];
+    let (code, out, _) = run(&args);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("[1, 16, 31, 46, 61]"), "{out}");
+    assert!(
+        out.contains("only the published config can settle it"),
+        "{out}"
+    );
+    assert!(out.contains("248064 <|repo_name|>"), "{out}");
+    assert!(
+        out.contains("warning[target-layer-ids-formula] dflash_config.target_layer_ids:"),
+        "{out}"
+    );
+    assert!(out.contains("Qwen3.6-27B-DFlash/config.json:14:5"), "{out}");
+    // Without --deny warnings it passes: they are warnings.
+    let (code, _, _) = run(&args[..5]);
+    assert_eq!(code, 0);
+}
+
+#[test]
+fn incident_json_report() {
+    let (code, report) = lint_json(
+        "fixtures/incident/Qwen3.6-27B-DFlash",
+        &["--target", Q36, "--no-builtin", "--deny", "warnings"],
+    );
+    assert_eq!(code, 1);
+    insta::assert_json_snapshot!("incident_lint_json", report);
+}
+
+/// The authoritative config lints clean under --deny warnings against the same target.
+#[test]
+fn incident_authority_lints_clean() {
+    let (code, out, _) = run(&[
+        "lint",
+        "fixtures/incident/authority",
+        "--target",
+        Q36,
+        "--no-builtin",
+        "--deny",
+        "warnings",
+    ]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("ok: 0 errors, 0 warnings, 0 info"), "{out}");
+}
+
+/// Real configs of other trainers produce no errors (warnings and infos where they deviate).
+#[test]
+fn real_configs_of_other_trainers_have_no_false_errors() {
+    let runs: &[(&str, Option<&str>, &str)] = &[
+        ("real/qwen3-4b-dflash", None, "dflash"),
+        ("real/qwen3-8b-dflash", Some(Q8), "dflash"),
+        ("real/llama3-8b-eagle3", None, "eagle3"),
+        ("real/qwen3-8b-eagle3", Some(Q8), "eagle3"),
+        ("real/dflash2-qwen3-8b", Some(Q8), "dflash2"),
+        ("real/speculators-dflash", Some(Q8), "speculators"),
+        ("real/mimo-style", Some(Q8), "dflash"),
+        ("real/qwen3.5-27b-dflash", Some(Q36), "dflash"),
+    ];
+    for (fixture, target, family) in runs {
+        let path = format!("tests/lint/{fixture}");
+        let args: Vec<&str> = target.map_or(vec![], |t| vec!["--target", t]);
+        let (exit, report) = lint_json(&path, &args);
+        let found = codes(&report);
+        assert!(
+            found.iter().all(|(_, s)| s != "error"),
+            "{fixture}: {found:?}"
+        );
+        assert_eq!(exit, 0, "{fixture}");
+        assert_eq!(report["family"]["name"], *family, "{fixture}");
+        assert!(!report["family"]["evidence"].as_array().unwrap().is_empty());
+    }
+}
+
+/// DFlash2 and MiMo-style ids differ from the formula on purpose: info for DFlash2, a warning
+/// that says so for DFlash.
+#[test]
+fn formula_severity_depends_on_family() {
+    let (_, r) = lint_json("tests/lint/real/dflash2-qwen3-8b", &["--target", Q8]);
+    assert_eq!(
+        codes(&r),
+        vec![("target-layer-ids-formula".into(), "info".into())]
+    );
+    let (_, r) = lint_json("tests/lint/real/mimo-style", &["--target", Q8]);
+    let msg = r["findings"][0]["message"].as_str().unwrap();
+    assert!(msg.contains("MiMo"), "{msg}");
+    assert_eq!(
+        r["findings"][0]["expected"],
+        serde_json::json!([1, 9, 17, 25, 33])
+    );
+}
+
+/// sglang issue 32204: the last layer is an error under --engine sglang.
+#[test]
+fn last_layer_is_an_error_under_sglang() {
+    let (code, r) = lint_json(
+        "tests/lint/cases/target-layer-ids-last-layer",
+        &["--target", Q36, "--engine", "sglang"],
+    );
+    assert_eq!(code, 1);
+    assert!(codes(&r).contains(&("target-layer-ids-last-layer".into(), "error".into())));
+}
+
+/// Wrong types are findings, never panics or crashes.
+#[test]
+fn wrong_types_are_findings_not_panics() {
+    for case in [
+        "field-type-mask-string",
+        "field-type-ids-float",
+        "field-type-ids-negative",
+        "field-type-ids-null",
+        "field-type-ids-empty",
+        "field-type-ids-string",
+        "field-type-block-size-string",
+        "field-type-layer-types-null-list",
+        "field-type-hidden-negative",
+        "field-type-eos-float",
+    ] {
+        let path = format!("tests/lint/cases/{case}");
+        for target in [vec!["--target", Q36], vec!["--no-builtin"]] {
+            let (code, r) = lint_json(&path, &target);
+            assert_eq!(code, 1, "{case}");
+            assert!(
+                codes(&r).contains(&("field-type".into(), "error".into())),
+                "{case}: {:?}",
+                codes(&r)
+            );
+        }
+    }
+}
+
+/// Not a drafter: exit 2 with a message, unless --family forces the rules.
+#[test]
+fn unknown_family_exits_2_unless_forced() {
+    let (code, out, err) = run(&["lint", "tests/lint/cases/not-a-drafter"]);
+    assert_eq!(code, 2);
+    assert!(out.is_empty());
+    assert!(
+        err.contains("not a drafter config") && err.contains("--family"),
+        "{err}"
+    );
+    let (code, r) = lint_json("tests/lint/cases/not-a-drafter", &["--family", "dflash"]);
+    assert_eq!(code, 1);
+    assert_eq!(r["family"]["forced"], true);
+    assert!(codes(&r).contains(&("mask-token-missing".into(), "error".into())));
+}
+
+/// Without a target, rules that need one are listed as skipped; a known target is used when
+/// the drafter matches one.
+#[test]
+fn without_target_rules_are_skipped_or_builtin_facts_used() {
+    let (code, r) = lint_json("tests/lint/clean/qwen3.6-27b", &["--no-builtin"]);
+    assert_eq!(code, 0);
+    let skipped: Vec<&str> = r["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    for c in [
+        "hidden-size-mismatch",
+        "target-layer-ids-out-of-range",
+        "mask-token-out-of-range",
+    ] {
+        assert!(skipped.contains(&c), "{skipped:?}");
+    }
+    assert_eq!(r["target"]["source"], "none");
+    let (_, r) = lint_json("fixtures/incident/Qwen3.6-27B-DFlash", &[]);
+    assert_eq!(r["skipped"], serde_json::json!([]));
+    assert!(r["target"]["source"]
+        .as_str()
+        .unwrap()
+        .starts_with("built-in facts"));
+    assert!(codes(&r).contains(&("target-layer-ids-last-layer".into(), "warning".into())));
+}
+
+/// Engine flags are checked for consistency before any work: exit 2.
+#[test]
+fn engine_flag_misuse_exits_2() {
+    let p = "tests/lint/clean/qwen3-8b";
+    for args in [
+        vec!["lint", p, "--speculative-config", SPEC_OK],
+        vec!["lint", p, "--engine", "vllm", "--num-draft-tokens", "16"],
+        vec![
+            "lint",
+            p,
+            "--engine",
+            "vllm",
+            "--speculative-config",
+            "{not json",
+        ],
+    ] {
+        let (code, _, err) = run(&args);
+        assert_eq!(code, 2, "{args:?}");
+        assert!(err.starts_with("error: "), "{err}");
+    }
+}
+
+#[test]
+fn explain_lists_codes_and_explains_one() {
+    let (code, out, _) = run(&["explain"]);
+    assert_eq!(code, 0);
+    let line = out
+        .lines()
+        .find(|l| l.starts_with("target-layer-ids-formula "))
+        .unwrap();
+    assert!(line.contains(" warning "), "{line}");
+    let (code, out, _) = run(&["explain", "target-layer-ids-formula"]);
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("round_ties_even") || out.contains("half to even"),
+        "{out}"
+    );
+    assert!(out.contains("Source: z-lab/dflash"), "{out}");
+    let (code, _, err) = run(&["explain", "no-such-rule"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("dflash-check explain"), "{err}");
+}
