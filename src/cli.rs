@@ -14,7 +14,7 @@ use dflash_check::hub::{self, HubFlags, HubSettings, RepoRef};
 use dflash_check::report::{self, human::Painter};
 use dflash_check::rules::{self, render, Engine, Family, LintOptions};
 use dflash_check::source::{builtin, Authority};
-use dflash_check::{config, exit, fix};
+use dflash_check::{check, config, exit, fix, pins};
 
 const EXAMPLES: &str = "\
 Examples:
@@ -50,6 +50,12 @@ pub enum Command {
     Fix(FixArgs),
     /// List the built-in snapshots of known drafters.
     Snapshots(OutputArgs),
+    /// The CI gate: check every drafter config under PATHs (diff against pins or built-in snapshots, and lint).
+    #[command(after_help = CHECK_EXAMPLES)]
+    Check(CheckArgs),
+    /// Record a drafter's authority (and target) at a resolved commit in dflash-check.toml.
+    #[command(after_help = CHECK_EXAMPLES)]
+    Pin(PinArgs),
     /// Show the Hub settings in force (endpoint, cache, token, offline, timeout) and where each came from.
     Env(EnvArgs),
     /// Check a drafter config on its own: against its target model and the engine it will run on.
@@ -57,6 +63,71 @@ pub enum Command {
     Lint(LintArgs),
     /// Explain a lint rule (or list every rule code).
     Explain(ExplainArgs),
+}
+
+const CHECK_EXAMPLES: &str = "\
+Examples:
+  dflash-check pin models/Qwen3.6-27B-DFlash --from-hub z-lab/Qwen3.6-27B-DFlash --target Qwen/Qwen3.6-27B
+  dflash-check check models/ --format github
+  dflash-check check models/ --format sarif > dflash.sarif
+
+Exit codes: 0 clean, 1 an error-level finding in any drafter (--deny warnings: warnings too), 2 could not run.";
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Directories (searched recursively for config.json; hidden folders skipped) or config files.
+    #[arg(default_value = ".")]
+    pub paths: Vec<PathBuf>,
+    /// Pin file [default: dflash-check.toml in the current directory or a parent].
+    #[arg(long, value_name = "FILE")]
+    pub pins: Option<PathBuf>,
+    /// A drafter without a pin is an error.
+    #[arg(long)]
+    pub require_pin: bool,
+    /// Count warnings as failures: `--deny warnings`.
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    pub deny: Option<DenyLevel>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = CheckFormat::Human)]
+    pub format: CheckFormat,
+    /// Colour: auto (on a terminal, unless NO_COLOR is set), always, never.
+    #[arg(long, value_enum, default_value_t = ColorChoice::Auto)]
+    pub color: ColorChoice,
+    #[command(flatten)]
+    pub hub: HubArgs,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum CheckFormat {
+    Human,
+    Json,
+    /// GitHub Actions workflow commands (annotations on the offending lines).
+    Github,
+    /// SARIF 2.1.0, for code scanning.
+    Sarif,
+}
+
+#[derive(Debug, Args)]
+pub struct PinArgs {
+    /// Drafter directory (holding config.json).
+    pub path: PathBuf,
+    /// The drafter's Hub repo, at a branch, tag or sha: ORG/NAME[@REV]; the resolved sha is recorded.
+    #[arg(long, value_name = "REPO[@REV]", group = "pin_authority")]
+    pub from_hub: Option<String>,
+    /// Pin a built-in snapshot instead.
+    #[arg(long, value_name = "REPO", group = "pin_authority")]
+    pub snapshot: Option<String>,
+    /// Pin an authoritative config file instead (stored relative to the pin file).
+    #[arg(long, value_name = "PATH", group = "pin_authority")]
+    pub against: Option<PathBuf>,
+    /// Target model: a Hub repo ORG/NAME[@REV] (its sha is recorded) or a directory.
+    #[arg(long, value_name = "REPO|DIR")]
+    pub target: Option<String>,
+    /// Pin file to update [default: dflash-check.toml found from PATH upwards, else ./dflash-check.toml].
+    #[arg(long, value_name = "FILE")]
+    pub pins: Option<PathBuf>,
+    #[command(flatten)]
+    pub hub: HubArgs,
 }
 
 #[derive(Debug, Args)]
@@ -370,6 +441,8 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Fix(args) => run_fix(&args, &mut out)?,
         Command::Snapshots(args) => run_snapshots(&args, &mut out)?,
         Command::Env(args) => run_env(&args, &mut out)?,
+        Command::Check(args) => run_check(&args, &mut out)?,
+        Command::Pin(args) => run_pin(&args, &mut out)?,
         Command::Lint(args) => run_lint(&args, &mut out)?,
         Command::Explain(args) => run_explain(&args, &mut out)?,
     };
@@ -576,4 +649,143 @@ fn run_explain(args: &ExplainArgs, out: &mut Vec<u8>) -> Result<u8> {
         },
     }
     Ok(exit::CLEAN)
+}
+
+fn run_check(args: &CheckArgs, out: &mut Vec<u8>) -> Result<u8> {
+    let pins_path = match &args.pins {
+        Some(p) => Some(p.clone()),
+        None => pins::discover(std::path::Path::new(".")),
+    };
+    let pins = pins_path.as_deref().map(pins::load).transpose()?;
+    let root = pins
+        .as_ref()
+        .map(|p| p.root())
+        .unwrap_or_else(|| PathBuf::from("."));
+    let options = check::CheckOptions {
+        pins,
+        require_pin: args.require_pin,
+        lint: LintOptions::default(),
+        // Resolved now, used only by Hub pins: building settings does no I/O.
+        hub: args.hub.settings().ok(),
+        root,
+    };
+    let report = check::run(&args.paths, &options)?;
+    let deny = args.deny == Some(DenyLevel::Warnings);
+    let painter = OutputArgs {
+        format: Format::Human,
+        color: args.color,
+    }
+    .painter();
+    match args.format {
+        CheckFormat::Human => report::check::write_human(out, &report, deny, painter)?,
+        CheckFormat::Json => report::check::write_json(out, &report, deny)?,
+        CheckFormat::Github => report::github::write(out, &report)?,
+        CheckFormat::Sarif => report::sarif::write(out, &report)?,
+    }
+    Ok(if report.fails(deny) {
+        exit::FINDINGS
+    } else {
+        exit::CLEAN
+    })
+}
+
+fn run_pin(args: &PinArgs, out: &mut Vec<u8>) -> Result<u8> {
+    let local = config::load(&args.path)?;
+    let pins_path = match &args.pins {
+        Some(p) => p.clone(),
+        None => pins::discover(&local.dir()).unwrap_or_else(|| PathBuf::from(pins::FILE_NAME)),
+    };
+    let mut loaded = if pins_path.is_file() {
+        pins::load(&pins_path)?
+    } else {
+        pins::LoadedPins {
+            path: pins_path.clone(),
+            file: pins::PinFile {
+                version: pins::VERSION,
+                ..Default::default()
+            },
+        }
+    };
+    let key = loaded.key_for(&local.path).ok_or_else(|| {
+        dflash_check::Error::new(format!(
+            "`{}` is not inside `{}`'s directory",
+            local.path.display(),
+            pins_path.display()
+        ))
+        .with_hint("pass --pins with a pin file at the repository root")
+    })?;
+    let mut pin = pins::Pin {
+        pinned: Some(today()),
+        ..Default::default()
+    };
+    let mut summary: String;
+    if let Some(r) = &args.from_hub {
+        let repo: RepoRef = r.parse().map_err(dflash_check::Error::from)?;
+        let settings = args.hub.settings()?;
+        let authority = dflash_check::source::hub::load(&settings, &repo, None)?;
+        let sha = authority.sha.clone().unwrap_or_default();
+        summary = format!("{}@{sha} ({})", authority.id, authority.provenance);
+        pin.hub = Some(authority.id);
+        pin.revision = Some(sha);
+    } else if let Some(s) = &args.snapshot {
+        let snap = builtin::Snapshot::find(s)
+            .ok_or_else(|| dflash_check::Error::new(format!("no built-in snapshot named `{s}`")))?;
+        summary = format!("built-in snapshot {}", snap.repo);
+        pin.snapshot = Some(snap.repo.to_string());
+    } else if let Some(p) = &args.against {
+        let file = config::config_path(p)?;
+        config::load(&file)?;
+        let rel = check::display(&file, &loaded.root());
+        summary = format!("file {rel}");
+        pin.against = Some(rel);
+    } else {
+        let a = builtin::match_snapshot(&local)?;
+        summary = format!(
+            "built-in snapshot {} ({})",
+            a.id,
+            a.matched_by.unwrap_or_default()
+        );
+        pin.snapshot = Some(a.id);
+    }
+    if let Some(t) = &args.target {
+        if std::path::Path::new(t).is_dir() {
+            pin.target = Some(check::display(std::path::Path::new(t), &loaded.root()));
+        } else {
+            let repo: RepoRef = t.parse().map_err(dflash_check::Error::from)?;
+            let settings = args.hub.settings()?;
+            let fetched = dflash_check::source::hub::fetch_target(&settings, &repo, false)?;
+            summary.push_str(&format!("; target {}@{}", fetched.repo, fetched.sha));
+            pin.target = Some(fetched.repo);
+            pin.target_revision = Some(fetched.sha);
+        }
+    }
+    loaded.file.drafters.insert(key.clone(), pin);
+    pins::save(&loaded.path, &loaded.file)?;
+    writeln!(out, "pinned {key} to {summary}")?;
+    writeln!(
+        out,
+        "in {} — commit it; `dflash-check check` will compare against exactly this.",
+        loaded.path.display()
+    )?;
+    Ok(exit::CLEAN)
+}
+
+/// Today's date (UTC) as YYYY-MM-DD, for the pin file's reviewers.
+fn today() -> String {
+    let secs = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0);
+    let days = (secs / 86_400) as i64;
+    // Civil-from-days (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
 }

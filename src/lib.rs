@@ -5,6 +5,7 @@
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod analysis;
+pub mod check;
 pub mod config;
 pub mod diff;
 pub mod error;

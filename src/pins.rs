@@ -64,10 +64,10 @@ pub struct LoadedPins {
 impl LoadedPins {
     /// The directory pins are relative to.
     pub fn root(&self) -> PathBuf {
-        self.path
-            .parent()
-            .map(Path::to_path_buf)
-            .unwrap_or_else(|| PathBuf::from("."))
+        match self.path.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+            _ => PathBuf::from("."),
+        }
     }
 
     /// The pin of the drafter whose config file or directory is `drafter`.

@@ -2,8 +2,11 @@
 //! Every renderer writes to any `io::Write`, so tests capture output and the binary decides
 //! where it goes.
 
+pub mod check;
+pub mod github;
 pub mod human;
 pub mod json;
+pub mod sarif;
 
 use crate::json::{Node, Value};
 use crate::tokens::{DecodedToken, TokenClass};

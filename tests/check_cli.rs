@@ -1,0 +1,270 @@
+//! `dflash-check check` and `pin` end to end: a fixture tree with good, wrong, unreadable and
+//! unpinned drafters (plus a target model and a hidden folder), in every output format.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn copy(from: &str, to: &Path) {
+    fs::create_dir_all(to.parent().unwrap()).unwrap();
+    fs::copy(from, to).unwrap();
+}
+
+/// The tree: models/{good,wrong,broken,unpinned}, targets/Qwen3.6-27B, .git/config.json.
+fn tree() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    copy(
+        "fixtures/incident/authority/config.json",
+        &d.join("models/good/config.json"),
+    );
+    copy(
+        "fixtures/incident/authority/config.json",
+        &d.join("authorities/qwen3.6-27b.json"),
+    );
+    copy(
+        "fixtures/incident/Qwen3.6-27B-DFlash/config.json",
+        &d.join("models/wrong/config.json"),
+    );
+    fs::create_dir_all(d.join("models/broken")).unwrap();
+    fs::write(
+        d.join("models/broken/config.json"),
+        "{\n  \"architectures\": [\"DFlashDraftModel\"],\n  \"block_size\": 16,\n}\n",
+    )
+    .unwrap();
+    copy(
+        "fixtures/qwen3-8b/Qwen3-8B-DFlash-b16/config.json",
+        &d.join("models/Qwen3-8B-DFlash-b16/config.json"),
+    );
+    for f in ["config.json", "tokenizer.json", "tokenizer_config.json"] {
+        copy(
+            &format!("fixtures/targets/Qwen3.6-27B/{f}"),
+            &d.join("targets/Qwen3.6-27B").join(f),
+        );
+    }
+    copy(
+        "fixtures/incident/Qwen3.6-27B-DFlash/config.json",
+        &d.join(".git/config.json"),
+    );
+    dir
+}
+
+fn dflash(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_dflash-check"))
+        .args(args)
+        .current_dir(dir)
+        .env("HF_HUB_OFFLINE", "1")
+        .env_remove("NO_COLOR")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn pin_all(dir: &Path) {
+    let (code, out, err) = dflash(
+        dir,
+        &[
+            "pin",
+            "models/good",
+            "--snapshot",
+            "z-lab/Qwen3.6-27B-DFlash",
+            "--target",
+            "targets/Qwen3.6-27B",
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = dflash(
+        dir,
+        &[
+            "pin",
+            "models/wrong",
+            "--against",
+            "authorities/qwen3.6-27b.json",
+            "--target",
+            "targets/Qwen3.6-27B",
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+}
+
+/// Every drafter is reported; one bad drafter does not stop the others; exit 1 for errors.
+#[test]
+fn check_reports_every_drafter() {
+    let dir = tree();
+    pin_all(dir.path());
+    let pins = fs::read_to_string(dir.path().join("dflash-check.toml")).unwrap();
+    assert!(
+        pins.contains("[drafters.\"models/wrong\"]\nagainst = \"authorities/qwen3.6-27b.json\""),
+        "{pins}"
+    );
+    let (code, out, err) = dflash(dir.path(), &["check", "models", "targets"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("models/good/config.json  [dflash] against builtin z-lab/Qwen3.6-27B-DFlash (pin)\n  clean"), "{out}");
+    assert!(
+        out.contains("models/wrong/config.json  [dflash] against file"),
+        "{out}"
+    );
+    assert!(
+        out.contains(
+            "error[authority-mismatch] models/wrong/config.json:13:5 dflash_config.mask_token_id"
+        ),
+        "{out}"
+    );
+    assert!(
+        out.contains("error[config-unreadable] models/broken/config.json:4:1"),
+        "{out}"
+    );
+    assert!(out.contains("models/Qwen3-8B-DFlash-b16/config.json  [dflash] against builtin z-lab/Qwen3-8B-DFlash-b16 (builtin-match)"), "{out}");
+    assert!(
+        out.contains("not drafters (skipped): targets/Qwen3.6-27B/config.json"),
+        "{out}"
+    );
+    assert!(!out.contains(".git"), "hidden folders are skipped: {out}");
+    // --require-pin makes the unpinned drafters errors.
+    let (_, out, _) = dflash(dir.path(), &["check", "models", "--require-pin"]);
+    assert!(
+        out.contains("error[pin-missing] models/Qwen3-8B-DFlash-b16/config.json"),
+        "{out}"
+    );
+    // A clean drafter alone exits 0.
+    let (code, out, _) = dflash(dir.path(), &["check", "models/good"]);
+    assert_eq!(code, 0, "{out}");
+}
+
+/// GitHub annotations land on the line of the offending key, escaped.
+#[test]
+fn github_annotations_point_at_the_key() {
+    let dir = tree();
+    pin_all(dir.path());
+    let (code, out, _) = dflash(dir.path(), &["check", "models", "--format", "github"]);
+    assert_eq!(code, 1);
+    let mut checked = 0;
+    for line in out.lines().filter(|l| l.starts_with("::")) {
+        let props = line.split("::").nth(1).unwrap().split_once(' ').unwrap().1;
+        let get = |k: &str| {
+            props
+                .split(',')
+                .find_map(|p| p.strip_prefix(&format!("{k}=")))
+                .unwrap()
+                .to_string()
+        };
+        let (file, line_no) = (get("file"), get("line").parse::<usize>().unwrap());
+        let title = get("title");
+        // title=CODE (json.path): the key named by the path is on that line.
+        if let Some(path) = title.split(" (").nth(1) {
+            let key = path
+                .trim_end_matches(')')
+                .rsplit('.')
+                .next()
+                .unwrap()
+                .split('[')
+                .next()
+                .unwrap();
+            let text = fs::read_to_string(dir.path().join(&file)).unwrap();
+            let at = text.lines().nth(line_no - 1).unwrap();
+            if text.contains(&format!("\"{key}\"")) {
+                // The key is in the file: the annotation is on its line (or on the list element).
+                assert!(
+                    at.contains(&format!("\"{key}\""))
+                        || at.trim_start().starts_with(char::is_numeric),
+                    "{line} -> line {line_no}: {at}"
+                );
+                checked += 1;
+            } else {
+                // Absent here: the annotation points at the object that lacks it.
+                assert_eq!(line_no, 1, "{line}");
+            }
+        }
+        assert!(!line.contains('\n'));
+    }
+    assert!(checked >= 8, "{out}");
+    assert!(
+        out.contains(
+            "::error file=models/broken/config.json,line=4,col=1,title=config-unreadable::"
+        ),
+        "{out}"
+    );
+}
+
+/// JSON output has a schema version, per-drafter findings and a summary.
+#[test]
+fn json_output_is_versioned() {
+    let dir = tree();
+    pin_all(dir.path());
+    let (code, out, _) = dflash(dir.path(), &["check", "models", "--format", "json"]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["command"], "check");
+    assert_eq!(v["summary"]["drafters"], 4);
+    assert_eq!(v["summary"]["exit_code"], 1);
+    let wrong = v["drafters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["file"] == "models/wrong/config.json")
+        .unwrap();
+    assert_eq!(wrong["authority"]["chosen_by"], "pin");
+}
+
+/// SARIF 2.1.0, validated against the official schema when the test script provides it.
+#[test]
+fn sarif_is_valid_2_1_0() {
+    let dir = tree();
+    pin_all(dir.path());
+    let (code, out, _) = dflash(dir.path(), &["check", "models", "--format", "sarif"]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["version"], "2.1.0");
+    let results = v["runs"][0]["results"].as_array().unwrap();
+    let rules = v["runs"][0]["tool"]["driver"]["rules"].as_array().unwrap();
+    for r in results {
+        let i = r["ruleIndex"].as_u64().unwrap() as usize;
+        assert_eq!(rules[i]["id"], r["ruleId"]);
+        let loc = &r["locations"][0]["physicalLocation"];
+        assert!(!loc["artifactLocation"]["uri"]
+            .as_str()
+            .unwrap()
+            .starts_with('/'));
+        assert!(loc["region"]["startLine"].as_u64().unwrap() >= 1);
+    }
+    let (Some(schema), Some(python)) = (
+        std::env::var_os("DFLASH_SARIF_SCHEMA"),
+        std::env::var_os("DFLASH_SARIF_PYTHON"),
+    ) else {
+        println!("skipped schema validation: set DFLASH_SARIF_SCHEMA and DFLASH_SARIF_PYTHON (scripts/test.sh does)");
+        return;
+    };
+    let sarif = dir.path().join("out.sarif");
+    fs::write(&sarif, &out).unwrap();
+    let script = "import json,sys,jsonschema\nschema=json.load(open(sys.argv[1]))\njsonschema.validate(json.load(open(sys.argv[2])), schema)\nprint('valid')\n";
+    let status = Command::new(PathBuf::from(python))
+        .args(["-c", script])
+        .arg(schema)
+        .arg(&sarif)
+        .output()
+        .unwrap();
+    assert!(
+        status.status.success(),
+        "SARIF invalid: {}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+}
+
+/// The pin file is validated: a Hub pin without a sha is refused with exit 2.
+#[test]
+fn invalid_pin_file_exits_two() {
+    let dir = tree();
+    fs::write(
+        dir.path().join("dflash-check.toml"),
+        "version = 1\n[drafters.\"models/good\"]\nhub = \"z-lab/Qwen3.6-27B-DFlash\"\n",
+    )
+    .unwrap();
+    let (code, _, err) = dflash(dir.path(), &["check", "models"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("40-hex"), "{err}");
+}
