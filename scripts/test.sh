@@ -9,4 +9,15 @@ cd "$(dirname "$0")/.."
 scripts/olah-setup.sh
 export DFLASH_E2E_OLAH=1
 
+# The official SARIF 2.1.0 schema (shipped in an npm package) and jsonschema, to validate
+# `check --format sarif` in tests/check_cli.rs.
+schema_dir=target/sarif-schema
+if [ ! -f "$schema_dir/package/lib/schemas/sarif-2.1.0-rtm.5.json" ]; then
+    mkdir -p "$schema_dir"
+    (cd "$schema_dir" && npm pack --silent @microsoft/jest-sarif@1.0.0-beta.0 >/dev/null && tar xzf microsoft-jest-sarif-1.0.0-beta.0.tgz)
+fi
+.venv-hf/bin/python -m pip install --quiet --disable-pip-version-check jsonschema
+export DFLASH_SARIF_SCHEMA="$PWD/$schema_dir/package/lib/schemas/sarif-2.1.0-rtm.5.json"
+export DFLASH_SARIF_PYTHON="$PWD/.venv-hf/bin/python"
+
 cargo test --all-targets "$@"

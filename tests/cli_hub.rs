@@ -340,3 +340,94 @@ fn env_shows_sources_not_the_token() {
         "{out}"
     );
 }
+
+/// `pin` resolves shas from the Hub; `check` then needs no network: the server is stopped.
+#[test]
+fn pin_then_check_with_the_hub_gone() {
+    if !enabled() {
+        return;
+    }
+    let authority = read("fixtures/incident/authority/config.json");
+    let mut olah = Olah::start(&[
+        RepoSpec {
+            id: DRAFTER,
+            commits: vec![vec![("config.json", &authority)]],
+        },
+        RepoSpec {
+            id: TARGET,
+            commits: vec![vec![
+                (
+                    "config.json",
+                    &read("fixtures/targets/Qwen3.6-27B/config.json"),
+                ),
+                (
+                    "tokenizer_config.json",
+                    &read("fixtures/targets/Qwen3.6-27B/tokenizer_config.json"),
+                ),
+            ]],
+        },
+    ]);
+    let sha = olah.commits(DRAFTER)[0].clone();
+    let target_sha = olah.commits(TARGET)[0].clone();
+    let repo = tempfile::tempdir().unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    for (name, src) in [
+        ("good", "fixtures/incident/authority/config.json"),
+        ("wrong", "fixtures/incident/Qwen3.6-27B-DFlash/config.json"),
+    ] {
+        std::fs::create_dir_all(repo.path().join("models").join(name)).unwrap();
+        std::fs::copy(
+            src,
+            repo.path().join("models").join(name).join("config.json"),
+        )
+        .unwrap();
+    }
+    let url = olah.url.clone();
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_dflash-check"))
+            .args(args)
+            .args([
+                "--endpoint",
+                &url,
+                "--cache-dir",
+                cache.path().to_str().unwrap(),
+                "--timeout",
+                "2",
+            ])
+            .current_dir(repo.path())
+            .env_remove("HF_HUB_OFFLINE")
+            .env("HOME", "/nonexistent-home")
+            .output()
+            .unwrap();
+        (
+            out.status.code().unwrap_or(-1),
+            String::from_utf8(out.stdout).unwrap(),
+            String::from_utf8(out.stderr).unwrap(),
+        )
+    };
+    for name in ["models/good", "models/wrong"] {
+        let (code, out, err) = run(&["pin", name, "--from-hub", DRAFTER, "--target", TARGET]);
+        assert_eq!(code, 0, "{out}{err}");
+    }
+    let pins = std::fs::read_to_string(repo.path().join("dflash-check.toml")).unwrap();
+    assert!(
+        pins.contains(&format!("revision = \"{sha}\""))
+            && pins.contains(&format!("target_revision = \"{target_sha}\"")),
+        "{pins}"
+    );
+
+    olah.stop();
+    let (code, out, err) = run(&["check", "models", "--require-pin"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains(&format!(
+            "models/good/config.json  [dflash] against cache {DRAFTER}@{sha} (pin)\n  clean"
+        )),
+        "{out}"
+    );
+    assert!(out.contains("error[authority-mismatch] models/wrong/config.json:13:5 dflash_config.mask_token_id: 248064 <|repo_name|> (added, not special)"), "{out}");
+    assert!(
+        !out.contains("authority-unavailable") && !out.contains("pin-missing"),
+        "{out}"
+    );
+}
