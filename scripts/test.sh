@@ -16,7 +16,9 @@ if [ ! -f "$schema_dir/package/lib/schemas/sarif-2.1.0-rtm.5.json" ]; then
     mkdir -p "$schema_dir"
     (cd "$schema_dir" && npm pack --silent @microsoft/jest-sarif@1.0.0-beta.0 >/dev/null && tar xzf microsoft-jest-sarif-1.0.0-beta.0.tgz)
 fi
-.venv-hf/bin/python -m pip install --quiet --disable-pip-version-check jsonschema
+.venv-hf/bin/python -m pip install --quiet --disable-pip-version-check jsonschema pre-commit
+# The pre-commit hook manifest, checked by pre-commit itself.
+.venv-hf/bin/pre-commit validate-manifest .pre-commit-hooks.yaml
 export DFLASH_SARIF_SCHEMA="$PWD/$schema_dir/package/lib/schemas/sarif-2.1.0-rtm.5.json"
 export DFLASH_SARIF_PYTHON="$PWD/.venv-hf/bin/python"
 

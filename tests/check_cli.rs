@@ -268,3 +268,45 @@ fn invalid_pin_file_exits_two() {
     assert_eq!(code, 2);
     assert!(err.contains("40-hex"), "{err}");
 }
+
+/// The pre-commit hook as pre-commit would run it: its `entry` on the changed config.json files
+/// its `files` pattern selects (`pre-commit validate-manifest` checks the manifest in scripts/test.sh).
+#[test]
+fn pre_commit_hook_entry_gates_changed_configs() {
+    let manifest = fs::read_to_string(".pre-commit-hooks.yaml").unwrap();
+    let field = |k: &str| {
+        manifest
+            .lines()
+            .find_map(|l| l.trim().strip_prefix(&format!("{k}: ")))
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(field("- id"), "dflash-check");
+    assert_eq!(field("files"), r"(^|/)config\.json$");
+    let entry = field("entry");
+    let mut words = entry.split_whitespace();
+    assert_eq!(words.next(), Some("dflash-check"));
+    let args: Vec<&str> = words.collect();
+    let dir = tree();
+    pin_all(dir.path());
+    let staged = |files: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_dflash-check"))
+            .args(&args)
+            .args(files)
+            .current_dir(dir.path())
+            .env("HF_HUB_OFFLINE", "1")
+            .status()
+            .unwrap()
+            .code()
+    };
+    assert_eq!(staged(&["models/good/config.json"]), Some(0));
+    assert_eq!(
+        staged(&["models/good/config.json", "models/wrong/config.json"]),
+        Some(1)
+    );
+    assert_eq!(
+        staged(&["targets/Qwen3.6-27B/config.json"]),
+        Some(0),
+        "a target config is skipped"
+    );
+}
