@@ -151,9 +151,12 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Snapshots(args) => run_snapshots(&args, &mut out)?,
     };
     let mut stdout = std::io::stdout().lock();
-    stdout.write_all(&out)?;
-    stdout.flush()?;
-    Ok(code)
+    match stdout.write_all(&out).and_then(|()| stdout.flush()) {
+        // A closed pipe (`… | head`) loses output, not the verdict: the exit code stays.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(code),
+        Err(e) => Err(e.into()),
+        Ok(()) => Ok(code),
+    }
 }
 
 /// Builds the diff report for one drafter from the command's arguments.
