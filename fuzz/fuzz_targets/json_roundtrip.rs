@@ -19,7 +19,9 @@ fuzz_target!(|data: &[u8]| {
             "source of {path} re-parses to another value: {text:?}"
         );
         // Members shadowed by a later duplicate key are not reachable by path.
-        let reachable = path.lookup(&doc.root).is_some_and(|n| std::ptr::eq(n, node));
+        let reachable = path
+            .lookup(&doc.root)
+            .is_some_and(|n| std::ptr::eq(n, node));
         if reachable {
             let (line, column) = doc.position_of(&path);
             assert!(line >= 1 && column >= 1);

@@ -42,8 +42,13 @@ fuzz_target!(|data: &[u8]| {
 fn render(report: &DiffReport) {
     for strict in [false, true] {
         let mut out = Vec::new();
-        report::human::write_diff(&mut out, report, strict, report::human::Painter { enabled: true })
-            .expect("write to a Vec");
+        report::human::write_diff(
+            &mut out,
+            report,
+            strict,
+            report::human::Painter { enabled: true },
+        )
+        .expect("write to a Vec");
         let mut out = Vec::new();
         report::json::write_diff(&mut out, report, strict).expect("write to a Vec");
         let _: serde_json::Value = serde_json::from_slice(&out).expect("JSON output parses");
