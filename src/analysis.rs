@@ -275,6 +275,22 @@ pub fn token_ids(node: &Node) -> Vec<u64> {
     }
 }
 
+/// Whether `node` is a non-negative integer literal too large for any id (at or past 2^64,
+/// including literals too long for `i128`). No embedding has such a row.
+pub fn is_id_past_u64(node: &Node) -> bool {
+    node.as_number().is_some_and(|n| {
+        n.as_u64().is_none() && !n.text.is_empty() && n.text.bytes().all(|b| b.is_ascii_digit())
+    })
+}
+
+/// Whether a token field's value holds an id past 2^64.
+fn has_id_past_u64(node: &Node) -> bool {
+    match node.as_array() {
+        Some(items) => items.iter().any(is_id_past_u64),
+        None => is_id_past_u64(node),
+    }
+}
+
 /// Decodes the ids of a token field's value.
 pub fn decode_node(tokens: &TokenTable, node: Option<&Node>) -> Vec<DecodedToken> {
     node.map(|n| {
@@ -369,9 +385,10 @@ fn out_of_range(
 ) -> Vec<Difference> {
     let mut out = Vec::new();
     for (path, node) in token_fields(local.root()) {
-        let bad = token_ids(node)
-            .into_iter()
-            .any(|id| tokens.decode(id).is_out_of_range());
+        let bad = has_id_past_u64(node)
+            || token_ids(node)
+                .into_iter()
+                .any(|id| tokens.decode(id).is_out_of_range());
         let already = diffs.iter().any(|d| d.local_path.as_ref() == Some(&path));
         if bad && !already {
             let auth_node = path.lookup(authority.config.root());

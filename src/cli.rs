@@ -447,9 +447,12 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Explain(args) => run_explain(&args, &mut out)?,
     };
     let mut stdout = std::io::stdout().lock();
-    stdout.write_all(&out)?;
-    stdout.flush()?;
-    Ok(code)
+    match stdout.write_all(&out).and_then(|()| stdout.flush()) {
+        // A closed pipe (`… | head`) loses output, not the verdict: the exit code stays.
+        Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(code),
+        Err(e) => Err(e.into()),
+        Ok(()) => Ok(code),
+    }
 }
 
 /// Loads the drafter and resolves its authority and target from the command's arguments.

@@ -103,11 +103,13 @@ pub fn parse(path: &FsPath, bytes: &[u8]) -> Result<ConfigFile> {
         .with_hint("fix the syntax (or restore the file from its Hub repo) and run again")
     })?;
     if doc.root.as_object().is_none() {
+        let what = match doc.root.type_name() {
+            "null" => "null".to_string(),
+            name => format!("{} {name}", article(name)),
+        };
         return Err(Error::new(format!(
-            "`{}`: the top-level value is {} {}; a config.json holds a JSON object",
+            "`{}`: the top-level value is {what}; a config.json holds a JSON object",
             path.display(),
-            article(doc.root.type_name()),
-            doc.root.type_name()
         )));
     }
     Ok(ConfigFile {
@@ -147,6 +149,15 @@ pub fn read_capped(path: &FsPath, cap: u64) -> Result<Vec<u8>> {
     file.take(cap + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| io_error(path, &e))?;
+    // A device, a pipe or a file that grew while being read: its size was not known up front.
+    if bytes.len() as u64 > cap {
+        return Err(Error::new(format!(
+            "`{}` holds more than the {} MiB limit for this kind of file (reading stopped there)",
+            path.display(),
+            cap / (1024 * 1024)
+        ))
+        .with_hint("check that the path names the right file, not a device or a stream"));
+    }
     Ok(bytes)
 }
 
@@ -154,9 +165,23 @@ pub fn io_error(path: &FsPath, err: &std::io::Error) -> Error {
     let what = match err.kind() {
         std::io::ErrorKind::NotFound => "does not exist".to_string(),
         std::io::ErrorKind::PermissionDenied => "cannot be read: permission denied".to_string(),
+        _ if err.raw_os_error().is_some_and(is_eloop) => {
+            "cannot be read: it is a loop of symbolic links".to_string()
+        }
         _ => format!("cannot be read: {err}"),
     };
     Error::new(format!("`{}` {what}", path.display()))
+}
+
+/// ELOOP: too many levels of symbolic links (a link that points back at itself).
+fn is_eloop(code: i32) -> bool {
+    if cfg!(target_os = "linux") {
+        code == 40
+    } else if cfg!(any(target_os = "macos", target_os = "freebsd")) {
+        code == 62
+    } else {
+        false
+    }
 }
 
 /// A field that two config layouts spell differently.

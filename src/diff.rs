@@ -12,7 +12,7 @@
 use serde::Serialize;
 
 use crate::config::{Layout, LAYOUT_FIELDS};
-use crate::json::{Member, Node, Path, Value};
+use crate::json::{Member, Node, Path, Segment, Value};
 
 /// What kind of difference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -102,6 +102,39 @@ pub fn severity_of(path: &Path) -> Severity {
 pub fn is_token_field(path: &Path) -> bool {
     path.last_key()
         .is_some_and(|k| k.ends_with("token_id") || k.ends_with("token_ids"))
+}
+
+/// Whether the field at `path` takes integers only: token ids, layer ids, sizes, counts.
+/// There `248070.0` is not `248070`: Python's json gives a float, and a float cannot index an
+/// embedding row or a layer (`range(16.0)` fails). Elsewhere (`rope_theta`, `rms_norm_eps`)
+/// numbers compare by value, so `1e7` is `10000000`.
+pub fn is_integer_field(path: &Path) -> bool {
+    let Some(key) = path.0.iter().rev().find_map(|s| match s {
+        Segment::Key(k) => Some(k.as_str()),
+        Segment::Index(_) => None,
+    }) else {
+        return false;
+    };
+    key.ends_with("_id")
+        || key.ends_with("_ids")
+        || key.ends_with("_size")
+        || key.ends_with("_dim")
+        || key.ends_with("_layers")
+        || key.starts_with("num_")
+        || matches!(key, "sliding_window" | "max_position_embeddings")
+}
+
+/// Whether two values that are equal by value differ in integer-ness somewhere: one side
+/// writes an integer literal where the other writes a float.
+fn integer_literals_differ(a: &Node, b: &Node) -> bool {
+    match (&a.value, &b.value) {
+        (Value::Number(x), Value::Number(y)) => x.is_integer_literal() != y.is_integer_literal(),
+        (Value::Array(xs), Value::Array(ys)) => xs
+            .iter()
+            .zip(ys)
+            .any(|(x, y)| integer_literals_differ(x, y)),
+        _ => false,
+    }
 }
 
 /// One difference between the two configs.
@@ -299,6 +332,13 @@ fn walk(
         return;
     }
     if local.same_value(authority) {
+        // Equal numbers, but a float (`248070.0`, `2.4807e5`) where the field takes an integer:
+        // Python reads a float, which cannot index a token or a layer. Not identical.
+        if is_integer_field(path) && integer_literals_differ(local, authority) {
+            let mut d = difference(lc, ac, path, DiffKind::Type, Some(local), Some(authority));
+            d.note = Some("equal as numbers, but a float where this field takes an integer".into());
+            out.push(d);
+        }
         return;
     }
     let kind = if std::mem::discriminant(&local.value) == std::mem::discriminant(&authority.value)

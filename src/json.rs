@@ -547,9 +547,15 @@ impl<'a> Parser<'a> {
                 0,
             ));
         }
+        if self.bytes.is_empty() {
+            return Err(("the file is empty: expected a JSON object".into(), 0));
+        }
         self.skip_ws();
         if self.pos >= self.bytes.len() {
-            return Err(("the file is empty: expected a JSON object".into(), self.pos));
+            return Err((
+                "the file holds only whitespace: expected a JSON object".into(),
+                self.pos,
+            ));
         }
         let root = self.value(0, &Path::root())?;
         self.skip_ws();

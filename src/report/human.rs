@@ -6,9 +6,10 @@ use std::io::{self, Write};
 
 use crate::analysis::{DiffReport, ReportedDifference};
 use crate::diff::{DiffKind, Severity};
+use crate::json::Node;
 use crate::tokens::{DecodedToken, TokenClass};
 
-use super::short_value;
+use super::{short_ids, short_value};
 
 /// ANSI styling, on or off.
 #[derive(Debug, Clone, Copy)]
@@ -202,21 +203,52 @@ fn columns(d: &ReportedDifference) -> (String, String, String) {
             path = real.to_string();
         }
     }
-    let left = short_value(d.diff.local.as_ref(), &d.local_tokens);
-    let right = short_value(d.diff.authority.as_ref(), &d.authority_tokens);
+    let (left, right) = if crate::diff::is_token_field(&d.diff.path) {
+        (
+            short_ids(d.diff.local.as_ref(), &d.local_tokens),
+            short_ids(d.diff.authority.as_ref(), &d.authority_tokens),
+        )
+    } else {
+        (
+            short_value(d.diff.local.as_ref(), &d.local_tokens),
+            short_value(d.diff.authority.as_ref(), &d.authority_tokens),
+        )
+    };
     (path, left, right)
+}
+
+/// `integer` or `float` for a number, `list of floats` / `list of integers` for a list of
+/// numbers (any float makes it a list of floats), as Python's json reads them.
+fn number_label(n: &Node) -> &'static str {
+    let float = |n: &Node| n.as_number().is_some_and(|x| !x.is_integer_literal());
+    match n.as_array() {
+        Some(items) if items.iter().any(float) => "list of floats",
+        Some(_) => "list of integers",
+        None if float(n) => "float",
+        None => "integer",
+    }
 }
 
 fn kind_note(d: &ReportedDifference) -> String {
     match d.diff.kind {
-        DiffKind::Type => format!(
-            "   (type: {} vs {})",
-            d.diff.local.as_ref().map_or("absent", |n| n.type_name()),
-            d.diff
-                .authority
-                .as_ref()
-                .map_or("absent", |n| n.type_name())
-        ),
+        DiffKind::Type => {
+            let (l, a) = (d.diff.local.as_ref(), d.diff.authority.as_ref());
+            let numeric = |n: Option<&Node>| {
+                n.is_some_and(|n| {
+                    n.as_number().is_some()
+                        || n.as_array().is_some_and(|xs| {
+                            !xs.is_empty() && xs.iter().all(|x| x.as_number().is_some())
+                        })
+                })
+            };
+            let both_numbers = numeric(l) && numeric(a);
+            let label = |n: Option<&Node>| match n {
+                None => "absent",
+                Some(n) if both_numbers => number_label(n),
+                Some(n) => n.type_name(),
+            };
+            format!("   (type: {} vs {})", label(l), label(a))
+        }
         DiffKind::OutOfRange => "   (no embedding row for this id)".into(),
         _ => {
             if let (Some(l), Some(a)) = (&d.diff.local_path, &d.diff.authority_path) {

@@ -44,6 +44,32 @@ pub fn short_value(node: Option<&Node>, tokens: &[DecodedToken]) -> String {
     }
 }
 
+/// Short form of a token field's value: every id decoded (`tokens` holds the decoded ids in
+/// order), everything else as written, so a string or a float in an id list is never hidden.
+pub fn short_ids(node: Option<&Node>, tokens: &[DecodedToken]) -> String {
+    let Some(node) = node else {
+        return "(absent)".into();
+    };
+    let mut decoded = tokens.iter();
+    let mut one = |n: &Node| -> String {
+        if n.as_u64().is_some() {
+            if let Some(t) = decoded.next() {
+                return short_token(t);
+            }
+        } else if crate::analysis::is_id_past_u64(n) {
+            return format!("{} (out of range: past 2^64)", n.to_compact());
+        }
+        n.to_compact()
+    };
+    match node.as_array() {
+        Some(items) => {
+            let parts: Vec<String> = items.iter().map(&mut one).collect();
+            format!("[{}]", parts.join(", "))
+        }
+        None => one(node),
+    }
+}
+
 /// `4× sliding_attention, 1× full_attention` for lists of repeated strings.
 fn run_lengths(items: &[Node]) -> Option<String> {
     let strings: Vec<&str> = items.iter().map(Node::as_str).collect::<Option<_>>()?;

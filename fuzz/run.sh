@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Runs every fuzz target for SECONDS each (default 600), one after the other, and prints the
+# executions and crashes of each from libFuzzer's final stats.
+#
+#   fuzz/run.sh 600            # all targets, 10 minutes each
+#   fuzz/run.sh 60 json_roundtrip
+#
+# The toolchain here is stable only; cargo-fuzz needs nightly flags (-Zsanitizer=address), so
+# this script sets RUSTC_BOOTSTRAP=1, which lets a stable rustc accept them. Install with
+# `cargo install cargo-fuzz`.
+#
+# Targets: parse_config, json_roundtrip. A minimal-edit rewriter target (`fix_roundtrip`:
+# bytes -> fix -> output re-parses, untouched bytes stay byte-identical, fix(fix(x)) == fix(x))
+# is to be added when `fix` (src/fix/) lands; there is deliberately no placeholder target yet.
+#
+# The corpus kept in git (fuzz/corpus/<target>/) is minimized; new inputs found during a run go
+# to a scratch copy under fuzz/corpus-work/ (ignored), so a run never dirties the tree.
+# Minimize again with: RUSTC_BOOTSTRAP=1 cargo fuzz cmin -O <target> fuzz/corpus-work/<target>,
+# then keep at most 190 of the result (spread over sizes, seed-* files left out since they are
+# re-added from the fixtures) in fuzz/corpus/<target>/, so the kept corpus stays under 200 files.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+SECONDS_EACH="${1:-600}"
+shift || true
+TARGETS=("$@")
+[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(parse_config json_roundtrip)
+export RUSTC_BOOTSTRAP=1
+
+cargo fuzz build -O >/dev/null 2>&1 || cargo fuzz build -O || exit 2
+
+status=0
+for t in "${TARGETS[@]}"; do
+  work="fuzz/corpus-work/$t"
+  mkdir -p "$work" "fuzz/corpus/$t" "fuzz/artifacts/$t"
+  cp -n fuzz/corpus/"$t"/* "$work"/ 2>/dev/null || true
+  # Seeds: every JSON file of the fixtures and of the bad-input corpus.
+  find fixtures tests/bad-input -name '*.json' -size -64k 2>/dev/null | while read -r f; do
+    cp -n "$f" "$work/seed-$(echo "$f" | tr '/' '_')" 2>/dev/null || true
+  done
+  before=$(ls "fuzz/artifacts/$t" | wc -l)
+  log="fuzz/artifacts/$t.log"
+  RUSTC_BOOTSTRAP=1 cargo fuzz run -O "$t" "$work" -- \
+    -max_total_time="$SECONDS_EACH" -print_final_stats=1 -max_len=65536 -timeout=10 \
+    -rss_limit_mb=2048 >"$log" 2>&1
+  rc=$?
+  after=$(ls "fuzz/artifacts/$t" | wc -l)
+  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+  [ -z "$execs" ] && execs=$(grep -o '^Done [0-9]* runs' "$log" | grep -o '[0-9]*' | tail -1)
+  crashes=$((after - before))
+  echo "$t: ${SECONDS_EACH}s, ${execs:-?} executions, $crashes crash(es), libFuzzer exit $rc (log $log)"
+  if [ "$crashes" -gt 0 ] || [ "$rc" -ne 0 ]; then
+    status=1
+    ls -1 "fuzz/artifacts/$t" | sed 's/^/  artifact: /'
+  fi
+done
+exit $status
