@@ -91,6 +91,15 @@ pub(crate) fn check(cx: &mut Ctx) {
         .filter(|n| n.is_integer_literal())
         .and_then(|n| n.as_u64())
     else {
+        if let Some(huge) = super::tokens::past_u64(node) {
+            cx.emit(
+                "mask-token-out-of-range",
+                &path,
+                format!("mask_token_id {huge} is out of range: past 2^64, no embedding matrix has that row"),
+                None,
+            );
+            return;
+        }
         cx.emit(
             "field-type",
             &path,

@@ -50,13 +50,34 @@ pub(crate) fn check(cx: &mut Ctx) {
             _ => false,
         };
         if !ok_type {
+            if let Some(huge) = past_u64(node) {
+                cx.emit(
+                    "token-id-out-of-range",
+                    &path,
+                    format!("`{key}` {huge} is out of range: past 2^64, no embedding matrix has that row"),
+                    None,
+                );
+                continue;
+            }
+            let what = match node.as_array() {
+                Some(items) => {
+                    let bad: Vec<String> = items
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, n)| {
+                            !(n.as_u64().is_some()
+                                && n.as_number().is_some_and(|x| x.is_integer_literal()))
+                        })
+                        .map(|(i, n)| format!("[{i}] is {}", n.to_compact()))
+                        .collect();
+                    format!("a list whose element {}", bad.join(", "))
+                }
+                None => super::describe(node),
+            };
             cx.emit(
                 "field-type",
                 &path,
-                format!(
-                    "`{key}` is {}; it must be a non-negative integer id (or null)",
-                    super::describe(node)
-                ),
+                format!("`{key}` is {what}; it must be a non-negative integer id, a list of them, or null"),
                 None,
             );
             continue;
@@ -117,5 +138,24 @@ pub(crate) fn check(cx: &mut Ctx) {
                 );
             }
         }
+    }
+}
+
+/// The first integer past 2^64 in an id field (a number or a list), as written.
+pub(crate) fn past_u64(node: &crate::json::Node) -> Option<String> {
+    let huge = |n: &crate::json::Node| {
+        n.as_number()
+            .filter(|x| {
+                // Beyond i128 the text is kept but no integer: all digits means huge.
+                x.integer
+                    .map_or(x.text.bytes().all(|b| b.is_ascii_digit()), |i| {
+                        i > i128::from(u64::MAX)
+                    })
+            })
+            .map(|x| x.text.clone())
+    };
+    match node.as_array() {
+        Some(items) => items.iter().find_map(huge),
+        None => huge(node),
     }
 }
