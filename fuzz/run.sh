@@ -9,9 +9,9 @@
 # this script sets RUSTC_BOOTSTRAP=1, which lets a stable rustc accept them. Install with
 # `cargo install cargo-fuzz`.
 #
-# Targets: parse_config, json_roundtrip. A minimal-edit rewriter target (`fix_roundtrip`:
-# bytes -> fix -> output re-parses, untouched bytes stay byte-identical, fix(fix(x)) == fix(x))
-# is to be added when `fix` (src/fix/) lands; there is deliberately no placeholder target yet.
+# Targets: parse_config, json_roundtrip, fix_roundtrip (the minimal-edit rewriter: local config,
+# NUL, authority config -> plan -> the output re-parses, no difference is left, bytes outside the
+# splices are the original's, fixing again changes nothing).
 #
 # The corpus kept in git (fuzz/corpus/<target>/) is minimized; new inputs found during a run go
 # to a scratch copy under fuzz/corpus-work/ (ignored), so a run never dirties the tree.
@@ -24,7 +24,7 @@ cd "$(dirname "$0")/.."
 SECONDS_EACH="${1:-600}"
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(parse_config json_roundtrip)
+[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(parse_config json_roundtrip fix_roundtrip)
 export RUSTC_BOOTSTRAP=1
 
 cargo fuzz build -O >/dev/null 2>&1 || cargo fuzz build -O || exit 2
@@ -38,6 +38,22 @@ for t in "${TARGETS[@]}"; do
   find fixtures tests/bad-input -name '*.json' -size -64k 2>/dev/null | while read -r f; do
     cp -n "$f" "$work/seed-$(echo "$f" | tr '/' '_')" 2>/dev/null || true
   done
+  if [ "$t" = fix_roundtrip ]; then
+    # Seeds: local NUL authority pairs from the fixtures and the fix golden tests.
+    i=0
+    for local in fixtures/incident/Qwen3.6-27B-DFlash/config.json fixtures/layout/flat/config.json \
+                 fixtures/type-mismatch/config.json; do
+      for auth in fixtures/incident/authority/config.json fixtures/layout/nested/config.json; do
+        i=$((i + 1))
+        { cat "$local"; printf '\0'; cat "$auth"; } > "$work/seed-pair-$i"
+      done
+    done
+    for d in tests/fix/*/; do
+      [ -f "$d/input.json" ] && [ -f "$d/authority.json" ] || continue
+      i=$((i + 1))
+      { cat "$d/input.json"; printf '\0'; cat "$d/authority.json"; } > "$work/seed-pair-$i"
+    done
+  fi
   before=$(ls "fuzz/artifacts/$t" | wc -l)
   log="fuzz/artifacts/$t.log"
   RUSTC_BOOTSTRAP=1 cargo fuzz run -O "$t" "$work" -- \
