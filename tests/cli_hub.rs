@@ -431,3 +431,32 @@ fn pin_then_check_with_the_hub_gone() {
         "{out}"
     );
 }
+
+/// A Hub file that is not JSON (an HTML error page served as config.json): exit 2, with the
+/// repo, sha and line in the message.
+#[test]
+fn non_json_body_from_the_hub_exits_two() {
+    let server = HubServer::start();
+    let mut repo = FakeRepo::default();
+    let sha = repo.commit(&[("config.json", b"<html>502 Bad Gateway</html>\n")]);
+    server.add_repo(DRAFTER, repo);
+    let cache = tempfile::tempdir().unwrap();
+    let (code, out, err) = dflash(
+        &[
+            "diff",
+            "fixtures/incident/authority",
+            "--from-hub",
+            DRAFTER,
+            "--endpoint",
+            &server.url,
+        ],
+        cache.path(),
+        &[],
+    );
+    assert_eq!(code, 2, "{out}");
+    assert!(
+        err.contains(&format!("{DRAFTER}@{}", &sha[..12]))
+            && err.contains("invalid JSON at line 1, column 1"),
+        "{err}"
+    );
+}
