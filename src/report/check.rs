@@ -10,14 +10,6 @@ use crate::rules::Severity;
 use super::human::Painter;
 use super::SCHEMA_VERSION;
 
-fn level(p: Painter, s: Severity) -> String {
-    match s {
-        Severity::Error => p.red("error"),
-        Severity::Warning => p.yellow("warning"),
-        Severity::Info => p.dim("info"),
-    }
-}
-
 pub fn write_human(
     out: &mut dyn Write,
     report: &CheckReport,
@@ -67,7 +59,7 @@ fn write_drafter(out: &mut dyn Write, d: &DrafterCheck, p: Painter) -> io::Resul
         writeln!(
             out,
             "  {}[{}] {}:{}:{} {}",
-            level(p, f.level),
+            p.level(f.level),
             f.code,
             d.file,
             f.line,

@@ -40,6 +40,15 @@ impl Painter {
     pub fn green(&self, t: &str) -> String {
         self.paint("32", t)
     }
+    /// `error` / `warning` / `info` of a lint or check finding, coloured.
+    pub fn level(&self, s: crate::rules::Severity) -> String {
+        match s {
+            crate::rules::Severity::Error => self.red("error"),
+            crate::rules::Severity::Warning => self.yellow("warning"),
+            crate::rules::Severity::Info => self.dim("info"),
+        }
+    }
+
     pub fn severity(&self, s: Severity) -> String {
         let label = format!("{:<8}", s.as_str());
         match s {

@@ -4,16 +4,8 @@ use std::io::{self, Write};
 
 use serde_json::json;
 
-use super::{all_rules, LintReport, Rule, Severity};
+use super::{all_rules, LintReport, Rule};
 use crate::report::human::Painter;
-
-fn label(p: Painter, s: Severity) -> String {
-    match s {
-        Severity::Error => p.red("error"),
-        Severity::Warning => p.yellow("warning"),
-        Severity::Info => p.dim("info"),
-    }
-}
 
 /// One line per finding, `error[code] path: message (expected …)`, its file:line, then a summary.
 pub fn write_human(
@@ -45,7 +37,7 @@ pub fn write_human(
         writeln!(
             out,
             "{}[{}] {}: {}{expected}",
-            label(p, f.severity),
+            p.level(f.severity),
             f.code,
             f.path,
             f.message
