@@ -16,7 +16,7 @@ use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::fs;
-use std::io::Read;
+use std::io::{Read, Seek};
 use std::path::Path;
 
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
@@ -391,21 +391,20 @@ impl TokenizerFile {
             read_capped(path, MAX_TOKENIZER_BYTES)?;
         }
         let size_hint = usize::try_from(meta.len()).unwrap_or(0);
-        Self::from_reader(file.take(MAX_TOKENIZER_BYTES + 1), size_hint, wanted).map_err(
-            |e| match e {
-                ReadError::Io(e) => io_error(path, &e),
-                ReadError::Invalid(e) => Error::new(format!(
-                    "`{}`: cannot read the tokenizer: {e}",
-                    path.display()
-                )),
-            },
-        )
+        Self::from_reader(file, size_hint, wanted).map_err(|e| match e {
+            ReadError::Io(e) => io_error(path, &e),
+            ReadError::Invalid(e) => Error::new(format!(
+                "`{}`: cannot read the tokenizer: {e}",
+                path.display()
+            )),
+        })
     }
 
     /// Scans `tokenizer.json` bytes from `reader`, falling back to [`TokenizerFile::parse`]
-    /// over the whole input when the layout is not the one the scanner handles.
+    /// over the whole input (read again from its start) when the layout is not the one the
+    /// scanner handles.
     /// `size_hint` is the input's length when known (0 otherwise).
-    pub fn from_reader<R: Read>(
+    pub fn from_reader<R: Read + Seek>(
         reader: R,
         size_hint: usize,
         wanted: &BTreeSet<u64>,
@@ -415,19 +414,19 @@ impl TokenizerFile {
             Ok(file) => Ok((
                 file,
                 Pass::Scan {
-                    bytes_read: scanner.buf.len() as u64,
+                    bytes_read: scanner.bytes_read(),
                 },
             )),
             Err(scan::Stop::Io(e)) => Err(ReadError::Io(e)),
             Err(scan::Stop::Fallback) => {
-                scanner.read_rest().map_err(ReadError::Io)?;
-                if scanner.buf.len() as u64 > MAX_TOKENIZER_BYTES {
+                let bytes = scanner.into_all().map_err(ReadError::Io)?;
+                if bytes.len() as u64 > MAX_TOKENIZER_BYTES {
                     return Err(ReadError::Invalid(format!(
                         "over the {} MiB limit for a tokenizer",
                         MAX_TOKENIZER_BYTES / (1024 * 1024)
                     )));
                 }
-                let file = Self::parse(&scanner.buf, wanted).map_err(ReadError::Invalid)?;
+                let file = Self::parse(&bytes, wanted).map_err(ReadError::Invalid)?;
                 Ok((file, Pass::Serde))
             }
         }

@@ -14,12 +14,16 @@
 //! validate the text of the merges it never reads.
 
 use std::collections::BTreeSet;
-use std::io::{self, Read};
+use std::io::{self, Read, Seek, SeekFrom};
 
 use super::{mentions_byte_level, RawAddedToken, TokenizerFile};
 
 /// Bytes read per `read` call: small enough not to read far past the vocabulary.
 const CHUNK: usize = 256 * 1024;
+
+/// While reading the vocabulary, bytes already scanned are dropped once this many pile up, so
+/// the buffer stays near 1 MiB whatever the file's size.
+const COMPACT_AT: usize = 1024 * 1024;
 
 /// Why a scan stopped without an answer.
 #[derive(Debug)]
@@ -39,33 +43,59 @@ impl From<io::Error> for Stop {
 
 type Scan<T> = std::result::Result<T, Stop>;
 
-/// The scanner's input: the bytes read so far and the reader they come from.
+/// The scanner's input: a window of the bytes read so far and the reader they come from.
 pub(super) struct Scanner<R> {
-    pub(super) buf: Vec<u8>,
+    buf: Vec<u8>,
     pos: usize,
+    /// Bytes dropped from the front of `buf`.
+    dropped: u64,
     src: R,
     eof: bool,
+    /// Bytes per read ([`CHUNK`]; tiny in tests, to cross chunk boundaries everywhere).
+    chunk: usize,
 }
 
-impl<R: Read> Scanner<R> {
-    /// `size_hint`: the file's length when known, to allocate once (pages that are never read
-    /// are never touched, so this costs no memory).
+impl<R: Read + Seek> Scanner<R> {
+    /// `size_hint`: the input's length when known (0 otherwise), to size the buffer.
     pub(super) fn new(src: R, size_hint: usize) -> Self {
         Scanner {
-            buf: Vec::with_capacity(size_hint),
+            buf: Vec::with_capacity(size_hint.min(COMPACT_AT + 2 * CHUNK)),
             pos: 0,
+            dropped: 0,
             src,
             eof: false,
+            chunk: CHUNK,
         }
     }
 
-    /// Reads the rest of the input, for the fallback pass.
-    pub(super) fn read_rest(&mut self) -> io::Result<()> {
+    /// How many bytes of the input have been read.
+    pub(super) fn bytes_read(&self) -> u64 {
+        self.dropped + self.buf.len() as u64
+    }
+
+    /// The whole input, for the fallback pass: the rest of it, or all of it again when the
+    /// front was dropped.
+    pub(super) fn into_all(mut self) -> io::Result<Vec<u8>> {
+        if self.dropped > 0 {
+            self.src.seek(SeekFrom::Start(0))?;
+            self.buf.clear();
+            self.eof = false;
+        }
         if !self.eof {
             self.src.read_to_end(&mut self.buf)?;
-            self.eof = true;
         }
-        Ok(())
+        Ok(self.buf)
+    }
+
+    /// Drops the bytes before the cursor once enough pile up. Only called where no span into
+    /// the buffer is held.
+    #[inline]
+    fn compact(&mut self) {
+        if self.pos >= COMPACT_AT {
+            self.buf.drain(..self.pos);
+            self.dropped += self.pos as u64;
+            self.pos = 0;
+        }
     }
 
     /// Reads one more chunk; false at the end of the input.
@@ -76,7 +106,7 @@ impl<R: Read> Scanner<R> {
         }
         // Into the spare capacity, without zeroing it first.
         let n = (&mut self.src)
-            .take(CHUNK as u64)
+            .take(self.chunk as u64)
             .read_to_end(&mut self.buf)?;
         if n == 0 {
             self.eof = true;
@@ -302,7 +332,7 @@ impl Seen {
 }
 
 /// Scans `tokenizer.json` from `src`. `Err(Stop::Fallback)` when the layout is not handled.
-pub(super) fn scan<R: Read>(
+pub(super) fn scan<R: Read + Seek>(
     scanner: &mut Scanner<R>,
     wanted: &BTreeSet<u64>,
 ) -> Scan<TokenizerFile> {
@@ -357,7 +387,7 @@ pub(super) fn scan<R: Read>(
 
 /// Scans the `model` value. Returns true when the scan is settled and may stop here (inside
 /// `model`, before the merges).
-fn scan_model<R: Read>(
+fn scan_model<R: Read + Seek>(
     scanner: &mut Scanner<R>,
     wanted: &BTreeSet<u64>,
     file: &mut TokenizerFile,
@@ -397,7 +427,7 @@ fn scan_model<R: Read>(
 
 /// Scans a vocabulary map `{"token": id, ...}`: counts entries, tracks the highest id and
 /// decodes the tokens of wanted ids. A list vocabulary (Unigram) falls back.
-fn scan_vocab<R: Read>(
+fn scan_vocab<R: Read + Seek>(
     scanner: &mut Scanner<R>,
     wanted: &BTreeSet<u64>,
     file: &mut TokenizerFile,
@@ -419,6 +449,7 @@ fn scan_vocab<R: Read>(
         if b != b'"' {
             return Err(Stop::Fallback);
         }
+        scanner.compact();
         // Most entries are plain and wholly in the buffer: read them straight from the slice.
         if let Some(entry) = plain_entry(&scanner.buf, scanner.pos) {
             count += 1;
@@ -526,4 +557,218 @@ fn plain_entry(buf: &[u8], at: usize) -> Option<Entry> {
         next: i,
         more,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tokens::{Pass, ReadError};
+    use proptest::prelude::*;
+    use serde_json::{json, Map, Value};
+
+    /// Scans `text` in chunks of `chunk` bytes, falling back like `TokenizerFile::from_reader`.
+    fn scan_text(
+        text: &str,
+        chunk: usize,
+        wanted: &BTreeSet<u64>,
+    ) -> Result<(TokenizerFile, Pass), String> {
+        let mut scanner = Scanner::new(io::Cursor::new(text.as_bytes()), 0);
+        scanner.chunk = chunk;
+        match scan(&mut scanner, wanted) {
+            Ok(file) => Ok((
+                file,
+                Pass::Scan {
+                    bytes_read: scanner.bytes_read(),
+                },
+            )),
+            Err(Stop::Io(e)) => Err(e.to_string()),
+            Err(Stop::Fallback) => {
+                let all = scanner.into_all().unwrap();
+                assert_eq!(all, text.as_bytes());
+                TokenizerFile::parse(&all, wanted).map(|f| (f, Pass::Serde))
+            }
+        }
+    }
+
+    fn tokenizer(vocab: Value, merges_first: bool) -> Value {
+        let mut model = Map::new();
+        model.insert("type".into(), json!("BPE"));
+        if merges_first {
+            model.insert("ignore_merges".into(), json!([["a", "b"], ["c\"", "}{"]]));
+        }
+        model.insert("vocab".into(), vocab);
+        model.insert("merges".into(), json!([["a", "b"], ["ab", "c"]]));
+        json!({
+            "version": "1.0",
+            "added_tokens": [
+                {"id": 3, "content": "<|end|>", "special": true},
+                {"id": 9, "content": "<think>", "special": false}
+            ],
+            "normalizer": {"type": "NFC", "odd": "}]\"{["},
+            "pre_tokenizer": {"type": "Sequence", "pretokenizers": [{"type": "ByteLevel"}]},
+            "decoder": {"type": "ByteLevel"},
+            "model": Value::Object(model),
+        })
+    }
+
+    #[test]
+    fn stops_before_the_merges() {
+        let vocab = json!({"a": 0, "b": 1, "ab": 2});
+        let mut text = serde_json::to_string_pretty(&tokenizer(vocab, false)).unwrap();
+        // Whatever follows the vocabulary is never read, so it cannot matter.
+        let cut = text.find("\"merges\"").unwrap();
+        text.truncate(cut);
+        text.push_str("NOT JSON");
+        let wanted: BTreeSet<u64> = [2, 3].into();
+        let (file, pass) = scan_text(&text, 8, &wanted).unwrap();
+        assert!(matches!(pass, Pass::Scan { bytes_read } if bytes_read < text.len() as u64));
+        assert_eq!(file.vocab_count, 3);
+        assert_eq!(file.vocab_max_id, Some(2));
+        assert_eq!(file.wanted_vocab.get(&2).map(String::as_str), Some("ab"));
+        assert_eq!(file.added_tokens.len(), 2);
+        assert!(file.byte_level);
+    }
+
+    #[test]
+    fn model_before_added_tokens_reads_on() {
+        let text = r#"{"model": {"vocab": {"a": 0, "b\"": 1}, "merges": [["a", "b\""]]},
+            "decoder": null, "pre_tokenizer": null,
+            "added_tokens": [{"id": 2, "content": "<s>", "special": true}]}"#;
+        let wanted: BTreeSet<u64> = [1].into();
+        let (file, pass) = scan_text(text, 3, &wanted).unwrap();
+        assert!(matches!(pass, Pass::Scan { .. }));
+        assert_eq!(
+            file,
+            TokenizerFile::parse(text.as_bytes(), &wanted).unwrap()
+        );
+        assert_eq!(file.wanted_vocab.get(&1).map(String::as_str), Some("b\""));
+        assert!(!file.byte_level);
+    }
+
+    #[test]
+    fn unusual_layouts_fall_back_to_the_serde_pass() {
+        let wanted: BTreeSet<u64> = [1].into();
+        // Unigram: a list vocabulary.
+        let unigram = r#"{"added_tokens": [], "decoder": null, "pre_tokenizer": null,
+            "model": {"type": "Unigram", "vocab": [["<unk>", 0.0], ["a", -1.5]]}}"#;
+        let (file, pass) = scan_text(unigram, 4, &wanted).unwrap();
+        assert_eq!(pass, Pass::Serde);
+        assert_eq!(file.wanted_vocab.get(&1).map(String::as_str), Some("a"));
+        // Ids serde rejects, a truncated file, trailing text, a malformed added token: the
+        // serde pass words the error.
+        for bad in [
+            r#"{"added_tokens": [], "model": {"vocab": {"a": 1.0}}}"#,
+            r#"{"added_tokens": [], "model": {"vocab": {"a": -1}}}"#,
+            r#"{"added_tokens": [], "model": {"vocab": {"a": 01}}}"#,
+            r#"{"added_tokens": [], "model": {"vocab": {"a": 1}"#,
+            r#"{"added_tokens": [], "model": {"vocab": {"a": 1}}} x"#,
+            r#"{"added_tokens": [{"id": "x"}], "model": null}"#,
+        ] {
+            let err = scan_text(bad, 2, &wanted).unwrap_err();
+            assert!(!err.is_empty(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn a_large_vocabulary_is_scanned_through_a_window() {
+        let mut vocab = Map::new();
+        for i in 0..120_000u64 {
+            vocab.insert(format!("tok\"{i}"), json!(i));
+        }
+        let text = serde_json::to_string_pretty(&tokenizer(Value::Object(vocab), false)).unwrap();
+        assert!(text.len() > 2 * COMPACT_AT);
+        let wanted: BTreeSet<u64> = [0, 77_777, 119_999].into();
+        let mut scanner = Scanner::new(io::Cursor::new(text.as_bytes()), text.len());
+        let file = scan(&mut scanner, &wanted).unwrap();
+        assert!(scanner.dropped > 0 && scanner.buf.capacity() < 2 * COMPACT_AT);
+        assert_eq!(
+            file,
+            TokenizerFile::parse(text.as_bytes(), &wanted).unwrap()
+        );
+        // A layout the scanner gives up on late still reaches the serde pass whole.
+        let late = text.replace("\"tok\\\"100000\": 100000", "\"tok\": 1.5");
+        assert_ne!(late, text);
+        let err = scan_text(&late, CHUNK, &wanted).unwrap_err();
+        assert!(err.contains("invalid type: floating point"), "{err}");
+    }
+
+    #[test]
+    fn escaped_top_level_keys_are_unescaped() {
+        let text = r#"{"added\u005ftokens": [{"id": 1, "content": "<s>", "special": true}],
+            "model": {"vocab": {"a": 0}}}"#;
+        let (file, _) = scan_text(text, 5, &BTreeSet::new()).unwrap();
+        assert_eq!(
+            file,
+            TokenizerFile::parse(text.as_bytes(), &BTreeSet::new()).unwrap()
+        );
+        assert_eq!(file.added_tokens.len(), 1);
+    }
+
+    #[test]
+    fn read_errors_are_io_errors() {
+        struct Failing;
+        impl Read for Failing {
+            fn read(&mut self, _: &mut [u8]) -> io::Result<usize> {
+                Err(io::Error::other("disk on fire"))
+            }
+        }
+        impl Seek for Failing {
+            fn seek(&mut self, _: SeekFrom) -> io::Result<u64> {
+                Ok(0)
+            }
+        }
+        let err = TokenizerFile::from_reader(Failing, 0, &BTreeSet::new()).unwrap_err();
+        assert!(matches!(err, ReadError::Io(e) if e.to_string() == "disk on fire"));
+    }
+
+    /// Token texts that stress the scanner: quotes, backslashes, escapes, braces, non-ASCII.
+    fn token_text() -> impl Strategy<Value = String> {
+        prop_oneof![
+            "[a-zA-Z0-9 ]{0,6}",
+            "[\"\\\\{}\\[\\],:]{1,4}",
+            "\\PC{0,4}",
+            "[\u{0}-\u{1f}\u{7f}\u{2028}]{1,3}",
+            "[ĠĊâĢĻÃ©]{1,5}",
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+        /// The scanner reads what the serde pass reads, for any vocabulary, formatting,
+        /// key order and chunk size, and it never needs to fall back on these layouts.
+        #[test]
+        fn scanner_equals_serde_pass(
+            tokens in proptest::collection::vec(token_text(), 0..40),
+            id_offset in 0u64..5,
+            wanted in proptest::collection::btree_set(0u64..90, 0..8),
+            pretty in any::<bool>(),
+            merges_first in any::<bool>(),
+            model_first in any::<bool>(),
+            chunk in 1usize..40,
+        ) {
+            let mut vocab = Map::new();
+            for (i, t) in tokens.iter().enumerate() {
+                vocab.insert(t.clone(), json!(i as u64 * 2 + id_offset));
+            }
+            let mut value = tokenizer(Value::Object(vocab), merges_first);
+            if model_first {
+                let obj = value.as_object_mut().unwrap();
+                let model = obj.shift_remove("model").unwrap();
+                let mut reordered = Map::new();
+                reordered.insert("model".into(), model);
+                reordered.extend(std::mem::take(obj));
+                value = Value::Object(reordered);
+            }
+            let text = if pretty {
+                serde_json::to_string_pretty(&value).unwrap()
+            } else {
+                serde_json::to_string(&value).unwrap()
+            };
+            let expected = TokenizerFile::parse(text.as_bytes(), &wanted).unwrap();
+            let (file, pass) = scan_text(&text, chunk, &wanted).unwrap();
+            prop_assert!(matches!(pass, Pass::Scan { bytes_read: _ }), "fell back: {:?}", pass);
+            prop_assert_eq!(file, expected);
+        }
+    }
 }
