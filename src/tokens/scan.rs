@@ -45,7 +45,9 @@ type Scan<T> = std::result::Result<T, Stop>;
 
 /// The scanner's input: a window of the bytes read so far and the reader they come from.
 pub(super) struct Scanner<R> {
+    /// `buf[..end]` holds input; the rest is room for the next read (zeroed once, reused).
     buf: Vec<u8>,
+    end: usize,
     pos: usize,
     /// Bytes dropped from the front of `buf`.
     dropped: u64,
@@ -60,6 +62,7 @@ impl<R: Read + Seek> Scanner<R> {
     pub(super) fn new(src: R, size_hint: usize) -> Self {
         Scanner {
             buf: Vec::with_capacity(size_hint.min(COMPACT_AT + 2 * CHUNK)),
+            end: 0,
             pos: 0,
             dropped: 0,
             src,
@@ -70,12 +73,13 @@ impl<R: Read + Seek> Scanner<R> {
 
     /// How many bytes of the input have been read.
     pub(super) fn bytes_read(&self) -> u64 {
-        self.dropped + self.buf.len() as u64
+        self.dropped + self.end as u64
     }
 
     /// The whole input, for the fallback pass: the rest of it, or all of it again when the
     /// front was dropped.
     pub(super) fn into_all(mut self) -> io::Result<Vec<u8>> {
+        self.buf.truncate(self.end);
         if self.dropped > 0 {
             self.src.seek(SeekFrom::Start(0))?;
             self.buf.clear();
@@ -92,7 +96,8 @@ impl<R: Read + Seek> Scanner<R> {
     #[inline]
     fn compact(&mut self) {
         if self.pos >= COMPACT_AT {
-            self.buf.drain(..self.pos);
+            self.buf.copy_within(self.pos..self.end, 0);
+            self.end -= self.pos;
             self.dropped += self.pos as u64;
             self.pos = 0;
         }
@@ -104,10 +109,20 @@ impl<R: Read + Seek> Scanner<R> {
         if self.eof {
             return Ok(false);
         }
-        // Into the spare capacity, without zeroing it first.
-        let n = (&mut self.src)
-            .take(self.chunk as u64)
-            .read_to_end(&mut self.buf)?;
+        if self.buf.len() < self.end + self.chunk {
+            self.buf.resize(self.end + self.chunk, 0);
+        }
+        let n = loop {
+            match self
+                .src
+                .read(&mut self.buf[self.end..self.end + self.chunk])
+            {
+                Ok(n) => break n,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(e),
+            }
+        };
+        self.end += n;
         if n == 0 {
             self.eof = true;
         }
@@ -117,7 +132,7 @@ impl<R: Read + Seek> Scanner<R> {
     /// The byte at the cursor, reading more when needed; `None` at the end of the input.
     #[inline]
     fn peek(&mut self) -> Scan<Option<u8>> {
-        while self.pos >= self.buf.len() {
+        while self.pos >= self.end {
             if !self.fill()? {
                 return Ok(None);
             }
@@ -155,7 +170,7 @@ impl<R: Read + Seek> Scanner<R> {
         self.pos += 1;
         let mut escaped = false;
         loop {
-            match memchr::memchr2(b'"', b'\\', &self.buf[self.pos..]) {
+            match memchr::memchr2(b'"', b'\\', &self.buf[self.pos..self.end]) {
                 Some(i) => {
                     self.pos += i;
                     if self.buf[self.pos] == b'"' {
@@ -171,7 +186,7 @@ impl<R: Read + Seek> Scanner<R> {
                     self.pos += 1;
                 }
                 None => {
-                    self.pos = self.buf.len();
+                    self.pos = self.end;
                     if !self.fill()? {
                         return Err(Stop::Fallback);
                     }
@@ -451,7 +466,7 @@ fn scan_vocab<R: Read + Seek>(
         }
         scanner.compact();
         // Most entries are plain and wholly in the buffer: read them straight from the slice.
-        if let Some(entry) = plain_entry(&scanner.buf, scanner.pos) {
+        if let Some(entry) = plain_entry(&scanner.buf[..scanner.end], scanner.pos) {
             count += 1;
             max_id = Some(max_id.map_or(entry.id, |m| m.max(entry.id)));
             if wanted.binary_search(&entry.id).is_ok() {
