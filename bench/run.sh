@@ -91,7 +91,8 @@ hyperfine -N "${hyperfine_args[@]}"
 : >"$work/rss.txt"
 for i in "${!cmds[@]}"; do
     for _ in $(seq "$RSS_RUNS"); do
-        /usr/bin/time -v ${cmds[$i]} 2>&1 >/dev/null | awk -v n="${names[$i]}" \
+        # (Each contender exits 1 for the differences it finds.)
+        { /usr/bin/time -v ${cmds[$i]} 2>&1 >/dev/null || true; } | awk -v n="${names[$i]}" \
             '/Maximum resident set size/ {print n "\t" $NF}' >>"$work/rss.txt"
     done
 done
