@@ -3,6 +3,7 @@
 #
 #   bench/run.sh            # RUNS=40 hyperfine runs per command, RSS_RUNS=7 /usr/bin/time runs
 #   RUNS=100 bench/run.sh
+#   BASELINE_BIN=path/to/older/dflash-check bench/run.sh   # also time an older build's diff
 #
 # Compares, on the same inputs (bench/inputs: a Qwen3-8B DFlash drafter whose config holds
 # wrong ids, its authority, and a Qwen3-8B target dir built in bench/work/target from the real
@@ -59,6 +60,10 @@ cmds=(
     "$py $here/peer.py $drafter $authority $target"
     "$py $here/peer.py --transformers $drafter $authority $target"
 )
+if [ -n "${BASELINE_BIN:-}" ]; then
+    names+=("baseline dflash-check diff")
+    cmds+=("$BASELINE_BIN diff $drafter --against $authority --target $target")
+fi
 
 # Every contender must find the same 4 differences (and exit 1 for them).
 for i in "${!cmds[@]}"; do
