@@ -10,8 +10,9 @@
 //! It understands the layout that `tokenizers` writes (a vocabulary map of `"token": id`).
 //! Anything else (a Unigram list vocabulary, a float id, a syntax error) makes it give up and
 //! the caller falls back to the general serde pass over the whole file, which also words the
-//! error. What the scanner skips it checks only for structure (strings, brackets); it does not
-//! validate the text of the merges it never reads.
+//! error. What the scanner skips it checks only for structure (strings, brackets): it does not
+//! validate the text of unwanted vocabulary keys (UTF-8, control characters), nor anything
+//! after the point where it stops (the merges), which `tokenizers` would reject if broken.
 
 use std::collections::BTreeSet;
 use std::io::{self, Read, Seek, SeekFrom};
@@ -452,8 +453,8 @@ fn scan_vocab<R: Read + Seek>(
         return Err(Stop::Fallback);
     }
     scanner.pos += 1;
-    // A handful of ids: a sorted slice searches faster than the set, and a 64-bit filter
-    // (bit `id % 64`) skips the search for nearly every entry.
+    // A handful of ids: a 64-bit filter (bit `id % 64`) skips the set lookup for nearly
+    // every entry.
     let filter = wanted.iter().fold(0u64, |f, id| f | 1 << (id % 64));
     let is_wanted = |id: u64| filter & (1 << (id % 64)) != 0 && wanted.contains(&id);
     let mut count: u64 = 0;
@@ -468,7 +469,7 @@ fn scan_vocab<R: Read + Seek>(
             return Err(Stop::Fallback);
         }
         scanner.compact();
-        // Most entries are plain and wholly in the buffer: read them straight from the slice.
+        // Most entries are plain and lie in the buffer: read them straight from the slice.
         if let Some(entry) = plain_entry(&scanner.buf[..scanner.end], scanner.pos) {
             count += 1;
             max_id = Some(max_id.map_or(entry.id, |m| m.max(entry.id)));
