@@ -3,20 +3,26 @@
 //! The ids in a drafter config (mask, bos, eos, pad) are nearly always added tokens, listed in
 //! `tokenizer_config.json` (`added_tokens_decoder`) and `tokenizer.json` (`added_tokens`); some
 //! tokens exist only in the former, so both are read. Building a full `tokenizers::Tokenizer`
-//! costs hundreds of milliseconds and megabytes, so the default path makes one streaming pass
-//! over `tokenizer.json` that keeps the added tokens, counts `model.vocab` and keeps only the
-//! entries for the ids asked about. `--full-tokenizer` loads the real thing instead (the
-//! equivalence of both paths is tested on the real Qwen3 tokenizer).
+//! costs hundreds of milliseconds and megabytes, so the default path reads `tokenizer.json`
+//! with a byte scanner ([`scan`]) that keeps the added tokens, counts `model.vocab`, decodes
+//! only the entries for the ids asked about and stops before the merges; a file laid out
+//! differently goes through a general streaming serde pass instead. `--full-tokenizer` loads
+//! the real thing (the equivalence of the paths is tested on the real Qwen3 tokenizer, in
+//! `tests/tokens_real.rs`).
+
+mod scan;
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
+use std::fs;
+use std::io::{Read, Seek};
 use std::path::Path;
 
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
-use crate::config::read_capped;
+use crate::config::{io_error, read_capped};
 use crate::{Error, Result};
 
 /// Large tokenizers (Qwen3.5: 248k entries) are about 20 MB; leave room, refuse absurd files.
@@ -220,13 +226,7 @@ impl TokenTable {
         };
         let mut sources = Vec::new();
         if has_tokenizer {
-            let bytes = read_capped(&tokenizer_path, MAX_TOKENIZER_BYTES)?;
-            let file = TokenizerFile::parse(&bytes, wanted).map_err(|e| {
-                Error::new(format!(
-                    "`{}`: cannot read the tokenizer: {e}",
-                    tokenizer_path.display()
-                ))
-            })?;
+            let file = TokenizerFile::read(&tokenizer_path, wanted)?;
             table.merge_tokenizer_file(file);
             sources.push(tokenizer_path.display().to_string());
         }
@@ -348,8 +348,8 @@ impl TokenTable {
     }
 }
 
-/// The parts of `tokenizer.json` this tool needs, read in one streaming pass.
-#[derive(Debug, Default)]
+/// The parts of `tokenizer.json` this tool needs.
+#[derive(Debug, Default, PartialEq, Eq)]
 pub struct TokenizerFile {
     pub added_tokens: Vec<RawAddedToken>,
     pub vocab_count: u64,
@@ -358,7 +358,16 @@ pub struct TokenizerFile {
     pub byte_level: bool,
 }
 
-#[derive(Debug, Deserialize)]
+/// How [`TokenizerFile::read`] read the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pass {
+    /// The byte scanner, which stopped after `bytes_read` bytes of the file.
+    Scan { bytes_read: u64 },
+    /// The general serde pass over the whole file (a layout the scanner does not handle).
+    Serde,
+}
+
+#[derive(Debug, PartialEq, Eq, Deserialize)]
 pub struct RawAddedToken {
     pub id: u64,
     pub content: String,
@@ -367,6 +376,63 @@ pub struct RawAddedToken {
 }
 
 impl TokenizerFile {
+    /// Reads what is needed from the `tokenizer.json` at `path`, keeping the vocabulary
+    /// entries of `wanted` only.
+    pub fn read(path: &Path, wanted: &BTreeSet<u64>) -> Result<TokenizerFile> {
+        Self::read_with_pass(path, wanted).map(|(file, _)| file)
+    }
+
+    /// [`TokenizerFile::read`], also telling which pass read the file.
+    pub fn read_with_pass(path: &Path, wanted: &BTreeSet<u64>) -> Result<(TokenizerFile, Pass)> {
+        let file = fs::File::open(path).map_err(|e| io_error(path, &e))?;
+        let meta = file.metadata().map_err(|e| io_error(path, &e))?;
+        if meta.is_dir() || meta.len() > MAX_TOKENIZER_BYTES {
+            // Let the common reader word the refusal.
+            read_capped(path, MAX_TOKENIZER_BYTES)?;
+        }
+        let size_hint = usize::try_from(meta.len()).unwrap_or(0);
+        Self::from_reader(file, size_hint, wanted).map_err(|e| match e {
+            ReadError::Io(e) => io_error(path, &e),
+            ReadError::Invalid(e) => Error::new(format!(
+                "`{}`: cannot read the tokenizer: {e}",
+                path.display()
+            )),
+        })
+    }
+
+    /// Scans `tokenizer.json` bytes from `reader`, falling back to [`TokenizerFile::parse`]
+    /// over the whole input (read again from its start) when the layout is not the one the
+    /// scanner handles.
+    /// `size_hint` is the input's length when known (0 otherwise).
+    pub fn from_reader<R: Read + Seek>(
+        reader: R,
+        size_hint: usize,
+        wanted: &BTreeSet<u64>,
+    ) -> std::result::Result<(TokenizerFile, Pass), ReadError> {
+        let mut scanner = scan::Scanner::new(reader, size_hint);
+        match scan::scan(&mut scanner, wanted) {
+            Ok(file) => Ok((
+                file,
+                Pass::Scan {
+                    bytes_read: scanner.bytes_read(),
+                },
+            )),
+            Err(scan::Stop::Io(e)) => Err(ReadError::Io(e)),
+            Err(scan::Stop::Fallback) => {
+                let bytes = scanner.into_all().map_err(ReadError::Io)?;
+                if bytes.len() as u64 > MAX_TOKENIZER_BYTES {
+                    return Err(ReadError::Invalid(format!(
+                        "over the {} MiB limit for a tokenizer",
+                        MAX_TOKENIZER_BYTES / (1024 * 1024)
+                    )));
+                }
+                let file = Self::parse(&bytes, wanted).map_err(ReadError::Invalid)?;
+                Ok((file, Pass::Serde))
+            }
+        }
+    }
+
+    /// The general pass: one streaming serde pass over the whole file.
     pub fn parse(
         bytes: &[u8],
         wanted: &BTreeSet<u64>,
@@ -378,6 +444,14 @@ impl TokenizerFile {
         de.end().map_err(|e| e.to_string())?;
         Ok(file)
     }
+}
+
+/// Why [`TokenizerFile::from_reader`] failed.
+#[derive(Debug)]
+pub enum ReadError {
+    Io(std::io::Error),
+    /// Not a tokenizer file this tool can read (the serde error, worded).
+    Invalid(String),
 }
 
 struct TopSeed<'w> {
@@ -554,20 +628,15 @@ pub fn parse_added_tokens_decoder(
     Ok(out)
 }
 
-/// Reverses GPT-2's byte-to-unicode mapping: `Ġthe` -> ` the`. Invalid UTF-8 decodes lossily,
-/// as the `tokenizers` ByteLevel decoder does.
+/// Reverses GPT-2's byte-to-unicode mapping: `Ġthe` -> ` the`, exactly as the `tokenizers`
+/// ByteLevel decoder does: invalid UTF-8 decodes lossily, and a token holding a character
+/// outside the mapping is kept as it is.
 pub fn byte_level_decode(raw: &str) -> String {
-    let mut bytes = Vec::with_capacity(raw.len());
-    for c in raw.chars() {
-        match unicode_to_byte(c) {
-            Some(b) => bytes.push(b),
-            None => {
-                let mut buf = [0u8; 4];
-                bytes.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-            }
-        }
+    let bytes: Option<Vec<u8>> = raw.chars().map(unicode_to_byte).collect();
+    match bytes {
+        Some(bytes) => String::from_utf8_lossy(&bytes).into_owned(),
+        None => raw.to_string(),
     }
-    String::from_utf8_lossy(&bytes).into_owned()
 }
 
 fn unicode_to_byte(c: char) -> Option<u8> {
@@ -603,6 +672,9 @@ mod tests {
         assert_eq!(byte_level_decode("Ġthe"), " the");
         assert_eq!(byte_level_decode("Ċ"), "\n");
         assert_eq!(byte_level_decode("Ã©"), "é");
+        // A lone lead byte decodes lossily; a character outside the mapping keeps the token.
+        assert_eq!(byte_level_decode("Ã"), "\u{fffd}");
+        assert_eq!(byte_level_decode("Ġ€"), "Ġ€");
     }
 
     #[test]
