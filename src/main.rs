@@ -31,3 +31,14 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
             .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    /// The clap definition is consistent (no clashing flags, groups that exist).
+    #[test]
+    fn cli_definition_is_consistent() {
+        super::cli::Cli::command().debug_assert();
+    }
+}
