@@ -153,6 +153,7 @@ pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
             .as_ref()
             .map(|p| display(&p.path, &options.root)),
     };
+    let mut targets = TargetCache::default();
     for file in files {
         let shown = display(&file, &options.root);
         match config::load(&file) {
@@ -176,7 +177,7 @@ pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
                         continue;
                     }
                 };
-                let mut result = check_one(&local, pinned.as_ref(), options);
+                let mut result = check_one(&local, pinned.as_ref(), options, &mut targets);
                 result.file = shown;
                 result.family = family.map(|f| format!("{f:?}").to_lowercase());
                 report.drafters.push(result);
@@ -207,7 +208,17 @@ fn syntax_position(message: &str) -> Option<(usize, usize)> {
 }
 
 /// Diff (when an authority is known) and lint for one loaded drafter.
-fn check_one(local: &ConfigFile, pin: Option<&Pin>, options: &CheckOptions) -> DrafterCheck {
+/// Pinned targets shared by many drafters are read once per set of wanted ids, not once per
+/// drafter (a real tokenizer.json is 11–30 MB).
+#[derive(Default)]
+struct TargetCache(std::collections::HashMap<(String, Vec<u64>), analysis::TargetContext>);
+
+fn check_one(
+    local: &ConfigFile,
+    pin: Option<&Pin>,
+    options: &CheckOptions,
+    targets: &mut TargetCache,
+) -> DrafterCheck {
     let mut findings = Vec::new();
     let pin_root = options
         .pins
@@ -263,7 +274,32 @@ fn check_one(local: &ConfigFile, pin: Option<&Pin>, options: &CheckOptions) -> D
     if let Some(a) = &authority {
         configs.push(&a.config);
     }
-    let target = match analysis::resolve_target(&target_choice, &configs, authority.as_ref()) {
+    let cache_key = pin.and_then(|p| p.target.as_ref()).map(|t| {
+        let wanted: std::collections::BTreeSet<u64> = configs
+            .iter()
+            .flat_map(|c| analysis::token_fields(c.root()))
+            .flat_map(|(_, node)| analysis::token_ids(node))
+            .collect();
+        let revision = pin
+            .and_then(|p| p.target_revision.clone())
+            .unwrap_or_default();
+        (
+            format!("{t}@{revision}"),
+            wanted.into_iter().collect::<Vec<u64>>(),
+        )
+    });
+    let cached = cache_key.as_ref().and_then(|k| targets.0.get(k)).cloned();
+    let resolved = match cached {
+        Some(t) => Ok(t),
+        None => {
+            analysis::resolve_target(&target_choice, &configs, authority.as_ref()).inspect(|t| {
+                if let Some(k) = cache_key {
+                    targets.0.insert(k, t.clone());
+                }
+            })
+        }
+    };
+    let target = match resolved {
         Ok(t) => t,
         Err(e) => {
             findings.push(whole_file("authority-unavailable", &e));
