@@ -460,3 +460,86 @@ fn non_json_body_from_the_hub_exits_two() {
         "{err}"
     );
 }
+
+/// What a whole `diff --from-hub` costs through the binary, with real-size files: the drafter's
+/// config and model card, the target's config and tokenizer_config (tokenizer.json is never
+/// needed: every id is an added token). Cold: a handful of requests, well under 100 KB; warm with
+/// pinned shas: no request at all. Prints the figures recorded in docs/hub.md.
+#[test]
+fn cost_of_a_cold_and_a_warm_diff_from_hub() {
+    let server = HubServer::start();
+    let mut drafter = FakeRepo::default();
+    let sha = drafter.commit(&[
+        (
+            "config.json",
+            &read("fixtures/incident/authority/config.json"),
+        ),
+        ("README.md", CARD.as_bytes()),
+    ]);
+    server.add_repo(DRAFTER, drafter);
+    let mut target = FakeRepo::default();
+    let target_sha = target.commit(&[
+        (
+            "config.json",
+            &read("fixtures/targets/Qwen3.6-27B/config.json"),
+        ),
+        (
+            "tokenizer_config.json",
+            &read("fixtures/targets/Qwen3.6-27B/tokenizer_config.json"),
+        ),
+        (
+            "tokenizer.json",
+            &read("fixtures/targets/Qwen3.6-27B/tokenizer.json"),
+        ),
+    ]);
+    server.add_repo(TARGET, target);
+    let cache = tempfile::tempdir().unwrap();
+    let guessed = "fixtures/incident/Qwen3.6-27B-DFlash";
+
+    let (code, out, _) = dflash(
+        &[
+            "diff",
+            guessed,
+            "--from-hub",
+            DRAFTER,
+            "--endpoint",
+            &server.url,
+        ],
+        cache.path(),
+        &[],
+    );
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("248070 <|audio_start|> (special)"), "{out}");
+    let cold = server.log();
+    let bytes: usize = cold.iter().map(|r| r.body_bytes).sum();
+    assert!(
+        !cold.iter().any(|r| r.path.ends_with("/tokenizer.json")),
+        "tokenizer.json fetched: {cold:?}"
+    );
+    assert!(bytes < 100 * 1024, "{bytes} bytes");
+    println!("cold diff --from-hub (drafter at main, target from the card): {} requests, {bytes} body bytes", cold.len());
+    for r in &cold {
+        println!("  {} {} ({} bytes)", r.method, r.path, r.body_bytes);
+    }
+
+    server.clear_log();
+    let pinned = format!("{DRAFTER}@{sha}");
+    let target_pinned = format!("{TARGET}@{target_sha}");
+    let (code, _, _) = dflash(
+        &[
+            "diff",
+            guessed,
+            "--from-hub",
+            &pinned,
+            "--target",
+            &target_pinned,
+            "--endpoint",
+            &server.url,
+        ],
+        cache.path(),
+        &[],
+    );
+    assert_eq!(code, 1);
+    assert_eq!(server.requests(), 0, "warm, pinned: {:?}", server.log());
+    println!("warm diff --from-hub with pinned shas: 0 requests");
+}
