@@ -48,21 +48,21 @@ pub enum Command {
     /// Make a drafter config match its authority: minimal edits (or --exact), backup, atomic write, verify.
     #[command(after_help = FIX_EXAMPLES)]
     Fix(FixArgs),
-    /// List the built-in snapshots of known drafters.
-    Snapshots(OutputArgs),
+    /// Check a drafter config on its own: against its target model and the engine it will run on.
+    #[command(after_help = LINT_EXAMPLES)]
+    Lint(LintArgs),
+    /// Explain a lint rule (or list every rule code).
+    Explain(ExplainArgs),
     /// The CI gate: check every drafter config under PATHs (diff against pins or built-in snapshots, and lint).
     #[command(after_help = CHECK_EXAMPLES)]
     Check(CheckArgs),
     /// Record a drafter's authority (and target) at a resolved commit in dflash-check.toml.
     #[command(after_help = CHECK_EXAMPLES)]
     Pin(PinArgs),
+    /// List the built-in snapshots of known drafters.
+    Snapshots(OutputArgs),
     /// Show the Hub settings in force (endpoint, cache, token, offline, timeout) and where each came from.
     Env(EnvArgs),
-    /// Check a drafter config on its own: against its target model and the engine it will run on.
-    #[command(after_help = LINT_EXAMPLES)]
-    Lint(LintArgs),
-    /// Explain a lint rule (or list every rule code).
-    Explain(ExplainArgs),
 }
 
 const CHECK_EXAMPLES: &str = "\
