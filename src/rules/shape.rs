@@ -5,7 +5,7 @@ use serde_json::json;
 
 use super::{find, positive_int, Ctx, Family, Needs, Rule, Severity};
 use crate::config::{Layout, LAYOUT_FIELDS};
-use crate::json::Path;
+use crate::json::{Node, Path};
 
 pub const RULES: &[Rule] = &[
     Rule {
@@ -72,14 +72,7 @@ pub(crate) fn check(cx: &mut Ctx) {
         let paths = size_paths(key);
         let refs: Vec<&[&str]> = paths.iter().map(Vec::as_slice).collect();
         if let Some((path, node)) = find(root, &refs) {
-            if let Err(what) = positive_int(node) {
-                cx.emit(
-                    "field-type",
-                    &path,
-                    format!("`{path}` is {what}; it must be a positive integer"),
-                    None,
-                );
-            }
+            require_positive_int(cx, &path, node);
         }
     }
 
@@ -160,14 +153,7 @@ pub(crate) fn check(cx: &mut Ctx) {
             None,
         ),
         Some((path, node)) => {
-            if let Err(what) = positive_int(node) {
-                cx.emit(
-                    "field-type",
-                    &path,
-                    format!("`{path}` is {what}; it must be a positive integer"),
-                    None,
-                );
-            }
+            require_positive_int(cx, &path, node);
         }
     }
 
@@ -218,5 +204,17 @@ pub(crate) fn check(cx: &mut Ctx) {
                 None,
             );
         }
+    }
+}
+
+/// A `field-type` finding unless `node` is a positive integer.
+fn require_positive_int(cx: &mut Ctx, path: &Path, node: &Node) {
+    if let Err(what) = positive_int(node) {
+        cx.emit(
+            "field-type",
+            path,
+            format!("`{path}` is {what}; it must be a positive integer"),
+            None,
+        );
     }
 }
