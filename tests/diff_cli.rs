@@ -1,22 +1,10 @@
 //! End-to-end tests of `dflash-check diff`: the real binary on the fixture folders.
 
-use assert_cmd::Command;
 use std::fs;
 
-fn dflash() -> Command {
-    let mut cmd = Command::cargo_bin("dflash-check").unwrap();
-    cmd.env_remove("NO_COLOR").env("HF_HUB_OFFLINE", "1");
-    cmd
-}
+mod common;
 
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = dflash().args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
+use common::{dflash, run};
 
 /// The incident: all five wrong fields, decoded on both sides, exit 1.
 #[test]

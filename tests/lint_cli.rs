@@ -3,26 +3,14 @@
 
 use std::collections::BTreeSet;
 
-use assert_cmd::Command;
 use serde_json::Value;
 
 const Q36: &str = "fixtures/targets/Qwen3.6-27B";
 const Q8: &str = "tests/lint/targets/Qwen3-8B";
 
-fn dflash() -> Command {
-    let mut cmd = Command::cargo_bin("dflash-check").unwrap();
-    cmd.env_remove("NO_COLOR").env("HF_HUB_OFFLINE", "1");
-    cmd
-}
+mod common;
 
-fn run(args: &[&str]) -> (i32, String, String) {
-    let out = dflash().args(args).output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
-    )
-}
+use common::run;
 
 /// Runs `lint --format json` and returns the exit code and the report.
 fn lint_json(path: &str, extra: &[&str]) -> (i32, Value) {
