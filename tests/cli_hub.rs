@@ -543,3 +543,41 @@ fn cost_of_a_cold_and_a_warm_diff_from_hub() {
     assert_eq!(server.requests(), 0, "warm, pinned: {:?}", server.log());
     println!("warm diff --from-hub with pinned shas: 0 requests");
 }
+
+/// `fix --from-hub` repairs the incident's file to the Hub's bytes and names the commit.
+#[test]
+fn fix_from_hub_repairs_the_incident() {
+    let server = HubServer::start();
+    let mut drafter = FakeRepo::default();
+    let authority = read("fixtures/incident/authority/config.json");
+    let sha = drafter.commit(&[("config.json", &authority)]);
+    server.add_repo(DRAFTER, drafter);
+    let cache = tempfile::tempdir().unwrap();
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path().join("Qwen3.6-27B-DFlash");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(
+        "fixtures/incident/Qwen3.6-27B-DFlash/config.json",
+        dir.join("config.json"),
+    )
+    .unwrap();
+    let d = dir.to_str().unwrap();
+    let (code, out, err) = dflash(
+        &["fix", d, "--from-hub", DRAFTER, "--endpoint", &server.url],
+        cache.path(),
+        &[],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains(&sha), "{out}");
+    assert_eq!(
+        std::fs::read(dir.join("config.json")).unwrap(),
+        authority,
+        "minimal edits reproduce the Hub's file"
+    );
+    let (code, _, _) = dflash(
+        &["diff", d, "--from-hub", &format!("{DRAFTER}@{sha}")],
+        cache.path(),
+        &[],
+    );
+    assert_eq!(code, 0);
+}
