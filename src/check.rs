@@ -13,12 +13,73 @@ use serde::Serialize;
 
 use crate::analysis::{self, AuthorityChoice, DiffReport, TargetChoice};
 use crate::config::{self, ConfigFile};
+use crate::diagnostic::{CodeInfo, Severity as DSeverity};
 use crate::diff::{DiffKind, Severity as DiffSeverity};
 use crate::hub::{HubSettings, RepoRef};
 use crate::pins::{LoadedPins, Pin};
 use crate::rules::{self, family, LintOptions, Severity};
 use crate::source::builtin;
 use crate::{Error, Result};
+
+crate::declare_codes! {
+    /// Codes of the findings `check` makes itself (lint's come from the rule registry).
+    pub enum CheckCode {
+        AuthorityMismatch => "authority-mismatch", CodeInfo {
+            severity: DSeverity::Error,
+            summary: "a critical field differs from the drafter's authoritative config",
+            explanation: "A field that changes what the drafter computes differs from the pinned Hub commit, file \
+or built-in snapshot the drafter is checked against. Run `dflash-check diff` for the field-by-field view and \
+`dflash-check fix` to make the file agree.",
+            source: "dflash-check: the authority is the drafter repo's config.json at the pinned commit",
+        },
+        AuthorityMetadataMismatch => "authority-metadata-mismatch", CodeInfo {
+            severity: DSeverity::Warning,
+            summary: "a metadata field (transformers_version, dtype, ...) differs from the authority",
+            explanation: "Metadata fields do not change what the drafter computes, but a difference says the file \
+is not the published one.",
+            source: "dflash-check: metadata fields listed in src/diff.rs",
+        },
+        AuthorityLayout => "authority-layout", CodeInfo {
+            severity: DSeverity::Info,
+            summary: "same values as the authority, in the other config layout (flat vs nested)",
+            explanation: "The values agree, but one side uses the flat (transformers 4.57) layout and the other the \
+nested (transformers 5) one; loaders that read one layout only fall back to defaults.",
+            source: "bstnxbt/dflash-mlx PR 46; z-lab/dflash PR 150",
+        },
+        AuthorityTokenOutOfRange => "authority-token-out-of-range", CodeInfo {
+            severity: DSeverity::Error,
+            summary: "a token id has no embedding row in the target, on both sides of the comparison",
+            explanation: "Both the file and its authority hold a token id that is not a row of the target's \
+embedding: SGLang refuses such a mask id at load.",
+            source: "sgl-project/sglang python/sglang/srt/speculative/dflash_worker.py@7f151c5 (_resolve_mask_token_id)",
+        },
+        AuthorityUnavailable => "authority-unavailable", CodeInfo {
+            severity: DSeverity::Error,
+            summary: "the pinned authority or target could not be read (Hub failure, missing file)",
+            explanation: "A pin names an authority that could not be had; the gate cannot vouch for the drafter.",
+            source: "dflash-check",
+        },
+        ConfigUnreadable => "config-unreadable", CodeInfo {
+            severity: DSeverity::Error,
+            summary: "the config.json could not be read or is not valid JSON",
+            explanation: "Every engine refuses a config.json that is not valid JSON.",
+            source: "dflash-check",
+        },
+        PinMissing => "pin-missing", CodeInfo {
+            severity: DSeverity::Error,
+            summary: "no pin for this drafter in dflash-check.toml, and --require-pin is set",
+            explanation: "With --require-pin every drafter must be pinned to an authority at a commit sha; run \
+`dflash-check pin`.",
+            source: "dflash-check",
+        },
+        NoAuthority => "no-authority", CodeInfo {
+            severity: DSeverity::Info,
+            summary: "no pin and no built-in snapshot matches: only lint rules were run",
+            explanation: "Nothing to compare the drafter with; pin it to its Hub repo to compare field by field.",
+            source: "dflash-check",
+        },
+    }
+}
 
 /// Codes of the findings `check` makes itself (lint's come from `rules`).
 pub const CHECK_CODES: &[(&str, Severity, &str)] = &[

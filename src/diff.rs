@@ -12,6 +12,7 @@
 use serde::Serialize;
 
 use crate::config::{Layout, LAYOUT_FIELDS};
+use crate::diagnostic::{CodeInfo, Severity as DSeverity};
 use crate::json::{Member, Node, Path, Segment, Value};
 
 /// What kind of difference.
@@ -41,6 +42,66 @@ impl DiffKind {
             DiffKind::OnlyAuthority => "only_authority",
             DiffKind::OutOfRange => "out_of_range",
             DiffKind::Layout => "layout",
+        }
+    }
+}
+
+crate::declare_codes! {
+    /// Codes of `diff`: one per kind of difference. The severity of one difference depends on
+    /// the field (a metadata field is a warning, a field that changes what the drafter
+    /// computes an error), so the code's severity is the default for a critical field.
+    pub enum DiffCode {
+        Changed => "changed", CodeInfo {
+            severity: DSeverity::Error,
+            summary: "a field has a different value than in the authority",
+            explanation: "Both sides have the field with different values. Critical fields (everything but \
+known metadata and training-only keys) change what the drafter computes.",
+            source: "dflash-check diff; the authority is the drafter repo's config.json at a commit sha",
+        },
+        TypeChanged => "type", CodeInfo {
+            severity: DSeverity::Error,
+            summary: "a field has a different JSON type than in the authority (\"248070\" vs 248070)",
+            explanation: "Loaders read typed values: a string where an integer belongs fails or is ignored.",
+            source: "dflash-check diff",
+        },
+        OnlyLocal => "only-local", CodeInfo {
+            severity: DSeverity::Error,
+            summary: "only the local file has the field",
+            explanation: "A key the authority does not have; loaders may read it.",
+            source: "dflash-check diff",
+        },
+        OnlyAuthority => "only-authority", CodeInfo {
+            severity: DSeverity::Error,
+            summary: "only the authority has the field",
+            explanation: "A key the local file lacks; loaders fall back to a default for it.",
+            source: "dflash-check diff",
+        },
+        OutOfRange => "out-of-range", CodeInfo {
+            severity: DSeverity::Error,
+            summary: "a token id has no embedding row in the target, even if both sides agree",
+            explanation: "An id at or past the target's vocab_size indexes past the embedding: SGLang refuses a \
+mask id outside the target vocabulary.",
+            source: "sgl-project/sglang python/sglang/srt/speculative/dflash_worker.py@7f151c5 (_resolve_mask_token_id)",
+        },
+        Layout => "layout", CodeInfo {
+            severity: DSeverity::Info,
+            summary: "same values, different layout (flat vs nested)",
+            explanation: "Loaders that read one layout only fall back to defaults on the other.",
+            source: "bstnxbt/dflash-mlx PR 46; z-lab/dflash PR 150",
+        },
+    }
+}
+
+impl DiffKind {
+    /// The diagnostic code of this kind of difference.
+    pub fn code(self) -> DiffCode {
+        match self {
+            DiffKind::Changed => DiffCode::Changed,
+            DiffKind::Type => DiffCode::TypeChanged,
+            DiffKind::OnlyLocal => DiffCode::OnlyLocal,
+            DiffKind::OnlyAuthority => DiffCode::OnlyAuthority,
+            DiffKind::OutOfRange => DiffCode::OutOfRange,
+            DiffKind::Layout => DiffCode::Layout,
         }
     }
 }

@@ -4,19 +4,23 @@
 //! returns data that the binary's renderers turn into text, JSON, GitHub annotations or SARIF.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod acceptance;
 pub mod analysis;
 pub mod check;
 pub mod config;
+pub mod diagnostic;
 pub mod diff;
 pub mod error;
 pub mod exit;
 pub mod fix;
 pub mod hub;
 pub mod json;
+pub mod launch;
 pub mod pins;
 pub mod report;
 pub mod rules;
 pub mod source;
 pub mod tokens;
+pub mod weights;
 
 pub use error::{Error, Result};

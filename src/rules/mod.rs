@@ -29,6 +29,79 @@ pub mod tokens;
 
 pub use family::{Detection, Family};
 
+crate::declare_code_names! {
+    /// Every lint code. Documentation lives with each rule in the registry.
+    pub enum LintCode {
+        FieldType => "field-type",
+        HiddenSizeMismatch => "hidden-size-mismatch",
+        VocabSizeMismatch => "vocab-size-mismatch",
+        BlockSizeMissing => "block-size-missing",
+        MixedLayout => "mixed-layout",
+        TargetLayerIdsMissing => "target-layer-ids-missing",
+        TargetLayerIdsOutOfRange => "target-layer-ids-out-of-range",
+        TargetLayerIdsLastLayer => "target-layer-ids-last-layer",
+        TargetLayerIdsOrder => "target-layer-ids-order",
+        TargetLayerIdsFormula => "target-layer-ids-formula",
+        NumTargetLayersMismatch => "num-target-layers-mismatch",
+        FcWidth => "fc-width",
+        MaskTokenMissing => "mask-token-missing",
+        MaskTokenOutOfRange => "mask-token-out-of-range",
+        MaskTokenCollision => "mask-token-collision",
+        MaskTokenTextToken => "mask-token-text-token",
+        LayerTypesMissing => "layer-types-missing",
+        LayerTypesLength => "layer-types-length",
+        LayerTypesUnknown => "layer-types-unknown",
+        SlidingWindowMissing => "sliding-window-missing",
+        UseSlidingWindowInconsistent => "use-sliding-window-inconsistent",
+        MixedAttentionVllm => "mixed-attention-vllm",
+        TokenIdOutOfRange => "token-id-out-of-range",
+        TokenIdNotSpecial => "token-id-not-special",
+        TokenIdTargetMismatch => "token-id-target-mismatch",
+        SpeculativeConfigMethod => "speculative-config-method",
+        NumSpeculativeTokensMissing => "num-speculative-tokens-missing",
+        NumSpeculativeTokensTooLarge => "num-speculative-tokens-too-large",
+        NumDraftTokensMismatch => "num-draft-tokens-mismatch",
+        EagleAuxLayerIdsMissing => "eagle-aux-layer-ids-missing",
+        EagleAuxLayerIdsOutOfRange => "eagle-aux-layer-ids-out-of-range",
+        DraftVocabSizeMismatch => "draft-vocab-size-mismatch",
+    }
+}
+
+impl LintCode {
+    /// The rule's documentation, from the registry.
+    pub fn info(self) -> &'static crate::diagnostic::CodeInfo {
+        static INFOS: std::sync::OnceLock<Vec<(LintCode, crate::diagnostic::CodeInfo)>> =
+            std::sync::OnceLock::new();
+        let infos = INFOS.get_or_init(|| {
+            LintCode::ALL
+                .iter()
+                .map(|&c| {
+                    let r = rule(c.as_str()).expect("every lint code has a rule");
+                    let severity = match r.severity {
+                        Severity::Error => crate::diagnostic::Severity::Error,
+                        Severity::Warning => crate::diagnostic::Severity::Warning,
+                        Severity::Info => crate::diagnostic::Severity::Info,
+                    };
+                    (
+                        c,
+                        crate::diagnostic::CodeInfo {
+                            severity,
+                            summary: r.summary,
+                            explanation: r.explanation,
+                            source: r.source,
+                        },
+                    )
+                })
+                .collect()
+        });
+        &infos
+            .iter()
+            .find(|(c, _)| *c == self)
+            .expect("registered")
+            .1
+    }
+}
+
 /// How bad a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
 #[serde(rename_all = "snake_case")]
