@@ -5,10 +5,10 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use serde::Serialize;
 
 use crate::config::{self, ConfigFile, TargetFacts};
-use crate::diff::{self, DiffKind, Difference, Severity};
+use crate::diagnostic::{Diagnostic, Severity, Summary};
+use crate::diff::{self, DiffKind, Difference};
 use crate::hub::{HubSettings, RepoRef};
 use crate::json::{Node, Path};
 use crate::source::builtin::{self, Snapshot};
@@ -53,6 +53,52 @@ pub struct TargetChoice {
     pub no_builtin: bool,
 }
 
+impl AuthorityChoice {
+    /// With no authority named, a drafter path inside a Hub cache snapshot names its repo: the
+    /// cached commit is compared with what the repo's main branch is now.
+    pub fn infer(local: &std::path::Path, settings: Option<HubSettings>) -> AuthorityChoice {
+        match (crate::hub::detect_cache_snapshot(local), settings) {
+            (Some((repo, sha)), Some(settings)) => AuthorityChoice::Hub {
+                repo: RepoRef {
+                    repo: repo.clone(),
+                    revision: None,
+                },
+                settings: Box::new(settings),
+                inferred: Some(format!(
+                    "the path is a Hub cache snapshot of {repo} at commit {sha}; compared with the repo's main branch"
+                )),
+            },
+            _ => AuthorityChoice::Auto,
+        }
+    }
+}
+
+/// Loads a drafter and resolves its authority and target. Only a Hub authority's model card
+/// can name a target, so Hub look-ups for the target happen only then (or when the target is
+/// a Hub repo itself).
+///
+/// `hub` is the Hub settings for inferring the authority from a Hub cache path (see
+/// [`AuthorityChoice::infer`]) when `authority` is `Auto`.
+pub fn resolve_inputs(
+    path: &std::path::Path,
+    authority: &AuthorityChoice,
+    target: &TargetChoice,
+    hub: Option<HubSettings>,
+) -> Result<(ConfigFile, Authority, TargetContext)> {
+    let local = crate::config::load(path)?;
+    let authority_choice = match authority {
+        AuthorityChoice::Auto => AuthorityChoice::infer(&local.path, hub),
+        other => other.clone(),
+    };
+    let mut target_choice = target.clone();
+    if !matches!(authority_choice, AuthorityChoice::Hub { .. }) && target_choice.target_hub.is_none() {
+        target_choice.hub = None;
+    }
+    let authority = resolve_authority(&local, &authority_choice)?;
+    let target = resolve_target(&target_choice, &[&local, &authority.config], Some(&authority))?;
+    Ok((local, authority, target))
+}
+
 /// Resolves the authority for `local`.
 pub fn resolve_authority(local: &ConfigFile, choice: &AuthorityChoice) -> Result<Authority> {
     match choice {
@@ -86,14 +132,7 @@ pub fn resolve_authority(local: &ConfigFile, choice: &AuthorityChoice) -> Result
     }
 }
 
-/// The target facts and token table used to judge ids.
-#[derive(Debug, Clone)]
-pub struct TargetContext {
-    pub facts: Option<TargetFacts>,
-    pub tokens: TokenTable,
-    /// Why no tokens could be decoded, with the flag that would help.
-    pub hint: Option<String>,
-}
+pub use crate::target::TargetContext;
 
 /// Loads the target context: explicit directories first, then the authority's built-in
 /// target, then a known target matching the drafter's fingerprint.
@@ -275,13 +314,7 @@ pub fn token_ids(node: &Node) -> Vec<u64> {
     }
 }
 
-/// Whether `node` is a non-negative integer literal too large for any id (at or past 2^64,
-/// including literals too long for `i128`). No embedding has such a row.
-pub fn is_id_past_u64(node: &Node) -> bool {
-    node.as_number().is_some_and(|n| {
-        n.as_u64().is_none() && !n.text.is_empty() && n.text.bytes().all(|b| b.is_ascii_digit())
-    })
-}
+pub use crate::text::is_id_past_u64;
 
 /// Whether a token field's value holds an id past 2^64.
 fn has_id_past_u64(node: &Node) -> bool {
@@ -308,14 +341,6 @@ pub struct ReportedDifference {
     pub diff: Difference,
     pub local_tokens: Vec<DecodedToken>,
     pub authority_tokens: Vec<DecodedToken>,
-}
-
-/// Counts by severity.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct Summary {
-    pub critical: usize,
-    pub minor: usize,
-    pub info: usize,
 }
 
 /// The result of comparing one drafter with its authority.
@@ -356,9 +381,9 @@ impl DiffReport {
         let mut summary = Summary::default();
         for d in &differences {
             match d.diff.severity {
-                Severity::Critical => summary.critical += 1,
-                Severity::Minor => summary.minor += 1,
-                Severity::Info => summary.info += 1,
+                Severity::Error => summary.errors += 1,
+                Severity::Warning => summary.warnings += 1,
+                Severity::Info => summary.infos += 1,
             }
         }
         DiffReport {
@@ -372,7 +397,39 @@ impl DiffReport {
 
     /// Whether the report fails the gate.
     pub fn fails(&self, strict: bool) -> bool {
-        self.summary.critical > 0 || (strict && self.summary.minor > 0)
+        self.summary.fails(strict)
+    }
+
+    /// The differences as diagnostics, located in the local file.
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        let file = self.local.path.display().to_string();
+        self.differences
+            .iter()
+            .map(|d| {
+                let diff = &d.diff;
+                let path = diff.local_path.clone().unwrap_or_else(|| diff.path.clone());
+                let (line, column) = self.local.doc.position_of(&path);
+                let code = diff.kind.code();
+                let local = crate::text::short_value(diff.local.as_ref(), &d.local_tokens);
+                let authority =
+                    crate::text::short_value(diff.authority.as_ref(), &d.authority_tokens);
+                let message = match (diff.kind, &diff.note) {
+                    (DiffKind::Layout, Some(note)) => note.clone(),
+                    _ => format!("{local} here, {authority} in the authority"),
+                };
+                let mut tokens = d.local_tokens.clone();
+                tokens.extend(d.authority_tokens.iter().cloned());
+                let mut diag = Diagnostic::new(code, diff::info(code), diff.path.to_string(), message)
+                    .severity(diff.severity)
+                    .file(file.clone())
+                    .span(line, column)
+                    .tokens(tokens);
+                if let Some(a) = &diff.authority {
+                    diag = diag.expected(a.to_serde());
+                }
+                diag
+            })
+            .collect()
     }
 }
 
@@ -395,7 +452,7 @@ fn out_of_range(
             out.push(Difference {
                 path: path.clone(),
                 kind: DiffKind::OutOfRange,
-                severity: Severity::Critical,
+                severity: Severity::Error,
                 local_path: Some(path.clone()),
                 authority_path: auth_node.map(|_| path.clone()),
                 local: Some(node.clone()),

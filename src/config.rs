@@ -100,6 +100,7 @@ pub fn parse(path: &FsPath, bytes: &[u8]) -> Result<ConfigFile> {
             e.column,
             e.message
         ))
+        .at(path, Some((e.line, e.column)))
         .with_hint("fix the syntax (or restore the file from its Hub repo) and run again")
     })?;
     if doc.root.as_object().is_none() {
@@ -171,6 +172,8 @@ pub fn io_error(path: &FsPath, err: &std::io::Error) -> Error {
         _ => format!("cannot be read: {err}"),
     };
     Error::new(format!("`{}` {what}", path.display()))
+        .kind(crate::error::ErrorKind::Io)
+        .at(path, None)
 }
 
 /// ELOOP: too many levels of symbolic links (a link that points back at itself).
@@ -301,6 +304,8 @@ pub fn architectures(root: &Node) -> Vec<String> {
 pub struct TargetFacts {
     /// Where the facts come from (a path, or a built-in table's name).
     pub source: String,
+    /// The text model's `model_type` (`qwen3_5_text`, `llama`), where the facts were read.
+    pub model_type: Option<String>,
     pub num_hidden_layers: Option<u64>,
     pub hidden_size: Option<u64>,
     /// Embedding rows: ids at or above this do not exist.
@@ -310,11 +315,25 @@ pub struct TargetFacts {
     pub pad_token_id: Option<u64>,
 }
 
+/// Where multimodal and composite targets keep their text model's config, most specific first:
+/// Qwen3-Omni's `thinker_config.text_config`, Qwen3.5/3.6 and Llama 4's `text_config`,
+/// InternVL's `llm_config`.
+const TEXT_CONFIG_PATHS: &[&[&str]] = &[
+    &["thinker_config", "text_config"],
+    &["text_config"],
+    &["llm_config"],
+];
+
 impl TargetFacts {
-    /// Reads the target facts from a target model config, looking into `text_config` first.
+    /// Reads the target facts from a target model config, looking into its text model's
+    /// config first. The layer count is `num_hidden_layers`, or `num_layers` (LongCat).
     pub fn from_config(config: &ConfigFile) -> TargetFacts {
         let root = config.root();
-        let text = root.get("text_config").filter(|n| n.as_object().is_some());
+        let text = TEXT_CONFIG_PATHS.iter().find_map(|keys| {
+            path_of(keys)
+                .lookup(root)
+                .filter(|n| n.as_object().is_some())
+        });
         let pick = |key: &str| -> Option<&Node> {
             text.and_then(|t| t.get(key))
                 .filter(|n| !n.is_null())
@@ -322,7 +341,10 @@ impl TargetFacts {
         };
         TargetFacts {
             source: config.path.display().to_string(),
-            num_hidden_layers: pick("num_hidden_layers").and_then(Node::as_u64),
+            model_type: pick("model_type").and_then(Node::as_str).map(str::to_string),
+            num_hidden_layers: pick("num_hidden_layers")
+                .or_else(|| pick("num_layers"))
+                .and_then(Node::as_u64),
             hidden_size: pick("hidden_size").and_then(Node::as_u64),
             vocab_size: pick("vocab_size").and_then(Node::as_u64),
             bos_token_id: pick("bos_token_id").and_then(Node::as_u64),
@@ -335,6 +357,13 @@ impl TargetFacts {
             },
             pad_token_id: pick("pad_token_id").and_then(Node::as_u64),
         }
+    }
+
+    /// Whether the target is a Qwen3.5/3.6 model (its own DFlash capture path in SGLang).
+    pub fn is_qwen3_5(&self) -> bool {
+        self.model_type
+            .as_deref()
+            .is_some_and(|m| m.starts_with("qwen3_5"))
     }
 }
 
@@ -369,6 +398,23 @@ mod tests {
         assert_eq!(facts.num_hidden_layers, Some(64));
         assert_eq!(facts.vocab_size, Some(248320));
         assert_eq!(facts.eos_token_ids, vec![248044, 248046]);
+    }
+
+    /// LongCat's `num_layers`, Qwen3-Omni's `thinker_config.text_config` and InternVL's
+    /// `llm_config` give a layer count too.
+    #[test]
+    fn target_facts_read_composite_and_renamed_layer_counts() {
+        let longcat = cfg(r#"{"num_layers": 28, "hidden_size": 6144}"#);
+        assert_eq!(TargetFacts::from_config(&longcat).num_hidden_layers, Some(28));
+        let omni = cfg(
+            r#"{"thinker_config": {"text_config": {"num_hidden_layers": 48, "hidden_size": 2048, "vocab_size": 151936}}}"#,
+        );
+        let f = TargetFacts::from_config(&omni);
+        assert_eq!((f.num_hidden_layers, f.vocab_size), (Some(48), Some(151936)));
+        let internvl = cfg(r#"{"llm_config": {"num_hidden_layers": 36, "model_type": "qwen3"}}"#);
+        let f = TargetFacts::from_config(&internvl);
+        assert_eq!(f.num_hidden_layers, Some(36));
+        assert_eq!(f.model_type.as_deref(), Some("qwen3"));
     }
 
     #[test]

@@ -12,7 +12,8 @@
 use serde::Serialize;
 
 use crate::config::{Layout, LAYOUT_FIELDS};
-use crate::diagnostic::{CodeInfo, Severity as DSeverity};
+use crate::diagnostic::codes::DiffCode;
+use crate::diagnostic::{CodeInfo, Severity};
 use crate::json::{Member, Node, Path, Segment, Value};
 
 /// What kind of difference.
@@ -46,45 +47,45 @@ impl DiffKind {
     }
 }
 
-crate::declare_codes! {
-    /// Codes of `diff`: one per kind of difference. The severity of one difference depends on
-    /// the field (a metadata field is a warning, a field that changes what the drafter
-    /// computes an error), so the code's severity is the default for a critical field.
-    pub enum DiffCode {
-        Changed => "changed", CodeInfo {
-            severity: DSeverity::Error,
+/// Codes of `diff`: one per kind of difference. The severity of one difference depends on
+/// the field (a metadata field is a warning, a field that changes what the drafter
+/// computes an error), so the code's severity is the default for a critical field.
+pub fn info(code: DiffCode) -> &'static CodeInfo {
+    match code {
+DiffCode::Changed => &CodeInfo {
+            severity: Severity::Error,
             summary: "a field has a different value than in the authority",
             explanation: "Both sides have the field with different values. Critical fields (everything but \
 known metadata and training-only keys) change what the drafter computes.",
             source: "dflash-check diff; the authority is the drafter repo's config.json at a commit sha",
         },
-        TypeChanged => "type", CodeInfo {
-            severity: DSeverity::Error,
+        DiffCode::TypeChanged => &CodeInfo {
+            severity: Severity::Error,
             summary: "a field has a different JSON type than in the authority (\"248070\" vs 248070)",
             explanation: "Loaders read typed values: a string where an integer belongs fails or is ignored.",
             source: "dflash-check diff",
         },
-        OnlyLocal => "only-local", CodeInfo {
-            severity: DSeverity::Error,
+        DiffCode::OnlyLocal => &CodeInfo {
+            severity: Severity::Error,
             summary: "only the local file has the field",
             explanation: "A key the authority does not have; loaders may read it.",
             source: "dflash-check diff",
         },
-        OnlyAuthority => "only-authority", CodeInfo {
-            severity: DSeverity::Error,
+        DiffCode::OnlyAuthority => &CodeInfo {
+            severity: Severity::Error,
             summary: "only the authority has the field",
             explanation: "A key the local file lacks; loaders fall back to a default for it.",
             source: "dflash-check diff",
         },
-        OutOfRange => "out-of-range", CodeInfo {
-            severity: DSeverity::Error,
+        DiffCode::OutOfRange => &CodeInfo {
+            severity: Severity::Error,
             summary: "a token id has no embedding row in the target, even if both sides agree",
             explanation: "An id at or past the target's vocab_size indexes past the embedding: SGLang refuses a \
 mask id outside the target vocabulary.",
             source: "sgl-project/sglang python/sglang/srt/speculative/dflash_worker.py@7f151c5 (_resolve_mask_token_id)",
         },
-        Layout => "layout", CodeInfo {
-            severity: DSeverity::Info,
+        DiffCode::Layout => &CodeInfo {
+            severity: Severity::Info,
             summary: "same values, different layout (flat vs nested)",
             explanation: "Loaders that read one layout only fall back to defaults on the other.",
             source: "bstnxbt/dflash-mlx PR 46; z-lab/dflash PR 150",
@@ -102,28 +103,6 @@ impl DiffKind {
             DiffKind::OnlyAuthority => DiffCode::OnlyAuthority,
             DiffKind::OutOfRange => DiffCode::OutOfRange,
             DiffKind::Layout => DiffCode::Layout,
-        }
-    }
-}
-
-/// How much a difference matters.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Severity {
-    /// Changes what the drafter computes.
-    Critical,
-    /// Metadata.
-    Minor,
-    /// Worth knowing, changes nothing.
-    Info,
-}
-
-impl Severity {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Severity::Critical => "critical",
-            Severity::Minor => "minor",
-            Severity::Info => "info",
         }
     }
 }
@@ -151,11 +130,26 @@ pub const MINOR_FIELDS: &[&str] = &[
     "tokenizer_class",
 ];
 
-/// The severity of a difference at `path` (canonical layout).
+/// Keys that only training reads: a difference changes nothing an engine serves, so it is a
+/// warning, like metadata. Unknown keys stay errors. Each is read by SpecForge's trainer or
+/// z-lab's training code and by no serving engine (sgl-project/SpecForge
+/// specforge/modeling/draft/dflash.py@a6b6b02, scripts/train_dflash.py).
+pub const TRAINING_ONLY_FIELDS: &[&str] = &[
+    "num_anchors",
+    "loss_decay_gamma",
+    "attention_backend",
+];
+
+/// The severity of a difference at `path` (canonical layout): metadata and training-only keys
+/// are warnings, everything else (including keys this tool has never seen) is an error.
 pub fn severity_of(path: &Path) -> Severity {
+    let minor = |key: &str| MINOR_FIELDS.contains(&key) || TRAINING_ONLY_FIELDS.contains(&key);
+    let nested_training_key = path.first_key() == Some("dflash_config")
+        && path.last_key().is_some_and(|k| TRAINING_ONLY_FIELDS.contains(&k));
     match path.first_key() {
-        Some(key) if MINOR_FIELDS.contains(&key) => Severity::Minor,
-        _ => Severity::Critical,
+        Some(key) if minor(key) => Severity::Warning,
+        _ if nested_training_key => Severity::Warning,
+        _ => Severity::Error,
     }
 }
 
@@ -539,15 +533,15 @@ mod tests {
     fn metadata_is_minor_and_unknown_keys_critical() {
         assert_eq!(
             severity_of(&Path::key("transformers_version")),
-            Severity::Minor
+            Severity::Warning
         );
         assert_eq!(
             severity_of(&Path::key("some_new_field")),
-            Severity::Critical
+            Severity::Error
         );
         assert_eq!(
             severity_of(&Path::parse("dflash_config.mask_token_id")),
-            Severity::Critical
+            Severity::Error
         );
     }
 }

@@ -17,9 +17,12 @@ pub mod hub;
 pub mod json;
 pub mod launch;
 pub mod pins;
+pub mod registry;
 pub mod report;
 pub mod rules;
 pub mod source;
+pub mod target;
+pub mod text;
 pub mod tokens;
 pub mod weights;
 

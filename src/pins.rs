@@ -27,31 +27,114 @@ pub struct PinFile {
     pub drafters: BTreeMap<String, Pin>,
 }
 
-/// The authority (and target) of one drafter.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// The authority (and target) of one drafter: exactly one authority, by construction.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(try_from = "RawPin", into = "RawPin")]
 pub struct Pin {
+    pub authority: PinAuthority,
+    /// The target model, when pinned.
+    pub target: Option<PinTarget>,
+    /// When the pin was written (YYYY-MM-DD), for reviewers.
+    pub pinned: Option<String>,
+}
+
+/// Where a drafter's authoritative config comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum PinAuthority {
+    /// A Hub repo at a resolved 40-hex commit sha.
+    Hub { repo: String, revision: String },
+    /// A built-in snapshot.
+    Snapshot(String),
+    /// An authoritative config file, relative to the pin file.
+    File(String),
+}
+
+/// The target model: a Hub repo (at a resolved sha when known) or a directory relative to the
+/// pin file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PinTarget {
+    pub target: String,
+    pub revision: Option<String>,
+}
+
+/// The pin as the TOML file spells it: flat optional keys, validated into a [`Pin`].
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawPin {
     /// Hub repo of the authoritative config.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub hub: Option<String>,
+    hub: Option<String>,
     /// The resolved commit sha of `hub`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub revision: Option<String>,
+    revision: Option<String>,
     /// Or: a built-in snapshot.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub snapshot: Option<String>,
+    snapshot: Option<String>,
     /// Or: an authoritative config file, relative to the pin file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub against: Option<String>,
+    against: Option<String>,
     /// Target model: a Hub repo, or a directory relative to the pin file.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub target: Option<String>,
+    target: Option<String>,
     /// The resolved commit sha of a Hub `target`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub target_revision: Option<String>,
-    /// When the pin was written (YYYY-MM-DD), for reviewers.
+    target_revision: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub pinned: Option<String>,
+    pinned: Option<String>,
+}
+
+impl TryFrom<RawPin> for Pin {
+    type Error = String;
+
+    fn try_from(raw: RawPin) -> std::result::Result<Pin, String> {
+        let authority = match (raw.hub, raw.snapshot, raw.against) {
+            (Some(repo), None, None) => match raw.revision {
+                Some(revision) if is_sha(&revision) => PinAuthority::Hub { repo, revision },
+                _ => {
+                    return Err(
+                        "a `hub` pin needs `revision`, a 40-hex commit sha (write pins with `dflash-check pin`, which resolves the sha)"
+                            .into(),
+                    )
+                }
+            },
+            (None, Some(s), None) => PinAuthority::Snapshot(s),
+            (None, None, Some(f)) => PinAuthority::File(f),
+            _ => return Err("a drafter must have exactly one of `hub`, `snapshot`, `against`".into()),
+        };
+        if raw.target.is_none() && raw.target_revision.is_some() {
+            return Err("`target_revision` without `target`".into());
+        }
+        Ok(Pin {
+            authority,
+            target: raw.target.map(|target| PinTarget {
+                target,
+                revision: raw.target_revision,
+            }),
+            pinned: raw.pinned,
+        })
+    }
+}
+
+impl From<Pin> for RawPin {
+    fn from(pin: Pin) -> RawPin {
+        let mut raw = RawPin {
+            pinned: pin.pinned,
+            ..RawPin::default()
+        };
+        match pin.authority {
+            PinAuthority::Hub { repo, revision } => {
+                raw.hub = Some(repo);
+                raw.revision = Some(revision);
+            }
+            PinAuthority::Snapshot(s) => raw.snapshot = Some(s),
+            PinAuthority::File(f) => raw.against = Some(f),
+        }
+        if let Some(t) = pin.target {
+            raw.target = Some(t.target);
+            raw.target_revision = t.revision;
+        }
+        raw
+    }
 }
 
 /// A loaded pin file and where it lives.
@@ -139,30 +222,157 @@ pub fn load(path: &Path) -> Result<LoadedPins> {
             file.version
         )));
     }
-    for (key, pin) in &file.drafters {
-        let sources = [
-            pin.hub.is_some(),
-            pin.snapshot.is_some(),
-            pin.against.is_some(),
-        ];
-        if sources.iter().filter(|s| **s).count() != 1 {
-            return Err(Error::new(format!(
-                "`{}`: drafter `{key}` must have exactly one of `hub`, `snapshot`, `against`",
-                path.display()
-            )));
-        }
-        if pin.hub.is_some() && pin.revision.as_deref().is_none_or(|r| !is_sha(r)) {
-            return Err(Error::new(format!(
-                "`{}`: drafter `{key}`: a `hub` pin needs `revision`, a 40-hex commit sha",
-                path.display()
-            ))
-            .with_hint("write pins with `dflash-check pin`, which resolves the sha"));
-        }
-    }
     Ok(LoadedPins {
         path: path.to_path_buf(),
         file,
     })
+}
+
+/// What `dflash-check pin` was asked to record.
+#[derive(Debug, Clone)]
+pub enum PinSource {
+    /// The drafter's Hub repo at a branch, tag or sha; the resolved sha is recorded.
+    Hub(crate::hub::RepoRef),
+    /// A built-in snapshot by name.
+    Snapshot(String),
+    /// An authoritative config file (or directory holding one).
+    File(PathBuf),
+    /// The built-in snapshot matching the drafter.
+    Auto,
+}
+
+/// A request to pin one drafter.
+#[derive(Debug, Clone)]
+pub struct PinRequest {
+    /// The drafter directory or config file.
+    pub drafter: PathBuf,
+    pub source: PinSource,
+    /// A Hub repo `ORG/NAME[@REV]` (its sha is recorded) or a directory.
+    pub target: Option<String>,
+    /// The pin file; default: found from the drafter upwards, else ./dflash-check.toml.
+    pub pins: Option<PathBuf>,
+    /// For Hub authorities and targets.
+    pub hub: Option<crate::hub::HubSettings>,
+    /// The date to record (YYYY-MM-DD); [`today`] in production.
+    pub date: String,
+}
+
+/// What was recorded.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recorded {
+    pub pin_file: PathBuf,
+    /// The drafter's key in the pin file.
+    pub key: String,
+    /// `z-lab/X@sha (fetched …)`, `built-in snapshot …`, `file …`, with the target.
+    pub summary: String,
+}
+
+/// Resolves the request (Hub revisions to shas) and writes the pin into the pin file.
+pub fn record(request: &PinRequest) -> Result<Recorded> {
+    use crate::source::builtin;
+    let local = crate::config::load(&request.drafter)?;
+    let pins_path = request.pins.clone().unwrap_or_else(|| {
+        discover(&local.dir()).unwrap_or_else(|| PathBuf::from(FILE_NAME))
+    });
+    let mut loaded = if pins_path.is_file() {
+        load(&pins_path)?
+    } else {
+        LoadedPins {
+            path: pins_path.clone(),
+            file: PinFile {
+                version: VERSION,
+                ..Default::default()
+            },
+        }
+    };
+    let key = loaded.key_for(&local.path).ok_or_else(|| {
+        Error::new(format!(
+            "`{}` is not inside `{}`'s directory",
+            local.path.display(),
+            pins_path.display()
+        ))
+        .kind(crate::error::ErrorKind::Usage)
+        .with_hint("pass --pins with a pin file at the repository root")
+    })?;
+    let settings = || {
+        request.hub.clone().ok_or_else(|| {
+            Error::new("Hub settings are needed to pin a Hub repo").kind(crate::error::ErrorKind::Usage)
+        })
+    };
+    let (authority, mut summary) = match &request.source {
+        PinSource::Hub(repo) => {
+            let authority = crate::source::hub::load(&settings()?, repo, None)?;
+            let sha = authority.sha.clone().unwrap_or_default();
+            let summary = format!("{}@{sha} ({})", authority.id, authority.provenance);
+            (
+                PinAuthority::Hub {
+                    repo: authority.id,
+                    revision: sha,
+                },
+                summary,
+            )
+        }
+        PinSource::Snapshot(name) => {
+            let snap = builtin::Snapshot::find(name)
+                .ok_or_else(|| Error::new(format!("no built-in snapshot named `{name}`"))
+                    .kind(crate::error::ErrorKind::Usage)
+                    .with_hint("run `dflash-check snapshots` to list them"))?;
+            (
+                PinAuthority::Snapshot(snap.repo.to_string()),
+                format!("built-in snapshot {}", snap.repo),
+            )
+        }
+        PinSource::File(p) => {
+            let file = crate::config::config_path(p)?;
+            crate::config::load(&file)?;
+            let rel = crate::check::display(&file, &loaded.root());
+            (PinAuthority::File(rel.clone()), format!("file {rel}"))
+        }
+        PinSource::Auto => {
+            let a = builtin::match_snapshot(&local)?;
+            let summary = format!(
+                "built-in snapshot {} ({})",
+                a.id,
+                a.matched_by.clone().unwrap_or_default()
+            );
+            (PinAuthority::Snapshot(a.id), summary)
+        }
+    };
+    let target = match &request.target {
+        None => None,
+        Some(t) if Path::new(t).is_dir() => Some(PinTarget {
+            target: crate::check::display(Path::new(t), &loaded.root()),
+            revision: None,
+        }),
+        Some(t) => {
+            let repo: crate::hub::RepoRef = t.parse().map_err(Error::from)?;
+            let fetched = crate::source::hub::fetch_target(&settings()?, &repo, false)?;
+            summary.push_str(&format!("; target {}@{}", fetched.repo, fetched.sha));
+            Some(PinTarget {
+                target: fetched.repo,
+                revision: Some(fetched.sha),
+            })
+        }
+    };
+    loaded.file.drafters.insert(
+        key.clone(),
+        Pin {
+            authority,
+            target,
+            pinned: Some(request.date.clone()),
+        },
+    );
+    save(&loaded.path, &loaded.file)?;
+    Ok(Recorded {
+        pin_file: loaded.path,
+        key,
+        summary,
+    })
+}
+
+/// Today's date (UTC), `YYYY-MM-DD`, for the pin file's reviewers.
+pub fn today() -> String {
+    time::OffsetDateTime::now_utc().date().to_string()
 }
 
 /// Whether `s` is a full commit sha.
@@ -211,8 +421,9 @@ mod tests {
         file.drafters.insert(
             "models/a".into(),
             Pin {
-                snapshot: Some("z-lab/Qwen3.6-27B-DFlash".into()),
-                ..Pin::default()
+                authority: PinAuthority::Snapshot("z-lab/Qwen3.6-27B-DFlash".into()),
+                target: None,
+                pinned: Some("2026-12-03".into()),
             },
         );
         save(&path, &file).unwrap();
@@ -222,5 +433,20 @@ mod tests {
         assert_eq!(loaded.key_for(&drafter).as_deref(), Some("models/a"));
         fs::write(&path, "version = 1\n[drafters.\"x\"]\nhub = \"a/b\"\n").unwrap();
         assert!(load(&path).unwrap_err().message.contains("40-hex"));
+        fs::write(
+            &path,
+            "version = 1\n[drafters.\"x\"]\nsnapshot = \"a/b\"\nagainst = \"c.json\"\n",
+        )
+        .unwrap();
+        assert!(load(&path).unwrap_err().message.contains("exactly one"));
+    }
+
+    /// The date is ISO `YYYY-MM-DD`, as reviewers read it.
+    #[test]
+    fn today_is_an_iso_date() {
+        let d = today();
+        assert_eq!(d.len(), 10, "{d}");
+        assert_eq!((&d[4..5], &d[7..8]), ("-", "-"));
+        assert!(d[..4].parse::<u32>().unwrap() >= 2024);
     }
 }

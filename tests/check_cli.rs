@@ -198,10 +198,15 @@ fn json_output_is_versioned() {
     let (code, out, _) = dflash(dir.path(), &["check", "models", "--format", "json"]);
     assert_eq!(code, 1);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["schema_version"], 2);
     assert_eq!(v["command"], "check");
-    assert_eq!(v["summary"]["drafters"], 4);
-    assert_eq!(v["summary"]["exit_code"], 1);
+    assert_eq!(v["drafters"].as_array().unwrap().len(), 4);
+    assert_eq!(v["summary"]["fails"], true);
+    // One diagnostic shape for every command: the same fields as lint's.
+    let d = &v["diagnostics"][0];
+    for key in ["code", "severity", "file", "path", "line", "column", "message", "source"] {
+        assert!(d.get(key).is_some(), "diagnostic lacks {key}: {d}");
+    }
     let wrong = v["drafters"]
         .as_array()
         .unwrap()

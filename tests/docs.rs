@@ -1,24 +1,26 @@
-//! The documentation names what the code has: every rule and check code, every command.
+//! The documentation's code tables are generated from the registry and must be current:
+//! run `cargo run --example gen_docs` after changing a rule.
 
-#[test]
-fn readme_lists_every_lint_rule() {
-    let readme = std::fs::read_to_string("README.md").unwrap();
-    for rule in dflash_check::rules::all_rules() {
-        assert!(
-            readme.contains(&format!("| `{}` |", rule.code)),
-            "README lacks rule {}",
-            rule.code
-        );
-    }
+use dflash_check::registry;
+
+fn generated_block_is_current(file: &str, name: &str, body: &str) {
+    let doc = std::fs::read_to_string(file).unwrap();
+    let want = registry::replace_generated(&doc, name, body)
+        .unwrap_or_else(|| panic!("{file} lacks the GENERATED: {name} markers"));
+    assert!(
+        want == doc,
+        "{file} is stale: run `cargo run --example gen_docs` and commit the result"
+    );
 }
 
+/// docs/rules.md lists every code of every family, as the registry documents it.
 #[test]
-fn ci_doc_lists_every_check_code() {
-    let doc = std::fs::read_to_string("docs/ci.md").unwrap();
-    for (code, _, _) in dflash_check::check::CHECK_CODES {
-        assert!(
-            doc.contains(&format!("| `{code}` |")),
-            "docs/ci.md lacks {code}"
-        );
-    }
+fn rules_doc_is_generated_from_the_registry() {
+    generated_block_is_current("docs/rules.md", "codes", &registry::codes_table());
+}
+
+/// The README's rules table is the registry's.
+#[test]
+fn readme_rules_table_is_generated_from_the_registry() {
+    generated_block_is_current("README.md", "lint-rules", &registry::readme_table());
 }

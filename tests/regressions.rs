@@ -81,7 +81,7 @@ fn bug_id_past_u64_not_out_of_range() {
 fn bug_string_in_id_list_hidden() {
     let doc = Document::parse(r#"[248044, "248046", 1.5]"#).unwrap();
     let tokens = vec![dflash_check::tokens::TokenTable::empty(None).decode(248044)];
-    let shown = dflash_check::report::short_ids(Some(&doc.root), &tokens);
+    let shown = dflash_check::text::short_ids(Some(&doc.root), &tokens);
     assert_eq!(shown, r#"[248044, "248046", 1.5]"#);
 }
 

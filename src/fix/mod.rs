@@ -6,7 +6,6 @@
 //! re-read file does not match. The result is a serialisable [`FixReport`]; [`render`] prints it.
 
 pub mod edit;
-pub mod render;
 pub mod write;
 
 use serde::Serialize;
@@ -120,6 +119,14 @@ pub struct FixReport {
     /// The unified diff of the change (dry run only).
     pub unified_diff: Option<String>,
     pub notes: Vec<String>,
+}
+
+impl FixReport {
+    /// Whether the gate fails: a dry run that found something to change (a real run that
+    /// wrote the fix succeeded).
+    pub fn fails(&self) -> bool {
+        self.dry_run && self.changed
+    }
 }
 
 /// Fixes `local` against `authority`. Errors leave the file as it was (restored if needed).
@@ -305,7 +312,7 @@ fn tokens_of(path: &Path, node: Option<&Node>, target: &TargetContext) -> Vec<De
 }
 
 fn edit_output(e: &Edit, target: &TargetContext) -> EditOutput {
-    let display = |n: Option<&Node>| crate::report::short_value(n, &tokens_of(&e.path, n, target));
+    let display = |n: Option<&Node>| crate::text::short_value(n, &tokens_of(&e.path, n, target));
     EditOutput {
         path: e.path.to_string(),
         action: e.action,
@@ -337,7 +344,7 @@ fn checked_fields(root: &Node, target: &TargetContext, edited: &[Path]) -> Vec<C
                 path: p.to_string(),
                 present: node.is_some(),
                 value: node.map_or(serde_json::Value::Null, Node::to_serde),
-                display: crate::report::short_value(node, &tokens),
+                display: crate::text::short_value(node, &tokens),
                 tokens,
                 fixed,
             })

@@ -98,7 +98,7 @@ impl std::error::Error for HubError {}
 
 impl From<HubError> for crate::Error {
     fn from(e: HubError) -> Self {
-        let err = crate::Error::new(e.message);
+        let err = crate::Error::new(e.message).kind(crate::error::ErrorKind::Hub(e.kind));
         match e.hint {
             Some(h) => err.with_hint(h),
             None => err,

@@ -1,7 +1,10 @@
 //! `launch`: the engine command line (vLLM, SGLang) against the drafter it serves. (Being
 //! built; see issue 13.)
 
-crate::declare_codes! {
-    /// Codes of the launch-command checks.
-    pub enum LaunchCode {}
+use crate::diagnostic::codes::LaunchCode;
+use crate::diagnostic::CodeInfo;
+
+/// The documentation of each code this family raises.
+pub fn info(code: LaunchCode) -> &'static CodeInfo {
+    match code {}
 }

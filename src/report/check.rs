@@ -1,48 +1,66 @@
-//! `check` for people (per drafter, then a total) and as versioned JSON.
+//! `check`'s report: per drafter (its authority, then its findings), then a total. JSON: the
+//! drafters with their authorities and findings, the files skipped and the pin file, beside the
+//! diagnostics of every drafter.
 
 use std::io::{self, Write};
 
-use serde::Serialize;
+use serde_json::json;
 
+use super::{RenderOptions, Report};
 use crate::check::{CheckReport, DrafterCheck};
-use crate::rules::Severity;
+use crate::diagnostic::{Diagnostic, Severity};
 
-use super::human::Painter;
-use super::SCHEMA_VERSION;
+impl Report for CheckReport {
+    fn command(&self) -> &'static str {
+        "check"
+    }
 
-pub fn write_human(
-    out: &mut dyn Write,
-    report: &CheckReport,
-    deny_warnings: bool,
-    p: Painter,
-) -> io::Result<()> {
-    if let Some(pins) = &report.pins {
-        writeln!(out, "pins: {pins}")?;
+    fn diagnostics(&self) -> Vec<Diagnostic> {
+        self.drafters
+            .iter()
+            .flat_map(|d| d.findings.iter().cloned())
+            .collect()
     }
-    for d in &report.drafters {
-        write_drafter(out, d, p)?;
+
+    fn write_human(&self, out: &mut dyn Write, options: &RenderOptions) -> io::Result<()> {
+        let p = options.painter;
+        if let Some(pins) = &self.pins {
+            writeln!(out, "pins: {pins}")?;
+        }
+        for d in &self.drafters {
+            write_drafter(out, d, options)?;
+        }
+        if !self.skipped.is_empty() {
+            writeln!(out, "not drafters (skipped): {}", self.skipped.join(", "))?;
+        }
+        let (e, w, i) = (
+            self.count(Severity::Error),
+            self.count(Severity::Warning),
+            self.count(Severity::Info),
+        );
+        let verdict = if options.fails {
+            p.red("FAIL")
+        } else {
+            p.green("OK")
+        };
+        writeln!(
+            out,
+            "{verdict}: {} drafter(s) checked: {e} error(s), {w} warning(s), {i} info",
+            self.drafters.len()
+        )
     }
-    if !report.skipped.is_empty() {
-        writeln!(out, "not drafters (skipped): {}", report.skipped.join(", "))?;
+
+    fn json_body(&self) -> serde_json::Value {
+        json!({
+            "drafters": self.drafters,
+            "skipped": self.skipped,
+            "pins": self.pins,
+        })
     }
-    let (e, w, i) = (
-        report.count(Severity::Error),
-        report.count(Severity::Warning),
-        report.count(Severity::Info),
-    );
-    let verdict = if report.fails(deny_warnings) {
-        p.red("FAIL")
-    } else {
-        p.green("OK")
-    };
-    writeln!(
-        out,
-        "{verdict}: {} drafter(s) checked: {e} error(s), {w} warning(s), {i} info",
-        report.drafters.len()
-    )
 }
 
-fn write_drafter(out: &mut dyn Write, d: &DrafterCheck, p: Painter) -> io::Result<()> {
+fn write_drafter(out: &mut dyn Write, d: &DrafterCheck, options: &RenderOptions) -> io::Result<()> {
+    let p = options.painter;
     let against = match &d.authority {
         Some(a) => format!(
             "against {} {}{} ({})",
@@ -56,14 +74,15 @@ fn write_drafter(out: &mut dyn Write, d: &DrafterCheck, p: Painter) -> io::Resul
     let family = d.family.as_deref().unwrap_or("?");
     writeln!(out, "{}  [{family}] {against}", p.bold(&d.file))?;
     for f in &d.findings {
+        let at = f
+            .span
+            .map_or(String::new(), |s| format!(":{}:{}", s.line, s.column));
         writeln!(
             out,
-            "  {}[{}] {}:{}:{} {}",
-            p.level(f.level),
+            "  {}[{}] {}{at} {}",
+            p.level(f.severity),
             f.code,
             d.file,
-            f.line,
-            f.column,
             f.message
         )?;
     }
@@ -71,50 +90,4 @@ fn write_drafter(out: &mut dyn Write, d: &DrafterCheck, p: Painter) -> io::Resul
         writeln!(out, "  {}", p.green("clean"))?;
     }
     Ok(())
-}
-
-#[derive(Serialize)]
-struct CheckOutput<'a> {
-    schema_version: u32,
-    command: &'static str,
-    #[serde(flatten)]
-    report: &'a CheckReport,
-    summary: Summary,
-}
-
-#[derive(Serialize)]
-struct Summary {
-    drafters: usize,
-    errors: usize,
-    warnings: usize,
-    infos: usize,
-    fails: bool,
-    exit_code: u8,
-}
-
-pub fn write_json(
-    out: &mut dyn Write,
-    report: &CheckReport,
-    deny_warnings: bool,
-) -> io::Result<()> {
-    let fails = report.fails(deny_warnings);
-    let output = CheckOutput {
-        schema_version: SCHEMA_VERSION,
-        command: "check",
-        report,
-        summary: Summary {
-            drafters: report.drafters.len(),
-            errors: report.count(Severity::Error),
-            warnings: report.count(Severity::Warning),
-            infos: report.count(Severity::Info),
-            fails,
-            exit_code: if fails {
-                crate::exit::FINDINGS
-            } else {
-                crate::exit::CLEAN
-            },
-        },
-    };
-    serde_json::to_writer_pretty(&mut *out, &output)?;
-    writeln!(out)
 }

@@ -1,10 +1,10 @@
 //! GitHub Actions workflow commands: `::error file=F,line=L,col=C,title=CODE::message`, so each
-//! finding is annotated on the line of the offending key in the pull request.
+//! diagnostic is annotated on the line of the offending key in the pull request. Any command's
+//! diagnostics, alike.
 
 use std::io::{self, Write};
 
-use crate::check::CheckReport;
-use crate::rules::Severity;
+use crate::diagnostic::{Diagnostic, Severity, Summary};
 
 /// Escapes a message (`%`, CR, LF), as the runner's parser expects.
 pub fn escape_data(s: &str) -> String {
@@ -18,38 +18,38 @@ pub fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-pub fn write(out: &mut dyn Write, report: &CheckReport) -> io::Result<()> {
-    for d in &report.drafters {
-        for f in &d.findings {
-            let command = match f.level {
-                Severity::Error => "error",
-                Severity::Warning => "warning",
-                Severity::Info => "notice",
-            };
-            let title = if f.path.is_empty() {
-                f.code.clone()
-            } else {
-                format!("{} ({})", f.code, f.path)
-            };
-            writeln!(
-                out,
-                "::{command} file={},line={},col={},title={}::{}",
-                escape_property(&d.file),
-                f.line,
-                f.column,
-                escape_property(&title),
-                escape_data(&f.message)
-            )?;
+pub fn write(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> io::Result<()> {
+    for f in diagnostics {
+        let command = match f.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "notice",
+        };
+        let title = if f.path.is_empty() {
+            f.code.to_string()
+        } else {
+            format!("{} ({})", f.code, f.path)
+        };
+        let mut props = Vec::new();
+        if let Some(file) = &f.file {
+            props.push(format!("file={}", escape_property(file)));
+            if let Some(span) = f.span {
+                props.push(format!("line={},col={}", span.line, span.column));
+            }
         }
+        props.push(format!("title={}", escape_property(&title)));
+        writeln!(
+            out,
+            "::{command} {}::{}",
+            props.join(","),
+            escape_data(&f.message)
+        )?;
     }
-    let (e, w) = (
-        report.count(Severity::Error),
-        report.count(Severity::Warning),
-    );
+    let s = Summary::of(diagnostics);
     writeln!(
         out,
-        "dflash-check: {} drafter(s), {e} error(s), {w} warning(s)",
-        report.drafters.len()
+        "dflash-check: {} error(s), {} warning(s), {} info",
+        s.errors, s.warnings, s.infos
     )
 }
 

@@ -1,111 +1,106 @@
-//! Renderers: the same report data as text for people, or as versioned JSON for machines.
-//! Every renderer writes to any `io::Write`, so tests capture output and the binary decides
-//! where it goes.
+//! Renderers: one per output format, for every command alike.
+//!
+//! A command's result implements [`Report`]: its diagnostics (the one model every command
+//! shares), its human rendering, and its JSON body. [`render`] then writes any report in any
+//! [`Format`]: `human` (the report's own), `json` (a versioned envelope around the report's
+//! body), `github` (workflow annotations) and `sarif` (2.1.0), the last two built from the
+//! diagnostics alone. Renderers write to any `io::Write` and never choose exit codes: the
+//! caller decides whether the report fails and passes that in.
 
 pub mod check;
+pub mod diff;
+pub mod explain;
+pub mod fix;
 pub mod github;
-pub mod human;
-pub mod json;
+pub mod lint;
 pub mod sarif;
+pub mod style;
 
-use crate::json::{Node, Value};
-use crate::tokens::{DecodedToken, TokenClass};
+use std::io::{self, Write};
 
-/// Version of the machine-readable output. Bumped on any incompatible change.
-pub const SCHEMA_VERSION: u32 = 1;
+use serde_json::{json, Value};
 
-/// Short form of a value for one-line display: whole when short, summarised when long.
-pub fn short_value(node: Option<&Node>, tokens: &[DecodedToken]) -> String {
-    let Some(node) = node else {
-        return "(absent)".into();
-    };
-    if !tokens.is_empty() {
-        let parts: Vec<String> = tokens.iter().map(short_token).collect();
-        return match node.value {
-            Value::Array(_) => format!("[{}]", parts.join(", ")),
-            _ => parts.join(", "),
-        };
-    }
-    if let Some(items) = node.as_array() {
-        if let Some(rle) = run_lengths(items) {
-            return rle;
+use crate::diagnostic::{Diagnostic, Summary};
+
+pub use style::Painter;
+
+/// Version of the machine-readable output. Bumped on any incompatible change: 2 brought one
+/// diagnostic shape (`code`, `severity`, `file`, `path`, `line`, `column`, …) to every command.
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// An output format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Human,
+    Json,
+    Github,
+    Sarif,
+}
+
+/// How to render: colours, and the verdict the caller reached.
+#[derive(Debug, Clone, Copy)]
+pub struct RenderOptions {
+    pub painter: Painter,
+    /// Whether warnings fail the gate (`--deny warnings`, `--strict`), for the human verdict.
+    pub deny_warnings: bool,
+    /// Whether the report fails the gate, decided by the caller.
+    pub fails: bool,
+}
+
+/// A command's result, renderable in every format.
+pub trait Report {
+    /// The command's name (`diff`, `lint`, `check`, …), for the JSON envelope.
+    fn command(&self) -> &'static str;
+    /// Everything found, as diagnostics.
+    fn diagnostics(&self) -> Vec<Diagnostic>;
+    /// The human rendering.
+    fn write_human(&self, out: &mut dyn Write, options: &RenderOptions) -> io::Result<()>;
+    /// The command-specific JSON fields, merged into the envelope.
+    fn json_body(&self) -> Value;
+}
+
+/// Writes `report` in `format`.
+pub fn render(
+    report: &dyn Report,
+    format: Format,
+    options: &RenderOptions,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    match format {
+        Format::Human => report.write_human(out, options),
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut *out, &envelope(report, options))?;
+            writeln!(out)
         }
-        if items.len() > 12 {
-            let head: Vec<String> = items.iter().take(8).map(Node::to_compact).collect();
-            return format!("[{}, … ({} items)]", head.join(", "), items.len());
-        }
+        Format::Github => github::write(out, &report.diagnostics()),
+        Format::Sarif => sarif::write(out, &report.diagnostics()),
     }
-    let text = node.to_compact();
-    if text.chars().count() > 80 {
-        let cut: String = text.chars().take(77).collect();
-        format!("{cut}…")
+}
+
+/// `{schema_version, command, …body, diagnostics, summary}`.
+pub fn envelope(report: &dyn Report, options: &RenderOptions) -> Value {
+    let diagnostics = report.diagnostics();
+    let summary = Summary::of(&diagnostics);
+    let mut value = json!({
+        "schema_version": SCHEMA_VERSION,
+        "command": report.command(),
+    });
+    if let (Some(map), Value::Object(body)) = (value.as_object_mut(), report.json_body()) {
+        map.extend(body);
+    }
+    value["diagnostics"] = json!(diagnostics);
+    let mut s = json!(summary);
+    s["deny_warnings"] = json!(options.deny_warnings);
+    s["fails"] = json!(options.fails);
+    value["summary"] = s;
+    value
+}
+
+/// `s` for plurals.
+pub(crate) fn plural(n: usize) -> &'static str {
+    if n == 1 {
+        ""
     } else {
-        text
-    }
-}
-
-/// Short form of a token field's value: every id decoded (`tokens` holds the decoded ids in
-/// order), everything else as written, so a string or a float in an id list is never hidden.
-pub fn short_ids(node: Option<&Node>, tokens: &[DecodedToken]) -> String {
-    let Some(node) = node else {
-        return "(absent)".into();
-    };
-    let mut decoded = tokens.iter();
-    let mut one = |n: &Node| -> String {
-        if n.as_u64().is_some() {
-            if let Some(t) = decoded.next() {
-                return short_token(t);
-            }
-        } else if crate::analysis::is_id_past_u64(n) {
-            return format!("{} (out of range: past 2^64)", n.to_compact());
-        }
-        n.to_compact()
-    };
-    match node.as_array() {
-        Some(items) => {
-            let parts: Vec<String> = items.iter().map(&mut one).collect();
-            format!("[{}]", parts.join(", "))
-        }
-        None => one(node),
-    }
-}
-
-/// `4× sliding_attention, 1× full_attention` for lists of repeated strings.
-fn run_lengths(items: &[Node]) -> Option<String> {
-    let strings: Vec<&str> = items.iter().map(Node::as_str).collect::<Option<_>>()?;
-    let mut runs: Vec<(&str, usize)> = Vec::new();
-    for s in strings {
-        match runs.last_mut() {
-            Some((last, n)) if *last == s => *n += 1,
-            _ => runs.push((s, 1)),
-        }
-    }
-    if runs.len() == items.len() && items.len() <= 4 {
-        return None;
-    }
-    Some(
-        runs.iter()
-            .map(|(s, n)| format!("{n}× {s}"))
-            .collect::<Vec<_>>()
-            .join(", "),
-    )
-}
-
-/// `248070 <|audio_start|>`, `151669 (unused embedding row)`.
-pub fn short_token(t: &DecodedToken) -> String {
-    let id = t.id;
-    match &t.class {
-        TokenClass::SpecialAdded { content } => format!("{id} {content} (special)"),
-        TokenClass::Added { content } => format!("{id} {content} (added, not special)"),
-        TokenClass::AddedToken { content } => format!("{id} {content} (added)"),
-        TokenClass::Regular { text, .. } => {
-            format!("{id} {} (vocab)", crate::tokens::readable(text))
-        }
-        TokenClass::UnusedRow { .. } => format!("{id} (unused embedding row)"),
-        TokenClass::OutOfRange { vocab_size } => {
-            format!("{id} (out of range: ≥ vocab_size {vocab_size})")
-        }
-        TokenClass::BeyondTokenizer { .. } => format!("{id} (beyond the tokenizer)"),
-        TokenClass::Unknown => format!("{id}"),
+        "s"
     }
 }

@@ -1,12 +1,13 @@
-//! SARIF 2.1.0 for code scanning: one run, every rule (lint and check codes) with its
-//! descriptions and help, results with physical locations relative to the repository root.
+//! SARIF 2.1.0 for code scanning: one run, every code of every family with its descriptions
+//! and help (from the registry), results with physical locations relative to the repository
+//! root. Any command's diagnostics, alike.
 
 use std::io::{self, Write};
 
 use serde_json::{json, Value};
 
-use crate::check::{CheckReport, CHECK_CODES};
-use crate::rules::{self, Severity};
+use crate::diagnostic::{Code, Diagnostic, Severity};
+use crate::registry;
 
 fn level(s: Severity) -> &'static str {
     match s {
@@ -16,64 +17,55 @@ fn level(s: Severity) -> &'static str {
     }
 }
 
-/// (id, default level, short, full, help) of every code a result may carry.
-fn all_rules() -> Vec<(String, Severity, String, String, String)> {
-    let mut out: Vec<_> = CHECK_CODES
+pub fn sarif(diagnostics: &[Diagnostic]) -> Value {
+    let codes = Code::all();
+    let rules_json: Vec<Value> = codes
         .iter()
-        .map(|(code, sev, text)| (code.to_string(), *sev, text.to_string(), text.to_string(), format!("{text} Run `dflash-check diff` on the drafter for the details and `dflash-check fix` to repair it.")))
-        .collect();
-    out.extend(rules::all_rules().into_iter().map(|r| {
-        (
-            r.code.to_string(),
-            r.severity,
-            r.summary.to_string(),
-            format!("{} Source: {}", r.summary, r.source),
-            format!(
-                "{}\n\nSource: {}\n\nMore: dflash-check explain {}",
-                r.explanation, r.source, r.code
-            ),
-        )
-    }));
-    out
-}
-
-pub fn sarif(report: &CheckReport) -> Value {
-    let rules = all_rules();
-    let index = |code: &str| rules.iter().position(|r| r.0 == code);
-    let rules_json: Vec<Value> = rules
-        .iter()
-        .map(|(id, sev, short, full, help)| {
+        .map(|&code| {
+            let info = registry::info(code);
             json!({
-                "id": id,
-                "name": id,
-                "shortDescription": {"text": short},
-                "fullDescription": {"text": full},
-                "help": {"text": help},
-                "defaultConfiguration": {"level": level(*sev)},
+                "id": code.as_str(),
+                "name": code.as_str(),
+                "shortDescription": {"text": info.summary},
+                "fullDescription": {"text": format!("{} Source: {}", info.summary, info.source)},
+                "help": {"text": format!(
+                    "{}\n\nSource: {}\n\nMore: dflash-check explain {}",
+                    info.explanation, info.source, code.as_str()
+                )},
+                "defaultConfiguration": {"level": level(info.severity)},
+                "properties": {"family": code.family()},
             })
         })
         .collect();
-    let mut results = Vec::new();
-    for d in &report.drafters {
-        for f in &d.findings {
-            let mut result = json!({
-                "ruleId": f.code,
-                "level": level(f.level),
-                "message": {"text": f.message},
-                "locations": [{
-                    "physicalLocation": {
-                        "artifactLocation": {"uri": d.file, "uriBaseId": "%SRCROOT%"},
-                        "region": {"startLine": f.line.max(1), "startColumn": f.column.max(1)},
-                    },
-                    "logicalLocations": if f.path.is_empty() { json!([]) } else { json!([{"fullyQualifiedName": f.path, "kind": "member"}]) },
-                }],
+    let results: Vec<Value> = diagnostics
+        .iter()
+        .map(|f| {
+            let mut location = json!({
+                "logicalLocations": if f.path.is_empty() {
+                    json!([])
+                } else {
+                    json!([{"fullyQualifiedName": f.path, "kind": "member"}])
+                },
             });
-            if let Some(i) = index(&f.code) {
+            if let Some(file) = &f.file {
+                let (line, column) = f.span.map_or((1, 1), |s| (s.line, s.column));
+                location["physicalLocation"] = json!({
+                    "artifactLocation": {"uri": file, "uriBaseId": "%SRCROOT%"},
+                    "region": {"startLine": line.max(1), "startColumn": column.max(1)},
+                });
+            }
+            let mut result = json!({
+                "ruleId": f.code.as_str(),
+                "level": level(f.severity),
+                "message": {"text": f.message},
+                "locations": [location],
+            });
+            if let Some(i) = codes.iter().position(|c| *c == f.code) {
                 result["ruleIndex"] = json!(i);
             }
-            results.push(result);
-        }
-    }
+            result
+        })
+        .collect();
     json!({
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
@@ -89,7 +81,7 @@ pub fn sarif(report: &CheckReport) -> Value {
     })
 }
 
-pub fn write(out: &mut dyn Write, report: &CheckReport) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, &sarif(report))?;
+pub fn write(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, &sarif(diagnostics))?;
     writeln!(out)
 }

@@ -1,145 +1,198 @@
-//! Attention layout of the draft layers: `layer_types`, `sliding_window`, `use_sliding_window`.
-//! Running sliding layers as full attention crashes nothing and collapses acceptance past about
-//! 2k tokens of context.
+//! Attention layout of the draft layers: `layer_types`, `sliding_window`, `use_sliding_window`,
+//! and MiMo-style `dflash_config.use_swa` / `swa_window_size`. Running sliding layers as full
+//! attention crashes nothing and collapses acceptance past about 2k tokens of context.
 
-use super::{positive_int, Ctx, Engine, Family, Needs, Rule, Severity};
+use super::{positive_int, Applies, Ctx, Engine, Family, LintCode, Need, Rule};
+use crate::diagnostic::{CodeInfo, Severity};
 use crate::json::{Node, Path};
 
-pub const RULES: &[Rule] = &[
-    Rule {
-        code: "layer-types-missing",
-        severity: Severity::Warning,
-        needs: Needs::Config,
-        summary: "layer_types is absent: loaders silently derive it",
-        explanation: "Without `layer_types`, transformers derives it from use_sliding_window, sliding_window and \
-max_window_layers (sliding from layer max_window_layers on); with z-lab's max_window_layers == num_hidden_layers \
-that silently means all full attention. If the drafter was trained with sliding layers (z-lab/Qwen3.6-27B-DFlash: \
-4 sliding + 1 full), acceptance collapses past about 2k tokens of context. Write the list explicitly.",
-        source: "transformers Qwen3Config; vLLM PR 40898; ik_llama.cpp PR 2021",
-    },
-    Rule {
-        code: "layer-types-length",
-        severity: Severity::Error,
-        needs: Needs::Config,
-        summary: "len(layer_types) differs from num_hidden_layers",
-        explanation: "layer_types has one entry per draft layer. SpecForge refuses a different length; other \
-loaders index past the list or ignore its tail.",
-        source: "sgl-project/SpecForge specforge/modeling/draft/dflash.py",
-    },
-    Rule {
-        code: "layer-types-unknown",
-        severity: Severity::Error,
-        needs: Needs::Config,
-        summary: "a layer_types entry is neither full_attention nor sliding_attention",
-        explanation: "The only values loaders know are `full_attention` and `sliding_attention` (SpecForge \
-enforces it); anything else is rejected or treated as full attention depending on the engine.",
-        source: "sgl-project/SpecForge specforge/modeling/draft/dflash.py; transformers layer_types validation",
-    },
-    Rule {
-        code: "sliding-window-missing",
-        severity: Severity::Error,
-        needs: Needs::Config,
-        summary: "a sliding_attention layer without a positive sliding_window",
-        explanation: "A sliding layer needs its window: vLLM and SGLang refuse a sliding layer without \
-`sliding_window`, and SpecForge requires it positive. z-lab/Qwen3.6-27B-DFlash uses 2048.",
-        source: "vLLM qwen3_dflash.py; SGLang dflash; SpecForge config checks",
-    },
-    Rule {
-        code: "use-sliding-window-inconsistent",
-        severity: Severity::Warning,
-        needs: Needs::Config,
-        summary: "use_sliding_window disagrees with layer_types",
-        explanation: "Loaders that ignore layer_types decide from use_sliding_window; when it says false while \
-layer_types has sliding layers (or true while all layers are full), engines run different attention. The \
-published configs keep them consistent (Qwen3.6-27B: true with 4 sliding layers; Qwen3.5-27B: false, all full).",
-        source: "transformers Qwen3Config; vLLM PR 40898",
-    },
-    Rule {
-        code: "mixed-attention-vllm",
-        severity: Severity::Warning,
-        needs: Needs::Engine,
-        summary: "mixed sliding/full draft layers under vLLM need VLLM_USE_V2_MODEL_RUNNER=1",
-        explanation: "vLLM serves DFlash drafters that mix sliding and full attention layers only with the V2 \
-model runner; set VLLM_USE_V2_MODEL_RUNNER=1 in the server's environment.",
-        source: "vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py",
-    },
+pub(super) const RULES: &[Rule] = &[
+    LAYER_TYPES_MISSING,
+    LAYER_TYPES_LENGTH,
+    LAYER_TYPES_UNKNOWN,
+    SLIDING_WINDOW_MISSING,
+    USE_SWA,
+    USE_SLIDING_WINDOW_INCONSISTENT,
+    MIXED_ATTENTION_VLLM,
 ];
 
 const KNOWN: &[&str] = &["full_attention", "sliding_attention"];
 
-pub(crate) fn check(cx: &mut Ctx) {
-    if !cx.detection.dflash_like() {
-        return;
-    }
-    let (base, base_path) = match cx.root.get("transformer_layer_config") {
+/// The object holding the layer settings (speculators nests them) and its path.
+fn base<'a>(cx: &Ctx<'a>) -> (&'a Node, Path) {
+    match cx.root.get("transformer_layer_config") {
         Some(t) if cx.detection.name == Family::Speculators && t.as_object().is_some() => {
             (t, Path::key("transformer_layer_config"))
         }
         _ => (cx.root, Path::root()),
-    };
-    let at = |k: &str| base_path.child(k);
+    }
+}
+
+/// `dflash_config.use_swa`, when true: vLLM then runs every draft layer as sliding attention.
+fn use_swa(cx: &Ctx) -> bool {
+    cx.dflash_config()
+        .and_then(|d| d.get("use_swa"))
+        .and_then(Node::as_bool)
+        == Some(true)
+}
+
+/// The window a sliding layer gets: `sliding_window`, else `dflash_config.swa_window_size`
+/// (both engines accept either).
+fn window<'a>(cx: &Ctx<'a>, base: &'a Node, base_path: &Path) -> Option<(Path, &'a Node)> {
+    base.get("sliding_window")
+        .filter(|n| !n.is_null())
+        .map(|n| (base_path.child("sliding_window"), n))
+        .or_else(|| {
+            cx.dflash_config()
+                .and_then(|d| d.get("swa_window_size"))
+                .filter(|n| !n.is_null())
+                .map(|n| (Path::key("dflash_config").child("swa_window_size"), n))
+        })
+}
+
+/// Counts of (sliding, full) entries in `layer_types`, when it is a list.
+fn counts(types: &Node) -> Option<(usize, usize)> {
+    let items = types.as_array()?;
+    let sliding = items
+        .iter()
+        .filter(|n| n.as_str() == Some("sliding_attention"))
+        .count();
+    let full = items
+        .iter()
+        .filter(|n| n.as_str() == Some("full_attention"))
+        .count();
+    Some((sliding, full))
+}
+
+fn layer_types<'a>(base: &'a Node) -> Option<&'a Node> {
+    base.get("layer_types").filter(|n| !n.is_null())
+}
+
+const LAYER_TYPES_MISSING: Rule = Rule {
+    code: LintCode::LayerTypesMissing,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "layer_types is absent: loaders silently derive it",
+        explanation: "Without `layer_types`, transformers derives it from use_sliding_window, sliding_window and \
+max_window_layers (sliding from layer max_window_layers on); with z-lab's max_window_layers == num_hidden_layers \
+that silently means all full attention. If the drafter was trained with sliding layers (z-lab/Qwen3.6-27B-DFlash: \
+4 sliding + 1 full), acceptance collapses past about 2k tokens of context. Configs with `dflash_config.use_swa` are \
+different: vLLM runs every layer as sliding attention for them, whatever layer_types says, so its absence is only \
+worth knowing (info). Write the list explicitly.",
+        source: "vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d (_resolve_layer_attention, use_swa); vllm-project/vllm PR 40898; ik_llama.cpp PR 2021",
+    },
+    applies: Applies::BlockDrafters,
+    needs: &[],
+    check: layer_types_missing,
+};
+
+fn layer_types_missing(cx: &mut Ctx) {
+    let (base, base_path) = base(cx);
+    if layer_types(base).is_some() {
+        return;
+    }
+    let path = base_path.child("layer_types");
+    if use_swa(cx) {
+        cx.emit_as(
+            Severity::Info,
+            &path,
+            "`layer_types` is absent and `dflash_config.use_swa` is true: vLLM runs every draft layer as sliding \
+             attention; loaders that read only transformers' fields derive all full attention"
+                .to_string(),
+        );
+        return;
+    }
     let layers = base
         .get("num_hidden_layers")
         .and_then(|n| positive_int(n).ok());
     let use_sw = base.get("use_sliding_window").and_then(Node::as_bool);
+    let max_window = base
+        .get("max_window_layers")
+        .and_then(|n| positive_int(n).ok());
+    let derived = match (use_sw, layers, max_window) {
+        (Some(true), Some(l), Some(m)) if m < l => {
+            format!("{m} × full_attention then {} × sliding_attention", l - m)
+        }
+        (Some(true), Some(_), None) => "sliding layers from max_window_layers on".to_string(),
+        _ => "all full_attention".to_string(),
+    };
+    cx.emit(
+        &path,
+        format!(
+            "`layer_types` is absent: transformers derives it from use_sliding_window and max_window_layers, \
+             here {derived}; if the drafter was trained with sliding layers, acceptance collapses on long contexts"
+        ),
+    );
+}
 
-    let Some(types_node) = base.get("layer_types").filter(|n| !n.is_null()) else {
-        let max_window = base
-            .get("max_window_layers")
-            .and_then(|n| positive_int(n).ok());
-        let derived = match (use_sw, layers, max_window) {
-            (Some(true), Some(l), Some(m)) if m < l => {
-                format!("{m} × full_attention then {} × sliding_attention", l - m)
-            }
-            (Some(true), Some(_), None) => "sliding layers from max_window_layers on".to_string(),
-            _ => "all full_attention".to_string(),
-        };
-        cx.emit(
-            "layer-types-missing",
-            &at("layer_types"),
-            format!(
-                "`layer_types` is absent: loaders derive it from use_sliding_window and max_window_layers, \
-                 here {derived}; if the drafter was trained with sliding layers, acceptance collapses on long \
-                 contexts"
-            ),
-            None,
-        );
+const LAYER_TYPES_LENGTH: Rule = Rule {
+    code: LintCode::LayerTypesLength,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "len(layer_types) differs from num_hidden_layers",
+        explanation: "layer_types has one entry per draft layer. SpecForge's DFlash config check refuses a \
+different length; engines that build layer i from layer_types[i] index past a short list or ignore the tail of a \
+long one.",
+        source: "sgl-project/SpecForge specforge/modeling/draft/dflash.py@a6b6b02:44-57",
+    },
+    applies: Applies::BlockDrafters,
+    needs: &[],
+    check: layer_types_length,
+};
+
+fn layer_types_length(cx: &mut Ctx) {
+    let (base, base_path) = base(cx);
+    let Some(types) = layer_types(base) else {
         return;
     };
-    let path = at("layer_types");
-    let Some(items) = types_node.as_array() else {
-        cx.emit(
-            "field-type",
+    let path = base_path.child("layer_types");
+    let Some(items) = types.as_array() else {
+        cx.emit_type(
             &path,
             format!(
                 "`{path}` is {}; it must be a list with one entry per draft layer",
-                super::describe(types_node)
+                super::describe(types)
             ),
-            None,
         );
         return;
     };
-    if let Some(l) = layers {
-        if items.len() as u64 != l {
-            cx.emit(
-                "layer-types-length",
-                &path,
-                format!(
-                    "`{path}` has {} entries but num_hidden_layers is {l}",
-                    items.len()
-                ),
-                None,
-            );
-        }
+    let layers = base
+        .get("num_hidden_layers")
+        .and_then(|n| positive_int(n).ok());
+    if let Some(l) = layers.filter(|&l| l != items.len() as u64) {
+        cx.emit(
+            &path,
+            format!(
+                "`{path}` has {} entries but num_hidden_layers is {l}",
+                items.len()
+            ),
+        );
     }
-    let mut sliding = 0usize;
-    let mut full = 0usize;
+}
+
+const LAYER_TYPES_UNKNOWN: Rule = Rule {
+    code: LintCode::LayerTypesUnknown,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "a layer_types entry is neither full_attention nor sliding_attention",
+        explanation: "The only values DFlash loaders know are `full_attention` and `sliding_attention`: \
+SpecForge's config check refuses anything else, and vLLM's _resolve_layer_attention has no third case.",
+        source: "sgl-project/SpecForge specforge/modeling/draft/dflash.py@a6b6b02:44-57; vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d (_resolve_layer_attention)",
+    },
+    applies: Applies::BlockDrafters,
+    needs: &[],
+    check: layer_types_unknown,
+};
+
+fn layer_types_unknown(cx: &mut Ctx) {
+    let (base, base_path) = base(cx);
+    let Some(items) = layer_types(base).and_then(Node::as_array) else {
+        return;
+    };
+    let path = base_path.child("layer_types");
     for (i, item) in items.iter().enumerate() {
-        match item.as_str() {
-            Some("sliding_attention") => sliding += 1,
-            Some("full_attention") => full += 1,
-            _ => cx.emit(
-                "layer-types-unknown",
+        if !item.as_str().is_some_and(|s| KNOWN.contains(&s)) {
+            cx.emit(
                 &path.index(i),
                 format!(
                     "`{}` is {}; the known values are {}",
@@ -147,65 +200,188 @@ pub(crate) fn check(cx: &mut Ctx) {
                     super::describe(item),
                     KNOWN.join(" and ")
                 ),
-                None,
-            ),
+            );
         }
     }
+}
 
-    if sliding > 0 {
-        let sw_path = at("sliding_window");
-        match base.get("sliding_window") {
-            None => cx.emit(
-                "sliding-window-missing",
-                &sw_path,
-                format!("{sliding} sliding_attention layers but `sliding_window` is absent: vLLM and SGLang refuse it"),
-                None,
-            ),
-            Some(n) => {
-                if let Err(what) = positive_int(n) {
-                    cx.emit(
-                        "sliding-window-missing",
-                        &sw_path,
-                        format!(
-                            "{sliding} sliding_attention layers but `sliding_window` is {what}; it must be a \
-                             positive window size"
-                        ),
-                        None,
-                    );
-                }
+const SLIDING_WINDOW_MISSING: Rule = Rule {
+    code: LintCode::SlidingWindowMissing,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "sliding layers without a positive window",
+        explanation: "A sliding layer needs its window: `sliding_window`, or `dflash_config.swa_window_size`, \
+which both engines also accept. vLLM's _resolve_layer_attention and SGLang's \
+get_dflash_attention_sliding_window_size raise ValueError without one, and SpecForge requires it positive. \
+z-lab/Qwen3.6-27B-DFlash uses 2048.",
+        source: "vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d (_resolve_layer_attention); sgl-project/sglang python/sglang/srt/speculative/dflash_utils.py@00731f0 (get_dflash_attention_sliding_window_size); sgl-project/SpecForge specforge/modeling/draft/dflash.py@a6b6b02:59-67",
+    },
+    applies: Applies::BlockDrafters,
+    needs: &[],
+    check: sliding_window_missing,
+};
+
+fn sliding_window_missing(cx: &mut Ctx) {
+    let (base, base_path) = base(cx);
+    let sliding = layer_types(base).and_then(counts).map_or(0, |(s, _)| s);
+    let swa = use_swa(cx);
+    if sliding == 0 && !swa {
+        return;
+    }
+    let why = if swa {
+        "`dflash_config.use_swa` is true (every layer sliding in vLLM)".to_string()
+    } else {
+        format!("{sliding} sliding_attention layers")
+    };
+    match window(cx, base, &base_path) {
+        None => {
+            cx.emit(
+                &base_path.child("sliding_window"),
+                format!(
+                    "{why} but neither `sliding_window` nor `dflash_config.swa_window_size` is set: vLLM and \
+                     SGLang raise ValueError"
+                ),
+            );
+        }
+        Some((path, node)) => {
+            if let Err(what) = positive_int(node) {
+                cx.emit(
+                    &path,
+                    format!("{why} but `{path}` is {what}; it must be a positive window size"),
+                );
             }
         }
-    }
+    };
+}
 
-    let sw_flag_path = at("use_sliding_window");
-    match use_sw {
-        Some(false) if sliding > 0 => cx.emit(
-            "use-sliding-window-inconsistent",
-            &sw_flag_path,
-            format!(
-                "use_sliding_window is false but layer_types has {sliding} sliding_attention layers: loaders \
-                 that read the flag run them as full attention"
-            ),
-            Some(serde_json::Value::Bool(true)),
-        ),
-        Some(true) if sliding == 0 && full > 0 => cx.emit(
-            "use-sliding-window-inconsistent",
-            &sw_flag_path,
-            "use_sliding_window is true but every layer_types entry is full_attention".to_string(),
-            Some(serde_json::Value::Bool(false)),
-        ),
-        _ => {}
-    }
+const USE_SWA: Rule = Rule {
+    code: LintCode::UseSwa,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "dflash_config.use_swa makes every layer sliding in vLLM, but layer_types lists full layers",
+        explanation: "MiMo-style drafters set `dflash_config.use_swa` (with `swa_window_size`). vLLM's DFlash model \
+then runs every draft layer as sliding attention, even layers that `layer_types` calls full_attention, while \
+loaders that read layer_types run those layers full: the engines run different drafters. Make layer_types say \
+sliding_attention for every layer, or drop use_swa, as the drafter was trained.",
+        source: "vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d (_resolve_layer_attention)",
+    },
+    applies: Applies::BlockDrafters,
+    needs: &[],
+    check: use_swa_rule,
+};
 
-    if sliding > 0 && full > 0 && cx.engine() == Some(Engine::Vllm) {
+fn use_swa_rule(cx: &mut Ctx) {
+    if let Some(node) = cx.dflash_config().and_then(|d| d.get("use_swa")) {
+        if node.as_bool().is_none() && !node.is_null() {
+            let path = Path::key("dflash_config").child("use_swa");
+            cx.emit_type(
+                &path,
+                format!("`{path}` is {}; it must be a boolean", super::describe(node)),
+            );
+            return;
+        }
+    }
+    if !use_swa(cx) {
+        return;
+    }
+    let (base, base_path) = base(cx);
+    let Some((_, full)) = layer_types(base).and_then(counts) else {
+        return;
+    };
+    if full > 0 {
         cx.emit(
-            "mixed-attention-vllm",
-            &path,
+            &base_path.child("layer_types"),
             format!(
-                "{sliding} sliding and {full} full attention layers: vLLM needs VLLM_USE_V2_MODEL_RUNNER=1 \
-                 for mixed drafters"
+                "`dflash_config.use_swa` is true, so vLLM runs all layers sliding, but layer_types lists {full} \
+                 full_attention layers that other loaders run full"
             ),
-            None,
         );
     }
+}
+
+const USE_SLIDING_WINDOW_INCONSISTENT: Rule = Rule {
+    code: LintCode::UseSlidingWindowInconsistent,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "use_sliding_window disagrees with layer_types",
+        explanation: "Neither vLLM's nor SGLang's DFlash path reads use_sliding_window (they read layer_types), but \
+transformers' Qwen3Config derives layer_types from it when the list is absent, and tools built on transformers \
+(z-lab's reference) read both. When it says false while layer_types has sliding layers (or true while all layers \
+are full), readers disagree. The published configs keep them consistent (Qwen3.6-27B: true with 4 sliding layers; \
+Qwen3.5-27B: false, all full). A convention: a warning.",
+        source: "huggingface/transformers src/transformers/models/qwen3/configuration_qwen3.py (layer_types derivation); z-lab/Qwen3.6-27B-DFlash config.json",
+    },
+    applies: Applies::BlockDrafters,
+    needs: &[],
+    check: use_sliding_window_inconsistent,
+};
+
+fn use_sliding_window_inconsistent(cx: &mut Ctx) {
+    let (base, base_path) = base(cx);
+    let Some(use_sw) = base.get("use_sliding_window").and_then(Node::as_bool) else {
+        return;
+    };
+    let Some((sliding, full)) = layer_types(base).and_then(counts) else {
+        return;
+    };
+    let path = base_path.child("use_sliding_window");
+    if !use_sw && sliding > 0 {
+        cx.emit(
+            &path,
+            format!(
+                "use_sliding_window is false but layer_types has {sliding} sliding_attention layers: readers that \
+                 derive attention from the flag run them as full attention"
+            ),
+        )
+        .expected = Some(true.into());
+    } else if use_sw && sliding == 0 && full > 0 && !use_swa(cx) {
+        cx.emit(
+            &path,
+            "use_sliding_window is true but every layer_types entry is full_attention".to_string(),
+        )
+        .expected = Some(false.into());
+    }
+}
+
+const MIXED_ATTENTION_VLLM: Rule = Rule {
+    code: LintCode::MixedAttentionVllm,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "mixed sliding/full draft layers under vLLM need VLLM_USE_V2_MODEL_RUNNER=1",
+        explanation: "vLLM's _resolve_layer_attention raises NotImplementedError for a DFlash drafter mixing \
+sliding and full attention layers unless the V2 model runner is used; seen on v0.26.0rc (vllm-ascend#15650, \
+2026-09-03). A later release made the V2 runner the default for dense models, so newer versions may not need the \
+variable. An error with --engine vllm@0.26 or older, a warning when the version is not given (`--engine \
+vllm@X.Y` to say). `dflash-check launch` checks the variable in the actual command.",
+        source: "vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d (_resolve_layer_attention); vllm-project/vllm-ascend#15650",
+    },
+    applies: Applies::BlockDrafters,
+    needs: &[Need::Engine],
+    check: mixed_attention_vllm,
+};
+
+fn mixed_attention_vllm(cx: &mut Ctx) {
+    if cx.engine() != Some(Engine::Vllm) {
+        return;
+    }
+    let (base, base_path) = base(cx);
+    let Some((sliding, full)) = layer_types(base).and_then(counts) else {
+        return;
+    };
+    if sliding == 0 || full == 0 || use_swa(cx) {
+        return;
+    }
+    let severity = match cx.options.engine_version {
+        Some(v) if v <= (0, 26) => Severity::Error,
+        _ => Severity::Warning,
+    };
+    cx.emit_as(
+        severity,
+        &base_path.child("layer_types"),
+        format!(
+            "{sliding} sliding and {full} full attention layers: vLLM raises NotImplementedError for mixed drafters \
+             unless VLLM_USE_V2_MODEL_RUNNER=1 (seen on v0.26; later releases default to the V2 runner for dense \
+             models)"
+        ),
+    );
 }

@@ -1,143 +1,225 @@
-//! Engine launch parameters against the config: vLLM's `--speculative-config` and SGLang's
-//! `--speculative-num-draft-tokens` must agree with the drafter's block size.
+//! Engine launch parameters against the config: vLLM's `--speculative-config` method and
+//! `num_speculative_tokens`, SGLang's `--speculative-num-draft-tokens`. `dflash-check launch`
+//! reads them from the real command line; `lint --engine` takes them as flags.
 
 use serde_json::json;
 
-use super::{positive_int, Ctx, Engine, Needs, Rule, Severity};
-use crate::config::layout_field;
+use super::{Applies, Ctx, Engine, Family, LintCode, Need, Rule};
+use crate::diagnostic::{CodeInfo, Severity};
+use crate::json::{Node, Path};
 
-pub const RULES: &[Rule] = &[
-    Rule {
-        code: "speculative-config-method",
-        severity: Severity::Warning,
-        needs: Needs::Engine,
-        summary: "the vLLM speculative-config method does not match the drafter family",
-        explanation: "vLLM picks the proposer from `method`: `dflash` for DFlash drafters, `eagle3` for EAGLE-3 \
-heads. Another method loads the drafter with the wrong proposer.",
-        source: "vllm-project/vllm vllm/config/speculative.py",
-    },
-    Rule {
-        code: "num-speculative-tokens-missing",
-        severity: Severity::Error,
-        needs: Needs::Engine,
-        summary: "vLLM speculative-config without num_speculative_tokens",
-        explanation: "vLLM requires num_speculative_tokens for DFlash; the convention is block_size - 1 (15 for \
--b16 drafters).",
-        source: "vllm-project/vllm vllm/config/speculative.py",
-    },
-    Rule {
-        code: "num-speculative-tokens-too-large",
-        severity: Severity::Error,
-        needs: Needs::Engine,
-        summary: "num_speculative_tokens exceeds block_size - 1",
-        explanation: "A DFlash drafter drafts one block of block_size positions, the first being the last \
-verified token: at most block_size - 1 speculative tokens exist. Larger values fail or draft garbage.",
-        source: "vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py",
-    },
-    Rule {
-        code: "num-draft-tokens-mismatch",
-        severity: Severity::Warning,
-        needs: Needs::Engine,
-        summary: "SGLang --speculative-num-draft-tokens differs from block_size",
-        explanation: "SGLang's DFLASH algorithm expects --speculative-num-draft-tokens equal to the drafter's \
-block_size (16 for -b16 drafters); a different value only warns in SGLang and wastes or truncates drafts.",
-        source: "sgl-project/sglang python/sglang/srt/speculative/dflash_utils.py",
-    },
+pub(super) const RULES: &[Rule] = &[
+    SPECULATIVE_CONFIG_METHOD,
+    NUM_SPECULATIVE_TOKENS_MISSING,
+    NUM_SPECULATIVE_TOKENS_TOO_LARGE,
+    NUM_DRAFT_TOKENS_MISMATCH,
 ];
 
-pub(crate) fn check(cx: &mut Ctx) {
-    let Some(engine) = cx.engine() else { return };
-    let block = layout_field("block_size")
-        .and_then(|f| f.find(cx.root))
-        .and_then(|(p, n)| positive_int(n).ok().map(|b| (p, b)));
-    let dflash = cx.detection.dflash_like();
-    match engine {
-        Engine::Vllm => {
-            let Some(spec) = cx.options.speculative_config.clone() else {
-                return;
-            };
-            let anchor = block
-                .as_ref()
-                .map_or_else(crate::json::Path::root, |(p, _)| p.clone());
-            if let Some(method) = spec.get("method").and_then(|m| m.as_str()) {
-                let want = if dflash {
-                    Some("dflash")
-                } else if cx.detection.eagle_like() {
-                    Some("eagle3")
-                } else {
-                    None
-                };
-                if let Some(want) = want {
-                    if cx.detection.name != super::Family::Speculators && method != want {
-                        cx.emit(
-                            "speculative-config-method",
-                            &crate::json::Path::root(),
-                            format!(
-                                "--speculative-config method {method:?} but the drafter is {}: vLLM expects \
-                                 \"{want}\"",
-                                cx.detection.name.as_str()
-                            ),
-                            Some(json!(want)),
-                        );
-                    }
-                }
-            }
-            if !dflash {
-                return;
-            }
-            let expected = block.as_ref().map(|(_, b)| json!(b - 1));
-            match spec.get("num_speculative_tokens") {
-                None | Some(serde_json::Value::Null) => cx.emit(
-                    "num-speculative-tokens-missing",
-                    &anchor,
-                    format!(
-                        "--speculative-config has no num_speculative_tokens: vLLM requires it{}",
-                        block
-                            .as_ref()
-                            .map_or(String::new(), |(_, b)| format!(
-                                " (block_size {b}: use {})",
-                                b - 1
-                            ))
-                    ),
-                    expected,
-                ),
-                Some(v) => match (v.as_u64(), &block) {
-                    (Some(n), Some((_, b))) if n > b - 1 => cx.emit(
-                        "num-speculative-tokens-too-large",
-                        &anchor,
-                        format!(
-                            "--speculative-config num_speculative_tokens {n} exceeds block_size - 1 = {}",
-                            b - 1
-                        ),
-                        expected,
-                    ),
-                    (Some(_), _) => {}
-                    (None, _) => cx.emit(
-                        "num-speculative-tokens-missing",
-                        &anchor,
-                        format!(
-                            "--speculative-config num_speculative_tokens is {v}, not a non-negative integer"
-                        ),
-                        expected,
-                    ),
-                },
-            }
+/// Where launch findings point in the config: the block size when there is one.
+fn anchor(cx: &Ctx) -> Path {
+    cx.block_size().map_or_else(Path::root, |(p, _)| p)
+}
+
+fn sample_from_anchor(cx: &Ctx) -> bool {
+    cx.dflash_config()
+        .and_then(|d| d.get("sample_from_anchor"))
+        .or_else(|| cx.root.get("sample_from_anchor"))
+        .and_then(Node::as_bool)
+        == Some(true)
+}
+
+const SPECULATIVE_CONFIG_METHOD: Rule = Rule {
+    code: LintCode::SpeculativeConfigMethod,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "the vLLM speculative-config method does not match the drafter family",
+        explanation: "vLLM picks the proposer from `method` (auto-detected from \"dflash\"/\"eagle3\" in the repo \
+name when absent): `dflash` for DFlash and DFlash2, `dspark` for DSpark, `eagle3` for EAGLE-3 heads. DFlashProposer \
+asserts method == \"dflash\"; another method loads the drafter with the wrong proposer. A DSpark drafter served as \
+`dflash` with `sample_from_anchor: true` is refused by vLLM's V2 DFlash speculator (an error); otherwise a mismatch \
+is a warning.",
+        source: "vllm-project/vllm vllm/config/speculative.py@002e77c (method auto-detection); vllm/v1/worker/gpu/spec_decode/dflash/speculator.py@0074614 (sample_from_anchor)",
+    },
+    applies: Applies::All,
+    needs: &[Need::Engine],
+    check: speculative_config_method,
+};
+
+fn speculative_config_method(cx: &mut Ctx) {
+    if cx.engine() != Some(Engine::Vllm) || cx.detection.name == Family::Speculators {
+        return;
+    }
+    let Some(method) = cx
+        .options
+        .speculative_config
+        .as_ref()
+        .and_then(|s| s.get("method"))
+        .and_then(|m| m.as_str())
+        .map(str::to_string)
+    else {
+        return;
+    };
+    let Some(want) = cx.detection.name.vllm_method() else {
+        return;
+    };
+    if method == want || (want == "eagle3" && method == "eagle") {
+        return;
+    }
+    let refused = method == "dflash" && sample_from_anchor(cx);
+    let severity = if refused {
+        Severity::Error
+    } else {
+        Severity::Warning
+    };
+    let why = if refused {
+        "; vLLM's DFlash speculator refuses sample_from_anchor: true"
+    } else {
+        ""
+    };
+    cx.emit_as(
+        severity,
+        &Path::root(),
+        format!(
+            "--speculative-config method {method:?} but the drafter is {}: vLLM expects \"{want}\"{why}",
+            cx.detection.name.as_str()
+        ),
+    )
+    .expected = Some(json!(want));
+}
+
+/// The speculative config's `num_speculative_tokens`, if the config has one.
+fn k_value(cx: &Ctx) -> Option<serde_json::Value> {
+    cx.options
+        .speculative_config
+        .as_ref()?
+        .get("num_speculative_tokens")
+        .cloned()
+}
+
+const NUM_SPECULATIVE_TOKENS_MISSING: Rule = Rule {
+    code: LintCode::NumSpeculativeTokensMissing,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "vLLM speculative-config without num_speculative_tokens",
+        explanation: "vLLM refuses a speculative model without `num_speculative_tokens` (\"A speculative model \
+was provided, but `num_speculative_tokens` was not provided\") unless the drafter config carries `n_predict`; \
+speculators-format configs carry `speculative_tokens` and are exempt. The convention for DFlash is block_size - 1 \
+(15 for -b16 drafters); DSpark uses block_size.",
+        source: "vllm-project/vllm vllm/config/speculative.py@002e77c",
+    },
+    applies: Applies::All,
+    needs: &[Need::Engine],
+    check: num_speculative_tokens_missing,
+};
+
+fn num_speculative_tokens_missing(cx: &mut Ctx) {
+    if cx.engine() != Some(Engine::Vllm) || cx.options.speculative_config.is_none() {
+        return;
+    }
+    if cx.detection.name == Family::Speculators || cx.root.get("n_predict").is_some() {
+        return;
+    }
+    let block = cx.block_size().map(|(_, b)| b);
+    let suggested = block.map(|b| {
+        if cx.detection.name == Family::Dspark {
+            b
+        } else {
+            b - 1
         }
-        Engine::Sglang => {
-            if !dflash {
-                return;
-            }
-            let (Some(b_cli), Some((path, b))) = (cx.options.num_draft_tokens, block) else {
-                return;
-            };
-            if b_cli != b {
-                cx.emit(
-                    "num-draft-tokens-mismatch",
-                    &path,
-                    format!("--num-draft-tokens {b_cli} differs from `{path}` {b}: SGLang expects block_size"),
-                    Some(json!(b)),
-                );
-            }
+    });
+    match k_value(cx) {
+        None | Some(serde_json::Value::Null) => {
+            let hint = suggested.map_or(String::new(), |k| format!(" (conventionally {k} here)"));
+            let d = cx.emit(
+                &anchor(cx),
+                format!("--speculative-config has no num_speculative_tokens: vLLM refuses to start{hint}"),
+            );
+            d.expected = suggested.map(Into::into);
         }
+        Some(v) if v.as_u64().is_none_or(|k| k == 0) => {
+            let d = cx.emit(
+                &anchor(cx),
+                format!("--speculative-config num_speculative_tokens is {v}, not a positive integer"),
+            );
+            d.expected = suggested.map(Into::into);
+        }
+        Some(_) => {}
+    }
+}
+
+const NUM_SPECULATIVE_TOKENS_TOO_LARGE: Rule = Rule {
+    code: LintCode::NumSpeculativeTokensTooLarge,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "num_speculative_tokens is above the family's convention (DFlash: block_size - 1)",
+        explanation: "A DFlash drafter drafts one block of block_size positions, the first being the last verified \
+token, so the convention is K = block_size - 1 (z-lab's README uses 15 for -b16 drafters; the speculators converter \
+writes it; vllm-project/recipes#837). No engine enforces it: the `block_size` in vLLM's DFlash code is the KV-cache \
+page size (vllm#50012, v0.26.0), not the drafter's. DSpark drafts K = block_size legally (vLLM's Qwen3-Omni DSpark \
+path requires it). A convention: a warning.",
+        source: "vllm-project/speculators src/speculators/convert/dflash/converter.py@c05b95b:132; vllm-project/vllm#50012; vllm-project/recipes#837",
+    },
+    applies: Applies::BlockDrafters,
+    needs: &[Need::Engine],
+    check: num_speculative_tokens_too_large,
+};
+
+fn num_speculative_tokens_too_large(cx: &mut Ctx) {
+    if cx.engine() != Some(Engine::Vllm) {
+        return;
+    }
+    let (Some(k), Some((_, b))) = (k_value(cx).and_then(|v| v.as_u64()), cx.block_size()) else {
+        return;
+    };
+    let limit = if cx.detection.name == Family::Dspark {
+        b
+    } else {
+        b - 1
+    };
+    if k > limit {
+        let rule = if cx.detection.name == Family::Dspark {
+            "block_size"
+        } else {
+            "block_size - 1"
+        };
+        cx.emit(
+            &anchor(cx),
+            format!(
+                "--speculative-config num_speculative_tokens {k} exceeds {rule} = {limit}: positions past the \
+                 block are drafted from nothing"
+            ),
+        )
+        .expected = Some(json!(limit));
+    }
+}
+
+const NUM_DRAFT_TOKENS_MISMATCH: Rule = Rule {
+    code: LintCode::NumDraftTokensMismatch,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "SGLang --speculative-num-draft-tokens differs from block_size",
+        explanation: "SGLang's DFLASH algorithm expects --speculative-num-draft-tokens equal to the drafter's \
+block_size (16 for -b16 drafters) and infers it from the config when the flag is omitted; a different value only \
+logs \"DFLASH block size mismatch\" and wastes or truncates drafts.",
+        source: "sgl-project/sglang python/sglang/srt/speculative/dflash_worker.py@7f151c5; sgl-project/sglang#23553",
+    },
+    applies: Applies::BlockDrafters,
+    needs: &[Need::Engine],
+    check: num_draft_tokens_mismatch,
+};
+
+fn num_draft_tokens_mismatch(cx: &mut Ctx) {
+    if cx.engine() != Some(Engine::Sglang) {
+        return;
+    }
+    let (Some(b_cli), Some((path, b))) = (cx.options.num_draft_tokens, cx.block_size()) else {
+        return;
+    };
+    if b_cli != b {
+        cx.emit(
+            &path,
+            format!("--num-draft-tokens {b_cli} differs from `{path}` {b}: SGLang expects block_size"),
+        )
+        .expected = Some(json!(b));
     }
 }

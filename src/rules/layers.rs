@@ -1,84 +1,21 @@
-//! Target layer ids: which target decoder layers feed the drafter. Wrong ids crash nothing;
-//! the drafter reads the wrong hidden states and acceptance collapses.
+//! Target layer ids: which target decoder layers feed a block drafter. Wrong ids crash nothing
+//! in most engines; the drafter reads the wrong hidden states and acceptance collapses.
 
 use serde_json::json;
 
-use super::{find, id_list, positive_int, Ctx, Family, Needs, Rule, Severity};
+use super::{find, id_list, list_text, positive_int, Applies, Ctx, Engine, Family, LintCode, Need, Rule};
+use crate::diagnostic::{CodeInfo, Severity};
 use crate::json::{Node, Path};
 
-pub const RULES: &[Rule] = &[
-    Rule {
-        code: "target-layer-ids-missing",
-        severity: Severity::Warning,
-        needs: Needs::Config,
-        summary: "no target layer ids: loaders fall back to a default list",
-        explanation: "DFlash drafters name the target layers they read in `dflash_config.target_layer_ids` \
-(speculators: `aux_hidden_state_layer_ids`). Without it, z-lab's model.py computes \
-build_target_layer_ids(num_target_layers, num_hidden_layers), which is right only for drafters trained with the \
-z-lab default. Copy the list from the published config.",
-        source: "z-lab/dflash dflash/model.py (build_target_layer_ids); vLLM qwen3_dflash.py",
-    },
-    Rule {
-        code: "target-layer-ids-out-of-range",
-        severity: Severity::Error,
-        needs: Needs::Target,
-        summary: "a target layer id is not a layer of the target model",
-        explanation: "Every id must be < the target's num_hidden_layers (text_config.num_hidden_layers for \
-multimodal targets). A larger id indexes past the target's hidden states: engines crash at load or capture nothing.",
-        source: "z-lab/dflash dflash/model.py (hidden_states[id + 1])",
-    },
-    Rule {
-        code: "target-layer-ids-last-layer",
-        severity: Severity::Warning,
-        needs: Needs::Target,
-        summary: "a target layer id is the target's last layer (SGLang crashes on it)",
-        explanation: "Engines that capture \"the input of layer i\" use id + 1; for the last layer that is the \
-layer count, which SGLang does not capture and crashes on. z-lab's default ids stop at n - 3. A warning in general, \
-an error with --engine sglang.",
-        source: "sgl-project/sglang issue 32204",
-    },
-    Rule {
-        code: "target-layer-ids-order",
-        severity: Severity::Warning,
-        needs: Needs::Config,
-        summary: "target layer ids are not strictly increasing",
-        explanation: "Every published list is strictly increasing; the drafter's fc layer concatenates the \
-hidden states in this order, so a reordered or duplicated list feeds features in an order the weights were not \
-trained on.",
-        source: "z-lab/dflash build_target_layer_ids; vLLM PR 48524",
-    },
-    Rule {
-        code: "target-layer-ids-formula",
-        severity: Severity::Warning,
-        needs: Needs::Config,
-        summary: "target layer ids differ from z-lab's build_target_layer_ids",
-        explanation: "z-lab's build_target_layer_ids(n, k): k == 1 gives [n / 2]; otherwise \
-round(1 + i * (n - 4) / (k - 1)) for i in 0..k (Python round: half to even), evenly spaced from 1 to n - 3. Every \
-published z-lab DFlash list matches it (36 layers: [1, 9, 17, 25, 33]; 64: [1, 16, 31, 46, 61]). A different list \
-is how a hand-written config shows itself, but only the published config can settle it: third-party drafters (MiMo, \
-speculators conversions) choose other ids on purpose. A warning for DFlash, info for DFlash2 and the speculators \
-format, which do not follow the formula. The layer count is the target's, or num_target_layers without a target.",
-        source: "z-lab/dflash dflash/model.py (build_target_layer_ids); every z-lab DFlash config on the Hub",
-    },
-    Rule {
-        code: "num-target-layers-mismatch",
-        severity: Severity::Error,
-        needs: Needs::Target,
-        summary: "num_target_layers differs from the target's layer count",
-        explanation: "num_target_layers is the target model's decoder-layer count (text_config.num_hidden_layers \
-for Qwen3.5/3.6). A different value means the drafter was built for another target.",
-        source: "z-lab/dflash dflash/model.py; speculators DFlash converter",
-    },
-    Rule {
-        code: "fc-width",
-        severity: Severity::Info,
-        needs: Needs::Config,
-        summary: "len(target_layer_ids) differs from num_hidden_layers: the fc input width follows the ids",
-        explanation: "The drafter's fc projection takes len(target_layer_ids) * hidden_size inputs. The number of \
-ids need not equal the number of draft layers (Qwen3.6-35B-A3B's new revision: 6 layers, 8 ids), but the weights \
-must have been trained with exactly this many ids, or loading fails with a shape mismatch.",
-        source: "vllm-project/vllm PR 48524",
-    },
+pub(super) const RULES: &[Rule] = &[
+    TARGET_LAYER_IDS_MISSING,
+    TARGET_LAYER_IDS_OUT_OF_RANGE,
+    TARGET_LAYER_IDS_LAST_LAYER,
+    TARGET_LAYER_IDS_ORDER,
+    TARGET_LAYER_IDS_FORMULA,
+    AUX_LAYER_IDS_DISAGREE,
+    NUM_TARGET_LAYERS_MISMATCH,
+    FC_WIDTH,
 ];
 
 /// z-lab's `build_target_layer_ids(num_target_layers, num_draft_layers)`, with Python's
@@ -99,26 +36,34 @@ pub fn build_target_layer_ids(num_target_layers: u64, k: usize) -> Vec<u64> {
     }
 }
 
-fn list_text(ids: &[u64]) -> String {
-    let items: Vec<String> = ids.iter().map(u64::to_string).collect();
-    format!("[{}]", items.join(", "))
+/// The ids a family's own convention expects for `n` target layers and `k` ids: z-lab's
+/// formula, shifted by one for DSpark (SpecForge's DSpark template reads the layer after each
+/// z-lab layer: [2, 17, 32, 47, 62] for 64 layers).
+fn conventional_ids(family: Family, n: u64, k: usize) -> Vec<u64> {
+    let ids = build_target_layer_ids(n, k);
+    match family {
+        Family::Dspark => ids.into_iter().map(|i| i + 1).collect(),
+        _ => ids,
+    }
 }
 
-pub(crate) fn check(cx: &mut Ctx) {
-    let root = cx.root;
-    if let Some((path, node)) = root
-        .get("num_target_layers")
-        .map(|n| (Path::key("num_target_layers"), n))
-    {
-        check_num_target_layers(cx, &path, node);
-    }
-    if !cx.detection.dflash_like() {
-        return;
-    }
-    let speculators = cx.detection.name == Family::Speculators;
-    let found = if speculators {
+/// The layer-id list of a block drafter, as DFlash ids (speculators' hidden-state indices
+/// shifted back by one), with its path and the list as written.
+struct LayerIds {
+    path: Path,
+    /// DFlash ids: 0-based target layers whose output feeds the drafter.
+    ids: Vec<u64>,
+    /// As written in the file.
+    raw: Vec<u64>,
+    /// 1 for speculators' `aux_hidden_state_layer_ids` (hidden-state index = id + 1), else 0.
+    offset: u64,
+}
+
+/// Where the list lives, by family.
+fn locate<'a>(cx: &Ctx<'a>) -> Option<(Path, &'a Node)> {
+    if cx.detection.name == Family::Speculators {
         find(
-            root,
+            cx.root,
             &[
                 &["aux_hidden_state_layer_ids"],
                 &["speculators_config", "aux_hidden_state_layer_ids"],
@@ -127,203 +72,410 @@ pub(crate) fn check(cx: &mut Ctx) {
         )
     } else {
         find(
-            root,
-            &[
-                &["dflash_config", "target_layer_ids"],
-                &["target_layer_ids"],
-            ],
+            cx.root,
+            &[&["dflash_config", "target_layer_ids"], &["target_layer_ids"]],
         )
+    }
+}
+
+/// The list, or `None` when it is absent or unusable (its type is reported once, by the
+/// out-of-range rule, which owns reading it).
+fn layer_ids(cx: &Ctx) -> Option<LayerIds> {
+    let (path, node) = locate(cx)?;
+    let raw = id_list(node).ok()?;
+    let offset = u64::from(path.last_key() == Some("aux_hidden_state_layer_ids"));
+    if offset == 1 && raw.contains(&0) {
+        return None;
+    }
+    Some(LayerIds {
+        ids: raw.iter().map(|i| i - offset).collect(),
+        raw,
+        path,
+        offset,
+    })
+}
+
+const TARGET_LAYER_IDS_MISSING: Rule = Rule {
+    code: LintCode::TargetLayerIdsMissing,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "no target layer ids: each engine falls back to a different default",
+        explanation: "Block drafters name the target layers they read in `dflash_config.target_layer_ids` \
+(speculators: `aux_hidden_state_layer_ids`). Without it, z-lab's reference (model.py:312-314) and SGLang \
+(resolve_target_layer_ids) compute build_target_layer_ids(num_target_layers, num_hidden_layers), right only for \
+drafters trained with z-lab's default. vLLM is different: get_eagle3_aux_layers_from_config returns nothing, so it \
+captures the target's EAGLE-3 default layers (2, n // 2, n - 3), while fc expects num_hidden_layers features: \
+combine_hidden_states raises ValueError for any drafter without exactly 3 layers. An error with --engine vllm (for \
+drafters whose layer count is not 3), a warning otherwise. Open PRs z-lab/dflash#157 and sglang#37476 make the key \
+required.",
+        source: "z-lab/dflash dflash/model.py@44947fb:312-314; sgl-project/sglang python/sglang/srt/speculative/dflash_utils.py@00731f0 (resolve_target_layer_ids); vllm-project/vllm vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py@0cfdd2e, vllm/model_executor/models/qwen3_dflash.py@036a00d (combine_hidden_states)",
+    },
+    applies: Applies::BlockDrafters,
+    needs: &[],
+    check: target_layer_ids_missing,
+};
+
+fn target_layer_ids_missing(cx: &mut Ctx) {
+    if locate(cx).is_some() {
+        return;
+    }
+    let path = if cx.detection.name == Family::Speculators {
+        Path::key("aux_hidden_state_layer_ids")
+    } else {
+        Path::key("dflash_config").child("target_layer_ids")
     };
-    let Some((path, node)) = found else {
-        let path = if speculators {
-            Path::key("aux_hidden_state_layer_ids")
-        } else {
-            Path::key("dflash_config").child("target_layer_ids")
-        };
-        cx.emit(
-            "target-layer-ids-missing",
-            &path,
-            format!(
-                "`{path}` is missing: loaders fall back to build_target_layer_ids(num_target_layers, \
-                 num_hidden_layers), right only for drafters trained with z-lab's default"
-            ),
-            None,
-        );
+    let draft_layers = cx
+        .root
+        .get("num_hidden_layers")
+        .and_then(|n| positive_int(n).ok());
+    let vllm_fails = cx.engine() == Some(Engine::Vllm) && draft_layers != Some(3);
+    let severity = if vllm_fails {
+        Severity::Error
+    } else {
+        Severity::Warning
+    };
+    cx.emit_as(
+        severity,
+        &path,
+        format!(
+            "`{path}` is missing: z-lab's reference and SGLang fall back to build_target_layer_ids(\
+             num_target_layers, num_hidden_layers), right only for drafters trained with z-lab's default; vLLM \
+             captures its EAGLE-3 default layers and {}",
+            if vllm_fails {
+                "raises ValueError in combine_hidden_states (fc expects one feature per draft layer)"
+            } else {
+                "fails unless the drafter has exactly 3 layers"
+            }
+        ),
+    );
+}
+
+const TARGET_LAYER_IDS_OUT_OF_RANGE: Rule = Rule {
+    code: LintCode::TargetLayerIdsOutOfRange,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "a target layer id is not a layer of the target model",
+        explanation: "Every id must be < the target's num_hidden_layers (text_config.num_hidden_layers for \
+multimodal targets). SGLang's resolve_target_layer_ids raises \"out-of-range layer id\"; vLLM's capture loop \
+(`if idx in self.aux_hidden_state_layers`) never captures the id, and the missing feature raises ValueError in \
+combine_hidden_states. The list's type is checked here too (a list of non-negative integers).",
+        source: "sgl-project/sglang python/sglang/srt/speculative/dflash_utils.py@00731f0 (resolve_target_layer_ids); vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d",
+    },
+    applies: Applies::BlockDrafters,
+    needs: &[],
+    check: target_layer_ids_out_of_range,
+};
+
+fn target_layer_ids_out_of_range(cx: &mut Ctx) {
+    let Some((path, node)) = locate(cx) else {
         return;
     };
+    // This rule owns the list's type: report it once, here.
     let raw = match id_list(node) {
         Ok(ids) => ids,
         Err(what) => {
-            cx.emit(
-                "field-type",
-                &path,
-                format!("`{path}` is {what}; it must be a non-empty list of non-negative integer layer indices"),
-                None,
-            );
-            return;
-        }
-    };
-    // speculators stores hidden-state indices: DFlash id + 1.
-    let ids: Vec<u64> = if speculators && path.last_key() == Some("aux_hidden_state_layer_ids") {
-        if raw.contains(&0) {
-            cx.emit(
-                "field-type",
-                &path,
-                format!("`{path}` holds 0; speculators aux ids are DFlash target layer ids + 1, so they start at 1"),
-                None,
-            );
-            return;
-        }
-        raw.iter().map(|i| i - 1).collect()
-    } else {
-        raw.clone()
-    };
-    let shown = list_text(&raw);
-
-    if !ids.windows(2).all(|w| w[0] < w[1]) {
-        cx.emit(
-            "target-layer-ids-order",
-            &path,
-            format!("{shown} is not strictly increasing (duplicates or out of order)"),
-            None,
-        );
-    }
-
-    let target_n = cx.target_layers(&[
-        "target-layer-ids-out-of-range",
-        "target-layer-ids-last-layer",
-    ]);
-    if let Some(n) = target_n {
-        let offset =
-            u64::from(speculators && path.last_key() == Some("aux_hidden_state_layer_ids"));
-        for (i, &id) in ids.iter().enumerate() {
-            let p = path.index(i);
-            if id >= n {
-                cx.emit(
-                    "target-layer-ids-out-of-range",
-                    &p,
-                    format!(
-                        "layer id {} is out of range: the target has {n} layers (0..={})",
-                        id + offset,
-                        n - 1 + offset
-                    ),
-                    None,
-                );
-            } else if id + 1 == n {
-                let severity = if cx.engine() == Some(super::Engine::Sglang) {
-                    Severity::Error
-                } else {
-                    Severity::Warning
-                };
-                cx.emit_as(
-                    "target-layer-ids-last-layer",
-                    severity,
-                    &p,
-                    format!(
-                        "layer id {} is the target's last layer ({n} layers): SGLang captures id + 1 and \
-                         crashes on it (sglang issue 32204); z-lab's default ids stop at {}",
-                        id + offset,
-                        n.saturating_sub(3)
-                    ),
-                    None,
-                );
-            }
-        }
-    }
-
-    // The formula, with the target's layer count, or the drafter's own num_target_layers.
-    let n = target_n.or_else(|| {
-        root.get("num_target_layers")
-            .and_then(|n| positive_int(n).ok())
-    });
-    match n {
-        Some(n) => {
-            let expected = build_target_layer_ids(n, ids.len());
-            if expected != ids {
-                let severity = if cx.detection.name == Family::Dflash {
-                    Severity::Warning
-                } else {
-                    Severity::Info
-                };
-                let expected_shown: Vec<u64> =
-                    if speculators && path.last_key() == Some("aux_hidden_state_layer_ids") {
-                        expected.iter().map(|i| i + 1).collect()
-                    } else {
-                        expected.clone()
-                    };
-                cx.emit_as(
-                    "target-layer-ids-formula",
-                    severity,
-                    &path,
-                    format!(
-                        "{shown} differs from z-lab's build_target_layer_ids({n}, {}) = {}; every \
-                         published z-lab DFlash drafter uses those ids, but only the published config can \
-                         settle it (third-party drafters such as MiMo choose other ids on purpose)",
-                        ids.len(),
-                        list_text(&expected_shown)
-                    ),
-                    Some(json!(expected_shown)),
-                );
-            }
-        }
-        None => {
-            cx.skipped.insert("target-layer-ids-formula");
-        }
-    }
-
-    // fc width.
-    let draft_layers = root
-        .get("num_hidden_layers")
-        .and_then(|n| positive_int(n).ok());
-    if let Some(layers) = draft_layers {
-        if layers != ids.len() as u64 {
-            let hidden = root.get("hidden_size").and_then(|n| positive_int(n).ok());
-            let width = hidden.map_or(String::new(), |h| {
-                format!(" = {} × {h} = {}", ids.len(), ids.len() as u64 * h)
-            });
-            cx.emit(
-                "fc-width",
+            cx.emit_type(
                 &path,
                 format!(
-                    "{} target layer ids for {layers} draft layers: the fc projection takes len(ids) × \
-                     hidden_size{width} inputs; legitimate if the weights were trained with {} ids",
-                    ids.len(),
-                    ids.len()
+                    "`{path}` is {what}; it must be a non-empty list of non-negative integer layer indices"
                 ),
-                None,
+            );
+            return;
+        }
+    };
+    if path.last_key() == Some("aux_hidden_state_layer_ids") && raw.contains(&0) {
+        cx.emit_type(
+            &path,
+            format!("`{path}` holds 0; speculators aux ids are DFlash target layer ids + 1, so they start at 1"),
+        );
+        return;
+    }
+    let Some(n) = cx.target_layers() else {
+        cx.skip();
+        return;
+    };
+    let Some(ids) = layer_ids(cx) else { return };
+    for (i, &id) in ids.ids.iter().enumerate() {
+        if id >= n {
+            cx.emit(
+                &ids.path.index(i),
+                format!(
+                    "layer id {} is out of range: the target has {n} layers (0..={})",
+                    id + ids.offset,
+                    n - 1 + ids.offset
+                ),
             );
         }
     }
 }
 
-fn check_num_target_layers(cx: &mut Ctx, path: &Path, node: &Node) {
+const TARGET_LAYER_IDS_LAST_LAYER: Rule = Rule {
+    code: LintCode::TargetLayerIdsLastLayer,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "a target layer id is the target's last layer (SGLang's Qwen3.5 path crashes on it)",
+        explanation: "Engines that capture \"the input of layer i\" use id + 1; for the last layer that is the \
+layer count. SGLang's Qwen3.5/3.6 model (qwen3_5.py set_dflash_layers_to_capture) raises IndexError on it \
+(sglang#32204, 2026-07-23; fix PR #32206 open then; NeMo-Automodel#3083 agrees). Other model paths were not \
+checked. An error with --engine sglang on a Qwen3.5/3.6 target, a warning otherwise; nothing for speculators-format \
+configs, whose converter handles the last layer on purpose (--include-last-layer). z-lab's default ids stop at n - 3.",
+        source: "sgl-project/sglang#32204 (python/sglang/srt/models/qwen3_5.py set_dflash_layers_to_capture); vllm-project/speculators src/speculators/convert/dflash/converter.py@c05b95b:121-126",
+    },
+    applies: Applies::BlockDrafters,
+    needs: &[Need::TargetLayers],
+    check: target_layer_ids_last_layer,
+};
+
+fn target_layer_ids_last_layer(cx: &mut Ctx) {
+    if cx.detection.name == Family::Speculators {
+        return;
+    }
+    let (Some(n), Some(ids)) = (cx.target_layers(), layer_ids(cx)) else {
+        return;
+    };
+    let qwen3_5 = cx.facts.is_some_and(|f| f.is_qwen3_5());
+    let severity = if cx.engine() == Some(Engine::Sglang) && qwen3_5 {
+        Severity::Error
+    } else {
+        Severity::Warning
+    };
+    for (i, &id) in ids.ids.iter().enumerate() {
+        if id + 1 == n {
+            cx.emit_as(
+                severity,
+                &ids.path.index(i),
+                format!(
+                    "layer id {id} is the target's last layer ({n} layers): SGLang's Qwen3.5 path captures id + 1 \
+                     and raises IndexError (sglang#32204); z-lab's default ids stop at {}",
+                    n.saturating_sub(3)
+                ),
+            );
+        }
+    }
+}
+
+const TARGET_LAYER_IDS_ORDER: Rule = Rule {
+    code: LintCode::TargetLayerIdsOrder,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "target layer ids are not strictly increasing",
+        explanation: "Every published list is strictly increasing. z-lab's reference concatenates the hidden \
+states in list order (model.py:44), while vLLM and SGLang capture inside the layer loop and so always feed them in \
+ascending order: a reordered list means the engines and the reference feed different features; a duplicate is \
+captured once by the engines. A likely mistake, not an engine check: a warning.",
+        source: "z-lab/dflash dflash/model.py@44947fb:44; vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d",
+    },
+    applies: Applies::BlockDrafters,
+    needs: &[],
+    check: target_layer_ids_order,
+};
+
+fn target_layer_ids_order(cx: &mut Ctx) {
+    let Some(ids) = layer_ids(cx) else { return };
+    if !ids.ids.windows(2).all(|w| w[0] < w[1]) {
+        cx.emit(
+            &ids.path,
+            format!(
+                "{} is not strictly increasing (duplicates or out of order)",
+                list_text(&ids.raw)
+            ),
+        );
+    }
+}
+
+const TARGET_LAYER_IDS_FORMULA: Rule = Rule {
+    code: LintCode::TargetLayerIdsFormula,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "target layer ids differ from the family's convention (z-lab's build_target_layer_ids)",
+        explanation: "z-lab's build_target_layer_ids(n, k): k == 1 gives [n / 2]; otherwise round(1 + i * (n - 4) \
+/ (k - 1)) for i in 0..k (Python round: half to even), evenly spaced from 1 to n - 3. Every published z-lab DFlash \
+list matches it (36 layers: [1, 9, 17, 25, 33]; 64: [1, 16, 31, 46, 61]), and so does SpecForge's Domino template. \
+SpecForge's DSpark template reads the layer after each: [2, 17, 32, 47, 62] for 64 layers. A different list is how a \
+hand-written config shows itself, but only the published config can settle it, and no engine enforces the formula: \
+a warning for DFlash, DSpark and Domino, info for DFlash2 and the speculators format, which choose other ids. The \
+layer count is the target's, or num_target_layers without a target.",
+        source: "z-lab/dflash dflash/model.py@44947fb (build_target_layer_ids); sgl-project/SpecForge configs/qwen3.6-27b-dspark.json@a6b6b02, configs/qwen3-8b-domino.json@a6b6b02",
+    },
+    applies: Applies::BlockDrafters,
+    needs: &[],
+    check: target_layer_ids_formula,
+};
+
+fn target_layer_ids_formula(cx: &mut Ctx) {
+    let Some(ids) = layer_ids(cx) else { return };
+    let n = cx.target_layers().or_else(|| {
+        cx.root
+            .get("num_target_layers")
+            .and_then(|n| positive_int(n).ok())
+    });
+    let Some(n) = n else {
+        cx.skip();
+        return;
+    };
+    let family = cx.detection.name;
+    let expected = conventional_ids(family, n, ids.ids.len());
+    if expected == ids.ids {
+        return;
+    }
+    let severity = match family {
+        Family::Dflash | Family::Dspark | Family::Domino => Severity::Warning,
+        _ => Severity::Info,
+    };
+    let shown: Vec<u64> = expected.iter().map(|i| i + ids.offset).collect();
+    let convention = match family {
+        Family::Dspark => format!(
+            "DSpark's convention (z-lab's build_target_layer_ids({n}, {}) + 1)",
+            ids.ids.len()
+        ),
+        _ => format!("z-lab's build_target_layer_ids({n}, {})", ids.ids.len()),
+    };
+    cx.emit_as(
+        severity,
+        &ids.path,
+        format!(
+            "{} differs from {convention} = {}; published drafters of this family use those ids, but only the \
+             published config can settle it",
+            list_text(&ids.raw),
+            list_text(&shown)
+        ),
+    )
+    .expected = Some(json!(shown));
+}
+
+const AUX_LAYER_IDS_DISAGREE: Rule = Rule {
+    code: LintCode::AuxLayerIdsDisagree,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "eagle_aux_hidden_state_layer_ids and dflash_config.target_layer_ids + 1 disagree",
+        explanation: "vLLM reads `eagle_aux_hidden_state_layer_ids` as-is when a DFlash config has it, and \
+otherwise `dflash_config.target_layer_ids` + 1 (hidden-state indices); z-lab's reference and SGLang read \
+target_layer_ids. When both are present they must agree (aux == ids + 1), or vLLM feeds other layers than the \
+other engines (sglang#25454 lost ~0.10 acceptance length to exactly this off-by-one).",
+        source: "vllm-project/vllm vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py@0cfdd2e (get_eagle3_aux_layers_from_config); sgl-project/sglang#25454",
+    },
+    applies: Applies::BlockDrafters,
+    needs: &[],
+    check: aux_layer_ids_disagree,
+};
+
+fn aux_layer_ids_disagree(cx: &mut Ctx) {
+    let Some(aux_node) = cx.root.get("eagle_aux_hidden_state_layer_ids") else {
+        return;
+    };
+    let Some(ids_node) = Path::key("dflash_config")
+        .child("target_layer_ids")
+        .lookup(cx.root)
+    else {
+        return;
+    };
+    let (Ok(aux), Ok(ids)) = (id_list(aux_node), id_list(ids_node)) else {
+        return;
+    };
+    let plus_one: Vec<u64> = ids.iter().map(|i| i + 1).collect();
+    if aux != plus_one {
+        let path = Path::key("eagle_aux_hidden_state_layer_ids");
+        cx.emit(
+            &path,
+            format!(
+                "`eagle_aux_hidden_state_layer_ids` is {} but dflash_config.target_layer_ids + 1 is {}: vLLM reads \
+                 the first, z-lab's reference and SGLang the second",
+                list_text(&aux),
+                list_text(&plus_one)
+            ),
+        )
+        .expected = Some(json!(plus_one));
+    }
+}
+
+const NUM_TARGET_LAYERS_MISMATCH: Rule = Rule {
+    code: LintCode::NumTargetLayersMismatch,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "num_target_layers differs from the target's layer count",
+        explanation: "num_target_layers is the target model's decoder-layer count (text_config.num_hidden_layers \
+for Qwen3.5/3.6). No engine compares it with the served target: z-lab's reference uses it only for the default \
+layer ids. A different value suggests the drafter was built for another target — a heuristic, so a warning.",
+        source: "z-lab/dflash dflash/model.py@44947fb:312-314 (its only use)",
+    },
+    applies: Applies::All,
+    needs: &[Need::TargetLayers],
+    check: num_target_layers_mismatch,
+};
+
+fn num_target_layers_mismatch(cx: &mut Ctx) {
+    let Some(node) = cx.root.get("num_target_layers") else {
+        return;
+    };
+    let path = Path::key("num_target_layers");
     let value = match positive_int(node) {
         Ok(v) => v,
         Err(what) => {
-            cx.emit(
-                "field-type",
-                path,
-                format!(
-                    "`{path}` is {what}; it must be the target's layer count, a positive integer"
-                ),
-                None,
+            cx.emit_type(
+                &path,
+                format!("`{path}` is {what}; it must be the target's layer count, a positive integer"),
             );
             return;
         }
     };
-    if let Some(n) = cx.target_layers(&["num-target-layers-mismatch"]) {
-        if n != value {
-            cx.emit(
-                "num-target-layers-mismatch",
-                path,
-                format!(
-                    "num_target_layers is {value} but the target has {n} layers: the drafter was built for \
-                     another target"
-                ),
-                Some(json!(n)),
-            );
-        }
+    if let Some(n) = cx.target_layers().filter(|&n| n != value) {
+        cx.emit(
+            &path,
+            format!(
+                "num_target_layers is {value} but the target has {n} layers: the drafter may have been built for \
+                 another target"
+            ),
+        )
+        .expected = Some(json!(n));
     }
+}
+
+const FC_WIDTH: Rule = Rule {
+    code: LintCode::FcWidth,
+    info: CodeInfo {
+        severity: Severity::Info,
+        summary: "len(target_layer_ids) differs from num_hidden_layers: the fc input width follows the ids",
+        explanation: "The drafter's fc projection takes len(target_layer_ids) × (target_hidden_size or \
+hidden_size) inputs (z-lab model.py:317; vLLM _get_dflash_fc_input_size). The number of ids need not equal the \
+number of draft layers (Qwen3.6-35B-A3B's new revision: 6 layers, 8 ids), but the weights must have been trained \
+with exactly this many ids, or loading fails with a shape mismatch (`dflash-check weights` checks the fc tensor).",
+        source: "z-lab/dflash dflash/model.py@44947fb:317; vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d (_get_dflash_fc_input_size)",
+    },
+    applies: Applies::BlockDrafters,
+    needs: &[],
+    check: fc_width,
+};
+
+fn fc_width(cx: &mut Ctx) {
+    let Some(ids) = layer_ids(cx) else { return };
+    let Some(layers) = cx
+        .root
+        .get("num_hidden_layers")
+        .and_then(|n| positive_int(n).ok())
+    else {
+        return;
+    };
+    let k = ids.ids.len() as u64;
+    if layers == k {
+        return;
+    }
+    let hidden = find(
+        cx.root,
+        &[
+            &["target_hidden_size"],
+            &["dflash_config", "target_hidden_size"],
+        ],
+    )
+    .and_then(|(_, n)| positive_int(n).ok())
+    .or_else(|| cx.root.get("hidden_size").and_then(|n| positive_int(n).ok()));
+    let width = hidden.map_or(String::new(), |h| format!(" = {k} × {h} = {}", k * h));
+    cx.emit(
+        &ids.path,
+        format!(
+            "{k} target layer ids for {layers} draft layers: the fc projection takes len(ids) × hidden{width} \
+             inputs; legitimate if the weights were trained with {k} ids"
+        ),
+    );
 }
 
 #[cfg(test)]
@@ -353,5 +505,14 @@ mod tests {
     #[test]
     fn formula_rounds_half_to_even() {
         assert_eq!(build_target_layer_ids(78, 5)[3], 56);
+    }
+
+    /// SpecForge's DSpark template for a 64-layer target is z-lab's list + 1.
+    #[test]
+    fn dspark_convention_matches_its_template() {
+        assert_eq!(
+            conventional_ids(Family::Dspark, 64, 5),
+            vec![2, 17, 32, 47, 62]
+        );
     }
 }

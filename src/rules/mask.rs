@@ -1,135 +1,186 @@
 //! The mask token: the id that fills the masked positions of a drafted block. It cannot be
 //! inferred; it must be the id used in training, and an embedding row of the target.
 
-use super::{find, is_base_vocab, is_text_marker, Ctx, Needs, Rule, Severity, CONTROL_TOKENS};
-use crate::json::Path;
+use super::{
+    find, is_base_vocab, is_text_marker, Applies, Ctx, Engine, LintCode, Need, Rule,
+    CONTROL_TOKENS,
+};
+use crate::diagnostic::{CodeInfo, Severity};
+use crate::json::{Node, Path};
 use crate::tokens::TokenClass;
 
-pub const RULES: &[Rule] = &[
-    Rule {
-        code: "mask-token-missing",
-        severity: Severity::Error,
-        needs: Needs::Config,
-        summary: "no mask_token_id: engines disagree on what to do",
-        explanation: "DFlash fills each drafted block with the mask token. Without `dflash_config.mask_token_id` \
-vLLM raises at load; SGLang silently adds a new `<|MASK|>` token to the tokenizer, an embedding row the drafter \
-never saw; NeMo-Automodel once fell back to the pad token (PR 2461); SpecForge once ignored the config value \
-(PR 604). Known values: Qwen3 151669, Qwen3.5/3.6 248070 or 248077, gpt-oss 200000, MiMo 151669. Copy it from \
-the published config.",
-        source: "vLLM qwen3_dflash.py; SGLang dflash_utils.py (DEFAULT_DFLASH_MASK_TOKEN); NVIDIA-NeMo/Automodel PR 2461; SpecForge PR 604",
-    },
-    Rule {
-        code: "mask-token-out-of-range",
-        severity: Severity::Error,
-        needs: Needs::Target,
-        summary: "mask_token_id is not an embedding row of the target",
-        explanation: "The mask id indexes the target's embedding matrix: it must be < the target's vocab_size \
-(text_config.vocab_size for multimodal targets). Ids between the tokenizer length and vocab_size are unused rows \
-and valid (Qwen3's 151669).",
-        source: "z-lab/dflash dflash/model.py",
-    },
-    Rule {
-        code: "mask-token-collision",
-        severity: Severity::Warning,
-        needs: Needs::Target,
-        summary: "mask_token_id is the eos/pad/bos id or a chat-control token",
-        explanation: "A mask id equal to the target's (or the drafter's) eos, pad or bos id, or to a chat-control \
-token (`<|im_end|>`, `<|im_start|>`, `<|endoftext|>`, `<|eot_id|>`...), makes masked positions indistinguishable \
-from real structure; no published drafter does it. It is how a fallback to the pad token (NeMo-Automodel PR 2461) \
-or a guess shows itself.",
-        source: "NVIDIA-NeMo/Automodel PR 2461",
-    },
-    Rule {
-        code: "mask-token-text-token",
-        severity: Severity::Warning,
-        needs: Needs::Target,
-        summary: "mask_token_id decodes to a token that occurs in ordinary text",
-        explanation: "Published mask ids are unused embedding rows (151669, 248077) or tokens a text model never \
-sees (`<|audio_start|>`, `<|reserved_200000|>`). A regular vocabulary token, or an added token used in text \
-(`<think>`, `<tool_call>`, `<|fim_*|>`, `<|repo_name|>`), is almost certainly a guess: the incident's 248064 \
-`<|repo_name|>` instead of 248070 `<|audio_start|>`.",
-        source: "z-lab/Qwen3.6-27B-DFlash config.json (mask 248070); a deployment incident with 248064",
-    },
+pub(super) const RULES: &[Rule] = &[
+    MASK_TOKEN_MISSING,
+    MASK_TOKEN_OUT_OF_RANGE,
+    MASK_TOKEN_COLLISION,
+    MASK_TOKEN_TEXT_TOKEN,
+    MASK_TOKEN_STRING_CONFLICT,
 ];
 
-pub(crate) fn check(cx: &mut Ctx) {
-    if !cx.detection.dflash_like() {
-        return;
-    }
-    let root = cx.root;
-    let Some((path, node)) = find(
-        root,
+fn locate<'a>(cx: &Ctx<'a>) -> Option<(Path, &'a Node)> {
+    find(
+        cx.root,
         &[
             &["dflash_config", "mask_token_id"],
             &["mask_token_id"],
             &["speculators_config", "mask_token_id"],
         ],
-    ) else {
-        let path = Path::key("dflash_config").child("mask_token_id");
-        cx.emit(
-            "mask-token-missing",
-            &path,
-            "`dflash_config.mask_token_id` is missing: vLLM raises at load, SGLang silently adds a new \
-             `<|MASK|>` token (an embedding row the drafter never saw), NeMo-Automodel once fell back to the pad \
-             token"
-                .to_string(),
-            None,
-        );
+    )
+}
+
+/// The mask id, when it is a non-negative integer (other values are reported by
+/// `mask-token-out-of-range`, which owns reading it).
+fn mask_id(cx: &Ctx) -> Option<(Path, u64)> {
+    let (path, node) = locate(cx)?;
+    node.as_number()
+        .filter(|n| n.is_integer_literal())
+        .and_then(|n| n.as_u64())
+        .map(|id| (path, id))
+}
+
+const MASK_TOKEN_MISSING: Rule = Rule {
+    code: LintCode::MaskTokenMissing,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "no mask_token_id: vLLM refuses to load, SGLang adds its own mask token",
+        explanation: "Block drafters fill each drafted block with the mask token. Without \
+`dflash_config.mask_token_id` vLLM raises ValueError at load (_init_parallel_drafting_params; it tests only that \
+the key exists, so an explicit null passes that check). SGLang's _resolve_mask_token_id adds `<|MASK|>` to the \
+tokenizer and uses its new id, len(tokenizer) — it logs this at info level and says it mirrors the reference demo: \
+for Qwen3 that is 151669, exactly z-lab's mask id; for Qwen3.5/3.6 it is 248077, which is right for newer drafters \
+and wrong for those trained with 248070. NeMo-Automodel once fell back to the pad token (PR 2461). An error \
+(vLLM refuses); a warning with --engine sglang, where the fallback may be the trained id. Copy the id from the \
+published config.",
+        source: "vllm-project/vllm vllm/v1/spec_decode/llm_base_proposer.py@00c4f22 (_init_parallel_drafting_params); sgl-project/sglang python/sglang/srt/speculative/dflash_worker.py@7f151c5 (_resolve_mask_token_id); NVIDIA-NeMo/Automodel PR 2461",
+    },
+    applies: Applies::BlockDrafters,
+    needs: &[],
+    check: mask_token_missing,
+};
+
+fn mask_token_missing(cx: &mut Ctx) {
+    let sglang = cx.engine() == Some(Engine::Sglang);
+    match locate(cx) {
+        None => {
+            let path = Path::key("dflash_config").child("mask_token_id");
+            let severity = if sglang {
+                Severity::Warning
+            } else {
+                Severity::Error
+            };
+            cx.emit_as(
+                severity,
+                &path,
+                "`dflash_config.mask_token_id` is missing: vLLM raises ValueError at load; SGLang adds `<|MASK|>` \
+                 at id len(tokenizer), which is the trained id only for drafters trained that way"
+                    .to_string(),
+            );
+        }
+        Some((path, node)) if node.is_null() => {
+            cx.emit_as(
+                Severity::Warning,
+                &path,
+                format!(
+                    "`{path}` is null: vLLM's load check only tests that the key exists, SGLang adds `<|MASK|>` \
+                     at id len(tokenizer); neither is guaranteed to be the id the drafter was trained with"
+                ),
+            );
+        }
+        Some(_) => {}
+    }
+}
+
+const MASK_TOKEN_OUT_OF_RANGE: Rule = Rule {
+    code: LintCode::MaskTokenOutOfRange,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "mask_token_id is not an embedding row of the target",
+        explanation: "The mask id indexes the target's embedding matrix: it must be a non-negative integer < the \
+target's vocab_size (text_config.vocab_size for multimodal targets). SGLang's _resolve_mask_token_id raises \
+\"outside the target vocab size\"; an embedding lookup past the table fails in any engine. Ids between the \
+tokenizer length and vocab_size are unused rows and valid (Qwen3's 151669). The value's type is checked here too.",
+        source: "sgl-project/sglang python/sglang/srt/speculative/dflash_worker.py@7f151c5 (_resolve_mask_token_id)",
+    },
+    applies: Applies::BlockDrafters,
+    needs: &[],
+    check: mask_token_out_of_range,
+};
+
+fn mask_token_out_of_range(cx: &mut Ctx) {
+    let Some((path, node)) = locate(cx) else {
         return;
     };
     if node.is_null() {
-        cx.emit(
-            "mask-token-missing",
-            &path,
-            format!("`{path}` is null: vLLM raises at load, SGLang silently adds a new `<|MASK|>` token"),
-            None,
-        );
         return;
     }
-    let Some(id) = node
-        .as_number()
-        .filter(|n| n.is_integer_literal())
-        .and_then(|n| n.as_u64())
-    else {
+    if mask_id(cx).is_none() {
         if let Some(huge) = super::tokens::past_u64(node) {
             cx.emit(
-                "mask-token-out-of-range",
                 &path,
                 format!("mask_token_id {huge} is out of range: past 2^64, no embedding matrix has that row"),
-                None,
             );
-            return;
+        } else if let Some(n) = node.as_number().filter(|n| n.is_integer_literal()) {
+            cx.emit(
+                &path,
+                format!(
+                    "mask_token_id {} is negative: no embedding row has a negative index (SGLang requires an \
+                     int >= 0)",
+                    n.text
+                ),
+            );
+        } else {
+            cx.emit_type(
+                &path,
+                format!(
+                    "`{path}` is {}; it must be a non-negative integer token id",
+                    super::describe(node)
+                ),
+            );
         }
-        cx.emit(
-            "field-type",
-            &path,
-            format!(
-                "`{path}` is {}; it must be a non-negative integer token id",
-                super::describe(node)
-            ),
-            None,
-        );
-        return;
-    };
-    let Some(vocab) = cx.target_vocab(&[
-        "mask-token-out-of-range",
-        "mask-token-collision",
-        "mask-token-text-token",
-    ]) else {
-        return;
-    };
-    let tok = cx.decode(id);
-    if id >= vocab {
-        cx.emit(
-            "mask-token-out-of-range",
-            &path,
-            format!("mask_token_id {id} is out of range: the target has {vocab} embedding rows"),
-            None,
-        );
         return;
     }
+    let Some(vocab) = cx.target_vocab() else {
+        cx.skip();
+        return;
+    };
+    let Some((path, id)) = mask_id(cx) else {
+        return;
+    };
+    if id >= vocab {
+        let tok = cx.decode(id);
+        cx.emit(
+            &path,
+            format!("mask_token_id {id} is out of range: the target has {vocab} embedding rows"),
+        )
+        .tokens = vec![tok.clone()];
+    }
+}
 
-    // Collisions with eos/pad/bos ids, the target's and the drafter's own.
+const MASK_TOKEN_COLLISION: Rule = Rule {
+    code: LintCode::MaskTokenCollision,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "mask_token_id is the eos/pad/bos id or a chat-control token",
+        explanation: "A mask id equal to the target's (or the drafter's) eos, pad or bos id, or to a chat-control \
+token (`<|im_end|>`, `<|im_start|>`, `<|endoftext|>`, `<|eot_id|>`...), makes masked positions indistinguishable \
+from real structure; no published drafter does it. It is how a fallback to the pad token (NeMo-Automodel PR 2461: \
+\"the run does not error, but acceptance quietly degrades\") or a guess shows itself. No engine checks it: a \
+warning.",
+        source: "NVIDIA-NeMo/Automodel PR 2461; NVIDIA/Model-Optimizer#1621",
+    },
+    applies: Applies::BlockDrafters,
+    needs: &[Need::TargetVocab],
+    check: mask_token_collision,
+};
+
+fn mask_token_collision(cx: &mut Ctx) {
+    let Some((path, id)) = mask_id(cx) else {
+        return;
+    };
+    if cx.target_vocab().is_some_and(|v| id >= v) {
+        return;
+    }
+    let tok = cx.decode(id);
     let mut named: Vec<(String, u64)> = Vec::new();
     if let Some(f) = cx.facts {
         for &e in &f.eos_token_ids {
@@ -143,49 +194,121 @@ pub(crate) fn check(cx: &mut Ctx) {
         }
     }
     for key in ["eos_token_id", "pad_token_id", "bos_token_id"] {
-        if let Some(n) = root.get(key) {
-            for v in crate::analysis::token_ids(n) {
+        if let Some(n) = cx.root.get(key) {
+            for v in super::tokens::ids_of(n) {
                 named.push((format!("the drafter's {key}"), v));
             }
         }
     }
     if let Some((what, _)) = named.iter().find(|(_, v)| *v == id) {
-        cx.emit(
-            "mask-token-collision",
-            &path,
-            format!("mask_token_id {tok} is {what}: masked positions look like real structure"),
-            None,
-        );
+        let message =
+            format!("mask_token_id {id} is {what}: masked positions look like real structure");
+        cx.emit(&path, message).tokens = vec![tok.clone()];
         return;
     }
-    if let Some(content) = tok.content() {
-        if CONTROL_TOKENS.contains(&content) {
-            cx.emit(
-                "mask-token-collision",
-                &path,
-                format!("mask_token_id {tok} is a chat-control token: masked positions look like real structure"),
-                None,
-            );
-            return;
-        }
+    if tok.content().is_some_and(|c| CONTROL_TOKENS.contains(&c)) {
+        cx.emit(
+            &path,
+            format!("mask_token_id {id} is a chat-control token: masked positions look like real structure"),
+        )
+        .tokens = vec![tok.clone()];
     }
+}
 
+const MASK_TOKEN_TEXT_TOKEN: Rule = Rule {
+    code: LintCode::MaskTokenTextToken,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "mask_token_id decodes to a token that occurs in ordinary text",
+        explanation: "Published mask ids are unused embedding rows (151669, 248077) or tokens a text model never \
+sees (`<|audio_start|>`, `<|reserved_200000|>`). A regular vocabulary token, or an added token used in text \
+(`<think>`, `<tool_call>`, `<|fim_*|>`, `<|repo_name|>`), is almost certainly a guess: the incident's 248064 \
+`<|repo_name|>` instead of 248070 `<|audio_start|>`. No engine checks it: a warning.",
+        source: "z-lab/Qwen3.6-27B-DFlash config.json (mask 248070); NVIDIA/Model-Optimizer#1621",
+    },
+    applies: Applies::BlockDrafters,
+    needs: &[Need::TargetVocab],
+    check: mask_token_text_token,
+};
+
+fn mask_token_text_token(cx: &mut Ctx) {
+    let Some((path, id)) = mask_id(cx) else {
+        return;
+    };
+    if cx.target_vocab().is_some_and(|v| id >= v) {
+        return;
+    }
+    let tok = cx.decode(id);
+    // A control token is the collision rule's.
+    if tok.content().is_some_and(|c| CONTROL_TOKENS.contains(&c)) {
+        return;
+    }
     let text_like = match &tok.class {
-        TokenClass::Added { content } | TokenClass::AddedToken { content } => {
-            is_text_marker(content)
-        }
-        TokenClass::SpecialAdded { content } => is_text_marker(content),
+        TokenClass::Added { content }
+        | TokenClass::AddedToken { content }
+        | TokenClass::SpecialAdded { content } => is_text_marker(content),
         _ => is_base_vocab(cx.tokens, &tok),
     };
     if text_like {
         cx.emit(
-            "mask-token-text-token",
             &path,
             format!(
                 "mask_token_id {tok} is a token that occurs in ordinary text; published mask ids are unused \
                  embedding rows or tokens a text model never sees (check the published config)"
             ),
-            None,
-        );
+        )
+        .tokens = vec![tok.clone()];
+    }
+}
+
+const MASK_TOKEN_STRING_CONFLICT: Rule = Rule {
+    code: LintCode::MaskTokenStringConflict,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "dflash_config.mask_token names a token whose id is not mask_token_id",
+        explanation: "SGLang reads `dflash_config.mask_token` (a string) beside mask_token_id; when the tokenizer \
+already has that token under another id, _resolve_mask_token_id raises \"mask_token_id conflicts with tokenizer \
+vocab id\". Make the two agree, or drop the string.",
+        source: "sgl-project/sglang python/sglang/srt/speculative/dflash_worker.py@7f151c5 (_resolve_mask_token_id)",
+    },
+    applies: Applies::BlockDrafters,
+    needs: &[],
+    check: mask_token_string_conflict,
+};
+
+fn mask_token_string_conflict(cx: &mut Ctx) {
+    let Some((path, node)) = find(cx.root, &[&["dflash_config", "mask_token"], &["mask_token"]]) else {
+        return;
+    };
+    let Some(text) = node.as_str() else {
+        if !node.is_null() {
+            cx.emit_type(
+                &path,
+                format!("`{path}` is {}; SGLang expects a token string", super::describe(node)),
+            );
+        }
+        return;
+    };
+    let Some((_, id)) = mask_id(cx) else { return };
+    // Only added tokens are known by content; a mask string is always one.
+    let Some(found) = cx
+        .tokens
+        .added
+        .iter()
+        .find(|(_, t)| t.content == text)
+        .map(|(&id, _)| id)
+    else {
+        return;
+    };
+    if found != id {
+        cx.emit(
+            &path,
+            format!(
+                "mask_token {} is id {found} in the target's tokenizer, but mask_token_id is {id}: SGLang raises \
+                 \"mask_token_id conflicts with tokenizer vocab id\"",
+                crate::json::quote(text)
+            ),
+        )
+        .expected = Some(serde_json::json!(found));
     }
 }

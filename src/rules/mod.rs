@@ -1,19 +1,22 @@
 //! `lint`: rules that judge one drafter config on its own, against its target model's facts
-//! and, when asked, against the engine launch parameters it will be served with.
+//! and, when asked, against the engine it will be served with. Pure: no I/O.
 //!
-//! Each family of rules lives in its own module with a table of [`Rule`]s (stable kebab-case
-//! code, default severity, explanation and source, for `dflash-check explain CODE`) and a
-//! `check` function that emits [`Finding`]s. [`lint`] detects the drafter family, runs every
-//! rule that applies, and returns a [`LintReport`]: plain data that renderers print. Rules that
-//! need the target model and have no target facts are not run and are listed as skipped.
-
-use std::collections::BTreeSet;
+//! The registry is [`all_rules`]: every rule is a [`Rule`] value declared next to its function,
+//! holding its code, its documentation (severity, summary, explanation, cited source), the
+//! families it applies to and the facts it needs. [`lint`] detects the drafter family, runs each
+//! rule that applies, and skips (and lists) the rules whose needs are unmet — a rule never has
+//! to remember to record that itself. Findings are [`Diagnostic`]s, like every other command's.
+//!
+//! Severity policy (docs/rules.md): **error** = the engine refuses to load, crashes, or
+//! acceptance collapses, with the code path or public report cited; **warning** = a likely
+//! mistake or a convention engines do not enforce; **info** = worth knowing.
 
 use serde::Serialize;
 
-use crate::analysis::TargetContext;
 use crate::config::{ConfigFile, TargetFacts};
+use crate::diagnostic::{self, CodeInfo, Diagnostic, Severity, Summary};
 use crate::json::{Node, Path};
+use crate::target::TargetContext;
 use crate::tokens::{DecodedToken, TokenClass, TokenTable};
 use crate::Result;
 
@@ -23,142 +26,99 @@ pub mod engine;
 pub mod family;
 pub mod layers;
 pub mod mask;
-pub mod render;
 pub mod shape;
 pub mod tokens;
+pub mod variants;
 
+pub use crate::diagnostic::codes::LintCode;
 pub use family::{Detection, Family};
 
-crate::declare_code_names! {
-    /// Every lint code. Documentation lives with each rule in the registry.
-    pub enum LintCode {
-        FieldType => "field-type",
-        HiddenSizeMismatch => "hidden-size-mismatch",
-        VocabSizeMismatch => "vocab-size-mismatch",
-        BlockSizeMissing => "block-size-missing",
-        MixedLayout => "mixed-layout",
-        TargetLayerIdsMissing => "target-layer-ids-missing",
-        TargetLayerIdsOutOfRange => "target-layer-ids-out-of-range",
-        TargetLayerIdsLastLayer => "target-layer-ids-last-layer",
-        TargetLayerIdsOrder => "target-layer-ids-order",
-        TargetLayerIdsFormula => "target-layer-ids-formula",
-        NumTargetLayersMismatch => "num-target-layers-mismatch",
-        FcWidth => "fc-width",
-        MaskTokenMissing => "mask-token-missing",
-        MaskTokenOutOfRange => "mask-token-out-of-range",
-        MaskTokenCollision => "mask-token-collision",
-        MaskTokenTextToken => "mask-token-text-token",
-        LayerTypesMissing => "layer-types-missing",
-        LayerTypesLength => "layer-types-length",
-        LayerTypesUnknown => "layer-types-unknown",
-        SlidingWindowMissing => "sliding-window-missing",
-        UseSlidingWindowInconsistent => "use-sliding-window-inconsistent",
-        MixedAttentionVllm => "mixed-attention-vllm",
-        TokenIdOutOfRange => "token-id-out-of-range",
-        TokenIdNotSpecial => "token-id-not-special",
-        TokenIdTargetMismatch => "token-id-target-mismatch",
-        SpeculativeConfigMethod => "speculative-config-method",
-        NumSpeculativeTokensMissing => "num-speculative-tokens-missing",
-        NumSpeculativeTokensTooLarge => "num-speculative-tokens-too-large",
-        NumDraftTokensMismatch => "num-draft-tokens-mismatch",
-        EagleAuxLayerIdsMissing => "eagle-aux-layer-ids-missing",
-        EagleAuxLayerIdsOutOfRange => "eagle-aux-layer-ids-out-of-range",
-        DraftVocabSizeMismatch => "draft-vocab-size-mismatch",
-    }
-}
-
-impl LintCode {
-    /// The rule's documentation, from the registry.
-    pub fn info(self) -> &'static crate::diagnostic::CodeInfo {
-        static INFOS: std::sync::OnceLock<Vec<(LintCode, crate::diagnostic::CodeInfo)>> =
-            std::sync::OnceLock::new();
-        let infos = INFOS.get_or_init(|| {
-            LintCode::ALL
-                .iter()
-                .map(|&c| {
-                    let r = rule(c.as_str()).expect("every lint code has a rule");
-                    let severity = match r.severity {
-                        Severity::Error => crate::diagnostic::Severity::Error,
-                        Severity::Warning => crate::diagnostic::Severity::Warning,
-                        Severity::Info => crate::diagnostic::Severity::Info,
-                    };
-                    (
-                        c,
-                        crate::diagnostic::CodeInfo {
-                            severity,
-                            summary: r.summary,
-                            explanation: r.explanation,
-                            source: r.source,
-                        },
-                    )
-                })
-                .collect()
-        });
-        &infos
-            .iter()
-            .find(|(c, _)| *c == self)
-            .expect("registered")
-            .1
-    }
-}
-
-/// How bad a finding is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+/// A fact a rule cannot run without. Rules whose needs are unmet are skipped and listed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum Severity {
-    /// Certainly broken for this target or engine.
-    Error,
-    /// Very likely wrong.
-    Warning,
-    Info,
+pub enum Need {
+    /// The target's decoder-layer count (`--target DIR` or a built-in known target).
+    TargetLayers,
+    /// The target's vocabulary size (embedding rows), from its config or its tokenizer.
+    TargetVocab,
+    /// The target's hidden size.
+    TargetHidden,
+    /// An engine (`--engine vllm|sglang`): without one the rule does not apply, and is not
+    /// listed as skipped.
+    Engine,
 }
 
-impl Severity {
-    pub fn as_str(self) -> &'static str {
+impl Need {
+    pub fn describe(self) -> &'static str {
         match self {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-            Severity::Info => "info",
+            Need::TargetLayers => "the target's layer count (--target DIR)",
+            Need::TargetVocab => "the target's vocabulary size (--target DIR or --tokenizer DIR)",
+            Need::TargetHidden => "the target's hidden size (--target DIR)",
+            Need::Engine => "an engine (--engine vllm|sglang)",
         }
     }
 }
 
-/// What a rule needs besides the drafter config.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Needs {
-    /// Nothing: the config alone.
-    Config,
-    /// The target model's facts (layer count, sizes, vocabulary).
-    Target,
-    /// Engine launch parameters (`--engine`, `--speculative-config`, `--num-draft-tokens`).
-    Engine,
+/// Which drafter families a rule applies to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Applies {
+    /// Every drafter.
+    All,
+    /// Drafters that read target hidden states through `target_layer_ids` and fill blocks with
+    /// a mask token: DFlash, DFlash2, DSpark, Domino, and the speculators format wrapping DFlash.
+    BlockDrafters,
+    /// EAGLE-3 heads (and P-EAGLE, and the speculators format wrapping EAGLE-3).
+    EagleHeads,
+    /// Exactly these families.
+    Only(&'static [Family]),
 }
 
-/// A lint rule: its stable code and its documentation.
-#[derive(Debug, Clone, Copy, Serialize)]
+impl Applies {
+    fn matches(self, d: &Detection) -> bool {
+        match self {
+            Applies::All => true,
+            Applies::BlockDrafters => d.block_drafter(),
+            Applies::EagleHeads => d.eagle_like(),
+            Applies::Only(families) => families.contains(&d.name),
+        }
+    }
+
+    pub fn describe(self) -> String {
+        match self {
+            Applies::All => "every drafter".into(),
+            Applies::BlockDrafters => {
+                "DFlash, DFlash2, DSpark, Domino (and speculators-format DFlash)".into()
+            }
+            Applies::EagleHeads => "EAGLE-3 and P-EAGLE (and speculators-format EAGLE-3)".into(),
+            Applies::Only(f) => f.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(", "),
+        }
+    }
+}
+
+/// A lint rule: its code, its documentation, where it applies, what it needs, and its check.
+#[derive(Clone, Copy)]
 pub struct Rule {
-    /// Stable kebab-case code (`target-layer-ids-formula`).
-    pub code: &'static str,
-    /// The usual severity; some findings are raised or lowered by family or engine (the
-    /// explanation says when).
-    pub severity: Severity,
-    pub needs: Needs,
-    /// One line: what the rule catches.
-    pub summary: &'static str,
-    /// Why it matters, what engines do, how to fix it.
-    pub explanation: &'static str,
-    /// Where the rule comes from (repository, PR or issue).
-    pub source: &'static str,
+    pub code: LintCode,
+    pub info: CodeInfo,
+    pub applies: Applies,
+    pub needs: &'static [Need],
+    pub check: fn(&mut Ctx),
 }
 
-/// Every rule, in a stable order (module by module).
+impl std::fmt::Debug for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Rule").field("code", &self.code).finish()
+    }
+}
+
+/// Every rule, in a stable order (module by module): the registry.
 pub fn all_rules() -> Vec<&'static Rule> {
     [
         shape::RULES,
         layers::RULES,
         mask::RULES,
         attention::RULES,
+        variants::RULES,
         tokens::RULES,
         engine::RULES,
         eagle::RULES,
@@ -168,24 +128,17 @@ pub fn all_rules() -> Vec<&'static Rule> {
     .collect()
 }
 
-/// The rule with this code.
-pub fn rule(code: &str) -> Option<&'static Rule> {
-    all_rules().into_iter().find(|r| r.code == code)
+/// The rule that raises `code`.
+pub fn rule(code: LintCode) -> &'static Rule {
+    all_rules()
+        .into_iter()
+        .find(|r| r.code == code)
+        .expect("every lint code has a rule (tested)")
 }
 
-/// One problem found in a config.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Finding {
-    pub code: &'static str,
-    pub severity: Severity,
-    /// JSON path of the offending field (`dflash_config.target_layer_ids`).
-    pub path: String,
-    pub message: String,
-    /// The value the field should have, when it can be computed.
-    pub expected: Option<serde_json::Value>,
-    /// 1-based line and column of the field's key (or its nearest existing ancestor).
-    pub line: usize,
-    pub column: usize,
+/// A lint code's documentation, from the registry.
+pub fn info(code: LintCode) -> &'static CodeInfo {
+    &rule(code).info
 }
 
 /// The engine the drafter will be served with.
@@ -205,24 +158,70 @@ impl Engine {
     }
 }
 
+/// An engine and, when the user named it (`--engine vllm@0.26`), its version.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct EngineSpec {
+    pub engine: Engine,
+    /// `(major, minor)`.
+    pub version: Option<(u32, u32)>,
+}
+
+impl EngineSpec {
+    /// Parses `vllm`, `sglang`, `vllm@0.26`, `vllm@0.26.1`.
+    pub fn parse(text: &str) -> std::result::Result<EngineSpec, String> {
+        let (name, version) = match text.split_once('@') {
+            Some((n, v)) => (n, Some(v)),
+            None => (text, None),
+        };
+        let engine = match name.to_ascii_lowercase().as_str() {
+            "vllm" => Engine::Vllm,
+            "sglang" => Engine::Sglang,
+            other => return Err(format!("unknown engine `{other}` (vllm or sglang)")),
+        };
+        let version = match version {
+            None => None,
+            Some(v) => {
+                let mut parts = v.trim_start_matches('v').split('.');
+                let major = parts.next().and_then(|p| p.parse().ok());
+                let minor = parts
+                    .next()
+                    .map(|p| p.chars().take_while(char::is_ascii_digit).collect::<String>())
+                    .and_then(|p| p.parse().ok());
+                match (major, minor) {
+                    (Some(a), Some(b)) => Some((a, b)),
+                    _ => {
+                        return Err(format!(
+                            "engine version `{v}` is not MAJOR.MINOR (e.g. vllm@0.26)"
+                        ))
+                    }
+                }
+            }
+        };
+        Ok(EngineSpec { engine, version })
+    }
+}
+
+impl From<Engine> for EngineSpec {
+    fn from(engine: Engine) -> Self {
+        EngineSpec {
+            engine,
+            version: None,
+        }
+    }
+}
+
 /// What to lint for.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct LintOptions {
     /// Use this family's rules instead of detecting the family.
     pub family: Option<Family>,
     pub engine: Option<Engine>,
+    /// The engine's version, when known (`--engine vllm@0.26`).
+    pub engine_version: Option<(u32, u32)>,
     /// vLLM's `--speculative-config` JSON.
     pub speculative_config: Option<serde_json::Value>,
     /// SGLang's `--speculative-num-draft-tokens`.
     pub num_draft_tokens: Option<u64>,
-}
-
-/// Counts by severity.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
-pub struct LintSummary {
-    pub errors: usize,
-    pub warnings: usize,
-    pub infos: usize,
 }
 
 /// Where the target facts used by the lint came from.
@@ -237,22 +236,29 @@ pub struct TargetSummary {
     pub tokens: String,
 }
 
+/// A rule that did not run, and the facts it lacked.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Skipped {
+    pub code: LintCode,
+    pub needs: Vec<Need>,
+}
+
 /// The result of linting one config.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LintReport {
     pub path: String,
     pub family: Detection,
     pub target: TargetSummary,
-    pub findings: Vec<Finding>,
-    /// Codes of rules not run because no target facts were available.
-    pub skipped: Vec<&'static str>,
-    pub summary: LintSummary,
+    pub findings: Vec<Diagnostic>,
+    /// Rules not run because a fact they need was not available.
+    pub skipped: Vec<Skipped>,
+    pub summary: Summary,
 }
 
 impl LintReport {
     /// Whether the report fails the gate: any error, or any warning with `deny_warnings`.
     pub fn fails(&self, deny_warnings: bool) -> bool {
-        self.summary.errors > 0 || (deny_warnings && self.summary.warnings > 0)
+        self.summary.fails(deny_warnings)
     }
 }
 
@@ -268,55 +274,64 @@ pub fn lint(
         Some(f) => Detection::forced(f, config.root()),
         None => family::detect(config.root()).ok_or_else(|| family::unknown_error(config))?,
     };
-    let mut cx = Ctx {
-        config,
-        root: config.root(),
-        detection: &detection,
-        options,
-        facts: target.facts.as_ref(),
-        tokens: &target.tokens,
-        findings: Vec::new(),
-        skipped: BTreeSet::new(),
+    let facts = target.facts.as_ref();
+    let have = |need: Need| match need {
+        Need::TargetLayers => facts.and_then(|f| f.num_hidden_layers).is_some(),
+        Need::TargetVocab => facts
+            .and_then(|f| f.vocab_size)
+            .or(target.tokens.vocab_size)
+            .is_some(),
+        Need::TargetHidden => facts.and_then(|f| f.hidden_size).is_some(),
+        Need::Engine => options.engine.is_some(),
     };
-    shape::check(&mut cx);
-    layers::check(&mut cx);
-    mask::check(&mut cx);
-    attention::check(&mut cx);
-    tokens::check(&mut cx);
-    engine::check(&mut cx);
-    eagle::check(&mut cx);
-
-    let Ctx {
-        mut findings,
-        skipped,
-        ..
-    } = cx;
-    findings.sort_by(|a, b| {
-        (a.severity, a.line, a.column, a.code).cmp(&(b.severity, b.line, b.column, b.code))
-    });
-    findings.dedup();
-    let mut summary = LintSummary::default();
-    for f in &findings {
-        match f.severity {
-            Severity::Error => summary.errors += 1,
-            Severity::Warning => summary.warnings += 1,
-            Severity::Info => summary.infos += 1,
+    let mut findings = Vec::new();
+    let mut skipped = Vec::new();
+    for rule in all_rules() {
+        if !rule.applies.matches(&detection) {
+            continue;
         }
+        let missing: Vec<Need> = rule.needs.iter().copied().filter(|&n| !have(n)).collect();
+        if missing.contains(&Need::Engine) {
+            continue;
+        }
+        if !missing.is_empty() {
+            skipped.push(Skipped {
+                code: rule.code,
+                needs: missing,
+            });
+            continue;
+        }
+        let mut cx = Ctx {
+            rule,
+            config,
+            root: config.root(),
+            detection: &detection,
+            options,
+            facts,
+            tokens: &target.tokens,
+            findings: Vec::new(),
+            skipped: false,
+        };
+        (rule.check)(&mut cx);
+        if cx.skipped {
+            skipped.push(Skipped {
+                code: rule.code,
+                needs: vec![Need::TargetLayers],
+            });
+        }
+        findings.extend(cx.findings);
     }
-    let order: Vec<&'static str> = all_rules().iter().map(|r| r.code).collect();
-    let mut skipped: Vec<&'static str> = skipped.into_iter().collect();
-    skipped.sort_by_key(|c| order.iter().position(|o| o == c));
+    diagnostic::sort(&mut findings);
+    findings.dedup();
+    let summary = Summary::of(&findings);
     Ok(LintReport {
         path: config.path.display().to_string(),
         family: detection.clone(),
         target: TargetSummary {
-            source: target
-                .facts
-                .as_ref()
-                .map_or_else(|| "none".to_string(), |f| f.source.clone()),
-            num_hidden_layers: target.facts.as_ref().and_then(|f| f.num_hidden_layers),
-            hidden_size: target.facts.as_ref().and_then(|f| f.hidden_size),
-            vocab_size: target.facts.as_ref().and_then(|f| f.vocab_size),
+            source: facts.map_or_else(|| "none".to_string(), |f| f.source.clone()),
+            num_hidden_layers: facts.and_then(|f| f.num_hidden_layers),
+            hidden_size: facts.and_then(|f| f.hidden_size),
+            vocab_size: facts.and_then(|f| f.vocab_size),
             tokens: if target.tokens.can_decode() {
                 target.tokens.source.clone()
             } else {
@@ -329,72 +344,65 @@ pub fn lint(
     })
 }
 
-/// What every rule module sees while checking.
-pub(crate) struct Ctx<'a> {
+/// What a rule sees while checking, and where it reports.
+pub struct Ctx<'a> {
+    rule: &'static Rule,
     pub config: &'a ConfigFile,
     pub root: &'a Node,
     pub detection: &'a Detection,
     pub options: &'a LintOptions,
     pub facts: Option<&'a TargetFacts>,
     pub tokens: &'a TokenTable,
-    pub findings: Vec<Finding>,
-    pub skipped: BTreeSet<&'static str>,
+    findings: Vec<Diagnostic>,
+    /// Set by a rule whose optional fact was missing after all (see [`Ctx::skip`]).
+    skipped: bool,
 }
 
-impl Ctx<'_> {
-    /// Emits a finding with the rule's default severity.
-    pub fn emit(
-        &mut self,
-        code: &'static str,
-        path: &Path,
-        message: String,
-        expected: Option<serde_json::Value>,
-    ) {
-        let severity = rule(code).map_or(Severity::Error, |r| r.severity);
-        self.emit_as(code, severity, path, message, expected);
+impl<'a> Ctx<'a> {
+    /// Reports a finding of the running rule at `path`, with the rule's default severity.
+    pub fn emit(&mut self, path: &Path, message: String) -> &mut Diagnostic {
+        let severity = self.rule.info.severity;
+        self.emit_as(severity, path, message)
     }
 
-    /// Emits a finding with an explicit severity (raised or lowered by family or engine).
-    pub fn emit_as(
-        &mut self,
-        code: &'static str,
-        severity: Severity,
-        path: &Path,
-        message: String,
-        expected: Option<serde_json::Value>,
-    ) {
-        debug_assert!(rule(code).is_some(), "unknown rule code {code}");
+    /// Reports a finding with an explicit severity (raised or lowered by family or engine, as
+    /// the rule's explanation says).
+    pub fn emit_as(&mut self, severity: Severity, path: &Path, message: String) -> &mut Diagnostic {
         let (line, column) = self.config.doc.position_of(path);
-        self.findings.push(Finding {
-            code,
-            severity,
-            path: path.to_string(),
-            message,
-            expected,
-            line,
-            column,
-        });
+        let d = Diagnostic::new(self.rule.code, &self.rule.info, path.to_string(), message)
+            .severity(severity)
+            .file(self.config.path.display().to_string())
+            .span(line, column);
+        self.findings.push(d);
+        self.findings.last_mut().expect("just pushed")
     }
 
-    /// The target's layer count, or records `codes` as skipped.
-    pub fn target_layers(&mut self, codes: &[&'static str]) -> Option<u64> {
-        let n = self.facts.and_then(|f| f.num_hidden_layers);
-        if n.is_none() {
-            self.skipped.extend(codes);
-        }
-        n
+    /// Reports a wrong type at `path` as `field-type` (the rule that owns every type check):
+    /// rules that read a field they cannot use say so once, under one code.
+    pub fn emit_type(&mut self, path: &Path, message: String) {
+        let r = rule(LintCode::FieldType);
+        let (line, column) = self.config.doc.position_of(path);
+        self.findings.push(
+            Diagnostic::new(r.code, &r.info, path.to_string(), message)
+                .file(self.config.path.display().to_string())
+                .span(line, column),
+        );
+    }
+
+    /// Records that the rule could not run for want of a fact it treats as optional.
+    pub fn skip(&mut self) {
+        self.skipped = true;
+    }
+
+    pub fn target_layers(&self) -> Option<u64> {
+        self.facts.and_then(|f| f.num_hidden_layers)
     }
 
     /// The target's vocab size (embedding rows), from the facts or the token table.
-    pub fn target_vocab(&mut self, codes: &[&'static str]) -> Option<u64> {
-        let v = self
-            .facts
+    pub fn target_vocab(&self) -> Option<u64> {
+        self.facts
             .and_then(|f| f.vocab_size)
-            .or(self.tokens.vocab_size);
-        if v.is_none() {
-            self.skipped.extend(codes);
-        }
-        v
+            .or(self.tokens.vocab_size)
     }
 
     pub fn decode(&self, id: u64) -> DecodedToken {
@@ -403,6 +411,20 @@ impl Ctx<'_> {
 
     pub fn engine(&self) -> Option<Engine> {
         self.options.engine
+    }
+
+    /// The drafter's block size, in either layout, when it is a positive integer.
+    pub fn block_size(&self) -> Option<(Path, u64)> {
+        crate::config::layout_field("block_size")
+            .and_then(|f| f.find(self.root))
+            .and_then(|(p, n)| positive_int(n).ok().map(|b| (p, b)))
+    }
+
+    /// The `dflash_config` object, when present.
+    pub fn dflash_config(&self) -> Option<&'a Node> {
+        self.root
+            .get("dflash_config")
+            .filter(|n| n.as_object().is_some())
     }
 }
 
@@ -461,6 +483,12 @@ pub(crate) fn id_list(node: &Node) -> std::result::Result<Vec<u64>, String> {
             None => Err(format!("element [{i}] is {}", describe(item))),
         })
         .collect()
+}
+
+/// `[1, 16, 31]`.
+pub(crate) fn list_text(ids: &[u64]) -> String {
+    let items: Vec<String> = ids.iter().map(u64::to_string).collect();
+    format!("[{}]", items.join(", "))
 }
 
 /// Whether a decoded id is a token of the base vocabulary (not an added token), as far as
@@ -522,24 +550,38 @@ pub(crate) fn is_text_marker(content: &str) -> bool {
 mod tests {
     use super::*;
 
+    /// The registry and the code names agree: one rule per lint code, no rule without a code.
     #[test]
-    fn rule_codes_are_unique_kebab_case() {
+    fn every_lint_code_has_exactly_one_rule() {
         let rules = all_rules();
-        let mut seen = BTreeSet::new();
-        for r in &rules {
-            assert!(seen.insert(r.code), "duplicate code {}", r.code);
-            assert!(
-                r.code
-                    .chars()
-                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-'),
-                "{}",
-                r.code
-            );
-            assert!(
-                !r.explanation.is_empty() && !r.source.is_empty(),
-                "{}",
-                r.code
-            );
+        for code in LintCode::ALL {
+            let n = rules.iter().filter(|r| r.code == *code).count();
+            assert_eq!(n, 1, "{} has {n} rules", code.as_str());
         }
+        assert_eq!(rules.len(), LintCode::ALL.len());
+    }
+
+    /// Every rule cites a source and explains itself.
+    #[test]
+    fn every_rule_is_documented() {
+        for r in all_rules() {
+            assert!(!r.info.summary.is_empty(), "{:?}", r.code);
+            assert!(!r.info.explanation.is_empty(), "{:?}", r.code);
+            assert!(!r.info.source.is_empty(), "{:?}", r.code);
+        }
+    }
+
+    #[test]
+    fn engine_specs_parse_with_and_without_versions() {
+        assert_eq!(
+            EngineSpec::parse("vllm@0.26.1").unwrap(),
+            EngineSpec {
+                engine: Engine::Vllm,
+                version: Some((0, 26))
+            }
+        );
+        assert_eq!(EngineSpec::parse("sglang").unwrap().version, None);
+        assert!(EngineSpec::parse("trt").is_err());
+        assert!(EngineSpec::parse("vllm@latest").is_err());
     }
 }

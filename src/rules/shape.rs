@@ -1,163 +1,208 @@
-//! Shapes and layout: sizes that must match the target, the block size, the flat/nested
-//! layout, and the types of the fields every other rule relies on.
+//! Shapes and layout: the types of the fields every other rule relies on, sizes that must match
+//! the target, the block size, and the flat/nested layout.
 
-use serde_json::json;
-
-use super::{find, positive_int, Ctx, Family, Needs, Rule, Severity};
+use super::{find, positive_int, Applies, Ctx, Family, LintCode, Need, Rule};
 use crate::config::{Layout, LAYOUT_FIELDS};
+use crate::diagnostic::{CodeInfo, Severity};
 use crate::json::{Node, Path};
 
-pub const RULES: &[Rule] = &[
-    Rule {
-        code: "field-type",
-        severity: Severity::Error,
-        needs: Needs::Config,
-        summary: "a critical field has the wrong type (string, float, negative, null, empty list)",
-        explanation: "Ids, sizes and layer lists must be non-negative integers (lists of them for layer ids). \
-Python loaders either raise on a string or float (`'248070' >= vocab_size`), or, worse, accept it and compute \
-with it. Write the value as a JSON integer, as the published config does.",
-        source: "transformers PretrainedConfig; SpecForge config validation",
-    },
-    Rule {
-        code: "hidden-size-mismatch",
-        severity: Severity::Error,
-        needs: Needs::Target,
-        summary: "hidden_size differs from the target's hidden size",
-        explanation: "The drafter consumes the target's hidden states and shares its embeddings, so its \
-hidden_size must equal the target's (text_config.hidden_size for multimodal targets; EAGLE-3: target_hidden_size \
-when present). speculators' DFlash converter refuses a mismatch; engines fail with a shape error.",
-        source: "vllm-project/speculators src/speculators/convert/dflash/converter.py",
-    },
-    Rule {
-        code: "vocab-size-mismatch",
-        severity: Severity::Error,
-        needs: Needs::Target,
-        summary: "vocab_size differs from the target's vocabulary (embedding rows)",
-        explanation: "DFlash drafters borrow the target's embedding and LM head, so vocab_size must equal the \
-target's (text_config.vocab_size for Qwen3.5/3.6: 248320, not the tokenizer length).",
-        source: "z-lab/dflash dflash/model.py",
-    },
-    Rule {
-        code: "block-size-missing",
-        severity: Severity::Error,
-        needs: Needs::Config,
-        summary: "block_size is missing from both layouts",
-        explanation: "The drafted block length is `block_size` (flat, transformers 4.57) or \
-`dflash_config.block_size` (nested, transformers 5). With neither, loaders crash reading it or fall back to a \
-default that need not match training (16 for -b16 drafters, 8 for gpt-oss and MiMo).",
-        source: "z-lab/dflash PR 150; bstnxbt/dflash-mlx PR 46",
-    },
-    Rule {
-        code: "mixed-layout",
-        severity: Severity::Warning,
-        needs: Needs::Config,
-        summary: "fields in both the flat and the nested layout",
-        explanation: "transformers 4.57-era loaders (z-lab model.py of that era, vLLM's config reader, dflash-mlx \
-before PR 46) read top-level `block_size` / `rope_theta`; transformers 5-era loaders read \
-`dflash_config.block_size` / `rope_parameters.rope_theta`. A config holding both spellings with different values \
-means different engines run different drafters; a config mixing layouts across fields breaks loaders that expect \
-one. Keep one layout, the published one (info when both spellings agree).",
-        source: "bstnxbt/dflash-mlx PR 46, issues 50/51; z-lab/dflash PR 150; exllamav3 PR 276; lmdeploy PR 4991",
-    },
+const DFLASH_FAMILIES: &[Family] = &[
+    Family::Dflash,
+    Family::Dflash2,
+    Family::Dspark,
+    Family::Domino,
 ];
 
-pub(crate) fn check(cx: &mut Ctx) {
-    let root = cx.root;
-    let tl = ["transformer_layer_config"];
-    let size_paths =
-        |key: &'static str| -> Vec<Vec<&'static str>> { vec![vec![key], vec![tl[0], key]] };
+pub(super) const RULES: &[Rule] = &[
+    FIELD_TYPE,
+    HIDDEN_SIZE_MISMATCH,
+    VOCAB_SIZE_MISMATCH,
+    BLOCK_SIZE_MISSING,
+    MIXED_LAYOUT,
+];
 
-    // Types of the size fields.
+const FIELD_TYPE: Rule = Rule {
+    code: LintCode::FieldType,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "a critical field has the wrong type (string, float, negative, null, empty list)",
+        explanation: "Ids, sizes and layer lists must be non-negative integers (lists of them for layer ids). \
+Python loaders either raise on a string or float (`'248070' >= vocab_size` is a TypeError), or accept it and \
+compute with it. Write the value as a JSON integer, as the published config does. Every rule that reads a field \
+reports a wrong type under this one code.",
+        source: "z-lab/dflash dflash/model.py@44947fb (config.block_size, dflash_config reads); sgl-project/SpecForge specforge/modeling/draft/dflash.py@a6b6b02",
+    },
+    applies: Applies::All,
+    needs: &[],
+    check: field_type,
+};
+
+fn field_type(cx: &mut Ctx) {
     for key in ["hidden_size", "vocab_size", "num_hidden_layers"] {
-        let paths = size_paths(key);
-        let refs: Vec<&[&str]> = paths.iter().map(Vec::as_slice).collect();
-        if let Some((path, node)) = find(root, &refs) {
+        if let Some((path, node)) = find(
+            cx.root,
+            &[&[key], &["transformer_layer_config", key], &["text_config", key]],
+        ) {
             require_positive_int(cx, &path, node);
         }
     }
-
-    // hidden_size vs the target.
-    let hidden_paths: Vec<&[&str]> = if cx.detection.eagle_like() {
-        vec![
-            &["target_hidden_size"],
-            &["hidden_size"],
-            &["transformer_layer_config", "hidden_size"],
-        ]
-    } else {
-        vec![
-            &["hidden_size"],
-            &["transformer_layer_config", "hidden_size"],
-        ]
-    };
-    if let Some((path, node)) = find(root, &hidden_paths) {
-        if let Ok(h) = positive_int(node) {
-            match cx.facts.and_then(|f| f.hidden_size) {
-                Some(t) if t != h => cx.emit(
-                    "hidden-size-mismatch",
-                    &path,
-                    format!("`{path}` is {h} but the target's hidden size is {t}"),
-                    Some(json!(t)),
-                ),
-                Some(_) => {}
-                None => {
-                    cx.skipped.insert("hidden-size-mismatch");
-                }
-            }
+    if cx.detection.block_drafter() {
+        if let Some((path, node)) = LAYOUT_FIELDS[0].find(cx.root) {
+            require_positive_int(cx, &path, node);
         }
     }
+}
 
-    // vocab_size vs the target.
-    if let Some((path, node)) = find(
-        root,
-        &[&["vocab_size"], &["transformer_layer_config", "vocab_size"]],
-    ) {
-        if let Ok(v) = positive_int(node) {
-            match cx.facts.and_then(|f| f.vocab_size) {
-                Some(t) if t != v => cx.emit(
-                    "vocab-size-mismatch",
-                    &path,
-                    format!(
-                        "`{path}` is {v} but the target has {t} embedding rows{}",
-                        cx.tokens
-                            .tokenizer_len
-                            .filter(|&l| l == v)
-                            .map_or(String::new(), |_| {
-                                " (the value is the tokenizer length, not the embedding size)"
-                                    .to_string()
-                            })
-                    ),
-                    Some(json!(t)),
-                ),
-                Some(_) => {}
-                None => {
-                    cx.skipped.insert("vocab-size-mismatch");
-                }
-            }
-        }
-    }
+const HIDDEN_SIZE_MISMATCH: Rule = Rule {
+    code: LintCode::HiddenSizeMismatch,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "the hidden size the drafter reads differs from the target's",
+        explanation: "The drafter consumes the target's hidden states: its fc input is len(target_layer_ids) × \
+the target's hidden size. vLLM sizes fc from `target_hidden_size` when the config has it, else from `hidden_size` \
+(_get_dflash_fc_input_size), so the field checked is `target_hidden_size` when set and `hidden_size` otherwise; it \
+must equal the target's hidden size (text_config.hidden_size for multimodal targets). A mismatch fails the fc \
+weight load with a shape error; speculators' converter refuses it outright.",
+        source: "vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d (_get_dflash_fc_input_size); vllm-project/speculators src/speculators/convert/dflash/converter.py@c05b95b:101-108",
+    },
+    applies: Applies::All,
+    needs: &[Need::TargetHidden],
+    check: hidden_size_mismatch,
+};
 
-    if !matches!(cx.detection.name, Family::Dflash | Family::Dflash2) {
+fn hidden_size_mismatch(cx: &mut Ctx) {
+    let Some(target) = cx.facts.and_then(|f| f.hidden_size) else {
         return;
+    };
+    // target_hidden_size (null = "same as hidden_size") wins where set.
+    let found = find(
+        cx.root,
+        &[
+            &["target_hidden_size"],
+            &["dflash_config", "target_hidden_size"],
+        ],
+    )
+    .filter(|(_, n)| !n.is_null())
+    .or_else(|| {
+        find(
+            cx.root,
+            &[&["hidden_size"], &["transformer_layer_config", "hidden_size"]],
+        )
+    });
+    let Some((path, node)) = found else { return };
+    let Ok(h) = positive_int(node) else {
+        if path.last_key() == Some("target_hidden_size") {
+            cx.emit_type(
+                &path,
+                format!(
+                    "`{path}` is {}; it must be the target's hidden size, a positive integer, or null",
+                    super::describe(node)
+                ),
+            );
+        }
+        return;
+    };
+    if h != target {
+        cx.emit(
+            &path,
+            format!("`{path}` is {h} but the target's hidden size is {target}: the fc weight will not load"),
+        )
+        .expected = Some(target.into());
     }
+}
 
-    // block_size, in either layout.
+const VOCAB_SIZE_MISMATCH: Rule = Rule {
+    code: LintCode::VocabSizeMismatch,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "vocab_size differs from the target's vocabulary (embedding rows)",
+        explanation: "Drafters share the target's vocabulary: vLLM's DFlash model creates a `d2t` draft-to-target \
+map when the draft vocabulary differs from the target's, and a checkpoint without that tensor leaves it zero, so \
+every drafted id maps to the wrong token and acceptance collapses (NVIDIA-NeMo/Automodel#2447 saw exactly this). \
+Use the target's embedding size (text_config.vocab_size for Qwen3.5/3.6: 248320, not the tokenizer length). \
+EAGLE-3 heads with a reduced vocabulary say so with `draft_vocab_size`, not `vocab_size`.",
+        source: "vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d (d2t); NVIDIA-NeMo/Automodel#2447",
+    },
+    applies: Applies::All,
+    needs: &[Need::TargetVocab],
+    check: vocab_size_mismatch,
+};
+
+fn vocab_size_mismatch(cx: &mut Ctx) {
+    let Some(target) = cx.target_vocab() else {
+        return;
+    };
+    let Some((path, node)) = find(
+        cx.root,
+        &[&["vocab_size"], &["transformer_layer_config", "vocab_size"]],
+    ) else {
+        return;
+    };
+    let Ok(v) = positive_int(node) else { return };
+    if v != target {
+        let tokenizer_len = cx
+            .tokens
+            .tokenizer_len
+            .filter(|&l| l == v)
+            .map_or(String::new(), |_| {
+                " (the value is the tokenizer length, not the embedding size)".to_string()
+            });
+        cx.emit(
+            &path,
+            format!("`{path}` is {v} but the target has {target} embedding rows{tokenizer_len}"),
+        )
+        .expected = Some(target.into());
+    }
+}
+
+const BLOCK_SIZE_MISSING: Rule = Rule {
+    code: LintCode::BlockSizeMissing,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "block_size is missing from both layouts",
+        explanation: "The drafted block length is `block_size` (flat, transformers 4.57) or \
+`dflash_config.block_size` (nested, transformers 5). z-lab's reference reads `config.block_size` and raises \
+without it; speculators' converter refuses the config; SGLang falls back to 16, which need not match training \
+(gpt-oss and MiMo drafters use 8). vLLM does not read it.",
+        source: "z-lab/dflash dflash/model.py@44947fb:319; vllm-project/speculators src/speculators/convert/dflash/converter.py@c05b95b:90-95; sgl-project/sglang python/sglang/srt/speculative/dflash_utils.py@00731f0",
+    },
+    applies: Applies::Only(DFLASH_FAMILIES),
+    needs: &[],
+    check: block_size_missing,
+};
+
+fn block_size_missing(cx: &mut Ctx) {
     let block = &LAYOUT_FIELDS[0];
     debug_assert_eq!(block.name, "block_size");
-    match block.find(root) {
-        None => cx.emit(
-            "block-size-missing",
+    if block.find(cx.root).is_none() {
+        cx.emit(
             &block.flat_path(),
             "block_size is missing from both layouts (top-level `block_size` and `dflash_config.block_size`): \
-             loaders crash or fall back to a default block size"
+             z-lab's reference raises, SGLang falls back to 16"
                 .to_string(),
-            None,
-        ),
-        Some((path, node)) => {
-            require_positive_int(cx, &path, node);
-        }
+        );
     }
+}
 
-    // Layout: both spellings of one field, or fields in different layouts.
+const MIXED_LAYOUT: Rule = Rule {
+    code: LintCode::MixedLayout,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "fields in both the flat and the nested layout",
+        explanation: "transformers 4.57-era loaders read top-level `block_size` / `rope_theta`; transformers \
+5-era loaders read `dflash_config.block_size` / `rope_parameters.rope_theta`. A config holding both spellings with \
+different values means different engines run different drafters; a config mixing layouts across fields breaks \
+loaders that expect one. Keep one layout, the published one (info when both spellings agree). A convention, not \
+an engine check: a warning.",
+        source: "bstnxbt/dflash-mlx PR 46, issues 50/51; z-lab/dflash PR 150; exllamav3 PR 276; lmdeploy PR 4991",
+    },
+    applies: Applies::Only(DFLASH_FAMILIES),
+    needs: &[],
+    check: mixed_layout,
+};
+
+fn mixed_layout(cx: &mut Ctx) {
+    let root = cx.root;
     let mut seen: Vec<(&'static str, Layout)> = Vec::new();
     for f in LAYOUT_FIELDS {
         let layout = f.layout_in(root);
@@ -165,12 +210,14 @@ pub(crate) fn check(cx: &mut Ctx) {
             let flat = f.flat_path().lookup(root);
             let nested = f.nested_path().lookup(root);
             let same = matches!((flat, nested), (Some(a), Some(b)) if a.same_value(b));
-            let text =
-                |n: Option<&crate::json::Node>| n.map_or("?".to_string(), |n| n.to_compact());
+            let text = |n: Option<&Node>| n.map_or("?".to_string(), |n| n.to_compact());
             let nested_path = f.nested_path();
             cx.emit_as(
-                "mixed-layout",
-                if same { Severity::Info } else { Severity::Warning },
+                if same {
+                    Severity::Info
+                } else {
+                    Severity::Warning
+                },
                 &nested_path,
                 format!(
                     "`{}` is {} and `{nested_path}` is {}: transformers 4.57-style loaders read the flat one, \
@@ -178,9 +225,12 @@ pub(crate) fn check(cx: &mut Ctx) {
                     f.flat_path(),
                     text(flat),
                     text(nested),
-                    if same { " (they agree today)" } else { "; engines will disagree" }
+                    if same {
+                        " (they agree today)"
+                    } else {
+                        "; engines will disagree"
+                    }
                 ),
-                None,
             );
         }
         if matches!(layout, Layout::Flat | Layout::Nested) {
@@ -195,26 +245,22 @@ pub(crate) fn check(cx: &mut Ctx) {
                 .find(|f| f.name == *nested_name)
                 .map_or_else(Path::root, |f| f.nested_path());
             cx.emit(
-                "mixed-layout",
                 &nested_field,
                 format!(
                     "`{flat_name}` is in the flat layout but `{nested_field}` in the nested one: a loader \
                      expecting one layout misses the other field"
                 ),
-                None,
             );
         }
     }
 }
 
 /// A `field-type` finding unless `node` is a positive integer.
-fn require_positive_int(cx: &mut Ctx, path: &Path, node: &Node) {
+pub(super) fn require_positive_int(cx: &mut Ctx, path: &Path, node: &Node) {
     if let Err(what) = positive_int(node) {
-        cx.emit(
-            "field-type",
+        cx.emit_type(
             path,
             format!("`{path}` is {what}; it must be a positive integer"),
-            None,
         );
     }
 }

@@ -23,6 +23,8 @@ pub const RECORDED: &str = "2026-12-02";
 #[derive(Debug)]
 pub struct KnownTarget {
     pub repo: &'static str,
+    /// The text model's `model_type`, as its config.json has it.
+    pub model_type: &'static str,
     pub num_hidden_layers: u64,
     pub hidden_size: u64,
     pub vocab_size: u64,
@@ -113,6 +115,7 @@ const QWEN3_5_ADDED: &[(u64, &str, Option<bool>)] = &[
 
 pub static QWEN3_6_27B: KnownTarget = KnownTarget {
     repo: "Qwen/Qwen3.6-27B",
+    model_type: "qwen3_5_text",
     num_hidden_layers: 64,
     hidden_size: 5120,
     vocab_size: 248320,
@@ -130,6 +133,7 @@ pub static QWEN3_5_27B: KnownTarget = KnownTarget {
 
 pub static QWEN3_8B: KnownTarget = KnownTarget {
     repo: "Qwen/Qwen3-8B",
+    model_type: "qwen3",
     num_hidden_layers: 36,
     hidden_size: 4096,
     vocab_size: 151936,
@@ -186,6 +190,7 @@ impl KnownTarget {
     pub fn facts(&self) -> TargetFacts {
         TargetFacts {
             source: format!("built-in facts of {}", self.repo),
+            model_type: Some(self.model_type.to_string()),
             num_hidden_layers: Some(self.num_hidden_layers),
             hidden_size: Some(self.hidden_size),
             vocab_size: Some(self.vocab_size),

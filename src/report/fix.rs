@@ -1,47 +1,59 @@
-//! Human and JSON output of a [`FixReport`]. The JSON fields are documented in docs/fix.md.
+//! `fix`'s report: human and JSON output of a [`FixReport`]. The JSON fields are documented in
+//! docs/fix.md.
 
 use std::io::{self, Write};
 
-use serde::Serialize;
-
-use super::{Action, FixReport};
-use crate::report::human::Painter;
-use crate::report::SCHEMA_VERSION;
+use super::style::Painter;
+use crate::diagnostic::codes::DiffCode;
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::fix::{self as fixing, Action, FixReport};
 
 /// The reminder every real write ends with.
 pub const RESTART_REMINDER: &str = "A running vLLM or SGLang server read the old config at startup: restart it to pick up the change.";
 
-#[derive(Serialize)]
-struct JsonOutput<'a> {
-    schema_version: u32,
-    command: &'static str,
-    #[serde(flatten)]
-    report: &'a FixReport,
-    exit_code: u8,
-    restart_required: bool,
-}
-
-/// The exit code for a report (errors never reach here: they exit 2).
-pub fn exit_code(report: &FixReport) -> u8 {
-    if report.dry_run && report.changed {
-        crate::exit::FINDINGS
-    } else {
-        crate::exit::CLEAN
+/// `fix` renders in every format; its diagnostics are its edits (errors for a dry run that
+/// would change the file, info for edits written).
+impl super::Report for FixReport {
+    fn command(&self) -> &'static str {
+        "fix"
     }
-}
 
-pub fn write_json(out: &mut dyn Write, report: &FixReport) -> io::Result<()> {
-    serde_json::to_writer_pretty(
-        &mut *out,
-        &JsonOutput {
-            schema_version: SCHEMA_VERSION,
-            command: "fix",
-            report,
-            exit_code: exit_code(report),
-            restart_required: report.written,
-        },
-    )?;
-    writeln!(out)
+    fn diagnostics(&self) -> Vec<Diagnostic> {
+        let severity = if self.dry_run {
+            Severity::Error
+        } else {
+            Severity::Info
+        };
+        self.edits
+            .iter()
+            .map(|e| {
+                let code = DiffCode::Changed;
+                Diagnostic::new(
+                    code,
+                    crate::diff::info(code),
+                    e.path.clone(),
+                    format!(
+                        "{}: {} → {}",
+                        if self.dry_run { "would change" } else { "changed" },
+                        e.old_display,
+                        e.new_display
+                    ),
+                )
+                .severity(severity)
+                .file(self.path.clone())
+            })
+            .collect()
+    }
+
+    fn write_human(&self, out: &mut dyn Write, options: &super::RenderOptions) -> io::Result<()> {
+        write_human(out, self, options.painter)
+    }
+
+    fn json_body(&self) -> serde_json::Value {
+        let mut body = serde_json::to_value(self).unwrap_or_default();
+        body["restart_required"] = self.written.into();
+        body
+    }
 }
 
 pub fn write_human(out: &mut dyn Write, report: &FixReport, p: Painter) -> io::Result<()> {
@@ -49,9 +61,9 @@ pub fn write_human(out: &mut dyn Write, report: &FixReport, p: Painter) -> io::R
     writeln!(out, "  against     {}", report.authority.description)?;
     writeln!(out, "  provenance  {}", report.authority.provenance)?;
     let mode = match report.mode {
-        super::Mode::Minimal => "minimal edits (keys only in this file are kept)",
-        super::Mode::Prune => "minimal edits, keys only in this file removed (--prune)",
-        super::Mode::Exact => "the authority's bytes, verbatim (--exact)",
+        fixing::Mode::Minimal => "minimal edits (keys only in this file are kept)",
+        fixing::Mode::Prune => "minimal edits, keys only in this file removed (--prune)",
+        fixing::Mode::Exact => "the authority's bytes, verbatim (--exact)",
     };
     writeln!(out, "  mode        {mode}")?;
     writeln!(out)?;

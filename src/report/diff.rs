@@ -1,63 +1,19 @@
-//! The human-readable report: what was compared against, then the differences (critical
-//! first) as aligned `path  local → authority` lines with decoded tokens, then a summary and
-//! the exact command that repairs the file.
+//! `diff`'s report. Human: what was compared against, then the differences (errors first) as
+//! aligned `path  local → authority` lines with decoded tokens, then a summary and the exact
+//! command that repairs the file. JSON: the authority, the tokens' source and every difference
+//! with both values, beside the diagnostics of the envelope.
 
 use std::io::{self, Write};
 
+use serde::Serialize;
+
 use crate::analysis::{DiffReport, ReportedDifference};
-use crate::diff::{DiffKind, Severity};
+use crate::diff::DiffKind;
 use crate::json::Node;
 use crate::tokens::{DecodedToken, TokenClass};
 
-use super::{short_ids, short_value};
-
-/// ANSI styling, on or off.
-#[derive(Debug, Clone, Copy)]
-pub struct Painter {
-    pub enabled: bool,
-}
-
-impl Painter {
-    fn paint(&self, code: &str, text: &str) -> String {
-        if self.enabled {
-            format!("\x1b[{code}m{text}\x1b[0m")
-        } else {
-            text.to_string()
-        }
-    }
-    pub fn bold(&self, t: &str) -> String {
-        self.paint("1", t)
-    }
-    pub fn dim(&self, t: &str) -> String {
-        self.paint("2", t)
-    }
-    pub fn red(&self, t: &str) -> String {
-        self.paint("1;31", t)
-    }
-    pub fn yellow(&self, t: &str) -> String {
-        self.paint("33", t)
-    }
-    pub fn green(&self, t: &str) -> String {
-        self.paint("32", t)
-    }
-    /// `error` / `warning` / `info` of a lint or check finding, coloured.
-    pub fn level(&self, s: crate::rules::Severity) -> String {
-        match s {
-            crate::rules::Severity::Error => self.red("error"),
-            crate::rules::Severity::Warning => self.yellow("warning"),
-            crate::rules::Severity::Info => self.dim("info"),
-        }
-    }
-
-    pub fn severity(&self, s: Severity) -> String {
-        let label = format!("{:<8}", s.as_str());
-        match s {
-            Severity::Critical => self.red(&label),
-            Severity::Minor => self.yellow(&label),
-            Severity::Info => self.dim(&label),
-        }
-    }
-}
+use super::style::Painter;
+use crate::text::{short_ids, short_value};
 
 /// Writes the header lines: what was compared with what.
 pub fn write_header(out: &mut dyn Write, report: &DiffReport, p: Painter) -> io::Result<()> {
@@ -85,7 +41,7 @@ pub fn write_header(out: &mut dyn Write, report: &DiffReport, p: Painter) -> io:
 pub fn write_diff(
     out: &mut dyn Write,
     report: &DiffReport,
-    strict: bool,
+    fails: bool,
     p: Painter,
 ) -> io::Result<()> {
     write_header(out, report, p)?;
@@ -142,27 +98,27 @@ pub fn write_diff(
         writeln!(out)?;
     }
     let s = report.summary;
-    if report.fails(strict) {
+    if fails {
         writeln!(
             out,
-            "{}: {} critical, {} minor difference(s){}; this drafter does not match its authority.",
+            "{}: {} error(s), {} warning(s){}; this drafter does not match its authority.",
             p.red("FAIL"),
-            s.critical,
-            s.minor,
-            if s.info > 0 {
-                format!(", {} info", s.info)
+            s.errors,
+            s.warnings,
+            if s.infos > 0 {
+                format!(", {} info", s.infos)
             } else {
                 String::new()
             }
         )?;
         writeln!(out, "To repair it: {}", p.bold(&fix_command(report)))?;
-    } else if s.minor > 0 || s.info > 0 {
+    } else if s.warnings > 0 || s.infos > 0 {
         writeln!(
             out,
-            "{}: no critical difference ({} minor, {} info).",
+            "{}: no error-level difference ({} warning(s), {} info).",
             p.green("OK"),
-            s.minor,
-            s.info
+            s.warnings,
+            s.infos
         )?;
     } else {
         writeln!(out, "{}: identical to the authority.", p.green("OK"))?;
@@ -293,4 +249,126 @@ fn needs_note(t: &DecodedToken) -> bool {
             | TokenClass::OutOfRange { .. }
             | TokenClass::BeyondTokenizer { .. }
     )
+}
+
+#[derive(Serialize)]
+pub struct DiffOutput<'a> {
+    pub local: LocalOutput,
+    pub authority: AuthorityOutput<'a>,
+    pub tokens: TokensOutput,
+    pub differences: Vec<DifferenceOutput>,
+    /// The command that repairs the file, when anything fails.
+    pub fix_command: Option<String>,
+}
+
+#[derive(Serialize)]
+pub struct LocalOutput {
+    pub path: String,
+}
+
+#[derive(Serialize)]
+pub struct AuthorityOutput<'a> {
+    pub kind: &'static str,
+    pub id: &'a str,
+    pub revision: Option<&'a str>,
+    pub sha: Option<&'a str>,
+    pub provenance: &'a str,
+    pub matched_by: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+pub struct TokensOutput {
+    pub source: Option<String>,
+    pub tokenizer_len: Option<u64>,
+    pub vocab_size: Option<u64>,
+}
+
+#[derive(Serialize)]
+pub struct DifferenceOutput {
+    pub path: String,
+    pub kind: &'static str,
+    pub severity: &'static str,
+    pub local_path: Option<String>,
+    pub authority_path: Option<String>,
+    /// The value; absent side is `null` with `*_present: false`.
+    pub local: serde_json::Value,
+    pub local_present: bool,
+    pub authority: serde_json::Value,
+    pub authority_present: bool,
+    pub local_token: Vec<DecodedToken>,
+    pub authority_token: Vec<DecodedToken>,
+    pub note: Option<String>,
+}
+
+pub fn diff_output(report: &DiffReport) -> DiffOutput<'_> {
+    let a = &report.authority;
+    let fails = report.fails(false);
+    DiffOutput {
+        local: LocalOutput {
+            path: report.local.path.display().to_string(),
+        },
+        authority: AuthorityOutput {
+            kind: a.kind.as_str(),
+            id: &a.id,
+            revision: a.revision.as_deref(),
+            sha: a.sha.as_deref(),
+            provenance: &a.provenance,
+            matched_by: a.matched_by.as_deref(),
+        },
+        tokens: TokensOutput {
+            source: report
+                .target
+                .hint
+                .is_none()
+                .then(|| report.target.tokens.source.clone()),
+            tokenizer_len: report.target.tokens.tokenizer_len,
+            vocab_size: report.target.tokens.vocab_size,
+        },
+        differences: report
+            .differences
+            .iter()
+            .map(|d| DifferenceOutput {
+                path: d.diff.path.to_string(),
+                kind: d.diff.kind.as_str(),
+                severity: d.diff.severity.as_str(),
+                local_path: d.diff.local_path.as_ref().map(ToString::to_string),
+                authority_path: d.diff.authority_path.as_ref().map(ToString::to_string),
+                local: d
+                    .diff
+                    .local
+                    .as_ref()
+                    .map_or(serde_json::Value::Null, |n| n.to_serde()),
+                local_present: d.diff.local.is_some(),
+                authority: d
+                    .diff
+                    .authority
+                    .as_ref()
+                    .map_or(serde_json::Value::Null, |n| n.to_serde()),
+                authority_present: d.diff.authority.is_some(),
+                local_token: d.local_tokens.clone(),
+                authority_token: d.authority_tokens.clone(),
+                note: d.diff.note.clone(),
+            })
+            .collect(),
+        fix_command: fails.then(|| fix_command(report)),
+    }
+}
+
+/// `diff` renders in every format.
+impl super::Report for DiffReport {
+    fn command(&self) -> &'static str {
+        "diff"
+    }
+
+    fn diagnostics(&self) -> Vec<crate::diagnostic::Diagnostic> {
+        DiffReport::diagnostics(self)
+    }
+
+    fn write_human(&self, out: &mut dyn Write, options: &super::RenderOptions) -> io::Result<()> {
+        write_diff(out, self, options.fails, options.painter)
+    }
+
+    fn json_body(&self) -> serde_json::Value {
+        serde_json::to_value(diff_output(self)).unwrap_or_default()
+    }
 }

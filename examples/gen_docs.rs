@@ -1,0 +1,21 @@
+//! Regenerates the code tables of docs/rules.md and README.md from the registry:
+//! `cargo run --example gen_docs`. tests/docs.rs fails when the committed files are stale.
+
+use dflash_check::registry;
+
+fn main() -> std::io::Result<()> {
+    for (file, name, body) in [
+        ("docs/rules.md", "codes", registry::codes_table()),
+        ("README.md", "lint-rules", registry::readme_table()),
+    ] {
+        let doc = std::fs::read_to_string(file)?;
+        let new = registry::replace_generated(&doc, name, &body).unwrap_or_else(|| {
+            panic!("{file} lacks the <!-- BEGIN/END GENERATED: {name} --> markers")
+        });
+        if new != doc {
+            std::fs::write(file, new)?;
+            println!("updated {file}");
+        }
+    }
+    Ok(())
+}

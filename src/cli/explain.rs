@@ -1,0 +1,31 @@
+//! `dflash-check explain [CODE]`: any code of any command, from the registry.
+
+use anyhow::Result;
+use clap::Args;
+
+use dflash_check::diagnostic::Code;
+use dflash_check::exit;
+use dflash_check::report::explain;
+
+#[derive(Debug, Args)]
+pub struct ExplainArgs {
+    /// A code (`target-layer-ids-formula`, `authority-mismatch`, ...); without it, every code is
+    /// listed.
+    pub code: Option<String>,
+}
+
+pub fn run(args: &ExplainArgs, out: &mut Vec<u8>) -> Result<u8> {
+    match &args.code {
+        None => explain::write_code_list(out)?,
+        Some(text) => match Code::parse(text) {
+            Some(code) => explain::write_explanation(out, code)?,
+            None => {
+                return Err(dflash_check::Error::new(format!("no code `{text}`"))
+                    .kind(dflash_check::error::ErrorKind::Usage)
+                    .with_hint("run `dflash-check explain` to list every code")
+                    .into())
+            }
+        },
+    }
+    Ok(exit::CLEAN)
+}

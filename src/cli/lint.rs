@@ -1,0 +1,116 @@
+//! `dflash-check lint`: one drafter config on its own, against its target and engine.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::{Args, ValueEnum};
+
+use dflash_check::rules::{self, Engine, EngineSpec, Family, LintOptions};
+use dflash_check::{analysis, config};
+
+use super::{finish, DenyLevel, HubArgs, OutputArgs, TargetArgs};
+
+#[derive(Debug, Args)]
+pub struct LintArgs {
+    /// Drafter directory (holding config.json) or config file.
+    pub path: PathBuf,
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Do not use built-in target facts or token tables when no --target is given.
+    #[arg(long)]
+    pub no_builtin: bool,
+    #[command(flatten)]
+    pub hub: HubArgs,
+    /// Use this family's rules instead of detecting the family.
+    #[arg(long, value_enum)]
+    pub family: Option<FamilyArg>,
+    /// The engine the drafter will be served with, optionally at a version: vllm, sglang,
+    /// vllm@0.26 (version-dependent rules then say which applies).
+    #[arg(long, value_name = "ENGINE[@X.Y]", value_parser = parse_engine)]
+    pub engine: Option<EngineSpec>,
+    /// vLLM's --speculative-config JSON, checked against the config (needs --engine vllm).
+    #[arg(long, value_name = "JSON")]
+    pub speculative_config: Option<String>,
+    /// SGLang's --speculative-num-draft-tokens, checked against block_size (needs --engine sglang).
+    #[arg(long, value_name = "B")]
+    pub num_draft_tokens: Option<u64>,
+    /// Count warnings as failures: `--deny warnings`.
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    pub deny: Option<DenyLevel>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+fn parse_engine(text: &str) -> Result<EngineSpec, String> {
+    EngineSpec::parse(text)
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum FamilyArg {
+    Dflash,
+    Dflash2,
+    Dspark,
+    Domino,
+    #[value(name = "p-eagle")]
+    Peagle,
+    Eagle3,
+    Speculators,
+    Mtp,
+}
+
+impl From<FamilyArg> for Family {
+    fn from(f: FamilyArg) -> Self {
+        match f {
+            FamilyArg::Dflash => Family::Dflash,
+            FamilyArg::Dflash2 => Family::Dflash2,
+            FamilyArg::Dspark => Family::Dspark,
+            FamilyArg::Domino => Family::Domino,
+            FamilyArg::Peagle => Family::Peagle,
+            FamilyArg::Eagle3 => Family::Eagle3,
+            FamilyArg::Speculators => Family::Speculators,
+            FamilyArg::Mtp => Family::Mtp,
+        }
+    }
+}
+
+impl LintArgs {
+    /// Resolves the engine flags into lint options, refusing inconsistent combinations.
+    fn options(&self) -> Result<LintOptions> {
+        let engine = self.engine.map(|e| e.engine);
+        if self.speculative_config.is_some() && engine != Some(Engine::Vllm) {
+            anyhow::bail!("--speculative-config is vLLM's flag: pass --engine vllm with it");
+        }
+        if self.num_draft_tokens.is_some() && engine != Some(Engine::Sglang) {
+            anyhow::bail!("--num-draft-tokens is SGLang's flag: pass --engine sglang with it");
+        }
+        let speculative_config = match &self.speculative_config {
+            None => None,
+            Some(text) => {
+                let v: serde_json::Value = serde_json::from_str(text)
+                    .map_err(|e| anyhow::anyhow!("--speculative-config is not valid JSON: {e}"))?;
+                if !v.is_object() {
+                    anyhow::bail!("--speculative-config must be a JSON object, like vLLM's flag");
+                }
+                Some(v)
+            }
+        };
+        Ok(LintOptions {
+            family: self.family.map(Family::from),
+            engine,
+            engine_version: self.engine.and_then(|e| e.version),
+            speculative_config,
+            num_draft_tokens: self.num_draft_tokens,
+        })
+    }
+}
+
+pub fn run(args: &LintArgs, out: &mut Vec<u8>) -> Result<u8> {
+    let options = args.options()?;
+    let local = config::load(&args.path)?;
+    let mut choice = args.target.choice(&args.hub)?;
+    choice.no_builtin = args.no_builtin;
+    let target = analysis::resolve_target(&choice, &[&local], None)?;
+    let report = rules::lint(&local, &options, &target)?;
+    let deny = args.deny == Some(DenyLevel::Warnings);
+    finish(&report, &args.output, report.fails(deny), deny, out)
+}

@@ -1,0 +1,73 @@
+//! `dflash-check pin`: record a drafter's authority (and target) at a resolved commit.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::Args;
+
+use dflash_check::hub::RepoRef;
+use dflash_check::{exit, pins};
+
+use super::HubArgs;
+
+#[derive(Debug, Args)]
+pub struct PinArgs {
+    /// Drafter directory (holding config.json).
+    pub path: PathBuf,
+    /// The drafter's Hub repo, at a branch, tag or sha: ORG/NAME[@REV]; the resolved sha is recorded.
+    #[arg(long, value_name = "REPO[@REV]", group = "pin_authority")]
+    pub from_hub: Option<String>,
+    /// Pin a built-in snapshot instead.
+    #[arg(long, value_name = "REPO", group = "pin_authority")]
+    pub snapshot: Option<String>,
+    /// Pin an authoritative config file instead (stored relative to the pin file).
+    #[arg(long, value_name = "PATH", group = "pin_authority")]
+    pub against: Option<PathBuf>,
+    /// Target model: a Hub repo ORG/NAME[@REV] (its sha is recorded) or a directory.
+    #[arg(long, value_name = "REPO|DIR")]
+    pub target: Option<String>,
+    /// Pin file to update [default: dflash-check.toml found from PATH upwards, else ./dflash-check.toml].
+    #[arg(long, value_name = "FILE")]
+    pub pins: Option<PathBuf>,
+    #[command(flatten)]
+    pub hub: HubArgs,
+}
+
+pub fn run(args: &PinArgs, out: &mut Vec<u8>) -> Result<u8> {
+    let source = if let Some(r) = &args.from_hub {
+        let repo: RepoRef = r.parse().map_err(dflash_check::Error::from)?;
+        pins::PinSource::Hub(repo)
+    } else if let Some(s) = &args.snapshot {
+        pins::PinSource::Snapshot(s.clone())
+    } else if let Some(p) = &args.against {
+        pins::PinSource::File(p.clone())
+    } else {
+        pins::PinSource::Auto
+    };
+    let needs_hub = matches!(source, pins::PinSource::Hub(_))
+        || args
+            .target
+            .as_deref()
+            .is_some_and(|t| !std::path::Path::new(t).is_dir());
+    let hub = if needs_hub {
+        Some(args.hub.settings()?)
+    } else {
+        None
+    };
+    let recorded = pins::record(&pins::PinRequest {
+        drafter: args.path.clone(),
+        source,
+        target: args.target.clone(),
+        pins: args.pins.clone(),
+        hub,
+        date: pins::today(),
+    })?;
+    writeln!(out, "pinned {} to {}", recorded.key, recorded.summary)?;
+    writeln!(
+        out,
+        "in {} — commit it; `dflash-check check` will compare against exactly this.",
+        recorded.pin_file.display()
+    )?;
+    Ok(exit::CLEAN)
+}

@@ -1,0 +1,228 @@
+//! Every diagnostic code, by name: one enum per command family under one [`Code`].
+//!
+//! Only names live here (this is the bottom layer, below every family): each family documents
+//! its codes where it raises them, and `crate::registry` gathers that documentation. Adding a
+//! code means adding its name here and its documentation beside the code that raises it; a test
+//! in `registry` fails if either is missing.
+
+use std::fmt;
+
+use serde::{Serialize, Serializer};
+
+/// Declares a code enum: variants and their stable kebab-case text.
+#[macro_export]
+macro_rules! declare_code_names {
+    (
+        $(#[$meta:meta])*
+        pub enum $name:ident {
+            $( $(#[$vmeta:meta])* $variant:ident => $text:literal ),* $(,)?
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum $name {
+            $( $(#[$vmeta])* $variant ),*
+        }
+
+        impl $name {
+            /// Every code, in declaration order.
+            pub const ALL: &'static [$name] = &[$($name::$variant),*];
+
+            /// The stable kebab-case text of the code.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $($name::$variant => $text),*
+                }
+            }
+        }
+
+        impl serde::Serialize for $name {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.serialize_str(self.as_str())
+            }
+        }
+    };
+}
+
+crate::declare_code_names! {
+    /// `diff`: one code per kind of difference from the authority.
+    pub enum DiffCode {
+        Changed => "changed",
+        TypeChanged => "type",
+        OnlyLocal => "only-local",
+        OnlyAuthority => "only-authority",
+        OutOfRange => "out-of-range",
+        Layout => "layout",
+    }
+}
+
+crate::declare_code_names! {
+    /// `lint`: one code per rule of the registry in `rules`.
+    pub enum LintCode {
+        FieldType => "field-type",
+        HiddenSizeMismatch => "hidden-size-mismatch",
+        VocabSizeMismatch => "vocab-size-mismatch",
+        BlockSizeMissing => "block-size-missing",
+        MixedLayout => "mixed-layout",
+        TargetLayerIdsMissing => "target-layer-ids-missing",
+        TargetLayerIdsOutOfRange => "target-layer-ids-out-of-range",
+        TargetLayerIdsLastLayer => "target-layer-ids-last-layer",
+        TargetLayerIdsOrder => "target-layer-ids-order",
+        TargetLayerIdsFormula => "target-layer-ids-formula",
+        AuxLayerIdsDisagree => "aux-layer-ids-disagree",
+        NumTargetLayersMismatch => "num-target-layers-mismatch",
+        FcWidth => "fc-width",
+        MaskTokenMissing => "mask-token-missing",
+        MaskTokenOutOfRange => "mask-token-out-of-range",
+        MaskTokenCollision => "mask-token-collision",
+        MaskTokenTextToken => "mask-token-text-token",
+        MaskTokenStringConflict => "mask-token-string-conflict",
+        LayerTypesMissing => "layer-types-missing",
+        LayerTypesLength => "layer-types-length",
+        LayerTypesUnknown => "layer-types-unknown",
+        SlidingWindowMissing => "sliding-window-missing",
+        UseSwa => "use-swa",
+        UseSlidingWindowInconsistent => "use-sliding-window-inconsistent",
+        MixedAttentionVllm => "mixed-attention-vllm",
+        PairedFields => "paired-fields",
+        DominoFields => "domino-fields",
+        RopeNeoxStyle => "rope-neox-style",
+        TokenIdOutOfRange => "token-id-out-of-range",
+        TokenIdNotSpecial => "token-id-not-special",
+        TokenIdTargetMismatch => "token-id-target-mismatch",
+        SpeculativeConfigMethod => "speculative-config-method",
+        NumSpeculativeTokensMissing => "num-speculative-tokens-missing",
+        NumSpeculativeTokensTooLarge => "num-speculative-tokens-too-large",
+        NumDraftTokensMismatch => "num-draft-tokens-mismatch",
+        EagleAuxLayerIdsMissing => "eagle-aux-layer-ids-missing",
+        EagleAuxLayerIdsNested => "eagle-aux-layer-ids-nested",
+        EagleAuxLayerIdsOutOfRange => "eagle-aux-layer-ids-out-of-range",
+        EagleAuxLayerIdsCount => "eagle-aux-layer-ids-count",
+        DraftVocabSizeMismatch => "draft-vocab-size-mismatch",
+    }
+}
+
+crate::declare_code_names! {
+    /// `check`: the gate's own findings (pins, authorities, unreadable files).
+    pub enum CheckCode {
+        AuthorityMismatch => "authority-mismatch",
+        AuthorityMetadataMismatch => "authority-metadata-mismatch",
+        AuthorityLayout => "authority-layout",
+        AuthorityTokenOutOfRange => "authority-token-out-of-range",
+        AuthorityUnavailable => "authority-unavailable",
+        ConfigUnreadable => "config-unreadable",
+        PinMissing => "pin-missing",
+        NoAuthority => "no-authority",
+    }
+}
+
+crate::declare_code_names! {
+    /// `weights`: the safetensors header against the config and target.
+    pub enum WeightsCode {}
+}
+
+crate::declare_code_names! {
+    /// `launch`: the engine command line against the drafter it serves.
+    pub enum LaunchCode {}
+}
+
+crate::declare_code_names! {
+    /// `acceptance`: a running server's acceptance metrics.
+    pub enum AcceptanceCode {}
+}
+
+/// Every diagnostic code, by the command family that raises it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Code {
+    Diff(DiffCode),
+    Lint(LintCode),
+    Check(CheckCode),
+    Weights(WeightsCode),
+    Launch(LaunchCode),
+    Acceptance(AcceptanceCode),
+}
+
+macro_rules! families {
+    ($($variant:ident($ty:ident) => $family:literal),* $(,)?) => {
+        $(
+            impl From<$ty> for Code {
+                fn from(code: $ty) -> Code {
+                    Code::$variant(code)
+                }
+            }
+        )*
+
+        impl Code {
+            /// The stable kebab-case text (`target-layer-ids-formula`).
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Code::$variant(c) => c.as_str()),*
+                }
+            }
+
+            /// The command family that raises it, as `explain` and docs/rules.md group codes.
+            pub fn family(self) -> &'static str {
+                match self {
+                    $(Code::$variant(_) => $family),*
+                }
+            }
+
+            /// Every code of every family, in a stable order.
+            pub fn all() -> Vec<Code> {
+                let mut all = Vec::new();
+                $(all.extend($ty::ALL.iter().copied().map(Code::$variant));)*
+                all
+            }
+        }
+    };
+}
+
+families! {
+    Diff(DiffCode) => "diff",
+    Lint(LintCode) => "lint",
+    Check(CheckCode) => "check",
+    Weights(WeightsCode) => "weights",
+    Launch(LaunchCode) => "launch",
+    Acceptance(AcceptanceCode) => "acceptance",
+}
+
+impl Code {
+    /// The code with this text.
+    pub fn parse(text: &str) -> Option<Code> {
+        Code::all().into_iter().find(|c| c.as_str() == text)
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Serialize for Code {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Codes are unique across families and kebab-case, so `explain CODE` is unambiguous.
+    #[test]
+    fn codes_are_unique_kebab_case() {
+        let all = Code::all();
+        let mut seen = std::collections::BTreeSet::new();
+        for c in &all {
+            assert!(seen.insert(c.as_str()), "duplicate code {c}");
+            assert!(
+                c.as_str()
+                    .chars()
+                    .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '-'),
+                "{c}"
+            );
+            assert_eq!(Code::parse(c.as_str()), Some(*c));
+        }
+    }
+}

@@ -1,0 +1,107 @@
+//! Every code's documentation, gathered from the families that raise them.
+//!
+//! `diagnostic::codes` names every code; each family documents its own (lint: each rule next to
+//! its function in `rules`; diff, check, weights, launch, acceptance: an `info` function beside
+//! the code that raises them). This module sits above all of them and answers
+//! `dflash-check explain CODE` and the generated docs/rules.md for every code alike.
+
+use crate::diagnostic::{Code, CodeInfo};
+
+/// The documentation of any code.
+pub fn info(code: Code) -> &'static CodeInfo {
+    match code {
+        Code::Diff(c) => crate::diff::info(c),
+        Code::Lint(c) => crate::rules::info(c),
+        Code::Check(c) => crate::check::info(c),
+        Code::Weights(c) => crate::weights::info(c),
+        Code::Launch(c) => crate::launch::info(c),
+        Code::Acceptance(c) => crate::acceptance::info(c),
+    }
+}
+
+/// The markdown table of every code, for docs/rules.md: family, code, severity, what it
+/// catches, and its source. Generated from the registry (`cargo run --example gen_docs`); a
+/// test fails when the committed file is stale.
+pub fn codes_table() -> String {
+    let mut out = String::from(
+        "| family | code | severity | applies to | needs | what it catches | source |\n|---|---|---|---|---|---|---|\n",
+    );
+    for code in Code::all() {
+        let i = info(code);
+        let (applies, needs) = match code {
+            Code::Lint(c) => {
+                let r = crate::rules::rule(c);
+                let needs = if r.needs.is_empty() {
+                    "config".to_string()
+                } else {
+                    r.needs
+                        .iter()
+                        .map(|n| format!("{n:?}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                };
+                (r.applies.describe(), needs)
+            }
+            _ => ("—".to_string(), "—".to_string()),
+        };
+        out.push_str(&format!(
+            "| {} | `{}` | {} | {} | {} | {} | {} |\n",
+            code.family(),
+            code.as_str(),
+            i.severity.as_str(),
+            applies,
+            needs,
+            escape(i.summary),
+            escape(i.source)
+        ));
+    }
+    out
+}
+
+/// The short table of lint codes for the README: code, severity, summary.
+pub fn readme_table() -> String {
+    let mut out = String::from("| code | severity | what it catches |\n|---|---|---|\n");
+    for code in Code::all() {
+        if let Code::Lint(_) = code {
+            let i = info(code);
+            out.push_str(&format!(
+                "| `{}` | {} | {} |\n",
+                code.as_str(),
+                i.severity.as_str(),
+                escape(i.summary)
+            ));
+        }
+    }
+    out
+}
+
+fn escape(s: &str) -> String {
+    s.replace('|', "\\|")
+}
+
+/// Replaces the text between `<!-- BEGIN GENERATED: name -->` and `<!-- END GENERATED: name -->`
+/// in `doc` with `body`. `None` if the markers are missing.
+pub fn replace_generated(doc: &str, name: &str, body: &str) -> Option<String> {
+    let begin = format!("<!-- BEGIN GENERATED: {name} -->");
+    let end = format!("<!-- END GENERATED: {name} -->");
+    let b = doc.find(&begin)? + begin.len();
+    let e = doc[b..].find(&end)? + b;
+    Some(format!("{}\n{body}{}", &doc[..b], &doc[e..]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every code has a summary, an explanation and a cited source, so `explain` never comes
+    /// back empty.
+    #[test]
+    fn every_code_is_documented() {
+        for code in Code::all() {
+            let i = info(code);
+            assert!(!i.summary.is_empty(), "{code}: no summary");
+            assert!(!i.explanation.is_empty(), "{code}: no explanation");
+            assert!(!i.source.is_empty(), "{code}: no source");
+        }
+    }
+}

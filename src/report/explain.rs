@@ -1,0 +1,64 @@
+//! `explain`: the list of every code (lint, diff, check, weights, launch, acceptance) with its
+//! severity and summary, and the full explanation of one code with its cited source.
+
+use std::io::{self, Write};
+
+use crate::diagnostic::Code;
+use crate::registry;
+
+/// Every code, grouped by family: `code  severity  summary`.
+pub fn write_code_list(out: &mut dyn Write) -> io::Result<()> {
+    let codes = Code::all();
+    let width = codes.iter().map(|c| c.as_str().len()).max().unwrap_or(0);
+    let mut family = "";
+    for code in codes {
+        if code.family() != family {
+            family = code.family();
+            writeln!(out, "{family}:")?;
+        }
+        let info = registry::info(code);
+        writeln!(
+            out,
+            "  {:<width$}  {:<7}  {}",
+            code.as_str(),
+            info.severity.as_str(),
+            info.summary
+        )?;
+    }
+    writeln!(out)?;
+    writeln!(
+        out,
+        "Run `dflash-check explain CODE` for the details of one code."
+    )
+}
+
+/// The full explanation of one code.
+pub fn write_explanation(out: &mut dyn Write, code: Code) -> io::Result<()> {
+    let info = registry::info(code);
+    writeln!(
+        out,
+        "{} ({}, {})",
+        code.as_str(),
+        code.family(),
+        info.severity.as_str()
+    )?;
+    writeln!(out, "{}", info.summary)?;
+    writeln!(out)?;
+    writeln!(out, "{}", info.explanation)?;
+    writeln!(out)?;
+    if let Code::Lint(c) = code {
+        let rule = crate::rules::rule(c);
+        writeln!(out, "Applies to: {}", rule.applies.describe())?;
+        let needs = if rule.needs.is_empty() {
+            "the drafter config alone".to_string()
+        } else {
+            rule.needs
+                .iter()
+                .map(|n| n.describe())
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        writeln!(out, "Needs: {needs}")?;
+    }
+    writeln!(out, "Source: {}", info.source)
+}

@@ -1,0 +1,124 @@
+//! `lint`'s report: one line per finding (`error[code] path: message (expected …)`) with its
+//! `file:line:column`, the rules skipped for want of a fact, then the verdict. JSON: the family
+//! and its evidence, the target facts used, and the skipped rules, beside the diagnostics.
+
+use std::io::{self, Write};
+
+use serde_json::json;
+
+use super::{plural, RenderOptions, Report};
+use crate::diagnostic::{Diagnostic, Summary};
+use crate::rules::LintReport;
+
+impl Report for LintReport {
+    fn command(&self) -> &'static str {
+        "lint"
+    }
+
+    fn diagnostics(&self) -> Vec<Diagnostic> {
+        self.findings.clone()
+    }
+
+    fn write_human(&self, out: &mut dyn Write, options: &RenderOptions) -> io::Result<()> {
+        let p = options.painter;
+        let evidence = self.family.evidence.join(", ");
+        writeln!(
+            out,
+            "{} {}  ({} drafter: {evidence})",
+            p.bold("lint"),
+            self.path,
+            self.family.name.as_str()
+        )?;
+        writeln!(
+            out,
+            "target: {}; tokens: {}",
+            self.target.source, self.target.tokens
+        )?;
+        writeln!(out)?;
+        write_diagnostics(out, &self.findings, options)?;
+        if !self.skipped.is_empty() {
+            let codes: Vec<&str> = self.skipped.iter().map(|s| s.code.as_str()).collect();
+            writeln!(
+                out,
+                "skipped (no target facts; pass --target DIR): {}",
+                codes.join(", ")
+            )?;
+        }
+        write_verdict(out, &self.summary, options)
+    }
+
+    fn json_body(&self) -> serde_json::Value {
+        json!({
+            "path": self.path,
+            "family": self.family,
+            "target": self.target,
+            "skipped": self.skipped,
+        })
+    }
+}
+
+/// Each diagnostic as `severity[code] path: message (expected …)` and its location.
+pub fn write_diagnostics(
+    out: &mut dyn Write,
+    diagnostics: &[Diagnostic],
+    options: &RenderOptions,
+) -> io::Result<()> {
+    let p = options.painter;
+    for f in diagnostics {
+        let expected = f
+            .expected
+            .as_ref()
+            .map_or(String::new(), |e| format!(" (expected {e})"))
+            .replace(',', ", ");
+        let path = if f.path.is_empty() {
+            String::new()
+        } else {
+            format!("{}: ", f.path)
+        };
+        writeln!(
+            out,
+            "{}[{}] {path}{}{expected}",
+            p.level(f.severity),
+            f.code,
+            f.message
+        )?;
+        if let Some(file) = &f.file {
+            let at = f
+                .span
+                .map_or(String::new(), |s| format!(":{}:{}", s.line, s.column));
+            writeln!(out, "  {} {file}{at}", p.dim("-->"))?;
+        }
+    }
+    if !diagnostics.is_empty() {
+        writeln!(out)?;
+    }
+    Ok(())
+}
+
+/// `ok: 0 errors, 2 warnings, 1 info` or `FAIL: …`.
+pub fn write_verdict(
+    out: &mut dyn Write,
+    s: &Summary,
+    options: &RenderOptions,
+) -> io::Result<()> {
+    let p = options.painter;
+    let verdict = if options.fails {
+        p.red("FAIL")
+    } else {
+        p.green("ok")
+    };
+    writeln!(
+        out,
+        "{verdict}: {} error{}, {} warning{}, {} info{}",
+        s.errors,
+        plural(s.errors),
+        s.warnings,
+        plural(s.warnings),
+        s.infos,
+        if options.deny_warnings && s.warnings > 0 {
+            " (warnings denied)"
+        } else {
+            ""
+        }
+    )
+}
