@@ -5,7 +5,6 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-
 use crate::config::{self, ConfigFile, TargetFacts};
 use crate::diagnostic::{Diagnostic, Severity, Summary};
 use crate::diff::{self, DiffKind, Difference};
@@ -91,11 +90,17 @@ pub fn resolve_inputs(
         other => other.clone(),
     };
     let mut target_choice = target.clone();
-    if !matches!(authority_choice, AuthorityChoice::Hub { .. }) && target_choice.target_hub.is_none() {
+    if !matches!(authority_choice, AuthorityChoice::Hub { .. })
+        && target_choice.target_hub.is_none()
+    {
         target_choice.hub = None;
     }
     let authority = resolve_authority(&local, &authority_choice)?;
-    let target = resolve_target(&target_choice, &[&local, &authority.config], Some(&authority))?;
+    let target = resolve_target(
+        &target_choice,
+        &[&local, &authority.config],
+        Some(&authority),
+    )?;
     Ok((local, authority, target))
 }
 
@@ -419,11 +424,12 @@ impl DiffReport {
                 };
                 let mut tokens = d.local_tokens.clone();
                 tokens.extend(d.authority_tokens.iter().cloned());
-                let mut diag = Diagnostic::new(code, diff::info(code), diff.path.to_string(), message)
-                    .severity(diff.severity)
-                    .file(file.clone())
-                    .span(line, column)
-                    .tokens(tokens);
+                let mut diag =
+                    Diagnostic::new(code, diff::info(code), diff.path.to_string(), message)
+                        .severity(diff.severity)
+                        .file(file.clone())
+                        .span(line, column)
+                        .tokens(tokens);
                 if let Some(a) = &diff.authority {
                     diag = diag.expected(a.to_serde());
                 }

@@ -83,7 +83,6 @@ embedding: SGLang refuses such a mask id at load.",
     }
 }
 
-
 /// What `check` needs besides the paths.
 #[derive(Debug, Clone, Default)]
 pub struct CheckOptions {
@@ -440,8 +439,7 @@ pub fn diff_findings(report: &DiffReport) -> Vec<Diagnostic> {
                 (_, Severity::Info) => (CheckCode::AuthorityLayout, Severity::Info),
             };
             let local = crate::text::short_value(diff.local.as_ref(), &d.local_tokens);
-            let authority =
-                crate::text::short_value(diff.authority.as_ref(), &d.authority_tokens);
+            let authority = crate::text::short_value(diff.authority.as_ref(), &d.authority_tokens);
             let message = match diff.kind {
                 DiffKind::Layout => diff.note.clone().unwrap_or_default(),
                 _ => format!(

@@ -313,6 +313,10 @@ pub struct TargetFacts {
     pub bos_token_id: Option<u64>,
     pub eos_token_ids: Vec<u64>,
     pub pad_token_id: Option<u64>,
+    /// The context length the target was built for.
+    pub max_position_embeddings: Option<u64>,
+    /// The target's `architectures` (top level).
+    pub architectures: Vec<String>,
 }
 
 /// Where multimodal and composite targets keep their text model's config, most specific first:
@@ -341,7 +345,9 @@ impl TargetFacts {
         };
         TargetFacts {
             source: config.path.display().to_string(),
-            model_type: pick("model_type").and_then(Node::as_str).map(str::to_string),
+            model_type: pick("model_type")
+                .and_then(Node::as_str)
+                .map(str::to_string),
             num_hidden_layers: pick("num_hidden_layers")
                 .or_else(|| pick("num_layers"))
                 .and_then(Node::as_u64),
@@ -356,6 +362,8 @@ impl TargetFacts {
                 None => Vec::new(),
             },
             pad_token_id: pick("pad_token_id").and_then(Node::as_u64),
+            max_position_embeddings: pick("max_position_embeddings").and_then(Node::as_u64),
+            architectures: architectures(root),
         }
     }
 
@@ -364,6 +372,7 @@ impl TargetFacts {
         self.model_type
             .as_deref()
             .is_some_and(|m| m.starts_with("qwen3_5"))
+            || self.architectures.iter().any(|a| a.starts_with("Qwen3_5"))
     }
 }
 
@@ -405,12 +414,18 @@ mod tests {
     #[test]
     fn target_facts_read_composite_and_renamed_layer_counts() {
         let longcat = cfg(r#"{"num_layers": 28, "hidden_size": 6144}"#);
-        assert_eq!(TargetFacts::from_config(&longcat).num_hidden_layers, Some(28));
+        assert_eq!(
+            TargetFacts::from_config(&longcat).num_hidden_layers,
+            Some(28)
+        );
         let omni = cfg(
             r#"{"thinker_config": {"text_config": {"num_hidden_layers": 48, "hidden_size": 2048, "vocab_size": 151936}}}"#,
         );
         let f = TargetFacts::from_config(&omni);
-        assert_eq!((f.num_hidden_layers, f.vocab_size), (Some(48), Some(151936)));
+        assert_eq!(
+            (f.num_hidden_layers, f.vocab_size),
+            (Some(48), Some(151936))
+        );
         let internvl = cfg(r#"{"llm_config": {"num_hidden_layers": 36, "model_type": "qwen3"}}"#);
         let f = TargetFacts::from_config(&internvl);
         assert_eq!(f.num_hidden_layers, Some(36));

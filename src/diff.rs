@@ -128,27 +128,45 @@ pub const MINOR_FIELDS: &[&str] = &[
     "chunk_size_feed_forward",
     "problem_type",
     "tokenizer_class",
+    "speculators_version",
 ];
 
 /// Keys that only training reads: a difference changes nothing an engine serves, so it is a
-/// warning, like metadata. Unknown keys stay errors. Each is read by SpecForge's trainer or
-/// z-lab's training code and by no serving engine (sgl-project/SpecForge
-/// specforge/modeling/draft/dflash.py@a6b6b02, scripts/train_dflash.py).
+/// warning, like metadata. Unknown keys stay errors. Matched on the last key of a path that is
+/// top level or directly under `dflash_config`. Each is a training option of SpecForge
+/// (specforge/config/schema.py@a6b6b02, the line in the comment) or speculators.
 pub const TRAINING_ONLY_FIELDS: &[&str] = &[
-    "num_anchors",
-    "loss_decay_gamma",
-    "attention_backend",
+    "num_anchors",                  // schema.py:537, anchors sampled per sequence
+    "loss_decay_gamma",             // schema.py:538, per-position loss decay
+    "attention_backend",            // schema.py:523-525, training attention kernel
+    "objective_chunk_blocks",       // schema.py:540, loss chunking
+    "loss_type",                    // schema.py:541, DFlash loss variant
+    "dpace_alpha",                  // schema.py:547
+    "lambda_base_start",            // schema.py:548, Domino loss schedule
+    "lambda_base_decay_ratio",      // schema.py:549
+    "dspark_ce_loss_alpha",         // schema.py:550, DSpark loss weights
+    "dspark_l1_loss_alpha",         // schema.py:551
+    "dspark_confidence_head_alpha", // schema.py:552
+    "ttt_length",                   // schema.py:522, EAGLE-3 training-time-test length
+    "kl_scale",                     // schema.py:534, EAGLE-3 KL loss
+    "kl_decay",                     // schema.py:535
+    "num_depths",                   // schema.py:554, P-EAGLE COD sampling
+    "down_sample_ratio",            // schema.py:555
+    "down_sample_ratio_min",        // schema.py:556
+    "embed_requires_grad", // speculators src/speculators/models/eagle3/config.py@c05b95b:84
 ];
 
 /// The severity of a difference at `path` (canonical layout): metadata and training-only keys
 /// are warnings, everything else (including keys this tool has never seen) is an error.
 pub fn severity_of(path: &Path) -> Severity {
-    let minor = |key: &str| MINOR_FIELDS.contains(&key) || TRAINING_ONLY_FIELDS.contains(&key);
-    let nested_training_key = path.first_key() == Some("dflash_config")
-        && path.last_key().is_some_and(|k| TRAINING_ONLY_FIELDS.contains(&k));
-    match path.first_key() {
-        Some(key) if minor(key) => Severity::Warning,
-        _ if nested_training_key => Severity::Warning,
+    let training = |key: &str| TRAINING_ONLY_FIELDS.contains(&key);
+    let top_level = path.0.len() == 1;
+    let under_dflash_config = path.0.len() == 2 && path.first_key() == Some("dflash_config");
+    match (path.first_key(), path.last_key()) {
+        (Some(first), _) if MINOR_FIELDS.contains(&first) => Severity::Warning,
+        (_, Some(last)) if (top_level || under_dflash_config) && training(last) => {
+            Severity::Warning
+        }
         _ => Severity::Error,
     }
 }
@@ -535,10 +553,7 @@ mod tests {
             severity_of(&Path::key("transformers_version")),
             Severity::Warning
         );
-        assert_eq!(
-            severity_of(&Path::key("some_new_field")),
-            Severity::Error
-        );
+        assert_eq!(severity_of(&Path::key("some_new_field")), Severity::Error);
         assert_eq!(
             severity_of(&Path::parse("dflash_config.mask_token_id")),
             Severity::Error

@@ -271,9 +271,10 @@ pub struct Recorded {
 pub fn record(request: &PinRequest) -> Result<Recorded> {
     use crate::source::builtin;
     let local = crate::config::load(&request.drafter)?;
-    let pins_path = request.pins.clone().unwrap_or_else(|| {
-        discover(&local.dir()).unwrap_or_else(|| PathBuf::from(FILE_NAME))
-    });
+    let pins_path = request
+        .pins
+        .clone()
+        .unwrap_or_else(|| discover(&local.dir()).unwrap_or_else(|| PathBuf::from(FILE_NAME)));
     let mut loaded = if pins_path.is_file() {
         load(&pins_path)?
     } else {
@@ -296,7 +297,8 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
     })?;
     let settings = || {
         request.hub.clone().ok_or_else(|| {
-            Error::new("Hub settings are needed to pin a Hub repo").kind(crate::error::ErrorKind::Usage)
+            Error::new("Hub settings are needed to pin a Hub repo")
+                .kind(crate::error::ErrorKind::Usage)
         })
     };
     let (authority, mut summary) = match &request.source {
@@ -313,10 +315,11 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
             )
         }
         PinSource::Snapshot(name) => {
-            let snap = builtin::Snapshot::find(name)
-                .ok_or_else(|| Error::new(format!("no built-in snapshot named `{name}`"))
+            let snap = builtin::Snapshot::find(name).ok_or_else(|| {
+                Error::new(format!("no built-in snapshot named `{name}`"))
                     .kind(crate::error::ErrorKind::Usage)
-                    .with_hint("run `dflash-check snapshots` to list them"))?;
+                    .with_hint("run `dflash-check snapshots` to list them")
+            })?;
             (
                 PinAuthority::Snapshot(snap.repo.to_string()),
                 format!("built-in snapshot {}", snap.repo),

@@ -204,7 +204,9 @@ fn json_output_is_versioned() {
     assert_eq!(v["summary"]["fails"], true);
     // One diagnostic shape for every command: the same fields as lint's.
     let d = &v["diagnostics"][0];
-    for key in ["code", "severity", "file", "path", "line", "column", "message", "source"] {
+    for key in [
+        "code", "severity", "file", "path", "line", "column", "message", "source",
+    ] {
         assert!(d.get(key).is_some(), "diagnostic lacks {key}: {d}");
     }
     let wrong = v["drafters"]

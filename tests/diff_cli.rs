@@ -198,7 +198,7 @@ fn no_authority_exits_two_with_hint() {
     );
 }
 
-/// The JSON output matches its snapshot (schema version 1).
+/// The JSON output matches its snapshot (schema version 2).
 #[test]
 fn json_output_matches_snapshot() {
     let (code, out, _) = run(&[
@@ -213,7 +213,7 @@ fn json_output_matches_snapshot() {
     ]);
     assert_eq!(code, 1);
     let value: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(value["schema_version"], 1);
+    assert_eq!(value["schema_version"], 2);
     insta::assert_json_snapshot!("incident_json", value);
 }
 

@@ -192,7 +192,7 @@ fn json_output_has_the_documented_fields() {
     let out = fix(&dir, &["--format", "json"], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(v["schema_version"], 1);
+    assert_eq!(v["schema_version"], 2);
     assert_eq!(v["command"], "fix");
     assert_eq!(v["mode"], "minimal");
     assert_eq!(v["dry_run"], false);

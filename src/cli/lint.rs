@@ -51,7 +51,6 @@ pub enum FamilyArg {
     Dflash2,
     Dspark,
     Domino,
-    #[value(name = "p-eagle")]
     Peagle,
     Eagle3,
     Speculators,

@@ -19,9 +19,9 @@ use anyhow::Result;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use dflash_check::analysis::{AuthorityChoice, TargetChoice};
+use dflash_check::exit;
 use dflash_check::hub::{self, HubFlags, HubSettings, RepoRef};
 use dflash_check::report::{self, Format, Painter, RenderOptions, Report};
-use dflash_check::exit;
 
 const EXAMPLES: &str = "\
 Examples:
@@ -312,4 +312,3 @@ Examples:
   dflash-check explain target-layer-ids-formula
 
 Exit codes: 0 no error (warnings shown), 1 errors found (with --deny warnings: warnings too), 2 could not run.";
-

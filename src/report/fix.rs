@@ -34,7 +34,11 @@ impl super::Report for FixReport {
                     e.path.clone(),
                     format!(
                         "{}: {} → {}",
-                        if self.dry_run { "would change" } else { "changed" },
+                        if self.dry_run {
+                            "would change"
+                        } else {
+                            "changed"
+                        },
                         e.old_display,
                         e.new_display
                     ),

@@ -96,11 +96,7 @@ pub fn write_diagnostics(
 }
 
 /// `ok: 0 errors, 2 warnings, 1 info` or `FAIL: …`.
-pub fn write_verdict(
-    out: &mut dyn Write,
-    s: &Summary,
-    options: &RenderOptions,
-) -> io::Result<()> {
+pub fn write_verdict(out: &mut dyn Write, s: &Summary, options: &RenderOptions) -> io::Result<()> {
     let p = options.painter;
     let verdict = if options.fails {
         p.red("FAIL")

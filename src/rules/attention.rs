@@ -11,7 +11,7 @@ pub(super) const RULES: &[Rule] = &[
     LAYER_TYPES_LENGTH,
     LAYER_TYPES_UNKNOWN,
     SLIDING_WINDOW_MISSING,
-    USE_SWA,
+    DFLASH_USE_SWA,
     USE_SLIDING_WINDOW_INCONSISTENT,
     MIXED_ATTENTION_VLLM,
 ];
@@ -64,7 +64,7 @@ fn counts(types: &Node) -> Option<(usize, usize)> {
     Some((sliding, full))
 }
 
-fn layer_types<'a>(base: &'a Node) -> Option<&'a Node> {
+fn layer_types(base: &Node) -> Option<&Node> {
     base.get("layer_types").filter(|n| !n.is_null())
 }
 
@@ -76,9 +76,9 @@ const LAYER_TYPES_MISSING: Rule = Rule {
         explanation: "Without `layer_types`, transformers derives it from use_sliding_window, sliding_window and \
 max_window_layers (sliding from layer max_window_layers on); with z-lab's max_window_layers == num_hidden_layers \
 that silently means all full attention. If the drafter was trained with sliding layers (z-lab/Qwen3.6-27B-DFlash: \
-4 sliding + 1 full), acceptance collapses past about 2k tokens of context. Configs with `dflash_config.use_swa` are \
-different: vLLM runs every layer as sliding attention for them, whatever layer_types says, so its absence is only \
-worth knowing (info). Write the list explicitly.",
+4 sliding + 1 full), acceptance collapses past about 2k tokens of context (AEON-7/Qwen3.6-27B-DFlash#6). vLLM and \
+SGLang read only layer_types, so they run all layers full; configs with `dflash_config.use_swa` run every layer \
+sliding in vLLM and full in SGLang. Write the list explicitly.",
         source: "vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d (_resolve_layer_attention, use_swa); vllm-project/vllm PR 40898; ik_llama.cpp PR 2021",
     },
     applies: Applies::BlockDrafters,
@@ -93,11 +93,11 @@ fn layer_types_missing(cx: &mut Ctx) {
     }
     let path = base_path.child("layer_types");
     if use_swa(cx) {
-        cx.emit_as(
-            Severity::Info,
+        cx.emit(
             &path,
-            "`layer_types` is absent and `dflash_config.use_swa` is true: vLLM runs every draft layer as sliding \
-             attention; loaders that read only transformers' fields derive all full attention"
+            "`layer_types` is absent: vLLM runs every draft layer with a sliding window (dflash_config.use_swa), \
+             SGLang and SpecForge run them all as full attention (they read only layer_types); engines run \
+             different drafters"
                 .to_string(),
         );
         return;
@@ -116,13 +116,17 @@ fn layer_types_missing(cx: &mut Ctx) {
         (Some(true), Some(_), None) => "sliding layers from max_window_layers on".to_string(),
         _ => "all full_attention".to_string(),
     };
-    cx.emit(
-        &path,
+    let message = if use_sw == Some(true) {
         format!(
-            "`layer_types` is absent: transformers derives it from use_sliding_window and max_window_layers, \
-             here {derived}; if the drafter was trained with sliding layers, acceptance collapses on long contexts"
-        ),
-    );
+            "`layer_types` is absent: transformers derives it from use_sliding_window and max_window_layers \
+             (here {derived}), but vLLM and SGLang run all layers as full attention"
+        )
+    } else {
+        "`layer_types` is absent: every engine runs all layers as full attention; if the drafter was trained \
+         with sliding layers, acceptance collapses past the window"
+            .to_string()
+    };
+    cx.emit(&path, message);
 }
 
 const LAYER_TYPES_LENGTH: Rule = Rule {
@@ -249,13 +253,28 @@ fn sliding_window_missing(cx: &mut Ctx) {
                     &path,
                     format!("{why} but `{path}` is {what}; it must be a positive window size"),
                 );
+            } else if !swa && path.last_key() == Some("swa_window_size") {
+                // vLLM reads swa_window_size; SGLang reads only sliding_window.
+                let severity = match cx.engine() {
+                    Some(Engine::Vllm) => return,
+                    Some(Engine::Sglang) => Severity::Error,
+                    None => Severity::Warning,
+                };
+                cx.emit_as(
+                    severity,
+                    &base_path.child("sliding_window"),
+                    format!(
+                        "{why} and only `dflash_config.swa_window_size`: vLLM reads it, SGLang reads only \
+                         `sliding_window` and raises ValueError"
+                    ),
+                );
             }
         }
     };
 }
 
-const USE_SWA: Rule = Rule {
-    code: LintCode::UseSwa,
+const DFLASH_USE_SWA: Rule = Rule {
+    code: LintCode::DflashUseSwa,
     info: CodeInfo {
         severity: Severity::Warning,
         summary: "dflash_config.use_swa makes every layer sliding in vLLM, but layer_types lists full layers",
@@ -276,7 +295,10 @@ fn use_swa_rule(cx: &mut Ctx) {
             let path = Path::key("dflash_config").child("use_swa");
             cx.emit_type(
                 &path,
-                format!("`{path}` is {}; it must be a boolean", super::describe(node)),
+                format!(
+                    "`{path}` is {}; it must be a boolean",
+                    super::describe(node)
+                ),
             );
             return;
         }
@@ -302,13 +324,13 @@ fn use_swa_rule(cx: &mut Ctx) {
 const USE_SLIDING_WINDOW_INCONSISTENT: Rule = Rule {
     code: LintCode::UseSlidingWindowInconsistent,
     info: CodeInfo {
-        severity: Severity::Warning,
+        severity: Severity::Info,
         summary: "use_sliding_window disagrees with layer_types",
         explanation: "Neither vLLM's nor SGLang's DFlash path reads use_sliding_window (they read layer_types), but \
 transformers' Qwen3Config derives layer_types from it when the list is absent, and tools built on transformers \
 (z-lab's reference) read both. When it says false while layer_types has sliding layers (or true while all layers \
 are full), readers disagree. The published configs keep them consistent (Qwen3.6-27B: true with 4 sliding layers; \
-Qwen3.5-27B: false, all full). A convention: a warning.",
+Qwen3.5-27B: false, all full). Worth knowing: info.",
         source: "huggingface/transformers src/transformers/models/qwen3/configuration_qwen3.py (layer_types derivation); z-lab/Qwen3.6-27B-DFlash config.json",
     },
     applies: Applies::BlockDrafters,

@@ -3,7 +3,9 @@
 
 use serde_json::json;
 
-use super::{find, id_list, list_text, positive_int, Applies, Ctx, Engine, LintCode, Rule};
+use super::{
+    find, id_list, list_text, positive_int, Applies, Ctx, Engine, Family, LintCode, Need, Rule,
+};
 use crate::diagnostic::{CodeInfo, Severity};
 use crate::json::{Node, Path};
 
@@ -13,11 +15,15 @@ pub(super) const RULES: &[Rule] = &[
     EAGLE_AUX_LAYER_IDS_OUT_OF_RANGE,
     EAGLE_AUX_LAYER_IDS_COUNT,
     DRAFT_VOCAB_SIZE_MISMATCH,
+    TARGET_HIDDEN_SIZE_NULL,
+    PARALLEL_DRAFTING_TOKEN_MISSING,
+    PEAGLE_PARALLEL_DRAFTING_OFF,
+    EAGLE_MAX_POSITION_SHORT,
 ];
 
 /// Where vLLM reads the aux ids: the top-level key, or `eagle_config.layer_ids`; speculators
 /// configs use `aux_hidden_state_layer_ids`.
-fn read_by_vllm<'a>(root: &'a Node) -> Option<(Path, &'a Node)> {
+fn read_by_vllm(root: &Node) -> Option<(Path, &Node)> {
     find(
         root,
         &[
@@ -32,7 +38,7 @@ fn read_by_vllm<'a>(root: &'a Node) -> Option<(Path, &'a Node)> {
 const NESTED: &[&str] = &["eagle_config", "eagle_aux_hidden_state_layer_ids"];
 
 /// The aux ids wherever they are, the nested spelling last.
-fn any_ids<'a>(root: &'a Node) -> Option<(Path, &'a Node)> {
+fn any_ids(root: &Node) -> Option<(Path, &Node)> {
     read_by_vllm(root).or_else(|| find(root, &[NESTED]))
 }
 
@@ -72,7 +78,9 @@ const EAGLE_AUX_LAYER_IDS_NESTED: Rule = Rule {
         summary: "aux layer ids only under eagle_config.eagle_aux_hidden_state_layer_ids, where vLLM does not read them",
         explanation: "vLLM's get_eagle3_aux_layers_from_config reads the top-level \
 `eagle_aux_hidden_state_layer_ids` (or `eagle_config.layer_ids`), not `eagle_config.eagle_aux_hidden_state_layer_ids`: \
-ids written only there are ignored and vLLM falls back to its default layers. Move (or copy) them to the top level.",
+ids written only there are ignored and vLLM falls back to its default layers. SGLang and SpecForge read the nested \
+key (no finding with --engine sglang). For vLLM, copy the list to the top level — in vLLM's input-of-layer \
+convention, which may be SpecForge's output-of-layer ids + 1: check.",
         source: "vllm-project/vllm vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py@0cfdd2e (get_eagle3_aux_layers_from_config)",
     },
     applies: Applies::EagleHeads,
@@ -81,7 +89,11 @@ ids written only there are ignored and vLLM falls back to its default layers. Mo
 };
 
 fn eagle_aux_layer_ids_nested(cx: &mut Ctx) {
-    if read_by_vllm(cx.root).is_some() {
+    // SGLang and SpecForge read the nested key; speculators configs have their own.
+    if read_by_vllm(cx.root).is_some()
+        || cx.engine() == Some(Engine::Sglang)
+        || cx.detection.name == Family::Speculators
+    {
         return;
     }
     if let Some((path, node)) = find(cx.root, &[NESTED]) {
@@ -90,7 +102,8 @@ fn eagle_aux_layer_ids_nested(cx: &mut Ctx) {
             &path,
             format!(
                 "the aux layer ids {shown} are only at `{path}`, which vLLM does not read: it falls back to its \
-                 default layers; put them at the top level as `eagle_aux_hidden_state_layer_ids`"
+                 default layers; SGLang reads them there; for vLLM copy them to the top level (check the +1 \
+                 convention)"
             ),
         );
     }
@@ -197,10 +210,8 @@ when the checkpoint has none, keeps zeros, so every drafted id maps to the wrong
 };
 
 fn draft_vocab_size_mismatch(cx: &mut Ctx) {
-    let Some((path, node)) = find(
-        cx.root,
-        &[&["draft_vocab_size"], &["truncated_vocab_size"]],
-    ) else {
+    let Some((path, node)) = find(cx.root, &[&["draft_vocab_size"], &["truncated_vocab_size"]])
+    else {
         return;
     };
     let d = match positive_int(node) {
@@ -225,5 +236,164 @@ fn draft_vocab_size_mismatch(cx: &mut Ctx) {
             ),
         )
         .expected = Some(json!(t));
+    }
+}
+
+const TARGET_HIDDEN_SIZE_NULL: Rule = Rule {
+    code: LintCode::TargetHiddenSizeNull,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "target_hidden_size is null in an EAGLE-3 head: vLLM and SpecForge compute null × 3",
+        explanation: "vLLM's Llama EAGLE-3 head (and SpecForge's EAGLE-3 and P-EAGLE heads) test only whether \
+the config has `target_hidden_size` and then build fc for target_hidden_size × 3: a null value raises TypeError at \
+load. Remove the key (the head then uses hidden_size) or write the target's hidden size. DFlash-family configs are \
+not affected (vLLM's DFlash uses `target_hidden_size or hidden_size`), nor speculators-format configs (its adapter \
+skips a null).",
+        source: "vllm-project/vllm vllm/model_executor/models/llama_eagle3.py@00bd149 (LlamaModel.__init__); sgl-project/SpecForge specforge/modeling/draft/llama3_eagle.py@a6b6b02:1670-1675, specforge/modeling/draft/peagle.py@a6b6b02:208-211",
+    },
+    applies: Applies::Only(&[Family::Eagle3, Family::Peagle]),
+    needs: &[],
+    check: target_hidden_size_null,
+};
+
+fn target_hidden_size_null(cx: &mut Ctx) {
+    if cx.root.get("target_hidden_size").is_some_and(Node::is_null) {
+        cx.emit(
+            &Path::key("target_hidden_size"),
+            "`target_hidden_size` is null: vLLM's and SpecForge's EAGLE-3 heads test only that the key exists and \
+             compute null × 3 (TypeError at load); remove the key or write the target's hidden size"
+                .to_string(),
+        );
+    }
+}
+
+/// The parallel-drafting token of a P-EAGLE head, where vLLM looks for it.
+fn parallel_drafting_token(root: &Node) -> Option<Path> {
+    find(
+        root,
+        &[
+            &["pard_token"],
+            &["ptd_token_id"],
+            &["mask_token_id"],
+            &["dflash_config", "mask_token_id"],
+        ],
+    )
+    .filter(|(_, n)| !n.is_null())
+    .map(|(p, _)| p)
+}
+
+/// Whether the speculative config asks vLLM for parallel drafting.
+fn parallel_drafting(cx: &Ctx) -> Option<bool> {
+    cx.options.speculative_config.as_ref().map(|s| {
+        s.get("parallel_drafting")
+            .and_then(serde_json::Value::as_bool)
+            .unwrap_or(false)
+    })
+}
+
+const PARALLEL_DRAFTING_TOKEN_MISSING: Rule = Rule {
+    code: LintCode::ParallelDraftingTokenMissing,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "a P-EAGLE head without its parallel-drafting token (pard_token / ptd_token_id)",
+        explanation: "P-EAGLE drafts several positions in one pass, filling them with a parallel-drafting token. \
+vLLM's P-EAGLE speculator needs `pard_token` or `ptd_token_id` in config.json (the V1 proposer also accepts \
+mask_token_id) and refuses to start without it when parallel drafting is on. SpecForge's P-EAGLE template resolves \
+the id at training time and does not write it: add the id the head was trained with. An error with --engine vllm \
+and parallel drafting (or no --speculative-config to say otherwise), a warning otherwise.",
+        source: "vllm-project/vllm vllm/v1/worker/gpu/spec_decode/eagle/peagle.py@1a0c5d2 (_init_parallel_drafting_params); vllm/v1/spec_decode/llm_base_proposer.py@00c4f22; sgl-project/SpecForge specforge/training/model_utils.py@a6b6b02 (resolve_mask_token_id)",
+    },
+    applies: Applies::Only(&[Family::Peagle]),
+    needs: &[],
+    check: parallel_drafting_token_missing,
+};
+
+fn parallel_drafting_token_missing(cx: &mut Ctx) {
+    if parallel_drafting_token(cx.root).is_some() {
+        return;
+    }
+    let refused = cx.engine() == Some(Engine::Vllm) && parallel_drafting(cx) != Some(false);
+    let severity = if refused {
+        Severity::Error
+    } else {
+        Severity::Warning
+    };
+    cx.emit_as(
+        severity,
+        &Path::key("pard_token"),
+        "no parallel-drafting token: vLLM's P-EAGLE speculator needs `pard_token` or `ptd_token_id` in \
+         config.json and refuses to start without it; add the id the head was trained with"
+            .to_string(),
+    );
+}
+
+const PEAGLE_PARALLEL_DRAFTING_OFF: Rule = Rule {
+    code: LintCode::PeagleParallelDraftingOff,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "a P-EAGLE head served without parallel_drafting: true",
+        explanation: "vLLM runs a P-EAGLE head with parallel drafting only when --speculative-config says \
+\"parallel_drafting\": true (P-EAGLE = method eagle3 + parallel drafting); otherwise it drafts sequentially like \
+EAGLE-3 and skips the head's mask_hidden weight.",
+        source: "vllm-project/vllm vllm/config/speculative.py@002e77c (parallel_drafting); vllm/model_executor/models/llama_eagle3.py@00bd149 (load_weights, mask_hidden)",
+    },
+    applies: Applies::Only(&[Family::Peagle]),
+    needs: &[Need::Engine],
+    check: peagle_parallel_drafting_off,
+};
+
+fn peagle_parallel_drafting_off(cx: &mut Ctx) {
+    if cx.engine() == Some(Engine::Vllm) && parallel_drafting(cx) == Some(false) {
+        cx.emit(
+            &Path::root(),
+            "--speculative-config does not set \"parallel_drafting\": true: vLLM drafts sequentially with this \
+             P-EAGLE head, like EAGLE-3"
+                .to_string(),
+        );
+    }
+}
+
+const EAGLE_MAX_POSITION_SHORT: Rule = Rule {
+    code: LintCode::EagleMaxPositionShort,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "the EAGLE head's max_position_embeddings is below the target's",
+        explanation: "Under SGLang, EAGLE-3 heads with a short max_position_embeddings do worse than no \
+speculation past that length (sglang#6783); SpecForge PR #271 raised its Qwen3-8B template from 2048 to 40960 for \
+\"extremely low\" acceptance. vLLM raises the value to the target's max_model_len (vllm#48894), so this is info \
+with --engine vllm. SGLang's code for it was not read: the mechanism is not claimed, only the reports.",
+        source: "sgl-project/sglang#6783; sgl-project/SpecForge PR #271; vllm-project/vllm vllm/config/speculative.py@002e77c (_maybe_override_draft_max_position_embeddings)",
+    },
+    applies: Applies::EagleHeads,
+    needs: &[],
+    check: eagle_max_position_short,
+};
+
+fn eagle_max_position_short(cx: &mut Ctx) {
+    let Some(target) = cx.facts.and_then(|f| f.max_position_embeddings) else {
+        return;
+    };
+    let Some(d) = cx
+        .root
+        .get("max_position_embeddings")
+        .and_then(|n| positive_int(n).ok())
+    else {
+        return;
+    };
+    if d < target {
+        let severity = if cx.engine() == Some(Engine::Vllm) {
+            Severity::Info
+        } else {
+            Severity::Warning
+        };
+        cx.emit_as(
+            severity,
+            &Path::key("max_position_embeddings"),
+            format!(
+                "max_position_embeddings {d} is below the target's {target}: under SGLang acceptance falls past that \
+                 length (sglang#6783); vLLM raises it to the target's max_model_len"
+            ),
+        )
+        .expected = Some(json!(target));
     }
 }

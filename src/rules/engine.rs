@@ -46,7 +46,7 @@ is a warning.",
 };
 
 fn speculative_config_method(cx: &mut Ctx) {
-    if cx.engine() != Some(Engine::Vllm) || cx.detection.name == Family::Speculators {
+    if cx.engine() != Some(Engine::Vllm) {
         return;
     }
     let Some(method) = cx
@@ -59,7 +59,17 @@ fn speculative_config_method(cx: &mut Ctx) {
     else {
         return;
     };
-    let Some(want) = cx.detection.name.vllm_method() else {
+    let want = match cx.detection.name {
+        Family::Speculators => match cx.detection.speculators_model_type.as_deref() {
+            Some("dflash") => Some("dflash"),
+            Some("dspark") => Some("dspark"),
+            Some("eagle3") | Some("peagle") => Some("eagle3"),
+            Some("mtp") => Some("mtp"),
+            _ => None,
+        },
+        other => other.vllm_method(),
+    };
+    let Some(want) = want else {
         return;
     };
     if method == want || (want == "eagle3" && method == "eagle") {
@@ -102,8 +112,8 @@ const NUM_SPECULATIVE_TOKENS_MISSING: Rule = Rule {
         severity: Severity::Error,
         summary: "vLLM speculative-config without num_speculative_tokens",
         explanation: "vLLM refuses a speculative model without `num_speculative_tokens` (\"A speculative model \
-was provided, but `num_speculative_tokens` was not provided\") unless the drafter config carries `n_predict`; \
-speculators-format configs carry `speculative_tokens` and are exempt. The convention for DFlash is block_size - 1 \
+was provided, but `num_speculative_tokens` was not provided\") unless the drafter config carries `n_predict` (MTP \
+heads: num_nextn_predict_layers); speculators-format configs carry `speculative_tokens` and are exempt. The convention for DFlash is block_size - 1 \
 (15 for -b16 drafters); DSpark uses block_size.",
         source: "vllm-project/vllm vllm/config/speculative.py@002e77c",
     },
@@ -116,7 +126,10 @@ fn num_speculative_tokens_missing(cx: &mut Ctx) {
     if cx.engine() != Some(Engine::Vllm) || cx.options.speculative_config.is_none() {
         return;
     }
-    if cx.detection.name == Family::Speculators || cx.root.get("n_predict").is_some() {
+    if cx.detection.name == Family::Speculators
+        || cx.root.get("n_predict").is_some()
+        || cx.root.get("num_nextn_predict_layers").is_some()
+    {
         return;
     }
     let block = cx.block_size().map(|(_, b)| b);
@@ -139,7 +152,9 @@ fn num_speculative_tokens_missing(cx: &mut Ctx) {
         Some(v) if v.as_u64().is_none_or(|k| k == 0) => {
             let d = cx.emit(
                 &anchor(cx),
-                format!("--speculative-config num_speculative_tokens is {v}, not a positive integer"),
+                format!(
+                    "--speculative-config num_speculative_tokens is {v}, not a positive integer"
+                ),
             );
             d.expected = suggested.map(Into::into);
         }
@@ -155,9 +170,9 @@ const NUM_SPECULATIVE_TOKENS_TOO_LARGE: Rule = Rule {
         explanation: "A DFlash drafter drafts one block of block_size positions, the first being the last verified \
 token, so the convention is K = block_size - 1 (z-lab's README uses 15 for -b16 drafters; the speculators converter \
 writes it; vllm-project/recipes#837). No engine enforces it: the `block_size` in vLLM's DFlash code is the KV-cache \
-page size (vllm#50012, v0.26.0), not the drafter's. DSpark drafts K = block_size legally (vLLM's Qwen3-Omni DSpark \
-path requires it). A convention: a warning.",
-        source: "vllm-project/speculators src/speculators/convert/dflash/converter.py@c05b95b:132; vllm-project/vllm#50012; vllm-project/recipes#837",
+page size (vllm#50012, v0.26.0), not the drafter's. DSpark drafts K = block_size legally when its anchor is sampled (`sample_from_anchor`, default true), and vLLM \
+refuses a Qwen3-Omni DSpark drafter unless K equals block_size (an error there). Otherwise a convention: a warning.",
+        source: "vllm-project/speculators src/speculators/convert/dflash/converter.py@c05b95b:132, src/speculators/models/dspark/config.py@c05b95b:28; vllm-project/vllm vllm/config/speculative.py@002e77c (_validate_qwen3_omni_dspark); vllm-project/vllm#50012; vllm-project/recipes#837",
     },
     applies: Applies::BlockDrafters,
     needs: &[Need::Engine],
@@ -171,13 +186,29 @@ fn num_speculative_tokens_too_large(cx: &mut Ctx) {
     let (Some(k), Some((_, b))) = (k_value(cx).and_then(|v| v.as_u64()), cx.block_size()) else {
         return;
     };
-    let limit = if cx.detection.name == Family::Dspark {
-        b
-    } else {
-        b - 1
-    };
+    let dspark = cx.detection.name == Family::Dspark;
+    // DSpark's anchor is itself a prediction unless sample_from_anchor is false (top level,
+    // default true: speculators src/speculators/models/dspark/config.py@c05b95b:28).
+    let anchor_counts =
+        dspark && cx.root.get("sample_from_anchor").and_then(Node::as_bool) != Some(false);
+    let omni = crate::config::architectures(cx.root)
+        .iter()
+        .any(|a| a == "Qwen3OmniDSparkModel");
+    if omni && k != b {
+        cx.emit_as(
+            Severity::Error,
+            &anchor(cx),
+            format!(
+                "--speculative-config num_speculative_tokens {k} but block_size is {b}: vLLM refuses a \
+                 Qwen3-Omni DSpark drafter unless they are equal"
+            ),
+        )
+        .expected = Some(json!(b));
+        return;
+    }
+    let limit = if anchor_counts { b } else { b - 1 };
     if k > limit {
-        let rule = if cx.detection.name == Family::Dspark {
+        let rule = if anchor_counts {
             "block_size"
         } else {
             "block_size - 1"
@@ -218,7 +249,9 @@ fn num_draft_tokens_mismatch(cx: &mut Ctx) {
     if b_cli != b {
         cx.emit(
             &path,
-            format!("--num-draft-tokens {b_cli} differs from `{path}` {b}: SGLang expects block_size"),
+            format!(
+                "--num-draft-tokens {b_cli} differs from `{path}` {b}: SGLang expects block_size"
+            ),
         )
         .expected = Some(json!(b));
     }

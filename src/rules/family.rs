@@ -3,24 +3,15 @@
 //! mask token, a block size); EAGLE-3 and P-EAGLE are heads with auxiliary layer ids; the
 //! speculators format wraps either; MTP heads are recognised and named, with few rules.
 //!
-//! Evidence, in the order it is tried (first match wins, so a more specific family is tried
-//! before the one it extends):
-//! 1. speculators: `speculators_model_type` or `speculators_config` (vllm-project/speculators
-//!    src/speculators/config.py@c05b95b).
-//! 2. MTP: an architecture naming a multi-token-prediction head (`…MTP…`, `…NextN…`).
-//! 3. DSpark: `DSparkDraftModel` / `Qwen3DSparkModel`, `dflash_config.projector_type: dspark`,
-//!    a `dspark_*` key, or `sample_from_anchor: true` (SpecForge configs/qwen3.6-27b-dspark.json
-//!    @a6b6b02; vLLM `method="dspark"`).
-//! 4. Domino: `DominoDraftModel`, `dflash_config.projector_type: domino` (SpecForge
-//!    configs/qwen3-8b-domino.json@a6b6b02).
-//! 5. DFlash2: `DFlash2DraftModel`, or conv/selector fields (z-lab DFlash2 configs).
-//! 6. DFlash: `DFlashDraftModel` and vendor names containing `DFlash` (`QwenDFlashDraftModel`,
-//!    Laguna's), or a `dflash_config` object.
-//! 7. P-EAGLE: an architecture naming P-EAGLE, or `parallel_drafting` in the config.
-//! 8. EAGLE-3: an architecture containing `eagle3` (`LlamaForCausalLMEagle3`,
-//!    `Eagle3LlamaForCausalLM`), or EAGLE fields (`eagle_config`,
-//!    `eagle_aux_hidden_state_layer_ids`, `draft_vocab_size`, `truncated_vocab_size` on a plain
-//!    `LlamaForCausalLM` as nebius publishes them).
+//! Evidence, in the order it is tried (first match wins): the speculators format
+//! (`speculators_model_type` / `speculators_config`); then each architecture by exact name
+//! (DSpark, Domino, P-EAGLE, DFlash2 and DFlash drafters of z-lab, SpecForge, vLLM, AngelSlim,
+//! Laguna and Meta; any name containing `eagle3`; MTP heads), a DFlash architecture refined by
+//! `projector_type` (SpecForge exports Domino as `DFlashDraftModel` + `projector_type: domino`)
+//! and DFlash2's conv/selector fields; then fields alone, with `dflash_config` before the EAGLE
+//! fields (vLLM writes `draft_vocab_size` into DFlash configs too). Sources: vLLM
+//! vllm/config/speculative.py@002e77c; SpecForge specforge/modeling/draft/*.py@a6b6b02 and
+//! scripts/gates/normalize_dflash_export.py@a6b6b02; speculators models/*/config.py@c05b95b.
 
 use serde::Serialize;
 
@@ -67,7 +58,7 @@ impl Family {
             Family::Dflash2 => "dflash2",
             Family::Dspark => "dspark",
             Family::Domino => "domino",
-            Family::Peagle => "p-eagle",
+            Family::Peagle => "peagle",
             Family::Eagle3 => "eagle3",
             Family::Speculators => "speculators",
             Family::Mtp => "mtp",
@@ -124,7 +115,10 @@ impl Detection {
         match self.name {
             Family::Dflash | Family::Dflash2 | Family::Dspark | Family::Domino => true,
             Family::Eagle3 | Family::Peagle | Family::Mtp => false,
-            Family::Speculators => self.speculators_model_type.as_deref() == Some("dflash"),
+            Family::Speculators => matches!(
+                self.speculators_model_type.as_deref(),
+                Some("dflash") | Some("dspark")
+            ),
         }
     }
 
@@ -132,7 +126,10 @@ impl Detection {
     pub fn eagle_like(&self) -> bool {
         match self.name {
             Family::Eagle3 | Family::Peagle => true,
-            Family::Speculators => self.speculators_model_type.as_deref() == Some("eagle3"),
+            Family::Speculators => matches!(
+                self.speculators_model_type.as_deref(),
+                Some("eagle3") | Some("peagle")
+            ),
             _ => false,
         }
     }
@@ -145,20 +142,50 @@ const DFLASH2_FIELDS: &[&str] = &[
     "selector_top_k",
 ];
 
-/// Detects the family from the config's own fields.
+/// Architecture names, exact, by family (vLLM speculative.py@002e77c auto-detection and
+/// architecture rewrites; SpecForge specforge/modeling/draft/*.py@a6b6b02; speculators
+/// src/speculators/models/*/config.py@c05b95b; AngelSlim's Qwen DFlash/DFlare drafters).
+const DSPARK_ARCHS: &[&str] = &[
+    "DSparkDraftModel",
+    "Qwen3DSparkModel",
+    "Qwen3OmniDSparkModel",
+    "Gemma4DSparkModel",
+    "K3DSparkModel",
+    "DSparkV41DraftModel",
+    "DSparkSpeculator",
+];
+const DOMINO_ARCHS: &[&str] = &["DominoDraftModel"];
+const PEAGLE_ARCHS: &[&str] = &[
+    "PEagleDraftModel",
+    "PeagleLlamaForCausalLM",
+    "PeagleQwen3ForCausalLM",
+    "PEagleSpeculator",
+];
+const DFLASH_ARCHS: &[&str] = &[
+    "DFlashDraftModel",
+    "QwenDFlashDraftModel",
+    "QwenDFlareDraftModel",
+    "DFlashQwen3ForCausalLM",
+    "DFlashLagunaForCausalLM",
+    "MuseGlimmerAssistantModel",
+];
+/// DSpark-only fields (SpecForge specforge/modeling/draft/dspark.py@a6b6b02).
+const DSPARK_FIELDS: &[&str] = &["markov_rank", "markov_head_type", "enable_confidence_head"];
+
+/// Detects the family from the config's own fields: the speculators format first, then the
+/// architectures (refined by `projector_type` and DFlash2's fields), then fields alone.
 pub fn detect(root: &Node) -> Option<Detection> {
     let archs = config::architectures(root);
     let arch_text = |a: &str| format!("architectures [{}]", crate::json::quote(a));
-    let arch_with = |needle: &str| {
-        archs
-            .iter()
-            .find(|a| a.to_ascii_lowercase().contains(needle))
-            .map(|a| arch_text(a))
-    };
     let dflash_config = root
         .get("dflash_config")
         .filter(|n| n.as_object().is_some());
-    let in_either = |k: &str| root.get(k).or_else(|| dflash_config.and_then(|d| d.get(k)));
+    let in_either = |k: &str| {
+        dflash_config
+            .and_then(|d| d.get(k))
+            .or_else(|| root.get(k))
+            .filter(|n| !n.is_null())
+    };
     let projector = in_either("projector_type").and_then(Node::as_str);
     let make = |name, evidence| {
         Some(Detection {
@@ -168,8 +195,32 @@ pub fn detect(root: &Node) -> Option<Detection> {
             speculators_model_type: None,
         })
     };
+    let dflash2_fields: Vec<String> = DFLASH2_FIELDS
+        .iter()
+        .filter(|k| in_either(k).is_some())
+        .map(|k| format!("{k} present"))
+        .collect();
+    // A DFlash-style config refined by its fields: SpecForge exports Domino as DFlashDraftModel
+    // with projector_type "domino", and SGLang decides Domino by projector_type alone.
+    let refine = |mut evidence: Vec<String>| -> Option<Detection> {
+        match projector {
+            Some("domino") => {
+                evidence.push("projector_type \"domino\"".into());
+                make(Family::Domino, evidence)
+            }
+            Some("dspark") => {
+                evidence.push("projector_type \"dspark\"".into());
+                make(Family::Dspark, evidence)
+            }
+            _ if !dflash2_fields.is_empty() => {
+                evidence.extend(dflash2_fields.iter().cloned());
+                make(Family::Dflash2, evidence)
+            }
+            _ => make(Family::Dflash, evidence),
+        }
+    };
 
-    // 1. speculators format.
+    // 1. The speculators format.
     let spec_type = root.get("speculators_model_type").and_then(Node::as_str);
     if spec_type.is_some() || root.get("speculators_config").is_some() {
         let mut ev = Vec::new();
@@ -184,92 +235,56 @@ pub fn detect(root: &Node) -> Option<Detection> {
         return Some(d);
     }
 
-    // 2. MTP heads.
-    if let Some(a) = archs.iter().find(|a| {
-        let l = a.to_ascii_lowercase();
-        l.contains("mtp") || l.contains("nextn")
-    }) {
-        return make(Family::Mtp, vec![arch_text(a)]);
-    }
-
-    // 3. DSpark.
-    let mut dspark = Vec::new();
-    if let Some(a) = arch_with("dspark") {
-        dspark.push(a);
-    }
-    if projector == Some("dspark") {
-        dspark.push("projector_type \"dspark\"".into());
-    }
-    let dspark_keys = |n: Option<&Node>| -> Vec<String> {
-        n.and_then(Node::as_object)
-            .map(|members| {
-                members
-                    .iter()
-                    .filter(|m| m.key.starts_with("dspark_"))
-                    .map(|m| format!("{} present", m.key))
-                    .collect()
-            })
-            .unwrap_or_default()
-    };
-    dspark.extend(dspark_keys(Some(root)));
-    dspark.extend(dspark_keys(dflash_config));
-    if in_either("sample_from_anchor").and_then(Node::as_bool) == Some(true) {
-        dspark.push("sample_from_anchor true".into());
-    }
-    if !dspark.is_empty() {
-        return make(Family::Dspark, dspark);
-    }
-
-    // 4. Domino.
-    let mut domino = Vec::new();
-    if let Some(a) = arch_with("domino") {
-        domino.push(a);
-    }
-    if projector == Some("domino") {
-        domino.push("projector_type \"domino\"".into());
-    }
-    if !domino.is_empty() {
-        return make(Family::Domino, domino);
-    }
-
-    // 5–6. DFlash2 and DFlash.
-    let dflash2_fields: Vec<String> = DFLASH2_FIELDS
-        .iter()
-        .filter(|k| in_either(k).is_some())
-        .map(|k| format!("{k} present"))
-        .collect();
-    if let Some(a) = arch_with("dflash2") {
-        let mut ev = vec![a];
-        ev.extend(dflash2_fields);
-        return make(Family::Dflash2, ev);
-    }
-    if let Some(a) = arch_with("dflash") {
-        if !dflash2_fields.is_empty() {
-            let mut ev = vec![a];
-            ev.extend(dflash2_fields);
+    // 2. Architectures, in order.
+    for a in &archs {
+        let name = a.as_str();
+        let ev = vec![arch_text(name)];
+        if name == "DFlash2DraftModel" {
+            let mut ev = ev;
+            ev.extend(dflash2_fields.iter().cloned());
             return make(Family::Dflash2, ev);
         }
-        return make(Family::Dflash, vec![a]);
+        if DSPARK_ARCHS.contains(&name) {
+            return make(Family::Dspark, ev);
+        }
+        if DOMINO_ARCHS.contains(&name) {
+            return make(Family::Domino, ev);
+        }
+        if PEAGLE_ARCHS.contains(&name) {
+            return make(Family::Peagle, ev);
+        }
+        if DFLASH_ARCHS.contains(&name) || name.contains("DFlash") {
+            return refine(ev);
+        }
+        if name.to_ascii_lowercase().contains("eagle3") {
+            return make(Family::Eagle3, ev);
+        }
+        if name.ends_with("MTP") || name.ends_with("MTPModel") || name.contains("NextN") {
+            return make(Family::Mtp, ev);
+        }
     }
 
-    // 7. P-EAGLE.
-    let mut peagle = Vec::new();
-    if let Some(a) = archs.iter().find(|a| {
-        let l = a.to_ascii_lowercase().replace(['-', '_'], "");
-        l.contains("peagle") || l.contains("paralleleagle")
-    }) {
-        peagle.push(arch_text(a));
+    // 3. Fields alone.
+    if dflash_config.is_some() {
+        let dspark: Vec<String> = DSPARK_FIELDS
+            .iter()
+            .filter(|k| in_either(k).is_some())
+            .map(|k| format!("{k} present"))
+            .collect();
+        if projector.is_none() && !dspark.is_empty() {
+            return make(Family::Dspark, dspark);
+        }
+        return refine(vec!["dflash_config present".into()]);
     }
-    if in_either("parallel_drafting").is_some() {
-        peagle.push("parallel_drafting present".into());
+    for key in ["dspark_target_layer_ids", "dspark_noise_token_id"] {
+        if root.get(key).is_some() {
+            return make(Family::Dspark, vec![format!("{key} present")]);
+        }
     }
-    if !peagle.is_empty() {
-        return make(Family::Peagle, peagle);
-    }
-
-    // 8. EAGLE-3.
-    if let Some(a) = arch_with("eagle3") {
-        return make(Family::Eagle3, vec![a]);
+    for key in ["pard_token", "ptd_token_id"] {
+        if root.get(key).is_some() {
+            return make(Family::Peagle, vec![format!("{key} present")]);
+        }
     }
     let eagle_fields: Vec<String> = [
         "eagle_config",
@@ -284,13 +299,15 @@ pub fn detect(root: &Node) -> Option<Detection> {
     if !eagle_fields.is_empty() {
         return make(Family::Eagle3, eagle_fields);
     }
-
-    // A bare dflash_config: DFlash (or DFlash2 by its fields).
-    if dflash_config.is_some() {
-        if !dflash2_fields.is_empty() {
-            return make(Family::Dflash2, dflash2_fields);
-        }
-        return make(Family::Dflash, vec!["dflash_config present".into()]);
+    if let Some(mt) = root
+        .get("model_type")
+        .and_then(Node::as_str)
+        .filter(|m| m.ends_with("_mtp"))
+    {
+        return make(
+            Family::Mtp,
+            vec![format!("model_type {}", crate::json::quote(mt))],
+        );
     }
     None
 }
@@ -327,32 +344,72 @@ mod tests {
     #[test]
     fn families_are_told_apart_by_their_fields() {
         let cases: &[(&str, Option<Family>)] = &[
-            (r#"{"architectures": ["DFlashDraftModel"]}"#, Some(Family::Dflash)),
-            (r#"{"architectures": ["QwenDFlashDraftModel"]}"#, Some(Family::Dflash)),
+            (
+                r#"{"architectures": ["DFlashDraftModel"]}"#,
+                Some(Family::Dflash),
+            ),
+            (
+                r#"{"architectures": ["QwenDFlashDraftModel"]}"#,
+                Some(Family::Dflash),
+            ),
             (
                 r#"{"architectures": ["DFlashDraftModel"], "dflash_config": {"conv_kernel_size": 4}}"#,
                 Some(Family::Dflash2),
             ),
-            (r#"{"architectures": ["DFlash2DraftModel"]}"#, Some(Family::Dflash2)),
-            (r#"{"architectures": ["DSparkDraftModel"]}"#, Some(Family::Dspark)),
+            (
+                r#"{"architectures": ["DFlash2DraftModel"]}"#,
+                Some(Family::Dflash2),
+            ),
+            (
+                r#"{"architectures": ["DSparkDraftModel"]}"#,
+                Some(Family::Dspark),
+            ),
             (
                 r#"{"architectures": ["DFlashDraftModel"], "dflash_config": {"projector_type": "dspark"}}"#,
                 Some(Family::Dspark),
             ),
             (
-                r#"{"architectures": ["DFlashDraftModel"], "dflash_config": {"sample_from_anchor": true}}"#,
-                Some(Family::Dspark),
+                r#"{"architectures": ["DFlashDraftModel"], "dflash_config": {"projector_type": "domino"}}"#,
+                Some(Family::Domino),
             ),
-            (r#"{"architectures": ["DominoDraftModel"]}"#, Some(Family::Domino)),
-            (r#"{"architectures": ["LlamaForCausalLMEagle3"]}"#, Some(Family::Eagle3)),
-            (r#"{"architectures": ["Eagle3LlamaForCausalLM"]}"#, Some(Family::Eagle3)),
+            (
+                r#"{"architectures": ["PEagleDraftModel"]}"#,
+                Some(Family::Peagle),
+            ),
+            (r#"{"pard_token": 151669}"#, Some(Family::Peagle)),
+            (
+                r#"{"dflash_config": {"mask_token_id": 1}, "draft_vocab_size": 32000}"#,
+                Some(Family::Dflash),
+            ),
+            (
+                r#"{"architectures": ["DeepSeekMTPModel"]}"#,
+                Some(Family::Mtp),
+            ),
+            (
+                r#"{"architectures": ["DominoDraftModel"]}"#,
+                Some(Family::Domino),
+            ),
+            (
+                r#"{"architectures": ["LlamaForCausalLMEagle3"]}"#,
+                Some(Family::Eagle3),
+            ),
+            (
+                r#"{"architectures": ["Eagle3LlamaForCausalLM"]}"#,
+                Some(Family::Eagle3),
+            ),
             (r#"{"draft_vocab_size": 32000}"#, Some(Family::Eagle3)),
             (
                 r#"{"architectures": ["LlamaForCausalLM"], "truncated_vocab_size": 32000}"#,
                 Some(Family::Eagle3),
             ),
-            (r#"{"architectures": ["DeepseekV3ForCausalLMNextN"]}"#, Some(Family::Mtp)),
-            (r#"{"speculators_model_type": "dflash"}"#, Some(Family::Speculators)),
+            (
+                r#"{"architectures": ["DeepseekV3ForCausalLMNextN"]}"#,
+                Some(Family::Mtp),
+            ),
+            (
+                r#"{"speculators_model_type": "dflash"}"#,
+                Some(Family::Speculators),
+            ),
             (r#"{"architectures": ["Qwen3ForCausalLM"]}"#, None),
         ];
         for (text, want) in cases {

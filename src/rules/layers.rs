@@ -3,7 +3,9 @@
 
 use serde_json::json;
 
-use super::{find, id_list, list_text, positive_int, Applies, Ctx, Engine, Family, LintCode, Need, Rule};
+use super::{
+    find, id_list, list_text, positive_int, Applies, Ctx, Engine, Family, LintCode, Need, Rule,
+};
 use crate::diagnostic::{CodeInfo, Severity};
 use crate::json::{Node, Path};
 
@@ -13,7 +15,7 @@ pub(super) const RULES: &[Rule] = &[
     TARGET_LAYER_IDS_LAST_LAYER,
     TARGET_LAYER_IDS_ORDER,
     TARGET_LAYER_IDS_FORMULA,
-    AUX_LAYER_IDS_DISAGREE,
+    AUX_IDS_TARGET_LAYER_IDS_MISMATCH,
     NUM_TARGET_LAYERS_MISMATCH,
     FC_WIDTH,
 ];
@@ -33,17 +35,6 @@ pub fn build_target_layer_ids(num_target_layers: u64, k: usize) -> Vec<u64> {
                 })
                 .collect()
         }
-    }
-}
-
-/// The ids a family's own convention expects for `n` target layers and `k` ids: z-lab's
-/// formula, shifted by one for DSpark (SpecForge's DSpark template reads the layer after each
-/// z-lab layer: [2, 17, 32, 47, 62] for 64 layers).
-fn conventional_ids(family: Family, n: u64, k: usize) -> Vec<u64> {
-    let ids = build_target_layer_ids(n, k);
-    match family {
-        Family::Dspark => ids.into_iter().map(|i| i + 1).collect(),
-        _ => ids,
     }
 }
 
@@ -73,7 +64,11 @@ fn locate<'a>(cx: &Ctx<'a>) -> Option<(Path, &'a Node)> {
     } else {
         find(
             cx.root,
-            &[&["dflash_config", "target_layer_ids"], &["target_layer_ids"]],
+            &[
+                &["dflash_config", "target_layer_ids"],
+                &["target_layer_ids"],
+                &["dspark_target_layer_ids"],
+            ],
         )
     }
 }
@@ -290,12 +285,13 @@ const TARGET_LAYER_IDS_FORMULA: Rule = Rule {
         summary: "target layer ids differ from the family's convention (z-lab's build_target_layer_ids)",
         explanation: "z-lab's build_target_layer_ids(n, k): k == 1 gives [n / 2]; otherwise round(1 + i * (n - 4) \
 / (k - 1)) for i in 0..k (Python round: half to even), evenly spaced from 1 to n - 3. Every published z-lab DFlash \
-list matches it (36 layers: [1, 9, 17, 25, 33]; 64: [1, 16, 31, 46, 61]), and so does SpecForge's Domino template. \
-SpecForge's DSpark template reads the layer after each: [2, 17, 32, 47, 62] for 64 layers. A different list is how a \
+list matches it (36 layers: [1, 9, 17, 25, 33]; 64: [1, 16, 31, 46, 61]). Other trainers do not always: SpecForge's \
+DSpark templates use the formula, the formula + 1 ([2, 17, 32, 47, 62] for Qwen3.6-27B) or lists of their own; its \
+Qwen3.5-4B Domino uses [3, 11, 19, 27, 31]; MiMo and DFlash2 drafters choose their own. A different list is how a \
 hand-written config shows itself, but only the published config can settle it, and no engine enforces the formula: \
-a warning for DFlash, DSpark and Domino, info for DFlash2 and the speculators format, which choose other ids. The \
-layer count is the target's, or num_target_layers without a target.",
-        source: "z-lab/dflash dflash/model.py@44947fb (build_target_layer_ids); sgl-project/SpecForge configs/qwen3.6-27b-dspark.json@a6b6b02, configs/qwen3-8b-domino.json@a6b6b02",
+a warning for DFlash, info for DFlash2, DSpark, Domino and the speculators format. The layer count is the target's, \
+or num_target_layers without a target.",
+        source: "z-lab/dflash dflash/model.py@44947fb (build_target_layer_ids); sgl-project/SpecForge configs/*-dspark.json, configs/qwen3.5-4b-domino.json@a6b6b02",
     },
     applies: Applies::BlockDrafters,
     needs: &[],
@@ -314,28 +310,22 @@ fn target_layer_ids_formula(cx: &mut Ctx) {
         return;
     };
     let family = cx.detection.name;
-    let expected = conventional_ids(family, n, ids.ids.len());
+    let expected = build_target_layer_ids(n, ids.ids.len());
     if expected == ids.ids {
         return;
     }
     let severity = match family {
-        Family::Dflash | Family::Dspark | Family::Domino => Severity::Warning,
+        Family::Dflash => Severity::Warning,
         _ => Severity::Info,
     };
     let shown: Vec<u64> = expected.iter().map(|i| i + ids.offset).collect();
-    let convention = match family {
-        Family::Dspark => format!(
-            "DSpark's convention (z-lab's build_target_layer_ids({n}, {}) + 1)",
-            ids.ids.len()
-        ),
-        _ => format!("z-lab's build_target_layer_ids({n}, {})", ids.ids.len()),
-    };
+    let convention = format!("z-lab's build_target_layer_ids({n}, {})", ids.ids.len());
     cx.emit_as(
         severity,
         &ids.path,
         format!(
-            "{} differs from {convention} = {}; published drafters of this family use those ids, but only the \
-             published config can settle it",
+            "{} differs from {convention} = {}; published z-lab drafters use those ids, other trainers \
+             sometimes choose their own: only the published config can settle it",
             list_text(&ids.raw),
             list_text(&shown)
         ),
@@ -343,8 +333,8 @@ fn target_layer_ids_formula(cx: &mut Ctx) {
     .expected = Some(json!(shown));
 }
 
-const AUX_LAYER_IDS_DISAGREE: Rule = Rule {
-    code: LintCode::AuxLayerIdsDisagree,
+const AUX_IDS_TARGET_LAYER_IDS_MISMATCH: Rule = Rule {
+    code: LintCode::AuxIdsTargetLayerIdsMismatch,
     info: CodeInfo {
         severity: Severity::Warning,
         summary: "eagle_aux_hidden_state_layer_ids and dflash_config.target_layer_ids + 1 disagree",
@@ -413,7 +403,9 @@ fn num_target_layers_mismatch(cx: &mut Ctx) {
         Err(what) => {
             cx.emit_type(
                 &path,
-                format!("`{path}` is {what}; it must be the target's layer count, a positive integer"),
+                format!(
+                    "`{path}` is {what}; it must be the target's layer count, a positive integer"
+                ),
             );
             return;
         }
@@ -467,7 +459,11 @@ fn fc_width(cx: &mut Ctx) {
         ],
     )
     .and_then(|(_, n)| positive_int(n).ok())
-    .or_else(|| cx.root.get("hidden_size").and_then(|n| positive_int(n).ok()));
+    .or_else(|| {
+        cx.root
+            .get("hidden_size")
+            .and_then(|n| positive_int(n).ok())
+    });
     let width = hidden.map_or(String::new(), |h| format!(" = {k} × {h} = {}", k * h));
     cx.emit(
         &ids.path,
@@ -505,14 +501,5 @@ mod tests {
     #[test]
     fn formula_rounds_half_to_even() {
         assert_eq!(build_target_layer_ids(78, 5)[3], 56);
-    }
-
-    /// SpecForge's DSpark template for a 64-layer target is z-lab's list + 1.
-    #[test]
-    fn dspark_convention_matches_its_template() {
-        assert_eq!(
-            conventional_ids(Family::Dspark, 64, 5),
-            vec![2, 17, 32, 47, 62]
-        );
     }
 }

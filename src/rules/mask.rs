@@ -2,8 +2,7 @@
 //! inferred; it must be the id used in training, and an embedding row of the target.
 
 use super::{
-    find, is_base_vocab, is_text_marker, Applies, Ctx, Engine, LintCode, Need, Rule,
-    CONTROL_TOKENS,
+    find, is_base_vocab, is_text_marker, Applies, Ctx, Engine, LintCode, Need, Rule, CONTROL_TOKENS,
 };
 use crate::diagnostic::{CodeInfo, Severity};
 use crate::json::{Node, Path};
@@ -14,7 +13,7 @@ pub(super) const RULES: &[Rule] = &[
     MASK_TOKEN_OUT_OF_RANGE,
     MASK_TOKEN_COLLISION,
     MASK_TOKEN_TEXT_TOKEN,
-    MASK_TOKEN_STRING_CONFLICT,
+    MASK_TOKEN_STRING,
 ];
 
 fn locate<'a>(cx: &Ctx<'a>) -> Option<(Path, &'a Node)> {
@@ -23,6 +22,7 @@ fn locate<'a>(cx: &Ctx<'a>) -> Option<(Path, &'a Node)> {
         &[
             &["dflash_config", "mask_token_id"],
             &["mask_token_id"],
+            &["dspark_noise_token_id"],
             &["speculators_config", "mask_token_id"],
         ],
     )
@@ -45,7 +45,7 @@ const MASK_TOKEN_MISSING: Rule = Rule {
         summary: "no mask_token_id: vLLM refuses to load, SGLang adds its own mask token",
         explanation: "Block drafters fill each drafted block with the mask token. Without \
 `dflash_config.mask_token_id` vLLM raises ValueError at load (_init_parallel_drafting_params; it tests only that \
-the key exists, so an explicit null passes that check). SGLang's _resolve_mask_token_id adds `<|MASK|>` to the \
+the key exists, and its V2 runner then fails on an explicit null). SGLang's _resolve_mask_token_id adds `<|MASK|>` to the \
 tokenizer and uses its new id, len(tokenizer) — it logs this at info level and says it mirrors the reference demo: \
 for Qwen3 that is 151669, exactly z-lab's mask id; for Qwen3.5/3.6 it is 248077, which is right for newer drafters \
 and wrong for those trained with 248070. NeMo-Automodel once fell back to the pad token (PR 2461). An error \
@@ -77,12 +77,17 @@ fn mask_token_missing(cx: &mut Ctx) {
             );
         }
         Some((path, node)) if node.is_null() => {
+            let severity = if sglang {
+                Severity::Warning
+            } else {
+                Severity::Error
+            };
             cx.emit_as(
-                Severity::Warning,
+                severity,
                 &path,
                 format!(
-                    "`{path}` is null: vLLM's load check only tests that the key exists, SGLang adds `<|MASK|>` \
-                     at id len(tokenizer); neither is guaranteed to be the id the drafter was trained with"
+                    "`{path}` is null: vLLM's V2 runner fails on int(None); SGLang adds `<|MASK|>` at id \
+                     len(tokenizer), which need not be the id the drafter was trained with"
                 ),
             );
         }
@@ -159,14 +164,14 @@ fn mask_token_out_of_range(cx: &mut Ctx) {
 const MASK_TOKEN_COLLISION: Rule = Rule {
     code: LintCode::MaskTokenCollision,
     info: CodeInfo {
-        severity: Severity::Warning,
+        severity: Severity::Info,
         summary: "mask_token_id is the eos/pad/bos id or a chat-control token",
         explanation: "A mask id equal to the target's (or the drafter's) eos, pad or bos id, or to a chat-control \
 token (`<|im_end|>`, `<|im_start|>`, `<|endoftext|>`, `<|eot_id|>`...), makes masked positions indistinguishable \
-from real structure; no published drafter does it. It is how a fallback to the pad token (NeMo-Automodel PR 2461: \
-\"the run does not error, but acceptance quietly degrades\") or a guess shows itself. No engine checks it: a \
-warning.",
-        source: "NVIDIA-NeMo/Automodel PR 2461; NVIDIA/Model-Optimizer#1621",
+from real structure. That is not wrong in itself — SpecForge's LongCat-Flash DFlash template uses mask 2, its own eos \
+id — but it is how a fallback to the pad token (NeMo-Automodel PR 2461: \"the run does not error, but acceptance \
+quietly degrades\") or a guess shows itself. Check it against the published config: info.",
+        source: "NVIDIA-NeMo/Automodel PR 2461; sgl-project/SpecForge configs/longcat-flash-dflash.json@a6b6b02",
     },
     applies: Applies::BlockDrafters,
     needs: &[Need::TargetVocab],
@@ -261,14 +266,14 @@ fn mask_token_text_token(cx: &mut Ctx) {
     }
 }
 
-const MASK_TOKEN_STRING_CONFLICT: Rule = Rule {
-    code: LintCode::MaskTokenStringConflict,
+const MASK_TOKEN_STRING: Rule = Rule {
+    code: LintCode::MaskTokenString,
     info: CodeInfo {
         severity: Severity::Error,
         summary: "dflash_config.mask_token names a token whose id is not mask_token_id",
         explanation: "SGLang reads `dflash_config.mask_token` (a string) beside mask_token_id; when the tokenizer \
 already has that token under another id, _resolve_mask_token_id raises \"mask_token_id conflicts with tokenizer \
-vocab id\". Make the two agree, or drop the string.",
+vocab id\". vLLM ignores the string (info with --engine vllm). Make the two agree, or drop the string.",
         source: "sgl-project/sglang python/sglang/srt/speculative/dflash_worker.py@7f151c5 (_resolve_mask_token_id)",
     },
     applies: Applies::BlockDrafters,
@@ -277,14 +282,20 @@ vocab id\". Make the two agree, or drop the string.",
 };
 
 fn mask_token_string_conflict(cx: &mut Ctx) {
-    let Some((path, node)) = find(cx.root, &[&["dflash_config", "mask_token"], &["mask_token"]]) else {
+    let Some((path, node)) = find(
+        cx.root,
+        &[&["dflash_config", "mask_token"], &["mask_token"]],
+    ) else {
         return;
     };
     let Some(text) = node.as_str() else {
         if !node.is_null() {
             cx.emit_type(
                 &path,
-                format!("`{path}` is {}; SGLang expects a token string", super::describe(node)),
+                format!(
+                    "`{path}` is {}; SGLang expects a token string",
+                    super::describe(node)
+                ),
             );
         }
         return;
@@ -301,7 +312,13 @@ fn mask_token_string_conflict(cx: &mut Ctx) {
         return;
     };
     if found != id {
-        cx.emit(
+        let severity = if cx.engine() == Some(Engine::Vllm) {
+            Severity::Info
+        } else {
+            Severity::Error
+        };
+        cx.emit_as(
+            severity,
             &path,
             format!(
                 "mask_token {} is id {found} in the target's tokenizer, but mask_token_id is {id}: SGLang raises \

@@ -185,7 +185,11 @@ impl EngineSpec {
                 let major = parts.next().and_then(|p| p.parse().ok());
                 let minor = parts
                     .next()
-                    .map(|p| p.chars().take_while(char::is_ascii_digit).collect::<String>())
+                    .map(|p| {
+                        p.chars()
+                            .take_while(char::is_ascii_digit)
+                            .collect::<String>()
+                    })
                     .and_then(|p| p.parse().ok());
                 match (major, minor) {
                     (Some(a), Some(b)) => Some((a, b)),

@@ -41,7 +41,11 @@ fn field_type(cx: &mut Ctx) {
     for key in ["hidden_size", "vocab_size", "num_hidden_layers"] {
         if let Some((path, node)) = find(
             cx.root,
-            &[&[key], &["transformer_layer_config", key], &["text_config", key]],
+            &[
+                &[key],
+                &["transformer_layer_config", key],
+                &["text_config", key],
+            ],
         ) {
             require_positive_int(cx, &path, node);
         }
@@ -86,7 +90,10 @@ fn hidden_size_mismatch(cx: &mut Ctx) {
     .or_else(|| {
         find(
             cx.root,
-            &[&["hidden_size"], &["transformer_layer_config", "hidden_size"]],
+            &[
+                &["hidden_size"],
+                &["transformer_layer_config", "hidden_size"],
+            ],
         )
     });
     let Some((path, node)) = found else { return };

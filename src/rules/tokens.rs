@@ -82,7 +82,9 @@ fn token_id_out_of_range(cx: &mut Ctx) {
         };
         if !ok_type {
             let message = if let Some(huge) = past_u64(node) {
-                format!("`{key}` {huge} is out of range: past 2^64, no embedding matrix has that row")
+                format!(
+                    "`{key}` {huge} is out of range: past 2^64, no embedding matrix has that row"
+                )
             } else {
                 let what = match node.as_array() {
                     Some(items) => {
@@ -123,12 +125,12 @@ fn token_id_out_of_range(cx: &mut Ctx) {
 const TOKEN_ID_NOT_SPECIAL: Rule = Rule {
     code: LintCode::TokenIdNotSpecial,
     info: CodeInfo {
-        severity: Severity::Warning,
+        severity: Severity::Info,
         summary: "bos/eos id decodes to a regular vocabulary token",
         explanation: "bos and eos are special tokens of the target's tokenizer. An id that decodes to a regular \
 vocabulary token is almost always an id of another tokenizer: a Qwen3 id (151643 <|endoftext|>) inside a \
 Qwen3.5/3.6 drafter is a plain BPE token there, as in one SpecForge template; speculators#613 posted a Qwen3.6 \
-drafter with Llama's bos 1 / eos 2. No engine reads them: a warning.",
+drafter with Llama's bos 1 / eos 2. No engine reads them: info.",
         source: "vllm-project/speculators#613; sgl-project/SpecForge configs (a Qwen3 bos id in a Qwen3.5 drafter)",
     },
     applies: Applies::All,

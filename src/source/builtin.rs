@@ -191,6 +191,8 @@ impl KnownTarget {
         TargetFacts {
             source: format!("built-in facts of {}", self.repo),
             model_type: Some(self.model_type.to_string()),
+            max_position_embeddings: None,
+            architectures: Vec::new(),
             num_hidden_layers: Some(self.num_hidden_layers),
             hidden_size: Some(self.hidden_size),
             vocab_size: Some(self.vocab_size),

@@ -225,6 +225,7 @@ QWEN3_8B_TARGET = {
     "eos_token_id": 151645,
     "hidden_size": 4096,
     "model_type": "qwen3",
+    "max_position_embeddings": 40960,
     "num_hidden_layers": 36,
     "vocab_size": 151936,
 }
@@ -323,6 +324,29 @@ def main():
         "token-id-target-mismatch": patch(q, eos_token_id=248046),
         "eagle-aux-layer-ids-out-of-range": patch(QWEN3_8B_EAGLE3, eagle_config={"eagle_aux_hidden_state_layer_ids": [2, 18, 36]}),
         "not-a-drafter": {"architectures": ["Qwen3ForCausalLM"], "hidden_size": 4096},
+        # Rules from engine source (issue 11).
+        "aux-ids-target-layer-ids-mismatch": patch(q, eagle_aux_hidden_state_layer_ids=[1, 16, 31, 46, 61]),
+        "block-size-too-small": patch(q, block_size=1),
+        "conv-selector-pair": patch(DFLASH2, dflash_config__selector_top_k=ABSENT),
+        "dflash-use-swa": patch(q, dflash_config__use_swa=True, dflash_config__swa_window_size=2048),
+        "domino-config": patch(
+            QWEN3_8B_DFLASH,
+            architectures=["DominoDraftModel"],
+            dflash_config__projector_type="domino",
+            dflash_config__pure_draft_prefix_len=2,
+            dflash_config__gru_hidden_dim=1024,
+            dflash_config__emb_dim=256,
+            dflash_config__shift_label=True,
+        ),
+        "dspark-export-layout": patch(q, architectures=["DSparkDraftModel"], dflash_config__markov_rank=256),
+        "eagle-aux-layer-ids-count": patch(QWEN3_8B_EAGLE3, eagle_aux_hidden_state_layer_ids=[2, 10, 18, 33]),
+        "eagle-aux-layer-ids-nested": patch(QWEN3_8B_EAGLE3, eagle_config={"eagle_aux_hidden_state_layer_ids": [2, 18, 33]}),
+        "eagle-max-position-short": patch(QWEN3_8B_EAGLE3, max_position_embeddings=2048, eagle_aux_hidden_state_layer_ids=[2, 18, 33]),
+        "mask-token-string": patch(q, dflash_config__mask_token="<|audio_start|>", dflash_config__mask_token_id=248077),
+        "parallel-drafting-token-missing": patch(QWEN3_8B_EAGLE3, architectures=["PEagleDraftModel"], eagle_aux_hidden_state_layer_ids=[2, 18, 33]),
+        "rope-neox-style": patch(q, is_neox_style=False),
+        "sample-from-anchor-dflash": patch(q, dflash_config__sample_from_anchor=True),
+        "target-hidden-size-null": patch(QWEN3_8B_EAGLE3, target_hidden_size=None, eagle_aux_hidden_state_layer_ids=[2, 18, 33]),
     }
     for name, cfg in cases.items():
         write(f"cases/{name}/config.json", cfg)
