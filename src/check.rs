@@ -466,21 +466,7 @@ pub fn diff_findings(report: &DiffReport) -> Vec<Diagnostic> {
         .collect()
 }
 
-/// `path` relative to `root` when it is inside it, `/`-separated.
-pub fn display(path: &Path, root: &Path) -> String {
-    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
-    let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
-    let shown = abs
-        .strip_prefix(&root)
-        .map(Path::to_path_buf)
-        .unwrap_or_else(|_| path.to_path_buf());
-    shown
-        .components()
-        .filter(|c| !matches!(c, std::path::Component::CurDir))
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join("/")
-}
+pub use crate::config::display;
 
 #[cfg(test)]
 mod tests {

@@ -187,6 +187,22 @@ fn is_eloop(code: i32) -> bool {
     }
 }
 
+/// `path` relative to `root` when it is inside it, `/`-separated.
+pub fn display(path: &FsPath, root: &FsPath) -> String {
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
+    let shown = abs
+        .strip_prefix(&root)
+        .map(FsPath::to_path_buf)
+        .unwrap_or_else(|_| path.to_path_buf());
+    shown
+        .components()
+        .filter(|c| !matches!(c, std::path::Component::CurDir))
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
 /// A field that two config layouts spell differently.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct LayoutField {

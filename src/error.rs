@@ -9,8 +9,6 @@
 use std::fmt;
 use std::path::PathBuf;
 
-use crate::hub::HubErrorKind;
-
 /// What kind of failure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ErrorKind {
@@ -23,6 +21,39 @@ pub enum ErrorKind {
     InvalidInput,
     /// The Hub (or its cache) could not answer; the Hub's own kind says why.
     Hub(HubErrorKind),
+}
+
+/// What kind of Hub failure, so callers and tests can branch without parsing the message
+/// (defined here, below the Hub client, so every layer can name it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HubErrorKind {
+    /// A repo id, revision, file name or setting is malformed.
+    InvalidInput,
+    /// 401: the repo is gated or private and no (valid) token was sent.
+    AuthRequired,
+    /// 403: the token is valid but may not read this repo (gated terms not accepted, or scope).
+    Forbidden,
+    RepoNotFound,
+    RevisionNotFound,
+    EntryNotFound,
+    /// 429.
+    RateLimited,
+    /// 5xx after the bounded retries.
+    Server,
+    /// No answer within the timeout.
+    Timeout,
+    /// Could not connect to the endpoint at all.
+    Unreachable,
+    /// The file is larger than the cap for its kind.
+    TooLarge,
+    /// The answer was inconsistent: truncated body, content not matching its ETag, bad headers.
+    BadResponse,
+    /// Offline (or the Hub gave no answer) and the cache has no copy.
+    NotInCache,
+    /// `require_fresh` is set but only a cached copy could be used.
+    NotFresh,
+    /// Reading or writing the cache failed.
+    Io,
 }
 
 /// A failure that prevents a command from producing an answer.

@@ -328,7 +328,7 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
         PinSource::File(p) => {
             let file = crate::config::config_path(p)?;
             crate::config::load(&file)?;
-            let rel = crate::check::display(&file, &loaded.root());
+            let rel = crate::config::display(&file, &loaded.root());
             (PinAuthority::File(rel.clone()), format!("file {rel}"))
         }
         PinSource::Auto => {
@@ -344,7 +344,7 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
     let target = match &request.target {
         None => None,
         Some(t) if Path::new(t).is_dir() => Some(PinTarget {
-            target: crate::check::display(Path::new(t), &loaded.root()),
+            target: crate::config::display(Path::new(t), &loaded.root()),
             revision: None,
         }),
         Some(t) => {

@@ -9,37 +9,7 @@ use std::time::Duration;
 
 use hf_hub::HFError;
 
-/// What kind of failure, so callers and tests can branch without parsing the message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum HubErrorKind {
-    /// A repo id, revision, file name or setting is malformed.
-    InvalidInput,
-    /// 401: the repo is gated or private and no (valid) token was sent.
-    AuthRequired,
-    /// 403: the token is valid but may not read this repo (gated terms not accepted, or scope).
-    Forbidden,
-    RepoNotFound,
-    RevisionNotFound,
-    EntryNotFound,
-    /// 429.
-    RateLimited,
-    /// 5xx after the bounded retries.
-    Server,
-    /// No answer within the timeout.
-    Timeout,
-    /// Could not connect to the endpoint at all.
-    Unreachable,
-    /// The file is larger than the cap for its kind.
-    TooLarge,
-    /// The answer was inconsistent: truncated body, content not matching its ETag, bad headers.
-    BadResponse,
-    /// Offline (or the Hub gave no answer) and the cache has no copy.
-    NotInCache,
-    /// `require_fresh` is set but only a cached copy could be used.
-    NotFresh,
-    /// Reading or writing the cache failed.
-    Io,
-}
+pub use crate::error::HubErrorKind;
 
 /// A Hub failure: what went wrong (naming repo, revision and file) and what to do next.
 #[derive(Debug, Clone, PartialEq, Eq)]
