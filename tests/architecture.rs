@@ -106,10 +106,11 @@ fn library_layers_go_one_way() {
                 }
                 match rank(&used) {
                     Some(r) if r < own => {}
-                    _ => violations
-                        .entry(module.clone())
-                        .or_default()
-                        .push(format!("{}:{} uses crate::{used}", file.display(), n + 1)),
+                    _ => violations.entry(module.clone()).or_default().push(format!(
+                        "{}:{} uses crate::{used}",
+                        file.display(),
+                        n + 1
+                    )),
                 }
             }
         }

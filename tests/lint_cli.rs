@@ -290,6 +290,13 @@ const FIRES: &[(&str, &str, &[&str], &str, &str)] = &[
         "draft-vocab-size-mismatch",
         "info",
     ),
+    (
+        "cases/target-layer-ids-duplicate",
+        Q36,
+        &[],
+        "target-layer-ids-duplicate",
+        "error",
+    ),
     // Rules read from engine source (issue 11), one case each.
     (
         "cases/aux-ids-target-layer-ids-mismatch",

@@ -68,6 +68,7 @@ crate::declare_code_names! {
         TargetLayerIdsOutOfRange => "target-layer-ids-out-of-range",
         TargetLayerIdsLastLayer => "target-layer-ids-last-layer",
         TargetLayerIdsOrder => "target-layer-ids-order",
+        TargetLayerIdsDuplicate => "target-layer-ids-duplicate",
         TargetLayerIdsFormula => "target-layer-ids-formula",
         AuxIdsTargetLayerIdsMismatch => "aux-ids-target-layer-ids-mismatch",
         NumTargetLayersMismatch => "num-target-layers-mismatch",

@@ -14,6 +14,7 @@ pub(super) const RULES: &[Rule] = &[
     TARGET_LAYER_IDS_OUT_OF_RANGE,
     TARGET_LAYER_IDS_LAST_LAYER,
     TARGET_LAYER_IDS_ORDER,
+    TARGET_LAYER_IDS_DUPLICATE,
     TARGET_LAYER_IDS_FORMULA,
     AUX_IDS_TARGET_LAYER_IDS_MISMATCH,
     NUM_TARGET_LAYERS_MISMATCH,
@@ -253,11 +254,11 @@ const TARGET_LAYER_IDS_ORDER: Rule = Rule {
     code: LintCode::TargetLayerIdsOrder,
     info: CodeInfo {
         severity: Severity::Warning,
-        summary: "target layer ids are not strictly increasing",
+        summary: "target layer ids are not in ascending order",
         explanation: "Every published list is strictly increasing. z-lab's reference concatenates the hidden \
 states in list order (model.py:44), while vLLM and SGLang capture inside the layer loop and so always feed them in \
 ascending order: a reordered list means the engines and the reference feed different features; a duplicate is \
-captured once by the engines. A likely mistake, not an engine check: a warning.",
+captured once by the engines (target-layer-ids-duplicate). A likely mistake, not an engine check: a warning.",
         source: "z-lab/dflash dflash/model.py@44947fb:44; vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d",
     },
     applies: Applies::BlockDrafters,
@@ -267,14 +268,58 @@ captured once by the engines. A likely mistake, not an engine check: a warning."
 
 fn target_layer_ids_order(cx: &mut Ctx) {
     let Some(ids) = layer_ids(cx) else { return };
-    if !ids.ids.windows(2).all(|w| w[0] < w[1]) {
+    let mut sorted = ids.ids.clone();
+    sorted.sort_unstable();
+    sorted.dedup();
+    // Duplicates are the duplicate rule's; this one is about order.
+    if sorted.len() == ids.ids.len() && !ids.ids.windows(2).all(|w| w[0] < w[1]) {
         cx.emit(
             &ids.path,
             format!(
-                "{} is not strictly increasing (duplicates or out of order)",
+                "{} is not in ascending order: vLLM and SGLang feed the features ascending, the z-lab \
+                 reference in list order",
                 list_text(&ids.raw)
             ),
         );
+    }
+}
+
+const TARGET_LAYER_IDS_DUPLICATE: Rule = Rule {
+    code: LintCode::TargetLayerIdsDuplicate,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "a target layer id is listed twice",
+        explanation: "vLLM sizes fc for one feature per listed id but captures each layer once (inside the \
+layer loop), so a duplicate leaves fc short of input and vLLM raises \"DFlash drafter expects … concatenated aux \
+hidden features\". SGLang was not checked: a warning with --engine sglang.",
+        source: "vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d (_get_dflash_fc_input_size, combine_hidden_states)",
+    },
+    applies: Applies::BlockDrafters,
+    needs: &[],
+    check: target_layer_ids_duplicate,
+};
+
+fn target_layer_ids_duplicate(cx: &mut Ctx) {
+    let Some(ids) = layer_ids(cx) else { return };
+    let mut seen = std::collections::BTreeSet::new();
+    let severity = if cx.engine() == Some(Engine::Sglang) {
+        Severity::Warning
+    } else {
+        Severity::Error
+    };
+    for (i, id) in ids.ids.iter().enumerate() {
+        if !seen.insert(*id) {
+            cx.emit_as(
+                severity,
+                &ids.path.index(i),
+                format!(
+                    "layer id {} is listed twice: vLLM captures it once but sizes fc for {} features and \
+                     raises at the first step",
+                    id + ids.offset,
+                    ids.ids.len()
+                ),
+            );
+        }
     }
 }
 

@@ -28,9 +28,10 @@ const FIELD_TYPE: Rule = Rule {
         summary: "a critical field has the wrong type (string, float, negative, null, empty list)",
         explanation: "Ids, sizes and layer lists must be non-negative integers (lists of them for layer ids). \
 Python loaders either raise on a string or float (`'248070' >= vocab_size` is a TypeError), or accept it and \
-compute with it. Write the value as a JSON integer, as the published config does. Every rule that reads a field \
-reports a wrong type under this one code.",
-        source: "z-lab/dflash dflash/model.py@44947fb (config.block_size, dflash_config reads); sgl-project/SpecForge specforge/modeling/draft/dflash.py@a6b6b02",
+compute with it. Flags must be booleans: SGLang's parse_dflash_draft_config raises on a non-integer mask_token_id, a \
+non-list target_layer_ids, a non-boolean attention_sink_bias, an output_multiplier <= 0 and an empty mask_token. Write \
+the value as the published config does. Every rule that reads a field reports a wrong type under this one code.",
+        source: "sgl-project/sglang python/sglang/srt/speculative/dflash_utils.py@00731f0 (parse_dflash_draft_config); z-lab/dflash dflash/model.py@44947fb (config.block_size)",
     },
     applies: Applies::All,
     needs: &[],
@@ -53,6 +54,67 @@ fn field_type(cx: &mut Ctx) {
     if cx.detection.block_drafter() {
         if let Some((path, node)) = LAYOUT_FIELDS[0].find(cx.root) {
             require_positive_int(cx, &path, node);
+        }
+        dflash_config_types(cx);
+    }
+}
+
+/// What SGLang's parse_dflash_draft_config (and vLLM's DFlash model) require of the
+/// `dflash_config` settings they read.
+fn dflash_config_types(cx: &mut Ctx) {
+    let Some(dc) = cx.dflash_config() else { return };
+    let at = |k: &str| Path::key("dflash_config").child(k);
+    for key in [
+        "use_swa",
+        "sample_from_anchor",
+        "attention_sink_bias",
+        "is_neox_style",
+    ] {
+        if let Some(n) = dc
+            .get(key)
+            .filter(|n| !n.is_null() && n.as_bool().is_none())
+        {
+            let message = format!(
+                "`dflash_config.{key}` is {}; it must be a boolean",
+                super::describe(n)
+            );
+            cx.emit_type(&at(key), message);
+        }
+    }
+    for key in [
+        "conv_kernel_size",
+        "conv_group_size",
+        "selector_rank",
+        "selector_top_k",
+        "markov_rank",
+    ] {
+        if let Some(n) = dc.get(key).filter(|n| !n.is_null()) {
+            let ok = n.as_number().is_some_and(|x| x.is_integer_literal()) && n.as_u64().is_some();
+            if !ok {
+                let message = format!(
+                    "`dflash_config.{key}` is {}; it must be a non-negative integer",
+                    super::describe(n)
+                );
+                cx.emit_type(&at(key), message);
+            }
+        }
+    }
+    if let Some(n) = dc.get("output_multiplier").filter(|n| !n.is_null()) {
+        if !n.as_number().is_some_and(|x| x.value > 0.0) {
+            let message = format!(
+                "`dflash_config.output_multiplier` is {}; SGLang requires a number > 0",
+                super::describe(n)
+            );
+            cx.emit_type(&at("output_multiplier"), message);
+        }
+    }
+    if let Some(n) = dc.get("mask_token").filter(|n| !n.is_null()) {
+        if n.as_str().is_none_or(str::is_empty) {
+            let message = format!(
+                "`dflash_config.mask_token` is {}; SGLang requires a non-empty token string",
+                super::describe(n)
+            );
+            cx.emit_type(&at("mask_token"), message);
         }
     }
 }

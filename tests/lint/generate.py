@@ -327,6 +327,7 @@ def main():
         # Rules from engine source (issue 11).
         "aux-ids-target-layer-ids-mismatch": patch(q, eagle_aux_hidden_state_layer_ids=[1, 16, 31, 46, 61]),
         "block-size-too-small": patch(q, block_size=1),
+        "target-layer-ids-duplicate": patch(q, dflash_config__target_layer_ids=[1, 16, 16, 46, 61]),
         "conv-selector-pair": patch(DFLASH2, dflash_config__selector_top_k=ABSENT),
         "dflash-use-swa": patch(q, dflash_config__use_swa=True, dflash_config__swa_window_size=2048),
         "domino-config": patch(
