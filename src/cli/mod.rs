@@ -8,6 +8,8 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
+mod launch;
+
 use dflash_check::analysis::{self, AuthorityChoice, DiffReport, TargetChoice, TargetContext};
 use dflash_check::config::ConfigFile;
 use dflash_check::hub::{self, HubFlags, HubSettings, RepoRef};
@@ -63,6 +65,9 @@ pub enum Command {
     Snapshots(OutputArgs),
     /// Show the Hub settings in force (endpoint, cache, token, offline, timeout) and where each came from.
     Env(EnvArgs),
+    /// Check an engine launch command (vLLM, SGLang) against the drafter and target it names.
+    #[command(after_help = launch::LAUNCH_EXAMPLES)]
+    Launch(launch::LaunchArgs),
 }
 
 const CHECK_EXAMPLES: &str = "\
@@ -445,6 +450,7 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Pin(args) => run_pin(&args, &mut out)?,
         Command::Lint(args) => run_lint(&args, &mut out)?,
         Command::Explain(args) => run_explain(&args, &mut out)?,
+        Command::Launch(args) => launch::run_launch(&args, &mut out)?,
     };
     let mut stdout = std::io::stdout().lock();
     match stdout.write_all(&out).and_then(|()| stdout.flush()) {
