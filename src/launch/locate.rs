@@ -110,6 +110,13 @@ fn local_path(given: &str, base: Option<&Path>) -> Option<PathBuf> {
     joined.exists().then_some(joined)
 }
 
+/// Whether the engine would load `given` from the Hub: not a path that exists here, and an
+/// `ORG/NAME` repo id. (`--drafter DIR` only says where to read a copy; the engine still loads
+/// what the command names.)
+pub fn names_hub_repo(given: &str, base: Option<&Path>) -> bool {
+    local_path(given, base).is_none() && !given.contains('$') && given.parse::<RepoRef>().is_ok()
+}
+
 /// Reads the config of a model named `given` (at `revision`, for a Hub repo).
 /// A target is read with its `tokenizer_config.json` (lint decodes token ids with it).
 fn read_model(

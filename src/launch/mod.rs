@@ -154,8 +154,9 @@ not exist, and SGLang has no start-up check for it.",
         SglangTokenMap => "launch-sglang-token-map", CodeInfo {
             severity: Severity::Warning,
             summary: "SGLang EAGLE drafter with a truncated vocabulary but no --speculative-token-map (or a token map given to EAGLE-3)",
-            explanation: "An EAGLE-2 drafter whose draft_vocab_size differs from the vocabulary predicts ids in its own \
-reduced vocabulary; SGLang maps them to target ids with the FR-Spec --speculative-token-map. Without it the ids are \
+            explanation: "An EAGLE-2 head whose output vocabulary (draft_vocab_size, else vocab_size) is smaller than the \
+target's predicts ids in its own reduced vocabulary; SGLang maps them to target ids with the FR-Spec \
+--speculative-token-map. Without it the ids are \
 misread and acceptance collapses. For EAGLE-3 the map ships in the weights (d2t) and SGLang ignores the flag (info).",
             source: "sgl-project/sglang docs/advanced_features/speculative_decoding.md@067ad4d (FR-Spec token map; \"--speculative-token-map is ignored for EAGLE-3 models\")",
         },
@@ -303,8 +304,10 @@ pub fn check(launch: Launch, notes: Vec<String>, options: &CheckOptions) -> Resu
     let outcome = rules::check(&rules::Input {
         launch: &launch,
         drafter: facts.as_ref(),
-        drafter_on_hub: found.drafter.kind == LocationKind::Hub
-            || (found.drafter.kind == LocationKind::Unavailable && found.drafter.repo.is_some()),
+        drafter_on_hub: launch
+            .drafter
+            .as_deref()
+            .is_some_and(|d| locate::names_hub_repo(d, options.base_dir.as_deref())),
         drafter_sha: found.drafter.sha.as_deref(),
         target_vocab: found
             .target_context

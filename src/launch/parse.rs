@@ -256,7 +256,7 @@ fn find_engine(words: &[String]) -> Option<(Engine, usize, String)> {
                 return Some((
                     Engine::Vllm,
                     i + 1,
-                    format!("the {image} image (entrypoint: the vLLM server)"),
+                    format!("{image} image, whose entrypoint is the vLLM server"),
                 ));
             }
         }

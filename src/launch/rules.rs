@@ -821,21 +821,25 @@ fn sglang_token_map(cx: &mut Cx) {
     let Some(drafter) = cx.input.drafter else {
         return;
     };
-    let Some(draft_vocab) = drafter.draft_vocab_size else {
+    // The head's own output vocabulary: `draft_vocab_size`, else its `vocab_size`.
+    let Some(draft_vocab) = drafter.draft_vocab_size.or(drafter.vocab_size) else {
         return;
     };
-    let Some(vocab) = cx.input.target_vocab.or(drafter.vocab_size) else {
+    let Some(vocab) = cx.input.target_vocab else {
+        cx.not_checked(
+            "--speculative-token-map: the target's vocabulary is unknown, so a truncated EAGLE head cannot be told",
+        );
         return;
     };
-    if draft_vocab != vocab {
+    if draft_vocab < vocab {
         cx.emit(
             LaunchCode::SglangTokenMap,
             "--speculative-token-map",
             (None, "--speculative-algorithm"),
             format!(
-                "the drafter's draft_vocab_size {draft_vocab} differs from the vocabulary {vocab}, and no \
+                "the EAGLE head predicts {draft_vocab} ids, fewer than the target's {vocab}, and no \
                  --speculative-token-map says which target token each draft id is: pass the FR-Spec token map the \
-                 drafter was trained with"
+                 head was trained with"
             ),
             None,
         );
