@@ -966,3 +966,39 @@ fn launch_codes_cite_sources() {
     }
     assert!(Path::new("tests/launch/SOURCES.md").is_file());
 }
+
+/// docs/launch.md lists every launch code with its severity.
+#[test]
+fn the_doc_lists_every_launch_code() {
+    let doc = std::fs::read_to_string("docs/launch.md").unwrap();
+    for c in dflash_check::launch::LaunchCode::ALL {
+        let row = format!("| `{}` | {} |", c.as_str(), c.info().severity);
+        assert!(doc.contains(&row), "docs/launch.md lacks {row}");
+    }
+}
+
+/// The README's "Before and after deploy" example prints exactly what the README shows.
+#[test]
+fn the_readme_example_is_what_the_binary_prints() {
+    let (code, out, err) = launch(
+        &[
+            "--color",
+            "never",
+            "--target",
+            "fixtures/targets/Qwen3.6-27B",
+        ],
+        &[
+            "vllm",
+            "serve",
+            "Qwen/Qwen3.6-27B",
+            "--speculative-config",
+            r#"{"method": "dflash", "model": "fixtures/incident/Qwen3.6-27B-DFlash", "num_speculative_tokens": 15}"#,
+        ],
+    );
+    assert_eq!((code, err.as_str()), (0, ""));
+    let readme = std::fs::read_to_string("README.md").unwrap();
+    assert!(
+        readme.contains(&format!("```text\n{out}```")),
+        "README.md's launch example differs from:\n{out}"
+    );
+}
