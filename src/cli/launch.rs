@@ -58,6 +58,13 @@ pub fn run_launch(args: &LaunchArgs, out: &mut Vec<u8>) -> Result<u8> {
                 .take(MAX_FILE_BYTES + 1)
                 .read_to_string(&mut text)
                 .map_err(|e| dflash_check::Error::new(format!("reading stdin: {e}")))?;
+            if text.len() as u64 > MAX_FILE_BYTES {
+                return Err(dflash_check::Error::new(format!(
+                    "stdin holds more than {} MiB: not a launch script",
+                    MAX_FILE_BYTES >> 20
+                ))
+                .into());
+            }
             Some(("<stdin>".to_string(), text, None))
         }
         Some(path) => {

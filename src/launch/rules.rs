@@ -509,7 +509,7 @@ fn batched_tokens(cx: &mut Cx) {
     let Some(k) = k_of(launch) else {
         return;
     };
-    let per_seq = k + 1;
+    let per_seq = k.saturating_add(1);
     match (launch.max_num_seqs, launch.max_num_batched_tokens) {
         (Some(seqs), Some(tokens)) => {
             let need = seqs.saturating_mul(per_seq);
@@ -752,7 +752,8 @@ fn sglang_eagle_chain(cx: &mut Cx) {
     else {
         return;
     };
-    if is_eagle(launch) && tokens != steps + 1 {
+    let chain = steps.saturating_add(1);
+    if is_eagle(launch) && tokens != chain {
         cx.emit(
             LaunchCode::SglangEagleChain,
             "--speculative-num-draft-tokens",
@@ -761,10 +762,10 @@ fn sglang_eagle_chain(cx: &mut Cx) {
                 "--speculative-eagle-topk 1 drafts a chain of --speculative-num-steps {steps} tokens, so \
                  --speculative-num-draft-tokens must be {}: SGLang silently replaces {tokens} with {} (and its \
                  acceptance-rate metric is wrong when they differ, sglang#13212)",
-                steps + 1,
-                steps + 1
+                chain,
+                chain
             ),
-            Some(json!(steps + 1)),
+            Some(json!(chain)),
         );
     }
 }
@@ -792,7 +793,7 @@ fn sglang_eagle_tree(cx: &mut Cx) {
                  (steps-1)·topk² = {nodes}: SGLang does not check this at start-up",
                 tokens - 1
             ),
-            Some(json!(nodes + 1)),
+            Some(json!(nodes.saturating_add(1))),
         );
     }
 }
@@ -959,6 +960,23 @@ mod tests {
         assert_eq!(
             codes(&l, None, true),
             vec![("launch-revision-unpinned".to_string(), Severity::Warning)]
+        );
+    }
+
+    #[test]
+    fn huge_numbers_do_not_overflow() {
+        let max = u64::MAX;
+        let l = launch(&format!(
+            r#"vllm serve T --speculative-config '{{"method": "dflash", "model": "d", "num_speculative_tokens": {max}}}' --max-num-seqs {max} --max-num-batched-tokens {max}"#
+        ));
+        let _ = codes(&l, Some(&facts(DFLASH16)), false);
+        let l = launch(&format!(
+            "python -m sglang.launch_server --model-path T --speculative-algorithm EAGLE --speculative-draft-model-path d \
+             --speculative-num-steps {max} --speculative-eagle-topk 1 --speculative-num-draft-tokens 4"
+        ));
+        assert_eq!(
+            codes(&l, None, false),
+            vec![("launch-sglang-eagle-chain".to_string(), Severity::Warning)]
         );
     }
 }
