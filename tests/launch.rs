@@ -693,6 +693,7 @@ fn a_shell_script() {
         .as_str()
         .unwrap()
         .contains("z-lab/Qwen3.5-35B-A3B-DFlash"));
+    assert_eq!(d["span"], serde_json::json!({"line": 13, "column": 36}));
     // The unpinned drafter is located on its line of the script.
     let d = diagnostic(&report, "launch-revision-unpinned");
     assert_eq!(d["file"], "tests/launch/files/zlab-sglang.sh");

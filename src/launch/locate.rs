@@ -199,14 +199,28 @@ fn explain(e: crate::Error) -> String {
     }
 }
 
-fn unavailable(code: LaunchCode, what: &str, loc: &Location, flag: &str) -> Diagnostic {
+/// A warning that a named model could not be read, at the name in the input file.
+fn unavailable(
+    launch: &Launch,
+    code: LaunchCode,
+    what: &str,
+    loc: &Location,
+    flag: &str,
+) -> Diagnostic {
     let name = loc.given.clone().unwrap_or_default();
     let why = loc.note.clone().unwrap_or_default();
-    Diagnostic::new(
+    let mut d = Diagnostic::new(
         Code::Launch(code),
         flag,
         format!("the {what} `{name}` could not be read: {why}"),
-    )
+    );
+    if let Some(file) = &launch.origin.file {
+        d = d.file(file.clone());
+        if let Some((line, column)) = launch.origin.find(None, &name) {
+            d = d.span(line, column);
+        }
+    }
+    d
 }
 
 /// Finds the drafter and the target of `launch`.
@@ -231,6 +245,7 @@ pub fn locate(launch: &Launch, options: &CheckOptions) -> Result<Found> {
     };
     if target.kind == LocationKind::Unavailable {
         diagnostics.push(unavailable(
+            launch,
             LaunchCode::TargetUnavailable,
             "target",
             &target,
@@ -252,6 +267,7 @@ pub fn locate(launch: &Launch, options: &CheckOptions) -> Result<Found> {
                 read_model(given, launch.drafter_revision.as_deref(), options, false)?;
             if loc.kind == LocationKind::Unavailable {
                 diagnostics.push(unavailable(
+                    launch,
                     LaunchCode::DrafterUnavailable,
                     "drafter",
                     &loc,
