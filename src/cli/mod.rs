@@ -8,6 +8,7 @@ mod diff;
 mod env;
 mod explain;
 mod fix;
+mod launch;
 mod lint;
 mod pin;
 mod snapshots;
@@ -70,6 +71,9 @@ pub enum Command {
     Snapshots(OutputArgs),
     /// Show the Hub settings in force (endpoint, cache, token, offline, timeout) and where each came from.
     Env(env::EnvArgs),
+    /// Check an engine launch command (vLLM, SGLang) against the drafter and target it names.
+    #[command(after_help = launch::LAUNCH_EXAMPLES)]
+    Launch(launch::LaunchArgs),
 }
 
 /// Runs a parsed command; returns the exit code.
@@ -84,6 +88,7 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Pin(args) => pin::run(&args, &mut out)?,
         Command::Lint(args) => lint::run(&args, &mut out)?,
         Command::Explain(args) => explain::run(&args, &mut out)?,
+        Command::Launch(args) => launch::run_launch(&args, &mut out)?,
     };
     let mut stdout = std::io::stdout().lock();
     match stdout.write_all(&out).and_then(|()| stdout.flush()) {

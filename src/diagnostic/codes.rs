@@ -131,7 +131,26 @@ crate::declare_code_names! {
 
 crate::declare_code_names! {
     /// `launch`: the engine command line against the drafter it serves.
-    pub enum LaunchCode {}
+    pub enum LaunchCode {
+        MethodFamily => "launch-method-family",
+        NumSpeculativeTokensMissing => "launch-num-speculative-tokens-missing",
+        KExceedsBlock => "launch-k-exceeds-block",
+        BatchedTokens => "launch-batched-tokens",
+        MixedAttentionRunner => "launch-mixed-attention-runner",
+        RejectedKey => "launch-rejected-key",
+        RevisionUnpinned => "launch-revision-unpinned",
+        DrafterMissing => "launch-drafter-missing",
+        SglangBlockSizeConflict => "launch-sglang-block-size-conflict",
+        SglangDraftTokensMismatch => "launch-sglang-draft-tokens-mismatch",
+        SglangWindowTooSmall => "launch-sglang-window-too-small",
+        SglangEaglePartial => "launch-sglang-eagle-partial",
+        SglangEagleChain => "launch-sglang-eagle-chain",
+        SglangEagleTree => "launch-sglang-eagle-tree",
+        SglangTokenMap => "launch-sglang-token-map",
+        DrafterUnavailable => "launch-drafter-unavailable",
+        TargetUnavailable => "launch-target-unavailable",
+        LintSkipped => "launch-lint-skipped",
+    }
 }
 
 crate::declare_code_names! {

@@ -12,6 +12,7 @@ pub mod diff;
 pub mod explain;
 pub mod fix;
 pub mod github;
+pub mod launch;
 pub mod lint;
 pub mod sarif;
 pub mod style;

@@ -1,0 +1,106 @@
+//! `dflash-check launch`: its arguments and its run function. The work is in
+//! `dflash_check::launch`; this file resolves flags into options and picks the renderer.
+
+use std::io::Read;
+use std::path::PathBuf;
+
+use anyhow::Result;
+use clap::Args;
+
+use dflash_check::config;
+use dflash_check::launch::{self, CheckOptions};
+
+use super::{finish, DenyLevel, HubArgs, OutputArgs};
+
+pub const LAUNCH_EXAMPLES: &str = "\
+Examples:
+  dflash-check launch -- vllm serve Qwen/Qwen3.5-27B \\
+      --speculative-config '{\"method\": \"dflash\", \"model\": \"z-lab/Qwen3.5-27B-DFlash\", \"num_speculative_tokens\": 15}'
+  dflash-check launch -- python -m sglang.launch_server --model-path Qwen/Qwen3-8B \\
+      --speculative-algorithm DFLASH --speculative-draft-model-path z-lab/Qwen3-8B-DFlash-b16
+  dflash-check launch --file serve.sh
+  dflash-check launch --file Dockerfile --drafter ./models/drafter
+
+Exit codes: 0 no error (warnings shown), 1 errors found (with --deny warnings: warnings too), 2 could not run.";
+
+/// Largest launch script, Dockerfile or compose file read.
+const MAX_FILE_BYTES: u64 = 1 << 20;
+
+#[derive(Debug, Args)]
+pub struct LaunchArgs {
+    /// A shell script, Dockerfile or docker-compose file holding the command (`-` reads stdin).
+    #[arg(long, value_name = "FILE", conflicts_with = "command")]
+    pub file: Option<PathBuf>,
+    /// Read the drafter from this directory instead of the path or repo the command names.
+    #[arg(long, value_name = "DIR")]
+    pub drafter: Option<PathBuf>,
+    /// Read the target from this directory instead of the path or repo the command names.
+    #[arg(long, value_name = "DIR")]
+    pub target: Option<PathBuf>,
+    /// Count warnings as failures: `--deny warnings`.
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    pub deny: Option<DenyLevel>,
+    #[command(flatten)]
+    pub hub: HubArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// The engine command line as you deploy it, after `--` (or as one quoted argument).
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+pub fn run_launch(args: &LaunchArgs, out: &mut Vec<u8>) -> Result<u8> {
+    let file = match &args.file {
+        None => None,
+        Some(path) if path.as_os_str() == "-" => {
+            let mut text = String::new();
+            std::io::stdin()
+                .take(MAX_FILE_BYTES + 1)
+                .read_to_string(&mut text)
+                .map_err(|e| dflash_check::Error::new(format!("reading stdin: {e}")))?;
+            if text.len() as u64 > MAX_FILE_BYTES {
+                return Err(dflash_check::Error::new(format!(
+                    "stdin holds more than {} MiB: not a launch script",
+                    MAX_FILE_BYTES >> 20
+                ))
+                .into());
+            }
+            Some(("<stdin>".to_string(), text, None))
+        }
+        Some(path) => {
+            let bytes = config::read_capped(path, MAX_FILE_BYTES)?;
+            let text = String::from_utf8(bytes).map_err(|e| {
+                dflash_check::Error::new(format!(
+                    "`{}` is not UTF-8 text (byte {})",
+                    path.display(),
+                    e.utf8_error().valid_up_to()
+                ))
+            })?;
+            Some((
+                path.display().to_string(),
+                text,
+                path.parent().map(PathBuf::from),
+            ))
+        }
+    };
+    if file.is_none() && args.command.is_empty() {
+        return Err(dflash_check::Error::new("no engine command given")
+            .with_hint(
+                "pass it after `--` (dflash-check launch -- vllm serve MODEL ...) or name a file with --file",
+            )
+            .into());
+    }
+    let (parsed, notes) = launch::parse_input(
+        &args.command,
+        file.as_ref().map(|(n, t, _)| (n.as_str(), t.as_str())),
+    )?;
+    let options = CheckOptions {
+        hub: Some(args.hub.settings()?),
+        drafter_dir: args.drafter.clone(),
+        target_dir: args.target.clone(),
+        base_dir: file.and_then(|(_, _, dir)| dir),
+    };
+    let report = launch::check(parsed, notes, &options)?;
+    let deny = args.deny == Some(DenyLevel::Warnings);
+    finish(&report, &args.output, report.fails(deny), deny, out)
+}

@@ -1,0 +1,331 @@
+//! Finding the drafter and the target a launch command names, the way the engines do: a path
+//! that exists is a local model; otherwise `org/name` is a Hub repo, read through the Hub client
+//! in `crate::hub` (the standard cache first, offline honoured). A repo that cannot be read is a
+//! warning that names it and says why, never a failure: the launch rules that do not need it
+//! still run.
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use super::parse::Launch;
+use super::{info, CheckOptions, LaunchCode};
+use crate::analysis::{self, TargetChoice, TargetContext};
+use crate::config::{self, ConfigFile};
+use crate::diagnostic::Diagnostic;
+use crate::hub::RepoRef;
+use crate::rules::Engine;
+use crate::Result;
+
+/// How a model named in the command was found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LocationKind {
+    /// A directory on this machine (as written, relative to the `--file`, or `--drafter`/`--target`).
+    Local,
+    /// A Hub repo, read through the Hub client (fresh, or from the cache: see `freshness`).
+    Hub,
+    /// No separate drafter: the draft module is part of the target (MTP, fused DSpark).
+    Fused,
+    /// Nothing to find (no drafter for n-gram methods; no target named).
+    None,
+    /// Named, but could not be read: `note` says why.
+    Unavailable,
+}
+
+impl LocationKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LocationKind::Local => "local",
+            LocationKind::Hub => "hub",
+            LocationKind::Fused => "fused",
+            LocationKind::None => "none",
+            LocationKind::Unavailable => "unavailable",
+        }
+    }
+}
+
+/// Where a model named in the command was found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Location {
+    /// As written in the command.
+    pub given: Option<String>,
+    pub kind: LocationKind,
+    /// The config file read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub repo: Option<String>,
+    /// The revision asked for (`main` when the command names none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub revision: Option<String>,
+    /// The commit the Hub (or its cache) resolved it to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sha: Option<String>,
+    /// `hub` (asked now) or `cache`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub freshness: Option<String>,
+    /// Provenance, or why it could not be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
+}
+
+impl Location {
+    fn new(given: Option<&str>, kind: LocationKind) -> Location {
+        Location {
+            given: given.map(str::to_string),
+            kind,
+            path: None,
+            repo: None,
+            revision: None,
+            sha: None,
+            freshness: None,
+            note: None,
+        }
+    }
+}
+
+/// What was found.
+pub struct Found {
+    pub drafter: Location,
+    pub target: Location,
+    /// The drafter's config (the target's own for a fused draft module).
+    pub drafter_config: Option<ConfigFile>,
+    /// The target's facts and tokens, for lint.
+    pub target_context: TargetContext,
+    /// Warnings about what could not be read.
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// vLLM methods and SGLang algorithms that draft without a model of their own.
+const MODEL_FREE: &[&str] = &["ngram", "ngram_gpu", "suffix", "NGRAM"];
+
+/// A local directory or file for `given`: as written, then relative to `base`.
+fn local_path(given: &str, base: Option<&Path>) -> Option<PathBuf> {
+    let p = Path::new(given);
+    if p.exists() {
+        return Some(p.to_path_buf());
+    }
+    let joined = base.filter(|_| p.is_relative())?.join(p);
+    joined.exists().then_some(joined)
+}
+
+/// Whether the engine would load `given` from the Hub: not a path that exists here, and an
+/// `ORG/NAME` repo id. (`--drafter DIR` only says where to read a copy; the engine still loads
+/// what the command names.)
+pub fn names_hub_repo(given: &str, base: Option<&Path>) -> bool {
+    local_path(given, base).is_none() && !given.contains('$') && given.parse::<RepoRef>().is_ok()
+}
+
+/// Reads the config of a model named `given` (at `revision`, for a Hub repo).
+/// A target is read with its `tokenizer_config.json` (lint decodes token ids with it).
+fn read_model(
+    given: &str,
+    revision: Option<&str>,
+    options: &CheckOptions,
+    is_target: bool,
+) -> Result<(Location, Option<ConfigFile>)> {
+    let mut loc = Location::new(Some(given), LocationKind::Unavailable);
+    if given.contains('$') {
+        loc.note = Some(format!(
+            "`{given}` holds a shell variable the input never assigns"
+        ));
+        return Ok((loc, None));
+    }
+    if let Some(path) = local_path(given, options.base_dir.as_deref()) {
+        // A local model that exists but whose config is broken is bad input, as in `lint`.
+        let config = config::load(&path)?;
+        loc.kind = LocationKind::Local;
+        loc.path = Some(config.path.display().to_string());
+        return Ok((loc, Some(config)));
+    }
+    let Ok(mut repo) = given.parse::<RepoRef>() else {
+        loc.note = Some(format!(
+            "no such directory here, and `{given}` is not a Hub repo id (ORG/NAME)"
+        ));
+        return Ok((loc, None));
+    };
+    if repo.revision.is_none() {
+        repo.revision = revision.map(str::to_string);
+    }
+    loc.repo = Some(repo.repo.clone());
+    loc.revision = Some(repo.revision_or_main().to_string());
+    let Some(settings) = &options.hub else {
+        loc.note = Some("not a local directory, and the Hub was not asked".into());
+        return Ok((loc, None));
+    };
+    if is_target {
+        return match crate::source::hub::fetch_target(settings, &repo, false) {
+            Ok(t) => {
+                let config = config::load(&t.dir)?;
+                loc.kind = LocationKind::Hub;
+                loc.freshness = Some(t.freshness.label().to_string());
+                loc.note = Some(format!(
+                    "{} at commit {} ({})",
+                    t.repo,
+                    t.sha,
+                    t.freshness.label()
+                ));
+                loc.sha = Some(t.sha);
+                loc.path = Some(config.path.display().to_string());
+                Ok((loc, Some(config)))
+            }
+            Err(e) => {
+                loc.note = Some(explain(e));
+                Ok((loc, None))
+            }
+        };
+    }
+    match crate::source::hub::load(settings, &repo, None) {
+        Ok(authority) => {
+            loc.kind = LocationKind::Hub;
+            loc.sha = authority.sha.clone();
+            loc.freshness = Some(authority.kind.as_str().to_string());
+            loc.note = Some(authority.provenance.clone());
+            loc.path = Some(authority.config.path.display().to_string());
+            Ok((loc, Some(authority.config)))
+        }
+        Err(e) => {
+            loc.note = Some(explain(e));
+            Ok((loc, None))
+        }
+    }
+}
+
+fn explain(e: crate::Error) -> String {
+    match e.hint {
+        Some(h) => format!("{} ({h})", e.message),
+        None => e.message,
+    }
+}
+
+/// A warning that a named model could not be read, at the name in the input file.
+fn unavailable(
+    launch: &Launch,
+    code: LaunchCode,
+    what: &str,
+    loc: &Location,
+    flag: &str,
+) -> Diagnostic {
+    let name = loc.given.clone().unwrap_or_default();
+    let why = loc.note.clone().unwrap_or_default();
+    let mut d = Diagnostic::new(
+        code,
+        info(code),
+        flag,
+        format!("the {what} `{name}` could not be read: {why}"),
+    );
+    if let Some(file) = &launch.origin.file {
+        d = d.file(file.clone());
+        if let Some((line, column)) = launch.origin.find(None, &name) {
+            d = d.span(line, column);
+        }
+    }
+    d
+}
+
+/// Finds the drafter and the target of `launch`.
+pub fn locate(launch: &Launch, options: &CheckOptions) -> Result<Found> {
+    let mut diagnostics = Vec::new();
+    let (drafter_flag, target_flag) = match launch.engine {
+        Engine::Vllm => ("--speculative-config.model", "model"),
+        Engine::Sglang => ("--speculative-draft-model-path", "--model-path"),
+    };
+
+    // The target first: a fused draft module is read from it.
+    let (target, target_config) = match (&options.target_dir, &launch.target) {
+        (Some(dir), _) => {
+            let config = config::load(dir)?;
+            let mut loc = Location::new(launch.target.as_deref(), LocationKind::Local);
+            loc.path = Some(config.path.display().to_string());
+            loc.note = Some("--target".into());
+            (loc, Some(config))
+        }
+        (None, Some(given)) => read_model(given, launch.target_revision.as_deref(), options, true)?,
+        (None, None) => (Location::new(None, LocationKind::None), None),
+    };
+    if target.kind == LocationKind::Unavailable {
+        diagnostics.push(unavailable(
+            launch,
+            LaunchCode::TargetUnavailable,
+            "target",
+            &target,
+            target_flag,
+        ));
+    }
+
+    let method = launch.method();
+    let (drafter, drafter_config) = match (&options.drafter_dir, &launch.drafter) {
+        (Some(dir), _) => {
+            let config = config::load(dir)?;
+            let mut loc = Location::new(launch.drafter.as_deref(), LocationKind::Local);
+            loc.path = Some(config.path.display().to_string());
+            loc.note = Some("--drafter".into());
+            (loc, Some(config))
+        }
+        (None, Some(given)) => {
+            let (loc, config) =
+                read_model(given, launch.drafter_revision.as_deref(), options, false)?;
+            if loc.kind == LocationKind::Unavailable {
+                diagnostics.push(unavailable(
+                    launch,
+                    LaunchCode::DrafterUnavailable,
+                    "drafter",
+                    &loc,
+                    drafter_flag,
+                ));
+            }
+            (loc, config)
+        }
+        (None, None) if method.as_deref().is_some_and(|m| MODEL_FREE.contains(&m)) => {
+            let mut loc = Location::new(None, LocationKind::None);
+            loc.note = Some(format!(
+                "method {} drafts without a model",
+                method.unwrap_or_default()
+            ));
+            (loc, None)
+        }
+        (None, None) => {
+            let mut loc = Location::new(None, LocationKind::Fused);
+            loc.path = target.path.clone();
+            loc.note = Some(
+                "no separate drafter: the draft module is read from the target's config".into(),
+            );
+            (loc, target_config.clone())
+        }
+    };
+
+    // Lint's target context: the target's directory (local or the Hub cache snapshot), else
+    // the built-in facts of a known target matching the drafter.
+    let configs: Vec<&ConfigFile> = drafter_config.iter().collect();
+    let target_dir = target_config
+        .as_ref()
+        .and_then(|c| c.path.parent().map(Path::to_path_buf));
+    let choice = TargetChoice {
+        target_dir,
+        ..TargetChoice::default()
+    };
+    let target_context = match analysis::resolve_target(&choice, &configs, None) {
+        Ok(t) => t,
+        Err(e) => {
+            diagnostics.push(Diagnostic::new(
+                LaunchCode::TargetUnavailable,
+                info(LaunchCode::TargetUnavailable),
+                target_flag,
+                format!(
+                    "the target's files could not be read for lint: {}",
+                    e.message
+                ),
+            ));
+            analysis::resolve_target(&TargetChoice::default(), &configs, None)?
+        }
+    };
+    let drafter_config = drafter_config.filter(|_| drafter.kind != LocationKind::None);
+    Ok(Found {
+        drafter,
+        target,
+        drafter_config,
+        target_context,
+        diagnostics,
+    })
+}

@@ -1,0 +1,681 @@
+//! From a command's words to a typed [`Launch`]: which engine, its environment, the target, the
+//! drafter and its revision, vLLM's speculative config, SGLang's speculative flags, and every
+//! other flag as written. Pure: no file or network access.
+//!
+//! Engines are found by how they are started: `vllm serve`, `python -m
+//! vllm.entrypoints.openai.api_server`, the `vllm/vllm-openai` image (whose entrypoint is the
+//! vLLM server), `python -m sglang.launch_server` and `sglang serve`. Words before the engine
+//! that look like `NAME=value` are environment assignments (a leading `VAR=1`, `env VAR=1`,
+//! `docker run -e VAR=1`).
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::shell::Command;
+use crate::rules::Engine;
+use crate::{Error, Result};
+
+/// One flag as written, its name normalised (`--max_num_seqs` → `--max-num-seqs` for vLLM).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Flag {
+    pub name: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<String>,
+}
+
+/// One environment variable the engine starts with.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct EnvVar {
+    pub name: String,
+    pub value: String,
+}
+
+/// SGLang's speculative-decoding flags (`None` when not given).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct SglangSpec {
+    /// `--speculative-algorithm`, upper-cased (`NEXTN` is SGLang's alias of `EAGLE`).
+    pub algorithm: Option<String>,
+    pub num_steps: Option<u64>,
+    pub eagle_topk: Option<u64>,
+    pub num_draft_tokens: Option<u64>,
+    pub dflash_block_size: Option<u64>,
+    /// `--speculative-dflash-draft-window-size` (older SGLang: `--speculative-draft-window-size`).
+    pub draft_window_size: Option<u64>,
+    pub token_map: Option<String>,
+}
+
+/// Where the command came from, to give diagnostics a line and column.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Origin {
+    /// The file given with `--file`; `None` for a command given after `--`.
+    pub file: Option<String>,
+    /// The text the command's flags are searched in.
+    pub text: String,
+    /// The 1-based line of `text`'s first character.
+    pub line: usize,
+}
+
+impl Origin {
+    /// Line and column of the first `needle` (after `after`, when given) in the command's text.
+    pub fn find(&self, after: Option<&str>, needle: &str) -> Option<(usize, usize)> {
+        self.file.as_ref()?;
+        let from = match after {
+            Some(a) => self.text.find(a)?,
+            None => 0,
+        };
+        let at = from + self.text[from..].find(needle)?;
+        let before = &self.text[..at];
+        let line = self.line + before.matches('\n').count();
+        let column = before.rsplit('\n').next().unwrap_or(before).chars().count() + 1;
+        Some((line, column))
+    }
+}
+
+/// An engine launch command, parsed.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Launch {
+    pub engine: Engine,
+    /// How the engine is started, as recognised (`vllm serve`, `python -m sglang.launch_server`).
+    pub entrypoint: String,
+    /// The environment the engine sees: the input's `export`/`ENV`/`environment:`, then the
+    /// command's own `VAR=value` words; a later value wins.
+    pub env: Vec<EnvVar>,
+    /// The target model: vLLM's positional model or `--model`; SGLang's `--model-path`.
+    pub target: Option<String>,
+    pub target_revision: Option<String>,
+    /// The drafter: vLLM's `speculative_config.model`; SGLang's `--speculative-draft-model-path`.
+    pub drafter: Option<String>,
+    /// vLLM's `speculative_config.revision`; SGLang's `--speculative-draft-model-revision`.
+    pub drafter_revision: Option<String>,
+    /// vLLM's `--speculative-config` JSON, with `--speculative-config.KEY VALUE` flags merged in.
+    pub speculative_config: Option<Map<String, Value>>,
+    /// vLLM's `--max-num-seqs` and `--max-num-batched-tokens`.
+    pub max_num_seqs: Option<u64>,
+    pub max_num_batched_tokens: Option<u64>,
+    /// SGLang's speculative flags.
+    pub sglang: SglangSpec,
+    /// Every flag, in order, as written (values of secrets hidden in output).
+    pub flags: Vec<Flag>,
+    /// Words after the engine that are neither flags nor flag values.
+    pub positionals: Vec<String>,
+    /// Flags whose value holds a shell variable the input never assigned: not checked.
+    pub unresolved: Vec<String>,
+    #[serde(skip)]
+    pub origin: Origin,
+}
+
+impl Launch {
+    /// The last value of a flag (argparse: the last one wins).
+    pub fn flag(&self, name: &str) -> Option<&str> {
+        self.flags
+            .iter()
+            .rev()
+            .find(|f| f.name == name)
+            .and_then(|f| f.value.as_deref())
+    }
+
+    pub fn has_flag(&self, name: &str) -> bool {
+        self.flags.iter().any(|f| f.name == name)
+    }
+
+    /// The value of an environment variable the engine sees.
+    pub fn env_var(&self, name: &str) -> Option<&str> {
+        self.env
+            .iter()
+            .rev()
+            .find(|e| e.name == name)
+            .map(|e| e.value.as_str())
+    }
+
+    /// A key of vLLM's speculative config.
+    pub fn spec(&self, key: &str) -> Option<&Value> {
+        self.speculative_config.as_ref()?.get(key)
+    }
+
+    /// vLLM's `method`, or SGLang's algorithm.
+    pub fn method(&self) -> Option<String> {
+        match self.engine {
+            Engine::Vllm => self
+                .spec("method")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+            Engine::Sglang => self.sglang.algorithm.clone(),
+        }
+    }
+}
+
+/// Flags that take no value. A word after one of them is not its value; anything not listed
+/// is taken to take a value when the next word is not a flag.
+const VLLM_SWITCHES: &[&str] = &[
+    "--trust-remote-code",
+    "--enforce-eager",
+    "--enable-prefix-caching",
+    "--no-enable-prefix-caching",
+    "--enable-chunked-prefill",
+    "--no-enable-chunked-prefill",
+    "--enable-auto-tool-choice",
+    "--disable-log-requests",
+    "--enable-log-requests",
+    "--disable-log-stats",
+    "--enable-expert-parallel",
+    "--async-scheduling",
+    "--no-async-scheduling",
+    "--disable-custom-all-reduce",
+    "--headless",
+    "--enable-lora",
+    "--enable-sleep-mode",
+    "--enable-eplb",
+    "--skip-tokenizer-init",
+    "--disable-fastapi-docs",
+    "--enable-prompt-tokens-details",
+    "--enable-server-load-tracking",
+    "--disable-frontend-multiprocessing",
+    "--disable-uvicorn-access-log",
+    "--enable-request-id-headers",
+    "--enable-force-include-usage",
+    "--return-tokens-as-token-ids",
+];
+
+const SGLANG_SWITCHES: &[&str] = &[
+    "--trust-remote-code",
+    "--enable-torch-compile",
+    "--disable-radix-cache",
+    "--enable-dp-attention",
+    "--disable-cuda-graph",
+    "--enable-mixed-chunk",
+    "--disable-overlap-schedule",
+    "--enable-metrics",
+    "--skip-server-warmup",
+    "--enable-multi-layer-eagle",
+    "--enable-ep-moe",
+    "--disable-cuda-graph-padding",
+    "--enable-p2p-check",
+    "--enable-deterministic-inference",
+    "--skip-tokenizer-init",
+    "--enable-cache-report",
+    "--enable-two-batch-overlap",
+];
+
+/// Other servers people paste, named in the error when no supported engine is found.
+const OTHER_ENGINES: &[&str] = &[
+    "trtllm-serve",
+    "llama-server",
+    "text-generation-launcher",
+    "lmdeploy",
+    "tgi",
+    "ollama",
+    "mlx_lm.server",
+    "tabbyAPI",
+    "aphrodite",
+];
+
+fn basename(word: &str) -> &str {
+    word.rsplit('/').next().unwrap_or(word)
+}
+
+/// Where an engine starts in `words`: the engine, the index of its first argument, and how it
+/// was started.
+fn find_engine(words: &[String]) -> Option<(Engine, usize, String)> {
+    for (i, w) in words.iter().enumerate() {
+        let next = words.get(i + 1).map(String::as_str);
+        match (basename(w), next) {
+            ("vllm", Some("serve")) => return Some((Engine::Vllm, i + 2, "vllm serve".into())),
+            ("sglang", Some("serve")) => {
+                return Some((Engine::Sglang, i + 2, "sglang serve".into()))
+            }
+            ("-m", Some("vllm.entrypoints.openai.api_server")) => {
+                return Some((
+                    Engine::Vllm,
+                    i + 2,
+                    "python -m vllm.entrypoints.openai.api_server".into(),
+                ))
+            }
+            ("-m", Some("vllm.entrypoints.cli.main"))
+                if words.get(i + 2).map(String::as_str) == Some("serve") =>
+            {
+                return Some((
+                    Engine::Vllm,
+                    i + 3,
+                    "python -m vllm.entrypoints.cli.main serve".into(),
+                ))
+            }
+            ("-m", Some("sglang.launch_server")) => {
+                return Some((
+                    Engine::Sglang,
+                    i + 2,
+                    "python -m sglang.launch_server".into(),
+                ))
+            }
+            _ => {}
+        }
+        // The vLLM image's entrypoint is the server: `docker run ... vllm/vllm-openai:TAG ARGS`.
+        let image = w.split(['@', ':']).next().unwrap_or(w);
+        if image == "vllm/vllm-openai" || image.ends_with("/vllm/vllm-openai") {
+            // `... vllm/vllm-openai vllm serve ...` states its own command: found above next time.
+            if !words[i + 1..].iter().any(|x| basename(x) == "vllm") {
+                return Some((
+                    Engine::Vllm,
+                    i + 1,
+                    format!("{image} image, whose entrypoint is the vLLM server"),
+                ));
+            }
+        }
+    }
+    None
+}
+
+fn assignment(word: &str) -> Option<(&str, &str)> {
+    let word = word.strip_prefix("--env=").unwrap_or(word);
+    let (name, value) = word.split_once('=')?;
+    let mut chars = name.chars();
+    let first = chars.next()?;
+    ((first.is_ascii_alphabetic() || first == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_'))
+    .then_some((name, value))
+}
+
+/// The first command of `commands` that starts an engine, parsed; the others with an engine
+/// are returned as notes (launch checks one command).
+pub fn parse_commands(commands: &[Command], file: Option<&str>) -> Result<(Launch, Vec<String>)> {
+    let mut found = commands
+        .iter()
+        .filter_map(|c| find_engine(&c.words).map(|e| (c, e)));
+    let Some((command, (engine, start, entrypoint))) = found.next() else {
+        return Err(no_engine(commands, file));
+    };
+    let others: Vec<String> = found
+        .map(|(c, (_, _, how))| match file {
+            Some(f) if c.line > 1 => format!("{how} at {f}:{}", c.line),
+            _ => how,
+        })
+        .collect();
+    let mut notes = Vec::new();
+    if !others.is_empty() {
+        notes.push(format!(
+            "the input holds {} more engine command(s), not checked: {} (launch checks the first)",
+            others.len(),
+            others.join(", ")
+        ));
+    }
+    let origin = Origin {
+        file: file.map(str::to_string),
+        text: command.text.clone(),
+        line: command.line,
+    };
+    let launch = parse_words(
+        &command.words,
+        &command.env,
+        engine,
+        start,
+        entrypoint,
+        origin,
+    )?;
+    Ok((launch, notes))
+}
+
+fn no_engine(commands: &[Command], file: Option<&str>) -> Error {
+    let input = file.map_or_else(|| "the command".to_string(), |f| f.to_string());
+    let other = commands
+        .iter()
+        .flat_map(|c| c.words.iter())
+        .find(|w| OTHER_ENGINES.contains(&basename(w)));
+    let supported =
+        "vLLM (`vllm serve MODEL`, `python -m vllm.entrypoints.openai.api_server --model MODEL`, \
+the vllm/vllm-openai image) and SGLang (`python -m sglang.launch_server --model-path MODEL`)";
+    match other {
+        Some(engine) => Error::new(format!(
+            "unknown engine `{engine}` in {input}: launch checks {supported}"
+        )),
+        None => {
+            let first = commands
+                .iter()
+                .find_map(|c| c.words.iter().find(|w| assignment(w).is_none()))
+                .map_or_else(|| "nothing".to_string(), |w| format!("`{w}`"));
+            Error::new(format!(
+                "no vLLM or SGLang command found in {input} (it starts with {first}): launch checks {supported}"
+            ))
+        }
+    }
+    .with_hint("paste the command you deploy after `--`, or name the script, Dockerfile or compose file with --file")
+}
+
+/// The words of one command, from the engine on.
+pub fn parse_words(
+    words: &[String],
+    input_env: &[(String, String)],
+    engine: Engine,
+    start: usize,
+    entrypoint: String,
+    origin: Origin,
+) -> Result<Launch> {
+    let mut env: Vec<EnvVar> = input_env
+        .iter()
+        .map(|(n, v)| EnvVar {
+            name: n.clone(),
+            value: v.clone(),
+        })
+        .collect();
+    for w in &words[..start.min(words.len())] {
+        if let Some((name, value)) = assignment(w) {
+            env.retain(|e| e.name != name);
+            env.push(EnvVar {
+                name: name.to_string(),
+                value: value.to_string(),
+            });
+        }
+    }
+    let switches = match engine {
+        Engine::Vllm => VLLM_SWITCHES,
+        Engine::Sglang => SGLANG_SWITCHES,
+    };
+    let mut flags = Vec::new();
+    let mut positionals = Vec::new();
+    let args = &words[start.min(words.len())..];
+    let mut i = 0;
+    while i < args.len() {
+        let w = &args[i];
+        let is_flag = |s: &str| {
+            s.starts_with('-') && s.len() > 1 && !s[1..].starts_with(|c: char| c.is_ascii_digit())
+        };
+        if !is_flag(w) {
+            positionals.push(w.clone());
+            i += 1;
+            continue;
+        }
+        let (raw_name, inline) = match w.split_once('=') {
+            Some((n, v)) => (n, Some(v.to_string())),
+            None => (w.as_str(), None),
+        };
+        let name = normalise(engine, raw_name);
+        let value = match inline {
+            Some(v) => Some(v),
+            None if switches.contains(&name.as_str()) => None,
+            None => match args.get(i + 1) {
+                Some(next) if !is_flag(next) => {
+                    i += 1;
+                    Some(next.clone())
+                }
+                _ => None,
+            },
+        };
+        flags.push(Flag { name, value });
+        i += 1;
+    }
+    let mut launch = Launch {
+        engine,
+        entrypoint,
+        env,
+        target: None,
+        target_revision: None,
+        drafter: None,
+        drafter_revision: None,
+        speculative_config: None,
+        max_num_seqs: None,
+        max_num_batched_tokens: None,
+        sglang: SglangSpec::default(),
+        flags,
+        positionals,
+        unresolved: Vec::new(),
+        origin,
+    };
+    launch.target_revision = launch.flag("--revision").map(str::to_string);
+    match engine {
+        Engine::Vllm => fill_vllm(&mut launch)?,
+        Engine::Sglang => fill_sglang(&mut launch)?,
+    }
+    Ok(launch)
+}
+
+/// vLLM accepts `_` for `-` in flag names (not in the keys after a `.`); SGLang does not.
+fn normalise(engine: Engine, name: &str) -> String {
+    match engine {
+        Engine::Vllm => match name.split_once('.') {
+            Some((flag, key)) => format!("{}.{key}", flag.replace('_', "-")),
+            None => name.replace('_', "-"),
+        },
+        Engine::Sglang => name.to_string(),
+    }
+}
+
+fn where_(launch: &Launch) -> String {
+    match &launch.origin.file {
+        Some(f) => format!(" in {f}"),
+        None => String::new(),
+    }
+}
+
+/// A non-negative integer flag; an unexpanded `$VAR` makes it unknown, anything else that is
+/// not an integer is bad input (the engine would refuse it too).
+fn int_flag(launch: &mut Launch, names: &[&str]) -> Result<Option<u64>> {
+    let Some((name, value)) = names
+        .iter()
+        .find_map(|n| launch.flag(n).map(|v| (n.to_string(), v.to_string())))
+    else {
+        return Ok(None);
+    };
+    if value.contains('$') {
+        launch.unresolved.push(name);
+        return Ok(None);
+    }
+    value.trim().parse::<u64>().map(Some).map_err(|_| {
+        Error::new(format!(
+            "{name} {value:?}{} is not a non-negative integer",
+            where_(launch)
+        ))
+    })
+}
+
+fn fill_vllm(launch: &mut Launch) -> Result<()> {
+    launch.target = launch
+        .positionals
+        .first()
+        .cloned()
+        .or_else(|| launch.flag("--model").map(str::to_string));
+    launch.max_num_seqs = int_flag(launch, &["--max-num-seqs"])?;
+    launch.max_num_batched_tokens = int_flag(launch, &["--max-num-batched-tokens"])?;
+    let mut spec: Option<Map<String, Value>> = None;
+    for flag in launch.flags.clone() {
+        if flag.name == "--speculative-config" {
+            let text = flag.value.clone().unwrap_or_default();
+            let value: Value = serde_json::from_str(&text).map_err(|e| {
+                let hint = if text.contains('$') {
+                    "it holds a shell variable the input never assigns; paste the expanded command"
+                } else {
+                    "vLLM parses it with json.loads: double-quoted keys and strings, and single quotes around the whole value in the shell"
+                };
+                Error::new(format!(
+                    "--speculative-config{} is not valid JSON: {e}: {text}",
+                    where_(launch)
+                ))
+                .with_hint(hint)
+            })?;
+            let Value::Object(map) = value else {
+                return Err(Error::new(format!(
+                    "--speculative-config{} must be a JSON object, not {text}",
+                    where_(launch)
+                )));
+            };
+            let merged = spec.get_or_insert_with(Map::new);
+            merged.extend(map);
+        } else if let Some(key) = flag.name.strip_prefix("--speculative-config.") {
+            // `--speculative-config.num_speculative_tokens 15`: the value is JSON when it parses.
+            let text = flag.value.clone().unwrap_or_else(|| "true".into());
+            let value = serde_json::from_str(&text).unwrap_or(Value::String(text));
+            spec.get_or_insert_with(Map::new)
+                .insert(key.to_string(), value);
+        }
+    }
+    if let Some(spec) = &spec {
+        launch.drafter = spec
+            .get("model")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        launch.drafter_revision = spec
+            .get("revision")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+    }
+    launch.speculative_config = spec;
+    Ok(())
+}
+
+fn fill_sglang(launch: &mut Launch) -> Result<()> {
+    launch.target = ["--model-path", "--model"]
+        .iter()
+        .find_map(|n| launch.flag(n))
+        .map(str::to_string);
+    launch.drafter = [
+        "--speculative-draft-model-path",
+        "--speculative-draft-model",
+    ]
+    .iter()
+    .find_map(|n| launch.flag(n))
+    .map(str::to_string);
+    launch.drafter_revision = launch
+        .flag("--speculative-draft-model-revision")
+        .map(str::to_string);
+    let algorithm =
+        launch
+            .flag("--speculative-algorithm")
+            .map(|a| match a.to_ascii_uppercase().as_str() {
+                "NEXTN" => "EAGLE".to_string(),
+                other => other.to_string(),
+            });
+    let spec = SglangSpec {
+        algorithm,
+        num_steps: int_flag(launch, &["--speculative-num-steps"])?,
+        eagle_topk: int_flag(launch, &["--speculative-eagle-topk"])?,
+        num_draft_tokens: int_flag(launch, &["--speculative-num-draft-tokens"])?,
+        dflash_block_size: int_flag(launch, &["--speculative-dflash-block-size"])?,
+        draft_window_size: int_flag(
+            launch,
+            &[
+                "--speculative-dflash-draft-window-size",
+                "--speculative-draft-window-size",
+            ],
+        )?,
+        token_map: launch.flag("--speculative-token-map").map(str::to_string),
+    };
+    launch.sglang = spec;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::launch::shell;
+
+    fn parse(cmd: &str) -> Result<Launch> {
+        let cmds = shell::from_args(&[cmd.to_string()])?;
+        parse_commands(&cmds, None).map(|(l, _)| l)
+    }
+
+    #[test]
+    fn vllm_serve_with_json_and_dotted_speculative_config() {
+        let l = parse(
+            "VLLM_USE_V2_MODEL_RUNNER=1 vllm serve Qwen/Qwen3.5-27B \
+             --speculative-config '{\"method\": \"dflash\", \"model\": \"z-lab/Qwen3.5-27B-DFlash\", \"num_speculative_tokens\": 15}' \
+             --speculative-config.revision=abc --max_num_seqs 8 --max-num-batched-tokens=32768 --trust-remote-code",
+        )
+        .unwrap();
+        assert_eq!(l.engine, Engine::Vllm);
+        assert_eq!(l.target.as_deref(), Some("Qwen/Qwen3.5-27B"));
+        assert_eq!(l.drafter.as_deref(), Some("z-lab/Qwen3.5-27B-DFlash"));
+        assert_eq!(l.drafter_revision.as_deref(), Some("abc"));
+        assert_eq!(l.spec("num_speculative_tokens"), Some(&Value::from(15)));
+        assert_eq!(
+            (l.max_num_seqs, l.max_num_batched_tokens),
+            (Some(8), Some(32768))
+        );
+        assert_eq!(l.env_var("VLLM_USE_V2_MODEL_RUNNER"), Some("1"));
+        assert!(l.has_flag("--trust-remote-code"));
+    }
+
+    #[test]
+    fn vllm_api_server_takes_the_model_flag() {
+        let l = parse(
+            "python3 -m vllm.entrypoints.openai.api_server --model Qwen/Qwen3-4B --port 8037",
+        )
+        .unwrap();
+        assert_eq!(l.entrypoint, "python -m vllm.entrypoints.openai.api_server");
+        assert_eq!(l.target.as_deref(), Some("Qwen/Qwen3-4B"));
+        assert!(l.speculative_config.is_none());
+    }
+
+    #[test]
+    fn sglang_flags_and_env_prefix() {
+        let l = parse(
+            "env SGLANG_ENABLE_SPEC_V2=1 python -m sglang.launch_server --model-path Qwen/Qwen3-8B \
+             --speculative-algorithm nextn --speculative-draft-model-path z-lab/Qwen3-8B-DFlash-b16 \
+             --speculative-num-steps 3 --speculative-eagle-topk=1 --speculative-num-draft-tokens 4",
+        )
+        .unwrap();
+        assert_eq!(l.engine, Engine::Sglang);
+        assert_eq!(l.sglang.algorithm.as_deref(), Some("EAGLE"));
+        assert_eq!(
+            (
+                l.sglang.num_steps,
+                l.sglang.eagle_topk,
+                l.sglang.num_draft_tokens
+            ),
+            (Some(3), Some(1), Some(4))
+        );
+        assert_eq!(l.drafter.as_deref(), Some("z-lab/Qwen3-8B-DFlash-b16"));
+        assert_eq!(l.env_var("SGLANG_ENABLE_SPEC_V2"), Some("1"));
+    }
+
+    #[test]
+    fn docker_run_of_the_vllm_image() {
+        let l = parse(
+            "docker run --gpus all -e HF_HUB_OFFLINE=1 --env=VLLM_USE_V2_MODEL_RUNNER=0 vllm/vllm-openai:latest --model M",
+        )
+        .unwrap();
+        assert_eq!(l.target.as_deref(), Some("M"));
+        assert_eq!(l.env_var("VLLM_USE_V2_MODEL_RUNNER"), Some("0"));
+        assert_eq!(l.env_var("HF_HUB_OFFLINE"), Some("1"));
+    }
+
+    #[test]
+    fn bad_inputs_are_errors_that_say_what() {
+        let e = parse("vllm serve M --speculative-config '{\"method\": dflash}'").unwrap_err();
+        assert!(e.message.contains("not valid JSON"), "{}", e.message);
+        let e = parse("vllm serve M --speculative-config '[1]'").unwrap_err();
+        assert!(e.message.contains("JSON object"), "{}", e.message);
+        let e = parse("trtllm-serve M").unwrap_err();
+        assert!(
+            e.message.contains("unknown engine `trtllm-serve`"),
+            "{}",
+            e.message
+        );
+        let e = parse("echo hello world").unwrap_err();
+        assert!(
+            e.message.contains("no vLLM or SGLang command"),
+            "{}",
+            e.message
+        );
+        let e = parse("vllm serve M --max-num-seqs many").unwrap_err();
+        assert!(e.message.contains("--max-num-seqs"), "{}", e.message);
+    }
+
+    #[test]
+    fn an_unexpanded_variable_leaves_a_number_unknown() {
+        let l = parse("vllm serve M --max-num-seqs $SEQS").unwrap();
+        assert_eq!(l.max_num_seqs, None);
+        assert_eq!(l.unresolved, vec!["--max-num-seqs".to_string()]);
+    }
+
+    #[test]
+    fn origin_finds_a_flag_line_and_column() {
+        let o = Origin {
+            file: Some("x.sh".into()),
+            text: "vllm serve M \\\n  --speculative-config '{\"num_speculative_tokens\": 3}'\n"
+                .into(),
+            line: 4,
+        };
+        assert_eq!(o.find(None, "--speculative-config"), Some((5, 3)));
+        assert_eq!(
+            o.find(Some("--speculative-config"), "\"num_speculative_tokens\""),
+            Some((5, 26))
+        );
+    }
+}

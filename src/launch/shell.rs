@@ -1,0 +1,588 @@
+//! From text to commands: a pasted command line, a shell script, a Dockerfile or a
+//! docker-compose file becomes a list of tokenised [`Command`]s, each with the environment that
+//! the script, `ENV` lines or `environment:` set before it.
+//!
+//! Words are split by `shell-words` (POSIX quoting, `\` line continuations, `#` comments), never
+//! by hand. What this module does itself is only what a splitter cannot: find where one command
+//! ends in a script (a line that is complete and not continued), split a line at `&&`, `;`, `|`,
+//! and expand `$VAR` / `${VAR}` / `${VAR:-default}` from variables the same script assigned.
+//! Quoting is already gone when variables are expanded, so a `'$X'` in single quotes is expanded
+//! too; launch commands rarely hold a literal `$`.
+
+use std::collections::BTreeMap;
+
+use crate::{Error, Result};
+
+/// One command of the input, split into words.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Command {
+    pub words: Vec<String>,
+    /// Environment the input set before this command (`export`, Dockerfile `ENV`, compose
+    /// `environment:`), in order; the command's own leading `VAR=value` words are still in
+    /// `words`.
+    pub env: Vec<(String, String)>,
+    /// The text the flags are searched in to give diagnostics a line and column.
+    pub text: String,
+    /// The 1-based line of `text`'s first character in the file.
+    pub line: usize,
+}
+
+/// What kind of file `--file` names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileKind {
+    Script,
+    Dockerfile,
+    Compose,
+}
+
+impl FileKind {
+    /// From the file name, then the content (`FROM ...` as the first instruction).
+    pub fn detect(name: &str, text: &str) -> FileKind {
+        let base = name
+            .rsplit(['/', '\\'])
+            .next()
+            .unwrap_or(name)
+            .to_ascii_lowercase();
+        if base.ends_with(".yml") || base.ends_with(".yaml") {
+            return FileKind::Compose;
+        }
+        if base == "dockerfile"
+            || base == "containerfile"
+            || base.starts_with("dockerfile.")
+            || base.ends_with(".dockerfile")
+        {
+            return FileKind::Dockerfile;
+        }
+        let first = text
+            .lines()
+            .map(str::trim)
+            .find(|l| !l.is_empty() && !l.starts_with('#'));
+        match first {
+            Some(l) if l.len() > 5 && l[..5].eq_ignore_ascii_case("FROM ") => FileKind::Dockerfile,
+            _ => FileKind::Script,
+        }
+    }
+}
+
+/// The command line given after `--`: already split by the user's shell, unless it is one
+/// argument holding a whole pasted command (or script), which is split here.
+pub fn from_args(args: &[String]) -> Result<Vec<Command>> {
+    match args {
+        [] => Err(Error::new("no engine command given").with_hint(
+            "pass the command after `--`: dflash-check launch -- vllm serve MODEL --speculative-config '{...}'",
+        )),
+        [one] if one.chars().any(char::is_whitespace) => from_script(one, None),
+        words => Ok(vec![Command {
+            words: words.to_vec(),
+            env: Vec::new(),
+            text: shell_words::join(words),
+            line: 1,
+        }]),
+    }
+}
+
+/// A file's commands, by its kind.
+pub fn from_file(name: &str, text: &str) -> Result<Vec<Command>> {
+    let text = text.replace("\r\n", "\n");
+    match FileKind::detect(name, &text) {
+        FileKind::Script => from_script(&text, Some(name)),
+        FileKind::Dockerfile => from_dockerfile(&text, name),
+        FileKind::Compose => from_compose(&text, name),
+    }
+}
+
+fn where_(file: Option<&str>, line: usize) -> String {
+    match file {
+        Some(f) => format!("{f}:{line}"),
+        None if line > 1 => format!("line {line} of the command"),
+        None => "the command".to_string(),
+    }
+}
+
+fn unbalanced(file: Option<&str>, line: usize) -> Error {
+    Error::new(format!(
+        "unbalanced quote in {}: a ' or \" is never closed",
+        where_(file, line)
+    ))
+    .with_hint(
+        "quote the JSON of --speculative-config with single quotes: --speculative-config '{\"method\": \"dflash\", ...}'",
+    )
+}
+
+/// Whether `s` ends in an odd number of backslashes: a line continued on the next one.
+fn continued(s: &str) -> bool {
+    s.bytes().rev().take_while(|&b| b == b'\\').count() % 2 == 1
+}
+
+/// Splits a shell script into commands. A command ends at a line that is not continued with `\`
+/// and leaves no quote open; `&&`, `||`, `;`, `|` and `&` words separate commands on one line.
+pub fn from_script(text: &str, file: Option<&str>) -> Result<Vec<Command>> {
+    let text = text.replace("\r\n", "\n");
+    let mut out = Vec::new();
+    let mut vars: BTreeMap<String, String> = BTreeMap::new();
+    let mut exported: Vec<(String, String)> = Vec::new();
+    let mut buf = String::new();
+    let mut start = 1;
+    let lines: Vec<&str> = text.split('\n').collect();
+    for (i, line) in lines.iter().enumerate() {
+        if buf.is_empty() {
+            start = i + 1;
+        }
+        buf.push_str(line);
+        buf.push('\n');
+        if continued(line) {
+            continue;
+        }
+        let Ok(split) = shell_words::split(&buf) else {
+            // A quote open across lines (a multi-line JSON value): read on.
+            continue;
+        };
+        // `serve M; echo`: a `;` glued to a word ends the command too (quoting is gone by
+        // now, so a quoted word ending in `;` is cut as well; launch commands have none).
+        let mut words = Vec::with_capacity(split.len());
+        for w in split {
+            match w.strip_suffix(';') {
+                Some(head) if !head.is_empty() => {
+                    words.push(head.to_string());
+                    words.push(";".to_string());
+                }
+                _ => words.push(w),
+            }
+        }
+        for segment in words.split(|w| matches!(w.as_str(), "&&" | "||" | ";" | "|" | "&")) {
+            take_segment(segment, &mut vars, &mut exported, &buf, start, &mut out);
+        }
+        buf.clear();
+    }
+    if !buf.trim().is_empty() {
+        return Err(unbalanced(file, start));
+    }
+    Ok(out)
+}
+
+fn is_assignment(word: &str) -> Option<(&str, &str)> {
+    let (name, value) = word.split_once('=')?;
+    let mut chars = name.chars();
+    let first = chars.next()?;
+    if (first.is_ascii_alphabetic() || first == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
+    {
+        Some((name, value))
+    } else {
+        None
+    }
+}
+
+/// One command of a script: `export` and bare assignments update the variables; anything else
+/// becomes a [`Command`] with variables expanded.
+fn take_segment(
+    segment: &[String],
+    vars: &mut BTreeMap<String, String>,
+    exported: &mut Vec<(String, String)>,
+    text: &str,
+    line: usize,
+    out: &mut Vec<Command>,
+) {
+    let words: Vec<String> = segment.iter().map(|w| expand(w, vars)).collect();
+    if words.is_empty() {
+        return;
+    }
+    if words[0] == "export" {
+        for w in &words[1..] {
+            if let Some((name, value)) = is_assignment(w) {
+                vars.insert(name.to_string(), value.to_string());
+                exported.retain(|(n, _)| n != name);
+                exported.push((name.to_string(), value.to_string()));
+            } else if let Some(value) = vars.get(w.as_str()) {
+                // `X=1; export X`
+                exported.retain(|(n, _)| n != w);
+                exported.push((w.clone(), value.clone()));
+            }
+        }
+        return;
+    }
+    if words.iter().all(|w| is_assignment(w).is_some()) {
+        // `MODEL=Qwen/Qwen3-8B` alone: a shell variable, not in the environment of later commands.
+        for w in &words {
+            if let Some((name, value)) = is_assignment(w) {
+                vars.insert(name.to_string(), value.to_string());
+            }
+        }
+        return;
+    }
+    out.push(Command {
+        words,
+        env: exported.clone(),
+        text: text.to_string(),
+        line,
+    });
+}
+
+/// Expands `$NAME`, `${NAME}` and `${NAME:-default}` from `vars`; unknown names stay as written.
+pub fn expand(word: &str, vars: &BTreeMap<String, String>) -> String {
+    if !word.contains('$') {
+        return word.to_string();
+    }
+    let mut out = String::new();
+    let mut rest = word;
+    while let Some(pos) = rest.find('$') {
+        out.push_str(&rest[..pos]);
+        let after = &rest[pos + 1..];
+        if let Some(inner) = after.strip_prefix('{') {
+            if let Some(end) = inner.find('}') {
+                let body = &inner[..end];
+                let (name, default) = match body.split_once(":-") {
+                    Some((n, d)) => (n, Some(d)),
+                    None => (body, None),
+                };
+                match (vars.get(name), default) {
+                    (Some(v), _) => out.push_str(v),
+                    (None, Some(d)) => out.push_str(d),
+                    (None, None) => out.push_str(&rest[pos..pos + 2 + end + 1]),
+                }
+                rest = &inner[end + 1..];
+                continue;
+            }
+        }
+        let len = after
+            .bytes()
+            .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
+            .count();
+        let name = &after[..len];
+        match vars.get(name) {
+            Some(v) if !name.is_empty() => out.push_str(v),
+            _ => {
+                out.push('$');
+                out.push_str(name);
+            }
+        }
+        rest = &after[len..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A Dockerfile: the final stage's `ENTRYPOINT` and `CMD` (exec JSON form or shell form) and
+/// its `ENV`. Without an `ENTRYPOINT`, the base image's name comes first so that an engine
+/// image (`vllm/vllm-openai`, whose entrypoint is the vLLM server) is recognised.
+fn from_dockerfile(text: &str, file: &str) -> Result<Vec<Command>> {
+    let mut image: Option<String> = None;
+    let mut env: Vec<(String, String)> = Vec::new();
+    let mut entrypoint: Option<Vec<String>> = None;
+    let mut cmd: Option<Vec<String>> = None;
+    let mut logical = String::new();
+    let mut start = 1;
+    let lines: Vec<&str> = text.split('\n').collect();
+    for (i, raw) in lines.iter().enumerate() {
+        let trimmed = raw.trim();
+        if logical.is_empty() {
+            start = i + 1;
+            if trimmed.is_empty() || trimmed.starts_with('#') {
+                continue;
+            }
+        } else if trimmed.starts_with('#') {
+            // Docker drops comment lines inside a continued instruction.
+            continue;
+        }
+        let body = raw.trim_end();
+        if continued(body) {
+            logical.push_str(&body[..body.len() - 1]);
+            logical.push(' ');
+            continue;
+        }
+        logical.push_str(body);
+        let instruction = std::mem::take(&mut logical);
+        let instruction = instruction.trim();
+        let (keyword, rest) = instruction
+            .split_once(char::is_whitespace)
+            .unwrap_or((instruction, ""));
+        let rest = rest.trim();
+        match keyword.to_ascii_uppercase().as_str() {
+            "FROM" => {
+                // A new stage starts from scratch.
+                image = rest.split_whitespace().next().map(str::to_string);
+                env.clear();
+                entrypoint = None;
+                cmd = None;
+            }
+            "ENV" => {
+                let words = shell_words::split(rest).map_err(|_| unbalanced(Some(file), start))?;
+                if words.first().is_some_and(|w| is_assignment(w).is_some()) {
+                    for w in &words {
+                        if let Some((n, v)) = is_assignment(w) {
+                            env.retain(|(k, _)| k != n);
+                            env.push((n.to_string(), v.to_string()));
+                        }
+                    }
+                } else if let Some((n, v)) = rest.split_once(char::is_whitespace) {
+                    // Legacy `ENV NAME value`.
+                    env.retain(|(k, _)| k != n);
+                    env.push((n.to_string(), v.trim().to_string()));
+                }
+            }
+            "ENTRYPOINT" => entrypoint = Some(docker_words(rest, file, start)?),
+            "CMD" => cmd = Some(docker_words(rest, file, start)?),
+            _ => {}
+        }
+    }
+    // An exec-form ENTRYPOINT gets CMD appended; without one, the image's own entrypoint runs.
+    let mut words: Vec<String> = entrypoint.unwrap_or_else(|| image.into_iter().collect());
+    words.extend(cmd.unwrap_or_default());
+    if words.is_empty() {
+        return Ok(Vec::new());
+    }
+    Ok(vec![Command {
+        words,
+        env,
+        text: text.to_string(),
+        line: 1,
+    }])
+}
+
+/// `["vllm", "serve", ...]` (exec form, JSON) or `vllm serve ...` (shell form). Docker treats
+/// text that starts with `[` but is not a JSON array of strings as shell form; so does this.
+fn docker_words(rest: &str, file: &str, line: usize) -> Result<Vec<String>> {
+    if rest.starts_with('[') {
+        if let Ok(words) = serde_json::from_str::<Vec<String>>(rest) {
+            return Ok(words);
+        }
+    }
+    shell_words::split(rest).map_err(|_| unbalanced(Some(file), line))
+}
+
+/// A docker-compose file: one command per service with a `command:`, `entrypoint:` or `image:`;
+/// `command:` and `entrypoint:` as a string (split like a shell) or a list.
+fn from_compose(text: &str, file: &str) -> Result<Vec<Command>> {
+    use yaml_rust2::{Yaml, YamlLoader};
+    let docs = YamlLoader::load_from_str(text).map_err(|e| {
+        Error::new(format!("{file} is not valid YAML: {e}"))
+            .with_hint("--file takes a shell script, a Dockerfile or a docker-compose file")
+    })?;
+    let Some(Yaml::Hash(services)) = docs.first().map(|d| &d["services"]) else {
+        return Err(Error::new(format!(
+            "{file} has no `services:` mapping: it is not a docker-compose file"
+        )));
+    };
+    let scalar = |y: &Yaml| -> Option<String> {
+        match y {
+            Yaml::String(s) | Yaml::Real(s) => Some(s.clone()),
+            Yaml::Integer(i) => Some(i.to_string()),
+            Yaml::Boolean(b) => Some(b.to_string()),
+            _ => None,
+        }
+    };
+    let words_of = |y: &Yaml, what: &str, service: &str| -> Result<Vec<String>> {
+        match y {
+            Yaml::BadValue | Yaml::Null => Ok(Vec::new()),
+            Yaml::Array(items) => Ok(items.iter().filter_map(scalar).collect()),
+            other => match scalar(other) {
+                Some(s) => shell_words::split(&s).map_err(|_| {
+                    Error::new(format!(
+                        "unbalanced quote in the `{what}:` of service `{service}` in {file}"
+                    ))
+                }),
+                None => Ok(Vec::new()),
+            },
+        }
+    };
+    let mut out = Vec::new();
+    for (name, service) in services {
+        let name = scalar(name).unwrap_or_default();
+        let entry = words_of(&service["entrypoint"], "entrypoint", &name)?;
+        let command = words_of(&service["command"], "command", &name)?;
+        let mut words = if entry.is_empty() {
+            scalar(&service["image"]).into_iter().collect()
+        } else {
+            entry
+        };
+        words.extend(command);
+        if words.is_empty() {
+            continue;
+        }
+        let mut env = Vec::new();
+        match &service["environment"] {
+            Yaml::Hash(h) => {
+                for (k, v) in h {
+                    if let Some(k) = scalar(k) {
+                        env.push((k, scalar(v).unwrap_or_default()));
+                    }
+                }
+            }
+            Yaml::Array(items) => {
+                for item in items.iter().filter_map(scalar) {
+                    if let Some((k, v)) = item.split_once('=') {
+                        env.push((k.to_string(), v.to_string()));
+                    }
+                }
+            }
+            _ => {}
+        }
+        out.push(Command {
+            words,
+            env,
+            text: text.to_string(),
+            line: 1,
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(cmds: &[Command]) -> Vec<Vec<&str>> {
+        cmds.iter()
+            .map(|c| c.words.iter().map(String::as_str).collect())
+            .collect()
+    }
+
+    #[test]
+    fn a_script_with_continuations_comments_and_exports() {
+        let script = "#!/bin/bash\nexport SGLANG_X=1\n# a comment with an ' apostrophe\nMODEL=Qwen/Qwen3-8B\n\
+                      python -m sglang.launch_server \\\n    --model-path $MODEL \\\n    --tp-size ${TP:-1}\n";
+        let cmds = from_script(script, Some("run.sh")).unwrap();
+        assert_eq!(
+            words(&cmds),
+            vec![vec![
+                "python",
+                "-m",
+                "sglang.launch_server",
+                "--model-path",
+                "Qwen/Qwen3-8B",
+                "--tp-size",
+                "1"
+            ]]
+        );
+        assert_eq!(cmds[0].env, vec![("SGLANG_X".into(), "1".into())]);
+        assert_eq!(cmds[0].line, 5);
+    }
+
+    #[test]
+    fn a_quoted_json_value_may_span_lines() {
+        let script =
+            "vllm serve M --speculative-config '{\n  \"method\": \"dflash\"\n}'\necho done\n";
+        let cmds = from_script(script, None).unwrap();
+        assert_eq!(cmds.len(), 2);
+        assert_eq!(cmds[0].words[4], "{\n  \"method\": \"dflash\"\n}");
+    }
+
+    #[test]
+    fn an_unbalanced_quote_names_its_line() {
+        let err = from_script(
+            "echo ok\nvllm serve M --speculative-config '{\"a\": 1}\n",
+            Some("x.sh"),
+        )
+        .unwrap_err();
+        assert!(err.message.contains("x.sh:2"), "{}", err.message);
+    }
+
+    #[test]
+    fn operators_separate_commands() {
+        let cmds = from_script("cd /app && VLLM_X=1 vllm serve M; echo hi", None).unwrap();
+        assert_eq!(
+            words(&cmds),
+            vec![
+                vec!["cd", "/app"],
+                vec!["VLLM_X=1", "vllm", "serve", "M"],
+                vec!["echo", "hi"]
+            ]
+        );
+    }
+
+    #[test]
+    fn a_dockerfile_joins_entrypoint_and_cmd() {
+        let text = "FROM nvidia/cuda:12\nENV A=1 B=\"two words\"\nENV LEGACY value here\n\
+                    ENTRYPOINT [\"vllm\", \"serve\"]\nCMD [\"Qwen/Qwen3-8B\", \\\n     \"--max-num-seqs\", \"8\"]\n";
+        let cmds = from_file("Dockerfile", text).unwrap();
+        assert_eq!(
+            words(&cmds),
+            vec![vec![
+                "vllm",
+                "serve",
+                "Qwen/Qwen3-8B",
+                "--max-num-seqs",
+                "8"
+            ]]
+        );
+        assert_eq!(
+            cmds[0].env,
+            vec![
+                ("A".into(), "1".into()),
+                ("B".into(), "two words".into()),
+                ("LEGACY".into(), "value here".into())
+            ]
+        );
+    }
+
+    #[test]
+    fn a_dockerfile_shell_form_cmd_on_an_engine_image() {
+        let text = "FROM vllm/vllm-openai:v0.25.0\nCMD --model Qwen/Qwen3-8B --max-num-seqs 8\n";
+        let cmds = from_file("serve.Dockerfile", text).unwrap();
+        assert_eq!(
+            words(&cmds),
+            vec![vec![
+                "vllm/vllm-openai:v0.25.0",
+                "--model",
+                "Qwen/Qwen3-8B",
+                "--max-num-seqs",
+                "8"
+            ]]
+        );
+    }
+
+    #[test]
+    fn compose_command_as_string_or_list() {
+        let text = "services:\n  a:\n    image: vllm/vllm-openai:latest\n    command: >\n      --model X --speculative-config '{\"method\": \"dflash\"}'\n    environment:\n      VLLM_USE_V2_MODEL_RUNNER: 1\n  b:\n    image: lmsysorg/sglang\n    command: [\"python3\", \"-m\", \"sglang.launch_server\", \"--model-path\", \"Y\"]\n    environment:\n      - HF_HUB_OFFLINE=1\n";
+        let cmds = from_file("docker-compose.yml", text).unwrap();
+        assert_eq!(
+            words(&cmds),
+            vec![
+                vec![
+                    "vllm/vllm-openai:latest",
+                    "--model",
+                    "X",
+                    "--speculative-config",
+                    "{\"method\": \"dflash\"}"
+                ],
+                vec![
+                    "lmsysorg/sglang",
+                    "python3",
+                    "-m",
+                    "sglang.launch_server",
+                    "--model-path",
+                    "Y"
+                ]
+            ]
+        );
+        assert_eq!(
+            cmds[0].env,
+            vec![("VLLM_USE_V2_MODEL_RUNNER".into(), "1".into())]
+        );
+        assert_eq!(cmds[1].env, vec![("HF_HUB_OFFLINE".into(), "1".into())]);
+    }
+
+    #[test]
+    fn one_pasted_argument_is_split_like_a_shell() {
+        let cmds =
+            from_args(&["vllm serve M --speculative-config '{\"a\": 1}'".to_string()]).unwrap();
+        assert_eq!(
+            words(&cmds),
+            vec![vec![
+                "vllm",
+                "serve",
+                "M",
+                "--speculative-config",
+                "{\"a\": 1}"
+            ]]
+        );
+        assert!(from_args(&["vllm serve M '".to_string()]).is_err());
+    }
+
+    #[test]
+    fn expansion_leaves_unknown_variables() {
+        let mut vars = BTreeMap::new();
+        vars.insert("A".to_string(), "x".to_string());
+        assert_eq!(expand("$A/${A}/${B:-d}/$B/${B}", &vars), "x/x/d/$B/${B}");
+    }
+}
