@@ -25,7 +25,7 @@ pub use locate::{Location, LocationKind};
 pub use parse::{EnvVar, Flag, Launch, SglangSpec};
 pub use rules::{DrafterFacts, DrafterKind};
 
-use crate::diagnostic::codes::LaunchCode;
+pub use crate::diagnostic::codes::LaunchCode;
 
 /// The documentation of each code this family raises.
 pub fn info(code: LaunchCode) -> &'static CodeInfo {
@@ -416,7 +416,7 @@ mod tests {
     fn every_code_is_prefixed_and_cites_a_source() {
         for c in LaunchCode::ALL {
             assert!(c.as_str().starts_with("launch-"), "{}", c.as_str());
-            assert!(!c.info().source.is_empty() && !c.info().explanation.is_empty());
+            assert!(!info(*c).source.is_empty() && !info(*c).explanation.is_empty());
         }
     }
 
