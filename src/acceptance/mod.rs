@@ -17,8 +17,13 @@
 
 pub mod compute;
 pub mod metrics;
+pub mod render;
+pub mod scrape;
+pub mod verdict;
 
 pub use compute::{ServerEngine, Shape};
+pub use scrape::{measure, HttpSource, MeasureOptions, MetricsSource};
+pub use verdict::{AcceptanceReport, Measurement, Threshold, Verdict};
 
 use crate::diagnostic::{CodeInfo, Severity};
 
