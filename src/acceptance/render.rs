@@ -86,7 +86,7 @@ pub fn write_human(out: &mut dyn Write, r: &AcceptanceReport, p: Painter) -> io:
     writeln!(out)?;
     let al = m.acceptance_length();
     let of = match m.max_acceptance_length() {
-        Some(max) => format!(" of {max}"),
+        Some(max) => format!(" of {max} (K={})", max - 1),
         None => String::new(),
     };
     let rate = m

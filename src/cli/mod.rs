@@ -16,6 +16,8 @@ use dflash_check::rules::{self, render, Engine, Family, LintOptions};
 use dflash_check::source::{builtin, Authority};
 use dflash_check::{check, config, exit, fix, pins};
 
+mod acceptance;
+
 const EXAMPLES: &str = "\
 Examples:
   dflash-check diff models/Qwen3.6-27B-DFlash
@@ -63,6 +65,9 @@ pub enum Command {
     Snapshots(OutputArgs),
     /// Show the Hub settings in force (endpoint, cache, token, offline, timeout) and where each came from.
     Env(EnvArgs),
+    /// Measure a running vLLM/SGLang server's acceptance from its /metrics, with a verdict and the likely cause.
+    #[command(after_help = acceptance::ACCEPTANCE_EXAMPLES)]
+    Acceptance(acceptance::AcceptanceArgs),
 }
 
 const CHECK_EXAMPLES: &str = "\
@@ -445,6 +450,7 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Pin(args) => run_pin(&args, &mut out)?,
         Command::Lint(args) => run_lint(&args, &mut out)?,
         Command::Explain(args) => run_explain(&args, &mut out)?,
+        Command::Acceptance(args) => acceptance::run_acceptance(&args, &mut out)?,
     };
     let mut stdout = std::io::stdout().lock();
     match stdout.write_all(&out).and_then(|()| stdout.flush()) {
