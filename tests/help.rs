@@ -13,6 +13,7 @@ fn help_of_every_command() {
         "env",
         "snapshots",
         "launch",
+        "acceptance",
     ] {
         let mut args: Vec<&str> = cmd.split_whitespace().collect();
         args.push("--help");

@@ -3,6 +3,7 @@
 //! holds what they share (Hub, authority, target and output arguments) and turns a finished
 //! report into output and an exit code. Domain policy lives in the library.
 
+mod acceptance;
 mod check;
 mod diff;
 mod env;
@@ -74,6 +75,9 @@ pub enum Command {
     /// Check an engine launch command (vLLM, SGLang) against the drafter and target it names.
     #[command(after_help = launch::LAUNCH_EXAMPLES)]
     Launch(launch::LaunchArgs),
+    /// Measure a running vLLM/SGLang server's acceptance from its /metrics, with a verdict and the likely cause.
+    #[command(after_help = acceptance::ACCEPTANCE_EXAMPLES)]
+    Acceptance(acceptance::AcceptanceArgs),
 }
 
 /// Runs a parsed command; returns the exit code.
@@ -89,6 +93,7 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Lint(args) => lint::run(&args, &mut out)?,
         Command::Explain(args) => explain::run(&args, &mut out)?,
         Command::Launch(args) => launch::run_launch(&args, &mut out)?,
+        Command::Acceptance(args) => acceptance::run_acceptance(&args, &mut out)?,
     };
     let mut stdout = std::io::stdout().lock();
     match stdout.write_all(&out).and_then(|()| stdout.flush()) {

@@ -155,7 +155,13 @@ crate::declare_code_names! {
 
 crate::declare_code_names! {
     /// `acceptance`: a running server's acceptance metrics.
-    pub enum AcceptanceCode {}
+    pub enum AcceptanceCode {
+        BelowThreshold => "acceptance-below-threshold",
+        NoThreshold => "acceptance-no-threshold",
+        Cliff => "acceptance-cliff",
+        FirstPositionLow => "acceptance-first-position-low",
+        StaticGauge => "acceptance-gauge-static",
+    }
 }
 
 /// Every diagnostic code, by the command family that raises it.

@@ -7,6 +7,7 @@
 //! diagnostics alone. Renderers write to any `io::Write` and never choose exit codes: the
 //! caller decides whether the report fails and passes that in.
 
+pub mod acceptance;
 pub mod check;
 pub mod diff;
 pub mod explain;

@@ -1,0 +1,763 @@
+//! The pure arithmetic of `acceptance`: which engine exported the metrics, which model to read,
+//! the window's deltas (vLLM counters) or samples (SGLang gauges), and the shape of the
+//! per-position acceptance. No I/O here: every function takes parsed scrapes and returns data
+//! or an [`Error`], so the edge cases (idle, reset, several models) are unit-tested without a
+//! server.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use serde::Serialize;
+
+use super::metrics::{Exposition, Sample};
+use crate::{Error, Result};
+
+/// vLLM's speculative-decoding counters (vllm/v1/spec_decode/metrics.py, `SpecDecodingProm`),
+/// as `prometheus_client` exposes them (`_total` appended), labelled `model_name` and `engine`.
+pub const VLLM_DRAFTS: &str = "vllm:spec_decode_num_drafts_total";
+pub const VLLM_DRAFT_TOKENS: &str = "vllm:spec_decode_num_draft_tokens_total";
+pub const VLLM_ACCEPTED: &str = "vllm:spec_decode_num_accepted_tokens_total";
+/// Per draft position; the `position` label counts from 0 (vLLM's `range(num_spec_tokens)`).
+pub const VLLM_PER_POS: &str = "vllm:spec_decode_num_accepted_tokens_per_pos_total";
+/// SGLang's acceptance gauges (python/sglang/srt/metrics/collector.py), `multiprocess_mode
+/// ="mostrecent"`: the value of the most recent batch, not a running total.
+pub const SGLANG_ACCEPT_LENGTH: &str = "sglang:spec_accept_length";
+pub const SGLANG_ACCEPT_RATE: &str = "sglang:spec_accept_rate";
+/// SGLang's generated-token counter: proves there was traffic while the gauges were sampled.
+pub const SGLANG_GENERATION_TOKENS: &str = "sglang:generation_tokens_total";
+
+/// The label every engine puts the served model's name in.
+pub const MODEL_LABEL: &str = "model_name";
+
+/// Per-position acceptance below this is "about zero".
+pub const NEAR_ZERO: f64 = 0.02;
+/// A cliff: acceptance at least this high at the position before the first near-zero one (a
+/// drafter that decays gradually reaches ~0 only from low values; one whose later positions
+/// are broken drops there from a healthy value).
+pub const CLIFF_BEFORE_MIN: f64 = 0.2;
+/// Position 1 accepted less often than this: the drafter's first guess is already wrong.
+pub const FIRST_POSITION_LOW: f64 = 0.2;
+
+/// The serving engine whose metrics were scraped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ServerEngine {
+    Vllm,
+    Sglang,
+}
+
+impl ServerEngine {
+    pub fn name(self) -> &'static str {
+        match self {
+            ServerEngine::Vllm => "vLLM",
+            ServerEngine::Sglang => "SGLang",
+        }
+    }
+
+    /// The `--engine` value of `lint`.
+    pub fn flag(self) -> &'static str {
+        match self {
+            ServerEngine::Vllm => "vllm",
+            ServerEngine::Sglang => "sglang",
+        }
+    }
+
+    /// The metric whose series name the models being served.
+    fn model_metric(self) -> &'static str {
+        match self {
+            ServerEngine::Vllm => VLLM_DRAFTS,
+            ServerEngine::Sglang => SGLANG_ACCEPT_LENGTH,
+        }
+    }
+}
+
+/// Which engine exported `e`, from its metric names.
+pub fn detect_engine(e: &Exposition, origin: &str) -> Result<ServerEngine> {
+    if e.has(VLLM_DRAFTS) {
+        return Ok(ServerEngine::Vllm);
+    }
+    if e.has(SGLANG_ACCEPT_LENGTH) {
+        return Ok(ServerEngine::Sglang);
+    }
+    if e.has_prefix("vllm:") {
+        return Err(Error::new(format!(
+            "{origin} is a vLLM server without speculative-decoding metrics (no {VLLM_DRAFTS})"
+        ))
+        .with_hint(
+            "speculative decoding is not enabled there: was it started with --speculative-config?",
+        ));
+    }
+    if e.has_prefix("sglang:") {
+        return Err(Error::new(format!(
+            "{origin} is an SGLang server without {SGLANG_ACCEPT_LENGTH}"
+        ))
+        .with_hint("start it with --speculative-algorithm and --enable-metrics"));
+    }
+    Err(Error::new(format!(
+        "{origin} exports no vLLM (vllm:spec_decode_*) or SGLang (sglang:spec_accept_*) acceptance metrics"
+    ))
+    .with_hint("point the URL at the engine's own /metrics, not at a proxy or another exporter"))
+}
+
+/// The model names on the engine's acceptance metrics, sorted. Empty when the series carry no
+/// `model_name` label.
+pub fn models(e: &Exposition, engine: ServerEngine) -> Vec<String> {
+    let names: BTreeSet<String> = e
+        .named(engine.model_metric())
+        .filter_map(|s| s.label(MODEL_LABEL).map(str::to_string))
+        .collect();
+    names.into_iter().collect()
+}
+
+/// The model the check reads: `requested` (which must be served), or the only one served.
+/// Several models and no `--model-name` is an error listing them.
+pub fn select_model(
+    e: &Exposition,
+    engine: ServerEngine,
+    requested: Option<&str>,
+    origin: &str,
+) -> Result<Option<String>> {
+    let found = models(e, engine);
+    match requested {
+        Some(name) if found.iter().any(|m| m == name) => Ok(Some(name.to_string())),
+        Some(name) => Err(Error::new(format!(
+            "--model-name `{name}` is not served at {origin}; {}",
+            list_models(&found)
+        ))),
+        None if found.len() > 1 => Err(Error::new(format!(
+            "{origin} serves {} models; {}",
+            found.len(),
+            list_models(&found)
+        ))
+        .with_hint("pick one with --model-name NAME")),
+        None => Ok(found.into_iter().next()),
+    }
+}
+
+fn list_models(found: &[String]) -> String {
+    if found.is_empty() {
+        return "its acceptance metrics carry no model_name label".to_string();
+    }
+    let quoted: Vec<String> = found.iter().map(|m| format!("`{m}`")).collect();
+    format!("models found: {}", quoted.join(", "))
+}
+
+fn of_model<'a>(s: &'a Sample, model: Option<&'a str>) -> bool {
+    model.is_none_or(|m| s.label(MODEL_LABEL) == Some(m))
+}
+
+/// vLLM's counters for one model at one scrape, summed over `engine` replicas (data-parallel
+/// engines count separately).
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct VllmCounters {
+    pub drafts: f64,
+    pub draft_tokens: f64,
+    pub accepted: f64,
+    /// `position` label (from 0) → accepted tokens at that draft position.
+    pub per_position: BTreeMap<u32, f64>,
+    pub engines: BTreeSet<String>,
+    /// Every series read, by its display name, for counter-reset detection.
+    series: BTreeMap<String, f64>,
+    /// `<counter>_created` timestamps (`prometheus_client` exports them): a counter created
+    /// again between scrapes was reset even if it has already grown past its old value.
+    created: BTreeMap<String, f64>,
+}
+
+/// Reads vLLM's counters for `model` from one scrape.
+pub fn vllm_counters(e: &Exposition, model: Option<&str>, origin: &str) -> Result<VllmCounters> {
+    let for_model = model
+        .map(|m| format!(" for model `{m}`"))
+        .unwrap_or_default();
+    if !e.named(VLLM_DRAFTS).any(|s| of_model(s, model)) {
+        return Err(Error::new(format!(
+            "{origin} no longer exports {VLLM_DRAFTS}{for_model}"
+        ))
+        .with_hint("the server restarted or changed during the window; measure again"));
+    }
+    let mut c = VllmCounters::default();
+    let mut seen = BTreeSet::new();
+    for s in e.samples.iter().filter(|s| of_model(s, model)) {
+        let slot = match s.name.as_str() {
+            VLLM_DRAFTS => &mut c.drafts,
+            VLLM_DRAFT_TOKENS => &mut c.draft_tokens,
+            VLLM_ACCEPTED => &mut c.accepted,
+            VLLM_PER_POS => {
+                let label = s.label("position").unwrap_or_default();
+                let pos: u32 = label.parse().map_err(|_| {
+                    Error::new(format!(
+                        "{origin}: {} has position label `{label}`, not a number",
+                        s.display_name()
+                    ))
+                })?;
+                c.per_position.entry(pos).or_insert(0.0)
+            }
+            name => {
+                if let Some(base) = name.strip_suffix("_created") {
+                    let counter = format!("{base}_total");
+                    if [VLLM_DRAFTS, VLLM_DRAFT_TOKENS, VLLM_ACCEPTED, VLLM_PER_POS]
+                        .contains(&counter.as_str())
+                    {
+                        let mut key = s.clone();
+                        key.name = counter;
+                        c.created.insert(key.display_name(), s.value);
+                    }
+                }
+                continue;
+            }
+        };
+        if !s.value.is_finite() || s.value < 0.0 {
+            return Err(Error::new(format!(
+                "{origin}: counter {} has the value {}, not a count",
+                s.display_name(),
+                s.value
+            )));
+        }
+        *slot += s.value;
+        seen.insert(s.name.as_str());
+        if let Some(engine) = s.label("engine") {
+            c.engines.insert(engine.to_string());
+        }
+        c.series.insert(s.display_name(), s.value);
+    }
+    for needed in [VLLM_DRAFTS, VLLM_DRAFT_TOKENS, VLLM_ACCEPTED] {
+        if !seen.contains(needed) {
+            return Err(Error::new(format!(
+                "{origin} exports {VLLM_DRAFTS} but not {needed}{for_model}"
+            ))
+            .with_hint("the metrics are incomplete: is this vLLM's own /metrics endpoint?"));
+        }
+    }
+    Ok(c)
+}
+
+/// Accepted tokens at one draft position over the window.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct PositionAcceptance {
+    /// 1-based draft position (vLLM's `position` label + 1).
+    pub position: u32,
+    /// Accepted tokens at this position in the window.
+    pub accepted: f64,
+    /// accepted / drafts: how often a draft got at least this far.
+    pub acceptance: f64,
+}
+
+/// vLLM's counters over the window.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct VllmWindow {
+    pub drafts: f64,
+    pub draft_tokens: f64,
+    pub accepted_tokens: f64,
+    /// K, from the number of positions (or draft tokens per draft when positions are absent).
+    pub num_speculative_tokens: Option<u32>,
+    /// 1 + Δaccepted / Δdrafts (the bonus token included, as vLLM logs it).
+    pub acceptance_length: f64,
+    /// Δaccepted / Δdraft_tokens.
+    pub draft_acceptance_rate: Option<f64>,
+    pub per_position: Vec<PositionAcceptance>,
+    /// The `engine` label values summed over.
+    pub engines: Vec<String>,
+}
+
+/// The window between two scrapes. A counter that went down (or was created again) is a reset:
+/// an error, because a delta across a restart means nothing.
+pub fn vllm_window(
+    before: &VllmCounters,
+    after: &VllmCounters,
+    origin: &str,
+) -> Result<VllmWindow> {
+    for (series, old) in &before.series {
+        match after.series.get(series) {
+            Some(new) if new < old => {
+                return Err(reset(origin, &format!("{series} went from {old} to {new}")))
+            }
+            None => {
+                return Err(reset(
+                    origin,
+                    &format!("{series} was exported at the start of the window and not at the end"),
+                ))
+            }
+            _ => {}
+        }
+    }
+    for (series, old) in &before.created {
+        if let Some(new) = after.created.get(series) {
+            if new != old {
+                return Err(reset(
+                    origin,
+                    &format!("{series} was created again during the window (its _created timestamp changed)"),
+                ));
+            }
+        }
+    }
+    let drafts = after.drafts - before.drafts;
+    let draft_tokens = after.draft_tokens - before.draft_tokens;
+    let accepted = after.accepted - before.accepted;
+    if drafts <= 0.0 {
+        return Err(Error::new(format!(
+            "no drafts at {origin} during the window: the server was idle ({VLLM_DRAFTS} stayed at {})",
+            after.drafts
+        ))
+        .with_hint("send traffic while measuring, or lengthen --window"));
+    }
+    let per_position: Vec<PositionAcceptance> = after
+        .per_position
+        .iter()
+        .map(|(&label, &new)| {
+            let old = before.per_position.get(&label).copied().unwrap_or(0.0);
+            let accepted = new - old;
+            PositionAcceptance {
+                position: label.saturating_add(1),
+                accepted,
+                acceptance: accepted / drafts,
+            }
+        })
+        .collect();
+    let num_speculative_tokens = if per_position.is_empty() {
+        let k = (draft_tokens / drafts).round();
+        (k >= 1.0 && k <= f64::from(u32::MAX)).then_some(k as u32)
+    } else {
+        u32::try_from(per_position.len()).ok()
+    };
+    Ok(VllmWindow {
+        drafts,
+        draft_tokens,
+        accepted_tokens: accepted,
+        num_speculative_tokens,
+        acceptance_length: 1.0 + accepted / drafts,
+        draft_acceptance_rate: (draft_tokens > 0.0).then(|| accepted / draft_tokens),
+        per_position,
+        engines: after.engines.iter().cloned().collect(),
+    })
+}
+
+fn reset(origin: &str, what: &str) -> Error {
+    Error::new(format!(
+        "counter reset at {origin} during the window: {what}; the server restarted (or its metrics were reset), so the window's deltas mean nothing"
+    ))
+    .with_hint("measure again once the server is up and serving traffic")
+}
+
+/// SGLang's acceptance gauges for one model at one scrape.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct SglangScrape {
+    /// `sglang:spec_accept_length` of every series (one per scheduler rank) that has seen a
+    /// speculative batch; SGLang sets 0 before the first one.
+    pub accept_length: Vec<f64>,
+    pub accept_rate: Vec<f64>,
+    /// `sglang:generation_tokens_total`, summed, when exported.
+    pub generation_tokens: Option<f64>,
+    /// How many series the gauge has for this model (ranks), zero ones included.
+    pub series: usize,
+}
+
+/// Reads SGLang's gauges for `model` from one scrape.
+pub fn sglang_scrape(e: &Exposition, model: Option<&str>) -> SglangScrape {
+    let mut s = SglangScrape::default();
+    for sample in e.samples.iter().filter(|x| of_model(x, model)) {
+        let v = sample.value;
+        match sample.name.as_str() {
+            SGLANG_ACCEPT_LENGTH => {
+                s.series += 1;
+                if v.is_finite() && v > 0.0 {
+                    s.accept_length.push(v);
+                }
+            }
+            SGLANG_ACCEPT_RATE if v.is_finite() && v > 0.0 => s.accept_rate.push(v),
+            SGLANG_GENERATION_TOKENS if v.is_finite() => {
+                *s.generation_tokens.get_or_insert(0.0) += v;
+            }
+            _ => {}
+        }
+    }
+    s
+}
+
+/// Mean, minimum and maximum of sampled values.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Stats {
+    pub mean: f64,
+    pub min: f64,
+    pub max: f64,
+    /// How many values (scrapes × series).
+    pub samples: usize,
+}
+
+impl Stats {
+    pub fn of(values: &[f64]) -> Option<Stats> {
+        if values.is_empty() {
+            return None;
+        }
+        let sum: f64 = values.iter().sum();
+        Some(Stats {
+            mean: sum / values.len() as f64,
+            min: values.iter().copied().fold(f64::INFINITY, f64::min),
+            max: values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+            samples: values.len(),
+        })
+    }
+}
+
+/// SGLang's gauges over the window.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct SglangWindow {
+    pub scrapes: usize,
+    /// The gauge's series for this model (scheduler ranks).
+    pub series: usize,
+    pub accept_length: Stats,
+    pub accept_rate: Option<Stats>,
+    /// Generated tokens during the window, when SGLang exports the counter.
+    pub generation_tokens: Option<f64>,
+    /// Every sample had the same value and no token counter proves traffic: the gauge may be
+    /// holding the last batch from before the window.
+    pub static_gauge: bool,
+}
+
+/// The window of SGLang samples (in scrape order).
+pub fn sglang_window(scrapes: &[SglangScrape], origin: &str) -> Result<SglangWindow> {
+    let generation_tokens = match (
+        scrapes.first().and_then(|s| s.generation_tokens),
+        scrapes.last().and_then(|s| s.generation_tokens),
+    ) {
+        (Some(first), Some(last)) => Some(last - first),
+        _ => None,
+    };
+    // Counter resets between any two scrapes.
+    let mut previous: Option<f64> = None;
+    for s in scrapes {
+        if let (Some(old), Some(new)) = (previous, s.generation_tokens) {
+            if new < old {
+                return Err(reset(
+                    origin,
+                    &format!("{SGLANG_GENERATION_TOKENS} went from {old} to {new}"),
+                ));
+            }
+        }
+        previous = s.generation_tokens.or(previous);
+    }
+    if generation_tokens == Some(0.0) {
+        return Err(Error::new(format!(
+            "no tokens generated at {origin} during the window: the server was idle ({SGLANG_GENERATION_TOKENS} did not move), so {SGLANG_ACCEPT_LENGTH} only repeats the last batch before it"
+        ))
+        .with_hint("send traffic while measuring, or lengthen --window"));
+    }
+    let lengths: Vec<f64> = scrapes
+        .iter()
+        .flat_map(|s| s.accept_length.iter().copied())
+        .collect();
+    let Some(accept_length) = Stats::of(&lengths) else {
+        return Err(Error::new(format!(
+            "{SGLANG_ACCEPT_LENGTH} at {origin} was 0 in every sample: no speculative batch ran during the window"
+        ))
+        .with_hint("send traffic while measuring; if it is busy, speculative decoding is not running (--speculative-algorithm)"));
+    };
+    let rates: Vec<f64> = scrapes
+        .iter()
+        .flat_map(|s| s.accept_rate.iter().copied())
+        .collect();
+    Ok(SglangWindow {
+        scrapes: scrapes.len(),
+        series: scrapes.iter().map(|s| s.series).max().unwrap_or(0),
+        static_gauge: generation_tokens.is_none()
+            && lengths.len() > 1
+            && accept_length.min == accept_length.max,
+        accept_length,
+        accept_rate: Stats::of(&rates),
+        generation_tokens,
+    })
+}
+
+/// What the per-position acceptance (or, without it, the acceptance length) points at.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Shape {
+    /// Position 1 is already rarely accepted: the drafter's first guess is wrong.
+    FirstPositionLow {
+        /// Position 1's acceptance, or (SGLang) an upper bound on it: acceptance length − 1.
+        value: f64,
+        /// Whether `value` is measured (vLLM) or bounded from the acceptance length (SGLang).
+        measured: bool,
+    },
+    /// Healthy early positions, then about zero from `position` on.
+    Cliff {
+        /// The first near-zero position (1-based).
+        position: u32,
+        /// Acceptance at the position before it.
+        before: f64,
+        /// Acceptance at `position`.
+        at: f64,
+    },
+    /// Neither signature.
+    Gradual,
+}
+
+/// The shape of a per-position acceptance curve (position 1 first).
+pub fn shape(per_position: &[PositionAcceptance]) -> Shape {
+    let Some(first) = per_position.first() else {
+        return Shape::Gradual;
+    };
+    if first.acceptance < FIRST_POSITION_LOW {
+        return Shape::FirstPositionLow {
+            value: first.acceptance,
+            measured: true,
+        };
+    }
+    for pair in per_position.windows(2) {
+        let (prev, cur) = (&pair[0], &pair[1]);
+        if cur.acceptance < NEAR_ZERO {
+            return if prev.acceptance >= CLIFF_BEFORE_MIN {
+                Shape::Cliff {
+                    position: cur.position,
+                    before: prev.acceptance,
+                    at: cur.acceptance,
+                }
+            } else {
+                Shape::Gradual
+            };
+        }
+    }
+    Shape::Gradual
+}
+
+/// Without per-position counters (SGLang): acceptance length − 1 is the sum of the
+/// per-position acceptances, each at most position 1's, so a length under 1 +
+/// [`FIRST_POSITION_LOW`] bounds position 1 below it too.
+pub fn shape_from_length(acceptance_length: f64) -> Shape {
+    let bound = acceptance_length - 1.0;
+    if bound < FIRST_POSITION_LOW {
+        Shape::FirstPositionLow {
+            value: bound.max(0.0),
+            measured: false,
+        }
+    } else {
+        Shape::Gradual
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::acceptance::metrics::parse;
+
+    /// One series per (model, engine, drafts, accepted per position), families grouped as a
+    /// real exposition groups them.
+    fn vllm_series(series: &[(&str, u32, f64, &[f64])], k: usize) -> String {
+        let mut t = String::new();
+        for (name, f) in [
+            (VLLM_DRAFTS, 0usize),
+            (VLLM_DRAFT_TOKENS, 1),
+            (VLLM_ACCEPTED, 2),
+        ] {
+            t.push_str(&format!("# TYPE {name} counter\n"));
+            for (model, engine, drafts, per_pos) in series {
+                let v = match f {
+                    0 => *drafts,
+                    1 => drafts * k as f64,
+                    _ => per_pos.iter().sum(),
+                };
+                t.push_str(&format!(
+                    "{name}{{engine=\"{engine}\",model_name=\"{model}\"}} {v}\n"
+                ));
+            }
+        }
+        t.push_str(&format!("# TYPE {VLLM_PER_POS} counter\n"));
+        for (model, engine, _, per_pos) in series {
+            for (i, v) in per_pos.iter().enumerate() {
+                t.push_str(&format!(
+                    "{VLLM_PER_POS}{{engine=\"{engine}\",model_name=\"{model}\",position=\"{i}\"}} {v}\n"
+                ));
+            }
+        }
+        t
+    }
+
+    fn vllm_text(model: &str, engines: &[(u32, f64, &[f64])], k: usize) -> String {
+        let series: Vec<(&str, u32, f64, &[f64])> =
+            engines.iter().map(|&(e, d, p)| (model, e, d, p)).collect();
+        vllm_series(&series, k)
+    }
+
+    fn counters(text: &str) -> VllmCounters {
+        vllm_counters(&parse(text, "u").unwrap(), None, "u").unwrap()
+    }
+
+    /// The window uses deltas, sums engine replicas, and computes AL, rate and per-position
+    /// acceptance as vLLM's own log line does.
+    #[test]
+    fn vllm_window_is_deltas_summed_over_engines() {
+        let before = counters(&vllm_text(
+            "m",
+            &[
+                (0, 100.0, &[90.0, 80.0, 70.0]),
+                (1, 50.0, &[50.0, 50.0, 50.0]),
+            ],
+            3,
+        ));
+        let after = counters(&vllm_text(
+            "m",
+            &[
+                (0, 200.0, &[170.0, 140.0, 110.0]),
+                (1, 150.0, &[130.0, 110.0, 90.0]),
+            ],
+            3,
+        ));
+        let w = vllm_window(&before, &after, "u").unwrap();
+        // Δdrafts = 100 + 100; Δper_pos = [80+80, 60+60, 40+40]; Δaccepted = 360.
+        assert_eq!(w.drafts, 200.0);
+        assert_eq!(w.accepted_tokens, 360.0);
+        assert_eq!(w.acceptance_length, 1.0 + 360.0 / 200.0);
+        assert_eq!(w.draft_acceptance_rate, Some(360.0 / 600.0));
+        assert_eq!(w.num_speculative_tokens, Some(3));
+        let acc: Vec<f64> = w.per_position.iter().map(|p| p.acceptance).collect();
+        assert_eq!(acc, vec![0.8, 0.6, 0.4]);
+        assert_eq!(w.per_position[0].position, 1);
+        assert_eq!(w.engines, vec!["0", "1"]);
+    }
+
+    /// No drafts in the window is an "idle" error, never a division by zero.
+    #[test]
+    fn idle_window_is_an_error() {
+        let c = counters(&vllm_text("m", &[(0, 100.0, &[90.0])], 1));
+        let err = vllm_window(&c, &c, "http://h/metrics").unwrap_err();
+        assert!(err.message.contains("idle"), "{err}");
+    }
+
+    /// A counter that went down, or a series that vanished, is a reset error.
+    #[test]
+    fn counter_reset_is_an_error() {
+        let before = counters(&vllm_text("m", &[(0, 100.0, &[90.0])], 1));
+        let after = counters(&vllm_text("m", &[(0, 10.0, &[9.0])], 1));
+        let err = vllm_window(&before, &after, "u").unwrap_err();
+        assert!(err.message.contains("counter reset"), "{err}");
+        let other_engine = counters(&vllm_text("m", &[(1, 200.0, &[190.0])], 1));
+        let err = vllm_window(&before, &other_engine, "u").unwrap_err();
+        assert!(err.message.contains("not at the end"), "{err}");
+    }
+
+    /// A changed `_created` timestamp is a reset even when the value grew past the old one.
+    #[test]
+    fn recreated_counter_is_a_reset() {
+        let created = |ts: f64| {
+            format!("# TYPE vllm:spec_decode_num_drafts_created gauge\nvllm:spec_decode_num_drafts_created{{engine=\"0\",model_name=\"m\"}} {ts}\n")
+        };
+        let before = counters(&(vllm_text("m", &[(0, 100.0, &[90.0])], 1) + &created(1.0e9)));
+        let after = counters(&(vllm_text("m", &[(0, 500.0, &[400.0])], 1) + &created(2.0e9)));
+        let err = vllm_window(&before, &after, "u").unwrap_err();
+        assert!(err.message.contains("created again"), "{err}");
+        let same = counters(&(vllm_text("m", &[(0, 500.0, &[400.0])], 1) + &created(1.0e9)));
+        assert!(vllm_window(&before, &same, "u").is_ok());
+    }
+
+    /// Several models need --model-name; the error lists them; a name picks one.
+    #[test]
+    fn several_models_need_a_name() {
+        let text = vllm_series(&[("a", 0, 1.0, &[1.0]), ("b", 0, 1.0, &[0.0])], 1);
+        let e = parse(&text, "u").unwrap();
+        let err = select_model(&e, ServerEngine::Vllm, None, "u").unwrap_err();
+        assert!(err.message.contains("`a`, `b`"), "{err}");
+        assert_eq!(
+            select_model(&e, ServerEngine::Vllm, Some("b"), "u").unwrap(),
+            Some("b".to_string())
+        );
+        let err = select_model(&e, ServerEngine::Vllm, Some("c"), "u").unwrap_err();
+        assert!(err.message.contains("`c` is not served"), "{err}");
+        let b = vllm_counters(&e, Some("b"), "u").unwrap();
+        assert_eq!(b.accepted, 0.0);
+    }
+
+    /// Engine detection names what the metrics lack.
+    #[test]
+    fn engine_detection() {
+        let e = parse("vllm:num_requests_running{model_name=\"m\"} 1\n", "u").unwrap();
+        let err = detect_engine(&e, "u").unwrap_err();
+        assert!(
+            err.message.contains("without speculative-decoding"),
+            "{err}"
+        );
+        let e = parse("sglang:spec_accept_length{model_name=\"m\"} 3\n", "u").unwrap();
+        assert_eq!(detect_engine(&e, "u").unwrap(), ServerEngine::Sglang);
+        let e = parse("process_cpu_seconds_total 1\n", "u").unwrap();
+        assert!(detect_engine(&e, "u").is_err());
+    }
+
+    fn positions(values: &[f64]) -> Vec<PositionAcceptance> {
+        values
+            .iter()
+            .enumerate()
+            .map(|(i, &a)| PositionAcceptance {
+                position: i as u32 + 1,
+                accepted: a,
+                acceptance: a,
+            })
+            .collect()
+    }
+
+    /// The three shapes: a cliff after position 4, position 1 near zero, and a healthy
+    /// geometric decay that reaches small values gradually (not a cliff).
+    #[test]
+    fn shapes() {
+        let cliff = positions(&[0.85, 0.72, 0.6, 0.45, 0.004, 0.001, 0.0]);
+        assert_eq!(
+            shape(&cliff),
+            Shape::Cliff {
+                position: 5,
+                before: 0.45,
+                at: 0.004
+            }
+        );
+        let collapse = positions(&[0.09, 0.02, 0.01, 0.0]);
+        assert!(matches!(
+            shape(&collapse),
+            Shape::FirstPositionLow { measured: true, .. }
+        ));
+        let healthy: Vec<f64> = (0..15).map(|k| 0.92 * 0.86f64.powi(k)).collect();
+        assert_eq!(shape(&positions(&healthy)), Shape::Gradual);
+        let fast_decay: Vec<f64> = (0..15).map(|k| 0.9 * 0.6f64.powi(k)).collect();
+        assert_eq!(shape(&positions(&fast_decay)), Shape::Gradual);
+        assert_eq!(shape(&[]), Shape::Gradual);
+        assert!(matches!(
+            shape_from_length(1.12),
+            Shape::FirstPositionLow {
+                measured: false,
+                ..
+            }
+        ));
+        assert_eq!(shape_from_length(3.2), Shape::Gradual);
+    }
+
+    /// SGLang: stats over scrapes and ranks, zeros ignored; idle and reset are errors.
+    #[test]
+    fn sglang_window_stats_and_errors() {
+        let scrape = |l: &[f64], g: Option<f64>| SglangScrape {
+            accept_length: l.to_vec(),
+            accept_rate: vec![],
+            generation_tokens: g,
+            series: l.len(),
+        };
+        let w = sglang_window(
+            &[
+                scrape(&[3.0], Some(10.0)),
+                scrape(&[3.5], Some(20.0)),
+                scrape(&[4.0], Some(30.0)),
+            ],
+            "u",
+        )
+        .unwrap();
+        assert_eq!(w.accept_length.mean, 3.5);
+        assert_eq!((w.accept_length.min, w.accept_length.max), (3.0, 4.0));
+        assert_eq!(w.generation_tokens, Some(20.0));
+        assert!(!w.static_gauge);
+        let idle = sglang_window(
+            &[scrape(&[3.0], Some(10.0)), scrape(&[3.0], Some(10.0))],
+            "u",
+        );
+        assert!(idle.unwrap_err().message.contains("idle"));
+        let reset = sglang_window(
+            &[scrape(&[3.0], Some(10.0)), scrape(&[3.0], Some(1.0))],
+            "u",
+        );
+        assert!(reset.unwrap_err().message.contains("counter reset"));
+        let none = sglang_window(&[scrape(&[], None), scrape(&[], None)], "u");
+        assert!(none.unwrap_err().message.contains("0 in every sample"));
+        let stale = sglang_window(&[scrape(&[3.0], None), scrape(&[3.0], None)], "u").unwrap();
+        assert!(stale.static_gauge);
+    }
+}

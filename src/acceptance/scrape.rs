@@ -1,0 +1,381 @@
+//! Scraping: the URL, the HTTP GET with a timeout, and the window's timing.
+//!
+//! [`measure`] takes its scrapes from a [`MetricsSource`] and waits through an injected `sleep`,
+//! so tests drive it with canned expositions and no waiting; the binary passes an
+//! [`HttpSource`] and `std::thread::sleep`.
+
+use std::io::Read;
+use std::time::{Duration, Instant};
+
+use super::compute::{self, ServerEngine};
+use super::metrics::{self, Exposition};
+use super::verdict::{AcceptanceReport, Measurement, Threshold, Window};
+use crate::{Error, Result};
+
+/// A `/metrics` body larger than this is refused (vLLM's is a few hundred kB).
+pub const MAX_BODY: u64 = 64 * 1024 * 1024;
+/// SGLang's gauges are sampled about this often over the window.
+pub const SGLANG_SAMPLE_INTERVAL: Duration = Duration::from_secs(1);
+/// At least this many SGLang samples, however short the window.
+pub const SGLANG_MIN_SAMPLES: usize = 3;
+/// At most this many (a bound on the requests one run sends).
+pub const SGLANG_MAX_SAMPLES: usize = 601;
+
+/// Where scrapes come from.
+pub trait MetricsSource {
+    /// The URL scraped, for messages.
+    fn url(&self) -> &str;
+    /// One scrape's body.
+    fn fetch(&mut self) -> Result<String>;
+}
+
+/// What to measure.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeasureOptions {
+    pub window: Duration,
+    /// The `model_name` label to read, required when the server serves several.
+    pub model_name: Option<String>,
+    pub min_acceptance_length: Option<f64>,
+}
+
+/// Scrapes at the start and end of the window (vLLM) or every second across it (SGLang), and
+/// builds the report.
+pub fn measure(
+    source: &mut dyn MetricsSource,
+    opts: &MeasureOptions,
+    sleep: &mut dyn FnMut(Duration),
+) -> Result<AcceptanceReport> {
+    let url = source.url().to_string();
+    let first = scrape(source, &url)?;
+    let engine = compute::detect_engine(&first, &url)?;
+    let models = compute::models(&first, engine);
+    let model = compute::select_model(&first, engine, opts.model_name.as_deref(), &url)?;
+    let model_ref = model.as_deref();
+    let start = Instant::now();
+    let (measurement, scrapes) = match engine {
+        ServerEngine::Vllm => {
+            let before = compute::vllm_counters(&first, model_ref, &url)?;
+            sleep(opts.window);
+            let last = scrape(source, &url)?;
+            let after = compute::vllm_counters(&last, model_ref, &url)?;
+            let window = compute::vllm_window(&before, &after, &url)?;
+            (Measurement::Vllm(window), 2)
+        }
+        ServerEngine::Sglang => {
+            let n = sglang_samples(opts.window);
+            let step = opts.window.div_f64((n - 1) as f64);
+            let mut samples = vec![compute::sglang_scrape(&first, model_ref)];
+            for _ in 1..n {
+                sleep(step);
+                let e = scrape(source, &url)?;
+                samples.push(compute::sglang_scrape(&e, model_ref));
+            }
+            (
+                Measurement::Sglang(compute::sglang_window(&samples, &url)?),
+                n,
+            )
+        }
+    };
+    let window = Window {
+        requested_secs: opts.window.as_secs_f64(),
+        measured_secs: start.elapsed().as_secs_f64(),
+        scrapes,
+    };
+    let threshold = opts.min_acceptance_length.map(|value| Threshold {
+        value,
+        source: "--min-acceptance-length".to_string(),
+    });
+    Ok(AcceptanceReport::build(
+        url,
+        model,
+        models,
+        window,
+        measurement,
+        threshold,
+    ))
+}
+
+/// How many SGLang samples a window gets: one a second, at least [`SGLANG_MIN_SAMPLES`].
+pub fn sglang_samples(window: Duration) -> usize {
+    let per_interval = (window.as_secs_f64() / SGLANG_SAMPLE_INTERVAL.as_secs_f64()).ceil();
+    let n = if per_interval.is_finite() && per_interval >= 0.0 {
+        (per_interval as usize).saturating_add(1)
+    } else {
+        SGLANG_MAX_SAMPLES
+    };
+    n.clamp(SGLANG_MIN_SAMPLES, SGLANG_MAX_SAMPLES)
+}
+
+fn scrape(source: &mut dyn MetricsSource, url: &str) -> Result<Exposition> {
+    let text = source.fetch()?;
+    metrics::parse(&text, url)
+}
+
+/// The `/metrics` URL for what the user typed: a server base (`http://127.0.0.1:8000`, with
+/// or without a trailing `/`; a missing `http://` is added) gets `/metrics`, any other path is
+/// used as given.
+pub fn metrics_url(input: &str) -> Result<String> {
+    let trimmed = input.trim();
+    let with_scheme = if trimmed.contains("://") {
+        trimmed.to_string()
+    } else {
+        format!("http://{trimmed}")
+    };
+    let mut url = reqwest::Url::parse(&with_scheme).map_err(|e| {
+        Error::new(format!("`{input}` is not a URL: {e}")).with_hint(
+            "give the server's base URL, like http://127.0.0.1:8000, or its /metrics URL",
+        )
+    })?;
+    if !matches!(url.scheme(), "http" | "https") {
+        return Err(Error::new(format!(
+            "`{input}`: only http and https URLs can be scraped"
+        )));
+    }
+    if url.host_str().is_none_or(str::is_empty) {
+        return Err(Error::new(format!("`{input}` names no host")));
+    }
+    if url.path() == "/" || url.path().is_empty() {
+        url.set_path("/metrics");
+    }
+    Ok(url.to_string())
+}
+
+/// Scrapes a URL over HTTP with a blocking client.
+pub struct HttpSource {
+    url: String,
+    timeout: Duration,
+    client: reqwest::blocking::Client,
+}
+
+impl HttpSource {
+    /// A client for `url` (already normalised by [`metrics_url`]) that gives up after
+    /// `timeout` per scrape: connecting, and reading the whole answer.
+    pub fn new(url: String, timeout: Duration) -> Result<HttpSource> {
+        let mut builder = reqwest::blocking::Client::builder()
+            .timeout(timeout)
+            .connect_timeout(timeout)
+            .user_agent(format!("dflash-check/{}", env!("CARGO_PKG_VERSION")));
+        // A proxy from the environment never sees a scrape of this machine's own server.
+        if reqwest::Url::parse(&url).is_ok_and(|u| is_loopback(u.host_str().unwrap_or(""))) {
+            builder = builder.no_proxy();
+        }
+        let client = builder.build().map_err(|e| {
+            Error::new(format!(
+                "cannot set up an HTTP client for {url}: {}",
+                root_cause(&e)
+            ))
+        })?;
+        Ok(HttpSource {
+            url,
+            timeout,
+            client,
+        })
+    }
+}
+
+fn is_loopback(host: &str) -> bool {
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host.eq_ignore_ascii_case("localhost")
+        || host
+            .parse::<std::net::IpAddr>()
+            .is_ok_and(|ip| ip.is_loopback())
+}
+
+impl MetricsSource for HttpSource {
+    fn url(&self) -> &str {
+        &self.url
+    }
+
+    fn fetch(&mut self) -> Result<String> {
+        let url = &self.url;
+        let secs = self.timeout.as_secs_f64();
+        let response = self
+            .client
+            .get(url)
+            // The Prometheus text format: what both engines' prometheus_client serves by
+            // default (OpenMetrics only when asked for it).
+            .header(
+                reqwest::header::ACCEPT,
+                "text/plain;version=0.0.4;q=1,*/*;q=0.1",
+            )
+            .send()
+            .map_err(|e| transport(url, secs, &e))?;
+        let status = response.status();
+        if status != reqwest::StatusCode::OK {
+            let hint = if status == reqwest::StatusCode::NOT_FOUND {
+                "vLLM serves /metrics on its API port; SGLang only with --enable-metrics"
+            } else {
+                "check that the URL is the engine's /metrics endpoint and that it is healthy"
+            };
+            return Err(Error::new(format!("{url} answered HTTP {status}")).with_hint(hint));
+        }
+        let mut body = Vec::new();
+        response
+            .take(MAX_BODY + 1)
+            .read_to_end(&mut body)
+            .map_err(|e| {
+                let what = if is_timeout_io(&e) {
+                    format!("did not finish answering within {secs} s (--timeout)")
+                } else {
+                    format!("broke off its answer: {e}")
+                };
+                Error::new(format!("{url} {what}"))
+            })?;
+        if body.len() as u64 > MAX_BODY {
+            return Err(Error::new(format!(
+                "{url} answered with more than {} MiB: not a metrics page",
+                MAX_BODY / (1024 * 1024)
+            )));
+        }
+        String::from_utf8(body).map_err(|_| {
+            Error::new(format!(
+                "{url} did not answer with valid Prometheus text: the body is not UTF-8"
+            ))
+        })
+    }
+}
+
+fn transport(url: &str, secs: f64, e: &reqwest::Error) -> Error {
+    if e.is_timeout() {
+        return Error::new(format!("{url} did not answer within {secs} s (--timeout)"))
+            .with_hint("the server is overloaded or hung; raise --timeout if it is just slow");
+    }
+    if e.is_connect() {
+        return Error::new(format!("cannot connect to {url}: {}", root_cause(e)))
+            .with_hint("is the server running, and is this its host and port?");
+    }
+    Error::new(format!("request to {url} failed: {}", root_cause(e)))
+}
+
+fn is_timeout_io(e: &std::io::Error) -> bool {
+    if matches!(e.kind(), std::io::ErrorKind::TimedOut) {
+        return true;
+    }
+    let mut source = std::error::Error::source(e);
+    while let Some(s) = source {
+        if s.downcast_ref::<reqwest::Error>()
+            .is_some_and(reqwest::Error::is_timeout)
+        {
+            return true;
+        }
+        source = s.source();
+    }
+    false
+}
+
+/// The innermost cause's message ("Connection refused (os error 111)").
+fn root_cause(e: &dyn std::error::Error) -> String {
+    let mut cur = e;
+    while let Some(next) = cur.source() {
+        cur = next;
+    }
+    cur.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Canned scrapes, in order; records how long `measure` asked to sleep.
+    struct Canned {
+        bodies: Vec<String>,
+    }
+
+    impl MetricsSource for Canned {
+        fn url(&self) -> &str {
+            "http://test/metrics"
+        }
+        fn fetch(&mut self) -> Result<String> {
+            Ok(self.bodies.remove(0))
+        }
+    }
+
+    fn vllm(drafts: f64, per_pos: &[f64]) -> String {
+        let acc: f64 = per_pos.iter().sum();
+        let mut t = format!(
+            "# TYPE vllm:spec_decode_num_drafts_total counter\n\
+             vllm:spec_decode_num_drafts_total{{engine=\"0\",model_name=\"m\"}} {drafts}\n\
+             # TYPE vllm:spec_decode_num_draft_tokens_total counter\n\
+             vllm:spec_decode_num_draft_tokens_total{{engine=\"0\",model_name=\"m\"}} {}\n\
+             # TYPE vllm:spec_decode_num_accepted_tokens_total counter\n\
+             vllm:spec_decode_num_accepted_tokens_total{{engine=\"0\",model_name=\"m\"}} {acc}\n\
+             # TYPE vllm:spec_decode_num_accepted_tokens_per_pos_total counter\n",
+            drafts * per_pos.len() as f64
+        );
+        for (i, v) in per_pos.iter().enumerate() {
+            t.push_str(&format!("vllm:spec_decode_num_accepted_tokens_per_pos_total{{engine=\"0\",model_name=\"m\",position=\"{i}\"}} {v}\n"));
+        }
+        t
+    }
+
+    fn opts(window: f64) -> MeasureOptions {
+        MeasureOptions {
+            window: Duration::from_secs_f64(window),
+            model_name: None,
+            min_acceptance_length: Some(2.0),
+        }
+    }
+
+    /// vLLM: two scrapes, one sleep of the whole window, deltas between them.
+    #[test]
+    fn vllm_scrapes_twice_and_sleeps_the_window() {
+        let mut src = Canned {
+            bodies: vec![vllm(100.0, &[50.0, 10.0]), vllm(200.0, &[140.0, 80.0])],
+        };
+        let mut slept = Vec::new();
+        let r = measure(&mut src, &opts(10.0), &mut |d| slept.push(d)).unwrap();
+        assert_eq!(slept, vec![Duration::from_secs(10)]);
+        assert_eq!(r.window.scrapes, 2);
+        assert!((r.measurement.acceptance_length() - 2.6).abs() < 1e-12);
+        assert_eq!(r.verdict, crate::acceptance::Verdict::Pass);
+    }
+
+    /// SGLang: one sample a second over the window (at least three), evenly spaced.
+    #[test]
+    fn sglang_samples_across_the_window() {
+        let g = |v: f64, t: f64| {
+            format!(
+                "# TYPE sglang:spec_accept_length gauge\n\
+                 sglang:spec_accept_length{{model_name=\"m\",tp_rank=\"0\"}} {v}\n\
+                 # TYPE sglang:generation_tokens_total counter\n\
+                 sglang:generation_tokens_total{{model_name=\"m\"}} {t}\n"
+            )
+        };
+        let mut src = Canned {
+            bodies: (0..11)
+                .map(|i| g(3.0 + i as f64 * 0.1, i as f64 * 100.0))
+                .collect(),
+        };
+        let mut slept = Vec::new();
+        let r = measure(&mut src, &opts(10.0), &mut |d| slept.push(d)).unwrap();
+        assert_eq!(slept, vec![Duration::from_secs(1); 10]);
+        assert_eq!(r.window.scrapes, 11);
+        assert!((r.measurement.acceptance_length() - 3.5).abs() < 1e-12);
+        assert_eq!(sglang_samples(Duration::from_secs_f64(0.2)), 3);
+        assert_eq!(
+            sglang_samples(Duration::from_secs(3600)),
+            SGLANG_MAX_SAMPLES
+        );
+    }
+
+    /// Base URLs get /metrics; explicit paths are kept; non-HTTP schemes are refused.
+    #[test]
+    fn url_normalisation() {
+        assert_eq!(
+            metrics_url("http://127.0.0.1:8000").unwrap(),
+            "http://127.0.0.1:8000/metrics"
+        );
+        assert_eq!(
+            metrics_url("127.0.0.1:8000/").unwrap(),
+            "http://127.0.0.1:8000/metrics"
+        );
+        assert_eq!(
+            metrics_url("https://h.example/custom/metrics").unwrap(),
+            "https://h.example/custom/metrics"
+        );
+        assert!(metrics_url("ftp://h/metrics").is_err());
+        assert!(metrics_url("http://").is_err());
+        assert!(is_loopback("[::1]") && is_loopback("localhost") && is_loopback("127.0.0.2"));
+        assert!(!is_loopback("10.0.0.1"));
+    }
+}

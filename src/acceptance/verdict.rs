@@ -1,0 +1,504 @@
+//! From a measured window to a verdict: the threshold comparison, the likely cause named from
+//! the per-position shape, and the `dflash-check` commands to run next. Pure: no I/O.
+
+use serde::Serialize;
+
+use super::compute::{self, SglangWindow, Shape, VllmWindow};
+use super::{AcceptanceCode, ServerEngine};
+use crate::diagnostic::{Diagnostic, Summary};
+use crate::source::builtin::{self, Snapshot};
+
+/// What was measured over the window.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(tag = "engine", rename_all = "lowercase")]
+pub enum Measurement {
+    Vllm(VllmWindow),
+    Sglang(SglangWindow),
+}
+
+impl Measurement {
+    pub fn engine(&self) -> ServerEngine {
+        match self {
+            Measurement::Vllm(_) => ServerEngine::Vllm,
+            Measurement::Sglang(_) => ServerEngine::Sglang,
+        }
+    }
+
+    /// vLLM: 1 + Δaccepted/Δdrafts; SGLang: the mean of the sampled gauge.
+    pub fn acceptance_length(&self) -> f64 {
+        match self {
+            Measurement::Vllm(w) => w.acceptance_length,
+            Measurement::Sglang(w) => w.accept_length.mean,
+        }
+    }
+
+    /// The most the acceptance length can be (K + 1), when K is known.
+    pub fn max_acceptance_length(&self) -> Option<u32> {
+        match self {
+            Measurement::Vllm(w) => w.num_speculative_tokens.map(|k| k.saturating_add(1)),
+            Measurement::Sglang(_) => None,
+        }
+    }
+
+    /// The draft-token acceptance rate (vLLM: Δaccepted/Δdraft_tokens; SGLang: the mean gauge).
+    pub fn draft_acceptance_rate(&self) -> Option<f64> {
+        match self {
+            Measurement::Vllm(w) => w.draft_acceptance_rate,
+            Measurement::Sglang(w) => w.accept_rate.map(|s| s.mean),
+        }
+    }
+
+    pub fn shape(&self) -> Shape {
+        match self {
+            Measurement::Vllm(w) if !w.per_position.is_empty() => compute::shape(&w.per_position),
+            Measurement::Vllm(w) => compute::shape_from_length(w.acceptance_length),
+            Measurement::Sglang(w) => compute::shape_from_length(w.accept_length.mean),
+        }
+    }
+}
+
+/// The acceptance length the server must reach, and where that number came from.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Threshold {
+    pub value: f64,
+    /// `--min-acceptance-length` (no snapshot or pin records one yet).
+    pub source: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Verdict {
+    /// At or above the threshold.
+    Pass,
+    /// Below the threshold: exit 1.
+    Fail,
+    /// No threshold known: the numbers only.
+    NoThreshold,
+}
+
+/// The window's timing.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Window {
+    pub requested_secs: f64,
+    /// From the end of the first scrape to the end of the last.
+    pub measured_secs: f64,
+    pub scrapes: usize,
+}
+
+/// Everything `acceptance` found.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct AcceptanceReport {
+    /// The URL scraped.
+    pub url: String,
+    /// The served model read (`model_name` label), when the series carry one.
+    pub model_name: Option<String>,
+    /// Every model the server's acceptance metrics name.
+    pub models: Vec<String>,
+    pub window: Window,
+    pub measurement: Measurement,
+    pub shape: Shape,
+    pub threshold: Option<Threshold>,
+    pub verdict: Verdict,
+    /// Built-in snapshots of drafters for the served model (by their target's repo name).
+    pub snapshots: Vec<String>,
+    pub diagnostics: Vec<Diagnostic>,
+    /// The `dflash-check` commands that check the likely cause.
+    pub next_steps: Vec<String>,
+}
+
+impl AcceptanceReport {
+    /// Builds the verdict, diagnostics and next steps for a measured window.
+    pub fn build(
+        url: String,
+        model_name: Option<String>,
+        models: Vec<String>,
+        window: Window,
+        measurement: Measurement,
+        threshold: Option<Threshold>,
+    ) -> AcceptanceReport {
+        let engine = measurement.engine();
+        let al = measurement.acceptance_length();
+        let shape = measurement.shape();
+        let snapshots = model_name
+            .as_deref()
+            .map(snapshots_for_model)
+            .unwrap_or_default();
+        let mut diagnostics = Vec::new();
+        let verdict = match &threshold {
+            Some(t) if al < t.value => {
+                diagnostics.push(
+                    Diagnostic::new(
+                        AcceptanceCode::BelowThreshold,
+                        super::info(AcceptanceCode::BelowThreshold),
+                        length_metric(engine),
+                        format!(
+                            "acceptance length {} is below {} {} ({})",
+                            fmt2(al),
+                            t.source,
+                            fmt2(t.value),
+                            of_max(&measurement)
+                        ),
+                    )
+                    .expected(serde_json::json!(t.value)),
+                );
+                Verdict::Fail
+            }
+            Some(_) => Verdict::Pass,
+            None => {
+                let snap_note = match snapshots.as_slice() {
+                    [] => String::new(),
+                    list => format!(
+                        "; the built-in snapshot{} {} match{} the served model but record{} no expected acceptance length",
+                        if list.len() > 1 { "s" } else { "" },
+                        list.join(", "),
+                        if list.len() > 1 { "" } else { "es" },
+                        if list.len() > 1 { "" } else { "s" },
+                    ),
+                };
+                diagnostics.push(Diagnostic::new(
+                    AcceptanceCode::NoThreshold,
+                    super::info(AcceptanceCode::NoThreshold),
+                    length_metric(engine),
+                    format!(
+                        "no threshold: pass --min-acceptance-length X to gate on the acceptance length{snap_note}"
+                    ),
+                ));
+                Verdict::NoThreshold
+            }
+        };
+        let target = model_name.as_deref().filter(|m| looks_like_model_path(m));
+        let mut next_steps = Vec::new();
+        match shape {
+            Shape::Cliff {
+                position,
+                before,
+                at,
+            } => {
+                diagnostics.push(Diagnostic::new(
+                    AcceptanceCode::Cliff,
+                    super::info(AcceptanceCode::Cliff),
+                    format!("{}{{position=\"{}\"}}", compute::VLLM_PER_POS, position - 1),
+                    format!(
+                        "per-position acceptance falls from {} at position {} to {} at position {} and stays near 0: sliding-window draft layers run as full attention, or with the wrong window",
+                        fmt3(before),
+                        position - 1,
+                        fmt3(at),
+                        position
+                    ),
+                ));
+                next_steps.push(lint_command(engine, target));
+                next_steps.push(diff_command(&snapshots, target));
+            }
+            Shape::FirstPositionLow { value, measured } => {
+                let what = if measured {
+                    format!("position 1 is accepted in only {} of drafts", pct(value))
+                } else {
+                    format!(
+                        "acceptance length {} bounds position 1 below {} of drafts",
+                        fmt2(al),
+                        pct(value)
+                    )
+                };
+                let path = if measured {
+                    format!("{}{{position=\"0\"}}", compute::VLLM_PER_POS)
+                } else {
+                    length_metric(engine).to_string()
+                };
+                diagnostics.push(Diagnostic::new(
+                    AcceptanceCode::FirstPositionLow,
+                    super::info(AcceptanceCode::FirstPositionLow),
+                    path,
+                    format!(
+                        "{what}: the drafter's first guess is already wrong (mask_token_id, target_layer_ids, or a drafter for another target)"
+                    ),
+                ));
+                next_steps.push(diff_command(&snapshots, target));
+                next_steps.push(lint_command(engine, target));
+            }
+            Shape::Gradual => {
+                if verdict == Verdict::Fail {
+                    // Below the bar without a signature: the config checks still apply.
+                    next_steps.push(lint_command(engine, target));
+                    next_steps.push(diff_command(&snapshots, target));
+                }
+            }
+        }
+        if let Measurement::Sglang(w) = &measurement {
+            if w.static_gauge {
+                diagnostics.push(Diagnostic::new(
+                    AcceptanceCode::StaticGauge,
+                    super::info(AcceptanceCode::StaticGauge),
+                    compute::SGLANG_ACCEPT_LENGTH,
+                    format!(
+                        "{} was {} in all {} samples and no token counter shows traffic: it may be the last batch before the window",
+                        compute::SGLANG_ACCEPT_LENGTH,
+                        fmt2(w.accept_length.mean),
+                        w.accept_length.samples
+                    ),
+                ));
+            }
+        }
+        crate::diagnostic::sort(&mut diagnostics);
+        AcceptanceReport {
+            url,
+            model_name,
+            models,
+            window,
+            measurement,
+            shape,
+            threshold,
+            verdict,
+            snapshots,
+            diagnostics,
+            next_steps,
+        }
+    }
+
+    pub fn summary(&self) -> Summary {
+        Summary::of(&self.diagnostics)
+    }
+
+    /// Exit code: 1 when the verdict fails (the only error-level finding), else 0.
+    /// Whether the gate fails: the acceptance length is below the threshold.
+    pub fn fails(&self) -> bool {
+        self.summary().errors > 0
+    }
+}
+
+fn length_metric(engine: ServerEngine) -> &'static str {
+    match engine {
+        ServerEngine::Vllm => compute::VLLM_ACCEPTED,
+        ServerEngine::Sglang => compute::SGLANG_ACCEPT_LENGTH,
+    }
+}
+
+/// `of 16` when K is known.
+fn of_max(m: &Measurement) -> String {
+    match m.max_acceptance_length() {
+        Some(max) => format!("of at most {max}"),
+        None => "K unknown: SGLang exports no per-position counters".to_string(),
+    }
+}
+
+/// The drafters the tool knows for a served model: built-in snapshots whose target repo is the
+/// model name, or whose target's repo name is its last path component (`/models/Qwen3.6-27B`).
+pub fn snapshots_for_model(model: &str) -> Vec<String> {
+    let last = model
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .unwrap_or(model);
+    builtin::SNAPSHOTS
+        .iter()
+        .filter(|s: &&Snapshot| {
+            let repo = s.target.repo;
+            let name = repo.rsplit('/').next().unwrap_or(repo);
+            repo.eq_ignore_ascii_case(model) || name.eq_ignore_ascii_case(last)
+        })
+        .map(|s| s.repo.to_string())
+        .collect()
+}
+
+/// A served model name usable as `--target`: a Hub repo id or a path, not an alias.
+fn looks_like_model_path(name: &str) -> bool {
+    name.contains('/') && !name.contains(char::is_whitespace)
+}
+
+fn lint_command(engine: ServerEngine, target: Option<&str>) -> String {
+    format!(
+        "dflash-check lint DRAFTER_DIR --target {} --engine {}",
+        shell_word(target.unwrap_or("TARGET")),
+        engine.flag()
+    )
+}
+
+fn diff_command(snapshots: &[String], target: Option<&str>) -> String {
+    let authority = match snapshots {
+        [one] => format!(" --snapshot {}", shell_word(one)),
+        _ => " --from-hub DRAFTER_REPO".to_string(),
+    };
+    format!(
+        "dflash-check diff DRAFTER_DIR{authority} --target {}",
+        shell_word(target.unwrap_or("TARGET"))
+    )
+}
+
+/// Quotes a word for a POSIX shell when it needs it.
+fn shell_word(w: &str) -> String {
+    if !w.is_empty()
+        && w.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_./:@".contains(c))
+    {
+        w.to_string()
+    } else {
+        format!("'{}'", w.replace('\'', "'\\''"))
+    }
+}
+
+pub(crate) fn fmt2(x: f64) -> String {
+    format!("{x:.2}")
+}
+
+pub(crate) fn fmt3(x: f64) -> String {
+    format!("{x:.3}")
+}
+
+pub(crate) fn pct(x: f64) -> String {
+    format!("{:.1}%", x * 100.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::acceptance::compute::{PositionAcceptance, Stats};
+
+    fn vllm(per_pos: &[f64]) -> Measurement {
+        let drafts = 1000.0;
+        let accepted: f64 = per_pos.iter().map(|p| p * drafts).sum();
+        Measurement::Vllm(VllmWindow {
+            drafts,
+            draft_tokens: drafts * per_pos.len() as f64,
+            accepted_tokens: accepted,
+            num_speculative_tokens: Some(per_pos.len() as u32),
+            acceptance_length: 1.0 + accepted / drafts,
+            draft_acceptance_rate: Some(accepted / (drafts * per_pos.len() as f64)),
+            per_position: per_pos
+                .iter()
+                .enumerate()
+                .map(|(i, &a)| PositionAcceptance {
+                    position: i as u32 + 1,
+                    accepted: a * drafts,
+                    acceptance: a,
+                })
+                .collect(),
+            engines: vec!["0".into()],
+        })
+    }
+
+    fn report(m: Measurement, min: Option<f64>, model: &str) -> AcceptanceReport {
+        AcceptanceReport::build(
+            "http://127.0.0.1:8000/metrics".into(),
+            Some(model.into()),
+            vec![model.into()],
+            Window {
+                requested_secs: 10.0,
+                measured_secs: 10.0,
+                scrapes: 2,
+            },
+            m,
+            min.map(|value| Threshold {
+                value,
+                source: "--min-acceptance-length".into(),
+            }),
+        )
+    }
+
+    fn codes(r: &AcceptanceReport) -> Vec<&'static str> {
+        r.diagnostics.iter().map(|d| d.code.as_str()).collect()
+    }
+
+    /// The incident's 1.12 of 16 against a threshold: fail (exit 1), first position named,
+    /// and the diff command uses the built-in snapshot for the served target.
+    #[test]
+    fn incident_collapse_fails_with_first_position_cause() {
+        let mut p = vec![0.09, 0.02, 0.01];
+        p.resize(15, 0.0);
+        let r = report(vllm(&p), Some(5.0), "Qwen/Qwen3.6-27B");
+        assert_eq!(r.verdict, Verdict::Fail);
+        assert!(r.fails());
+        assert_eq!(
+            codes(&r),
+            vec![
+                "acceptance-below-threshold",
+                "acceptance-first-position-low"
+            ]
+        );
+        assert!((r.measurement.acceptance_length() - 1.12).abs() < 1e-9);
+        assert_eq!(r.measurement.max_acceptance_length(), Some(16));
+        assert_eq!(
+            r.next_steps[0],
+            "dflash-check diff DRAFTER_DIR --snapshot z-lab/Qwen3.6-27B-DFlash --target Qwen/Qwen3.6-27B"
+        );
+    }
+
+    /// A cliff is named as the cause, with lint first; without a threshold the exit is 0 and an
+    /// info says no threshold is known (and which snapshot matched without recording one).
+    #[test]
+    fn cliff_without_threshold_is_exit_0_with_cause() {
+        let mut p = vec![0.85, 0.72, 0.6, 0.45, 0.004];
+        p.resize(15, 0.0);
+        let r = report(vllm(&p), None, "Qwen/Qwen3.6-27B");
+        assert_eq!(r.verdict, Verdict::NoThreshold);
+        assert!(!r.fails());
+        assert_eq!(
+            codes(&r),
+            vec!["acceptance-cliff", "acceptance-no-threshold"]
+        );
+        assert!(r.diagnostics[0].message.contains("position 5"));
+        assert!(r.diagnostics[1]
+            .message
+            .contains("z-lab/Qwen3.6-27B-DFlash matches the served model but records no expected"));
+        assert!(r.next_steps[0]
+            .starts_with("dflash-check lint DRAFTER_DIR --target Qwen/Qwen3.6-27B --engine vllm"));
+    }
+
+    /// A healthy drafter at/above the threshold passes with no diagnostics and no next steps;
+    /// an alias model name leaves TARGET as a placeholder.
+    #[test]
+    fn healthy_passes() {
+        let p: Vec<f64> = (0..15).map(|k| 0.92 * 0.86f64.powi(k)).collect();
+        let r = report(vllm(&p), Some(5.0), "qwen");
+        assert_eq!(r.verdict, Verdict::Pass);
+        assert!(r.diagnostics.is_empty());
+        assert!(r.next_steps.is_empty());
+        let at = r.measurement.acceptance_length();
+        let r = report(vllm(&p), Some(at), "qwen");
+        assert_eq!(r.verdict, Verdict::Pass, "at the threshold passes");
+        let r = report(vllm(&p), Some(at + 0.01), "qwen");
+        assert_eq!(r.verdict, Verdict::Fail);
+        assert!(r.next_steps[0].contains("--target TARGET"));
+    }
+
+    /// SGLang: a mean of 1.05 infers the first-position cause without per-position counters.
+    #[test]
+    fn sglang_low_length_infers_first_position() {
+        let m = Measurement::Sglang(SglangWindow {
+            scrapes: 3,
+            series: 1,
+            accept_length: Stats {
+                mean: 1.05,
+                min: 1.0,
+                max: 1.1,
+                samples: 3,
+            },
+            accept_rate: None,
+            generation_tokens: Some(100.0),
+            static_gauge: false,
+        });
+        let r = report(m, Some(2.0), "m");
+        assert_eq!(
+            codes(&r),
+            vec![
+                "acceptance-below-threshold",
+                "acceptance-first-position-low"
+            ]
+        );
+        assert!(r.diagnostics[1].message.contains("bounds position 1"));
+        assert!(r.next_steps.iter().any(|c| c.contains("--engine sglang")));
+    }
+
+    /// Served-model names match snapshots by repo id or by the last path component.
+    #[test]
+    fn snapshot_matching() {
+        assert_eq!(
+            snapshots_for_model("/models/Qwen3.6-27B"),
+            vec!["z-lab/Qwen3.6-27B-DFlash"]
+        );
+        assert_eq!(
+            snapshots_for_model("qwen/qwen3-8b"),
+            vec!["z-lab/Qwen3-8B-DFlash-b16"]
+        );
+        assert!(snapshots_for_model("my-alias").is_empty());
+        assert_eq!(shell_word("a b"), "'a b'");
+    }
+}

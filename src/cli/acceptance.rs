@@ -1,0 +1,97 @@
+//! `dflash-check acceptance URL`: the command-line side of the live acceptance check. Flags are
+//! validated here; the library scrapes, computes and renders.
+
+use std::io::{IsTerminal, Write};
+use std::time::Duration;
+
+use anyhow::Result;
+use clap::Args;
+
+use dflash_check::acceptance::{self, scrape, HttpSource, MeasureOptions};
+
+use super::{finish, OutputArgs};
+
+pub const ACCEPTANCE_EXAMPLES: &str = "\
+Examples:
+  dflash-check acceptance http://127.0.0.1:8000 --min-acceptance-length 5
+  dflash-check acceptance http://127.0.0.1:30000/metrics --window 30 --format json
+  dflash-check acceptance http://127.0.0.1:8000 --model-name Qwen/Qwen3.6-27B
+
+vLLM: acceptance length = 1 + Δaccepted / Δdrafts between two scrapes, per-position acceptance
+from vllm:spec_decode_num_accepted_tokens_per_pos. SGLang: sglang:spec_accept_length sampled
+every second over the window (mean, min, max).
+
+Exit codes: 0 at or above the threshold (or no threshold known), 1 below it, 2 could not measure
+(server down, slow past --timeout, not HTTP 200, malformed metrics, idle server, counter reset,
+several models without --model-name).";
+
+#[derive(Debug, Args)]
+pub struct AcceptanceArgs {
+    /// The server's base URL (http://127.0.0.1:8000) or its full /metrics URL.
+    pub url: String,
+    /// Seconds between the first and the last scrape (fractions allowed: 0.5).
+    #[arg(long, value_name = "SECS", default_value = "10", value_parser = parse_window)]
+    pub window: f64,
+    /// Fail (exit 1) when the acceptance length is below X (1 + accepted tokens per draft).
+    #[arg(long, value_name = "X", value_parser = parse_min_length)]
+    pub min_acceptance_length: Option<f64>,
+    /// Read this served model (the `model_name` label); required when the server serves several.
+    #[arg(long, value_name = "NAME")]
+    pub model_name: Option<String>,
+    /// Seconds to wait for each scrape (connect and answer).
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = parse_timeout)]
+    pub timeout: f64,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+fn positive_secs(s: &str, max: f64) -> std::result::Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number of seconds"))?;
+    if !v.is_finite() || v <= 0.0 || v > max {
+        return Err(format!("must be more than 0 and at most {max} seconds"));
+    }
+    Ok(v)
+}
+
+fn parse_window(s: &str) -> std::result::Result<f64, String> {
+    positive_secs(s, 3600.0)
+}
+
+fn parse_timeout(s: &str) -> std::result::Result<f64, String> {
+    positive_secs(s, 600.0)
+}
+
+fn parse_min_length(s: &str) -> std::result::Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number"))?;
+    if !v.is_finite() || v < 1.0 {
+        return Err("an acceptance length is at least 1 (the bonus token)".to_string());
+    }
+    Ok(v)
+}
+
+pub fn run_acceptance(args: &AcceptanceArgs, out: &mut Vec<u8>) -> Result<u8> {
+    let url = scrape::metrics_url(&args.url)?;
+    let mut source = HttpSource::new(url.clone(), Duration::from_secs_f64(args.timeout))?;
+    let options = MeasureOptions {
+        window: Duration::from_secs_f64(args.window),
+        model_name: args.model_name.clone(),
+        min_acceptance_length: args.min_acceptance_length,
+    };
+    // The report is written at the end; tell a person at a terminal why nothing shows yet.
+    let mut stderr = std::io::stderr();
+    if stderr.is_terminal() {
+        let _ = writeln!(
+            stderr,
+            "measuring acceptance at {url} over {} s …",
+            args.window
+        );
+    }
+    let report = acceptance::measure(&mut source, &options, &mut std::thread::sleep)?;
+    finish(&report, &args.output, report.fails(), false, out)
+}
