@@ -12,6 +12,7 @@ fn help_of_every_command() {
         "pin",
         "env",
         "snapshots",
+        "weights",
     ] {
         let mut args: Vec<&str> = cmd.split_whitespace().collect();
         args.push("--help");

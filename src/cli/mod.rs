@@ -16,6 +16,8 @@ use dflash_check::rules::{self, render, Engine, Family, LintOptions};
 use dflash_check::source::{builtin, Authority};
 use dflash_check::{check, config, exit, fix, pins};
 
+mod weights;
+
 const EXAMPLES: &str = "\
 Examples:
   dflash-check diff models/Qwen3.6-27B-DFlash
@@ -56,6 +58,9 @@ pub enum Command {
     /// The CI gate: check every drafter config under PATHs (diff against pins or built-in snapshots, and lint).
     #[command(after_help = CHECK_EXAMPLES)]
     Check(CheckArgs),
+    /// Show a drafter's safetensors tensors (local or on the Hub, headers only) and check them against its config.
+    #[command(after_help = weights::WEIGHTS_EXAMPLES)]
+    Weights(weights::WeightsArgs),
     /// Record a drafter's authority (and target) at a resolved commit in dflash-check.toml.
     #[command(after_help = CHECK_EXAMPLES)]
     Pin(PinArgs),
@@ -445,6 +450,7 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Pin(args) => run_pin(&args, &mut out)?,
         Command::Lint(args) => run_lint(&args, &mut out)?,
         Command::Explain(args) => run_explain(&args, &mut out)?,
+        Command::Weights(args) => weights::run_weights(&args, &mut out)?,
     };
     let mut stdout = std::io::stdout().lock();
     match stdout.write_all(&out).and_then(|()| stdout.flush()) {
