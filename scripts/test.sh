@@ -18,6 +18,7 @@ fi
 # olah (a real Hub-compatible server, run offline) and Python huggingface_hub, in venvs.
 scripts/olah-setup.sh
 export DFLASH_E2E_OLAH=1
+scripts/weights-setup.sh   # safetensors + numpy in .venv-hf; fixtures of tests/weights.rs in target/
 
 # The official SARIF 2.1.0 schema (shipped in an npm package) and jsonschema, to validate
 # `check --format sarif` in tests/check_cli.rs.
