@@ -628,3 +628,57 @@ fn library_codes_are_weights_codes() {
         assert_eq!(Code::parse(c.as_str()), Some(Code::Weights(*c)));
     }
 }
+
+#[test]
+fn a_transient_hub_failure_is_retried_and_a_gated_repo_is_an_error_naming_the_file() {
+    let Some(fx) = fixtures("hub_faults") else {
+        return;
+    };
+    let server = HubServer::start();
+    let (sha, _) = serve(&server, SHARDED, &fx.join("cases/clean-dflash"));
+    let cache = tempfile::tempdir().unwrap();
+    let s = settings(&server, cache.path(), false);
+
+    // A 503 on the range request: retried, then read.
+    server.status_fault(Some("GET"), 503, &[]);
+    let h = weights::read_hub_headers(&s, SHARDED, &sha)
+        .unwrap()
+        .unwrap();
+    assert_eq!(h.requests, 2, "one failed attempt, one answer");
+    assert_eq!(h.shards[0].tensors.len(), 25);
+
+    // A gated repo: no retry, an error that names the file and says what to do; the token is
+    // sent to the endpoint and never shown.
+    let other = tempfile::tempdir().unwrap();
+    let token = "hf_SENTINELweights0000";
+    let flags = HubFlags {
+        endpoint: Some(server.url.clone()),
+        cache_dir: Some(other.path().to_path_buf()),
+        timeout_secs: Some(5),
+        ..HubFlags::default()
+    };
+    let s =
+        HubSettings::resolve(&flags, &|k| (k == "HF_TOKEN").then(|| token.to_string())).unwrap();
+    server.clear_log();
+    server.status_fault(Some("GET"), 401, &[("X-Error-Code", "GatedRepo")]);
+    let err = weights::read_hub_headers(&s, SHARDED, &sha).unwrap_err();
+    assert_eq!(server.requests(), 1);
+    assert!(
+        err.message.contains("model.safetensors") && err.message.contains("restricted (401)"),
+        "{err}"
+    );
+    assert!(err.hint.clone().unwrap_or_default().contains("HF_TOKEN"));
+    assert!(!format!("{err} {err:?}").contains("SENTINEL"));
+    assert_eq!(
+        server.log()[0].header("authorization").map(str::to_string),
+        Some(format!("Bearer {token}"))
+    );
+    // Nothing was cached for it.
+    assert!(!dflash_check::hub::header_cache_path(
+        other.path(),
+        SHARDED,
+        &sha,
+        "model.safetensors"
+    )
+    .exists());
+}

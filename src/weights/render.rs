@@ -217,11 +217,16 @@ pub fn write_human(
                     .as_ref()
                     .map_or(String::new(), |t| format!("; target {t}"))
             )?;
-            if r.family.is_none() {
-                writeln!(
+            match r.family.as_deref() {
+                None => writeln!(
                     out,
                     "the config is no known drafter family: only the index and shards were checked"
-                )?;
+                )?,
+                Some("speculators") => writeln!(
+                    out,
+                    "the speculators format names its tensors differently: only the index and shards were checked"
+                )?,
+                Some(_) => {}
             }
             for d in &r.diagnostics {
                 let expected = d
