@@ -743,6 +743,17 @@ pub fn check(
             }
             continue;
         }
+        if canon == "mask_embedding" && matches!(kind, Kind::Dflash { .. }) {
+            out.push(diag(
+                WeightsCode::IgnoredTensor,
+                name,
+                &file,
+                format!(
+                    "`{name}` is skipped by vLLM, which reads a separate mask embedding only from mask_embedding.pt"
+                ),
+            ));
+            continue;
+        }
         if ROTARY_BUFFERS.iter().any(|r| canon.ends_with(r)) {
             grouped.add(
                 WeightsCode::IgnoredTensor,
@@ -983,8 +994,14 @@ fn check_vocab_map(
                 "d2t",
                 &whole_file(headers),
                 format!(
-                    "draft_vocab_size is {} but {tv_text} is {}, and no shard holds `d2t`: vLLM keeps its draft-to-target \
-                     map at zero, every drafted id becomes the wrong token, and acceptance collapses with no error",
+                    "the draft vocabulary ({} {}) differs from {tv_text} ({}), and no shard holds `d2t`: vLLM keeps its \
+                     draft-to-target map at zero, every drafted id becomes the wrong token, and acceptance collapses \
+                     with no error",
+                    if sizes.draft_vocab_explicit {
+                        "draft_vocab_size"
+                    } else {
+                        "vocab_size, no draft_vocab_size"
+                    },
                     sizes.draft_vocab.unwrap_or(0),
                     target_vocab.unwrap_or(0)
                 ),

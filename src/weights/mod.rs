@@ -126,8 +126,10 @@ target's (vLLM then has no `draft_id_to_target_id`), the weights of another arch
             severity: Severity::Info,
             summary: "a tensor the loader skips (unused, or for a mode not configured)",
             explanation: "Some tensors are skipped on purpose: EAGLE-3's `mask_hidden` unless vLLM runs parallel \
-drafting (it logs a warning), rotary `inv_freq` buffers. They cost download and memory only.",
-            source: "vllm-project/vllm:vllm/model_executor/models/llama_eagle3.py@00bd1493b3e82d6c13c68ee8a0e1c5a96707e190 (load_weights: mask_hidden skipped)",
+drafting (it logs a warning), a DFlash `mask_embedding` tensor (vLLM reads a separate mask embedding only from \
+`mask_embedding.pt`), rotary `inv_freq` buffers. They cost download and memory only; a mask embedding meant to \
+be used must ship as `mask_embedding.pt`.",
+            source: "vllm-project/vllm:vllm/model_executor/models/llama_eagle3.py@00bd1493b3e82d6c13c68ee8a0e1c5a96707e190 (load_weights: mask_hidden skipped); vllm-project/vllm:vllm/model_executor/models/qwen3_dflash.py@036a00d1f5d00d449d02dce9babdd15a5b4d06c9 (mask_embedding mapped to None without mask_embedding.pt)",
         },
         MissingTensor => "weights-missing-tensor", CodeInfo {
             severity: Severity::Error,
