@@ -27,6 +27,9 @@ const ALIASES: &[(&str, &str)] = &[
     ("encoder.output_norm_enc.", "hidden_norm."),
 ];
 
+/// More decoder layers than any drafter has: such a count is reported, not enumerated.
+const MAX_LAYERS: u64 = 4096;
+
 /// Tensors loaders skip by name.
 const ROTARY_BUFFERS: &[&str] = &[
     "rotary_emb.inv_freq",
@@ -648,14 +651,22 @@ pub fn check(
         .filter_map(|n| layer_of(n))
         .map(|l| l.0)
         .collect();
+    // A layer count no drafter has (a hostile or mistyped config) is not enumerated.
     let layers: BTreeSet<u64> = match sizes.layers {
-        Some(n) => (0..n).collect(),
+        Some(n) if n <= MAX_LAYERS => (0..n).collect(),
+        Some(n) => file_layers.iter().copied().filter(|&l| l < n).collect(),
         None => file_layers.clone(),
     };
     if let Some(n) = sizes.layers {
-        if file_layers != layers {
-            let extra: Vec<u64> = file_layers.difference(&layers).copied().collect();
-            let missing: Vec<u64> = layers.difference(&file_layers).copied().collect();
+        let extra: Vec<u64> = file_layers.iter().copied().filter(|&l| l >= n).collect();
+        let mut missing: Vec<u64> = (0..n.min(MAX_LAYERS))
+            .filter(|l| !file_layers.contains(l))
+            .collect();
+        if n > MAX_LAYERS && missing.is_empty() {
+            // Layers MAX_LAYERS.. are missing too; name the first.
+            missing.push(MAX_LAYERS.max(file_layers.iter().max().map_or(0, |m| m + 1)));
+        }
+        if !extra.is_empty() || !missing.is_empty() {
             let (path, file) = match extra.first() {
                 Some(l) => {
                     let t = by_name
@@ -692,8 +703,13 @@ pub fn check(
             }
             if !missing.is_empty() {
                 msg.push_str(&format!(
-                    "; {} would run uninitialised",
-                    layer_names(&missing)
+                    "; {}{} would run uninitialised",
+                    layer_names(&missing),
+                    if n > MAX_LAYERS {
+                        " and every later layer"
+                    } else {
+                        ""
+                    }
                 ));
             }
             out.push(
@@ -925,10 +941,10 @@ fn check_shape(
                         format!(
                             "`{name}` takes {width} inputs = {k} × {cfg_th} (`{field}`), but the target's hidden size \
                              is {th}: it will pass {k} × {th} = {} features and the drafter fails at the first step",
-                            k * th
+                            k.saturating_mul(th)
                         ),
                     )
-                    .expected(json!([t.shape.first(), k * th])),
+                    .expected(json!([t.shape.first(), k.saturating_mul(th)])),
                 );
             }
         }
@@ -952,7 +968,7 @@ fn fc_message(name: &str, got: &[u64], want: &[u64], sizes: &Sizes) -> String {
         if want.get(1) != Some(&width) {
             msg = format!(
                 "`{name}` takes {width} inputs but the config gives {k} aux layers ({field}) × {th} (`{th_field}`) = {}",
-                k * th
+                k.saturating_mul(th)
             );
             if th > 0 && width % th == 0 {
                 msg.push_str(&format!(

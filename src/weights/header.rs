@@ -225,6 +225,32 @@ mod tests {
         assert_eq!(s.metadata.get("format").map(String::as_str), Some("pt"));
     }
 
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        /// Any bytes, any claimed file size: an answer or an error naming the file, never a panic.
+        #[test]
+        fn never_panics_on_arbitrary_bytes(
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..300),
+            extra in 0u64..1_000_000,
+        ) {
+            let size = bytes.len() as u64 + extra;
+            if let Err(e) = parse_prefix("f.safetensors", "f.safetensors", &bytes, size) {
+                proptest::prop_assert!(e.message.contains("`f.safetensors`"));
+            }
+        }
+
+        /// A valid header with one byte changed: still no panic.
+        #[test]
+        fn never_panics_on_a_mutated_header(at in 0usize..200, to in proptest::prelude::any::<u8>()) {
+            let json = r#"{"__metadata__":{"format":"pt"},"a":{"dtype":"F16","shape":[2,3],"data_offsets":[0,12]},"b":{"dtype":"BF16","shape":[4],"data_offsets":[12,20]}}"#;
+            let mut bytes = file_bytes(json, 20);
+            let i = at % bytes.len();
+            bytes[i] = to;
+            let size = bytes.len() as u64;
+            let _ = parse_prefix("f.safetensors", "f.safetensors", &bytes, size);
+        }
+    }
+
     #[test]
     fn refuses_hostile_headers_naming_the_file() {
         let cases: Vec<(Vec<u8>, &str)> = vec![
