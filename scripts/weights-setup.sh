@@ -16,6 +16,6 @@ if ! "$venv/bin/python" -c 'import safetensors, numpy, huggingface_hub' 2>/dev/n
     "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
         huggingface_hub safetensors numpy
 fi
-out="$root/target/weights-fixtures"
+out="${DFLASH_WEIGHTS_FIXTURES:-$root/target/weights-fixtures}"
 "$venv/bin/python" "$root/tests/weights/generate.py" "$out"
 echo "weights-setup: ready ($venv; fixtures in $out)"

@@ -4,9 +4,10 @@
 //! `get_safetensors_metadata`, a warm pinned run with no request).
 //!
 //! The fixtures are generated, not committed: `scripts/weights-setup.sh` installs `safetensors`,
-//! `numpy` and `huggingface_hub` into `.venv-hf` and runs `tests/weights/generate.py` into
-//! `target/weights-fixtures` (or `DFLASH_WEIGHTS_FIXTURES`). Without them each test says
-//! "skipped" on stderr and passes, except under `CI=true`, where it fails.
+//! `numpy` and `huggingface_hub` into `.venv-hf` (or `DFLASH_HF_VENV`) and runs
+//! `tests/weights/generate.py` into `target/weights-fixtures` (or `DFLASH_WEIGHTS_FIXTURES`).
+//! Without them each test says "skipped" on stderr and passes, except under `CI=true`, where it
+//! fails.
 
 mod common;
 mod support;
@@ -44,11 +45,13 @@ fn fixtures(test: &str) -> Option<PathBuf> {
     }
 }
 
-/// The Python with `huggingface_hub`, or `None` (skip) outside CI.
+/// The Python with `huggingface_hub` (`$DFLASH_HF_VENV`, default `.venv-hf`, as
+/// tests/hub_olah.rs), or `None` (skip) outside CI.
 fn hf_python(test: &str) -> Option<PathBuf> {
-    let py = std::env::var_os("DFLASH_HF_PYTHON")
+    let py = std::env::var_os("DFLASH_HF_VENV")
         .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv-hf/bin/python"));
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv-hf"))
+        .join("bin/python");
     if py.is_file() {
         Some(py)
     } else {
