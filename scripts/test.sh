@@ -19,6 +19,7 @@ fi
 scripts/olah-setup.sh
 export DFLASH_E2E_OLAH=1
 scripts/acceptance-setup.sh   # prometheus_client in .venv-hf, for tests/acceptance.rs
+scripts/weights-setup.sh   # safetensors + numpy in .venv-hf; fixtures of tests/weights.rs in target/
 
 # The official SARIF 2.1.0 schema (shipped in an npm package) and jsonschema, to validate
 # `check --format sarif` in tests/check_cli.rs.

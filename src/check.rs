@@ -67,6 +67,13 @@ embedding: SGLang refuses such a mask id at load.",
             explanation: "Every engine refuses a config.json that is not valid JSON.",
             source: "dflash-check",
         },
+        CheckCode::WeightsUnreadable => &CodeInfo {
+            severity: Severity::Error,
+            summary: "the safetensors header(s) beside the config could not be read",
+            explanation: "A model.safetensors (or a shard of model.safetensors.index.json) beside the config is \
+truncated, malformed or hostile: engines refuse to load it. `dflash-check weights DIR` shows what was read.",
+            source: "huggingface/safetensors format (8-byte length, JSON header, offsets within the file)",
+        },
         CheckCode::PinMissing => &CodeInfo {
             severity: DSeverity::Error,
             summary: "no pin for this drafter in dflash-check.toml, and --require-pin is set",
@@ -217,8 +224,16 @@ pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
                     }
                 };
                 let mut result = check_one(&local, pinned.as_ref(), options, &mut targets);
+                let config_file = local.path.display().to_string();
                 for f in &mut result.findings {
-                    f.file = Some(shown.clone());
+                    // Findings in the config take its shown path; those in other files (the
+                    // weights' shards) are shown relative to the root too.
+                    f.file = Some(match f.file.as_deref() {
+                        Some(other) if other != config_file => {
+                            display(Path::new(other), &options.root)
+                        }
+                        _ => shown.clone(),
+                    });
                 }
                 result.file = shown;
                 result.family = family.map(|f| f.as_str().to_string());
@@ -368,12 +383,38 @@ fn check_one(
         Ok(lint) => findings.extend(lint.findings),
         Err(e) => findings.push(whole_file(CheckCode::ConfigUnreadable, &e)),
     }
+    findings.extend(weights_findings(local, pin, options, &target));
     findings.sort_by_key(|f| (f.severity, f.span));
     DrafterCheck {
         file: String::new(),
         family: None,
         authority: summary,
         findings,
+    }
+}
+
+/// The safetensors headers beside the config, checked against it; without local weights, those of
+/// a pinned Hub authority at its sha (read with range requests, cached by sha).
+fn weights_findings(
+    local: &ConfigFile,
+    pin: Option<&Pin>,
+    options: &CheckOptions,
+    target: &analysis::TargetContext,
+) -> Vec<Diagnostic> {
+    let headers = match crate::weights::read_local(&local.path) {
+        Ok(Some(h)) => Ok(Some(h)),
+        Ok(None) => match (pin.map(|p| &p.authority), options.hub.as_ref()) {
+            (Some(PinAuthority::Hub { repo, revision }), Some(settings)) => {
+                crate::weights::read_hub_headers(settings, repo, revision)
+            }
+            _ => Ok(None),
+        },
+        Err(e) => Err(e),
+    };
+    match headers {
+        Ok(Some(h)) => crate::weights::check(local, &h, target.facts.as_ref()),
+        Ok(None) => Vec::new(),
+        Err(e) => vec![whole_file(CheckCode::WeightsUnreadable, &e)],
     }
 }
 

@@ -5,20 +5,26 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Args, ValueEnum};
 
+use dflash_check::config::ConfigFile;
+use dflash_check::hub::RepoRef;
 use dflash_check::rules::{self, Engine, EngineSpec, Family, LintOptions};
-use dflash_check::{analysis, config};
+use dflash_check::{analysis, config, weights};
 
 use super::{finish, DenyLevel, HubArgs, OutputArgs, TargetArgs};
 
 #[derive(Debug, Args)]
 pub struct LintArgs {
-    /// Drafter directory (holding config.json) or config file.
+    /// Drafter directory (holding config.json, and its safetensors when present), config file, or
+    /// a Hub repo ORG/NAME[@REV] (config and safetensors headers read at the resolved sha).
     pub path: PathBuf,
     #[command(flatten)]
     pub target: TargetArgs,
     /// Do not use built-in target facts or token tables when no --target is given.
     #[arg(long)]
     pub no_builtin: bool,
+    /// Do not read the safetensors headers beside the config.
+    #[arg(long)]
+    pub no_weights: bool,
     #[command(flatten)]
     pub hub: HubArgs,
     /// Use this family's rules instead of detecting the family.
@@ -105,11 +111,48 @@ impl LintArgs {
 
 pub fn run(args: &LintArgs, out: &mut Vec<u8>) -> Result<u8> {
     let options = args.options()?;
-    let local = config::load(&args.path)?;
+    let (local, headers) = drafter(args)?;
     let mut choice = args.target.choice(&args.hub)?;
     choice.no_builtin = args.no_builtin;
     let target = analysis::resolve_target(&choice, &[&local], None)?;
-    let report = rules::lint(&local, &options, &target)?;
+    let mut report = rules::lint(&local, &options, &target)?;
+    if let Some(headers) = headers {
+        report.add(weights::check(&local, &headers, target.facts.as_ref()));
+    }
     let deny = args.deny == Some(DenyLevel::Warnings);
     finish(&report, &args.output, report.fails(deny), deny, out)
+}
+
+/// The drafter's config and, unless `--no-weights`, its safetensors headers: from disk, or from
+/// the Hub when the path is no file but a repo id (headers by range requests at the sha).
+fn drafter(args: &LintArgs) -> Result<(ConfigFile, Option<weights::WeightsHeaders>)> {
+    let text = args.path.to_string_lossy();
+    if !args.path.exists() {
+        if let Ok(repo) = text.parse::<RepoRef>() {
+            let settings = args.hub.settings()?;
+            return match weights::read_hub(&settings, &repo) {
+                Ok(d) => {
+                    let headers = if args.no_weights { None } else { d.headers };
+                    Ok((d.config, headers))
+                }
+                // Neither a path nor a repo that could be read: say both.
+                Err(hub) => {
+                    let local = config::load(&args.path).err();
+                    Err(match local {
+                        Some(e) => e
+                            .with_hint(format!("as a Hub repo: {}", hub.message))
+                            .into(),
+                        None => hub.into(),
+                    })
+                }
+            };
+        }
+    }
+    let local = config::load(&args.path)?;
+    let headers = if args.no_weights {
+        None
+    } else {
+        weights::read_local(&local.path)?
+    };
+    Ok((local, headers))
 }

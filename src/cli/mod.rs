@@ -13,6 +13,7 @@ mod launch;
 mod lint;
 mod pin;
 mod snapshots;
+mod weights;
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
@@ -65,6 +66,9 @@ pub enum Command {
     /// The CI gate: check every drafter config under PATHs (diff against pins or built-in snapshots, and lint).
     #[command(after_help = CHECK_EXAMPLES)]
     Check(check::CheckArgs),
+    /// Show a drafter's safetensors tensors (local or on the Hub, headers only) and check them against its config.
+    #[command(after_help = weights::WEIGHTS_EXAMPLES)]
+    Weights(weights::WeightsArgs),
     /// Record a drafter's authority (and target) at a resolved commit in dflash-check.toml.
     #[command(after_help = CHECK_EXAMPLES)]
     Pin(pin::PinArgs),
@@ -94,6 +98,7 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Explain(args) => explain::run(&args, &mut out)?,
         Command::Launch(args) => launch::run_launch(&args, &mut out)?,
         Command::Acceptance(args) => acceptance::run_acceptance(&args, &mut out)?,
+        Command::Weights(args) => weights::run_weights(&args, &mut out)?,
     };
     let mut stdout = std::io::stdout().lock();
     match stdout.write_all(&out).and_then(|()| stdout.flush()) {

@@ -119,6 +119,7 @@ crate::declare_code_names! {
         AuthorityTokenOutOfRange => "authority-token-out-of-range",
         AuthorityUnavailable => "authority-unavailable",
         ConfigUnreadable => "config-unreadable",
+        WeightsUnreadable => "weights-unreadable",
         PinMissing => "pin-missing",
         NoAuthority => "no-authority",
     }
@@ -126,7 +127,23 @@ crate::declare_code_names! {
 
 crate::declare_code_names! {
     /// `weights`: the safetensors header against the config and target.
-    pub enum WeightsCode {}
+    pub enum WeightsCode {
+        FcWidth => "weights-fc-width",
+        LayerCount => "weights-layer-count",
+        Shape => "weights-shape",
+        VocabRows => "weights-vocab-rows",
+        D2tMissing => "weights-d2t-missing",
+        D2tLength => "weights-d2t-length",
+        T2dLength => "weights-t2d-length",
+        ForbiddenTensor => "weights-forbidden-tensor",
+        UnexpectedTensor => "weights-unexpected-tensor",
+        IgnoredTensor => "weights-ignored-tensor",
+        MissingTensor => "weights-missing-tensor",
+        ModelPrefix => "weights-model-prefix",
+        ShardMissing => "weights-shard-missing",
+        DuplicateTensor => "weights-duplicate-tensor",
+        IndexMismatch => "weights-index-mismatch",
+    }
 }
 
 crate::declare_code_names! {

@@ -48,7 +48,7 @@ fn temp_sibling(path: &Path) -> PathBuf {
 }
 
 /// Writes `bytes` to `path` through a temporary sibling and a rename.
-fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     if let Some(parent) = path.parent() {
         fs::create_dir_all(parent)?;
     }
@@ -96,6 +96,11 @@ impl RepoCache {
         RepoCache {
             root: cache_dir.join(repo_folder(repo)),
         }
+    }
+
+    /// `<cache>/models--ORG--NAME`.
+    pub fn root(&self) -> &Path {
+        &self.root
     }
 
     pub fn snapshot_path(&self, sha: &str, filename: &str) -> PathBuf {

@@ -101,7 +101,7 @@ impl Target<'_> {
     }
 }
 
-fn server_detail(server_message: Option<&str>) -> String {
+pub(crate) fn server_detail(server_message: Option<&str>) -> String {
     match server_message.map(str::trim) {
         Some(m) if !m.is_empty() => format!(" (the Hub said: {m})"),
         _ => String::new(),
@@ -119,7 +119,7 @@ fn root_cause(err: &(dyn std::error::Error + 'static)) -> String {
     last
 }
 
-fn repo_not_found(t: &Target<'_>) -> HubError {
+pub(crate) fn repo_not_found(t: &Target<'_>) -> HubError {
     HubError::new(
         HubErrorKind::RepoNotFound,
         format!(
@@ -135,7 +135,7 @@ fn repo_not_found(t: &Target<'_>) -> HubError {
     ))
 }
 
-fn revision_not_found(t: &Target<'_>) -> HubError {
+pub(crate) fn revision_not_found(t: &Target<'_>) -> HubError {
     HubError::new(
         HubErrorKind::RevisionNotFound,
         format!(
@@ -164,7 +164,7 @@ pub(crate) fn entry_not_found(t: &Target<'_>) -> HubError {
     ))
 }
 
-fn gated(t: &Target<'_>, status: u16, detail: &str) -> HubError {
+pub(crate) fn gated(t: &Target<'_>, status: u16, detail: &str) -> HubError {
     HubError::new(
         if status == 401 {
             HubErrorKind::AuthRequired
@@ -277,7 +277,7 @@ pub(crate) fn from_hf(err: HFError, t: &Target<'_>) -> HubError {
     }
 }
 
-fn transport(source: &reqwest::Error, t: &Target<'_>) -> HubError {
+pub(crate) fn transport(source: &reqwest::Error, t: &Target<'_>) -> HubError {
     let cause = root_cause(source);
     if source.is_timeout() {
         HubError::new(

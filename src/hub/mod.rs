@@ -1,5 +1,6 @@
 //! The Hugging Face Hub as a source of authoritative configs: settings, repo references, the
-//! standard cache, and fetching one file at a resolved commit sha with an honest freshness label.
+//! standard cache, and fetching one file at a resolved commit sha with an honest freshness label;
+//! and reading just the header of a large safetensors file with range requests (`range`).
 //!
 //! Built on hf-hub 1.0's blocking client, configured explicitly from [`HubSettings`] (never from
 //! hf-hub's own reading of the environment). See `docs/hub.md`.
@@ -7,6 +8,7 @@
 mod cache;
 mod error;
 mod fetch;
+mod range;
 mod repo_ref;
 mod settings;
 
@@ -15,6 +17,10 @@ pub use error::{HubError, HubErrorKind};
 pub use fetch::{
     fetch_file, fetch_optional_file, size_limit, Freshness, HubFile, MAX_CONFIG_BYTES,
     MAX_TOKENIZER_BYTES, RETRIES,
+};
+pub use range::{
+    fetch_safetensors_header, header_cache_path, HeaderAnswer, RangedHeader, FIRST_RANGE_END,
+    MAX_HEADER_BYTES as MAX_SAFETENSORS_HEADER_BYTES,
 };
 pub use repo_ref::{check_revision, is_commit_sha, RepoRef, MAX_NAME_LEN, MAX_REVISION_LEN};
 pub use settings::{

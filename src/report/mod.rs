@@ -17,6 +17,7 @@ pub mod launch;
 pub mod lint;
 pub mod sarif;
 pub mod style;
+pub mod weights;
 
 use std::io::{self, Write};
 

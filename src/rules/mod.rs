@@ -260,6 +260,14 @@ pub struct LintReport {
 }
 
 impl LintReport {
+    /// Adds diagnostics found beside the config (the weights' headers), keeping the order and
+    /// the counts.
+    pub fn add(&mut self, more: Vec<Diagnostic>) {
+        self.findings.extend(more);
+        diagnostic::sort(&mut self.findings);
+        self.summary = Summary::of(&self.findings);
+    }
+
     /// Whether the report fails the gate: any error, or any warning with `deny_warnings`.
     pub fn fails(&self, deny_warnings: bool) -> bool {
         self.summary.fails(deny_warnings)

@@ -355,12 +355,14 @@ fn parse_range(r: &str, len: usize) -> Option<(usize, usize)> {
     let spec = r.strip_prefix("bytes=")?;
     let (a, b) = spec.split_once('-')?;
     let a: usize = a.parse().ok()?;
+    let last = len.checked_sub(1)?;
+    // As the Hub (and RFC 9110) does: an end past the file is clamped to its last byte.
     let b: usize = if b.is_empty() {
-        len - 1
+        last
     } else {
-        b.parse().ok()?
+        b.parse::<usize>().ok()?.min(last)
     };
-    (a <= b && b < len).then_some((a, b))
+    (a <= b).then_some((a, b))
 }
 
 fn resolve(repo: &FakeRepo, rev: &str) -> Option<String> {

@@ -1,0 +1,545 @@
+//! The first bytes of a large file on the Hub, by HTTP range requests: a safetensors header
+//! without the weights.
+//!
+//! Like Python `huggingface_hub`'s `parse_safetensors_file_metadata`: one
+//! `GET /{repo}/resolve/{sha}/{file}` with `Range: bytes=0-100000`; the first 8 bytes give the
+//! header length `n`; if `8 + n` bytes did not fit, one more request for the rest
+//! (`bytes=100001-{n+7}`; Python asks again from byte 8). So at most 2 requests per file, and
+//! never a byte past the header except what the first fixed-size range brings along.
+//!
+//! Always at a resolved commit sha, with the endpoint, token, timeout and retries of
+//! [`HubSettings`]. Headers are cached per sha beside the standard layout, where no Hub client
+//! looks: `models--ORG--NAME/.dflash-check/safetensors-headers/<sha>/<file>` holds the file's
+//! first `8 + n` bytes verbatim and `<file>.size` its total size. (A partial file under
+//! `snapshots/` would be taken for the real one by every other tool.) A file that does not
+//! exist at the sha gets the standard `.no_exist/<sha>/<file>` marker. A commit never changes,
+//! so a cached answer is the Hub's answer and a warm run sends no request.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use super::cache::{write_atomic, RepoCache};
+use super::error::{
+    gated, repo_not_found, revision_not_found, server_detail, transport, HubError, HubErrorKind,
+    Target,
+};
+use super::fetch::{Freshness, RETRIES};
+use super::repo_ref::is_commit_sha;
+use super::settings::HubSettings;
+
+/// The first request asks for bytes `0..=FIRST_RANGE_END`, as `huggingface_hub` does.
+pub const FIRST_RANGE_END: u64 = 100_000;
+/// Header lengths over this are not fetched (`huggingface_hub`'s
+/// `SAFETENSORS_MAX_HEADER_LENGTH`); the caller reports the file as invalid.
+pub const MAX_HEADER_BYTES: u64 = 25_000_000;
+
+/// The start of one file at one commit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RangedHeader {
+    pub repo: String,
+    pub sha: String,
+    pub filename: String,
+    /// The file's first `8 + n` bytes (fewer when the file is shorter, or only the 8-byte
+    /// length when that length is over [`MAX_HEADER_BYTES`]: the caller says what is wrong).
+    pub prefix: Vec<u8>,
+    /// The whole file's size, from `Content-Range` (or `Content-Length` of a server that
+    /// ignored the range).
+    pub file_size: u64,
+    /// `Hub` when asked now, `Pinned` when read from the cache.
+    pub freshness: Freshness,
+    /// Requests sent for it (0 from the cache).
+    pub requests: usize,
+    /// Response body bytes received for it.
+    pub body_bytes: u64,
+}
+
+fn join_rel(base: &Path, rel: &str) -> PathBuf {
+    rel.split('/').fold(base.to_path_buf(), |p, c| p.join(c))
+}
+
+/// Where the header of `filename` at `sha` is cached.
+pub fn header_cache_path(cache_dir: &Path, repo: &str, sha: &str, filename: &str) -> PathBuf {
+    let cache = RepoCache::new(cache_dir, repo);
+    join_rel(
+        &cache
+            .root()
+            .join(".dflash-check")
+            .join("safetensors-headers")
+            .join(sha),
+        filename,
+    )
+}
+
+fn size_path(header: &Path) -> PathBuf {
+    let mut name = header.file_name().unwrap_or_default().to_os_string();
+    name.push(".size");
+    header.with_file_name(name)
+}
+
+fn check_names(repo: &str, sha: &str, filename: &str) -> Result<(), HubError> {
+    let bad_file = filename.is_empty()
+        || filename.len() > 1024
+        || filename.starts_with('/')
+        || filename.contains('\\')
+        || filename.chars().any(char::is_control)
+        || filename
+            .split('/')
+            .any(|c| c.is_empty() || c == "." || c == "..");
+    if bad_file {
+        return Err(HubError::new(
+            HubErrorKind::InvalidInput,
+            format!(
+                "invalid file name `{}` for `{repo}`: expected a relative path inside the repo",
+                filename.escape_debug()
+            ),
+        ));
+    }
+    if !is_commit_sha(sha) {
+        return Err(HubError::new(
+            HubErrorKind::InvalidInput,
+            format!(
+                "range reads need a resolved commit sha, not `{}`",
+                sha.escape_debug()
+            ),
+        ));
+    }
+    Ok(())
+}
+
+/// The cached header, if both its files are there and agree.
+fn read_cached(path: &Path) -> Option<(Vec<u8>, u64)> {
+    let size: u64 = fs::read_to_string(size_path(path))
+        .ok()?
+        .trim()
+        .parse()
+        .ok()?;
+    let prefix = fs::read(path).ok()?;
+    (prefix.len() as u64 <= size).then_some((prefix, size))
+}
+
+fn io_error(what: &str, path: &Path, e: std::io::Error) -> HubError {
+    HubError::new(
+        HubErrorKind::Io,
+        format!("cannot {what} `{}`: {e}", path.display()),
+    )
+    .with_hint(
+        "check the permissions of the Hub cache, or choose another with --cache-dir / HF_HUB_CACHE",
+    )
+}
+
+/// The answer for one file: its header, or that it does not exist at the commit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HeaderAnswer {
+    Found(RangedHeader),
+    /// The file is not in the commit; `requests` were sent to learn it (0 from the cache).
+    Missing {
+        requests: usize,
+    },
+}
+
+/// Reads the safetensors header of `filename` in `repo` at commit `sha`.
+pub fn fetch_safetensors_header(
+    settings: &HubSettings,
+    repo: &str,
+    sha: &str,
+    filename: &str,
+) -> Result<HeaderAnswer, HubError> {
+    let sha = sha.to_ascii_lowercase();
+    check_names(repo, &sha, filename)?;
+    let t = Target {
+        endpoint: &settings.endpoint.value,
+        repo,
+        revision: &sha,
+        filename,
+        timeout: settings.timeout.value,
+        attempts: RETRIES + 1,
+    };
+    let cache = RepoCache::new(&settings.cache_dir.value, repo);
+    if cache.no_exist_path(&sha, filename).is_file() {
+        return Ok(HeaderAnswer::Missing { requests: 0 });
+    }
+    let path = header_cache_path(&settings.cache_dir.value, repo, &sha, filename);
+    if let Some((prefix, file_size)) = read_cached(&path) {
+        return Ok(HeaderAnswer::Found(RangedHeader {
+            repo: repo.to_string(),
+            sha,
+            filename: filename.to_string(),
+            prefix,
+            file_size,
+            freshness: Freshness::Pinned,
+            requests: 0,
+            body_bytes: 0,
+        }));
+    }
+    if settings.offline.value {
+        return Err(HubError::new(
+            HubErrorKind::NotInCache,
+            format!(
+                "offline and the header of {} is not in the cache `{}`",
+                t.what(),
+                settings.cache_dir.value.display()
+            ),
+        )
+        .with_hint("run once online to cache the header (a few kilobytes), or download the file"));
+    }
+
+    let token = settings.token_text();
+    let reader = RangeReader::new(settings, &t)?;
+    let mut requests = 0;
+    let first = match reader.get(0, FIRST_RANGE_END, &mut requests) {
+        Ok(Some(first)) => first,
+        Ok(None) => {
+            let _ = cache.mark_no_exist(&sha, filename);
+            return Ok(HeaderAnswer::Missing { requests });
+        }
+        Err(e) => return Err(e.redact(token)),
+    };
+    let file_size = first.total;
+    let mut body_bytes = first.body.len() as u64;
+    let mut prefix = first.body;
+    let mut complete = false;
+    if prefix.len() >= 8 {
+        let n = u64::from_le_bytes(prefix[..8].try_into().unwrap_or([0; 8]));
+        let end = 8u64.saturating_add(n);
+        if n > MAX_HEADER_BYTES {
+            prefix.truncate(8);
+        } else if end <= prefix.len() as u64 {
+            prefix.truncate(end as usize);
+            complete = true;
+        } else if end <= file_size {
+            let rest = reader
+                .get(prefix.len() as u64, end - 1, &mut requests)
+                .map_err(|e| e.redact(token))?
+                .ok_or_else(|| {
+                    HubError::new(
+                        HubErrorKind::BadResponse,
+                        format!("{} disappeared between two range requests", t.what()),
+                    )
+                })?;
+            body_bytes += rest.body.len() as u64;
+            if rest.total != file_size || rest.body.len() as u64 != end - prefix.len() as u64 {
+                return Err(HubError::new(
+                    HubErrorKind::BadResponse,
+                    format!(
+                        "the second range request for {} returned {} bytes of a {}-byte file; expected bytes {}..{} of {file_size}",
+                        t.what(),
+                        rest.body.len(),
+                        rest.total,
+                        prefix.len(),
+                        end
+                    ),
+                )
+                .with_hint("retry; if it persists a proxy is altering range requests"));
+            }
+            prefix.extend_from_slice(&rest.body);
+            complete = true;
+        }
+    }
+    // Only a whole header is worth keeping: anything else is reported as an invalid file.
+    if complete {
+        if let Some(parent) = path.parent() {
+            fs::create_dir_all(parent).map_err(|e| io_error("create", parent, e))?;
+        }
+        write_atomic(&size_path(&path), file_size.to_string().as_bytes())
+            .map_err(|e| io_error("write", &path, e))?;
+        write_atomic(&path, &prefix).map_err(|e| io_error("write", &path, e))?;
+    }
+    Ok(HeaderAnswer::Found(RangedHeader {
+        repo: repo.to_string(),
+        sha,
+        filename: filename.to_string(),
+        prefix,
+        file_size,
+        freshness: Freshness::Hub,
+        requests,
+        body_bytes,
+    }))
+}
+
+/// Bytes `start..` of a file and the file's total size.
+struct Part {
+    body: Vec<u8>,
+    total: u64,
+}
+
+struct RangeReader<'a> {
+    url: String,
+    client: reqwest::Client,
+    runtime: tokio::runtime::Runtime,
+    token: Option<&'a str>,
+    t: &'a Target<'a>,
+}
+
+enum Attempt {
+    Done(Result<Option<Part>, HubError>),
+    /// A transient failure worth another attempt.
+    Retry(HubError),
+}
+
+fn percent_encode_path(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~' | b'/') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// `bytes A-B/TOTAL` → (A, B, TOTAL); `bytes */TOTAL` → (0, 0, TOTAL) with no range.
+fn content_range(value: &str) -> Option<(Option<(u64, u64)>, u64)> {
+    let rest = value.trim().strip_prefix("bytes")?.trim_start();
+    let (range, total) = rest.split_once('/')?;
+    let total: u64 = total.trim().parse().ok()?;
+    if range.trim() == "*" {
+        return Some((None, total));
+    }
+    let (a, b) = range.trim().split_once('-')?;
+    Some((Some((a.parse().ok()?, b.parse().ok()?)), total))
+}
+
+impl<'a> RangeReader<'a> {
+    fn new(settings: &'a HubSettings, t: &'a Target<'a>) -> Result<Self, HubError> {
+        let fail = |e: &dyn std::fmt::Display| {
+            HubError::new(
+                HubErrorKind::InvalidInput,
+                format!("cannot set up the HTTP client for {}: {e}", t.endpoint),
+            )
+        };
+        let timeout = settings.timeout.value;
+        let client = reqwest::Client::builder()
+            .timeout(timeout)
+            .connect_timeout(timeout)
+            .user_agent(format!(
+                "dflash-check/{}; range-reader",
+                env!("CARGO_PKG_VERSION")
+            ))
+            .build()
+            .map_err(|e| fail(&e))?;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| fail(&e))?;
+        Ok(RangeReader {
+            url: format!(
+                "{}/{}/resolve/{}/{}",
+                settings.endpoint.value,
+                t.repo,
+                t.revision,
+                percent_encode_path(t.filename)
+            ),
+            client,
+            runtime,
+            token: settings.token_text(),
+            t,
+        })
+    }
+
+    /// `GET` bytes `start..=end` (clamped to the file); `Ok(None)` when the file does not exist.
+    fn get(&self, start: u64, end: u64, requests: &mut usize) -> Result<Option<Part>, HubError> {
+        let mut delay = Duration::from_millis(200);
+        let mut attempt = 0;
+        loop {
+            attempt += 1;
+            *requests += 1;
+            match self.runtime.block_on(self.try_get(start, end)) {
+                Attempt::Done(r) => return r,
+                Attempt::Retry(e) if attempt > RETRIES => return Err(e),
+                Attempt::Retry(_) => {
+                    std::thread::sleep(delay);
+                    delay *= 2;
+                }
+            }
+        }
+    }
+
+    async fn try_get(&self, start: u64, end: u64) -> Attempt {
+        let t = self.t;
+        let mut req = self
+            .client
+            .get(&self.url)
+            .header(reqwest::header::RANGE, format!("bytes={start}-{end}"));
+        if let Some(token) = self.token {
+            req = req.bearer_auth(token);
+        }
+        let mut resp = match req.send().await {
+            Ok(r) => r,
+            Err(e) => {
+                let err = transport(&e, t);
+                return if e.is_connect() || e.is_timeout() {
+                    Attempt::Retry(err)
+                } else {
+                    Attempt::Done(Err(err))
+                };
+            }
+        };
+        let status = resp.status().as_u16();
+        let header = |name: &str| {
+            resp.headers()
+                .get(name)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string)
+        };
+        let error_code = header("x-error-code");
+        let detail = server_detail(header("x-error-message").as_deref());
+        let total = match status {
+            206 | 416 => match header("content-range").as_deref().and_then(content_range) {
+                Some((Some((a, _)), total)) if a == start => total,
+                Some((None, total)) if status == 416 => total,
+                _ => {
+                    return Attempt::Done(Err(HubError::new(
+                        HubErrorKind::BadResponse,
+                        format!(
+                            "the Hub answered {status} for bytes {start}-{end} of {} with an unusable Content-Range",
+                            t.what()
+                        ),
+                    )))
+                }
+            },
+            // A server that ignores `Range` sends the whole file: read only what was asked.
+            200 => match resp.content_length() {
+                Some(len) => len,
+                None => {
+                    return Attempt::Done(Err(HubError::new(
+                        HubErrorKind::BadResponse,
+                        format!(
+                            "the server ignored the range request for {} and gave no length; refusing to download the whole file",
+                            t.what()
+                        ),
+                    )))
+                }
+            },
+            404 => {
+                return Attempt::Done(match error_code.as_deref() {
+                    Some("RepoNotFound") => Err(repo_not_found(t)),
+                    Some("RevisionNotFound") => Err(revision_not_found(t)),
+                    _ => Ok(None),
+                })
+            }
+            401 => {
+                return Attempt::Done(Err(match error_code.as_deref() {
+                    Some("RepoNotFound") => repo_not_found(t),
+                    _ => gated(t, 401, &detail),
+                }))
+            }
+            403 => return Attempt::Done(Err(gated(t, 403, &detail))),
+            429 | 500 | 502 | 503 | 504 => {
+                let kind = if status == 429 {
+                    HubErrorKind::RateLimited
+                } else {
+                    HubErrorKind::Server
+                };
+                return Attempt::Retry(
+                    HubError::new(
+                        kind,
+                        format!(
+                            "the Hub answered {status} for {} after {} attempts{detail}",
+                            t.what(),
+                            t.attempts
+                        ),
+                    )
+                    .with_hint("retry later, or use --offline to read the cache"),
+                );
+            }
+            _ => {
+                return Attempt::Done(Err(HubError::new(
+                    HubErrorKind::BadResponse,
+                    format!(
+                        "the Hub answered {status} for a range request of {}{detail}",
+                        t.what()
+                    ),
+                )))
+            }
+        };
+        if status == 416 {
+            return Attempt::Done(Ok(Some(Part {
+                body: Vec::new(),
+                total,
+            })));
+        }
+        // Bytes wanted from this response: `start..=end`, clamped to the file. A 200 carries
+        // the file from byte 0, so skip to `start` first.
+        let skip = if status == 200 { start } else { 0 };
+        let want = end
+            .min(total.saturating_sub(1))
+            .saturating_add(1)
+            .saturating_sub(start);
+        let mut body: Vec<u8> = Vec::with_capacity(want.min(FIRST_RANGE_END + 1) as usize);
+        let mut seen: u64 = 0;
+        loop {
+            let chunk = match resp.chunk().await {
+                Ok(Some(c)) => c,
+                Ok(None) => break,
+                Err(e) => {
+                    let err = transport(&e, t);
+                    return if e.is_timeout() {
+                        Attempt::Retry(err)
+                    } else {
+                        Attempt::Done(Err(err))
+                    };
+                }
+            };
+            let from = skip.saturating_sub(seen).min(chunk.len() as u64) as usize;
+            seen += chunk.len() as u64;
+            let room = (want - body.len() as u64) as usize;
+            let take = (chunk.len() - from).min(room);
+            body.extend_from_slice(&chunk[from..from + take]);
+            if body.len() as u64 >= want {
+                // Stop reading: the rest of a 200 is the weights.
+                break;
+            }
+        }
+        if (body.len() as u64) < want {
+            return Attempt::Done(Err(HubError::new(
+                HubErrorKind::BadResponse,
+                format!(
+                    "range request for {} was cut short: got {} of {want} bytes",
+                    t.what(),
+                    body.len()
+                ),
+            )
+            .with_hint(
+                "retry; if it persists the connection or a proxy is cutting downloads short",
+            )));
+        }
+        Attempt::Done(Ok(Some(Part { body, total })))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_content_range() {
+        assert_eq!(
+            content_range("bytes 0-99/1234"),
+            Some((Some((0, 99)), 1234))
+        );
+        assert_eq!(content_range("bytes */50"), Some((None, 50)));
+        assert_eq!(content_range("bytes 0-99/*"), None);
+        assert_eq!(content_range("items 0-1/2"), None);
+    }
+
+    #[test]
+    fn cache_paths_sit_beside_the_standard_layout() {
+        let p = header_cache_path(
+            Path::new("/c"),
+            "org/name",
+            "0123456789abcdef0123456789abcdef01234567",
+            "sub/model.safetensors",
+        );
+        assert_eq!(
+            p,
+            PathBuf::from("/c/models--org--name/.dflash-check/safetensors-headers/0123456789abcdef0123456789abcdef01234567/sub/model.safetensors")
+        );
+        assert_eq!(size_path(&p).file_name().unwrap(), "model.safetensors.size");
+        assert_eq!(
+            percent_encode_path("a b/c.safetensors"),
+            "a%20b/c.safetensors"
+        );
+    }
+}

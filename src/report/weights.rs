@@ -1,0 +1,348 @@
+//! The `weights` report: the tensor table grouped by decoder layer, totals, then the
+//! diagnostics; as text or as JSON. Renderers write to any `io::Write`.
+
+use std::collections::BTreeMap;
+use std::io::{self, Write};
+
+use serde_json::json;
+
+use super::style::Painter;
+use super::{RenderOptions, Report};
+use crate::diagnostic::{Diagnostic, Severity};
+use crate::weights::{Tensor, Totals, WeightsHeaders, WeightsReport};
+
+/// `layers.3` for a layer tensor (aliases and a `model.` prefix understood), else `None`.
+fn group_of(name: &str) -> Option<(u64, String)> {
+    let n = name.strip_prefix("model.").unwrap_or(name);
+    if let Some(rest) = n.strip_prefix("midlayer.") {
+        return Some((0, rest.to_string()));
+    }
+    let rest = n.strip_prefix("layers.")?;
+    let (idx, tail) = rest.split_once('.')?;
+    let idx: u64 = idx.parse().ok()?;
+    Some((idx, tail.to_string()))
+}
+
+/// Tensors by group: non-layer tensors first (`None`), then layers in order; names sorted.
+fn groups(headers: &WeightsHeaders) -> BTreeMap<Option<u64>, Vec<(&Tensor, String)>> {
+    let mut g: BTreeMap<Option<u64>, Vec<(&Tensor, String)>> = BTreeMap::new();
+    for t in headers.tensors() {
+        match group_of(&t.name) {
+            Some((l, tail)) => g.entry(Some(l)).or_default().push((t, tail)),
+            None => g.entry(None).or_default().push((t, t.name.clone())),
+        }
+    }
+    for rows in g.values_mut() {
+        rows.sort_by(|a, b| a.1.cmp(&b.1));
+    }
+    g
+}
+
+/// `1234567` → `1,234,567`.
+pub fn thousands(n: u64) -> String {
+    let s = n.to_string();
+    let mut out = String::with_capacity(s.len() + s.len() / 3);
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// `2469135780` → `2.30 GiB`.
+pub fn human_bytes(n: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = n as f64;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < UNITS.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if u == 0 {
+        format!("{n} B")
+    } else {
+        format!("{v:.2} {}", UNITS[u])
+    }
+}
+
+fn level(p: Painter, s: Severity) -> String {
+    match s {
+        Severity::Error => p.red(s.as_str()),
+        Severity::Warning => p.yellow(s.as_str()),
+        Severity::Info => p.dim(s.as_str()),
+    }
+}
+
+fn shape_text(s: &[u64]) -> String {
+    let items: Vec<String> = s.iter().map(u64::to_string).collect();
+    format!("[{}]", items.join(", "))
+}
+
+/// The table, the totals, then the diagnostics and a summary.
+pub fn write_human(
+    out: &mut dyn Write,
+    r: &WeightsReport,
+    deny_warnings: bool,
+    p: Painter,
+) -> io::Result<()> {
+    let h = &r.headers;
+    let totals = h.totals();
+    let origin = match &r.hub {
+        Some(o) => format!("{} at {} ({}, {})", o.repo, o.sha, o.revision, o.freshness),
+        None => h.source.clone(),
+    };
+    writeln!(
+        out,
+        "{} {origin}  ({} file{}, {} tensors)",
+        p.bold("weights"),
+        h.shards.len(),
+        if h.shards.len() == 1 { "" } else { "s" },
+        totals.tensors
+    )?;
+    let g = groups(h);
+    let name_w = g
+        .values()
+        .flatten()
+        .map(|(_, n)| n.chars().count())
+        .max()
+        .unwrap_or(4)
+        .max(4);
+    let dtype_w = h.tensors().map(|t| t.dtype.len()).max().unwrap_or(5).max(5);
+    let shape_w = h
+        .tensors()
+        .map(|t| shape_text(&t.shape).len())
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    writeln!(out)?;
+    writeln!(
+        out,
+        "  {}",
+        p.dim(&format!(
+            "{:<name_w$}  {:<dtype_w$}  {:<shape_w$}  shard",
+            "name", "dtype", "shape"
+        ))
+    )?;
+    for (layer, rows) in &g {
+        let params: u64 = rows.iter().map(|(t, _)| t.parameters()).sum();
+        let title = match layer {
+            Some(l) => format!("layers.{l}"),
+            None => "model".to_string(),
+        };
+        writeln!(
+            out,
+            "{}  {}",
+            p.bold(&title),
+            p.dim(&format!(
+                "({} tensor{}, {} parameters)",
+                rows.len(),
+                if rows.len() == 1 { "" } else { "s" },
+                thousands(params)
+            ))
+        )?;
+        for (t, name) in rows {
+            writeln!(
+                out,
+                "  {name:<name_w$}  {:<dtype_w$}  {:<shape_w$}  {}",
+                t.dtype,
+                shape_text(&t.shape),
+                t.shard
+            )?;
+        }
+    }
+    writeln!(out)?;
+    write_totals(out, &totals, h)?;
+    if !h.missing_shards.is_empty() {
+        writeln!(out, "missing shards: {}", h.missing_shards.join(", "))?;
+    }
+    if h.requests > 0 || r.hub.is_some() {
+        writeln!(
+            out,
+            "headers read with {} range request(s), {} body bytes",
+            h.requests,
+            thousands(h.body_bytes)
+        )?;
+    }
+    writeln!(out)?;
+    match &r.config {
+        None => writeln!(
+            out,
+            "no config.json beside the weights: tensor table only, nothing checked"
+        )?,
+        Some(c) => {
+            writeln!(
+                out,
+                "checked against {c}{}{}",
+                r.family
+                    .as_ref()
+                    .map_or(String::new(), |f| format!(" ({f} drafter)")),
+                r.target
+                    .as_ref()
+                    .map_or(String::new(), |t| format!("; target {t}"))
+            )?;
+            match r.family.as_deref() {
+                None => writeln!(
+                    out,
+                    "the config is no known drafter family: only the index and shards were checked"
+                )?,
+                Some("speculators") => writeln!(
+                    out,
+                    "the speculators format names its tensors differently: only the index and shards were checked"
+                )?,
+                Some(_) => {}
+            }
+            for d in &r.diagnostics {
+                let expected = d
+                    .expected
+                    .as_ref()
+                    .map_or(String::new(), |e| format!(" (expected {e})"));
+                writeln!(
+                    out,
+                    "{}[{}] {}: {}{}",
+                    level(p, d.severity),
+                    d.code,
+                    d.path,
+                    d.message,
+                    expected.replace(',', ", ")
+                )?;
+                if let Some(f) = &d.file {
+                    writeln!(out, "  {} {f}", p.dim("-->"))?;
+                }
+            }
+            let s = r.summary();
+            let verdict = if r.fails(deny_warnings) {
+                p.red("FAIL")
+            } else {
+                p.green("ok")
+            };
+            writeln!(
+                out,
+                "{verdict}: {} error(s), {} warning(s), {} info",
+                s.errors, s.warnings, s.infos
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn write_totals(out: &mut dyn Write, t: &Totals, h: &WeightsHeaders) -> io::Result<()> {
+    writeln!(
+        out,
+        "total: {} tensors, {} parameters, {} bytes of data ({}) in {} file{} of {} bytes",
+        thousands(t.tensors as u64),
+        thousands(t.parameters),
+        thousands(t.bytes),
+        human_bytes(t.bytes),
+        h.shards.len(),
+        if h.shards.len() == 1 { "" } else { "s" },
+        thousands(t.file_bytes)
+    )?;
+    let by: Vec<String> = t
+        .by_dtype
+        .iter()
+        .map(|(d, p, b)| format!("{d} {} parameters ({})", thousands(*p), human_bytes(*b)))
+        .collect();
+    if !by.is_empty() {
+        writeln!(out, "by dtype: {}", by.join("; "))?;
+    }
+    Ok(())
+}
+
+/// `weights` renders in every format.
+impl Report for WeightsReport {
+    fn command(&self) -> &'static str {
+        "weights"
+    }
+
+    fn diagnostics(&self) -> Vec<Diagnostic> {
+        self.diagnostics.clone()
+    }
+
+    fn write_human(&self, out: &mut dyn Write, options: &RenderOptions) -> io::Result<()> {
+        write_human(out, self, options.deny_warnings, options.painter)
+    }
+
+    fn json_body(&self) -> serde_json::Value {
+        json_body(self)
+    }
+}
+
+/// The report's own JSON fields (the envelope adds the diagnostics and summary).
+fn json_body(r: &WeightsReport) -> serde_json::Value {
+    let h = &r.headers;
+    let totals = h.totals();
+    let tensors: Vec<serde_json::Value> = h
+        .tensors()
+        .map(|t| {
+            json!({
+                "name": t.name,
+                "dtype": t.dtype,
+                "shape": t.shape,
+                "shard": t.shard,
+                "layer": group_of(&t.name).map(|g| g.0),
+                "data_offsets": t.data_offsets,
+                "parameters": t.parameters(),
+                "bytes": t.bytes(),
+            })
+        })
+        .collect();
+    let shards: Vec<serde_json::Value> = h
+        .shards
+        .iter()
+        .map(|s| {
+            json!({
+                "file": s.file,
+                "path": s.display,
+                "header_bytes": s.header_bytes,
+                "file_size": s.file_size,
+                "tensors": s.tensors.len(),
+                "metadata": s.metadata,
+            })
+        })
+        .collect();
+    json!({
+        "source": h.source,
+        "hub": r.hub,
+        "index": h.index.as_ref().map(|i| &i.display),
+        "shards": shards,
+        "missing_shards": h.missing_shards,
+        "tensors": tensors,
+        "totals": {
+            "tensors": totals.tensors,
+            "parameters": totals.parameters,
+            "bytes": totals.bytes,
+            "file_bytes": totals.file_bytes,
+            "by_dtype": totals.by_dtype.iter().map(|(d, p, b)| json!({"dtype": d, "parameters": p, "bytes": b})).collect::<Vec<_>>(),
+        },
+        "requests": h.requests,
+        "body_bytes": h.body_bytes,
+        "config": r.config,
+        "family": r.family,
+        "target": r.target,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_read_well() {
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(1_234_567), "1,234,567");
+        assert_eq!(thousands(123), "123");
+        assert_eq!(human_bytes(512), "512 B");
+        assert_eq!(human_bytes(3 << 30), "3.00 GiB");
+        assert_eq!(
+            group_of("model.layers.12.mlp.up_proj.weight"),
+            Some((12, "mlp.up_proj.weight".into()))
+        );
+        assert_eq!(
+            group_of("midlayer.hidden_norm.weight"),
+            Some((0, "hidden_norm.weight".into()))
+        );
+        assert_eq!(group_of("fc.weight"), None);
+    }
+}

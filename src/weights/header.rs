@@ -1,0 +1,292 @@
+//! One safetensors header, read without touching the tensor data.
+//!
+//! A safetensors file is an 8-byte little-endian header length `n`, `n` bytes of JSON
+//! (`{"__metadata__": {..}, "NAME": {"dtype", "shape", "data_offsets"}, ..}`), then the tensor
+//! data. The JSON is parsed and validated by the `safetensors` crate's own metadata type (the
+//! code `SafeTensors::read_metadata` runs: dtypes, offsets that tile the data with no gap or
+//! overlap, sizes that match shapes); only the last check of `read_metadata`, that the data ends
+//! exactly at the end of the file, is done here, because `read_metadata` wants the whole file in
+//! memory and we only ever hold its first `8 + n` bytes.
+
+use std::collections::BTreeMap;
+use std::fs;
+use std::io::Read;
+use std::path::Path;
+
+use serde::Serialize;
+
+use crate::{Error, Result};
+
+/// Headers over this many bytes are refused before they are read, as Python `huggingface_hub`
+/// does (`SAFETENSORS_MAX_HEADER_LENGTH`); the `safetensors` crate itself allows 100 MB.
+pub const MAX_HEADER_BYTES: u64 = crate::hub::MAX_SAFETENSORS_HEADER_BYTES;
+
+/// The byte count of the length prefix.
+pub const LENGTH_BYTES: u64 = 8;
+
+/// One tensor of a header.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Tensor {
+    /// The name as written in the file.
+    pub name: String,
+    /// `BF16`, `F32`, `I64`, ... as written in the file.
+    pub dtype: String,
+    pub shape: Vec<u64>,
+    /// Start and end of its bytes in the data section (after the header).
+    pub data_offsets: [u64; 2],
+    /// The file that holds it (`model-00001-of-00003.safetensors`).
+    pub shard: String,
+}
+
+impl Tensor {
+    /// Number of elements (the product of the shape; 1 for a scalar).
+    pub fn parameters(&self) -> u64 {
+        self.shape.iter().product()
+    }
+
+    /// Bytes of data.
+    pub fn bytes(&self) -> u64 {
+        self.data_offsets[1] - self.data_offsets[0]
+    }
+}
+
+/// One parsed `.safetensors` file header.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Shard {
+    /// The file's name inside the model directory or repo (`model.safetensors`).
+    pub file: String,
+    /// How messages name it: a path as the user gave it, or `ORG/NAME@SHA/FILE`.
+    pub display: String,
+    /// `n`: the JSON header's length.
+    pub header_bytes: u64,
+    /// The whole file's size: `8 + n + data`.
+    pub file_size: u64,
+    /// `__metadata__` (string to string), if any.
+    pub metadata: BTreeMap<String, String>,
+    /// In data-offset order.
+    pub tensors: Vec<Tensor>,
+}
+
+fn invalid(display: &str, what: impl std::fmt::Display) -> Error {
+    Error::new(format!("`{display}`: not a valid safetensors file: {what}"))
+        .with_hint("the file is truncated, corrupt or not safetensors; download it again")
+}
+
+/// Reads the 8-byte length prefix, refusing a header over [`MAX_HEADER_BYTES`].
+pub fn header_length(display: &str, first8: &[u8]) -> Result<u64> {
+    let Some(bytes) = first8.get(..LENGTH_BYTES as usize) else {
+        return Err(invalid(
+            display,
+            format_args!(
+                "it is {} bytes long, shorter than the 8-byte header length",
+                first8.len()
+            ),
+        ));
+    };
+    let mut arr = [0u8; 8];
+    arr.copy_from_slice(bytes);
+    let n = u64::from_le_bytes(arr);
+    if n > MAX_HEADER_BYTES {
+        return Err(invalid(
+            display,
+            format_args!(
+                "its header length is {n} bytes, over the {MAX_HEADER_BYTES}-byte limit (huggingface_hub's) \
+                 for a safetensors header"
+            ),
+        ));
+    }
+    Ok(n)
+}
+
+/// Parses the first `8 + n` bytes of a file of `file_size` bytes (more bytes are ignored).
+pub fn parse_prefix(display: &str, file: &str, prefix: &[u8], file_size: u64) -> Result<Shard> {
+    let n = header_length(display, prefix)?;
+    let end = LENGTH_BYTES + n;
+    if end > file_size {
+        return Err(invalid(
+            display,
+            format_args!(
+                "its header length says {n} bytes of JSON but the file is only {file_size} bytes (truncated)"
+            ),
+        ));
+    }
+    let Some(json) = prefix.get(LENGTH_BYTES as usize..end as usize) else {
+        return Err(invalid(
+            display,
+            format_args!(
+                "only {} of the header's {end} bytes were read",
+                prefix.len()
+            ),
+        ));
+    };
+    let meta: safetensors::tensor::Metadata = serde_json::from_slice(json)
+        .map_err(|e| invalid(display, format_args!("invalid header: {e}")))?;
+    let data_len = meta.data_len() as u64;
+    if end + data_len != file_size {
+        let why = if end + data_len > file_size {
+            "the file is shorter: truncated"
+        } else {
+            "bytes follow the last tensor"
+        };
+        return Err(invalid(
+            display,
+            format_args!(
+                "its tensors end at byte {} but the file is {file_size} bytes ({why})",
+                end + data_len
+            ),
+        ));
+    }
+    let mut tensors: Vec<Tensor> = meta
+        .tensors()
+        .into_iter()
+        .map(|(name, info)| Tensor {
+            name,
+            // The Debug names of `Dtype` are the format's dtype strings (`BF16`, `F8_E4M3`).
+            dtype: format!("{:?}", info.dtype),
+            shape: info.shape.iter().map(|&d| d as u64).collect(),
+            data_offsets: [info.data_offsets.0 as u64, info.data_offsets.1 as u64],
+            shard: file.to_string(),
+        })
+        .collect();
+    tensors.sort_by(|a, b| (a.data_offsets, &a.name).cmp(&(b.data_offsets, &b.name)));
+    let metadata = meta
+        .metadata()
+        .as_ref()
+        .map(|m| m.iter().map(|(k, v)| (k.clone(), v.clone())).collect())
+        .unwrap_or_default();
+    Ok(Shard {
+        file: file.to_string(),
+        display: display.to_string(),
+        header_bytes: n,
+        file_size,
+        metadata,
+        tensors,
+    })
+}
+
+/// Reads the header of a local file: 8 bytes, then `n`; never the tensor data.
+pub fn read_file(path: &Path, file: &str) -> Result<Shard> {
+    let display = path.display().to_string();
+    let mut f = fs::File::open(path).map_err(|e| crate::config::io_error(path, &e))?;
+    let meta = f
+        .metadata()
+        .map_err(|e| crate::config::io_error(path, &e))?;
+    if meta.is_dir() {
+        return Err(Error::new(format!(
+            "`{display}` is a directory, not a safetensors file"
+        )));
+    }
+    let size = meta.len();
+    let mut first8 = Vec::with_capacity(8);
+    (&mut f)
+        .take(LENGTH_BYTES)
+        .read_to_end(&mut first8)
+        .map_err(|e| crate::config::io_error(path, &e))?;
+    let n = header_length(&display, &first8)?;
+    if LENGTH_BYTES + n > size {
+        return Err(invalid(
+            &display,
+            format_args!(
+                "its header length says {n} bytes of JSON but the file is only {size} bytes (truncated)"
+            ),
+        ));
+    }
+    let mut prefix = first8;
+    prefix.reserve(n as usize);
+    (&mut f)
+        .take(n)
+        .read_to_end(&mut prefix)
+        .map_err(|e| crate::config::io_error(path, &e))?;
+    parse_prefix(&display, file, &prefix, size)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file_bytes(json: &str, data: usize) -> Vec<u8> {
+        let mut b = (json.len() as u64).to_le_bytes().to_vec();
+        b.extend_from_slice(json.as_bytes());
+        b.extend(std::iter::repeat_n(0u8, data));
+        b
+    }
+
+    #[test]
+    fn parses_a_valid_header() {
+        let json = r#"{"__metadata__":{"format":"pt"},"b":{"dtype":"F16","shape":[2,3],"data_offsets":[8,20]},"a":{"dtype":"I64","shape":[1],"data_offsets":[0,8]}}"#;
+        let bytes = file_bytes(json, 20);
+        let s = parse_prefix("x.safetensors", "x.safetensors", &bytes, bytes.len() as u64).unwrap();
+        assert_eq!(s.tensors.len(), 2);
+        assert_eq!(s.tensors[0].name, "a");
+        assert_eq!(s.tensors[1].dtype, "F16");
+        assert_eq!(s.tensors[1].shape, vec![2, 3]);
+        assert_eq!(s.tensors[1].parameters(), 6);
+        assert_eq!(s.tensors[1].bytes(), 12);
+        assert_eq!(s.metadata.get("format").map(String::as_str), Some("pt"));
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2000))]
+        /// Any bytes, any claimed file size: an answer or an error naming the file, never a panic.
+        #[test]
+        fn never_panics_on_arbitrary_bytes(
+            bytes in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..300),
+            extra in 0u64..1_000_000,
+        ) {
+            let size = bytes.len() as u64 + extra;
+            if let Err(e) = parse_prefix("f.safetensors", "f.safetensors", &bytes, size) {
+                proptest::prop_assert!(e.message.contains("`f.safetensors`"));
+            }
+        }
+
+        /// A valid header with one byte changed: still no panic.
+        #[test]
+        fn never_panics_on_a_mutated_header(at in 0usize..200, to in proptest::prelude::any::<u8>()) {
+            let json = r#"{"__metadata__":{"format":"pt"},"a":{"dtype":"F16","shape":[2,3],"data_offsets":[0,12]},"b":{"dtype":"BF16","shape":[4],"data_offsets":[12,20]}}"#;
+            let mut bytes = file_bytes(json, 20);
+            let i = at % bytes.len();
+            bytes[i] = to;
+            let size = bytes.len() as u64;
+            let _ = parse_prefix("f.safetensors", "f.safetensors", &bytes, size);
+        }
+    }
+
+    #[test]
+    fn refuses_hostile_headers_naming_the_file() {
+        let cases: Vec<(Vec<u8>, &str)> = vec![
+            (vec![1, 2, 3], "shorter than the 8-byte"),
+            (
+                (30_000_000u64).to_le_bytes().to_vec(),
+                "over the 25000000-byte limit",
+            ),
+            (file_bytes("{not json", 0), "invalid header"),
+            (
+                file_bytes(
+                    r#"{"a":{"dtype":"F16","shape":[2],"data_offsets":[0,4]},"b":{"dtype":"F16","shape":[2],"data_offsets":[2,6]}}"#,
+                    6,
+                ),
+                "invalid header",
+            ),
+            (
+                file_bytes(
+                    r#"{"a":{"dtype":"F16","shape":[2],"data_offsets":[0,4]}}"#,
+                    2,
+                ),
+                "truncated",
+            ),
+            (
+                file_bytes(
+                    r#"{"a":{"dtype":"F16","shape":[2],"data_offsets":[0,4]}}"#,
+                    9,
+                ),
+                "bytes follow the last tensor",
+            ),
+        ];
+        for (bytes, want) in cases {
+            let size = bytes.len() as u64;
+            let err = parse_prefix("bad.safetensors", "bad.safetensors", &bytes, size).unwrap_err();
+            assert!(err.message.contains("`bad.safetensors`"), "{}", err.message);
+            assert!(err.message.contains(want), "{want}: {}", err.message);
+        }
+    }
+}

@@ -1,0 +1,687 @@
+//! `weights`: safetensors headers written by the real Python `safetensors` package, checked
+//! against their configs; hostile headers; the Hub path through range requests against the
+//! in-process Hub (request counts, bytes, agreement with Python huggingface_hub's
+//! `get_safetensors_metadata`, a warm pinned run with no request).
+//!
+//! The fixtures are generated, not committed: `scripts/weights-setup.sh` installs `safetensors`,
+//! `numpy` and `huggingface_hub` into `.venv-hf` (or `DFLASH_HF_VENV`) and runs
+//! `tests/weights/generate.py` into `target/weights-fixtures` (or `DFLASH_WEIGHTS_FIXTURES`).
+//! Without them each test says "skipped" on stderr and passes, except under `CI=true`, where it
+//! fails.
+
+mod common;
+mod support;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use dflash_check::diagnostic::Code;
+use dflash_check::hub::{HubFlags, HubSettings, RepoRef};
+use dflash_check::weights::{self, WeightsCode};
+use support::{FakeRepo, HubServer};
+
+fn skip_or_fail(test: &str, what: &str) -> Option<PathBuf> {
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("{test}: {what} is missing; run scripts/weights-setup.sh (CI must not skip this)");
+    }
+    let _ = writeln!(
+        std::io::stderr(),
+        "{test}: skipped: {what} is missing; run scripts/weights-setup.sh"
+    );
+    None
+}
+
+/// The generated fixtures, or `None` (skip) outside CI.
+fn fixtures(test: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os("DFLASH_WEIGHTS_FIXTURES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/weights-fixtures"));
+    if dir.join("manifest.json").is_file() {
+        Some(dir)
+    } else {
+        skip_or_fail(test, &format!("{} (the generated fixtures)", dir.display()))
+    }
+}
+
+/// The Python with `huggingface_hub` (`$DFLASH_HF_VENV`, default `.venv-hf`, as
+/// tests/hub_olah.rs), or `None` (skip) outside CI.
+fn hf_python(test: &str) -> Option<PathBuf> {
+    let py = std::env::var_os("DFLASH_HF_VENV")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join(".venv-hf"))
+        .join("bin/python");
+    if py.is_file() {
+        Some(py)
+    } else {
+        skip_or_fail(
+            test,
+            &format!("{} (Python with huggingface_hub)", py.display()),
+        )
+    }
+}
+
+fn json_run(args: &[&str]) -> (i32, serde_json::Value, String) {
+    let (code, out, err) = common::run(args);
+    let v = serde_json::from_str(&out).unwrap_or(serde_json::Value::Null);
+    (code, v, err)
+}
+
+fn codes_of(report: &serde_json::Value) -> BTreeSet<String> {
+    report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["code"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// (case, --target dir under the fixtures, codes it must give, exit code).
+const CASES: &[(&str, Option<&str>, &[&str], i32)] = &[
+    ("clean-dflash", Some("target"), &[], 0),
+    ("clean-dflash-sharded", Some("target"), &[], 0),
+    ("clean-dflash-aliases", Some("target"), &[], 0),
+    ("clean-dflash2", Some("target"), &[], 0),
+    ("clean-eagle3", Some("target"), &[], 0),
+    ("fc-width", None, &["weights-fc-width"], 1),
+    ("fc-width-eagle3", None, &["weights-fc-width"], 1),
+    (
+        "fc-width-target",
+        Some("target-wide"),
+        &["weights-fc-width"],
+        1,
+    ),
+    ("layer-count-extra", None, &["weights-layer-count"], 1),
+    ("layer-count-missing", None, &["weights-layer-count"], 1),
+    ("shape-head-dim", None, &["weights-shape"], 1),
+    ("shape-intermediate", None, &["weights-shape"], 1),
+    ("vocab-rows-embed", None, &["weights-vocab-rows"], 1),
+    ("vocab-rows-lm-head", None, &["weights-vocab-rows"], 1),
+    ("d2t-missing", Some("target"), &["weights-d2t-missing"], 1),
+    ("d2t-length", None, &["weights-d2t-length"], 1),
+    ("t2d-length", None, &["weights-t2d-length"], 0),
+    (
+        "forbidden-mask-hidden",
+        None,
+        &["weights-forbidden-tensor"],
+        1,
+    ),
+    (
+        "ignored-mask-hidden-eagle3",
+        None,
+        &["weights-ignored-tensor"],
+        0,
+    ),
+    ("unexpected-tensor", None, &["weights-unexpected-tensor"], 1),
+    (
+        "unexpected-d2t-dflash",
+        Some("target"),
+        &["weights-unexpected-tensor"],
+        1,
+    ),
+    ("missing-tensor", None, &["weights-missing-tensor"], 1),
+    ("model-prefix", None, &["weights-model-prefix"], 0),
+    ("shard-missing", None, &["weights-shard-missing"], 1),
+    ("duplicate-tensor", None, &["weights-duplicate-tensor"], 0),
+    ("index-mismatch", None, &["weights-index-mismatch"], 0),
+];
+
+#[test]
+fn every_finding_fires_on_its_own_case_and_clean_drafters_fire_nothing() {
+    let Some(fx) = fixtures("every_finding_fires") else {
+        return;
+    };
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(fx.join("manifest.json")).unwrap()).unwrap();
+    let listed: BTreeSet<&str> = manifest["cases"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap())
+        .collect();
+    let tested: BTreeSet<&str> = CASES.iter().map(|c| c.0).collect();
+    assert_eq!(
+        listed, tested,
+        "every generated case is tested, and only those"
+    );
+
+    for (case, target, want, exit) in CASES {
+        let dir = fx.join("cases").join(case);
+        let dir_s = dir.to_str().unwrap();
+        let target_dir = target.map(|t| fx.join(t));
+        let mut args = vec!["weights", dir_s, "--format", "json"];
+        if let Some(t) = &target_dir {
+            args.extend(["--target", t.to_str().unwrap()]);
+        }
+        let (code, report, err) = json_run(&args);
+        assert_eq!(code, *exit, "{case}: exit code (stderr: {err})");
+        let got = codes_of(&report);
+        let want: BTreeSet<String> = want.iter().map(|s| s.to_string()).collect();
+        assert_eq!(got, want, "{case}: {}", report["diagnostics"]);
+        for d in report["diagnostics"].as_array().unwrap() {
+            let path = d["path"].as_str().unwrap();
+            assert!(
+                !path.is_empty(),
+                "{case}: a diagnostic without a tensor name: {d}"
+            );
+            assert!(
+                d["message"].as_str().unwrap().contains(path),
+                "{case}: the message names the tensor: {d}"
+            );
+            assert!(
+                d["file"].as_str().unwrap().starts_with(dir_s),
+                "{case}: the file is the shard or index: {d}"
+            );
+            assert!(!d["source"].as_str().unwrap().is_empty(), "{case}: {d}");
+        }
+    }
+
+    let fired: BTreeSet<&str> = CASES.iter().flat_map(|c| c.2.iter().copied()).collect();
+    for code in WeightsCode::ALL {
+        assert!(
+            fired.contains(code.as_str()),
+            "{} has no case",
+            code.as_str()
+        );
+        assert!(code.as_str().starts_with("weights-"));
+        assert!(!weights::info(*code).source.is_empty());
+    }
+}
+
+#[test]
+fn findings_say_what_the_weights_were_trained_with() {
+    let Some(fx) = fixtures("findings_say_what") else {
+        return;
+    };
+    let (_, report, _) = json_run(&[
+        "weights",
+        fx.join("cases/fc-width").to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let d = &report["diagnostics"][0];
+    assert_eq!(d["path"], "fc.weight");
+    assert_eq!(d["severity"], "error");
+    assert_eq!(d["expected"], serde_json::json!([32, 128]));
+    let msg = d["message"].as_str().unwrap();
+    assert!(
+        msg.contains("4 aux layers") && msg.contains("trained with 3 target layers"),
+        "{msg}"
+    );
+
+    // A head_dim that differs is one finding per tensor kind, naming the other layers.
+    let (_, report, _) = json_run(&[
+        "weights",
+        fx.join("cases/shape-head-dim").to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let paths: Vec<&str> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths.len(), 6, "{paths:?}");
+    assert!(paths.contains(&"layers.0.self_attn.q_norm.weight"));
+    assert!(report["diagnostics"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("the same in layer 1"));
+}
+
+#[test]
+fn hostile_headers_exit_2_naming_the_file() {
+    let Some(fx) = fixtures("hostile_headers") else {
+        return;
+    };
+    let dir = fx.join("hostile");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let case = entry.unwrap().path();
+        let name = case.file_name().unwrap().to_string_lossy().into_owned();
+        let (code, out, err) = common::run(&["weights", case.to_str().unwrap()]);
+        assert_eq!(code, 2, "{name}: exit 2 (stdout {out}, stderr {err})");
+        assert!(out.is_empty(), "{name}: nothing on stdout: {out}");
+        let file = if name == "index-escape" {
+            "model.safetensors.index.json"
+        } else {
+            "model.safetensors"
+        };
+        let named = format!("{}/{file}", case.display());
+        assert!(err.contains(&named), "{name}: stderr names {named}: {err}");
+        seen += 1;
+    }
+    assert!(seen >= 10, "{seen} hostile cases");
+}
+
+#[test]
+fn a_realistic_sparse_three_shard_drafter_reads_and_checks_clean() {
+    let Some(fx) = fixtures("realistic") else {
+        return;
+    };
+    let manifest: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(fx.join("manifest.json")).unwrap()).unwrap();
+    let dir = fx.join("realistic/qwen3-8b-dflash-b16");
+    let h = weights::read_local(&dir).unwrap().unwrap();
+    assert_eq!(h.shards.len(), 3);
+    let totals = h.totals();
+    assert_eq!(totals.tensors, 58, "5 layers ⇒ 58 tensors");
+    assert_eq!(
+        totals.parameters,
+        manifest["realistic"]["parameters"].as_u64().unwrap()
+    );
+    assert_eq!(
+        totals.bytes,
+        manifest["realistic"]["bytes"].as_u64().unwrap()
+    );
+    let fc = h.tensors().find(|t| t.name == "fc.weight").unwrap();
+    assert_eq!(
+        (fc.dtype.as_str(), fc.shape.as_slice()),
+        ("BF16", &[4096u64, 20480][..])
+    );
+
+    let config = dflash_check::config::load(&dir).unwrap();
+    let target = dflash_check::config::load(&fx.join("realistic/qwen3-8b"))
+        .map(|c| dflash_check::config::TargetFacts::from_config(&c))
+        .unwrap();
+    let diags = weights::check(&config, &h, Some(&target));
+    assert!(diags.is_empty(), "{diags:#?}");
+
+    // The same through the binary: the table and the totals.
+    let (code, out, _) = common::run(&["weights", dir.to_str().unwrap(), "--color", "never"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("fc.weight"), "{out}");
+    assert!(out.contains("layers.4"), "{out}");
+    assert!(
+        out.contains("total: 58 tensors, 1,048,626,432 parameters, 2,097,252,864 bytes of data"),
+        "{out}"
+    );
+    assert!(
+        out.contains("ok: 0 error(s), 0 warning(s), 0 info"),
+        "{out}"
+    );
+}
+
+// ---------------------------------------------------------------------------------------------
+// The Hub, through range requests.
+
+const SHARDED: &str = "z-lab/Tiny-DFlash";
+const BIG: &str = "z-lab/Big-Header";
+
+fn files_of(dir: &Path) -> Vec<(String, Vec<u8>)> {
+    let mut v: Vec<(String, Vec<u8>)> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| {
+            let p = e.unwrap().path();
+            (
+                p.file_name().unwrap().to_string_lossy().into_owned(),
+                std::fs::read(&p).unwrap(),
+            )
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn serve(server: &HubServer, id: &str, dir: &Path) -> (String, Vec<(String, Vec<u8>)>) {
+    let files = files_of(dir);
+    let refs: Vec<(&str, &[u8])> = files
+        .iter()
+        .map(|(n, b)| (n.as_str(), b.as_slice()))
+        .collect();
+    let mut repo = FakeRepo::default();
+    let sha = repo.commit(&refs);
+    server.add_repo(id, repo);
+    (sha, files)
+}
+
+fn settings(server: &HubServer, cache: &Path, offline: bool) -> HubSettings {
+    let flags = HubFlags {
+        endpoint: Some(server.url.clone()),
+        cache_dir: Some(cache.to_path_buf()),
+        offline,
+        timeout_secs: Some(5),
+        ..HubFlags::default()
+    };
+    HubSettings::resolve(&flags, &|k| {
+        (k == "HOME").then(|| "/nonexistent".to_string())
+    })
+    .unwrap()
+}
+
+/// What Python `huggingface_hub` (`HfApi.get_safetensors_metadata`) reads from the same server:
+/// file → tensor → (dtype, shape, data_offsets).
+fn python_metadata(
+    py: &Path,
+    server: &HubServer,
+    repo: &str,
+    sha: &str,
+) -> BTreeMap<String, BTreeMap<String, serde_json::Value>> {
+    let cache = tempfile::tempdir().unwrap();
+    let script = r#"
+import json, sys
+from huggingface_hub import HfApi
+m = HfApi().get_safetensors_metadata(sys.argv[1], revision=sys.argv[2])
+print(json.dumps({f: {n: [t.dtype, list(t.shape), list(t.data_offsets)] for n, t in fm.tensors.items()}
+                  for f, fm in m.files_metadata.items()}))
+"#;
+    let out = Command::new(py)
+        .args(["-c", script, repo, sha])
+        .env("HF_ENDPOINT", &server.url)
+        .env("HF_HUB_CACHE", cache.path())
+        .env("HF_HUB_DISABLE_TELEMETRY", "1")
+        .env("HF_HUB_DISABLE_XET", "1")
+        .env_remove("HF_TOKEN")
+        .env_remove("HF_HUB_OFFLINE")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "python get_safetensors_metadata failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn ours(h: &weights::WeightsHeaders) -> BTreeMap<String, BTreeMap<String, serde_json::Value>> {
+    let mut m: BTreeMap<String, BTreeMap<String, serde_json::Value>> = BTreeMap::new();
+    for t in h.tensors() {
+        m.entry(t.shard.clone()).or_default().insert(
+            t.name.clone(),
+            serde_json::json!([t.dtype, t.shape, t.data_offsets]),
+        );
+    }
+    m
+}
+
+#[test]
+fn hub_headers_by_range_requests_agree_with_huggingface_hub_and_a_warm_pinned_run_is_free() {
+    let Some(fx) = fixtures("hub_headers") else {
+        return;
+    };
+    let server = HubServer::start();
+    let (sha, files) = serve(&server, SHARDED, &fx.join("hub/sharded"));
+    let size_of = |name: &str| files.iter().find(|f| f.0 == name).unwrap().1.len();
+    let cache = tempfile::tempdir().unwrap();
+
+    // Cold, at main.
+    let s = settings(&server, cache.path(), false);
+    let d = weights::read_hub(&s, &SHARDED.parse().unwrap()).unwrap();
+    assert_eq!(d.sha, sha);
+    let h = d.headers.clone().unwrap();
+    assert_eq!(h.shards.len(), 3);
+    assert!(h.missing_shards.is_empty());
+    assert_eq!(weights::check(&d.config, &h, None), vec![]);
+
+    let log = server.log();
+    let shard_requests: Vec<_> = log
+        .iter()
+        .filter(|r| r.path.contains("-of-00003.safetensors"))
+        .collect();
+    for (name, bytes) in files
+        .iter()
+        .filter(|f| f.0.ends_with("-of-00003.safetensors"))
+    {
+        let reqs: Vec<_> = shard_requests
+            .iter()
+            .filter(|r| r.path.ends_with(name.as_str()))
+            .collect();
+        assert!(
+            !reqs.is_empty() && reqs.len() <= 2,
+            "{name}: {} requests",
+            reqs.len()
+        );
+        for r in &reqs {
+            assert_eq!(r.method, "GET");
+            assert!(
+                r.path.contains(&format!("/resolve/{sha}/")),
+                "at the sha: {}",
+                r.path
+            );
+            assert!(
+                r.header("range").is_some(),
+                "every shard GET is a range request"
+            );
+        }
+        assert_eq!(reqs[0].header("range"), Some("bytes=0-100000"));
+        let body: usize = reqs.iter().map(|r| r.body_bytes).sum();
+        assert!(body <= bytes.len().min(100_001), "{name}: {body} bytes");
+    }
+    // The last shard holds 128 kB of embeddings: only the first 100,001 bytes came.
+    let last = "model-00003-of-00003.safetensors";
+    assert!(size_of(last) > 100_001);
+    let last_body: usize = shard_requests
+        .iter()
+        .filter(|r| r.path.ends_with(last))
+        .map(|r| r.body_bytes)
+        .sum();
+    assert_eq!(last_body, 100_001, "never the rest of the weights");
+    assert_eq!(
+        h.requests,
+        1 + 3,
+        "the model.safetensors probe and one range per shard"
+    );
+    let total_body: usize = log.iter().map(|r| r.body_bytes).sum();
+    let _ = writeln!(
+        std::io::stderr(),
+        "cold read_hub of a 3-shard drafter: {} requests, {} body bytes ({} of them shard headers)",
+        log.len(),
+        total_body,
+        shard_requests.iter().map(|r| r.body_bytes).sum::<usize>()
+    );
+    for r in &log {
+        let _ = writeln!(
+            std::io::stderr(),
+            "  {} {} range={:?} body={}",
+            r.method,
+            r.path,
+            r.header("range"),
+            r.body_bytes
+        );
+    }
+
+    // Python huggingface_hub reads the same tensors from the same server.
+    if let Some(py) = hf_python("hub_headers") {
+        assert_eq!(python_metadata(&py, &server, SHARDED, &sha), ours(&h));
+    }
+
+    // Warm, pinned: no request at all; offline too.
+    server.clear_log();
+    let pinned: RepoRef = format!("{SHARDED}@{sha}").parse().unwrap();
+    let warm = weights::read_hub(&s, &pinned).unwrap();
+    assert_eq!(server.requests(), 0, "{:?}", server.log());
+    assert_eq!(warm.headers.as_ref().unwrap(), &h_without_counts(&h));
+    let offline = weights::read_hub(&settings(&server, cache.path(), true), &pinned).unwrap();
+    assert_eq!(offline.headers.unwrap(), h_without_counts(&h));
+    assert_eq!(server.requests(), 0);
+
+    // The header cache sits beside the standard layout, never under snapshots/.
+    let cached = dflash_check::hub::header_cache_path(cache.path(), SHARDED, &sha, last);
+    let prefix = std::fs::read(&cached).unwrap();
+    let n = u64::from_le_bytes(prefix[..8].try_into().unwrap()) as usize;
+    assert_eq!(prefix.len(), 8 + n);
+    assert!(!cache
+        .path()
+        .join("models--z-lab--Tiny-DFlash/snapshots")
+        .join(&sha)
+        .join(last)
+        .exists());
+}
+
+fn h_without_counts(h: &weights::WeightsHeaders) -> weights::WeightsHeaders {
+    weights::WeightsHeaders {
+        requests: 0,
+        body_bytes: 0,
+        ..h.clone()
+    }
+}
+
+#[test]
+fn a_header_over_100_kb_takes_exactly_a_second_range_request() {
+    let Some(fx) = fixtures("big_header") else {
+        return;
+    };
+    let server = HubServer::start();
+    let (sha, files) = serve(&server, BIG, &fx.join("hub/big-header"));
+    let file = &files.iter().find(|f| f.0 == "model.safetensors").unwrap().1;
+    let n = u64::from_le_bytes(file[..8].try_into().unwrap());
+    assert!(n > 100_000, "the fixture's header is {n} bytes");
+    let cache = tempfile::tempdir().unwrap();
+    let s = settings(&server, cache.path(), false);
+    let h = weights::read_hub_headers(&s, BIG, &sha).unwrap().unwrap();
+    let gets: Vec<_> = server
+        .log()
+        .into_iter()
+        .filter(|r| r.path.ends_with("/model.safetensors"))
+        .collect();
+    assert_eq!(gets.len(), 2, "{gets:?}");
+    assert_eq!(gets[0].header("range"), Some("bytes=0-100000"));
+    assert_eq!(
+        gets[1].header("range").map(str::to_string),
+        Some(format!("bytes=100001-{}", n + 7))
+    );
+    assert_eq!(
+        gets.iter().map(|r| r.body_bytes as u64).sum::<u64>(),
+        8 + n,
+        "exactly the header, nothing more"
+    );
+    assert_eq!(h.shards[0].header_bytes, n);
+    assert_eq!(h.shards[0].metadata["notes"].len(), 150_000);
+    if let Some(py) = hf_python("big_header") {
+        assert_eq!(python_metadata(&py, &server, BIG, &sha), ours(&h));
+    }
+}
+
+#[test]
+fn hub_index_naming_an_absent_shard_is_a_finding_and_a_hostile_header_exits_2() {
+    let Some(fx) = fixtures("hub_findings") else {
+        return;
+    };
+    let server = HubServer::start();
+    // The shard-missing case as a repo: its index names a shard the commit does not hold.
+    let (sha, _) = serve(&server, "z-lab/Broken", &fx.join("cases/shard-missing"));
+    let (evil_sha, _) = serve(
+        &server,
+        "z-lab/Evil",
+        &fx.join("hostile/overlapping-offsets"),
+    );
+    let cache = tempfile::tempdir().unwrap();
+    let cache_s = cache.path().to_str().unwrap();
+
+    let mut cmd = common::dflash();
+    let out = cmd
+        .env_remove("HF_HUB_OFFLINE")
+        .args([
+            "weights",
+            "z-lab/Broken",
+            "--endpoint",
+            &server.url,
+            "--cache-dir",
+            cache_s,
+            "--format",
+            "json",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(report["hub"]["sha"], sha);
+    assert_eq!(
+        codes_of(&report),
+        BTreeSet::from(["weights-shard-missing".to_string()])
+    );
+    assert_eq!(
+        report["diagnostics"][0]["file"],
+        format!("z-lab/Broken@{sha}/model.safetensors.index.json")
+    );
+
+    let out = common::dflash()
+        .env_remove("HF_HUB_OFFLINE")
+        .args([
+            "weights",
+            "z-lab/Evil",
+            "--endpoint",
+            &server.url,
+            "--cache-dir",
+            cache_s,
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&format!("z-lab/Evil@{evil_sha}/model.safetensors"))
+            && err.contains("invalid offset"),
+        "{err}"
+    );
+    assert!(out.stdout.is_empty());
+}
+
+#[test]
+fn library_codes_are_weights_codes() {
+    // One diagnostic model: the codes are `Code::Weights` and `explain`-able through Code::parse.
+    for c in WeightsCode::ALL {
+        assert_eq!(Code::parse(c.as_str()), Some(Code::Weights(*c)));
+    }
+}
+
+#[test]
+fn a_transient_hub_failure_is_retried_and_a_gated_repo_is_an_error_naming_the_file() {
+    let Some(fx) = fixtures("hub_faults") else {
+        return;
+    };
+    let server = HubServer::start();
+    let (sha, _) = serve(&server, SHARDED, &fx.join("cases/clean-dflash"));
+    let cache = tempfile::tempdir().unwrap();
+    let s = settings(&server, cache.path(), false);
+
+    // A 503 on the range request: retried, then read.
+    server.status_fault(Some("GET"), 503, &[]);
+    let h = weights::read_hub_headers(&s, SHARDED, &sha)
+        .unwrap()
+        .unwrap();
+    assert_eq!(h.requests, 2, "one failed attempt, one answer");
+    assert_eq!(h.shards[0].tensors.len(), 25);
+
+    // A gated repo: no retry, an error that names the file and says what to do; the token is
+    // sent to the endpoint and never shown.
+    let other = tempfile::tempdir().unwrap();
+    let token = "hf_SENTINELweights0000";
+    let flags = HubFlags {
+        endpoint: Some(server.url.clone()),
+        cache_dir: Some(other.path().to_path_buf()),
+        timeout_secs: Some(5),
+        ..HubFlags::default()
+    };
+    let s =
+        HubSettings::resolve(&flags, &|k| (k == "HF_TOKEN").then(|| token.to_string())).unwrap();
+    server.clear_log();
+    server.status_fault(Some("GET"), 401, &[("X-Error-Code", "GatedRepo")]);
+    let err = weights::read_hub_headers(&s, SHARDED, &sha).unwrap_err();
+    assert_eq!(server.requests(), 1);
+    assert!(
+        err.message.contains("model.safetensors") && err.message.contains("restricted (401)"),
+        "{err}"
+    );
+    assert!(err.hint.clone().unwrap_or_default().contains("HF_TOKEN"));
+    assert!(!format!("{err} {err:?}").contains("SENTINEL"));
+    assert_eq!(
+        server.log()[0].header("authorization").map(str::to_string),
+        Some(format!("Bearer {token}"))
+    );
+    // Nothing was cached for it.
+    assert!(!dflash_check::hub::header_cache_path(
+        other.path(),
+        SHARDED,
+        &sha,
+        "model.safetensors"
+    )
+    .exists());
+}

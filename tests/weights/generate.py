@@ -1,0 +1,514 @@
+#!/usr/bin/env python3
+"""Writes the safetensors fixtures of tests/weights.rs with the real Python `safetensors` package.
+
+    python tests/weights/generate.py OUT_DIR      (scripts/weights-setup.sh runs it into target/)
+
+OUT_DIR/
+  target/config.json              the tiny target (8 layers, hidden 32, vocab 128)
+  target-wide/config.json         the same with hidden 48 (for the fc-vs-target case)
+  cases/<name>/                   one small synthetic drafter per finding (config.json and the
+                                  weights, single file or shards + index), written by
+                                  safetensors.numpy.save_file; every clean-* case must give no finding
+  hostile/<name>/                 a clean config.json beside a broken model.safetensors (made by
+                                  mutating a real file's bytes) or a hostile index
+  hub/<name>/                     drafters the in-process Hub serves (tests/weights.rs)
+  realistic/qwen3-8b-dflash-b16/  the real Qwen3-8B DFlash b16 shapes in BF16 (about 2 GB of
+                                  tensors) in 3 sparse shards: the header is real, the data is a
+                                  hole; opened with safetensors.safe_open to prove the files valid
+  realistic/qwen3-8b/config.json  its target
+  manifest.json                   what was written
+
+Tensor names are the real ones: DFlash (z-lab/dflash dflash/model.py, vLLM qwen3_dflash.py),
+EAGLE-3 (vLLM llama_eagle3.py, SafeAILab cnets.py `midlayer.*`), DFlash2 (z-lab/dflash test
+fixture dflash2-safetensors-header.json). Small dims keep every real file a few kilobytes.
+"""
+
+import copy
+import json
+import os
+import shutil
+import sys
+
+import numpy as np
+from safetensors import safe_open
+from safetensors.numpy import save_file
+
+H, HEADS, KV, HD, I, VOCAB, LAYERS = 32, 4, 2, 8, 64, 128, 2
+IDS = [1, 3, 5]
+DRAFT_VOCAB = 64
+
+TARGET = {
+    "architectures": ["Qwen3ForCausalLM"],
+    "model_type": "qwen3",
+    "hidden_size": H,
+    "num_hidden_layers": 8,
+    "vocab_size": VOCAB,
+    "num_attention_heads": HEADS,
+    "num_key_value_heads": KV,
+    "head_dim": HD,
+    "intermediate_size": 128,
+}
+
+DFLASH = {
+    "architectures": ["DFlashDraftModel"],
+    "model_type": "qwen3",
+    "attention_bias": False,
+    "block_size": 16,
+    "dflash_config": {"mask_token_id": VOCAB - 1, "target_layer_ids": IDS},
+    "head_dim": HD,
+    "hidden_act": "silu",
+    "hidden_size": H,
+    "intermediate_size": I,
+    "layer_types": ["full_attention"] * LAYERS,
+    "max_window_layers": LAYERS,
+    "num_attention_heads": HEADS,
+    "num_hidden_layers": LAYERS,
+    "num_key_value_heads": KV,
+    "num_target_layers": 8,
+    "rms_norm_eps": 1e-06,
+    "rope_theta": 1000000,
+    "sliding_window": None,
+    "tie_word_embeddings": False,
+    "use_sliding_window": False,
+    "vocab_size": VOCAB,
+}
+
+EAGLE3 = {
+    "architectures": ["LlamaForCausalLMEagle3"],
+    "model_type": "llama",
+    "hidden_size": H,
+    "intermediate_size": I,
+    "num_attention_heads": HEADS,
+    "num_key_value_heads": KV,
+    "num_hidden_layers": 1,
+    "rms_norm_eps": 1e-05,
+    "tie_word_embeddings": False,
+    "vocab_size": VOCAB,
+    "draft_vocab_size": DRAFT_VOCAB,
+}
+
+F = np.float16
+
+
+def z(*shape, dtype=F):
+    # Deterministic, non-zero data so files differ per shape.
+    n = int(np.prod(shape)) if shape else 1
+    return (np.arange(n) % 7).astype(dtype).reshape(shape)
+
+
+def dflash_layer(i, hd=HD, inter=I, heads=HEADS, kv=KV, h=H):
+    p = f"layers.{i}."
+    return {
+        p + "self_attn.q_proj.weight": z(heads * hd, h),
+        p + "self_attn.k_proj.weight": z(kv * hd, h),
+        p + "self_attn.v_proj.weight": z(kv * hd, h),
+        p + "self_attn.o_proj.weight": z(h, heads * hd),
+        p + "self_attn.q_norm.weight": z(hd),
+        p + "self_attn.k_norm.weight": z(hd),
+        p + "input_layernorm.weight": z(h),
+        p + "post_attention_layernorm.weight": z(h),
+        p + "mlp.gate_proj.weight": z(inter, h),
+        p + "mlp.up_proj.weight": z(inter, h),
+        p + "mlp.down_proj.weight": z(h, inter),
+    }
+
+
+def dflash_tensors(layers=LAYERS, ids=len(IDS), **kw):
+    t = {}
+    for i in range(layers):
+        t.update(dflash_layer(i, **kw))
+    t["fc.weight"] = z(H, ids * H)
+    t["hidden_norm.weight"] = z(H)
+    t["norm.weight"] = z(H)
+    return t
+
+
+def eagle3_tensors(fc_in=3 * H):
+    p = "midlayer."
+    return {
+        p + "self_attn.q_proj.weight": z(HEADS * HD, 2 * H),
+        p + "self_attn.k_proj.weight": z(KV * HD, 2 * H),
+        p + "self_attn.v_proj.weight": z(KV * HD, 2 * H),
+        p + "self_attn.o_proj.weight": z(H, HEADS * HD),
+        p + "input_layernorm.weight": z(H),
+        p + "hidden_norm.weight": z(H),
+        p + "post_attention_layernorm.weight": z(H),
+        p + "mlp.gate_proj.weight": z(I, H),
+        p + "mlp.up_proj.weight": z(I, H),
+        p + "mlp.down_proj.weight": z(H, I),
+        "norm.weight": z(H),
+        "fc.weight": z(H, fc_in),
+        "lm_head.weight": z(DRAFT_VOCAB, H),
+        "d2t": (np.arange(DRAFT_VOCAB) * 0 + 1).astype(np.int64),
+        "t2d": (np.arange(VOCAB) % 2 == 0),
+    }
+
+
+def write_json(path, obj):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path, "w") as f:
+        json.dump(obj, f, indent=2, sort_keys=True)
+        f.write("\n")
+
+
+def write_single(d, config, tensors):
+    os.makedirs(d, exist_ok=True)
+    write_json(os.path.join(d, "config.json"), config)
+    save_file(tensors, os.path.join(d, "model.safetensors"), metadata={"format": "pt"})
+
+
+def shard_of(name, n):
+    """Spreads tensors over n shards the way a sharded save does: by layer, globals first."""
+    if name.startswith("layers."):
+        return min(int(name.split(".")[1]) + 1, n - 1) if n > 1 else 0
+    return 0
+
+
+def write_sharded(d, config, tensors, n=3, assign=shard_of, index_map=None, drop_files=()):
+    os.makedirs(d, exist_ok=True)
+    write_json(os.path.join(d, "config.json"), config)
+    files = [f"model-{k + 1:05d}-of-{n:05d}.safetensors" for k in range(n)]
+    parts = [dict() for _ in range(n)]
+    weight_map = {}
+    for name, t in tensors.items():
+        ks = assign(name, n)
+        for k in ks if isinstance(ks, (list, tuple)) else [ks]:
+            parts[k][name] = t
+            weight_map[name] = files[k]
+    total = 0
+    for k, part in enumerate(parts):
+        path = os.path.join(d, files[k])
+        save_file(part, path, metadata={"format": "pt"})
+        total += sum(v.nbytes for v in part.values())
+    if index_map:
+        weight_map.update(index_map)
+    write_json(
+        os.path.join(d, "model.safetensors.index.json"),
+        {"metadata": {"total_size": total}, "weight_map": dict(sorted(weight_map.items()))},
+    )
+    for k in drop_files:
+        os.remove(os.path.join(d, files[k]))
+
+
+def cfg(base, **changes):
+    c = copy.deepcopy(base)
+    for k, v in changes.items():
+        if v is None:
+            c.pop(k, None)
+        else:
+            c[k] = v
+    return c
+
+
+def cases(out):
+    c = os.path.join(out, "cases")
+    dflash = dflash_tensors()
+
+    # Clean drafters: nothing to report.
+    write_single(os.path.join(c, "clean-dflash"), DFLASH, dflash)
+    write_sharded(os.path.join(c, "clean-dflash-sharded"), DFLASH, dflash)
+    write_single(os.path.join(c, "clean-eagle3"), EAGLE3, eagle3_tensors())
+    aliased = {
+        ("encoder.fc.weight" if k == "fc.weight" else
+         "encoder.output_norm_enc.weight" if k == "hidden_norm.weight" else k): v
+        for k, v in dflash.items()
+    }
+    write_single(os.path.join(c, "clean-dflash-aliases"), DFLASH, aliased)
+    v2_conf = cfg(DFLASH, architectures=["DFlash2DraftModel"])
+    v2_conf["dflash_config"].update(
+        {"conv_kernel_size": 2, "conv_group_size": 8, "selector_rank": 4, "selector_top_k": 4}
+    )
+    v2 = dict(dflash)
+    for i in range(LAYERS):
+        for conv in ("attention_conv", "mlp_conv"):
+            v2[f"layers.{i}.{conv}.base_kernel"] = z(2, 2, H)
+            v2[f"layers.{i}.{conv}.kernel_projection.weight"] = z(2 * 2 * (H // 8), H)
+    v2["candidate_selector.predecessor_codebook"] = z(VOCAB, 4)
+    v2["candidate_selector.successor_codebook"] = z(VOCAB, 4)
+    v2["candidate_selector.hidden_projection.weight"] = z(4, H)
+    write_single(os.path.join(c, "clean-dflash2"), v2_conf, v2)
+
+    # weights-fc-width: a 4-id config for weights trained with 3 target layers.
+    four = cfg(DFLASH)
+    four["dflash_config"]["target_layer_ids"] = [1, 3, 5, 6]
+    write_single(os.path.join(c, "fc-width"), four, dflash)
+    # EAGLE-3: the config names 3 aux layers, fc was trained with 2.
+    write_single(
+        os.path.join(c, "fc-width-eagle3"),
+        cfg(EAGLE3, eagle_aux_hidden_state_layer_ids=[1, 3, 5]),
+        eagle3_tensors(fc_in=2 * H),
+    )
+    # Fits its config, not the target (run with --target target-wide).
+    write_single(os.path.join(c, "fc-width-target"), DFLASH, dflash)
+
+    # weights-layer-count, both ways.
+    write_single(os.path.join(c, "layer-count-extra"), DFLASH, dflash_tensors(layers=3))
+    write_single(os.path.join(c, "layer-count-missing"), cfg(DFLASH, num_hidden_layers=3,
+                 layer_types=["full_attention"] * 3), dflash)
+
+    # weights-shape: head_dim and intermediate_size that the file does not have.
+    write_single(os.path.join(c, "shape-head-dim"), cfg(DFLASH, head_dim=16), dflash)
+    write_single(os.path.join(c, "shape-intermediate"), cfg(DFLASH, intermediate_size=96), dflash)
+
+    # weights-vocab-rows: embed_tokens against vocab_size, lm_head against draft_vocab_size.
+    t = dict(dflash)
+    t["embed_tokens.weight"] = z(100, H)
+    write_single(os.path.join(c, "vocab-rows-embed"), DFLASH, t)
+    t = eagle3_tensors()
+    t["lm_head.weight"] = z(100, H)
+    write_single(os.path.join(c, "vocab-rows-lm-head"), EAGLE3, t)
+
+    # d2t / t2d.
+    t = eagle3_tensors()
+    del t["d2t"]
+    write_single(os.path.join(c, "d2t-missing"), EAGLE3, t)
+    t = eagle3_tensors()
+    t["d2t"] = np.zeros(60, np.int64)
+    write_single(os.path.join(c, "d2t-length"), EAGLE3, t)
+    t = eagle3_tensors()
+    t["t2d"] = np.zeros(100, bool)
+    write_single(os.path.join(c, "t2d-length"), EAGLE3, t)
+
+    # Tensors a loader refuses, skips, or has no parameter for.
+    t = dict(dflash)
+    t["mask_hidden"] = z(1, len(IDS) * H)
+    write_single(os.path.join(c, "forbidden-mask-hidden"), DFLASH, t)
+    t = eagle3_tensors()
+    t["mask_hidden"] = z(1, 3 * H)
+    write_single(os.path.join(c, "ignored-mask-hidden-eagle3"), EAGLE3, t)
+    t = dict(dflash)
+    t["layers.0.self_attn.q_proj.bias"] = z(HEADS * HD)
+    t["extra_head.weight"] = z(4, H)
+    write_single(os.path.join(c, "unexpected-tensor"), DFLASH, t)
+    t = dict(dflash)
+    t["d2t"] = np.zeros(VOCAB, np.int64)
+    write_single(os.path.join(c, "unexpected-d2t-dflash"), DFLASH, t)
+
+    # weights-missing-tensor.
+    t = dict(dflash)
+    del t["hidden_norm.weight"]
+    del t["layers.1.mlp.down_proj.weight"]
+    write_single(os.path.join(c, "missing-tensor"), DFLASH, t)
+
+    # weights-model-prefix.
+    write_single(os.path.join(c, "model-prefix"), DFLASH, {"model." + k: v for k, v in dflash.items()})
+
+    # Index problems.
+    write_sharded(os.path.join(c, "shard-missing"), DFLASH, dflash, drop_files=(2,))
+    write_sharded(
+        os.path.join(c, "duplicate-tensor"), DFLASH, dflash,
+        assign=lambda name, n: [0, 1] if name == "norm.weight" else shard_of(name, n),
+    )
+    write_sharded(
+        os.path.join(c, "index-mismatch"), DFLASH, dflash,
+        index_map={"fc.weight": "model-00002-of-00003.safetensors"},
+    )
+
+
+def hostile(out):
+    h = os.path.join(out, "hostile")
+    good = os.path.join(out, "cases", "clean-dflash", "model.safetensors")
+    real = open(good, "rb").read()
+    n = int.from_bytes(real[:8], "little")
+    header = json.loads(real[8 : 8 + n])
+
+    def header_file(obj, data_len):
+        text = json.dumps(obj, separators=(",", ":")).encode()
+        text += b" " * ((8 - (8 + len(text)) % 8) % 8)
+        return len(text).to_bytes(8, "little") + text + b"\0" * data_len
+
+    data_len = len(real) - 8 - n
+    overlap = copy.deepcopy(header)
+    names = sorted(k for k in overlap if k != "__metadata__")
+    a, b = overlap[names[0]], overlap[names[1]]
+    # Give b the same start as a: the two tensors overlap.
+    b["data_offsets"] = [a["data_offsets"][0], a["data_offsets"][0] + (b["data_offsets"][1] - b["data_offsets"][0])]
+    bounds = copy.deepcopy(header)
+    last = max((k for k in bounds if k != "__metadata__"), key=lambda k: bounds[k]["data_offsets"][1])
+    # The last tensor grows by 16 rows, consistently with its dtype: its end passes the file's.
+    grown = bounds[last]
+    row_bytes = int(np.prod(grown["shape"][1:])) * 2  # F16
+    grown["shape"][0] += 16
+    grown["data_offsets"][1] += 16 * row_bytes
+    files = {
+        "truncated-length": real[:5],
+        "truncated-header": real[: 8 + n // 2],
+        "truncated-data": real[: len(real) - 16],
+        "huge-length": (30_000_000).to_bytes(8, "little") + real[8:],
+        "huge-length-u64": (2**63 + 7).to_bytes(8, "little") + real[8:],
+        "bad-json": n.to_bytes(8, "little") + b"{" + b"x" * (n - 1) + real[8 + n :],
+        "not-utf8": n.to_bytes(8, "little") + b"\xff\xfe" + real[10:],
+        "overlapping-offsets": header_file(overlap, data_len),
+        "out-of-bounds-offsets": header_file(bounds, data_len),
+        "empty": b"",
+    }
+    for name, data in files.items():
+        d = os.path.join(h, name)
+        os.makedirs(d, exist_ok=True)
+        write_json(os.path.join(d, "config.json"), DFLASH)
+        with open(os.path.join(d, "model.safetensors"), "wb") as f:
+            f.write(data)
+    # An index whose shard name escapes the directory.
+    d = os.path.join(h, "index-escape")
+    os.makedirs(d, exist_ok=True)
+    write_json(os.path.join(d, "config.json"), DFLASH)
+    write_json(
+        os.path.join(d, "model.safetensors.index.json"),
+        {"metadata": {}, "weight_map": {"fc.weight": "../clean-dflash/model.safetensors"}},
+    )
+    # Every hostile file must be refused by the real package too.
+    for name in files:
+        path = os.path.join(h, name, "model.safetensors")
+        try:
+            with safe_open(path, "np") as f:
+                list(f.keys())
+        except Exception:
+            continue
+        sys.exit(f"generate.py: hostile/{name} is accepted by safetensors.safe_open")
+
+
+def hub(out):
+    """Drafters served by the in-process Hub: a 3-shard DFlash whose last shard is over 100 kB
+    (so the first range request cannot take it whole), and a single file whose header is over
+    100 kB (so a second range request is needed)."""
+    d = os.path.join(out, "hub")
+    t = dflash_tensors()
+    t["embed_tokens.weight"] = z(VOCAB * 16, H)  # 128 kB of F16 in the last shard
+    conf = cfg(DFLASH, vocab_size=VOCAB * 16)
+    write_sharded(os.path.join(d, "sharded"), conf, t,
+                  assign=lambda name, n: 2 if name == "embed_tokens.weight" else shard_of(name, n))
+    big = {"format": "pt", "notes": "x" * 150_000}
+    os.makedirs(os.path.join(d, "big-header"), exist_ok=True)
+    write_json(os.path.join(d, "big-header", "config.json"), DFLASH)
+    save_file(dflash_tensors(), os.path.join(d, "big-header", "model.safetensors"), metadata=big)
+
+
+BF16_BYTES = 2
+
+
+def write_sparse(path, shapes):
+    """A safetensors file with a real header and a hole for the data: the header is laid out as
+    the Rust serializer lays it out (`__metadata__` first, then by dtype alignment and name,
+    padded with spaces to 8 bytes); the data section is created with truncate()."""
+    header = {"__metadata__": {"format": "pt"}}
+    offset = 0
+    for name in sorted(shapes):
+        size = int(np.prod(shapes[name])) * BF16_BYTES
+        header[name] = {"dtype": "BF16", "shape": list(shapes[name]), "data_offsets": [offset, offset + size]}
+        offset += size
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * ((8 - (8 + len(text)) % 8) % 8)
+    with open(path, "wb") as f:
+        f.write(len(text).to_bytes(8, "little"))
+        f.write(text)
+        f.truncate(8 + len(text) + offset)
+    with safe_open(path, "np") as f:
+        for name in shapes:
+            s = f.get_slice(name)
+            assert list(s.get_shape()) == list(shapes[name]) and s.get_dtype() == "BF16", name
+    return offset
+
+
+def realistic(out):
+    """z-lab/Qwen3-8B-DFlash-b16's shapes: hidden 4096, 32 heads, 8 KV heads, head_dim 128,
+    intermediate 12288, 5 layers, 5 target layer ids (fc 4096 × 20480)."""
+    d = os.path.join(out, "realistic", "qwen3-8b-dflash-b16")
+    os.makedirs(d, exist_ok=True)
+    h, heads, kv, hd, inter, layers = 4096, 32, 8, 128, 12288, 5
+    conf = {
+        "architectures": ["DFlashDraftModel"],
+        "attention_bias": False,
+        "attention_dropout": 0.0,
+        "auto_map": {"AutoModel": "dflash.DFlashDraftModel"},
+        "block_size": 16,
+        "bos_token_id": 151643,
+        "dflash_config": {"mask_token_id": 151669, "target_layer_ids": [1, 9, 17, 25, 33]},
+        "dtype": "bfloat16",
+        "eos_token_id": 151645,
+        "head_dim": hd,
+        "hidden_act": "silu",
+        "hidden_size": h,
+        "intermediate_size": inter,
+        "layer_types": ["full_attention"] * layers,
+        "max_position_embeddings": 40960,
+        "max_window_layers": layers,
+        "model_type": "qwen3",
+        "num_attention_heads": heads,
+        "num_hidden_layers": layers,
+        "num_key_value_heads": kv,
+        "num_target_layers": 36,
+        "rms_norm_eps": 1e-06,
+        "rope_scaling": None,
+        "rope_theta": 1000000,
+        "sliding_window": None,
+        "tie_word_embeddings": False,
+        "use_cache": True,
+        "use_sliding_window": False,
+        "vocab_size": 151936,
+    }
+    write_json(os.path.join(d, "config.json"), conf)
+    shapes = {"fc.weight": (h, 5 * h), "hidden_norm.weight": (h,), "norm.weight": (h,)}
+    for i in range(layers):
+        p = f"layers.{i}."
+        shapes.update({
+            p + "self_attn.q_proj.weight": (heads * hd, h),
+            p + "self_attn.k_proj.weight": (kv * hd, h),
+            p + "self_attn.v_proj.weight": (kv * hd, h),
+            p + "self_attn.o_proj.weight": (h, heads * hd),
+            p + "self_attn.q_norm.weight": (hd,),
+            p + "self_attn.k_norm.weight": (hd,),
+            p + "input_layernorm.weight": (h,),
+            p + "post_attention_layernorm.weight": (h,),
+            p + "mlp.gate_proj.weight": (inter, h),
+            p + "mlp.up_proj.weight": (inter, h),
+            p + "mlp.down_proj.weight": (h, inter),
+        })
+    files = [f"model-{k + 1:05d}-of-00003.safetensors" for k in range(3)]
+
+    def shard(name):
+        if not name.startswith("layers."):
+            return 0
+        return {0: 0, 1: 1, 2: 1, 3: 2, 4: 2}[int(name.split(".")[1])]
+
+    weight_map, total = {}, 0
+    for k, f in enumerate(files):
+        part = {n: s for n, s in shapes.items() if shard(n) == k}
+        total += write_sparse(os.path.join(d, f), part)
+        weight_map.update({n: f for n in part})
+    write_json(os.path.join(d, "model.safetensors.index.json"),
+               {"metadata": {"total_size": total}, "weight_map": dict(sorted(weight_map.items()))})
+    write_json(os.path.join(out, "realistic", "qwen3-8b", "config.json"), {
+        "architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "hidden_size": h,
+        "num_hidden_layers": 36, "vocab_size": 151936, "num_attention_heads": 32,
+        "num_key_value_heads": 8, "head_dim": 128, "intermediate_size": 12288,
+    })
+    return {"parameters": sum(int(np.prod(s)) for s in shapes.values()), "bytes": total,
+            "tensors": len(shapes)}
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: generate.py OUT_DIR")
+    out = sys.argv[1]
+    if os.path.isdir(out):
+        shutil.rmtree(out)
+    os.makedirs(out)
+    write_json(os.path.join(out, "target", "config.json"), TARGET)
+    write_json(os.path.join(out, "target-wide", "config.json"), cfg(TARGET, hidden_size=48))
+    cases(out)
+    hostile(out)
+    hub(out)
+    real = realistic(out)
+    import safetensors
+    write_json(os.path.join(out, "manifest.json"), {
+        "safetensors": safetensors.__version__,
+        "numpy": np.__version__,
+        "cases": sorted(os.listdir(os.path.join(out, "cases"))),
+        "hostile": sorted(os.listdir(os.path.join(out, "hostile"))),
+        "hub": sorted(os.listdir(os.path.join(out, "hub"))),
+        "realistic": real,
+    })
+
+
+if __name__ == "__main__":
+    main()
