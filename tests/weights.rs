@@ -445,19 +445,19 @@ fn hub_headers_by_range_requests_agree_with_huggingface_hub_and_a_warm_pinned_ru
                 "every shard GET is a range request"
             );
         }
-        assert_eq!(reqs[0].header("range"), Some("bytes=0-100000"));
+        assert_eq!(reqs[0].header("range"), Some("bytes=0-16383"));
         let body: usize = reqs.iter().map(|r| r.body_bytes).sum();
-        assert!(body <= bytes.len().min(100_001), "{name}: {body} bytes");
+        assert!(body <= bytes.len().min(16_384), "{name}: {body} bytes");
     }
     // The last shard holds 128 kB of embeddings: only the first 100,001 bytes came.
     let last = "model-00003-of-00003.safetensors";
-    assert!(size_of(last) > 100_001);
+    assert!(size_of(last) > 16_384);
     let last_body: usize = shard_requests
         .iter()
         .filter(|r| r.path.ends_with(last))
         .map(|r| r.body_bytes)
         .sum();
-    assert_eq!(last_body, 100_001, "never the rest of the weights");
+    assert_eq!(last_body, 16_384, "never the rest of the weights");
     assert_eq!(
         h.requests,
         1 + 3,
@@ -537,10 +537,10 @@ fn a_header_over_100_kb_takes_exactly_a_second_range_request() {
         .filter(|r| r.path.ends_with("/model.safetensors"))
         .collect();
     assert_eq!(gets.len(), 2, "{gets:?}");
-    assert_eq!(gets[0].header("range"), Some("bytes=0-100000"));
+    assert_eq!(gets[0].header("range"), Some("bytes=0-16383"));
     assert_eq!(
         gets[1].header("range").map(str::to_string),
-        Some(format!("bytes=100001-{}", n + 7))
+        Some(format!("bytes=16384-{}", n + 7))
     );
     assert_eq!(
         gets.iter().map(|r| r.body_bytes as u64).sum::<u64>(),
