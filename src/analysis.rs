@@ -169,8 +169,8 @@ pub fn resolve_target(
     let vocab_size = facts.as_ref().and_then(|f| f.vocab_size);
     let tokenizer_dir = choice.tokenizer_dir.as_ref().or(choice.target_dir.as_ref());
     if let Some(dir) = tokenizer_dir {
-        let has_files =
-            dir.join("tokenizer.json").is_file() || dir.join("tokenizer_config.json").is_file();
+        let has_files = config::regular_file_present(&dir.join("tokenizer.json"))?
+            | config::regular_file_present(&dir.join("tokenizer_config.json"))?;
         if has_files || choice.tokenizer_dir.is_some() {
             let mut tokens = if choice.full_tokenizer {
                 TokenTable::from_dir_full(dir, &wanted, vocab_size)?

@@ -367,8 +367,11 @@ fn fetch(settings: &HubSettings, repo: &RepoRef, filename: &str) -> Result<Looku
     let size_ok = |len: usize| meta.file_size == 0 || len as u64 == meta.file_size;
 
     let blob = cache.blob_path(&etag);
-    let cached_blob = fs::read(&blob)
-        .ok()
+    // (Only a regular file: anything else planted in the cache could block the read.)
+    let cached_blob = fs::metadata(&blob)
+        .is_ok_and(|m| m.is_file())
+        .then(|| fs::read(&blob).ok())
+        .flatten()
         .filter(|b| size_ok(b.len()) && matches_etag(b, &etag));
     let bytes = match cached_blob {
         Some(bytes) => bytes,

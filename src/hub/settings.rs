@@ -131,6 +131,10 @@ fn expand_home(path: &str, home: Option<&str>) -> PathBuf {
 }
 
 fn read_token_file(path: &Path) -> Option<Token> {
+    // A FIFO or device would block or never end: only a regular file holds a token.
+    if !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
     let text = std::fs::read_to_string(path).ok()?;
     let token = text.trim();
     (!token.is_empty()).then(|| Token::new(token))
