@@ -16,6 +16,8 @@ use dflash_check::rules::{self, render, Engine, Family, LintOptions};
 use dflash_check::source::{builtin, Authority};
 use dflash_check::{check, config, exit, fix, pins};
 
+mod status;
+
 const EXAMPLES: &str = "\
 Examples:
   dflash-check diff models/Qwen3.6-27B-DFlash
@@ -506,6 +508,7 @@ fn run_diff(args: &DiffArgs, out: &mut Vec<u8>) -> Result<u8> {
 
 fn run_fix(args: &FixArgs, out: &mut Vec<u8>) -> Result<u8> {
     let (local, authority, target) = resolve_inputs(&args.path, &args.authority, &args.target)?;
+    status::warn_inputs(&target.warnings);
     let mode = if args.exact {
         fix::Mode::Exact
     } else if args.prune {
@@ -626,6 +629,7 @@ fn run_lint(args: &LintArgs, out: &mut Vec<u8>) -> Result<u8> {
     let mut choice = args.target.choice(&args.hub)?;
     choice.no_builtin = args.no_builtin;
     let target = analysis::resolve_target(&choice, &[&local], None)?;
+    status::warn_inputs(&target.warnings);
     let report = rules::lint(&local, &options, &target)?;
     let deny = args.deny == Some(DenyLevel::Warnings);
     match args.output.format {

@@ -78,6 +78,9 @@ pub fn write_header(out: &mut dyn Write, report: &DiffReport, p: Painter) -> io:
         Some(hint) => writeln!(out, "  tokens      {}", p.yellow(hint))?,
         None => writeln!(out, "  tokens      {}", tokens.source)?,
     }
+    for w in &report.target.warnings {
+        writeln!(out, "  {}     {w}", p.yellow("warning"))?;
+    }
     Ok(())
 }
 

@@ -6,7 +6,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::analysis::{DiffReport, Summary};
+use crate::analysis::{DiffReport, InputWarning, Summary};
 use crate::tokens::DecodedToken;
 
 use super::SCHEMA_VERSION;
@@ -18,6 +18,8 @@ pub struct DiffOutput<'a> {
     pub local: LocalOutput,
     pub authority: AuthorityOutput<'a>,
     pub tokens: TokensOutput,
+    /// Inputs the user did not name that could not be had (the answer went on without them).
+    pub warnings: &'a [InputWarning],
     pub differences: Vec<DifferenceOutput>,
     pub summary: SummaryOutput,
 }
@@ -40,6 +42,8 @@ pub struct AuthorityOutput<'a> {
 #[derive(Serialize)]
 pub struct TokensOutput {
     pub source: Option<String>,
+    /// `tokenizer`, `builtin` or `none`.
+    pub decoded_with: &'static str,
     pub tokenizer_len: Option<u64>,
     pub vocab_size: Option<u64>,
 }
@@ -93,9 +97,11 @@ pub fn diff_output<'a>(report: &'a DiffReport, strict: bool) -> DiffOutput<'a> {
                 .hint
                 .is_none()
                 .then(|| report.target.tokens.source.clone()),
+            decoded_with: report.target.decoded_with.as_str(),
             tokenizer_len: report.target.tokens.tokenizer_len,
             vocab_size: report.target.tokens.vocab_size,
         },
+        warnings: &report.target.warnings,
         differences: report
             .differences
             .iter()
