@@ -774,3 +774,126 @@ fn unnamed_target_missing_from_olah_is_a_warning() {
         "{out}"
     );
 }
+
+/// A drafter repo and a target whose `tokenizer.json` is padded past 1 MB, both served by the
+/// in-process Hub; the small files already cached at their shas by a first run, so the next
+/// run with `drafter` (which needs the vocabulary) downloads only `tokenizer.json`.
+/// Returns (server, cache, drafter args).
+fn large_tokenizer_setup(work: &Path) -> (HubServer, tempfile::TempDir, Vec<String>) {
+    let server = HubServer::start();
+    let mut repo = FakeRepo::default();
+    let sha = repo.commit(&[
+        (
+            "config.json",
+            &read("fixtures/incident/authority/config.json"),
+        ),
+        ("README.md", CARD.as_bytes()),
+    ]);
+    server.add_repo(DRAFTER, repo);
+    let tokenizer = String::from_utf8(read("fixtures/targets/Qwen3.6-27B/tokenizer.json"))
+        .unwrap()
+        .replacen(
+            "{\"version\"",
+            &format!(
+                "{{\"x_padding\": \"{}\", \"version\"",
+                "a".repeat(1_500_000)
+            ),
+            1,
+        );
+    let mut target = FakeRepo::default();
+    let target_sha = target.commit(&[
+        (
+            "config.json",
+            &read("fixtures/targets/Qwen3.6-27B/config.json"),
+        ),
+        (
+            "tokenizer_config.json",
+            &read("fixtures/targets/Qwen3.6-27B/tokenizer_config.json"),
+        ),
+        ("tokenizer.json", tokenizer.as_bytes()),
+    ]);
+    server.add_repo(TARGET, target);
+    let cache = tempfile::tempdir().unwrap();
+    let url = server.url.clone();
+    let common = [
+        "--from-hub".to_string(),
+        format!("{DRAFTER}@{sha}"),
+        "--target".to_string(),
+        format!("{TARGET}@{target_sha}"),
+        "--endpoint".to_string(),
+        url,
+    ];
+    let mut first: Vec<&str> = vec!["diff", "fixtures/incident/Qwen3.6-27B-DFlash"];
+    first.extend(common.iter().map(String::as_str));
+    let (code, out, err) = dflash(&first, cache.path(), &[]);
+    assert_eq!(code, 1, "{out}{err}");
+    let mut args = vec!["diff".to_string(), drafter_needing_the_vocabulary(work)];
+    args.extend(common);
+    (server, cache, args)
+}
+
+/// Not on a terminal (stderr is a pipe here), a 1.5 MB tokenizer.json downloads without a
+/// word on stderr, and the id it was needed for is decoded.
+#[test]
+fn large_download_prints_nothing_when_stderr_is_not_a_terminal() {
+    let work = tempfile::tempdir().unwrap();
+    let (server, cache, args) = large_tokenizer_setup(work.path());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, out, err) = dflash(&args, cache.path(), &[]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert_eq!(err, "", "stderr must stay empty off a terminal");
+    assert!(out.contains("13 \"\\r\" (vocab)"), "{out}");
+    assert!(
+        server
+            .log()
+            .iter()
+            .any(|r| r.method == "GET" && r.path.ends_with("/tokenizer.json")),
+        "tokenizer.json was not downloaded"
+    );
+}
+
+/// On a terminal (a pty from script(1)), the same download draws a progress bar naming the file;
+/// `--quiet` draws none.
+#[test]
+fn large_download_draws_a_progress_bar_on_a_terminal() {
+    if Command::new("script").arg("--version").output().is_err() {
+        assert!(
+            std::env::var("CI").is_err(),
+            "script(1) (util-linux) is needed for the terminal test"
+        );
+        eprintln!("skipped: script(1) not installed");
+        return;
+    }
+    for quiet in [false, true] {
+        let work = tempfile::tempdir().unwrap();
+        let (server, cache, mut args) = large_tokenizer_setup(work.path());
+        if quiet {
+            args.push("--quiet".into());
+        }
+        // Hold the body back a little so the bar is on screen while bytes are awaited.
+        server.fault(
+            Some("GET"),
+            support::Fault::StallBody(std::time::Duration::from_millis(300)),
+        );
+        let line = format!(
+            "{} {} --cache-dir {}",
+            env!("CARGO_BIN_EXE_dflash-check"),
+            args.join(" "),
+            cache.path().display()
+        );
+        let out = Command::new("script")
+            .args(["-qefc", &line, "/dev/null"])
+            .env_remove("HF_ENDPOINT")
+            .env_remove("HF_HUB_OFFLINE")
+            .env("HF_TOKEN", TOKEN)
+            .env("HOME", "/nonexistent-home")
+            .env("TERM", "xterm")
+            .output()
+            .unwrap();
+        let screen = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{screen}");
+        let drew = screen.contains(&format!("downloading {TARGET} tokenizer.json"));
+        assert_eq!(drew, !quiet, "quiet={quiet}:\n{screen}");
+        assert!(screen.contains("13 \"\\r\" (vocab)"), "{screen}");
+    }
+}

@@ -159,6 +159,9 @@ pub struct HubArgs {
     /// Fail (exit 2) instead of falling back to a cached copy when the Hub cannot be asked.
     #[arg(long)]
     pub require_fresh: bool,
+    /// Draw no progress bar for large downloads (none is drawn unless stderr is a terminal).
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 impl HubArgs {
@@ -172,7 +175,9 @@ impl HubArgs {
             require_fresh: self.require_fresh,
         };
         let env = |name: &str| std::env::var(name).ok();
-        Ok(HubSettings::resolve(&flags, &env).map_err(dflash_check::Error::from)?)
+        let mut settings = HubSettings::resolve(&flags, &env).map_err(dflash_check::Error::from)?;
+        settings.progress = status::progress_sink(self.quiet);
+        Ok(settings)
     }
 }
 

@@ -7,6 +7,7 @@
 mod cache;
 mod error;
 mod fetch;
+mod progress;
 mod repo_ref;
 mod settings;
 
@@ -16,6 +17,7 @@ pub use fetch::{
     fetch_file, fetch_optional_file, size_limit, Freshness, HubFile, MAX_CONFIG_BYTES,
     MAX_TOKENIZER_BYTES, RETRIES,
 };
+pub use progress::{DownloadProgress, ProgressSink, PROGRESS_MIN_BYTES};
 pub use repo_ref::{check_revision, is_commit_sha, RepoRef, MAX_NAME_LEN, MAX_REVISION_LEN};
 pub use settings::{
     HubFlags, HubSettings, SettingSource, Sourced, Token, DEFAULT_ENDPOINT, DEFAULT_TIMEOUT_SECS,

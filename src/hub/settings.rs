@@ -108,6 +108,8 @@ pub struct HubSettings {
     pub timeout: Sourced<Duration>,
     /// Refuse a cached copy when the Hub could not be asked.
     pub require_fresh: Sourced<bool>,
+    /// Who hears about the progress of large downloads (nobody by default).
+    pub progress: super::progress::ProgressSink,
 }
 
 /// `HF_HUB_OFFLINE`-style booleans, as Python `huggingface_hub` reads them.
@@ -292,6 +294,7 @@ impl HubSettings {
             offline,
             timeout,
             require_fresh,
+            progress: super::progress::ProgressSink::default(),
         })
     }
 
