@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use crate::config::{self, ConfigFile, TargetFacts};
 use crate::diagnostic::{Diagnostic, Severity, Summary};
 use crate::diff::{self, DiffKind, Difference};
-use crate::hub::{HubSettings, RepoRef};
+use crate::hub::{HubError, HubErrorKind, HubSettings, RepoRef};
 use crate::json::{Node, Path};
 use crate::source::builtin::{self, Snapshot};
 use crate::source::{self, file, Authority};
@@ -137,7 +137,95 @@ pub fn resolve_authority(local: &ConfigFile, choice: &AuthorityChoice) -> Result
     }
 }
 
-pub use crate::target::TargetContext;
+pub use crate::target::{DecodedWith, InputWarning, TargetContext};
+
+/// An error that must stop the command even for an input the user did not name: with
+/// `--require-fresh`, "the Hub could not be asked" keeps failing.
+fn must_fail(e: &HubError) -> bool {
+    e.kind == HubErrorKind::NotFresh
+}
+
+/// The target a Hub authority's model card names, and how it was found.
+struct CardTarget {
+    repo: RepoRef,
+    /// `base_model in the model card of ORG/NAME`.
+    how: String,
+}
+
+/// Fetches a Hub target's small files into the cache. A target the user named (`--target
+/// ORG/NAME`) that cannot be had is an error; one found through the model card becomes a
+/// warning (`Ok(None)`). Tokenizer files found through the target are always optional.
+fn fetch_hub_target(
+    settings: &HubSettings,
+    repo: &RepoRef,
+    found_by: Option<&str>,
+    wanted: &BTreeSet<u64>,
+    warnings: &mut Vec<InputWarning>,
+) -> Result<Option<(PathBuf, String)>> {
+    let target = match source::hub::fetch_target_config(settings, repo) {
+        Ok(t) => t,
+        Err(e) => match found_by {
+            Some(how) if !must_fail(&e) => {
+                warnings.push(InputWarning {
+                    input: format!("target {} ({how})", repo.repo),
+                    reason: e.message,
+                    // Said once the fallback is known (built-in table or undecoded).
+                    instead: String::new(),
+                    flag: "--target",
+                });
+                return Ok(None);
+            }
+            _ => return Err(e.into()),
+        },
+    };
+    let note = format!(
+        "{} at {} ({})",
+        target.repo,
+        target.sha,
+        target.freshness.label()
+    );
+    let optional = |name: &str, e: HubError, instead: &str, warnings: &mut Vec<InputWarning>| {
+        if must_fail(&e) {
+            return Err(crate::Error::from(e));
+        }
+        warnings.push(InputWarning {
+            input: format!("{name} of target {}", target.repo),
+            reason: e.message,
+            instead: instead.into(),
+            flag: "--tokenizer",
+        });
+        Ok(())
+    };
+    if let Err(e) = source::hub::fetch_target_file(settings, &target, "tokenizer_config.json") {
+        optional(
+            "tokenizer_config.json",
+            e,
+            "its added-token table is not used",
+            warnings,
+        )?;
+    }
+    // The added-token tables settle nearly every id; fetch the vocabulary only if not.
+    // (A repo without tokenizer_config.json may still have tokenizer.json.)
+    let probe = TokenTable::from_dir(&target.dir, wanted, None).ok();
+    let needs_vocab = !wanted.is_empty()
+        && probe.is_none_or(|t| {
+            !t.has_vocab
+                && wanted
+                    .iter()
+                    .any(|&id| matches!(t.decode(id).class, TokenClass::Unknown))
+        });
+    if needs_vocab {
+        if let Err(e) = source::hub::fetch_target_file(settings, &target, "tokenizer.json") {
+            optional(
+                "tokenizer.json",
+                e,
+                "ids that are not added tokens are shown undecoded",
+                warnings,
+            )?;
+        }
+    }
+    Ok(Some((target.dir, note)))
+}
 
 /// Loads the target context: explicit directories first, then the authority's built-in
 /// target, then a known target matching the drafter's fingerprint.
@@ -153,43 +241,56 @@ pub fn resolve_target(
         .collect();
     let mut choice = choice.clone();
     let mut hub_note = None;
+    let mut warnings = Vec::new();
     if choice.target_dir.is_none() && choice.tokenizer_dir.is_none() {
         if let Some(settings) = choice.hub.as_deref() {
-            let repo = choice
-                .target_hub
-                .clone()
-                .or_else(|| base_model_of(settings, authority));
-            if let Some(repo) = repo {
-                let fetched = source::hub::fetch_target(settings, &repo, false)?;
-                hub_note = Some(format!(
-                    "{} at {} ({})",
-                    fetched.repo,
-                    fetched.sha,
-                    fetched.freshness.label()
-                ));
-                // The added-token tables settle nearly every id; fetch the vocabulary only if not.
-                let probe = TokenTable::from_dir(&fetched.dir, &wanted, None).ok();
-                let needs_vocab = probe.is_some_and(|t| {
-                    !t.has_vocab
-                        && wanted
-                            .iter()
-                            .any(|&id| matches!(t.decode(id).class, TokenClass::Unknown))
-                });
-                if needs_vocab {
-                    source::hub::fetch_target(
-                        settings,
-                        &RepoRef {
-                            repo: fetched.repo.clone(),
-                            revision: Some(fetched.sha.clone()),
-                        },
-                        true,
-                    )?;
+            let named = choice.target_hub.clone().map(|repo| (repo, None));
+            let found = match named {
+                Some(n) => Some(n),
+                None => {
+                    card_target(settings, authority, &mut warnings)?.map(|c| (c.repo, Some(c.how)))
                 }
-                choice.target_dir = Some(fetched.dir);
+            };
+            if let Some((repo, how)) = found {
+                if let Some((dir, note)) =
+                    fetch_hub_target(settings, &repo, how.as_deref(), &wanted, &mut warnings)?
+                {
+                    hub_note = Some(note);
+                    choice.target_dir = Some(dir);
+                }
             }
         }
     }
-    let choice = &choice;
+    let mut context = resolve_local_target(&choice, configs, authority, hub_note)?;
+    for w in &mut warnings {
+        if w.instead.is_empty() {
+            w.instead = match context.decoded_with {
+                DecodedWith::Builtin => {
+                    format!("token ids decoded with the {}", context.tokens.source)
+                }
+                DecodedWith::Tokenizer => {
+                    format!("token ids decoded with {}", context.tokens.source)
+                }
+                DecodedWith::None => "token ids are shown undecoded".into(),
+            };
+        }
+    }
+    context.warnings = warnings;
+    Ok(context)
+}
+
+/// [`resolve_target`] once every Hub input is in the cache (or given up on).
+fn resolve_local_target(
+    choice: &TargetChoice,
+    configs: &[&ConfigFile],
+    authority: Option<&Authority>,
+    hub_note: Option<String>,
+) -> Result<TargetContext> {
+    let wanted: BTreeSet<u64> = configs
+        .iter()
+        .flat_map(|c| token_fields(c.root()))
+        .flat_map(|(_, node)| token_ids(node))
+        .collect();
     let mut facts = None;
     if let Some(dir) = &choice.target_dir {
         let cfg = config::config_path(dir).and_then(|p| config::load(&p)).map_err(|e| {
@@ -211,10 +312,17 @@ pub fn resolve_target(
             .or_else(|| known.map(|k| k.facts()));
     }
     let vocab_size = facts.as_ref().and_then(|f| f.vocab_size);
+    let context = |tokens, decoded_with, hint| TargetContext {
+        facts: facts.clone(),
+        tokens,
+        decoded_with,
+        hint,
+        warnings: Vec::new(),
+    };
     let tokenizer_dir = choice.tokenizer_dir.as_ref().or(choice.target_dir.as_ref());
     if let Some(dir) = tokenizer_dir {
-        let has_files =
-            dir.join("tokenizer.json").is_file() || dir.join("tokenizer_config.json").is_file();
+        let has_files = config::regular_file_present(&dir.join("tokenizer.json"))?
+            | config::regular_file_present(&dir.join("tokenizer_config.json"))?;
         if has_files || choice.tokenizer_dir.is_some() {
             let mut tokens = if choice.full_tokenizer {
                 TokenTable::from_dir_full(dir, &wanted, vocab_size)?
@@ -224,49 +332,60 @@ pub fn resolve_target(
             if let Some(note) = &hub_note {
                 tokens.source = format!("{note}: {}", tokens.source);
             }
-            return Ok(TargetContext {
-                facts,
-                tokens,
-                hint: None,
-            });
+            return Ok(context(tokens, DecodedWith::Tokenizer, None));
         }
     }
     if let Some(tokens) = authority.and_then(|a| a.tokens.clone()) {
-        return Ok(TargetContext {
-            facts,
-            tokens,
-            hint: None,
-        });
+        return Ok(context(tokens, DecodedWith::Builtin, None));
     }
     if let Some(k) = known {
-        return Ok(TargetContext {
-            facts,
-            tokens: k.token_table(),
-            hint: None,
-        });
+        return Ok(context(k.token_table(), DecodedWith::Builtin, None));
     }
-    Ok(TargetContext {
-        facts,
-        tokens: TokenTable::empty(vocab_size),
-        hint: Some(
+    Ok(context(
+        TokenTable::empty(vocab_size),
+        DecodedWith::None,
+        Some(
             "token ids are not decoded: pass --target DIR (the target model) or --tokenizer DIR"
                 .into(),
         ),
-    })
+    ))
 }
 
-/// The target named by a Hub authority's model card (`base_model:`), if any.
-fn base_model_of(settings: &HubSettings, authority: Option<&Authority>) -> Option<RepoRef> {
-    let a = authority?;
+/// The target named by a Hub authority's model card (`base_model:`), if any. A card that
+/// cannot be had is a warning: the target is then unknown, nothing else.
+fn card_target(
+    settings: &HubSettings,
+    authority: Option<&Authority>,
+    warnings: &mut Vec<InputWarning>,
+) -> Result<Option<CardTarget>> {
+    let Some(a) = authority else {
+        return Ok(None);
+    };
     if !matches!(
         a.kind,
         source::AuthorityKind::Hub | source::AuthorityKind::Cache
     ) {
-        return None;
+        return Ok(None);
     }
-    let repo: RepoRef = a.id.parse().ok()?;
-    let name = source::hub::base_model(settings, &repo, a.sha.as_deref()?)?;
-    name.parse().ok()
+    let (Ok(repo), Some(sha)) = (a.id.parse::<RepoRef>(), a.sha.as_deref()) else {
+        return Ok(None);
+    };
+    match source::hub::base_model(settings, &repo, sha) {
+        Ok(name) => Ok(name.and_then(|n| n.parse().ok()).map(|target| CardTarget {
+            repo: target,
+            how: format!("base_model in the model card of {}", repo.repo),
+        })),
+        Err(e) if must_fail(&e) => Err(e.into()),
+        Err(e) => {
+            warnings.push(InputWarning {
+                input: format!("the model card (README.md) of {}", repo.repo),
+                reason: e.message,
+                instead: String::new(),
+                flag: "--target",
+            });
+            Ok(None)
+        }
+    }
 }
 
 /// A built-in target whose fingerprint the drafter (or its authority) matches.

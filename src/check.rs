@@ -351,11 +351,7 @@ fn check_one(
         Ok(t) => t,
         Err(e) => {
             findings.push(whole_file(CheckCode::AuthorityUnavailable, &e));
-            analysis::TargetContext {
-                facts: None,
-                tokens: crate::tokens::TokenTable::empty(None),
-                hint: None,
-            }
+            analysis::TargetContext::none()
         }
     };
     let summary = authority.as_ref().map(|a| AuthoritySummary {

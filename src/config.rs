@@ -127,9 +127,57 @@ fn article(word: &str) -> &'static str {
     }
 }
 
-/// Reads a whole file, refusing anything over `cap` bytes before reading it.
-pub fn read_capped(path: &FsPath, cap: u64) -> Result<Vec<u8>> {
-    let file = fs::File::open(path).map_err(|e| io_error(path, &e))?;
+/// What kind of non-regular file `meta` describes (`a FIFO (named pipe)`), or `None` for a
+/// regular file or a directory.
+pub fn non_regular_kind(meta: &fs::Metadata) -> Option<&'static str> {
+    let t = meta.file_type();
+    if t.is_file() || t.is_dir() {
+        return None;
+    }
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return Some("a FIFO (named pipe)");
+        }
+        if t.is_char_device() {
+            return Some("a character device");
+        }
+        if t.is_block_device() {
+            return Some("a block device");
+        }
+        if t.is_socket() {
+            return Some("a socket");
+        }
+    }
+    Some("not a regular file")
+}
+
+/// The refusal of a non-regular input: a FIFO blocks until someone writes to it, a device may
+/// never end, so neither is read.
+pub fn non_regular_error(path: &FsPath, kind: &str) -> Error {
+    Error::new(format!(
+        "`{}` is {kind}, not a regular file; refusing to read it",
+        path.display()
+    ))
+    .with_hint("save the content to a regular file and pass that path")
+}
+
+/// Opens `path` for reading, refusing at once (never blocking) anything but a regular file.
+///
+/// On Unix the file is opened with `O_NONBLOCK`, so opening a FIFO that has no writer returns
+/// at once instead of waiting for one; the type is then checked on the open descriptor (no
+/// race with a rename between a `stat` and the `open`). `O_NONBLOCK` changes nothing for reads
+/// of a regular file.
+pub fn open_regular(path: &FsPath) -> Result<(fs::File, fs::Metadata)> {
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path).map_err(|e| io_error(path, &e))?;
     let meta = file.metadata().map_err(|e| io_error(path, &e))?;
     if meta.is_dir() {
         return Err(Error::new(format!(
@@ -137,6 +185,29 @@ pub fn read_capped(path: &FsPath, cap: u64) -> Result<Vec<u8>> {
             path.display()
         )));
     }
+    if let Some(kind) = non_regular_kind(&meta) {
+        return Err(non_regular_error(path, kind));
+    }
+    Ok((file, meta))
+}
+
+/// Whether an optional input file is there: `Ok(false)` when nothing is at `path`, `Ok(true)`
+/// for a regular file (symlinks followed), an error for a FIFO, device or socket (which would
+/// otherwise be skipped as "absent", or block when read).
+pub fn regular_file_present(path: &FsPath) -> Result<bool> {
+    match fs::metadata(path) {
+        Ok(meta) => match non_regular_kind(&meta) {
+            Some(kind) => Err(non_regular_error(path, kind)),
+            None => Ok(meta.is_file()),
+        },
+        Err(_) => Ok(false),
+    }
+}
+
+/// Reads a whole file, refusing anything over `cap` bytes before reading it, and anything
+/// that is not a regular file before opening it for good.
+pub fn read_capped(path: &FsPath, cap: u64) -> Result<Vec<u8>> {
+    let (file, meta) = open_regular(path)?;
     if meta.len() > cap {
         return Err(Error::new(format!(
             "`{}` is {} bytes, over the {} MiB limit for this kind of file",
@@ -150,14 +221,14 @@ pub fn read_capped(path: &FsPath, cap: u64) -> Result<Vec<u8>> {
     file.take(cap + 1)
         .read_to_end(&mut bytes)
         .map_err(|e| io_error(path, &e))?;
-    // A device, a pipe or a file that grew while being read: its size was not known up front.
+    // A file that grew while being read: its size up front was not the whole story.
     if bytes.len() as u64 > cap {
         return Err(Error::new(format!(
             "`{}` holds more than the {} MiB limit for this kind of file (reading stopped there)",
             path.display(),
             cap / (1024 * 1024)
         ))
-        .with_hint("check that the path names the right file, not a device or a stream"));
+        .with_hint("check that the path names the right file, and that nothing is writing to it"));
     }
     Ok(bytes)
 }

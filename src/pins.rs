@@ -206,7 +206,9 @@ pub fn discover(start: &Path) -> Option<PathBuf> {
 
 /// Reads and validates a pin file.
 pub fn load(path: &Path) -> Result<LoadedPins> {
-    let text = fs::read_to_string(path).map_err(|e| crate::config::io_error(path, &e))?;
+    let bytes = crate::config::read_capped(path, crate::config::MAX_CONFIG_BYTES)?;
+    let text = String::from_utf8(bytes)
+        .map_err(|_| Error::new(format!("`{}`: not UTF-8 text", path.display())))?;
     let file: PinFile = toml::from_str(&text).map_err(|e| {
         Error::new(format!(
             "`{}`: invalid pin file: {}",

@@ -4,6 +4,8 @@
 //! read it.
 
 use crate::config::TargetFacts;
+use serde::Serialize;
+
 use crate::tokens::TokenTable;
 
 /// The target facts and token table used to judge ids.
@@ -11,6 +13,71 @@ use crate::tokens::TokenTable;
 pub struct TargetContext {
     pub facts: Option<TargetFacts>,
     pub tokens: TokenTable,
+    /// What the ids were decoded with.
+    pub decoded_with: DecodedWith,
     /// Why no tokens could be decoded, with the flag that would help.
     pub hint: Option<String>,
+    /// Inputs the user did not name that could not be had; the command went on without them.
+    pub warnings: Vec<InputWarning>,
+}
+
+impl TargetContext {
+    /// No target at all: ids are judged by nothing.
+    pub fn none() -> TargetContext {
+        TargetContext {
+            facts: None,
+            tokens: TokenTable::empty(None),
+            decoded_with: DecodedWith::None,
+            hint: None,
+            warnings: Vec::new(),
+        }
+    }
+}
+
+/// What token ids were decoded with (`tokens.decoded_with` in JSON).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DecodedWith {
+    /// The target's tokenizer files (a directory, or fetched from the Hub).
+    Tokenizer,
+    /// A built-in added-token table of a known target, compiled into the binary.
+    Builtin,
+    /// Nothing: ids are shown undecoded.
+    None,
+}
+
+impl DecodedWith {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DecodedWith::Tokenizer => "tokenizer",
+            DecodedWith::Builtin => "builtin",
+            DecodedWith::None => "none",
+        }
+    }
+}
+
+/// An input the user did not name (a target found through a model card, a tokenizer found
+/// through the target) that could not be had. It never stops the command: the answer is given
+/// without it, and the warning says so and which flag supplies it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct InputWarning {
+    /// What could not be had and how it was found: `target Qwen/Qwen3.6-27B (base_model in the
+    /// model card of z-lab/Qwen3.6-27B-DFlash)`.
+    pub input: String,
+    /// Why it could not be had (the Hub's answer, worded).
+    pub reason: String,
+    /// What was done instead.
+    pub instead: String,
+    /// The flag that supplies the input: `--target`, `--tokenizer`.
+    pub flag: &'static str,
+}
+
+impl std::fmt::Display for InputWarning {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} could not be had: {}; {} — pass {} to supply it",
+            self.input, self.reason, self.instead, self.flag
+        )
+    }
 }

@@ -15,14 +15,13 @@ mod scan;
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
-use std::fs;
 use std::io::{Read, Seek};
 use std::path::Path;
 
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 
-use crate::config::{io_error, read_capped};
+use crate::config::{io_error, open_regular, read_capped, regular_file_present};
 use crate::{Error, Result};
 
 /// Large tokenizers (Qwen3.5: 248k entries) are about 20 MB; leave room, refuse absurd files.
@@ -211,8 +210,8 @@ impl TokenTable {
     ) -> Result<TokenTable> {
         let config_path = dir.join("tokenizer_config.json");
         let tokenizer_path = dir.join("tokenizer.json");
-        let has_config = config_path.is_file();
-        let has_tokenizer = tokenizer_path.is_file();
+        let has_config = regular_file_present(&config_path)?;
+        let has_tokenizer = regular_file_present(&tokenizer_path)?;
         if !has_config && !has_tokenizer {
             return Err(Error::new(format!(
                 "no tokenizer.json or tokenizer_config.json in `{}`",
@@ -297,7 +296,9 @@ impl TokenTable {
         vocab_size: Option<u64>,
     ) -> Result<TokenTable> {
         let tokenizer_path = dir.join("tokenizer.json");
-        let tokenizer = tokenizers::Tokenizer::from_file(&tokenizer_path).map_err(|e| {
+        // Read by us (a FIFO or device is refused, the size capped), parsed by `tokenizers`.
+        let bytes = read_capped(&tokenizer_path, MAX_TOKENIZER_BYTES)?;
+        let tokenizer = tokenizers::Tokenizer::from_bytes(&bytes).map_err(|e| {
             Error::new(format!(
                 "`{}`: the tokenizers crate cannot load it: {e}",
                 tokenizer_path.display()
@@ -319,7 +320,7 @@ impl TokenTable {
             );
         }
         let config_path = dir.join("tokenizer_config.json");
-        if config_path.is_file() {
+        if regular_file_present(&config_path)? {
             let bytes = read_capped(&config_path, MAX_TOKENIZER_CONFIG_BYTES)?;
             if let Ok(added) = parse_added_tokens_decoder(&bytes) {
                 for (id, tok) in added {
@@ -384,9 +385,8 @@ impl TokenizerFile {
 
     /// [`TokenizerFile::read`], also telling which pass read the file.
     pub fn read_with_pass(path: &Path, wanted: &BTreeSet<u64>) -> Result<(TokenizerFile, Pass)> {
-        let file = fs::File::open(path).map_err(|e| io_error(path, &e))?;
-        let meta = file.metadata().map_err(|e| io_error(path, &e))?;
-        if meta.is_dir() || meta.len() > MAX_TOKENIZER_BYTES {
+        let (file, meta) = open_regular(path)?;
+        if meta.len() > MAX_TOKENIZER_BYTES {
             // Let the common reader word the refusal.
             read_capped(path, MAX_TOKENIZER_BYTES)?;
         }

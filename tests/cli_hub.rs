@@ -581,3 +581,319 @@ fn fix_from_hub_repairs_the_incident() {
     );
     assert_eq!(code, 0);
 }
+
+/// A copy of the incident's drafter with one more id (13, a regular vocabulary token) that only
+/// `tokenizer.json` can decode.
+fn drafter_needing_the_vocabulary(dir: &Path) -> String {
+    let text = String::from_utf8(read("fixtures/incident/Qwen3.6-27B-DFlash/config.json"))
+        .unwrap()
+        .replace("\"eos_token_id\": 248044", "\"eos_token_id\": [248044, 13]");
+    let drafter = dir.join("Qwen3.6-27B-DFlash");
+    std::fs::create_dir_all(&drafter).unwrap();
+    std::fs::write(drafter.join("config.json"), text).unwrap();
+    drafter.to_str().unwrap().to_string()
+}
+
+/// An input the user did not name that cannot be had — the target named by the drafter's model
+/// card absent, gated (401), or the Hub down with only the drafter cached; `tokenizer.json`
+/// found through a named target gated — is a warning naming it and the flag to supply it, and
+/// the diff goes on: ids decoded with the built-in table (JSON: `tokens.decoded_with`,
+/// `warnings`), exit code from the findings. A target the user named still fails with exit 2,
+/// and `--require-fresh` still refuses a Hub that cannot be asked.
+#[test]
+fn unnamed_inputs_that_cannot_be_had_are_warnings() {
+    let server = HubServer::start();
+    let mut repo = FakeRepo::default();
+    let sha = repo.commit(&[
+        (
+            "config.json",
+            &read("fixtures/incident/authority/config.json"),
+        ),
+        ("README.md", CARD.as_bytes()),
+    ]);
+    server.add_repo(DRAFTER, repo);
+    let cache = tempfile::tempdir().unwrap();
+    let c = cache.path();
+    let url = server.url.clone();
+    let guessed = "fixtures/incident/Qwen3.6-27B-DFlash";
+    let pinned = format!("{DRAFTER}@{sha}");
+    let diff = |endpoint: &str, args: &[&str]| {
+        let mut all = vec!["diff", guessed, "--endpoint", endpoint, "--timeout", "2"];
+        all.extend_from_slice(args);
+        dflash(&all, c, &[])
+    };
+    let warned_about_target = |out: &str| {
+        out.contains("warning")
+            && out.contains(&format!(
+                "target {TARGET} (base_model in the model card of {DRAFTER}) could not be had"
+            ))
+            && out.contains("pass --target to supply it")
+            && out.contains("decoded with the built-in added-token table of Qwen/Qwen3.6-27B")
+    };
+
+    // 1. The card's target is not on the Hub: a warning, the five fields decoded, exit 1.
+    let (code, out, err) = diff(&url, &["--from-hub", DRAFTER]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(warned_about_target(&out), "{out}");
+    assert!(out.contains("248070 <|audio_start|>"), "{out}");
+    let (code, out, _) = diff(&url, &["--from-hub", DRAFTER, "--format", "json"]);
+    assert_eq!(code, 1, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["tokens"]["decoded_with"], "builtin", "{out}");
+    assert_eq!(v["warnings"][0]["flag"], "--target", "{out}");
+    assert!(
+        v["warnings"][0]["input"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("target {TARGET}")),
+        "{out}"
+    );
+    assert_eq!(v["summary"]["fails"], true, "{out}");
+    // Named by the user, the same target is an error.
+    let (code, _, err) = diff(&url, &["--from-hub", DRAFTER, "--target", TARGET]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains(TARGET), "{err}");
+
+    // 2. The target exists but is gated (401): a warning; the drafter comes from the cache at
+    //    its sha without a request, so the 401 answers the target's first request.
+    let mut target = FakeRepo::default();
+    let target_sha = target.commit(&[
+        (
+            "config.json",
+            &read("fixtures/targets/Qwen3.6-27B/config.json"),
+        ),
+        (
+            "tokenizer_config.json",
+            &read("fixtures/targets/Qwen3.6-27B/tokenizer_config.json"),
+        ),
+        (
+            "tokenizer.json",
+            &read("fixtures/targets/Qwen3.6-27B/tokenizer.json"),
+        ),
+    ]);
+    server.add_repo(TARGET, target);
+    server.status_fault(Some("HEAD"), 401, &[("X-Error-Code", "GatedRepo")]);
+    let (code, out, err) = diff(&url, &["--from-hub", &pinned]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(warned_about_target(&out), "{out}");
+    assert!(out.contains("restricted") || out.contains("401"), "{out}");
+
+    // 3. The Hub is down; the drafter and its card are cached, the target is not.
+    let dead = support::dead_endpoint();
+    let (code, out, err) = diff(&dead, &["--from-hub", DRAFTER]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("Hub unreachable"), "{out}");
+    assert!(warned_about_target(&out), "{out}");
+    // --require-fresh keeps its meaning: the Hub could not be asked, exit 2.
+    let (code, _, err) = diff(&dead, &["--from-hub", DRAFTER, "--require-fresh"]);
+    assert_eq!(code, 2, "{err}");
+
+    // 4. A named target's tokenizer.json (needed for id 13) is gated: a warning naming it and
+    //    --tokenizer; 13 is shown undecoded, the added tokens still decoded.
+    let work = tempfile::tempdir().unwrap();
+    let drafter = drafter_needing_the_vocabulary(work.path());
+    let target_at = format!("{TARGET}@{target_sha}");
+    // First cache the target's small files at its sha (the incident's ids need no vocabulary).
+    let (code, out, err) = diff(&url, &["--from-hub", &pinned, "--target", &target_at]);
+    assert_eq!(code, 1, "{out}{err}");
+    server.status_fault(Some("HEAD"), 401, &[("X-Error-Code", "GatedRepo")]);
+    let (code, out, err) = dflash(
+        &[
+            "diff",
+            &drafter,
+            "--from-hub",
+            &pinned,
+            "--target",
+            &target_at,
+            "--endpoint",
+            &url,
+            "--timeout",
+            "2",
+        ],
+        c,
+        &[],
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains(&format!(
+            "tokenizer.json of target {TARGET} could not be had"
+        )) && out.contains("pass --tokenizer to supply it"),
+        "{out}"
+    );
+    assert!(
+        out.contains("[248044 <|endoftext|> (special), 13]"),
+        "{out}"
+    );
+}
+
+/// The same against olah, a real Hub-compatible server: the card's target is absent from the
+/// mirror, then the server is gone with the drafter cached. Both: a warning, exit 1.
+#[test]
+fn unnamed_target_missing_from_olah_is_a_warning() {
+    if !enabled() {
+        return;
+    }
+    let mut olah = Olah::start(&[RepoSpec {
+        id: DRAFTER,
+        commits: vec![vec![
+            (
+                "config.json",
+                &read("fixtures/incident/authority/config.json"),
+            ),
+            ("README.md", CARD.as_bytes()),
+        ]],
+    }]);
+    let cache = tempfile::tempdir().unwrap();
+    let c = cache.path();
+    let url = olah.url.clone();
+    let guessed = "fixtures/incident/Qwen3.6-27B-DFlash";
+    let args = [
+        "diff",
+        guessed,
+        "--from-hub",
+        DRAFTER,
+        "--endpoint",
+        &url,
+        "--timeout",
+        "2",
+    ];
+    let (code, out, err) = dflash(&args, c, &[]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("fresh from the Hub"), "{out}");
+    assert!(
+        out.contains(&format!("target {TARGET} (base_model in the model card"))
+            && out.contains("pass --target to supply it"),
+        "{out}"
+    );
+    assert!(out.contains("248070 <|audio_start|>"), "{out}");
+    olah.stop();
+    let (code, out, err) = dflash(&args, c, &[]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("Hub unreachable") && out.contains("pass --target to supply it"),
+        "{out}"
+    );
+}
+
+/// A drafter repo and a target whose `tokenizer.json` is padded past 1 MB, both served by the
+/// in-process Hub; the small files already cached at their shas by a first run, so the next
+/// run with `drafter` (which needs the vocabulary) downloads only `tokenizer.json`.
+/// Returns (server, cache, drafter args).
+fn large_tokenizer_setup(work: &Path) -> (HubServer, tempfile::TempDir, Vec<String>) {
+    let server = HubServer::start();
+    let mut repo = FakeRepo::default();
+    let sha = repo.commit(&[
+        (
+            "config.json",
+            &read("fixtures/incident/authority/config.json"),
+        ),
+        ("README.md", CARD.as_bytes()),
+    ]);
+    server.add_repo(DRAFTER, repo);
+    let tokenizer = String::from_utf8(read("fixtures/targets/Qwen3.6-27B/tokenizer.json"))
+        .unwrap()
+        .replacen(
+            "{\"version\"",
+            &format!(
+                "{{\"x_padding\": \"{}\", \"version\"",
+                "a".repeat(1_500_000)
+            ),
+            1,
+        );
+    let mut target = FakeRepo::default();
+    let target_sha = target.commit(&[
+        (
+            "config.json",
+            &read("fixtures/targets/Qwen3.6-27B/config.json"),
+        ),
+        (
+            "tokenizer_config.json",
+            &read("fixtures/targets/Qwen3.6-27B/tokenizer_config.json"),
+        ),
+        ("tokenizer.json", tokenizer.as_bytes()),
+    ]);
+    server.add_repo(TARGET, target);
+    let cache = tempfile::tempdir().unwrap();
+    let url = server.url.clone();
+    let common = [
+        "--from-hub".to_string(),
+        format!("{DRAFTER}@{sha}"),
+        "--target".to_string(),
+        format!("{TARGET}@{target_sha}"),
+        "--endpoint".to_string(),
+        url,
+    ];
+    let mut first: Vec<&str> = vec!["diff", "fixtures/incident/Qwen3.6-27B-DFlash"];
+    first.extend(common.iter().map(String::as_str));
+    let (code, out, err) = dflash(&first, cache.path(), &[]);
+    assert_eq!(code, 1, "{out}{err}");
+    let mut args = vec!["diff".to_string(), drafter_needing_the_vocabulary(work)];
+    args.extend(common);
+    (server, cache, args)
+}
+
+/// Not on a terminal (stderr is a pipe here), a 1.5 MB tokenizer.json downloads without a
+/// word on stderr, and the id it was needed for is decoded.
+#[test]
+fn large_download_prints_nothing_when_stderr_is_not_a_terminal() {
+    let work = tempfile::tempdir().unwrap();
+    let (server, cache, args) = large_tokenizer_setup(work.path());
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let (code, out, err) = dflash(&args, cache.path(), &[]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert_eq!(err, "", "stderr must stay empty off a terminal");
+    assert!(out.contains("13 \"\\r\" (vocab)"), "{out}");
+    assert!(
+        server
+            .log()
+            .iter()
+            .any(|r| r.method == "GET" && r.path.ends_with("/tokenizer.json")),
+        "tokenizer.json was not downloaded"
+    );
+}
+
+/// On a terminal (a pty from script(1)), the same download draws a progress bar naming the file;
+/// `--quiet` draws none.
+#[test]
+fn large_download_draws_a_progress_bar_on_a_terminal() {
+    if Command::new("script").arg("--version").output().is_err() {
+        assert!(
+            std::env::var("CI").is_err(),
+            "script(1) (util-linux) is needed for the terminal test"
+        );
+        eprintln!("skipped: script(1) not installed");
+        return;
+    }
+    for quiet in [false, true] {
+        let work = tempfile::tempdir().unwrap();
+        let (server, cache, mut args) = large_tokenizer_setup(work.path());
+        if quiet {
+            args.push("--quiet".into());
+        }
+        // Hold the body back a little so the bar is on screen while bytes are awaited.
+        server.fault(
+            Some("GET"),
+            support::Fault::StallBody(std::time::Duration::from_millis(300)),
+        );
+        let line = format!(
+            "{} {} --cache-dir {}",
+            env!("CARGO_BIN_EXE_dflash-check"),
+            args.join(" "),
+            cache.path().display()
+        );
+        let out = Command::new("script")
+            .args(["-qefc", &line, "/dev/null"])
+            .env_remove("HF_ENDPOINT")
+            .env_remove("HF_HUB_OFFLINE")
+            .env("HF_TOKEN", TOKEN)
+            .env("HOME", "/nonexistent-home")
+            .env("TERM", "xterm")
+            .output()
+            .unwrap();
+        let screen = String::from_utf8_lossy(&out.stdout);
+        assert_eq!(out.status.code(), Some(1), "{screen}");
+        let drew = screen.contains(&format!("downloading {TARGET} tokenizer.json"));
+        assert_eq!(drew, !quiet, "quiet={quiet}:\n{screen}");
+        assert!(screen.contains("13 \"\\r\" (vocab)"), "{screen}");
+    }
+}

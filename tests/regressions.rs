@@ -106,12 +106,13 @@ fn bug_top_level_null_article() {
 }
 
 /// A device or stream (no size up front) was read to the cap plus one byte and then parsed
-/// anyway, instead of being refused for its size.
+/// anyway, instead of being refused. Now it is refused before any read, as not a regular file.
 #[test]
 fn bug_device_read_past_cap() {
     let err = config::read_capped(Path::new("/dev/zero"), 1024).unwrap_err();
     assert!(
-        err.message.contains("holds more than the"),
+        err.message
+            .contains("is a character device, not a regular file"),
         "{}",
         err.message
     );

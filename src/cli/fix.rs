@@ -41,6 +41,7 @@ pub fn run(args: &FixArgs, out: &mut Vec<u8>) -> Result<u8> {
         &args.target.choice(&args.authority.hub)?,
         args.authority.hub.settings().ok(),
     )?;
+    super::status::warn_inputs(&target.warnings);
     let mode = if args.exact {
         fix::Mode::Exact
     } else if args.prune {

@@ -115,6 +115,7 @@ pub fn run(args: &LintArgs, out: &mut Vec<u8>) -> Result<u8> {
     let mut choice = args.target.choice(&args.hub)?;
     choice.no_builtin = args.no_builtin;
     let target = analysis::resolve_target(&choice, &[&local], None)?;
+    super::status::warn_inputs(&target.warnings);
     let mut report = rules::lint(&local, &options, &target)?;
     if let Some(headers) = headers {
         report.add(weights::check(&local, &headers, target.facts.as_ref()));

@@ -26,6 +26,8 @@ use dflash_check::exit;
 use dflash_check::hub::{self, HubFlags, HubSettings, RepoRef};
 use dflash_check::report::{self, Format, Painter, RenderOptions, Report};
 
+mod status;
+
 const EXAMPLES: &str = "\
 Examples:
   dflash-check diff models/Qwen3.6-27B-DFlash
@@ -146,6 +148,9 @@ pub struct HubArgs {
     /// Fail (exit 2) instead of falling back to a cached copy when the Hub cannot be asked.
     #[arg(long)]
     pub require_fresh: bool,
+    /// Draw no progress bar for large downloads (none is drawn unless stderr is a terminal).
+    #[arg(long, short)]
+    pub quiet: bool,
 }
 
 impl HubArgs {
@@ -159,7 +164,9 @@ impl HubArgs {
             require_fresh: self.require_fresh,
         };
         let env = |name: &str| std::env::var(name).ok();
-        Ok(HubSettings::resolve(&flags, &env).map_err(dflash_check::Error::from)?)
+        let mut settings = HubSettings::resolve(&flags, &env).map_err(dflash_check::Error::from)?;
+        settings.progress = status::progress_sink(self.quiet);
+        Ok(settings)
     }
 }
 

@@ -17,6 +17,7 @@ use hf_hub::HFClientSync;
 
 use super::cache::{matches_etag, safe_etag, RepoCache};
 use super::error::{entry_not_found, from_hf, HubError, HubErrorKind, Target};
+use super::progress::HfProgress;
 use super::repo_ref::{is_commit_sha, RepoRef};
 use super::settings::{HubSettings, SettingSource};
 
@@ -367,18 +368,34 @@ fn fetch(settings: &HubSettings, repo: &RepoRef, filename: &str) -> Result<Looku
     let size_ok = |len: usize| meta.file_size == 0 || len as u64 == meta.file_size;
 
     let blob = cache.blob_path(&etag);
-    let cached_blob = fs::read(&blob)
-        .ok()
+    // (Only a regular file: anything else planted in the cache could block the read.)
+    let cached_blob = fs::metadata(&blob)
+        .is_ok_and(|m| m.is_file())
+        .then(|| fs::read(&blob).ok())
+        .flatten()
         .filter(|b| size_ok(b.len()) && matches_etag(b, &etag));
     let bytes = match cached_blob {
         Some(bytes) => bytes,
         None => {
-            let bytes = handle
+            // A large file (tokenizer.json) reports its progress, if anyone listens.
+            let progress = settings.progress.for_size(meta.file_size);
+            if let Some(p) = &progress {
+                p.start(&format!("{} {filename}", repo.repo), meta.file_size);
+            }
+            let result = handle
                 .download_file_to_bytes()
                 .filename(filename)
                 .revision(sha.clone())
-                .send()
-                .map_err(|e| from_hf(e, &t).redact(token))?;
+                .maybe_progress(
+                    progress
+                        .clone()
+                        .map(|p| hf_hub::progress::Progress::new(HfProgress(p))),
+                )
+                .send();
+            if let Some(p) = &progress {
+                p.finish();
+            }
+            let bytes = result.map_err(|e| from_hf(e, &t).redact(token))?;
             if bytes.len() as u64 > limit {
                 return Err(too_large(&t, bytes.len() as u64, limit));
             }

@@ -8,6 +8,7 @@
 mod cache;
 mod error;
 mod fetch;
+mod progress;
 mod range;
 mod repo_ref;
 mod settings;
@@ -18,6 +19,7 @@ pub use fetch::{
     fetch_file, fetch_optional_file, size_limit, Freshness, HubFile, MAX_CONFIG_BYTES,
     MAX_TOKENIZER_BYTES, RETRIES,
 };
+pub use progress::{DownloadProgress, ProgressSink, PROGRESS_MIN_BYTES};
 pub use range::{
     fetch_safetensors_header, header_cache_path, HeaderAnswer, RangedHeader, FIRST_RANGE_END,
     MAX_HEADER_BYTES as MAX_SAFETENSORS_HEADER_BYTES,

@@ -108,6 +108,8 @@ pub struct HubSettings {
     pub timeout: Sourced<Duration>,
     /// Refuse a cached copy when the Hub could not be asked.
     pub require_fresh: Sourced<bool>,
+    /// Who hears about the progress of large downloads (nobody by default).
+    pub progress: super::progress::ProgressSink,
 }
 
 /// `HF_HUB_OFFLINE`-style booleans, as Python `huggingface_hub` reads them.
@@ -131,6 +133,10 @@ fn expand_home(path: &str, home: Option<&str>) -> PathBuf {
 }
 
 fn read_token_file(path: &Path) -> Option<Token> {
+    // A FIFO or device would block or never end: only a regular file holds a token.
+    if !std::fs::metadata(path).ok()?.is_file() {
+        return None;
+    }
     let text = std::fs::read_to_string(path).ok()?;
     let token = text.trim();
     (!token.is_empty()).then(|| Token::new(token))
@@ -288,6 +294,7 @@ impl HubSettings {
             offline,
             timeout,
             require_fresh,
+            progress: super::progress::ProgressSink::default(),
         })
     }
 

@@ -7,7 +7,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::analysis::{DiffReport, ReportedDifference};
+use crate::analysis::{DiffReport, InputWarning, ReportedDifference};
 use crate::diff::DiffKind;
 use crate::json::Node;
 use crate::tokens::{DecodedToken, TokenClass};
@@ -33,6 +33,9 @@ pub fn write_header(out: &mut dyn Write, report: &DiffReport, p: Painter) -> io:
     match &report.target.hint {
         Some(hint) => writeln!(out, "  tokens      {}", p.yellow(hint))?,
         None => writeln!(out, "  tokens      {}", tokens.source)?,
+    }
+    for w in &report.target.warnings {
+        writeln!(out, "  {}     {w}", p.yellow("warning"))?;
     }
     Ok(())
 }
@@ -256,6 +259,8 @@ pub struct DiffOutput<'a> {
     pub local: LocalOutput,
     pub authority: AuthorityOutput<'a>,
     pub tokens: TokensOutput,
+    /// Inputs the user did not name that could not be had (the answer went on without them).
+    pub warnings: &'a [InputWarning],
     pub differences: Vec<DifferenceOutput>,
     /// The command that repairs the file, when anything fails.
     pub fix_command: Option<String>,
@@ -279,6 +284,8 @@ pub struct AuthorityOutput<'a> {
 #[derive(Serialize)]
 pub struct TokensOutput {
     pub source: Option<String>,
+    /// `tokenizer`, `builtin` or `none`.
+    pub decoded_with: &'static str,
     pub tokenizer_len: Option<u64>,
     pub vocab_size: Option<u64>,
 }
@@ -321,9 +328,11 @@ pub fn diff_output(report: &DiffReport) -> DiffOutput<'_> {
                 .hint
                 .is_none()
                 .then(|| report.target.tokens.source.clone()),
+            decoded_with: report.target.decoded_with.as_str(),
             tokenizer_len: report.target.tokens.tokenizer_len,
             vocab_size: report.target.tokens.vocab_size,
         },
+        warnings: &report.target.warnings,
         differences: report
             .differences
             .iter()

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use super::{Authority, AuthorityKind};
 use crate::config;
-use crate::hub::{self, Freshness, HubFile, HubSettings, RepoRef};
+use crate::hub::{self, Freshness, HubError, HubFile, HubSettings, RepoRef};
 use crate::Result;
 
 /// Fetches `repo`'s `config.json` and makes it the authority.
@@ -64,13 +64,19 @@ fn describe(file: &HubFile) -> (AuthorityKind, String) {
 }
 
 /// The drafter repo's model card front matter names its target (`base_model: Qwen/Qwen3.6-27B`).
-pub fn base_model(settings: &HubSettings, repo: &RepoRef, sha: &str) -> Option<String> {
+/// `Ok(None)` when the repo has no card or the card names no target; an error when the card
+/// could not be had (the Hub gave no answer and it is not cached, gated, ...).
+pub fn base_model(
+    settings: &HubSettings,
+    repo: &RepoRef,
+    sha: &str,
+) -> std::result::Result<Option<String>, HubError> {
     let at_sha = RepoRef {
         repo: repo.repo.clone(),
         revision: Some(sha.to_string()),
     };
-    let card = hub::fetch_optional_file(settings, &at_sha, "README.md").ok()??;
-    parse_base_model(&String::from_utf8_lossy(&card.bytes))
+    let card = hub::fetch_optional_file(settings, &at_sha, "README.md")?;
+    Ok(card.and_then(|c| parse_base_model(&String::from_utf8_lossy(&c.bytes))))
 }
 
 /// Reads `base_model:` from YAML front matter: `base_model: X` or a one-item list.
@@ -104,16 +110,20 @@ pub struct HubTarget {
 /// Fetches the target's `config.json` and `tokenizer_config.json` (small); `tokenizer.json`
 /// (11–30 MB) only when `need_vocab` says the added-token tables are not enough.
 pub fn fetch_target(settings: &HubSettings, repo: &RepoRef, need_vocab: bool) -> Result<HubTarget> {
-    let config = hub::fetch_file(settings, repo, "config.json")?;
-    // Everything else at the same commit, so two files never come from two revisions.
-    let at_sha = RepoRef {
-        repo: repo.repo.clone(),
-        revision: Some(config.sha.clone()),
-    };
-    hub::fetch_optional_file(settings, &at_sha, "tokenizer_config.json")?;
+    let target = fetch_target_config(settings, repo)?;
+    fetch_target_file(settings, &target, "tokenizer_config.json")?;
     if need_vocab {
-        hub::fetch_optional_file(settings, &at_sha, "tokenizer.json")?;
+        fetch_target_file(settings, &target, "tokenizer.json")?;
     }
+    Ok(target)
+}
+
+/// Fetches the target's `config.json`, which fixes the commit every other file is read at.
+pub fn fetch_target_config(
+    settings: &HubSettings,
+    repo: &RepoRef,
+) -> std::result::Result<HubTarget, HubError> {
+    let config = hub::fetch_file(settings, repo, "config.json")?;
     let dir = config
         .path
         .parent()
@@ -125,6 +135,20 @@ pub fn fetch_target(settings: &HubSettings, repo: &RepoRef, need_vocab: bool) ->
         dir,
         freshness: config.freshness,
     })
+}
+
+/// Fetches one more file of `target` into its snapshot directory, at the target's commit (so
+/// two files never come from two revisions); `Ok(false)` when the repo has no such file.
+pub fn fetch_target_file(
+    settings: &HubSettings,
+    target: &HubTarget,
+    filename: &str,
+) -> std::result::Result<bool, HubError> {
+    let at_sha = RepoRef {
+        repo: target.repo.clone(),
+        revision: Some(target.sha.clone()),
+    };
+    Ok(hub::fetch_optional_file(settings, &at_sha, filename)?.is_some())
 }
 
 #[cfg(test)]

@@ -1,0 +1,83 @@
+//! Download progress, reported to whoever wants it. The library never draws anything: the
+//! binary plugs in a [`DownloadProgress`] that draws a bar on a terminal (`src/cli/status.rs`),
+//! and a caller that plugs in nothing pays nothing.
+
+use std::fmt;
+use std::sync::Arc;
+
+/// Downloads at least this large report progress (`tokenizer.json` is 11–30 MB; configs and
+/// model cards are a few KB and never do). "Over 1 MB", in bytes.
+pub const PROGRESS_MIN_BYTES: u64 = 1_000_000;
+
+/// Receives the progress of one download at a time. Called from the thread doing the
+/// download (and possibly from the Hub client's runtime threads): must not block.
+pub trait DownloadProgress: Send + Sync {
+    /// A download of `total_bytes` (0 when unknown) of `what` (`Qwen/Qwen3-8B tokenizer.json`)
+    /// starts.
+    fn start(&self, what: &str, total_bytes: u64);
+    /// `bytes_done` bytes of it have arrived so far.
+    fn advance(&self, bytes_done: u64);
+    /// It ended, successfully or not: clear whatever was drawn.
+    fn finish(&self);
+}
+
+/// Where download progress goes: nowhere by default.
+#[derive(Clone, Default)]
+pub struct ProgressSink(Option<Arc<dyn DownloadProgress>>);
+
+impl ProgressSink {
+    pub fn new(progress: Arc<dyn DownloadProgress>) -> Self {
+        ProgressSink(Some(progress))
+    }
+
+    /// The receiver, for a download of `size` bytes: `None` below [`PROGRESS_MIN_BYTES`].
+    pub fn for_size(&self, size: u64) -> Option<Arc<dyn DownloadProgress>> {
+        self.0.clone().filter(|_| size >= PROGRESS_MIN_BYTES)
+    }
+
+    pub fn is_set(&self) -> bool {
+        self.0.is_some()
+    }
+}
+
+impl fmt::Debug for ProgressSink {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.is_set() {
+            "ProgressSink(set)"
+        } else {
+            "ProgressSink(none)"
+        })
+    }
+}
+
+/// Settings compare equal whatever their sink: it changes what is drawn, not what is fetched.
+impl PartialEq for ProgressSink {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+
+impl Eq for ProgressSink {}
+
+/// hf-hub 1.0's progress events (`download_file_to_bytes().progress(..)`: a `Start`, then one
+/// `Progress` per received chunk with the running byte count, then `Complete`) forwarded to a
+/// [`DownloadProgress`].
+pub(super) struct HfProgress(pub Arc<dyn DownloadProgress>);
+
+impl hf_hub::progress::ProgressHandler for HfProgress {
+    fn on_progress(&self, event: &hf_hub::progress::ProgressEvent) {
+        use hf_hub::progress::{DownloadEvent, ProgressEvent};
+        match event {
+            ProgressEvent::Download(DownloadEvent::Progress { files }) => {
+                if let Some(done) = files.iter().map(|f| f.bytes_completed).max() {
+                    self.0.advance(done);
+                }
+            }
+            // Xet-backed files report the batch's running total instead.
+            ProgressEvent::Download(DownloadEvent::AggregateProgress {
+                bytes_completed, ..
+            }) => self.0.advance(*bytes_completed),
+            _ => {}
+        }
+    }
+}
