@@ -401,7 +401,13 @@ fn weights_findings(
         Ok(Some(h)) => Ok(Some(h)),
         Ok(None) => match (pin.map(|p| &p.authority), options.hub.as_ref()) {
             (Some(PinAuthority::Hub { repo, revision }), Some(settings)) => {
-                crate::weights::read_hub_headers(settings, repo, revision)
+                match crate::weights::read_hub_headers(settings, repo, revision) {
+                    // The pinned repo's weights are an input nobody named: when the Hub cannot
+                    // answer (offline, down, gated, not cached) they are not checked, and the
+                    // gate stands on the config alone. A hostile header is still an error.
+                    Err(e) if matches!(e.kind, crate::error::ErrorKind::Hub(_)) => Ok(None),
+                    other => other,
+                }
             }
             _ => Ok(None),
         },
