@@ -4,6 +4,7 @@
 #   bench/run.sh            # RUNS=40 hyperfine runs per command, RSS_RUNS=7 /usr/bin/time runs
 #   RUNS=100 bench/run.sh
 #   BASELINE_BIN=path/to/older/dflash-check bench/run.sh   # also time an older build's diff
+#   BIN=path/to/dflash-check bench/run.sh                  # time this binary (no build)
 #
 # Compares, on the same inputs (bench/inputs: a Qwen3-8B DFlash drafter whose config holds
 # wrong ids, its authority, and a Qwen3-8B target dir built in bench/work/target from the real
@@ -32,8 +33,13 @@ for tool in hyperfine /usr/bin/time python3 cargo; do
     command -v "$tool" >/dev/null || { echo "error: $tool is needed (apt-get install -y hyperfine time)" >&2; exit 2; }
 done
 
-cargo build --release --locked --quiet
-bin="$root/target/release/dflash-check"
+# BIN=path/to/dflash-check times an already built binary instead of building one.
+if [ -n "${BIN:-}" ]; then
+    bin="$BIN"
+else
+    cargo build --release --locked --quiet
+    bin="$root/target/release/dflash-check"
+fi
 
 tokenizer_dir="$("$here/fetch-qwen3-tokenizer.sh")"
 target="$work/target"

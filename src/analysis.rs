@@ -440,6 +440,37 @@ pub fn token_ids(node: &Node) -> Vec<u64> {
 
 pub use crate::text::is_id_past_u64;
 
+/// Whether the engine indexes the target's embedding with this field (the drafter embeds its
+/// mask token), so that no value there can mean "none".
+fn is_indexed_id_field(path: &Path) -> bool {
+    path.last_key().is_some_and(|k| k == "mask_token_id")
+}
+
+/// Whether `node` is a negative integer literal (`-1`, `-248070`, or one too long for `i128`).
+fn negative_integer(node: &Node) -> Option<Option<i128>> {
+    let n = node.as_number()?;
+    let negative = match n.integer {
+        Some(i) => i < 0,
+        None => n
+            .text
+            .strip_prefix('-')
+            .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())),
+    };
+    negative.then_some(n.integer)
+}
+
+/// Whether a token field's value holds a negative id that has no embedding row: any negative
+/// id of a field the engine indexes with (`mask_token_id`), and elsewhere any negative id but
+/// the `-1` that old configs use to mean "none" (`"pad_token_id": -1`).
+fn has_negative_id(path: &Path, node: &Node) -> bool {
+    let indexed = is_indexed_id_field(path);
+    let bad = |n: &Node| negative_integer(n).is_some_and(|i| indexed || i != Some(-1));
+    match node.as_array() {
+        Some(items) => items.iter().any(bad),
+        None => bad(node),
+    }
+}
+
 /// Whether a token field's value holds an id past 2^64.
 fn has_id_past_u64(node: &Node) -> bool {
     match node.as_array() {
@@ -567,12 +598,20 @@ fn out_of_range(
 ) -> Vec<Difference> {
     let mut out = Vec::new();
     for (path, node) in token_fields(local.root()) {
-        let bad = has_id_past_u64(node)
+        let negative = has_negative_id(&path, node);
+        let bad = negative
+            || has_id_past_u64(node)
             || token_ids(node)
                 .into_iter()
                 .any(|id| tokens.decode(id).is_out_of_range());
         let already = diffs.iter().any(|d| d.local_path.as_ref() == Some(&path));
         if bad && !already {
+            let note = if negative {
+                "a negative id has no embedding row (engines index the embedding with it; only \
+                 -1 in pad/bos/eos means \"none\"), on both sides"
+            } else {
+                "the id has no embedding row in the target, on both sides"
+            };
             let auth_node = path.lookup(authority.config.root());
             out.push(Difference {
                 path: path.clone(),
@@ -582,7 +621,7 @@ fn out_of_range(
                 authority_path: auth_node.map(|_| path.clone()),
                 local: Some(node.clone()),
                 authority: auth_node.cloned(),
-                note: Some("the id has no embedding row in the target, on both sides".into()),
+                note: Some(note.into()),
             });
         }
     }

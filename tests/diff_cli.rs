@@ -269,3 +269,53 @@ fn help_shows_examples() {
     assert!(text.contains("Examples:"), "{text}");
     assert!(text.contains("Exit codes"), "{text}");
 }
+
+/// Writes the incident's authority with `from` replaced by `to` into `dir/name/config.json`.
+fn authority_with(dir: &std::path::Path, name: &str, from: &str, to: &str) -> String {
+    let text = fs::read_to_string("fixtures/incident/authority/config.json").unwrap();
+    assert!(text.contains(from), "{from}");
+    let d = dir.join(name);
+    fs::create_dir_all(&d).unwrap();
+    fs::write(d.join("config.json"), text.replace(from, to)).unwrap();
+    d.to_str().unwrap().to_string()
+}
+
+/// A negative mask_token_id that both sides agree on is out of range (critical, exit 1): the
+/// engine indexes the embedding with it, so -1 cannot mean "none" there.
+#[test]
+fn negative_mask_id_agreed_on_both_sides_is_out_of_range() {
+    let tmp = tempfile::tempdir().unwrap();
+    for mask in ["-1", "-248070"] {
+        let to = format!("\"mask_token_id\": {mask}");
+        let local = authority_with(tmp.path(), "local", "\"mask_token_id\": 248070", &to);
+        let auth = authority_with(tmp.path(), "auth", "\"mask_token_id\": 248070", &to);
+        let (code, out, _) = run(&["diff", &local, "--against", &auth, "--format", "json"]);
+        assert_eq!(code, 1, "{out}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let d = &v["differences"][0];
+        assert_eq!(d["path"], "dflash_config.mask_token_id", "{out}");
+        assert_eq!(d["kind"], "out_of_range", "{out}");
+        assert_eq!(d["severity"], "critical", "{out}");
+        assert!(d["note"].as_str().unwrap().contains("negative id"), "{out}");
+    }
+}
+
+/// `"pad_token_id": -1` (the old "no pad token" convention) agreed on by both sides is not a
+/// finding; another negative pad id is.
+#[test]
+fn pad_token_id_minus_one_means_none() {
+    let tmp = tempfile::tempdir().unwrap();
+    let from = "\"pad_token_id\": 248044";
+    let local = authority_with(tmp.path(), "local", from, "\"pad_token_id\": -1");
+    let auth = authority_with(tmp.path(), "auth", from, "\"pad_token_id\": -1");
+    let (code, out, _) = run(&["diff", &local, "--against", &auth]);
+    assert_eq!(code, 0, "{out}");
+    let local = authority_with(tmp.path(), "local2", from, "\"pad_token_id\": -5");
+    let auth = authority_with(tmp.path(), "auth2", from, "\"pad_token_id\": -5");
+    let (code, out, _) = run(&["diff", &local, "--against", &auth]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("pad_token_id  -5") && out.contains("no embedding row"),
+        "{out}"
+    );
+}
