@@ -86,7 +86,7 @@ fn flat_vs_nested_is_a_layout_line_not_a_change() {
         .filter(|l| l.starts_with("info      layout"))
         .count();
     assert_eq!(layout_lines, 1, "{out}");
-    assert!(!out.lines().any(|l| l.starts_with("critical")), "{out}");
+    assert!(!out.lines().any(|l| l.starts_with("error")), "{out}");
     assert!(
         out.contains("block_size: local flat, authority nested"),
         "{out}"
@@ -280,7 +280,7 @@ fn authority_with(dir: &std::path::Path, name: &str, from: &str, to: &str) -> St
     d.to_str().unwrap().to_string()
 }
 
-/// A negative mask_token_id that both sides agree on is out of range (critical, exit 1): the
+/// A negative mask_token_id that both sides agree on is out of range (an error, exit 1): the
 /// engine indexes the embedding with it, so -1 cannot mean "none" there.
 #[test]
 fn negative_mask_id_agreed_on_both_sides_is_out_of_range() {
@@ -295,7 +295,7 @@ fn negative_mask_id_agreed_on_both_sides_is_out_of_range() {
         let d = &v["differences"][0];
         assert_eq!(d["path"], "dflash_config.mask_token_id", "{out}");
         assert_eq!(d["kind"], "out_of_range", "{out}");
-        assert_eq!(d["severity"], "critical", "{out}");
+        assert_eq!(d["severity"], "error", "{out}");
         assert!(d["note"].as_str().unwrap().contains("negative id"), "{out}");
     }
 }
