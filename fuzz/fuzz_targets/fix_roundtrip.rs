@@ -27,7 +27,11 @@ fuzz_target!(|data: &[u8]| {
             continue;
         };
         let fixed = Document::parse(&p.text).expect("the fixed text parses");
-        assert_eq!(apply(&local.text, &p.splices).unwrap(), p.text, "splices rebuild the text");
+        assert_eq!(
+            apply(&local.text, &p.splices).unwrap(),
+            p.text,
+            "splices rebuild the text"
+        );
         assert!(
             residual(&fixed.root, &authority.root, &p.kept_local_only).is_empty(),
             "differences left after the fix"
@@ -37,11 +41,19 @@ fuzz_target!(|data: &[u8]| {
         let mut out_pos = 0;
         for s in &p.splices {
             let keep = &local.text[cursor..s.range.start];
-            assert_eq!(&p.text[out_pos..out_pos + keep.len()], keep, "untouched bytes changed");
+            assert_eq!(
+                &p.text[out_pos..out_pos + keep.len()],
+                keep,
+                "untouched bytes changed"
+            );
             out_pos += keep.len() + s.text.len();
             cursor = s.range.end;
         }
-        assert_eq!(&p.text[out_pos..], &local.text[cursor..], "untouched tail changed");
+        assert_eq!(
+            &p.text[out_pos..],
+            &local.text[cursor..],
+            "untouched tail changed"
+        );
         let again = plan(&fixed, &authority.root, prune).expect("a fixed file plans again");
         assert!(again.splices.is_empty(), "fix is not idempotent");
     }
