@@ -19,12 +19,9 @@ use std::io::{self, Read, Seek, SeekFrom};
 
 use super::{mentions_byte_level, RawAddedToken, TokenizerFile};
 
-/// Bytes read per `read` call: small enough not to read far past the vocabulary.
-const CHUNK: usize = 256 * 1024;
-
-/// While reading the vocabulary, bytes already scanned are dropped once this many pile up, so
-/// the buffer stays near 1 MiB whatever the file's size.
-const COMPACT_AT: usize = 1024 * 1024;
+/// Bytes per `read` call: small enough not to read far past the vocabulary, and to keep the
+/// buffer in cache with few of its pages ever touched (the vocabulary is read through it).
+const CHUNK: usize = 64 * 1024;
 
 /// Why a scan stopped without an answer.
 #[derive(Debug)]
@@ -62,7 +59,7 @@ impl<R: Read + Seek> Scanner<R> {
     /// `size_hint`: the input's length when known (0 otherwise), to size the buffer.
     pub(super) fn new(src: R, size_hint: usize) -> Self {
         Scanner {
-            buf: Vec::with_capacity(size_hint.min(COMPACT_AT + 2 * CHUNK)),
+            buf: Vec::with_capacity(size_hint.min(2 * CHUNK)),
             end: 0,
             pos: 0,
             dropped: 0,
@@ -412,17 +409,15 @@ fn scan_model<R: Read + Seek>(
 /// Scans a vocabulary map `{"token": id, ...}`: counts entries, tracks the highest id and
 /// decodes the tokens of wanted ids. A list vocabulary (Unigram) falls back.
 ///
-/// The map is read 64 bytes at a time, the way simdjson's first stage reads JSON: one bit per
-/// byte for quotes, backslashes, colons, commas and closing braces; escaped quotes removed; a
-/// prefix XOR over the quote bits marks the bytes inside strings. Every colon outside a string
-/// then starts one entry's id, which is checked where it stands (against the id expected next,
-/// as one 8-byte word, since `tokenizers` writes ids in order; parsed when it is not that one);
-/// the first closing brace outside a string ends the map. Nothing inside a key is looked at
-/// unless its id is wanted (the key is then read back from its colon and unescaped with serde).
-/// An id that is not a plain integer followed by `,` or `}`, or counts that do not add up (two
-/// quotes and one colon per entry, one comma between entries) make it give up: the caller falls
-/// back to serde. The whitespace between entries is not checked, like the rest of what is
-/// skipped.
+/// `tokenizers` writes every entry the same way: a key, `: `, the id (the last id plus one),
+/// a comma and the same whitespace before the next key. Runs of such entries are read by
+/// [`usual_entries`] in a few word compares each, without looking inside keys. Every other
+/// entry (an escape in its key, a key longer than 32 bytes, an id out of sequence or wanted,
+/// other whitespace, the last entry) is read by the general entry reader, which accepts any
+/// JSON whitespace and parses the id; what it does not understand (a float or negative id, a
+/// value that is not an integer) makes the scan give up, and the caller falls back to serde.
+/// Unlike the rest of the scanner's skipping, every byte of the map's structure is checked;
+/// the text of unwanted keys is not (UTF-8, control characters).
 fn scan_vocab<R: Read + Seek>(
     scanner: &mut Scanner<R>,
     wanted: &BTreeSet<u64>,
@@ -432,113 +427,332 @@ fn scan_vocab<R: Read + Seek>(
         return Err(Stop::Fallback);
     }
     scanner.pos += 1;
-    // A handful of ids: a 64-bit filter (bit `id % 64`) skips the set lookup for nearly
-    // every entry.
-    let filter = wanted.iter().fold(0u64, |f, id| f | 1 << (id % 64));
-    let is_wanted = |id: u64| filter & (1 << (id % 64)) != 0 && wanted.contains(&id);
     let mut count: u64 = 0;
     let mut max_id: u64 = 0;
-    let mut quotes: u64 = 0;
-    let mut commas: u64 = 0;
-    // All ones when the previous block ended inside a string.
-    let mut in_string: u64 = 0;
-    // The previous block ended with a backslash that escapes this block's first byte.
-    let mut escape_carry = false;
     let mut next = NextId::default();
+    let mut gap = Gap::default();
+    let mut next_wanted = wanted.first().copied().unwrap_or(u64::MAX);
+    match scanner.skip_ws()? {
+        b'}' => {
+            scanner.pos += 1;
+            file.vocab_count = 0;
+            file.vocab_max_id = None;
+            return Ok(());
+        }
+        b'"' => {}
+        _ => return Err(Stop::Fallback),
+    }
+    // The cursor is on the opening quote of a key.
     loop {
-        // Room for this block and for the id of a colon at its end.
-        while scanner.end - scanner.pos < BLOCK + ID_ROOM && !scanner.eof {
-            scanner.keep_behind_compact();
-            scanner.fill()?;
+        if scanner.end - scanner.pos < ENTRY_ROOM && !scanner.eof {
+            scanner.refill_from_cursor()?;
         }
-        if scanner.pos >= scanner.end {
-            // The input ended inside the map.
-            return Err(Stop::Fallback);
-        }
-        if scanner.eof {
-            scanner.pad_end(BLOCK + ID_ROOM);
-        }
-        let p = scanner.pos;
-        let block: &[u8; BLOCK] = scanner.buf[p..p + BLOCK]
-            .try_into()
-            .map_err(|_| Stop::Fallback)?;
-        let m = classify(block);
-        let escaped = if m.backslash == 0 && !escape_carry {
-            0
-        } else {
-            escaped_bits(m.backslash, &mut escape_carry)
-        };
-        let quote = m.quote & !escaped;
-        let inside = prefix_xor(quote) ^ in_string;
-        in_string = 0u64.wrapping_sub(inside >> 63);
-        let outside = !inside;
-        let close = m.close & outside;
-        // Bits up to the closing brace (all, when the map goes on). Past the input's end
-        // (padding) nothing is ever outside the map: the brace must come first.
-        let valid_len = (scanner.end - p).min(BLOCK);
-        let mut limit = if valid_len == BLOCK {
-            u64::MAX
-        } else {
-            (1u64 << valid_len) - 1
-        };
-        let closed = close & limit != 0;
-        if closed {
-            let at = (close & limit).trailing_zeros();
-            limit = if at == 63 {
-                u64::MAX
-            } else {
-                (1u64 << (at + 1)) - 1
-            };
-        }
-        let colon = m.colon & outside & limit;
-        let comma = m.comma & outside & limit;
-        quotes += u64::from((quote & limit).count_ones());
-        commas += u64::from(comma.count_ones());
-        let mut colons = colon;
-        while colons != 0 {
-            let at = p + colons.trailing_zeros() as usize;
-            colons &= colons - 1;
-            // `tokenizers` writes ids in order, one space after the colon: the next id is
-            // usually the one after the last, compared as 8 bytes at once.
-            let id = if next.follows(&scanner.buf[..scanner.end], at) {
-                let id = next.value;
-                next.advance();
-                id
-            } else {
-                let id = scanner.id_after(at)?;
-                next.set(id.saturating_add(1));
-                id
-            };
-            count += 1;
-            max_id = max_id.max(id);
-            if is_wanted(id) {
-                let key = scanner.key_before(at)?;
-                let token: String = scanner.parse_span(key)?;
-                file.wanted_vocab.insert(id, token);
+        let first = next.value;
+        scanner.pos = usual_entries(
+            &scanner.buf[..scanner.end],
+            scanner.pos,
+            &mut next,
+            &gap,
+            next_wanted,
+        );
+        if next.value > first {
+            count += next.value - first;
+            max_id = max_id.max(next.value - 1);
+            if scanner.end - scanner.pos < ENTRY_ROOM && !scanner.eof {
+                // The run stopped at the end of the bytes read: read on before anything else.
+                continue;
             }
         }
-        if closed {
-            scanner.pos = p + (limit.count_ones() as usize);
+        let (key, id, more) = scanner.vocab_entry(&mut gap)?;
+        if id == next.value && next.len > 0 {
+            next.advance();
+        } else {
+            next.set(id.saturating_add(1));
+        }
+        count += 1;
+        max_id = max_id.max(id);
+        if wanted.contains(&id) {
+            // The key's span is still in the buffer: bytes are dropped only at the top of the
+            // loop, and reading more inside an entry only appends.
+            let token: String = scanner.parse_span(key)?;
+            file.wanted_vocab.insert(id, token);
+        }
+        next_wanted = wanted
+            .range(next.value..)
+            .next()
+            .copied()
+            .unwrap_or(u64::MAX);
+        if !more {
             break;
         }
-        scanner.pos = p + BLOCK;
-        if scanner.pos > scanner.end {
-            return Err(Stop::Fallback);
-        }
-    }
-    // Two quotes and one colon per entry, a comma between entries: otherwise the map was not
-    // a plain `"key": id` map (or not valid JSON), and serde says what it is.
-    if quotes != 2 * count || commas != count.saturating_sub(1) {
-        return Err(Stop::Fallback);
     }
     file.vocab_count = count;
     file.vocab_max_id = (count > 0).then_some(max_id);
     Ok(())
 }
 
+/// Bytes of the buffer an entry is checked in by [`usual_entries`]: a key of up to 32 bytes,
+/// `: `, 8 digits, a comma and 8 bytes up to the next key's quote fit in it.
+const ENTRY_ROOM: usize = 64;
+
+/// Reads usual entries from `buf[pos..]` (`pos` on a key's opening quote) while
+/// [`ENTRY_ROOM`] bytes are left: entries exactly `"key": <next id>,<gap>"`, with no backslash
+/// in the key, the key at most 32 bytes, the id the one expected, and the bytes from the
+/// comma to the next key's quote those of `gap`. Stops before the first other entry, and
+/// before the entry whose id is `stop_at` (a wanted id, which the general reader decodes).
+/// Returns the cursor after the last entry read (on the next key's quote); `next` has moved
+/// on by the number of entries read.
+///
+/// An entry costs a few dozen instructions: one SIMD compare finds the key's end, and what
+/// follows it is compared with the expected [`Tail`] as three words.
+#[inline(never)]
+fn usual_entries(buf: &[u8], mut pos: usize, next: &mut NextId, gap: &Gap, stop_at: u64) -> usize {
+    let Some(mut tail) = Tail::new(next, gap) else {
+        return pos;
+    };
+    let mut value = next.value;
+    while value != stop_at {
+        let Some(window) = buf.get(pos..pos + ENTRY_ROOM) else {
+            break;
+        };
+        let Ok(w) = <&[u8; ENTRY_ROOM]>::try_from(window) else {
+            break;
+        };
+        let Some(quote) = key_end_in(w) else {
+            break;
+        };
+        if !tail.follows(w, quote + 1) {
+            break;
+        }
+        pos += quote + tail.len;
+        value += 1;
+        if !tail.advance(value, gap) {
+            // Past 8 digits: no tail; the general reader goes on.
+            next.set(value);
+            return pos;
+        }
+    }
+    *next = tail.id(value);
+    pos
+}
+
+/// The bytes a usual entry has after its key's closing quote for one id: `: `, the id's
+/// digits, `,` and the gap up to the next key's opening quote; at most 2 + 8 + 1 + 8 = 19,
+/// held as a 16-byte head and an 8-byte rest, with masks. The digits are counted up in place.
+struct Tail {
+    head: u128,
+    head_mask: u128,
+    rest: u64,
+    rest_mask: u64,
+    /// How many bytes (from the `:` to the next key's quote).
+    len: usize,
+    /// How many digits the id has (from byte 2 of the head).
+    digits: usize,
+    /// One in the last digit's byte: the increment of the id.
+    one: u128,
+    /// Increments left before the last digit is a `9` (then the carry is done byte by byte).
+    until_nine: u8,
+}
+
+impl Tail {
+    /// The tail for the id `next` expects; `None` when the id has more than 8 digits or the
+    /// gap is unknown.
+    fn new(next: &NextId, gap: &Gap) -> Option<Tail> {
+        let digits = next.len as usize;
+        if digits == 0 || gap.len == 0 {
+            return None;
+        }
+        let mut bytes = [0u8; 24];
+        bytes[..2].copy_from_slice(b": ");
+        bytes[2..2 + digits].copy_from_slice(&next.text.to_le_bytes()[..digits]);
+        bytes[2 + digits] = b',';
+        bytes[3 + digits..3 + digits + gap.len].copy_from_slice(&gap.text.to_le_bytes()[..gap.len]);
+        let len = 3 + digits + gap.len;
+        let mut head = [0u8; 16];
+        head.copy_from_slice(&bytes[..16]);
+        let mut rest = [0u8; 8];
+        rest.copy_from_slice(&bytes[16..]);
+        let last = 1 + digits;
+        Some(Tail {
+            head: u128::from_le_bytes(head),
+            head_mask: if len >= 16 {
+                u128::MAX
+            } else {
+                (1u128 << (8 * len)) - 1
+            },
+            rest: u64::from_le_bytes(rest),
+            rest_mask: if len > 16 { low_bytes(len - 16) } else { 0 },
+            len,
+            digits,
+            one: 1u128 << (8 * last),
+            until_nine: b'9' - bytes[last],
+        })
+    }
+
+    /// Whether `w[at..]` holds this tail (`at` ≤ 33).
+    #[inline(always)]
+    fn follows(&self, w: &[u8; ENTRY_ROOM], at: usize) -> bool {
+        let head = u128::from(word(w, at)) | u128::from(word(w, at + 8)) << 64;
+        ((head ^ self.head) & self.head_mask)
+            | u128::from((word(w, at + 16) ^ self.rest) & self.rest_mask)
+            == 0
+    }
+
+    /// Moves on to the id after this one, whose value is `value`. False when it has more
+    /// than 8 digits (no tail then).
+    #[inline(always)]
+    fn advance(&mut self, value: u64, gap: &Gap) -> bool {
+        if self.until_nine > 0 {
+            self.until_nine -= 1;
+            self.head += self.one;
+            return true;
+        }
+        self.carry(value, gap)
+    }
+
+    /// The increment that turns the last digit from `9` to `0`: the carry moves up the digits
+    /// in place; 9, 99, 999, ... grow a digit and make a new tail.
+    #[cold]
+    fn carry(&mut self, value: u64, gap: &Gap) -> bool {
+        let mut at = 1 + self.digits;
+        loop {
+            // This digit is a `9`: it becomes `0`, and the carry moves one digit up.
+            self.head -= 9u128 << (8 * at);
+            if at == 2 {
+                let mut next = NextId::default();
+                next.set(value);
+                return match Tail::new(&next, gap) {
+                    Some(tail) => {
+                        *self = tail;
+                        true
+                    }
+                    None => false,
+                };
+            }
+            at -= 1;
+            if (self.head >> (8 * at)) as u8 != b'9' {
+                self.head += 1u128 << (8 * at);
+                self.until_nine = 9;
+                return true;
+            }
+        }
+    }
+
+    /// The id these digits spell, as [`NextId`] (whose value is `value`: the digits are not
+    /// parsed back).
+    fn id(&self, value: u64) -> NextId {
+        let bytes = self.head.to_le_bytes();
+        let mut digits = [0u8; 8];
+        digits[..self.digits].copy_from_slice(&bytes[2..2 + self.digits]);
+        NextId {
+            value,
+            text: u64::from_le_bytes(digits),
+            len: self.digits as u32,
+        }
+    }
+}
+
+/// The position in `w` of the closing quote of the key whose opening quote is `w[0]`: the
+/// first quote or backslash in `w[1..33]`, sixteen bytes per SSE2 compare (part of every x86-64
+/// CPU, so no detection is needed). `None` when a backslash comes first or no quote is there.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn key_end_in(w: &[u8; ENTRY_ROOM]) -> Option<usize> {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+    };
+    let hits = |at: usize| {
+        // SAFETY: SSE2 is baseline on x86-64; the unaligned load reads w[at..at + 16], and
+        // `at` is 1 or 17, so inside the 64 bytes of `w`.
+        unsafe {
+            let v = _mm_loadu_si128(w.as_ptr().add(at).cast::<__m128i>());
+            let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+            let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+            _mm_movemask_epi8(_mm_or_si128(quote, backslash)) as u32
+        }
+    };
+    let mut found = hits(1);
+    let mut at = 1;
+    if found == 0 {
+        found = hits(17);
+        at = 17;
+        if found == 0 {
+            return None;
+        }
+    }
+    let i = at + found.trailing_zeros() as usize;
+    (w[i & (ENTRY_ROOM - 1)] == b'"').then_some(i)
+}
+
+/// The same without SIMD instructions: eight bytes at a time with bit tricks on a word.
+#[cfg(any(test, not(target_arch = "x86_64")))]
+#[cfg_attr(all(test, target_arch = "x86_64"), allow(dead_code))]
+fn key_end_in_words(w: &[u8; ENTRY_ROOM]) -> Option<usize> {
+    const ONES: u64 = u64::from_le_bytes([0x01; 8]);
+    const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
+    const QUOTES: u64 = u64::from_le_bytes([b'"'; 8]);
+    const BACKSLASHES: u64 = u64::from_le_bytes([b'\\'; 8]);
+    // The high bit of each byte that is zero; exact for the lowest such byte, which is all
+    // that is used (a borrow can only mark bytes above a true zero).
+    let zero_bytes = |v: u64| v.wrapping_sub(ONES) & !v & HIGHS;
+    for at in [1, 9, 17, 25] {
+        let text = word(w, at);
+        let hits = zero_bytes(text ^ QUOTES) | zero_bytes(text ^ BACKSLASHES);
+        if hits != 0 {
+            let i = at + (hits.trailing_zeros() / 8) as usize;
+            return (w[i & (ENTRY_ROOM - 1)] == b'"').then_some(i);
+        }
+    }
+    None
+}
+
+#[cfg(not(target_arch = "x86_64"))]
+use key_end_in_words as key_end_in;
+
+/// The 8 bytes of `w` from `at` as a little-endian word. Callers pass `at` ≤ 56; the clamp
+/// only lets the compiler see that, so no bounds check is left.
+#[inline(always)]
+fn word(w: &[u8; ENTRY_ROOM], at: usize) -> u64 {
+    let at = at.min(ENTRY_ROOM - 8);
+    let mut bytes = [0u8; 8];
+    bytes.copy_from_slice(&w[at..at + 8]);
+    u64::from_le_bytes(bytes)
+}
+
+/// A mask of the low `n` bytes of a word (`n` from 1 to 8).
+#[inline(always)]
+fn low_bytes(n: usize) -> u64 {
+    if n >= 8 {
+        u64::MAX
+    } else {
+        (1u64 << (8 * n)) - 1
+    }
+}
+
+/// The bytes between one entry's comma and the next key (the whitespace, then the key's
+/// opening quote), as the last general read saw them, for one compare.
+#[derive(Default)]
+struct Gap {
+    text: u64,
+    /// 0 when unknown or longer than 8 bytes (then never matched).
+    len: usize,
+}
+
+impl Gap {
+    fn learn(&mut self, bytes: &[u8]) {
+        *self = Gap::default();
+        if (1..=8).contains(&bytes.len()) {
+            let mut word = [0u8; 8];
+            word[..bytes.len()].copy_from_slice(bytes);
+            self.text = u64::from_le_bytes(word);
+            self.len = bytes.len();
+        }
+    }
+}
+
 /// The id expected next in a vocabulary map, as the text `tokenizers` writes after a colon
 /// (`: 9707,`), kept up to date as ids go by.
-#[derive(Default)]
+#[derive(Default, Clone, Copy)]
 struct NextId {
     value: u64,
     /// The decimal digits of `value` as the bytes of a little-endian word, most significant
@@ -594,219 +808,73 @@ impl NextId {
         // 9, 99, 999, ...: one more digit.
         self.set(self.value);
     }
-
-    /// Whether the colon at `at` in `buf` is followed by exactly ` <value>,` or ` <value>}`.
-    #[inline(always)]
-    fn follows(&self, buf: &[u8], at: usize) -> bool {
-        let len = self.len as usize;
-        let Some(bytes) = buf.get(at + 1..at + 11) else {
-            return false;
-        };
-        if len == 0 || bytes[0] != b' ' {
-            return false;
-        }
-        let mut word = [0u8; 8];
-        word.copy_from_slice(&bytes[1..9]);
-        let word = u64::from_le_bytes(word);
-        let mask = if len == 8 {
-            u64::MAX
-        } else {
-            (1u64 << (8 * len)) - 1
-        };
-        word & mask == self.text && matches!(bytes[1 + len], b',' | b'}')
-    }
 }
 
-/// Bytes per block of [`scan_vocab`]: one bit each in a `u64`.
-const BLOCK: usize = 64;
-/// Bytes kept in the buffer after a block, so the id of a colon at its end can be read.
-const ID_ROOM: usize = 64;
-/// Bytes kept before the cursor when the buffer is compacted inside the vocabulary, so the key
-/// of a wanted entry can be read back from its colon.
-const KEEP_BEHIND: usize = 64 * 1024;
-
 impl<R: Read + Seek> Scanner<R> {
-    /// Drops the bytes more than [`KEEP_BEHIND`] before the cursor once enough pile up.
-    fn keep_behind_compact(&mut self) {
-        if self.pos >= COMPACT_AT + KEEP_BEHIND {
-            let from = self.pos - KEEP_BEHIND;
-            self.buf.copy_within(from..self.end, 0);
-            self.end -= from;
-            self.dropped += from as u64;
-            self.pos -= from;
+    /// Drops the bytes before the cursor and reads until an entry's room is in the buffer (or
+    /// the input ends), a small chunk at a time.
+    #[cold]
+    fn refill_from_cursor(&mut self) -> io::Result<()> {
+        if self.pos > 0 {
+            self.buf.copy_within(self.pos..self.end, 0);
+            self.end -= self.pos;
+            self.dropped += self.pos as u64;
+            self.pos = 0;
         }
+        while self.end - self.pos < ENTRY_ROOM && self.fill()? {}
+        Ok(())
     }
 
-    /// At the end of the input: `n` bytes of spaces after it, so a last partial block can be
-    /// read whole. (Spaces are whitespace: they change no count, and the map's closing brace
-    /// must come before them.)
-    fn pad_end(&mut self, n: usize) {
-        if self.buf.len() < self.end + n {
-            self.buf.resize(self.end + n, b' ');
-        }
-        self.buf[self.end..self.end + n].fill(b' ');
-    }
-
-    /// The id after the colon at `at`: whitespace, a plain integer that fits in `u64`,
-    /// whitespace, then `,` or `}`; anything else gives up.
-    #[inline]
-    fn id_after(&self, at: usize) -> Scan<u64> {
-        let bytes = &self.buf[..self.end];
-        let is_ws = |b: u8| matches!(b, b' ' | b'\n' | b'\r' | b'\t');
-        let mut i = at + 1;
-        while i < bytes.len() && is_ws(bytes[i]) {
-            i += 1;
-        }
-        let start = i;
-        let mut id: u64 = 0;
-        while i < bytes.len() && bytes[i].is_ascii_digit() {
-            id = id.wrapping_mul(10).wrapping_add(u64::from(bytes[i] - b'0'));
-            i += 1;
-        }
-        let digits = i - start;
-        // Up to 19 digits always fit in u64; longer, or a leading zero: serde decides.
-        if digits == 0 || digits > 19 || (digits > 1 && bytes[start] == b'0') {
-            return Err(Stop::Fallback);
-        }
-        while i < bytes.len() && is_ws(bytes[i]) {
-            i += 1;
-        }
-        match bytes.get(i) {
-            Some(b',' | b'}') => Ok(id),
+    /// Reads one vocabulary entry of any layout at the cursor (on its key's opening quote),
+    /// the comma or closing brace after it, and the whitespace up to the next key's quote.
+    /// Returns the key's span (quotes included), the id, and whether another entry follows.
+    /// Learns `gap` from the whitespace after a comma.
+    #[cold]
+    fn vocab_entry(&mut self, gap: &mut Gap) -> Scan<((usize, usize), u64, bool)> {
+        let (key_start, key_end, _) = self.string()?;
+        self.expect(b':')?;
+        self.skip_ws()?;
+        let id = self.plain_integer()?;
+        match self.skip_ws()? {
+            b',' => {
+                self.pos += 1;
+                let from = self.pos;
+                if self.skip_ws()? != b'"' {
+                    return Err(Stop::Fallback);
+                }
+                gap.learn(&self.buf[from..=self.pos]);
+                Ok(((key_start, key_end), id, true))
+            }
+            b'}' => {
+                self.pos += 1;
+                Ok(((key_start, key_end), id, false))
+            }
             _ => Err(Stop::Fallback),
         }
     }
 
-    /// The span (quotes included) of the key before the colon at `at`: back over whitespace
-    /// to its closing quote, then to the first quote not escaped by an odd run of backslashes.
-    fn key_before(&self, at: usize) -> Scan<(usize, usize)> {
-        let bytes = &self.buf[..self.end];
-        let mut j = at;
-        while j > 0 && matches!(bytes[j - 1], b' ' | b'\n' | b'\r' | b'\t') {
-            j -= 1;
+    /// A plain non-negative integer that fits in `u64` at the cursor (digits only; a leading
+    /// zero, a sign, a fraction or more than 19 digits give up: serde decides those).
+    fn plain_integer(&mut self) -> Scan<u64> {
+        let mut id: u64 = 0;
+        let mut digits = 0usize;
+        let mut leading_zero = false;
+        while let Some(b @ b'0'..=b'9') = self.peek()? {
+            if digits == 0 && b == b'0' {
+                leading_zero = true;
+            }
+            id = id.wrapping_mul(10).wrapping_add(u64::from(b - b'0'));
+            digits += 1;
+            self.pos += 1;
         }
-        if j == 0 || bytes[j - 1] != b'"' {
+        if digits == 0 || digits > 19 || (leading_zero && digits > 1) {
             return Err(Stop::Fallback);
         }
-        let close = j - 1;
-        let mut k = close;
-        while k > 0 {
-            k -= 1;
-            if bytes[k] == b'"' {
-                let run = bytes[..k].iter().rev().take_while(|&&b| b == b'\\').count();
-                if run % 2 == 0 {
-                    return Ok((k, close + 1));
-                }
-            }
-        }
-        // The key began before the bytes kept in the buffer (a key over 64 KiB).
-        Err(Stop::Fallback)
-    }
-}
-
-/// One bit per byte of a block for each class of byte the vocabulary scan cares about.
-struct Masks {
-    quote: u64,
-    backslash: u64,
-    colon: u64,
-    comma: u64,
-    close: u64,
-}
-
-/// Classifies the 64 bytes of `block` with SSE2 (part of every x86-64 CPU, so no detection is
-/// needed): sixteen bytes per compare, one `movemask` per class and lane.
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn classify(block: &[u8; BLOCK]) -> Masks {
-    use std::arch::x86_64::{
-        __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_set1_epi8,
-    };
-    let mut m = Masks {
-        quote: 0,
-        backslash: 0,
-        colon: 0,
-        comma: 0,
-        close: 0,
-    };
-    // SAFETY: SSE2 is baseline on x86-64; each unaligned 16-byte load reads inside `block`
-    // (lane * 16 + 16 <= 64).
-    unsafe {
-        let splat = |b: u8| _mm_set1_epi8(b as i8);
-        let bits = |v: __m128i| u64::from(_mm_movemask_epi8(v) as u16);
-        for lane in 0..BLOCK / 16 {
-            let v = _mm_loadu_si128(block.as_ptr().add(lane * 16).cast::<__m128i>());
-            let shift = lane * 16;
-            let quote = _mm_cmpeq_epi8(v, splat(b'"'));
-            let colon = _mm_cmpeq_epi8(v, splat(b':'));
-            let comma = _mm_cmpeq_epi8(v, splat(b','));
-            let close = _mm_cmpeq_epi8(v, splat(b'}'));
-            m.quote |= bits(quote) << shift;
-            m.backslash |= bits(_mm_cmpeq_epi8(v, splat(b'\\'))) << shift;
-            m.colon |= bits(colon) << shift;
-            m.comma |= bits(comma) << shift;
-            m.close |= bits(close) << shift;
+        match self.peek()? {
+            Some(b'.' | b'e' | b'E') => Err(Stop::Fallback),
+            _ => Ok(id),
         }
     }
-    m
-}
-
-/// The same, a byte at a time, where SSE2 is not available.
-#[cfg(not(target_arch = "x86_64"))]
-fn classify(block: &[u8; BLOCK]) -> Masks {
-    let mut m = Masks {
-        quote: 0,
-        backslash: 0,
-        colon: 0,
-        comma: 0,
-        close: 0,
-    };
-    for (i, &b) in block.iter().enumerate() {
-        let bit = 1u64 << i;
-        match b {
-            b'"' => m.quote |= bit,
-            b'\\' => m.backslash |= bit,
-            b':' => m.colon |= bit,
-            b',' => m.comma |= bit,
-            b'}' => m.close |= bit,
-            _ => {}
-        }
-    }
-    m
-}
-
-/// Bits of the bytes escaped by a backslash: each backslash not itself escaped escapes the next
-/// byte. `carry` in: the block's first byte is escaped; out: its last byte escapes the next
-/// block's first. Backslashes are rare in a vocabulary, so a loop over them is cheap.
-fn escaped_bits(mut backslash: u64, carry: &mut bool) -> u64 {
-    let mut escaped = 0u64;
-    if std::mem::take(carry) {
-        escaped |= 1;
-        backslash &= !1;
-    }
-    while backslash != 0 {
-        let i = backslash.trailing_zeros();
-        backslash &= backslash - 1;
-        if i == 63 {
-            *carry = true;
-        } else {
-            escaped |= 1 << (i + 1);
-            backslash &= !(1 << (i + 1));
-        }
-    }
-    escaped
-}
-
-/// Bit `i` of the result is the XOR of bits `0..=i` of `x`: with quote bits in, 1 for the bytes
-/// from an opening quote up to (not including) its closing quote.
-#[inline(always)]
-fn prefix_xor(mut x: u64) -> u64 {
-    x ^= x << 1;
-    x ^= x << 2;
-    x ^= x << 4;
-    x ^= x << 8;
-    x ^= x << 16;
-    x ^= x << 32;
-    x
 }
 
 #[cfg(test)]
@@ -927,11 +995,11 @@ mod tests {
             vocab.insert(format!("tok\"{i}"), json!(i));
         }
         let text = serde_json::to_string_pretty(&tokenizer(Value::Object(vocab), false)).unwrap();
-        assert!(text.len() > 2 * COMPACT_AT);
+        assert!(text.len() > 32 * CHUNK);
         let wanted: BTreeSet<u64> = [0, 77_777, 119_999].into();
         let mut scanner = Scanner::new(io::Cursor::new(text.as_bytes()), text.len());
         let file = scan(&mut scanner, &wanted).unwrap();
-        assert!(scanner.dropped > 0 && scanner.buf.capacity() < 2 * COMPACT_AT);
+        assert!(scanner.dropped > 0 && scanner.buf.capacity() < 4 * CHUNK);
         assert_eq!(
             file,
             TokenizerFile::parse(text.as_bytes(), &wanted).unwrap()
@@ -980,6 +1048,8 @@ mod tests {
             "\\PC{0,4}",
             "[\u{0}-\u{1f}\u{7f}\u{2028}]{1,3}",
             "[ĠĊâĢĻÃ©]{1,5}",
+            // Around the 32 bytes the usual-entry reader looks through for a key's end.
+            "[a-z\"]{28,40}",
         ]
     }
 
@@ -991,8 +1061,14 @@ mod tests {
         #[test]
         fn scanner_equals_serde_pass(
             tokens in proptest::collection::vec(token_text(), 0..40),
-            id_offset in 0u64..5,
-            wanted in proptest::collection::btree_set(0u64..90, 0..8),
+            id_offset in prop_oneof![0u64..5, Just(7), Just(95), Just(99_999_990)],
+            // 1: ids in sequence, as `tokenizers` writes them (the usual-entry reader's
+            // case, across digit carries and the 8-digit limit); 2: a gap every time.
+            id_step in 1u64..3,
+            wanted in proptest::collection::btree_set(
+                prop_oneof![0u64..90, 99_999_990u64..100_000_040],
+                0..8,
+            ),
             pretty in any::<bool>(),
             merges_first in any::<bool>(),
             model_first in any::<bool>(),
@@ -1001,7 +1077,7 @@ mod tests {
         ) {
             let mut vocab = Map::new();
             for (i, t) in tokens.iter().enumerate() {
-                vocab.insert(t.clone(), json!(i as u64 * 2 + id_offset));
+                vocab.insert(t.clone(), json!(i as u64 * id_step + id_offset));
             }
             let mut value = tokenizer(Value::Object(vocab), merges_first);
             if model_first {
@@ -1021,6 +1097,16 @@ mod tests {
             let (file, pass) = scan_text(&text, chunk, &wanted).unwrap();
             prop_assert!(matches!(pass, Pass::Scan { bytes_read: _ }), "fell back: {:?}", pass);
             prop_assert_eq!(file, expected);
+        }
+
+        /// The SSE2 search for a key's end finds what the word-at-a-time one finds.
+        #[test]
+        fn key_end_searches_agree(bytes in proptest::collection::vec(
+            prop_oneof![Just(b'"'), Just(b'\\'), Just(b'a'), Just(0x80u8), Just(0u8), any::<u8>()],
+            ENTRY_ROOM,
+        )) {
+            let w: [u8; ENTRY_ROOM] = bytes.try_into().unwrap();
+            prop_assert_eq!(key_end_in(&w), key_end_in_words(&w));
         }
     }
 }
