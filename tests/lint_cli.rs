@@ -541,6 +541,11 @@ fn incident_guessed_config_fails_with_the_zlab_ids() {
         "{out}"
     );
     assert!(out.contains("Qwen3.6-27B-DFlash/config.json:14:5"), "{out}");
+    // The target numbers say which JSON path of the target's config they came from.
+    assert!(
+        out.contains("(layers 64 from text_config.num_hidden_layers, hidden 5120 from text_config.hidden_size"),
+        "{out}"
+    );
     // Without --deny warnings it passes: they are warnings.
     let (code, _, _) = run(&args[..5]);
     assert_eq!(code, 0);
