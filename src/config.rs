@@ -404,6 +404,10 @@ pub struct TargetFacts {
     pub max_position_embeddings: Option<u64>,
     /// The target's `architectures` (top level).
     pub architectures: Vec<String>,
+    /// The JSON path each fact was read from (`num_hidden_layers` →
+    /// `thinker_config.text_config.num_hidden_layers`), so a user can check it; empty for
+    /// facts that come from a built-in table rather than a file.
+    pub origins: std::collections::BTreeMap<String, String>,
 }
 
 /// Where multimodal and composite targets keep their text model's config, most specific first:
@@ -424,22 +428,44 @@ impl TargetFacts {
             path_of(keys)
                 .lookup(root)
                 .filter(|n| n.as_object().is_some())
+                .map(|n| (keys.join("."), n))
         });
-        let pick = |key: &str| -> Option<&Node> {
-            text.and_then(|t| t.get(key))
-                .filter(|n| !n.is_null())
-                .or_else(|| root.get(key).filter(|n| !n.is_null()))
+        // The sub-config's value first, then the root's, skipping nulls; with the path read.
+        let pick = |key: &str| -> Option<(String, &Node)> {
+            text.as_ref()
+                .and_then(|(prefix, t)| {
+                    t.get(key)
+                        .filter(|n| !n.is_null())
+                        .map(|n| (format!("{prefix}.{key}"), n))
+                })
+                .or_else(|| {
+                    root.get(key)
+                        .filter(|n| !n.is_null())
+                        .map(|n| (key.to_string(), n))
+                })
         };
+        let mut origins = std::collections::BTreeMap::new();
+        let mut number = |name: &str, keys: &[&str]| -> Option<u64> {
+            let (path, value) = keys
+                .iter()
+                .find_map(|k| pick(k).and_then(|(p, n)| n.as_u64().map(|v| (p, v))))?;
+            origins.insert(name.to_string(), path);
+            Some(value)
+        };
+        let num_hidden_layers = number("num_hidden_layers", &["num_hidden_layers", "num_layers"]);
+        let hidden_size = number("hidden_size", &["hidden_size"]);
+        let vocab_size = number("vocab_size", &["vocab_size"]);
+        let max_position_embeddings =
+            number("max_position_embeddings", &["max_position_embeddings"]);
+        let pick = |key: &str| pick(key).map(|(_, n)| n);
         TargetFacts {
             source: config.path.display().to_string(),
             model_type: pick("model_type")
                 .and_then(Node::as_str)
                 .map(str::to_string),
-            num_hidden_layers: pick("num_hidden_layers")
-                .or_else(|| pick("num_layers"))
-                .and_then(Node::as_u64),
-            hidden_size: pick("hidden_size").and_then(Node::as_u64),
-            vocab_size: pick("vocab_size").and_then(Node::as_u64),
+            num_hidden_layers,
+            hidden_size,
+            vocab_size,
             bos_token_id: pick("bos_token_id").and_then(Node::as_u64),
             eos_token_ids: match pick("eos_token_id") {
                 Some(n) => match n.as_array() {
@@ -449,8 +475,9 @@ impl TargetFacts {
                 None => Vec::new(),
             },
             pad_token_id: pick("pad_token_id").and_then(Node::as_u64),
-            max_position_embeddings: pick("max_position_embeddings").and_then(Node::as_u64),
+            max_position_embeddings,
             architectures: architectures(root),
+            origins,
         }
     }
 
@@ -494,6 +521,12 @@ mod tests {
         assert_eq!(facts.num_hidden_layers, Some(64));
         assert_eq!(facts.vocab_size, Some(248320));
         assert_eq!(facts.eos_token_ids, vec![248044, 248046]);
+        // Each number says where it was read: the text sub-config, not the root's vocab_size.
+        assert_eq!(facts.origins["vocab_size"], "text_config.vocab_size");
+        assert_eq!(
+            facts.origins["num_hidden_layers"],
+            "text_config.num_hidden_layers"
+        );
     }
 
     /// LongCat's `num_layers`, Qwen3-Omni's `thinker_config.text_config` and InternVL's
@@ -512,6 +545,14 @@ mod tests {
         assert_eq!(
             (f.num_hidden_layers, f.vocab_size),
             (Some(48), Some(151936))
+        );
+        assert_eq!(
+            f.origins["num_hidden_layers"],
+            "thinker_config.text_config.num_hidden_layers"
+        );
+        assert_eq!(
+            TargetFacts::from_config(&longcat).origins["num_hidden_layers"],
+            "num_layers"
         );
         let internvl = cfg(r#"{"llm_config": {"num_hidden_layers": 36, "model_type": "qwen3"}}"#);
         let f = TargetFacts::from_config(&internvl);

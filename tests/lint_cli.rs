@@ -326,6 +326,13 @@ const FIRES: &[(&str, &str, &[&str], &str, &str)] = &[
         "dflash-use-swa",
         "warning",
     ),
+    (
+        "cases/conv-selector-top-level",
+        Q8,
+        &[],
+        "conv-selector-top-level",
+        "warning",
+    ),
     ("cases/domino-config", Q8, &[], "domino-config", "error"),
     (
         "cases/dspark-export-layout",
@@ -333,6 +340,21 @@ const FIRES: &[(&str, &str, &[&str], &str, &str)] = &[
         &[],
         "dspark-export-layout",
         "info",
+    ),
+    ("cases/dspark-markov", Q36, &[], "dspark-markov", "error"),
+    (
+        "cases/dspark-markov-absent",
+        Q36,
+        &[],
+        "dspark-markov",
+        "warning",
+    ),
+    (
+        "cases/dspark-projector-type",
+        Q36,
+        &[],
+        "dspark-projector-type",
+        "error",
     ),
     (
         "cases/eagle-aux-layer-ids-count",
@@ -373,6 +395,13 @@ const FIRES: &[(&str, &str, &[&str], &str, &str)] = &[
         &[],
         "mask-token-string",
         "error",
+    ),
+    (
+        "cases/mask-token-string-added",
+        Q36,
+        &[],
+        "mask-token-string-added",
+        "info",
     ),
     (
         "cases/parallel-drafting-token-missing",
@@ -512,6 +541,11 @@ fn incident_guessed_config_fails_with_the_zlab_ids() {
         "{out}"
     );
     assert!(out.contains("Qwen3.6-27B-DFlash/config.json:14:5"), "{out}");
+    // The target numbers say which JSON path of the target's config they came from.
+    assert!(
+        out.contains("(layers 64 from text_config.num_hidden_layers, hidden 5120 from text_config.hidden_size"),
+        "{out}"
+    );
     // Without --deny warnings it passes: they are warnings.
     let (code, _, _) = run(&args[..5]);
     assert_eq!(code, 0);

@@ -34,6 +34,15 @@ pub fn write_header(out: &mut dyn Write, report: &DiffReport, p: Painter) -> io:
         Some(hint) => writeln!(out, "  tokens      {}", p.yellow(hint))?,
         None => writeln!(out, "  tokens      {}", tokens.source)?,
     }
+    if let Some(facts) = &report.target.facts {
+        if let Some(vocab) = facts.vocab_size {
+            let from = facts
+                .origins
+                .get("vocab_size")
+                .map_or(String::new(), |path| format!("{path} in "));
+            writeln!(out, "  vocab       {vocab} ({from}{})", facts.source)?;
+        }
+    }
     for w in &report.target.warnings {
         writeln!(out, "  {}     {w}", p.yellow("warning"))?;
     }
@@ -288,6 +297,10 @@ pub struct TokensOutput {
     pub decoded_with: &'static str,
     pub tokenizer_len: Option<u64>,
     pub vocab_size: Option<u64>,
+    /// The JSON path of the target's config that vocab_size was read from
+    /// (`text_config.vocab_size`); absent for built-in facts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub vocab_size_from: Option<String>,
 }
 
 #[derive(Serialize)]
@@ -331,6 +344,11 @@ pub fn diff_output(report: &DiffReport) -> DiffOutput<'_> {
             decoded_with: report.target.decoded_with.as_str(),
             tokenizer_len: report.target.tokens.tokenizer_len,
             vocab_size: report.target.tokens.vocab_size,
+            vocab_size_from: report
+                .target
+                .facts
+                .as_ref()
+                .and_then(|f| f.origins.get("vocab_size").cloned()),
         },
         warnings: &report.target.warnings,
         differences: report

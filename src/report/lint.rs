@@ -8,7 +8,7 @@ use serde_json::json;
 
 use super::{plural, RenderOptions, Report};
 use crate::diagnostic::{Diagnostic, Summary};
-use crate::rules::LintReport;
+use crate::rules::{LintReport, TargetSummary};
 
 impl Report for LintReport {
     fn command(&self) -> &'static str {
@@ -31,8 +31,10 @@ impl Report for LintReport {
         )?;
         writeln!(
             out,
-            "target: {}; tokens: {}",
-            self.target.source, self.target.tokens
+            "target: {}{}; tokens: {}",
+            self.target.source,
+            target_numbers(&self.target),
+            self.target.tokens
         )?;
         writeln!(out)?;
         write_diagnostics(out, &self.findings, options)?;
@@ -54,6 +56,31 @@ impl Report for LintReport {
             "target": self.target,
             "skipped": self.skipped,
         })
+    }
+}
+
+/// ` (64 layers from text_config.num_hidden_layers, hidden 5120 from …, vocab 248320 from …)`:
+/// the target numbers the rules used and the JSON path each was read from, so a user can check
+/// them. Empty when there are no numbers.
+fn target_numbers(target: &TargetSummary) -> String {
+    let parts: Vec<String> = [
+        ("num_hidden_layers", "layers", target.num_hidden_layers),
+        ("hidden_size", "hidden", target.hidden_size),
+        ("vocab_size", "vocab", target.vocab_size),
+    ]
+    .into_iter()
+    .filter_map(|(key, label, value)| {
+        let value = value?;
+        Some(match target.from.get(key) {
+            Some(path) => format!("{label} {value} from {path}"),
+            None => format!("{label} {value}"),
+        })
+    })
+    .collect();
+    if parts.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", parts.join(", "))
     }
 }
 

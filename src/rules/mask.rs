@@ -14,6 +14,7 @@ pub(super) const RULES: &[Rule] = &[
     MASK_TOKEN_COLLISION,
     MASK_TOKEN_TEXT_TOKEN,
     MASK_TOKEN_STRING,
+    MASK_TOKEN_STRING_ADDED,
 ];
 
 fn locate<'a>(cx: &Ctx<'a>) -> Option<(Path, &'a Node)> {
@@ -319,5 +320,148 @@ fn mask_token_string_conflict(cx: &mut Ctx) {
             ),
         )
         .expected = Some(serde_json::json!(found));
+    }
+}
+
+const MASK_TOKEN_STRING_ADDED: Rule = Rule {
+    code: LintCode::MaskTokenStringAdded,
+    info: CodeInfo {
+        severity: Severity::Info,
+        summary: "dflash_config.mask_token is not in the target's tokenizer and mask_token_id is absent: SGLang adds it",
+        explanation: "Without a mask_token_id, SGLang's _resolve_mask_token_id looks `dflash_config.mask_token` up \
+in the target tokenizer and, when it is not there, adds it (add_special_tokens) and fills drafted blocks with its \
+new id, len(tokenizer): an unused embedding row, the trained id only if the drafter was trained that way. Info, \
+since it is SGLang's documented behaviour (vLLM refuses the missing id, reported by mask-token-missing); an error \
+(except with --engine vllm) when len(tokenizer) is not below the target's vocab_size, because SGLang then raises \
+\"DFLASH mask_token_id is outside the target vocab size\". Needs the target's tokenizer; the string is looked up \
+among its added tokens (a mask string is an added token in every tokenizer read here).",
+        source: "sgl-project/sglang python/sglang/srt/speculative/dflash_worker.py@0468412 (_resolve_mask_token_id); sgl-project/sglang python/sglang/srt/speculative/dflash_utils.py@00731f0 (parse_dflash_draft_config)",
+    },
+    applies: Applies::BlockDrafters,
+    needs: &[],
+    check: mask_token_string_added,
+};
+
+fn mask_token_string_added(cx: &mut Ctx) {
+    let Some((path, node)) = find(
+        cx.root,
+        &[&["dflash_config", "mask_token"], &["mask_token"]],
+    ) else {
+        return;
+    };
+    // A wrong type is field-type's; a configured id is mask-token-string's.
+    let Some(text) = node.as_str().filter(|t| !t.is_empty()) else {
+        return;
+    };
+    if locate(cx).is_some_and(|(_, n)| !n.is_null()) {
+        return;
+    }
+    // Without the target's tokens nothing can be said about the string.
+    if !cx.tokens.can_decode() {
+        return;
+    }
+    let Some(len) = cx.tokens.tokenizer_len else {
+        return;
+    };
+    if cx.tokens.added.values().any(|t| t.content == text) {
+        return;
+    }
+    let quoted = crate::json::quote(text);
+    match cx.target_vocab() {
+        Some(vocab) if len >= vocab && cx.engine() != Some(Engine::Vllm) => {
+            cx.emit_as(
+                Severity::Error,
+                &path,
+                format!(
+                    "SGLang will add {quoted} to the tokenizer at id {len} (len(tokenizer)), but the target has only \
+                     {vocab} embedding rows: SGLang raises \"DFLASH mask_token_id is outside the target vocab size\""
+                ),
+            );
+        }
+        _ => {
+            cx.emit(
+                &path,
+                format!(
+                    "SGLang will add {quoted} to the tokenizer at id {len} (len(tokenizer)) and fill drafted blocks \
+                     with it: right only if the drafter was trained with that id"
+                ),
+            );
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::{self, TargetFacts};
+    use crate::rules::{lint, Engine, LintOptions};
+    use crate::target::TargetContext;
+    use crate::tokens::{AddedToken, TokenTable};
+
+    /// A target whose tokenizer has `len` tokens (the last one `<|im_end|>`) and `vocab` rows.
+    fn target(len: u64, vocab: u64) -> TargetContext {
+        let mut t = TargetContext::none();
+        t.facts = Some(TargetFacts {
+            source: "test".into(),
+            vocab_size: Some(vocab),
+            ..TargetFacts::default()
+        });
+        let mut tokens = TokenTable::empty(Some(vocab));
+        tokens.added.insert(
+            len - 1,
+            AddedToken {
+                content: "<|im_end|>".into(),
+                special: Some(true),
+            },
+        );
+        tokens.tokenizer_len = Some(len);
+        t.tokens = tokens;
+        t
+    }
+
+    fn found(text: &str, target: &TargetContext, engine: Option<Engine>) -> Vec<(String, String)> {
+        let cfg = config::parse(std::path::Path::new("config.json"), text.as_bytes()).unwrap();
+        let options = LintOptions {
+            engine,
+            ..LintOptions::default()
+        };
+        lint(&cfg, &options, target)
+            .unwrap()
+            .findings
+            .iter()
+            .filter(|d| d.code.as_str() == "mask-token-string-added")
+            .map(|d| (d.severity.as_str().to_string(), d.message.clone()))
+            .collect()
+    }
+
+    const DRAFTER: &str = r#"{"architectures": ["DFlashDraftModel"], "block_size": 16,
+        "dflash_config": {"target_layer_ids": [1, 9, 17, 25, 33], "mask_token": "<|MASK|>"}}"#;
+
+    /// With no mask id, a string the tokenizer lacks is added at len(tokenizer): info when that
+    /// row exists, an error (SGLang refuses) when it does not, unless the engine is vLLM.
+    #[test]
+    fn a_missing_mask_string_is_added_at_the_tokenizer_length() {
+        let got = found(DRAFTER, &target(151669, 151936), None);
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(got[0].0, "info");
+        assert!(
+            got[0]
+                .1
+                .contains("\"<|MASK|>\" to the tokenizer at id 151669"),
+            "{}",
+            got[0].1
+        );
+        let full = target(151936, 151936);
+        assert_eq!(found(DRAFTER, &full, None)[0].0, "error");
+        assert_eq!(found(DRAFTER, &full, Some(Engine::Sglang))[0].0, "error");
+        assert_eq!(found(DRAFTER, &full, Some(Engine::Vllm))[0].0, "info");
+        // A string the tokenizer has, a configured id, or no tokenizer: nothing to say here.
+        let known = DRAFTER.replace("<|MASK|>", "<|im_end|>");
+        assert_eq!(found(&known, &target(151669, 151936), None), vec![]);
+        let with_id = DRAFTER.replace(
+            "\"mask_token\"",
+            "\"mask_token_id\": 151669, \"mask_token\"",
+        );
+        assert_eq!(found(&with_id, &target(151669, 151936), None), vec![]);
+        assert_eq!(found(DRAFTER, &TargetContext::none(), None), vec![]);
     }
 }

@@ -236,6 +236,9 @@ pub struct TargetSummary {
     pub num_hidden_layers: Option<u64>,
     pub hidden_size: Option<u64>,
     pub vocab_size: Option<u64>,
+    /// The JSON path in the target's config each of the three numbers was read from
+    /// (`num_hidden_layers` → `text_config.num_hidden_layers`); empty for built-in facts.
+    pub from: std::collections::BTreeMap<String, String>,
     /// Where token ids were decoded from (`none` when they were not).
     pub tokens: String,
 }
@@ -344,6 +347,17 @@ pub fn lint(
             num_hidden_layers: facts.and_then(|f| f.num_hidden_layers),
             hidden_size: facts.and_then(|f| f.hidden_size),
             vocab_size: facts.and_then(|f| f.vocab_size),
+            from: facts
+                .map(|f| {
+                    f.origins
+                        .iter()
+                        .filter(|(k, _)| {
+                            ["num_hidden_layers", "hidden_size", "vocab_size"].contains(&k.as_str())
+                        })
+                        .map(|(k, v)| (k.clone(), v.clone()))
+                        .collect()
+                })
+                .unwrap_or_default(),
             tokens: if target.tokens.can_decode() {
                 target.tokens.source.clone()
             } else {

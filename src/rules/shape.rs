@@ -56,6 +56,16 @@ fn field_type(cx: &mut Ctx) {
             require_positive_int(cx, &path, node);
         }
         dflash_config_types(cx);
+        // DSpark's Markov rank also lives at the top level (SGLang's standalone DSpark loader).
+        if let Some(n) = cx.root.get("markov_rank").filter(|n| !n.is_null()) {
+            if n.as_u64().is_none() {
+                let message = format!(
+                    "`markov_rank` is {}; it must be a non-negative integer",
+                    super::describe(n)
+                );
+                cx.emit_type(&Path::key("markov_rank"), message);
+            }
+        }
     }
 }
 

@@ -7,11 +7,14 @@ use crate::json::{Node, Path};
 
 pub(super) const RULES: &[Rule] = &[
     CONV_SELECTOR_PAIR,
+    CONV_SELECTOR_TOP_LEVEL,
     DOMINO_CONFIG,
     ROPE_NEOX_STYLE,
     SAMPLE_FROM_ANCHOR_DFLASH,
     BLOCK_SIZE_TOO_SMALL,
     DSPARK_EXPORT_LAYOUT,
+    DSPARK_PROJECTOR_TYPE,
+    DSPARK_MARKOV,
 ];
 
 /// A key of `dflash_config`, or of the top level, with its path.
@@ -29,8 +32,11 @@ const CONV_SELECTOR_PAIR: Rule = Rule {
         severity: Severity::Error,
         summary: "conv_kernel_size/conv_group_size or selector_rank/selector_top_k set without its partner",
         explanation: "SGLang's parse_dflash_draft_config reads DFlash2's convolution (`conv_kernel_size`, \
-`conv_group_size`) and selector (`selector_rank`, `selector_top_k`) settings in pairs and raises ValueError when \
-one of a pair is set without the other. Set both, as the published DFlash2 config does.",
+`conv_group_size`) and selector (`selector_rank`, `selector_top_k`) settings from `dflash_config` only, an absent \
+key counting as 0, and raises ValueError when one of a pair is non-zero and the other is not (\"DFLASH grouped \
+convolution needs conv_kernel_size and conv_group_size together\", \"DFLASH selector needs rank and top_k \
+together\"). Set both, as the published DFlash2 config does. (Keys at the top level are not read: see \
+conv-selector-top-level.)",
         source: "sgl-project/sglang python/sglang/srt/speculative/dflash_utils.py@00731f0 (parse_dflash_draft_config)",
     },
     applies: Applies::BlockDrafters,
@@ -38,25 +44,78 @@ one of a pair is set without the other. Set both, as the published DFlash2 confi
     check: paired_fields,
 };
 
+const CONV_SELECTOR_FIELDS: [(&str, &str); 2] = [
+    ("conv_kernel_size", "conv_group_size"),
+    ("selector_rank", "selector_top_k"),
+];
+
+/// Whether SGLang counts a `dflash_config` setting as set: `bool(value)` of the parsed integer,
+/// with an absent key read as 0. (A value of the wrong type is field-type's.)
+fn nonzero_setting(cx: &Ctx, key: &str) -> bool {
+    cx.dflash_config()
+        .and_then(|d| d.get(key))
+        .is_some_and(|n| !n.is_null() && n.as_u64() != Some(0))
+}
+
 fn paired_fields(cx: &mut Ctx) {
-    for (a, b) in [
-        ("conv_kernel_size", "conv_group_size"),
-        ("selector_rank", "selector_top_k"),
-    ] {
-        match (dflash_field(cx, a), dflash_field(cx, b)) {
-            (Some((path, _)), None) => {
-                cx.emit(
-                    &path,
-                    format!("`{path}` is set but `{b}` is not: SGLang raises ValueError; set both"),
-                );
+    for (a, b) in CONV_SELECTOR_FIELDS {
+        let (set, unset) = match (nonzero_setting(cx, a), nonzero_setting(cx, b)) {
+            (true, false) => (a, b),
+            (false, true) => (b, a),
+            _ => continue,
+        };
+        let path = Path::key("dflash_config").child(set);
+        cx.emit(
+            &path,
+            format!(
+                "`{path}` is set but `dflash_config.{unset}` is not (absent or 0): SGLang raises ValueError \
+                 (they must be set together); set both"
+            ),
+        );
+    }
+}
+
+const CONV_SELECTOR_TOP_LEVEL: Rule = Rule {
+    code: LintCode::ConvSelectorTopLevel,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "a DFlash2 convolution/selector setting at the top level, where SGLang does not read it",
+        explanation: "SGLang's parse_dflash_draft_config reads `conv_kernel_size`, `conv_group_size`, \
+`selector_rank` and `selector_top_k` only under `dflash_config`. A key written at the top level (and not under \
+`dflash_config`) is ignored: SGLang runs the drafter without its convolution or selector, quietly, and a drafter \
+trained with them drafts from a different model than the one that was trained. No engine refuses it, so a warning: \
+move the key under `dflash_config`.",
+        source: "sgl-project/sglang python/sglang/srt/speculative/dflash_utils.py@00731f0 (parse_dflash_draft_config)",
+    },
+    applies: Applies::BlockDrafters,
+    needs: &[],
+    check: conv_selector_top_level,
+};
+
+fn conv_selector_top_level(cx: &mut Ctx) {
+    for (a, b) in CONV_SELECTOR_FIELDS {
+        for key in [a, b] {
+            let nested = cx.dflash_config().is_some_and(|d| d.get(key).is_some());
+            // A null or 0 is what SGLang assumes anyway: nothing is lost.
+            let top = cx
+                .root
+                .get(key)
+                .filter(|n| !n.is_null() && n.as_u64() != Some(0));
+            if nested || top.is_none() {
+                continue;
             }
-            (None, Some((path, _))) => {
-                cx.emit(
-                    &path,
-                    format!("`{path}` is set but `{a}` is not: SGLang raises ValueError; set both"),
-                );
-            }
-            _ => {}
+            let what = if key.starts_with("conv") {
+                "convolution"
+            } else {
+                "selector"
+            };
+            cx.emit(
+                &Path::key(key),
+                format!(
+                    "`{key}` is at the top level: SGLang reads it only under `dflash_config`, so it is ignored \
+                     and the drafter runs without its {what}; move it to `dflash_config.{key}`"
+                ),
+            );
         }
     }
 }
@@ -273,6 +332,421 @@ fn dspark_export_layout(cx: &mut Ctx) {
              layout; SGLang's standalone DSpark loader reads them at the top level (SpecForge's \
              normalize_dflash_export.py rewrites the config so)"
                 .to_string(),
+        );
+    }
+}
+
+const DSPARK_PROJECTOR_TYPE: Rule = Rule {
+    code: LintCode::DsparkProjectorType,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "a DSpark drafter whose dflash_config.projector_type is not `dspark`",
+        explanation: "SpecForge's DSparkDraftModel fills in `dflash_config.projector_type` = `dspark` when it is \
+absent and raises ValueError (\"DSparkDraftModel requires dflash_config.projector_type='dspark'\") when it is \
+anything else, so the drafter cannot be built, trained or exported. A config that names a DSpark architecture but \
+another projector (`domino`, `dflash`) mixes two families: SGLang picks Domino's code path by projector_type \
+alone. Write `dspark`, or drop the key.",
+        source: "sgl-project/SpecForge specforge/modeling/draft/dspark.py@a6b6b02:315-321",
+    },
+    applies: Applies::Only(&[Family::Dspark]),
+    needs: &[],
+    check: dspark_projector_type,
+};
+
+fn dspark_projector_type(cx: &mut Ctx) {
+    let Some(node) = cx.dflash_config().and_then(|d| d.get("projector_type")) else {
+        return;
+    };
+    // SpecForge tests `is None`: a JSON null means "absent" there.
+    if node.is_null() || node.as_str() == Some("dspark") {
+        return;
+    }
+    let path = Path::key("dflash_config").child("projector_type");
+    cx.emit(
+        &path,
+        format!(
+            "`{path}` is {} in a DSpark drafter: SpecForge's DSparkDraftModel raises \
+             \"DSparkDraftModel requires dflash_config.projector_type='dspark'\"",
+            super::describe(node)
+        ),
+    )
+    .expected = Some("dspark".into());
+}
+
+const DSPARK_MARKOV: Rule = Rule {
+    code: LintCode::DsparkMarkov,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "DSpark Markov head or attention settings that SpecForge refuses, or no Markov head at all",
+        explanation: "DSpark corrects each drafted token with a low-rank Markov head (`markov_rank`, \
+`markov_head_type`), read at the top level (SGLang's standalone DSpark loader) or under `dflash_config` \
+(SpecForge). Errors, where SpecForge cannot build the drafter: a positive markov_rank with a markov_head_type other \
+than vanilla, gated or rnn (build_markov_head raises \"Unsupported markov_head_type\"); \
+`confidence_head_with_markov` true without a positive markov_rank; the two places disagreeing \
+(normalize_dflash_export.py raises \"DSpark config conflict\"); `dflash_config.attention_mode` other than gqa or \
+mha (default gqa), gqa with num_key_value_heads >= num_attention_heads, mha with them unequal, or \
+num_key_value_heads not dividing num_attention_heads (DSparkDraftModel raises). A warning when markov_rank is \
+absent or 0: SpecForge then trains a drafter without a Markov head, but its normalize_dflash_export.py refuses to \
+export one for SGLang (\"DSpark export requires a positive integer markov_rank\") and vLLM refuses it for \
+Qwen3-Omni; every published DSpark template sets 256. (A negative or non-integer markov_rank is field-type's.)",
+        source: "sgl-project/SpecForge specforge/modeling/draft/dspark.py@a6b6b02:252-279,288-312,354-357; sgl-project/SpecForge scripts/gates/normalize_dflash_export.py@a6b6b02 (_normalize_dspark); vllm-project/vllm vllm/config/speculative.py@002e77c (_validate_qwen3_omni_dspark)",
+    },
+    applies: Applies::Only(&[Family::Dspark]),
+    needs: &[],
+    check: dspark_markov,
+};
+
+/// A DSpark setting, from the top level, else `dflash_config` (nulls count as absent).
+fn dspark_setting<'a>(cx: &Ctx<'a>, key: &str) -> Option<(Path, &'a Node)> {
+    cx.root
+        .get(key)
+        .filter(|n| !n.is_null())
+        .map(|n| (Path::key(key), n))
+        .or_else(|| {
+            cx.dflash_config()
+                .and_then(|d| d.get(key))
+                .filter(|n| !n.is_null())
+                .map(|n| (Path::key("dflash_config").child(key), n))
+        })
+}
+
+fn dspark_markov(cx: &mut Ctx) {
+    markov_conflicts(cx);
+    let rank = dspark_setting(cx, "markov_rank");
+    // A negative or non-integer rank is field-type's: nothing more to say about the head.
+    let rank_is_integer = rank.as_ref().is_none_or(|(_, n)| n.as_u64().is_some());
+    if rank_is_integer {
+        match rank.as_ref().and_then(|(_, n)| n.as_u64()) {
+            Some(r) if r > 0 => markov_head_type(cx),
+            _ => no_markov_head(cx, rank.map(|(p, _)| p)),
+        }
+    }
+    attention_mode(cx);
+}
+
+/// `markov_rank` absent or 0: no Markov head.
+fn no_markov_head(cx: &mut Ctx, at: Option<Path>) {
+    let path = at.unwrap_or_else(|| Path::key("markov_rank"));
+    let with_markov = cx
+        .dflash_config()
+        .and_then(|d| d.get("confidence_head_with_markov"))
+        .and_then(Node::as_bool)
+        == Some(true);
+    if with_markov {
+        cx.emit(
+            &path,
+            "no positive `markov_rank` but `dflash_config.confidence_head_with_markov` is true: SpecForge raises \
+             \"confidence_head_with_markov=True requires markov_rank > 0\""
+                .to_string(),
+        );
+    } else {
+        cx.emit_as(
+            Severity::Warning,
+            &path,
+            "no Markov head (`markov_rank` absent or 0): SGLang's standalone DSpark loader needs a positive \
+             markov_rank (SpecForge's normalize_dflash_export.py refuses to export without one); vLLM refuses it \
+             for Qwen3-Omni"
+                .to_string(),
+        );
+    }
+}
+
+/// The same Markov setting at the top level and under `dflash_config`, with different values.
+fn markov_conflicts(cx: &mut Ctx) {
+    for key in ["markov_rank", "markov_head_type"] {
+        let top = cx.root.get(key).filter(|n| !n.is_null());
+        let nested = cx
+            .dflash_config()
+            .and_then(|d| d.get(key))
+            .filter(|n| !n.is_null());
+        if let (Some(t), Some(n)) = (top, nested) {
+            // Python's `!=`: 256 == 256.0.
+            let same = match (t.as_number(), n.as_number()) {
+                (Some(a), Some(b)) => a.same_value(b),
+                _ => t.to_serde() == n.to_serde(),
+            };
+            if !same {
+                cx.emit(
+                    &Path::key(key),
+                    format!(
+                        "`{key}` is {} at the top level but {} in `dflash_config`: SpecForge trains with the \
+                         `dflash_config` value, SGLang's DSpark loader reads the top level, and SpecForge's \
+                         normalize_dflash_export.py raises \"DSpark config conflict\"",
+                        super::describe(t),
+                        super::describe(n)
+                    ),
+                );
+            }
+        }
+    }
+}
+
+fn markov_head_type(cx: &mut Ctx) {
+    // Absent: SpecForge builds the vanilla head.
+    let Some((path, node)) = dspark_setting(cx, "markov_head_type") else {
+        return;
+    };
+    let known = ["vanilla", "gated", "rnn"];
+    match node.as_str() {
+        Some(t) if known.contains(&t.to_ascii_lowercase().as_str()) => {}
+        _ => {
+            cx.emit(
+                &path,
+                format!(
+                    "`{path}` is {}: SpecForge's build_markov_head raises \"Unsupported markov_head_type\" \
+                     (vanilla, gated or rnn)",
+                    super::describe(node)
+                ),
+            );
+        }
+    }
+}
+
+/// `dflash_config.attention_mode` against the head counts, as DSparkDraftModel checks them.
+fn attention_mode(cx: &mut Ctx) {
+    let heads = cx
+        .root
+        .get("num_attention_heads")
+        .and_then(|n| positive_int(n).ok());
+    let kv = cx
+        .root
+        .get("num_key_value_heads")
+        .and_then(|n| positive_int(n).ok());
+    let at = Path::key("dflash_config").child("attention_mode");
+    // SpecForge: str(dflash_config.get("attention_mode", "gqa")).lower(); an explicit null
+    // becomes "none", which it refuses.
+    let mode = match cx.dflash_config().and_then(|d| d.get("attention_mode")) {
+        None => "gqa".to_string(),
+        Some(n) => match n.as_str() {
+            Some(s) => s.to_ascii_lowercase(),
+            None => {
+                cx.emit(
+                    &at,
+                    format!(
+                        "`{at}` is {}: SpecForge's DSparkDraftModel requires 'gqa' or 'mha'",
+                        super::describe(n)
+                    ),
+                );
+                return;
+            }
+        },
+    };
+    if mode != "gqa" && mode != "mha" {
+        cx.emit(
+            &at,
+            format!(
+                "`{at}` is {}: SpecForge's DSparkDraftModel requires 'gqa' or 'mha'",
+                crate::json::quote(&mode)
+            ),
+        );
+        return;
+    }
+    let (Some(heads), Some(kv)) = (heads, kv) else {
+        return;
+    };
+    let kv_path = Path::key("num_key_value_heads");
+    if heads % kv != 0 {
+        cx.emit(
+            &kv_path,
+            format!(
+                "num_key_value_heads {kv} does not divide num_attention_heads {heads}: SpecForge's DSparkDraftModel \
+                 raises \"DSpark requires num_key_value_heads to divide num_attention_heads\""
+            ),
+        );
+    } else if mode == "gqa" && kv >= heads {
+        cx.emit(
+            &kv_path,
+            format!(
+                "attention_mode is gqa (the default) but num_key_value_heads {kv} >= num_attention_heads {heads}: \
+                 SpecForge's DSparkDraftModel raises; set `dflash_config.attention_mode` to \"mha\" if the drafter \
+                 was trained with equal head counts"
+            ),
+        );
+    } else if mode == "mha" && kv != heads {
+        cx.emit(
+            &kv_path,
+            format!(
+                "attention_mode is mha but num_key_value_heads {kv} != num_attention_heads {heads}: SpecForge's \
+                 DSparkDraftModel raises \"DSpark MHA opt-in requires num_key_value_heads == num_attention_heads\""
+            ),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config;
+    use crate::rules::{lint, LintOptions};
+    use crate::target::TargetContext;
+
+    /// `(code, severity, path)` of every finding of the DSpark and DFlash2 rules on `text`.
+    fn found(text: &str) -> Vec<(String, String, String)> {
+        let cfg = config::parse(std::path::Path::new("config.json"), text.as_bytes()).unwrap();
+        let report = lint(&cfg, &LintOptions::default(), &TargetContext::none()).unwrap();
+        report
+            .findings
+            .iter()
+            .filter(|d| {
+                let c = d.code.as_str();
+                // dspark-export-layout (an info about SpecForge's layout) is not under test here.
+                c != "dspark-export-layout"
+                    && (c.starts_with("dspark-")
+                        || c.starts_with("conv-selector")
+                        || c == "field-type")
+            })
+            .map(|d| {
+                (
+                    d.code.as_str().to_string(),
+                    d.severity.as_str().to_string(),
+                    d.path.clone(),
+                )
+            })
+            .collect()
+    }
+
+    fn f(code: &str, severity: &str, path: &str) -> (String, String, String) {
+        (code.into(), severity.into(), path.into())
+    }
+
+    /// The Qwen3-8B DSpark template's settings, which SpecForge accepts.
+    const DSPARK: &str = r#""architectures": ["DSparkDraftModel"], "block_size": 7, "num_attention_heads": 32,
+        "num_key_value_heads": 8"#;
+
+    /// SpecForge's own template fires nothing; a DSpark architecture with another projector,
+    /// a bad head type, a missing rank and bad head counts each fire, with SpecForge's severity.
+    #[test]
+    fn dspark_settings_follow_specforge() {
+        let ok = format!(
+            r#"{{{DSPARK}, "dflash_config": {{"attention_mode": "gqa", "markov_head_type": "vanilla",
+            "markov_rank": 256, "projector_type": "dspark", "confidence_head_with_markov": true}}}}"#
+        );
+        assert_eq!(found(&ok), vec![]);
+        let domino = format!(
+            r#"{{{DSPARK}, "markov_rank": 256, "dflash_config": {{"projector_type": "domino"}}}}"#
+        );
+        assert_eq!(
+            found(&domino),
+            vec![f(
+                "dspark-projector-type",
+                "error",
+                "dflash_config.projector_type"
+            )]
+        );
+        let null_projector = format!(
+            r#"{{{DSPARK}, "markov_rank": 256, "dflash_config": {{"projector_type": null}}}}"#
+        );
+        assert_eq!(found(&null_projector), vec![]);
+        let head = format!(r#"{{{DSPARK}, "markov_rank": 256, "markov_head_type": "LSTM"}}"#);
+        assert_eq!(
+            found(&head),
+            vec![f("dspark-markov", "error", "markov_head_type")]
+        );
+        // Case is ignored, as SpecForge lowercases it.
+        let upper = format!(r#"{{{DSPARK}, "markov_rank": 256, "markov_head_type": "Gated"}}"#);
+        assert_eq!(found(&upper), vec![]);
+        // No rank: SpecForge trains without a Markov head, the export for SGLang refuses.
+        assert_eq!(
+            found(&format!("{{{DSPARK}}}")),
+            vec![f("dspark-markov", "warning", "markov_rank")]
+        );
+        // A head type with no rank is ignored by SpecForge: only the missing head is said.
+        let zero = format!(
+            r#"{{{DSPARK}, "dflash_config": {{"markov_rank": 0, "markov_head_type": "lstm"}}}}"#
+        );
+        assert_eq!(
+            found(&zero),
+            vec![f("dspark-markov", "warning", "dflash_config.markov_rank")]
+        );
+        let with_markov =
+            format!(r#"{{{DSPARK}, "dflash_config": {{"confidence_head_with_markov": true}}}}"#);
+        assert_eq!(
+            found(&with_markov),
+            vec![f("dspark-markov", "error", "markov_rank")]
+        );
+        let negative = format!(r#"{{{DSPARK}, "markov_rank": -1}}"#);
+        assert_eq!(
+            found(&negative),
+            vec![f("field-type", "error", "markov_rank")]
+        );
+        let conflict =
+            format!(r#"{{{DSPARK}, "markov_rank": 128, "dflash_config": {{"markov_rank": 256}}}}"#);
+        assert_eq!(
+            found(&conflict),
+            vec![f("dspark-markov", "error", "markov_rank")]
+        );
+    }
+
+    /// DSparkDraftModel's attention checks: gqa needs fewer KV heads, mha equal ones, and the
+    /// KV heads must divide the heads.
+    #[test]
+    fn dspark_attention_mode_follows_the_head_counts() {
+        let cfg = |mode: &str, heads: u64, kv: u64| {
+            format!(
+                r#"{{"architectures": ["DSparkDraftModel"], "markov_rank": 256, "num_attention_heads": {heads},
+                "num_key_value_heads": {kv}, "dflash_config": {{{mode}}}}}"#
+            )
+        };
+        assert_eq!(found(&cfg("", 32, 8)), vec![]);
+        assert_eq!(found(&cfg(r#""attention_mode": "MHA""#, 32, 32)), vec![]);
+        let kv = f("dspark-markov", "error", "num_key_value_heads");
+        assert_eq!(found(&cfg("", 32, 32)), vec![kv.clone()]);
+        assert_eq!(
+            found(&cfg(r#""attention_mode": "mha""#, 32, 8)),
+            vec![kv.clone()]
+        );
+        assert_eq!(found(&cfg("", 32, 12)), vec![kv]);
+        assert_eq!(
+            found(&cfg(r#""attention_mode": "mqa""#, 32, 8)),
+            vec![f("dspark-markov", "error", "dflash_config.attention_mode")]
+        );
+        assert_eq!(
+            found(&cfg(r#""attention_mode": null"#, 32, 8)),
+            vec![f("dspark-markov", "error", "dflash_config.attention_mode")]
+        );
+    }
+
+    /// SGLang reads the conv/selector pairs from dflash_config only, 0 meaning unset; a key at
+    /// the top level is ignored, which is a warning of its own.
+    #[test]
+    fn conv_selector_pairs_are_read_where_sglang_reads_them() {
+        let base = r#""architectures": ["DFlash2DraftModel"], "block_size": 16"#;
+        let both = format!(
+            r#"{{{base}, "dflash_config": {{"conv_kernel_size": 4, "conv_group_size": 4}}}}"#
+        );
+        assert_eq!(found(&both), vec![]);
+        let zero =
+            format!(r#"{{{base}, "dflash_config": {{"selector_rank": 0, "selector_top_k": 8}}}}"#);
+        assert_eq!(
+            found(&zero),
+            vec![f(
+                "conv-selector-pair",
+                "error",
+                "dflash_config.selector_top_k"
+            )]
+        );
+        let top = format!(
+            r#"{{{base}, "conv_kernel_size": 4, "dflash_config": {{"conv_group_size": 4}}}}"#
+        );
+        assert_eq!(
+            found(&top),
+            vec![
+                f(
+                    "conv-selector-pair",
+                    "error",
+                    "dflash_config.conv_group_size"
+                ),
+                f("conv-selector-top-level", "warning", "conv_kernel_size"),
+            ]
+        );
+        let both_top = format!(
+            r#"{{{base}, "selector_rank": 64, "selector_top_k": 8, "conv_group_size": 0}}"#
+        );
+        assert_eq!(
+            found(&both_top),
+            vec![
+                f("conv-selector-top-level", "warning", "selector_rank"),
+                f("conv-selector-top-level", "warning", "selector_top_k"),
+            ]
         );
     }
 }

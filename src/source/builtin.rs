@@ -199,6 +199,7 @@ impl KnownTarget {
             bos_token_id: self.bos_token_id,
             eos_token_ids: vec![self.eos_token_id],
             pad_token_id: self.pad_token_id,
+            origins: Default::default(),
         }
     }
 
