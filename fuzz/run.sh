@@ -11,7 +11,14 @@
 #
 # Targets: parse_config, json_roundtrip, fix_roundtrip (the minimal-edit rewriter: local config,
 # NUL, authority config -> plan -> the output re-parses, no difference is left, bytes outside the
-# splices are the original's, fixing again changes nothing).
+# splices are the original's, fixing again changes nothing); safetensors_header, launch_command,
+# metrics_text (the three later input surfaces: no panic, an answer or an error).
+#
+# Seeds of the last three: the committed bad-input cases (tests/bad-input/cases/{weights,launch,
+# metrics}) and the files of tests/launch/files, plus real producers' output written by
+# `.venv-hf/bin/python fuzz/seeds.py` (run it first; this script says so when its seeds are
+# missing). A nightly toolchain is used when rustup has one (`FUZZ_TOOLCHAIN=+nightly`), else
+# stable with RUSTC_BOOTSTRAP=1.
 #
 # The corpus kept in git (fuzz/corpus/<target>/) is minimized; new inputs found during a run go
 # to a scratch copy under fuzz/corpus-work/ (ignored), so a run never dirties the tree.
@@ -24,20 +31,38 @@ cd "$(dirname "$0")/.."
 SECONDS_EACH="${1:-600}"
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(parse_config json_roundtrip fix_roundtrip)
+[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(parse_config json_roundtrip fix_roundtrip safetensors_header launch_command metrics_text)
 export RUSTC_BOOTSTRAP=1
+TC="${FUZZ_TOOLCHAIN-}"
+if [ -z "$TC" ] && rustup toolchain list 2>/dev/null | grep -q '^nightly'; then TC=+nightly; fi
 
-cargo fuzz build -O >/dev/null 2>&1 || cargo fuzz build -O || exit 2
+# Only the targets asked for are built (each build instruments the whole crate).
+for t in "${TARGETS[@]}"; do
+  cargo $TC fuzz build -O "$t" >/dev/null 2>&1 || cargo $TC fuzz build -O "$t" || exit 2
+done
 
 status=0
 for t in "${TARGETS[@]}"; do
   work="fuzz/corpus-work/$t"
   mkdir -p "$work" "fuzz/corpus/$t" "fuzz/artifacts/$t"
   cp -n fuzz/corpus/"$t"/* "$work"/ 2>/dev/null || true
-  # Seeds: every JSON file of the fixtures and of the bad-input corpus.
-  find fixtures tests/bad-input -name '*.json' -size -64k 2>/dev/null | while read -r f; do
-    cp -n "$f" "$work/seed-$(echo "$f" | tr '/' '_')" 2>/dev/null || true
-  done
+  seeds_from() {
+    find "$@" -type f -size -64k 2>/dev/null | while read -r f; do
+      cp -n "$f" "$work/seed-$(echo "$f" | tr '/' '_')" 2>/dev/null || true
+    done
+  }
+  case "$t" in
+    safetensors_header) seeds_from tests/bad-input/cases/weights -name '*.safetensors' ;;
+    launch_command) seeds_from tests/bad-input/cases/launch tests/launch/files ;;
+    metrics_text) seeds_from tests/bad-input/cases/metrics ;;
+    # Every JSON file of the fixtures and of the bad-input corpus.
+    *) seeds_from fixtures tests/bad-input -name '*.json' ;;
+  esac
+  case "$t" in
+    safetensors_header | launch_command | metrics_text)
+      ls "$work" | grep -v '^seed-tests_' | grep -q '^seed-' ||
+        echo "$t: no real-producer seeds; run .venv-hf/bin/python fuzz/seeds.py first" >&2 ;;
+  esac
   if [ "$t" = fix_roundtrip ]; then
     # Seeds: local NUL authority pairs from the fixtures and the fix golden tests.
     i=0
@@ -56,7 +81,7 @@ for t in "${TARGETS[@]}"; do
   fi
   before=$(ls "fuzz/artifacts/$t" | wc -l)
   log="fuzz/artifacts/$t.log"
-  RUSTC_BOOTSTRAP=1 cargo fuzz run -O "$t" "$work" -- \
+  RUSTC_BOOTSTRAP=1 cargo $TC fuzz run -O "$t" "$work" -- \
     -max_total_time="$SECONDS_EACH" -print_final_stats=1 -max_len=65536 -timeout=10 \
     -rss_limit_mb=2048 >"$log" 2>&1
   rc=$?

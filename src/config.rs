@@ -180,10 +180,11 @@ pub fn open_regular(path: &FsPath) -> Result<(fs::File, fs::Metadata)> {
     let file = options.open(path).map_err(|e| io_error(path, &e))?;
     let meta = file.metadata().map_err(|e| io_error(path, &e))?;
     if meta.is_dir() {
-        return Err(Error::new(format!(
-            "`{}` is a directory, not a file",
-            path.display()
-        )));
+        return Err(
+            Error::new(format!("`{}` is a directory, not a file", path.display())).with_hint(
+                "a file is expected at this path: remove the directory or pass the file inside it",
+            ),
+        );
     }
     if let Some(kind) = non_regular_kind(&meta) {
         return Err(non_regular_error(path, kind));
@@ -234,17 +235,28 @@ pub fn read_capped(path: &FsPath, cap: u64) -> Result<Vec<u8>> {
 }
 
 pub fn io_error(path: &FsPath, err: &std::io::Error) -> Error {
-    let what = match err.kind() {
-        std::io::ErrorKind::NotFound => "does not exist".to_string(),
-        std::io::ErrorKind::PermissionDenied => "cannot be read: permission denied".to_string(),
-        _ if err.raw_os_error().is_some_and(is_eloop) => {
-            "cannot be read: it is a loop of symbolic links".to_string()
-        }
-        _ => format!("cannot be read: {err}"),
+    let (what, hint) = match err.kind() {
+        std::io::ErrorKind::NotFound => (
+            "does not exist".to_string(),
+            "check the path (relative paths start from the current directory)",
+        ),
+        std::io::ErrorKind::PermissionDenied => (
+            "cannot be read: permission denied".to_string(),
+            "make the file readable by this user, or run as a user who can read it",
+        ),
+        _ if err.raw_os_error().is_some_and(is_eloop) => (
+            "cannot be read: it is a loop of symbolic links".to_string(),
+            "point the link at a real file (a Hub cache link whose blob is gone: download again)",
+        ),
+        _ => (
+            format!("cannot be read: {err}"),
+            "check the path and the file system it is on",
+        ),
     };
     Error::new(format!("`{}` {what}", path.display()))
         .kind(crate::error::ErrorKind::Io)
         .at(path, None)
+        .with_hint(hint)
 }
 
 /// ELOOP: too many levels of symbolic links (a link that points back at itself).

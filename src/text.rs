@@ -5,6 +5,15 @@
 use crate::json::{Node, Value};
 use crate::tokens::{DecodedToken, TokenClass};
 
+/// `s` cut to at most `max_chars` characters for a message, with how much was left out: input
+/// echoed in an error (a pasted word, a flag's value) may be a megabyte long.
+pub fn clip(s: &str, max_chars: usize) -> String {
+    match s.char_indices().nth(max_chars) {
+        None => s.to_string(),
+        Some((at, _)) => format!("{}… ({} bytes in all)", &s[..at], s.len()),
+    }
+}
+
 /// Short form of a value for one-line display: whole when short, summarised when long.
 pub fn short_value(node: Option<&Node>, tokens: &[DecodedToken]) -> String {
     let Some(node) = node else {

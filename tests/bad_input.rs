@@ -1,5 +1,8 @@
 //! The bad-input corpus: every case of `tests/bad-input/manifest.toml` run through every command
-//! of [`RUNS`] with the real binary. For each (case, run) the harness checks that the process
+//! of its input surface with the real binary: a drafter's `config.json` through [`RUNS`], its
+//! safetensors headers through [`WEIGHTS_RUNS`], a launch command or file through
+//! [`LAUNCH_RUNS`], a `/metrics` body (served by a small in-process HTTP server) through
+//! [`METRICS_RUNS`]. For each (case, run) the harness checks that the process
 //! exited 0, 1 or 2 by itself (never a panic, exit 101 or a signal), that an error (exit 2)
 //! prints nothing on stdout and names the file, that the exit code is the one the manifest
 //! expects, that nothing under the case's directory changed (or, for runs that write, that
@@ -75,6 +78,66 @@ const RUNS: &[Run] = &[
     },
 ];
 
+/// Safetensors headers (`surface = "weights"`): `{path}` is a tiny DFlash drafter directory
+/// (its config agrees with the valid weights) holding the case's files.
+const WEIGHTS_RUNS: &[Run] = &[
+    Run {
+        name: "weights",
+        args: &["weights", "{path}"],
+        writes: false,
+    },
+    Run {
+        name: "lint",
+        args: &["lint", "{path}"],
+        writes: false,
+    },
+];
+
+/// Launch input (`surface = "launch"`): `{input}` is `--file FILE` or `-- ARGS...`.
+const LAUNCH_RUNS: &[Run] = &[Run {
+    name: "launch",
+    args: &["launch", "{input}"],
+    writes: false,
+}];
+
+/// A `/metrics` body (`surface = "metrics"`) served at `{url}`; the window is short so that a
+/// vLLM case (two scrapes) costs a few milliseconds.
+const METRICS_RUNS: &[Run] = &[Run {
+    name: "acceptance",
+    args: &[
+        "acceptance",
+        "{url}",
+        "--window",
+        "0.05",
+        "--timeout",
+        "10",
+        "--min-acceptance-length",
+        "2",
+    ],
+    writes: false,
+}];
+
+/// Which command family a case feeds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[serde(rename_all = "lowercase")]
+enum Surface {
+    Config,
+    Weights,
+    Launch,
+    Metrics,
+}
+
+impl Surface {
+    fn runs(self) -> &'static [Run] {
+        match self {
+            Surface::Config => RUNS,
+            Surface::Weights => WEIGHTS_RUNS,
+            Surface::Launch => LAUNCH_RUNS,
+            Surface::Metrics => METRICS_RUNS,
+        }
+    }
+}
+
 const AUTHORITY: &str = "fixtures/incident/authority";
 const DRAFTER_DIR: &str = "Qwen3.6-27B-DFlash";
 /// Files up to this size are hashed whole by [`tree_state`]; larger ones by size and mtime.
@@ -91,8 +154,18 @@ struct Case {
     name: String,
     /// What the case is and what the tool should say.
     why: String,
-    /// A file under tests/bad-input/, copied to `{path}/config.json`.
+    /// The input surface (default `config`).
+    surface: Option<Surface>,
+    /// A file under tests/bad-input/: for `config`, copied to `{path}/config.json`; for
+    /// `launch`, copied into the case directory under its own name and given as `--file`; for
+    /// `metrics`, the body of the first scrape.
     file: Option<String>,
+    /// `metrics`: the body of every later scrape (default: `file` again).
+    file2: Option<String>,
+    /// `weights`: a directory under tests/bad-input/ whose files are copied into `{path}`.
+    dir: Option<String>,
+    /// `launch`: the command words given after `--` (instead of a file).
+    args: Option<Vec<String>>,
     /// Or a setup made at test time (see [`set_up`]).
     setup: Option<String>,
     /// Parameter of the setup: size in bytes, depth, hex bytes.
@@ -114,6 +187,16 @@ enum Expected {
 }
 
 impl Expected {
+    /// The exit code `run` of a case on `surface` must give. Outside `config` a single `exit`
+    /// holds for every run.
+    fn for_surface_run(&self, surface: Surface, run: &str) -> Option<i32> {
+        match (surface, self) {
+            (Surface::Config, _) => self.for_run(run),
+            (_, Expected::All(code)) => Some(*code),
+            (_, Expected::PerRun(map)) => map.get(run).copied(),
+        }
+    }
+
     /// A single `exit` states what `diff` does. Input `diff` cannot read, `fix` must refuse
     /// too (exit 2, file untouched); `lint` and `check` are held to the crash, message and
     /// byte-identity checks and their snapshots (`check` reports an unreadable drafter as a
@@ -233,18 +316,7 @@ fn set_up(case: &Case, root: &Path) -> Result<(PathBuf, Runner), String> {
         }
         "bytes" => {
             fs::create_dir(&dir).unwrap();
-            let hex = case.hex.as_deref().expect("bytes needs hex");
-            let bytes: Vec<u8> = hex
-                .split_whitespace()
-                .flat_map(|word| {
-                    if let Some(h) = word.strip_prefix("0x") {
-                        vec![u8::from_str_radix(h, 16).unwrap()]
-                    } else {
-                        word.replace('_', " ").into_bytes()
-                    }
-                })
-                .collect();
-            fs::write(&config, bytes).unwrap();
+            fs::write(&config, hex_bytes(case)).unwrap();
         }
         "unreadable" => {
             fs::create_dir(&dir).unwrap();
@@ -268,6 +340,221 @@ fn set_up(case: &Case, root: &Path) -> Result<(PathBuf, Runner), String> {
         other => panic!("unknown setup `{other}`"),
     }
     Ok((dir, runner))
+}
+
+/// The bytes of a `hex` field: `0xNN` words are bytes, other words their text (`_` for a space).
+fn hex_bytes(case: &Case) -> Vec<u8> {
+    let hex = case.hex.as_deref().expect("bytes needs hex");
+    hex.split_whitespace()
+        .flat_map(|word| {
+            if let Some(h) = word.strip_prefix("0x") {
+                vec![u8::from_str_radix(h, 16).unwrap()]
+            } else {
+                word.replace('_', " ").into_bytes()
+            }
+        })
+        .collect()
+}
+
+/// What the runs of a prepared case are given.
+struct Prepared {
+    /// `{path}`: the case directory.
+    path: PathBuf,
+    /// `{input}` (launch): `--file FILE` or `-- ARGS...`.
+    input: Vec<String>,
+    /// `{url}` (metrics): where the in-process server serves the case's body.
+    url: String,
+    /// What an error must name: the case's temp path, the URL, or nothing (a command line).
+    names: Option<String>,
+    runner: Runner,
+}
+
+/// Sets a case up on its surface under `root`, or says why it cannot be made here.
+fn prepare(case: &Case, root: &Path) -> Result<Prepared, String> {
+    let mut p = Prepared {
+        path: root.join(DRAFTER_DIR),
+        input: Vec::new(),
+        url: String::new(),
+        names: Some("[TMP]/".to_string()),
+        runner: Runner::Direct,
+    };
+    match case.surface.unwrap_or(Surface::Config) {
+        Surface::Config => {
+            let (path, runner) = set_up(case, root)?;
+            p.path = path;
+            p.runner = runner;
+        }
+        Surface::Weights => p.path = set_up_weights(case, root),
+        Surface::Launch => {
+            p.path = root.join("launch");
+            p.input = set_up_launch(case, &p.path);
+            if case.args.is_some() {
+                p.names = None;
+            }
+        }
+        Surface::Metrics => {
+            p.path = root.join("metrics");
+            fs::create_dir(&p.path).unwrap();
+            let read = |f: &str| fs::read(corpus_dir().join(f)).unwrap();
+            let first = match (&case.file, case.setup.as_deref()) {
+                (Some(f), _) => read(f),
+                (None, Some("bytes")) => hex_bytes(case),
+                _ => panic!("{}: a metrics case has `file` or setup `bytes`", case.name),
+            };
+            let later = case.file2.as_deref().map_or_else(|| first.clone(), read);
+            p.url = serve_metrics(first, later);
+            p.names = Some("http://127.0.0.1:[PORT]/metrics".to_string());
+        }
+    }
+    Ok(p)
+}
+
+/// A tiny DFlash drafter directory (`tiny-dflash`): the corpus's config, then the case's files
+/// (`dir`), then what the setup makes in place of `model.safetensors` or a shard.
+fn set_up_weights(case: &Case, root: &Path) -> PathBuf {
+    let dir = root.join("tiny-dflash");
+    fs::create_dir(&dir).unwrap();
+    let cases = corpus_dir().join("cases/weights");
+    fs::copy(cases.join("config.json"), dir.join("config.json")).unwrap();
+    if let Some(from) = &case.dir {
+        for entry in fs::read_dir(corpus_dir().join(from)).unwrap() {
+            let entry = entry.unwrap();
+            fs::copy(entry.path(), dir.join(entry.file_name())).unwrap();
+        }
+    }
+    let st = dir.join("model.safetensors");
+    match case.setup.as_deref() {
+        None => {}
+        Some("weights-fifo") => mkfifo(&st),
+        Some("weights-dev-zero") => std::os::unix::fs::symlink("/dev/zero", &st).unwrap(),
+        Some("weights-is-dir") => fs::create_dir(&st).unwrap(),
+        Some("weights-broken-symlink") => std::os::unix::fs::symlink("blobs/missing", &st).unwrap(),
+        Some("weights-symlink-loop") => {
+            std::os::unix::fs::symlink("model.safetensors", &st).unwrap()
+        }
+        Some("weights-shard-is-dir") => {
+            fs::create_dir(dir.join("model-00002-of-00002.safetensors")).unwrap()
+        }
+        Some("weights-shard-fifo") => mkfifo(&dir.join("model-00002-of-00002.safetensors")),
+        Some("weights-sparse") => {
+            // A header that declares `size` bytes of U8 data, and a file of exactly that size
+            // whose data is a hole: a legal file far larger than any read.
+            let size = case.size.expect("weights-sparse needs size");
+            let json = format!(
+                "{{\"blob\":{{\"dtype\":\"U8\",\"shape\":[{size}],\"data_offsets\":[0,{size}]}}}}"
+            );
+            let mut f = fs::File::create(&st).unwrap();
+            f.write_all(&(json.len() as u64).to_le_bytes()).unwrap();
+            f.write_all(json.as_bytes()).unwrap();
+            f.set_len(8 + json.len() as u64 + size).unwrap();
+        }
+        Some(other) => panic!("unknown weights setup `{other}`"),
+    }
+    dir
+}
+
+fn mkfifo(path: &Path) {
+    let status = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(status.success(), "mkfifo {}", path.display());
+}
+
+/// The launch case directory with the case's file in it; returns `{input}`.
+fn set_up_launch(case: &Case, dir: &Path) -> Vec<String> {
+    fs::create_dir(dir).unwrap();
+    if let Some(args) = &case.args {
+        let mut input = vec!["--".to_string()];
+        input.extend(args.iter().cloned());
+        // `args = []`: `launch` with no command at all.
+        if args.is_empty() {
+            input.clear();
+        }
+        return input;
+    }
+    let file = match (&case.file, case.setup.as_deref()) {
+        (Some(f), _) => {
+            let name = Path::new(f).file_name().unwrap();
+            let to = dir.join(name);
+            fs::copy(corpus_dir().join(f), &to).unwrap();
+            to
+        }
+        (None, Some("bytes")) => {
+            let to = dir.join("serve.sh");
+            fs::write(&to, hex_bytes(case)).unwrap();
+            to
+        }
+        (None, Some("launch-fifo")) => {
+            let to = dir.join("serve.sh");
+            mkfifo(&to);
+            to
+        }
+        (None, Some("launch-dev-zero")) => {
+            let to = dir.join("serve.sh");
+            std::os::unix::fs::symlink("/dev/zero", &to).unwrap();
+            to
+        }
+        (None, Some("launch-is-dir")) => {
+            let to = dir.join("serve.sh");
+            fs::create_dir(&to).unwrap();
+            to
+        }
+        (None, Some("launch-missing")) => dir.join("serve.sh"),
+        (None, Some("launch-huge-line")) => {
+            // One command on one line of exactly `size` bytes: a valid vLLM command whose
+            // `--served-model-name` value pads it.
+            let size = case.size.expect("launch-huge-line needs size") as usize;
+            let head = "vllm serve Qwen/Qwen3-8B --speculative-config '{\"method\": \"dflash\", \
+                        \"model\": \"z-lab/Qwen3-8B-DFlash-b16\", \"num_speculative_tokens\": 15}' \
+                        --served-model-name ";
+            let mut text = head.to_string();
+            text.push_str(&"x".repeat(size - head.len() - 1));
+            text.push('\n');
+            let to = dir.join("serve.sh");
+            fs::write(&to, text).unwrap();
+            to
+        }
+        (None, Some("launch-open-quote-many-lines")) => {
+            // A quote opened on line 1 and never closed, then short lines up to `size` bytes.
+            let size = case.size.expect("launch-open-quote-many-lines needs size") as usize;
+            let mut text = "vllm serve M --speculative-config '{\n".to_string();
+            while text.len() + 2 <= size {
+                text.push_str("x\n");
+            }
+            let to = dir.join("serve.sh");
+            fs::write(&to, text).unwrap();
+            to
+        }
+        (None, other) => panic!("{}: unknown launch setup {other:?}", case.name),
+    };
+    vec!["--file".to_string(), file.to_str().unwrap().to_string()]
+}
+
+/// Serves `first` as the body of the first `GET` and `later` for every one after, on an
+/// ephemeral port of 127.0.0.1, from a thread that lives as long as the test process (each
+/// connection is answered and closed). Returns the `/metrics` URL.
+fn serve_metrics(first: Vec<u8>, later: Vec<u8>) -> String {
+    use std::io::{BufRead, BufReader};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/metrics", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for (i, stream) in listener.incoming().enumerate() {
+            let Ok(mut stream) = stream else { continue };
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            // The request line and headers, up to the blank line.
+            let mut line = String::new();
+            while reader.read_line(&mut line).is_ok_and(|n| n > 0) && line != "\r\n" {
+                line.clear();
+            }
+            let body = if i == 0 { &first } else { &later };
+            let head = format!(
+                "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\n\
+                 Content-Length: {}\r\nConnection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = stream.write_all(head.as_bytes());
+            let _ = stream.write_all(body);
+        }
+    });
+    url
 }
 
 /// What a directory tree holds, to tell whether a run changed anything in it.
@@ -327,16 +614,26 @@ struct Outcome {
     stderr: String,
 }
 
-fn run_one(run: &Run, case_path: &Path, runner: &Runner) -> Outcome {
-    let bin = assert_cmd::cargo::cargo_bin("dflash-check");
-    let args: Vec<String> = run
-        .args
-        .iter()
-        .map(|a| {
-            a.replace("{path}", case_path.to_str().unwrap())
+/// The arguments of `run` on a prepared case: `{path}`, `{authority}`, `{url}` replaced,
+/// `{input}` spread into its words.
+fn args_of(run: &Run, p: &Prepared) -> Vec<String> {
+    let mut args = Vec::new();
+    for a in run.args {
+        if *a == "{input}" {
+            args.extend(p.input.iter().cloned());
+            continue;
+        }
+        args.push(
+            a.replace("{path}", p.path.to_str().unwrap())
                 .replace("{authority}", AUTHORITY)
-        })
-        .collect();
+                .replace("{url}", &p.url),
+        );
+    }
+    args
+}
+
+fn run_one(args: &[String], cwd: &Path, env: &[(&str, PathBuf)], runner: &Runner) -> Outcome {
+    let bin = assert_cmd::cargo::cargo_bin("dflash-check");
     let mut cmd = match runner {
         Runner::Direct => Command::new(&bin),
         Runner::Unprivileged => {
@@ -346,10 +643,12 @@ fn run_one(run: &Run, case_path: &Path, runner: &Runner) -> Outcome {
             c
         }
     };
-    cmd.args(&args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
+    cmd.args(args)
+        .current_dir(cwd)
         .env_remove("NO_COLOR")
-        .env("HF_HUB_OFFLINE", "1");
+        .env_remove("HF_ENDPOINT")
+        .env("HF_HUB_OFFLINE", "1")
+        .envs(env.iter().map(|(k, v)| (*k, v.as_os_str())));
     let out = assert_cmd::Command::from_std(cmd)
         .timeout(Duration::from_secs(120))
         .output()
@@ -362,13 +661,35 @@ fn run_one(run: &Run, case_path: &Path, runner: &Runner) -> Outcome {
 }
 
 /// Checks one (case, run); returns the problems found.
-fn check(case: &Case, run: &Run, root: &Path, case_path: &Path, runner: &Runner) -> Vec<String> {
+fn check(case: &Case, run: &Run, root: &Path, p: &Prepared) -> Vec<String> {
     let mut problems = Vec::new();
+    let surface = case.surface.unwrap_or(Surface::Config);
+    // The config runs name the authority by a path relative to the repository; every other
+    // surface runs inside the case's temp dir, so a stray write to the working directory
+    // shows up in the byte-identity check too.
+    // They also get an empty Hub cache of their own (never created: offline, nothing is
+    // written), so messages name it under [TMP] rather than this machine's cache.
+    let (cwd, env) = match surface {
+        Surface::Config => (PathBuf::from(env!("CARGO_MANIFEST_DIR")), vec![]),
+        _ => (
+            root.to_path_buf(),
+            vec![("HF_HUB_CACHE", root.join("hub-cache"))],
+        ),
+    };
     let before = tree_state(root);
-    let out = run_one(run, case_path, runner);
+    let started = std::time::Instant::now();
+    let out = run_one(&args_of(run, p), &cwd, &env, &p.runner);
+    let took = started.elapsed();
     let after = tree_state(root);
     let tmp = root.to_str().unwrap();
-    let norm = |s: &str| s.replace(tmp, "[TMP]");
+    let port = p.url.split(':').nth(2).and_then(|s| s.split('/').next());
+    let norm = |s: &str| {
+        let s = s.replace(tmp, "[TMP]");
+        match port {
+            Some(port) => s.replace(&format!("127.0.0.1:{port}"), "127.0.0.1:[PORT]"),
+            None => s,
+        }
+    };
     let (stdout, stderr) = (norm(&out.stdout), norm(&out.stderr));
 
     match out.code {
@@ -380,7 +701,11 @@ fn check(case: &Case, run: &Run, root: &Path, case_path: &Path, runner: &Runner)
     if stderr.contains("panicked") || stderr.contains("RUST_BACKTRACE") {
         problems.push("stderr shows a panic".into());
     }
-    if let (Some(want), Some(got)) = (case.exit.for_run(run.name), out.code) {
+    // Every case is small or sparse: a run that takes seconds is reading what it should not.
+    if surface != Surface::Config && took > Duration::from_secs(10) {
+        problems.push(format!("took {took:?}"));
+    }
+    if let (Some(want), Some(got)) = (case.exit.for_surface_run(surface, run.name), out.code) {
         if want != got {
             problems.push(format!("exit {got}, expected {want}"));
         }
@@ -392,8 +717,14 @@ fn check(case: &Case, run: &Run, root: &Path, case_path: &Path, runner: &Runner)
         if !stderr.starts_with("error: ") {
             problems.push("an error without `error: ` on stderr".into());
         }
-        if !stderr.contains("[TMP]/") {
-            problems.push("the error does not name the file".into());
+        if let Some(names) = &p.names {
+            if !stderr.contains(names.as_str()) {
+                problems.push(format!("the error does not name the input ({names})"));
+            }
+        }
+        // The newer surfaces hold every error to the message rule: what, where, what to do.
+        if surface != Surface::Config && !stderr.contains("\n  hint: ") {
+            problems.push("the error has no hint (what to do)".into());
         }
         if let Some(text) = &case.error_contains {
             if !stderr.contains(text.as_str()) {
@@ -445,36 +776,54 @@ fn bad_input_corpus() {
         manifest.case.len() >= 40,
         "the corpus has at least 40 cases"
     );
+    // `BAD_INPUT_ONLY=weights` (or a case name prefix) runs a part of the corpus.
+    let only = std::env::var("BAD_INPUT_ONLY").ok();
     let mut names = std::collections::BTreeSet::new();
     let mut failures = Vec::new();
     let mut ran = 0;
+    let mut counted: BTreeMap<&str, usize> = BTreeMap::new();
     for case in &manifest.case {
         assert!(names.insert(&case.name), "duplicate case {}", case.name);
+        let surface = case.surface.unwrap_or(Surface::Config);
+        if let Some(only) = &only {
+            let s = format!("{surface:?}").to_lowercase();
+            if &s != only && !case.name.starts_with(only.as_str()) {
+                continue;
+            }
+        }
+        *counted
+            .entry(match surface {
+                Surface::Config => "config",
+                Surface::Weights => "weights",
+                Surface::Launch => "launch",
+                Surface::Metrics => "metrics",
+            })
+            .or_default() += 1;
         let root = tempfile::tempdir().unwrap();
         // Canonical, so messages show the same path the harness normalises.
         let root_path = root.path().canonicalize().unwrap();
-        let (case_path, runner) = match set_up(case, &root_path) {
+        let prepared = match prepare(case, &root_path) {
             Ok(x) => x,
             Err(reason) => {
                 eprintln!("skipped {}: {reason}", case.name);
                 continue;
             }
         };
-        for run in RUNS {
+        for run in surface.runs() {
             ran += 1;
-            for p in check(case, run, &root_path, &case_path, &runner) {
+            for p in check(case, run, &root_path, &prepared) {
                 failures.push(format!("{} / {}: {p}", case.name, run.name));
             }
         }
         // Let the temp dir be removed even where a case took permissions away.
-        let config = case_path.join("config.json");
+        let config = prepared.path.join("config.json");
         if fs::symlink_metadata(&config).is_ok_and(|m| m.is_file()) {
             let _ = fs::set_permissions(&config, fs::Permissions::from_mode(0o644));
         }
     }
     eprintln!(
-        "bad-input corpus: {} cases, {ran} runs, {} problem(s)",
-        manifest.case.len(),
+        "bad-input corpus: {} cases ({counted:?}), {ran} runs, {} problem(s)",
+        counted.values().sum::<usize>(),
         failures.len()
     );
     assert!(failures.is_empty(), "\n{}", failures.join("\n"));

@@ -1,16 +1,29 @@
-//! text -> `launch`'s parser, as a pasted command line and as a script file. Invariant: no panic;
-//! the input is either a typed launch or an error.
+//! text -> `launch`'s parser, as a pasted command line (one argument, and split into words) and
+//! as a script, a docker-compose file and a Dockerfile. Invariant: no panic; the input is either
+//! a typed launch (whose redacted copy serialises) or an error with a message.
 #![no_main]
 
 use dflash_check::launch;
 use libfuzzer_sys::fuzz_target;
 
+fn parse(args: &[String], file: Option<(&str, &str)>) {
+    match launch::parse_input(args, file) {
+        Ok((l, _notes)) => {
+            let _ = serde_json::to_string(&l.redacted()).unwrap();
+            let _ = (l.method(), l.origin.find(None, "--speculative-config"));
+        }
+        Err(e) => assert!(!e.message.is_empty()),
+    }
+}
+
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    let _ = launch::parse_input(&[text.to_string()], None);
-    let _ = launch::parse_input(&[], Some(("launch.sh", text)));
-    let _ = launch::parse_input(&[], Some(("docker-compose.yml", text)));
-    let _ = launch::parse_input(&[], Some(("Dockerfile", text)));
+    parse(&[text.to_string()], None);
+    let words: Vec<String> = text.split(' ').map(str::to_string).collect();
+    parse(&words, None);
+    parse(&[], Some(("launch.sh", text)));
+    parse(&[], Some(("docker-compose.yml", text)));
+    parse(&[], Some(("Dockerfile", text)));
 });

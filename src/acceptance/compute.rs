@@ -209,7 +209,8 @@ pub fn vllm_counters(e: &Exposition, model: Option<&str>, origin: &str) -> Resul
                 "{origin}: counter {} has the value {}, not a count",
                 s.display_name(),
                 s.value
-            )));
+            ))
+            .with_hint("a counter is a finite number of events, 0 or more: is this the engine's own /metrics endpoint?"));
         }
         *slot += s.value;
         seen.insert(s.name.as_str());
@@ -298,9 +299,16 @@ pub fn vllm_window(
         ))
         .with_hint("send traffic while measuring, or lengthen --window"));
     }
+    // A position first exported during the window counts from 0 (prometheus_client creates a
+    // labelled series at its first increment). But when the first scrape has no per-position
+    // counter at all, the end's totals are not deltas over the window (the metrics changed
+    // under us): counting them from 0 showed 170 accepted in 100 drafts as "170%". The
+    // per-position shape is then not measured; the totals above still are.
+    let per_position_known = !before.per_position.is_empty() || after.per_position.is_empty();
     let per_position: Vec<PositionAcceptance> = after
         .per_position
         .iter()
+        .filter(|_| per_position_known)
         .map(|(&label, &new)| {
             let old = before.per_position.get(&label).copied().unwrap_or(0.0);
             let accepted = new - old;

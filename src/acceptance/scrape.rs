@@ -225,15 +225,21 @@ impl MetricsSource for HttpSource {
             return Err(Error::new(format!(
                 "{url} answered with more than {} MiB: not a metrics page",
                 MAX_BODY / (1024 * 1024)
-            )));
-        }
-        String::from_utf8(body).map_err(|_| {
-            Error::new(format!(
-                "{url} did not answer with valid Prometheus text: the body is not UTF-8"
             ))
+            .with_hint(NOT_METRICS_HINT));
+        }
+        String::from_utf8(body).map_err(|e| {
+            Error::new(format!(
+                "{url} did not answer with valid Prometheus text: the body is not UTF-8 (byte {})",
+                e.utf8_error().valid_up_to()
+            ))
+            .with_hint(NOT_METRICS_HINT)
         })
     }
 }
+
+/// What to do when the URL answers with something that is not a metrics page.
+const NOT_METRICS_HINT: &str = "point the URL at the engine's /metrics endpoint (vLLM: the API port; SGLang: the server port with --enable-metrics)";
 
 fn transport(url: &str, secs: f64, e: &reqwest::Error) -> Error {
     if e.is_timeout() {

@@ -75,6 +75,7 @@ pub fn run_launch(args: &LaunchArgs, out: &mut Vec<u8>) -> Result<u8> {
                     path.display(),
                     e.utf8_error().valid_up_to()
                 ))
+                .with_hint("save the file as UTF-8 (for example `iconv -f latin1 -t utf-8`); a launch script, Dockerfile or compose file is text")
             })?;
             Some((
                 path.display().to_string(),

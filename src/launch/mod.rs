@@ -357,8 +357,12 @@ pub fn parse_input(args: &[String], file: Option<(&str, &str)>) -> Result<(Launc
             Engine::Vllm => "no --speculative-config",
             Engine::Sglang => "no --speculative-algorithm",
         };
+        let input = match &launch.origin.file {
+            Some(f) => format!(" in {f}"),
+            None => String::new(),
+        };
         let mut err = crate::Error::new(format!(
-            "the {} command configures no speculative decoding ({what}): there is no drafter to check",
+            "the {} command{input} configures no speculative decoding ({what}): there is no drafter to check",
             launch.entrypoint
         ));
         err = if launch.has_flag("--speculative-model")

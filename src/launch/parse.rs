@@ -13,6 +13,7 @@ use serde_json::{Map, Value};
 
 use super::shell::Command;
 use crate::rules::Engine;
+use crate::text::clip;
 use crate::{Error, Result};
 
 /// One flag as written, its name normalised (`--max_num_seqs` → `--max-num-seqs` for vLLM).
@@ -299,7 +300,7 @@ pub fn parse_commands(commands: &[Command], file: Option<&str>) -> Result<(Launc
     }
     let origin = Origin {
         file: file.map(str::to_string),
-        text: command.text.clone(),
+        text: command.text.to_string(),
         line: command.line,
     };
     let launch = parse_words(
@@ -324,13 +325,14 @@ fn no_engine(commands: &[Command], file: Option<&str>) -> Error {
 the vllm/vllm-openai image) and SGLang (`python -m sglang.launch_server --model-path MODEL`)";
     match other {
         Some(engine) => Error::new(format!(
-            "unknown engine `{engine}` in {input}: launch checks {supported}"
+            "unknown engine `{}` in {input}: launch checks {supported}",
+            clip(engine, 80)
         )),
         None => {
             let first = commands
                 .iter()
                 .find_map(|c| c.words.iter().find(|w| assignment(w).is_none()))
-                .map_or_else(|| "nothing".to_string(), |w| format!("`{w}`"));
+                .map_or_else(|| "nothing".to_string(), |w| format!("`{}`", clip(w, 80)));
             Error::new(format!(
                 "no vLLM or SGLang command found in {input} (it starts with {first}): launch checks {supported}"
             ))
@@ -459,9 +461,11 @@ fn int_flag(launch: &mut Launch, names: &[&str]) -> Result<Option<u64>> {
     }
     value.trim().parse::<u64>().map(Some).map_err(|_| {
         Error::new(format!(
-            "{name} {value:?}{} is not a non-negative integer",
+            "{name} {:?}{} is not a non-negative integer",
+            clip(&value, 80),
             where_(launch)
         ))
+        .with_hint("give a whole number, as the engine's argument parser requires")
     })
 }
 
@@ -484,16 +488,19 @@ fn fill_vllm(launch: &mut Launch) -> Result<()> {
                     "vLLM parses it with json.loads: double-quoted keys and strings, and single quotes around the whole value in the shell"
                 };
                 Error::new(format!(
-                    "--speculative-config{} is not valid JSON: {e}: {text}",
-                    where_(launch)
+                    "--speculative-config{} is not valid JSON: {e}: {}",
+                    where_(launch),
+                    clip(&text, 200)
                 ))
                 .with_hint(hint)
             })?;
             let Value::Object(map) = value else {
                 return Err(Error::new(format!(
-                    "--speculative-config{} must be a JSON object, not {text}",
-                    where_(launch)
-                )));
+                    "--speculative-config{} must be a JSON object, not {}",
+                    where_(launch),
+                    clip(&text, 200)
+                ))
+                .with_hint("vLLM takes --speculative-config '{\"method\": ..., \"model\": ..., \"num_speculative_tokens\": ...}'"));
             };
             let merged = spec.get_or_insert_with(Map::new);
             merged.extend(map);

@@ -10,6 +10,7 @@
 //! too; launch commands rarely hold a literal `$`.
 
 use std::collections::BTreeMap;
+use std::rc::Rc;
 
 use crate::{Error, Result};
 
@@ -21,8 +22,9 @@ pub struct Command {
     /// `environment:`), in order; the command's own leading `VAR=value` words are still in
     /// `words`.
     pub env: Vec<(String, String)>,
-    /// The text the flags are searched in to give diagnostics a line and column.
-    pub text: String,
+    /// The text the flags are searched in to give diagnostics a line and column: shared by the
+    /// commands of one line, or of one compose file, never copied per command.
+    pub text: Rc<str>,
     /// The 1-based line of `text`'s first character in the file.
     pub line: usize,
 }
@@ -57,8 +59,9 @@ impl FileKind {
             .lines()
             .map(str::trim)
             .find(|l| !l.is_empty() && !l.starts_with('#'));
-        match first {
-            Some(l) if l.len() > 5 && l[..5].eq_ignore_ascii_case("FROM ") => FileKind::Dockerfile,
+        // `get`, not `[..5]`: byte 5 may fall inside a multi-byte character (`vllmé`).
+        match first.and_then(|l| l.get(..5)) {
+            Some(head) if head.eq_ignore_ascii_case("FROM ") => FileKind::Dockerfile,
             _ => FileKind::Script,
         }
     }
@@ -75,7 +78,7 @@ pub fn from_args(args: &[String]) -> Result<Vec<Command>> {
         words => Ok(vec![Command {
             words: words.to_vec(),
             env: Vec::new(),
-            text: shell_words::join(words),
+            text: shell_words::join(words).into(),
             line: 1,
         }]),
     }
@@ -114,14 +117,71 @@ fn continued(s: &str) -> bool {
     s.bytes().rev().take_while(|&b| b == b'\\').count() % 2 == 1
 }
 
+/// Where `shell_words::split` would be after reading some text: the same states, so that a
+/// script can be read line by line without splitting the growing command again at every line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lexer {
+    Delimiter,
+    Backslash,
+    Unquoted,
+    UnquotedBackslash,
+    SingleQuoted,
+    DoubleQuoted,
+    DoubleQuotedBackslash,
+    Comment,
+}
+
+impl Lexer {
+    /// The state after `text`, from `self`; the transitions of `shell_words::split`.
+    fn after(self, text: &str) -> Lexer {
+        use Lexer::*;
+        text.chars().fold(self, |state, c| match (state, c) {
+            (Delimiter, '\'') | (Unquoted, '\'') => SingleQuoted,
+            (Delimiter, '"') | (Unquoted, '"') => DoubleQuoted,
+            (Delimiter, '\\') => Backslash,
+            (Delimiter, '\t' | ' ' | '\n') => Delimiter,
+            (Delimiter, '#') => Comment,
+            (Delimiter, _) => Unquoted,
+            (Backslash, '\n') => Delimiter,
+            (Backslash, _) => Unquoted,
+            (Unquoted, '\\') => UnquotedBackslash,
+            (Unquoted, '\t' | ' ' | '\n') => Delimiter,
+            (Unquoted, _) => Unquoted,
+            (UnquotedBackslash, _) => Unquoted,
+            (SingleQuoted, '\'') => Unquoted,
+            (SingleQuoted, _) => SingleQuoted,
+            (DoubleQuoted, '"') => Unquoted,
+            (DoubleQuoted, '\\') => DoubleQuotedBackslash,
+            (DoubleQuoted, _) => DoubleQuoted,
+            (DoubleQuotedBackslash, _) => DoubleQuoted,
+            (Comment, '\n') => Delimiter,
+            (Comment, _) => Comment,
+        })
+    }
+
+    /// Whether text that ends here is refused by `shell_words::split` (a quote left open).
+    fn in_quote(self) -> bool {
+        matches!(
+            self,
+            Lexer::SingleQuoted | Lexer::DoubleQuoted | Lexer::DoubleQuotedBackslash
+        )
+    }
+}
+
 /// Splits a shell script into commands. A command ends at a line that is not continued with `\`
 /// and leaves no quote open; `&&`, `||`, `;`, `|` and `&` words separate commands on one line.
+///
+/// Whether a quote is open is carried from line to line ([`Lexer`]), so each byte is read once
+/// and each command split once: a quote left open over a long file costs one pass, not one
+/// re-split of the growing command per line.
 pub fn from_script(text: &str, file: Option<&str>) -> Result<Vec<Command>> {
     let text = text.replace("\r\n", "\n");
     let mut out = Vec::new();
     let mut vars: BTreeMap<String, String> = BTreeMap::new();
     let mut exported: Vec<(String, String)> = Vec::new();
     let mut buf = String::new();
+    let mut budget = MAX_EXPANDED_BYTES;
+    let mut lexer = Lexer::Delimiter;
     let mut start = 1;
     let lines: Vec<&str> = text.split('\n').collect();
     for (i, line) in lines.iter().enumerate() {
@@ -130,13 +190,17 @@ pub fn from_script(text: &str, file: Option<&str>) -> Result<Vec<Command>> {
         }
         buf.push_str(line);
         buf.push('\n');
-        if continued(line) {
+        lexer = lexer.after(line).after("\n");
+        if continued(line) || lexer.in_quote() {
+            // A continued line, or a quote open across lines (a multi-line JSON value): read on.
             continue;
         }
         let Ok(split) = shell_words::split(&buf) else {
-            // A quote open across lines (a multi-line JSON value): read on.
-            continue;
+            // Not reached: the lexer says every quote is closed.
+            return Err(unbalanced(file, start));
         };
+        lexer = Lexer::Delimiter;
+        let shared: Rc<str> = Rc::from(buf.as_str());
         // `serve M; echo`: a `;` glued to a word ends the command too (quoting is gone by
         // now, so a quoted word ending in `;` is cut as well; launch commands have none).
         let mut words = Vec::with_capacity(split.len());
@@ -150,7 +214,14 @@ pub fn from_script(text: &str, file: Option<&str>) -> Result<Vec<Command>> {
             }
         }
         for segment in words.split(|w| matches!(w.as_str(), "&&" | "||" | ";" | "|" | "&")) {
-            take_segment(segment, &mut vars, &mut exported, &buf, start, &mut out);
+            let mut state = Script {
+                vars: &mut vars,
+                exported: &mut exported,
+                budget: &mut budget,
+                out: &mut out,
+            };
+            take_segment(segment, &mut state, &shared, start)
+                .map_err(|limit| too_much(file, start, limit))?;
         }
         buf.clear();
     }
@@ -173,19 +244,73 @@ fn is_assignment(word: &str) -> Option<(&str, &str)> {
     }
 }
 
+/// Most commands and exported variables one input may hold. Each command carries a copy of the
+/// environment exported before it, so without a bound a file of alternating `export`s and
+/// commands would need memory quadratic in its size; a launch script holds a few of each.
+pub const MAX_COMMANDS: usize = 1000;
+pub const MAX_EXPORTS: usize = 1000;
+/// Most bytes variable expansion may produce over one input: `B=$A$A$A…`, `C=$B$B$B…` grows
+/// exponentially with each line, so expansion is charged against this budget.
+pub const MAX_EXPANDED_BYTES: usize = 16 << 20;
+
+/// Which bound of a script an input passed.
+#[derive(Debug, Clone, Copy)]
+enum Limit {
+    Commands,
+    Exports,
+    Expansion,
+}
+
+fn too_much(file: Option<&str>, line: usize, limit: Limit) -> Error {
+    let what = match limit {
+        Limit::Commands => format!("holds more than {MAX_COMMANDS} commands"),
+        Limit::Exports => format!("exports more than {MAX_EXPORTS} variables"),
+        Limit::Expansion => format!(
+            "expands its variables to more than {} MiB",
+            MAX_EXPANDED_BYTES >> 20
+        ),
+    };
+    let input = match file {
+        Some(f) => f.to_string(),
+        None => "the command".to_string(),
+    };
+    Error::new(format!(
+        "{input} {what} (by {}): it is not a launch script",
+        where_(file, line)
+    ))
+    .with_hint("pass the engine command after `--`, or a file that holds the launch and its environment only")
+}
+
+/// What a script has read so far.
+struct Script<'a> {
+    vars: &'a mut BTreeMap<String, String>,
+    exported: &'a mut Vec<(String, String)>,
+    /// Bytes variable expansion may still produce.
+    budget: &'a mut usize,
+    out: &'a mut Vec<Command>,
+}
+
 /// One command of a script: `export` and bare assignments update the variables; anything else
-/// becomes a [`Command`] with variables expanded.
+/// becomes a [`Command`] with variables expanded. `Err` names the bound passed.
 fn take_segment(
     segment: &[String],
-    vars: &mut BTreeMap<String, String>,
-    exported: &mut Vec<(String, String)>,
-    text: &str,
+    state: &mut Script,
+    text: &Rc<str>,
     line: usize,
-    out: &mut Vec<Command>,
-) {
-    let words: Vec<String> = segment.iter().map(|w| expand(w, vars)).collect();
+) -> std::result::Result<(), Limit> {
+    let Script {
+        vars,
+        exported,
+        budget,
+        out,
+    } = state;
+    let words = segment
+        .iter()
+        .map(|w| expand_within(w, vars, budget))
+        .collect::<Option<Vec<String>>>()
+        .ok_or(Limit::Expansion)?;
     if words.is_empty() {
-        return;
+        return Ok(());
     }
     if words[0] == "export" {
         for w in &words[1..] {
@@ -198,8 +323,11 @@ fn take_segment(
                 exported.retain(|(n, _)| n != w);
                 exported.push((w.clone(), value.clone()));
             }
+            if exported.len() > MAX_EXPORTS {
+                return Err(Limit::Exports);
+            }
         }
-        return;
+        return Ok(());
     }
     if words.iter().all(|w| is_assignment(w).is_some()) {
         // `MODEL=Qwen/Qwen3-8B` alone: a shell variable, not in the environment of later commands.
@@ -208,22 +336,42 @@ fn take_segment(
                 vars.insert(name.to_string(), value.to_string());
             }
         }
-        return;
+        return Ok(());
+    }
+    if out.len() >= MAX_COMMANDS {
+        return Err(Limit::Commands);
     }
     out.push(Command {
         words,
         env: exported.clone(),
-        text: text.to_string(),
+        text: Rc::clone(text),
         line,
     });
+    Ok(())
 }
 
 /// Expands `$NAME`, `${NAME}` and `${NAME:-default}` from `vars`; unknown names stay as written.
 pub fn expand(word: &str, vars: &BTreeMap<String, String>) -> String {
+    let mut unlimited = usize::MAX;
+    expand_within(word, vars, &mut unlimited).unwrap_or_default()
+}
+
+/// [`expand`], charging the bytes produced to `budget`; `None` once they would pass it.
+fn expand_within(
+    word: &str,
+    vars: &BTreeMap<String, String>,
+    budget: &mut usize,
+) -> Option<String> {
     if !word.contains('$') {
-        return word.to_string();
+        return Some(word.to_string());
     }
     let mut out = String::new();
+    // Only a variable's value is charged: the rest is the input's own text.
+    let mut push = |out: &mut String, s: &str| -> Option<()> {
+        *budget = budget.checked_sub(s.len())?;
+        out.push_str(s);
+        Some(())
+    };
     let mut rest = word;
     while let Some(pos) = rest.find('$') {
         out.push_str(&rest[..pos]);
@@ -236,7 +384,7 @@ pub fn expand(word: &str, vars: &BTreeMap<String, String>) -> String {
                     None => (body, None),
                 };
                 match (vars.get(name), default) {
-                    (Some(v), _) => out.push_str(v),
+                    (Some(v), _) => push(&mut out, v)?,
                     (None, Some(d)) => out.push_str(d),
                     (None, None) => out.push_str(&rest[pos..pos + 2 + end + 1]),
                 }
@@ -250,7 +398,7 @@ pub fn expand(word: &str, vars: &BTreeMap<String, String>) -> String {
             .count();
         let name = &after[..len];
         match vars.get(name) {
-            Some(v) if !name.is_empty() => out.push_str(v),
+            Some(v) if !name.is_empty() => push(&mut out, v)?,
             _ => {
                 out.push('$');
                 out.push_str(name);
@@ -259,7 +407,7 @@ pub fn expand(word: &str, vars: &BTreeMap<String, String>) -> String {
         rest = &after[len..];
     }
     out.push_str(rest);
-    out
+    Some(out)
 }
 
 /// A Dockerfile: the final stage's `ENTRYPOINT` and `CMD` (exec JSON form or shell form) and
@@ -334,7 +482,7 @@ fn from_dockerfile(text: &str, file: &str) -> Result<Vec<Command>> {
     Ok(vec![Command {
         words,
         env,
-        text: text.to_string(),
+        text: text.into(),
         line: 1,
     }])
 }
@@ -350,18 +498,83 @@ fn docker_words(rest: &str, file: &str, line: usize) -> Result<Vec<String>> {
     shell_words::split(rest).map_err(|_| unbalanced(Some(file), line))
 }
 
+/// Most YAML nodes a compose file may expand to, aliases copied out (a 1 MiB file without
+/// aliases has fewer).
+pub const MAX_YAML_NODES: u64 = 1_000_000;
+
+/// The number of nodes `text` loads to, each alias counted as the size of the node it copies
+/// (saturating), from the parser's events: no tree is built.
+fn yaml_nodes(text: &str) -> std::result::Result<u64, yaml_rust2::ScanError> {
+    use yaml_rust2::parser::{Event, EventReceiver, Parser};
+    #[derive(Default)]
+    struct Count {
+        /// Open sequences and mappings: (anchor id, nodes so far).
+        open: Vec<(usize, u64)>,
+        /// Nodes of each anchored node, once complete.
+        anchored: std::collections::HashMap<usize, u64>,
+        total: u64,
+    }
+    impl Count {
+        fn add(&mut self, n: u64) {
+            match self.open.last_mut() {
+                Some((_, size)) => *size = size.saturating_add(n),
+                None => self.total = self.total.saturating_add(n),
+            }
+        }
+    }
+    impl EventReceiver for Count {
+        fn on_event(&mut self, ev: Event) {
+            match ev {
+                Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
+                    self.open.push((anchor, 1))
+                }
+                Event::SequenceEnd | Event::MappingEnd => {
+                    if let Some((anchor, size)) = self.open.pop() {
+                        if anchor > 0 {
+                            self.anchored.insert(anchor, size);
+                        }
+                        self.add(size);
+                    }
+                }
+                Event::Scalar(_, _, anchor, _) => {
+                    if anchor > 0 {
+                        self.anchored.insert(anchor, 1);
+                    }
+                    self.add(1);
+                }
+                Event::Alias(id) => self.add(self.anchored.get(&id).copied().unwrap_or(1)),
+                _ => {}
+            }
+        }
+    }
+    let mut count = Count::default();
+    Parser::new_from_str(text).load(&mut count, true)?;
+    Ok(count.total)
+}
+
 /// A docker-compose file: one command per service with a `command:`, `entrypoint:` or `image:`;
 /// `command:` and `entrypoint:` as a string (split like a shell) or a list.
 fn from_compose(text: &str, file: &str) -> Result<Vec<Command>> {
     use yaml_rust2::{Yaml, YamlLoader};
-    let docs = YamlLoader::load_from_str(text).map_err(|e| {
+    let invalid = |e: yaml_rust2::ScanError| {
         Error::new(format!("{file} is not valid YAML: {e}"))
             .with_hint("--file takes a shell script, a Dockerfile or a docker-compose file")
-    })?;
+    };
+    // The loader copies an anchored node at every alias, so ten levels of ten aliases (a
+    // "billion laughs" file of a few hundred bytes) would build 10^10 nodes: count first.
+    let nodes = yaml_nodes(text).map_err(invalid)?;
+    if nodes > MAX_YAML_NODES {
+        return Err(Error::new(format!(
+            "{file} expands to more than {MAX_YAML_NODES} YAML nodes through its aliases (`*name`): it is not a docker-compose file"
+        ))
+        .with_hint("write the service's command out without nested aliases"));
+    }
+    let docs = YamlLoader::load_from_str(text).map_err(invalid)?;
     let Some(Yaml::Hash(services)) = docs.first().map(|d| &d["services"]) else {
         return Err(Error::new(format!(
             "{file} has no `services:` mapping: it is not a docker-compose file"
-        )));
+        ))
+        .with_hint("--file takes a shell script, a Dockerfile, or a docker-compose file whose `services:` maps names to services"));
     };
     let scalar = |y: &Yaml| -> Option<String> {
         match y {
@@ -380,12 +593,14 @@ fn from_compose(text: &str, file: &str) -> Result<Vec<Command>> {
                     Error::new(format!(
                         "unbalanced quote in the `{what}:` of service `{service}` in {file}"
                     ))
+                    .with_hint("close the quote, or write the command as a YAML list of words")
                 }),
                 None => Ok(Vec::new()),
             },
         }
     };
     let mut out = Vec::new();
+    let shared: Rc<str> = Rc::from(text);
     for (name, service) in services {
         let name = scalar(name).unwrap_or_default();
         let entry = words_of(&service["entrypoint"], "entrypoint", &name)?;
@@ -420,7 +635,7 @@ fn from_compose(text: &str, file: &str) -> Result<Vec<Command>> {
         out.push(Command {
             words,
             env,
-            text: text.to_string(),
+            text: Rc::clone(&shared),
             line: 1,
         });
     }
@@ -577,6 +792,21 @@ mod tests {
             ]]
         );
         assert!(from_args(&["vllm serve M '".to_string()]).is_err());
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(5000))]
+        /// The line-by-line lexer agrees with `shell_words::split` on whether a quote is left
+        /// open, for text made of every character the splitter treats specially, read whole or
+        /// in two pieces (as from_script reads a script line by line).
+        #[test]
+        fn lexer_agrees_with_shell_words(text in "[a'\"\\\\# \t\n$é]{0,24}", cut in 0usize..25) {
+            let whole = Lexer::Delimiter.after(&text);
+            proptest::prop_assert_eq!(whole.in_quote(), shell_words::split(&text).is_err(), "{:?}", text);
+            let at = (0..=cut.min(text.len())).rev().find(|&i| text.is_char_boundary(i)).unwrap_or(0);
+            let pieces = Lexer::Delimiter.after(&text[..at]).after(&text[at..]);
+            proptest::prop_assert_eq!(pieces, whole);
+        }
     }
 
     #[test]

@@ -126,7 +126,9 @@ pub fn write_human(
         ))
     )?;
     for (layer, rows) in &g {
-        let params: u64 = rows.iter().map(|(t, _)| t.parameters()).sum();
+        let params = rows
+            .iter()
+            .fold(0u64, |sum, (t, _)| sum.saturating_add(t.parameters()));
         let title = match layer {
             Some(l) => format!("layers.{l}"),
             None => "model".to_string(),

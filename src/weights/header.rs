@@ -9,7 +9,6 @@
 //! memory and we only ever hold its first `8 + n` bytes.
 
 use std::collections::BTreeMap;
-use std::fs;
 use std::io::Read;
 use std::path::Path;
 
@@ -121,9 +120,12 @@ pub fn parse_prefix(display: &str, file: &str, prefix: &[u8], file_size: u64) ->
     };
     let meta: safetensors::tensor::Metadata = serde_json::from_slice(json)
         .map_err(|e| invalid(display, format_args!("invalid header: {e}")))?;
-    let data_len = meta.data_len() as u64;
-    if end + data_len != file_size {
-        let why = if end + data_len > file_size {
+    // Offsets up to 2^64 - 1 are valid u64s; the header's end plus them may not be, so the
+    // sum is widened rather than allowed to overflow (a wrapped sum would look like a short
+    // header followed by extra bytes).
+    let data_end = u128::from(end) + meta.data_len() as u128;
+    if data_end != u128::from(file_size) {
+        let why = if data_end > u128::from(file_size) {
             "the file is shorter: truncated"
         } else {
             "bytes follow the last tensor"
@@ -131,8 +133,7 @@ pub fn parse_prefix(display: &str, file: &str, prefix: &[u8], file_size: u64) ->
         return Err(invalid(
             display,
             format_args!(
-                "its tensors end at byte {} but the file is {file_size} bytes ({why})",
-                end + data_len
+                "its tensors end at byte {data_end} but the file is {file_size} bytes ({why})"
             ),
         ));
     }
@@ -167,15 +168,9 @@ pub fn parse_prefix(display: &str, file: &str, prefix: &[u8], file_size: u64) ->
 /// Reads the header of a local file: 8 bytes, then `n`; never the tensor data.
 pub fn read_file(path: &Path, file: &str) -> Result<Shard> {
     let display = path.display().to_string();
-    let mut f = fs::File::open(path).map_err(|e| crate::config::io_error(path, &e))?;
-    let meta = f
-        .metadata()
-        .map_err(|e| crate::config::io_error(path, &e))?;
-    if meta.is_dir() {
-        return Err(Error::new(format!(
-            "`{display}` is a directory, not a safetensors file"
-        )));
-    }
+    // A FIFO, device or socket is refused before any read (a FIFO with no writer would block
+    // a plain open(2) forever), as for config files.
+    let (mut f, meta) = crate::config::open_regular(path)?;
     let size = meta.len();
     let mut first8 = Vec::with_capacity(8);
     (&mut f)

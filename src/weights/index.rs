@@ -54,15 +54,17 @@ pub fn parse(display: &str, bytes: &[u8]) -> Result<Index> {
     let mut weight_map = Vec::with_capacity(map.len());
     let mut shards: Vec<String> = Vec::new();
     for (tensor, shard) in map {
+        // Names from a hostile file may be megabytes long: messages show their start.
+        let tensor_shown = crate::text::clip(tensor, 120);
         let Some(shard) = shard.as_str() else {
             return Err(bad(format!(
-                "`weight_map.{tensor}` is not a file name string"
+                "`weight_map.{tensor_shown}` is not a file name string"
             )));
         };
         if !is_safe_file_name(shard) {
             return Err(bad(format!(
-                "`weight_map.{tensor}` names `{}`, which is not a file inside the model directory",
-                shard.escape_debug()
+                "`weight_map.{tensor_shown}` names `{}`, which is not a file inside the model directory",
+                crate::text::clip(&shard.escape_debug().to_string(), 120)
             )));
         }
         if !shards.iter().any(|s| s == shard) {

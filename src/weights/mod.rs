@@ -214,15 +214,20 @@ impl WeightsHeaders {
     pub fn totals(&self) -> Totals {
         let mut t = Totals::default();
         let mut by: std::collections::BTreeMap<&str, (u64, u64)> = Default::default();
+        // Saturating: each shard is checked on its own, and sizes a Hub server claims for many
+        // shards (or sub-byte dtypes, two parameters a byte) can add up past u64.
         for x in self.tensors() {
             t.tensors += 1;
-            t.parameters += x.parameters();
-            t.bytes += x.bytes();
+            t.parameters = t.parameters.saturating_add(x.parameters());
+            t.bytes = t.bytes.saturating_add(x.bytes());
             let e = by.entry(x.dtype.as_str()).or_default();
-            e.0 += x.parameters();
-            e.1 += x.bytes();
+            e.0 = e.0.saturating_add(x.parameters());
+            e.1 = e.1.saturating_add(x.bytes());
         }
-        t.file_bytes = self.shards.iter().map(|s| s.file_size).sum();
+        t.file_bytes = self
+            .shards
+            .iter()
+            .fold(0u64, |sum, s| sum.saturating_add(s.file_size));
         t.by_dtype = by
             .into_iter()
             .map(|(d, (p, b))| (d.to_string(), p, b))

@@ -86,3 +86,278 @@ for name, old, new in MUTATIONS:
     with open(os.path.join(ROOT, "cases", name + ".json"), "w", newline="") as f:
         f.write(AUTH.replace(old, new))
 print(len(LITERAL) + len(MUTATIONS), "cases written")
+
+# ---------------------------------------------------------------------------------------------
+# The other input surfaces: safetensors headers (`weights`, `lint`), launch commands and files
+# (`launch`), Prometheus text (`acceptance`). Written by hand, byte by byte, so that this script
+# needs nothing but Python; a hostile header cannot be made with the `safetensors` package anyway.
+
+import struct
+
+# A tiny DFlash drafter (1 layer, hidden 8) whose config and weights agree: the `weights-valid`
+# control case checks clean, so every other weights case differs from it by one defect.
+H, HEADS, KV, HD, I, VOCAB, LAYERS, IDS = 8, 2, 1, 4, 16, 32, 1, [1, 3, 5]
+TINY_DFLASH = {
+    "architectures": ["DFlashDraftModel"],
+    "model_type": "qwen3",
+    "attention_bias": False,
+    "block_size": 16,
+    "dflash_config": {"mask_token_id": VOCAB - 1, "target_layer_ids": IDS},
+    "head_dim": HD,
+    "hidden_act": "silu",
+    "hidden_size": H,
+    "intermediate_size": I,
+    "layer_types": ["full_attention"] * LAYERS,
+    "max_window_layers": LAYERS,
+    "num_attention_heads": HEADS,
+    "num_hidden_layers": LAYERS,
+    "num_key_value_heads": KV,
+    "num_target_layers": 8,
+    "rms_norm_eps": 1e-06,
+    "rope_theta": 1000000,
+    "sliding_window": None,
+    "tie_word_embeddings": False,
+    "use_sliding_window": False,
+    "vocab_size": VOCAB,
+}
+
+
+def tiny_tensors():
+    """(name, shape) of every tensor of TINY_DFLASH, in F16."""
+    p = "layers.0."
+    return [
+        (p + "self_attn.q_proj.weight", [HEADS * HD, H]),
+        (p + "self_attn.k_proj.weight", [KV * HD, H]),
+        (p + "self_attn.v_proj.weight", [KV * HD, H]),
+        (p + "self_attn.o_proj.weight", [H, HEADS * HD]),
+        (p + "self_attn.q_norm.weight", [HD]),
+        (p + "self_attn.k_norm.weight", [HD]),
+        (p + "input_layernorm.weight", [H]),
+        (p + "post_attention_layernorm.weight", [H]),
+        (p + "mlp.gate_proj.weight", [I, H]),
+        (p + "mlp.up_proj.weight", [I, H]),
+        (p + "mlp.down_proj.weight", [H, I]),
+        ("fc.weight", [H, len(IDS) * H]),
+        ("hidden_norm.weight", [H]),
+        ("norm.weight", [H]),
+    ]
+
+
+def header_of(tensors, dtype="F16", metadata=True):
+    """The header dict of tensors laid out back to back, as the safetensors writers lay them."""
+    h = {"__metadata__": {"format": "pt"}} if metadata else {}
+    at = 0
+    for name, shape in tensors:
+        n = 1
+        for d in shape:
+            n *= d
+        h[name] = {"dtype": dtype, "shape": shape, "data_offsets": [at, at + 2 * n]}
+        at += 2 * n
+    return h, at
+
+
+def st_file(header, data_len, raw=None, pad=b" "):
+    """8-byte little-endian length, the JSON (or `raw` bytes) padded to 8, `data_len` bytes."""
+    text = raw if raw is not None else json.dumps(header, separators=(",", ":")).encode()
+    text += pad * ((8 - len(text) % 8) % 8)
+    return struct.pack("<Q", len(text)) + text + bytes(data_len)
+
+
+def weights_cases():
+    base, data_len = header_of(tiny_tensors())
+    valid = st_file(base, data_len)
+    n = struct.unpack("<Q", valid[:8])[0]
+
+    def mutate(fn):
+        h = json.loads(json.dumps(base))
+        fn(h)
+        return h
+
+    def set_entry(name, key, value):
+        return lambda h: h[name].__setitem__(key, value)
+
+    q = "layers.0.self_attn.q_proj.weight"
+    k = "layers.0.self_attn.k_proj.weight"
+    last = "norm.weight"
+
+    def overlap(h):
+        # k starts where q starts: two tensors share bytes.
+        size = h[k]["data_offsets"][1] - h[k]["data_offsets"][0]
+        h[k]["data_offsets"] = [h[q]["data_offsets"][0], h[q]["data_offsets"][0] + size]
+
+    def past_end(h):
+        # The last tensor grows by 4 rows, consistently with its shape: it ends past the file.
+        h[last]["shape"] = [H + 4]
+        h[last]["data_offsets"][1] += 8
+
+    def gap(h):
+        # Every tensor after q moves 8 bytes on: a hole in the data section.
+        for name, e in h.items():
+            if name not in ("__metadata__", q) and e["data_offsets"][0] >= h[q]["data_offsets"][1]:
+                e["data_offsets"] = [e["data_offsets"][0] + 8, e["data_offsets"][1] + 8]
+
+    # 8 tensors of 2^61 - 1 bytes each: offsets up to 2^64 - 8, which fit a u64; the header's end
+    # plus that overflows one.
+    big = (1 << 61) - 1
+    wrap = {f"t{i}": {"dtype": "U8", "shape": [big], "data_offsets": [i * big, (i + 1) * big]}
+            for i in range(8)}
+    deep = b'{"__metadata__":{"x":' + b"[" * 10000 + b"]" * 10000 + b"}}"
+    files = {
+        "weights-valid": valid,
+        "weights-empty": b"",
+        "weights-truncated-length-prefix": valid[:5],
+        "weights-length-past-eof": struct.pack("<Q", n + 4096) + valid[8:],
+        "weights-length-over-limit": struct.pack("<Q", 25_000_001) + valid[8:],
+        "weights-length-huge": struct.pack("<Q", (1 << 63) + 7) + valid[8:],
+        "weights-length-u64-max": b"\xff" * 8 + valid[8:],
+        "weights-truncated-header": valid[: 8 + n // 2],
+        "weights-truncated-data": valid[:-16],
+        "weights-trailing-bytes": valid + bytes(8),
+        "weights-header-not-json": st_file(None, data_len, raw=b"{not json: " + b"x" * 40 + b"}"),
+        "weights-header-array": st_file(None, 0, raw=b"[1, 2, 3]"),
+        "weights-header-string": st_file(None, 0, raw=b'"model.safetensors"'),
+        "weights-header-null": st_file(None, 0, raw=b"null"),
+        "weights-header-not-utf8": struct.pack("<Q", n) + b'{"\xff\xfe' + valid[11:],
+        "weights-header-nul-padding": st_file(base, data_len, pad=b"\0"),
+        "weights-header-deep-nesting": st_file(None, 0, raw=deep),
+        "weights-overlapping-offsets": st_file(mutate(overlap), data_len),
+        "weights-offsets-past-end": st_file(mutate(past_end), data_len),
+        "weights-offsets-gap": st_file(mutate(gap), data_len + 8),
+        "weights-offsets-reversed": st_file(mutate(set_entry(last, "data_offsets", [data_len, data_len - 2 * H])), data_len),
+        "weights-offsets-size-mismatch": st_file(mutate(set_entry(last, "shape", [H - 1])), data_len),
+        "weights-offsets-wrap-u64": st_file(wrap, 0),
+        "weights-offsets-negative": st_file(mutate(set_entry(q, "data_offsets", [-64, 64])), data_len),
+        "weights-shape-negative": st_file(mutate(set_entry(q, "shape", [-8, -8])), data_len),
+        "weights-shape-float": st_file(mutate(set_entry(q, "shape", [8.0, 8])), data_len),
+        "weights-shape-overflow": st_file({"a": {"dtype": "F16", "shape": [1 << 32, 1 << 32, 0], "data_offsets": [0, 0]}}, 0),
+        "weights-dtype-unknown": st_file(mutate(set_entry(q, "dtype", "Q4_K")), data_len),
+        "weights-dtype-lowercase": st_file(mutate(set_entry(q, "dtype", "f16")), data_len),
+        "weights-metadata-not-string": st_file(mutate(lambda h: h["__metadata__"].__setitem__("format", 1)), data_len),
+        "weights-no-tensors": st_file({"__metadata__": {"format": "pt"}}, 0),
+    }
+    # Duplicate keys cannot be made with json.dumps: the last `q` entry wins, leaving a hole.
+    dup = json.dumps(base, separators=(",", ":")).encode()
+    dup = dup[:-1] + b',"' + q.encode() + b'":{"dtype":"F16","shape":[1],"data_offsets":[0,2]}}'
+    files["weights-duplicate-tensor"] = st_file(None, data_len, raw=dup)
+    out = os.path.join(ROOT, "cases", "weights")
+    shutil.rmtree(out, ignore_errors=True)
+    for name, data in files.items():
+        d = os.path.join(out, name)
+        os.makedirs(d)
+        with open(os.path.join(d, "model.safetensors"), "wb") as f:
+            f.write(data)
+
+    # Sharded: the valid file as shard 1 of 2, and an index.
+    def index_case(name, weight_map=None, raw=None, shards=("model-00001-of-00002.safetensors",)):
+        d = os.path.join(out, name)
+        os.makedirs(d)
+        for s in shards:
+            with open(os.path.join(d, s), "wb") as f:
+                f.write(valid)
+        if raw is None:
+            raw = json.dumps({"metadata": {"total_size": data_len}, "weight_map": weight_map}, indent=2).encode()
+        with open(os.path.join(d, "model.safetensors.index.json"), "wb") as f:
+            f.write(raw)
+
+    names = [t for t, _ in tiny_tensors()]
+    one = "model-00001-of-00002.safetensors"
+    index_case("index-missing-shard", dict({t: one for t in names}, **{"norm.weight": "model-00002-of-00002.safetensors"}))
+    index_case("index-path-escape", dict({t: one for t in names}, **{"norm.weight": "../outside.safetensors"}))
+    index_case("index-absolute-path", dict({t: one for t in names}, **{"norm.weight": "/etc/passwd"}))
+    index_case("index-not-json", raw=b'{"weight_map": {"fc.weight": "model-00001-of-00002.safetensors",')
+    index_case("index-weight-map-list", raw=b'{"weight_map": ["model-00001-of-00002.safetensors"]}')
+    index_case("index-shard-not-string", raw=b'{"weight_map": {"fc.weight": 1}}')
+    index_case("index-not-utf8", raw=b'{"weight_map": {"fc.weight": "model-\xff.safetensors"}}')
+    with open(os.path.join(out, "config.json"), "w") as f:
+        json.dump(TINY_DFLASH, f, indent=2)
+        f.write("\n")
+    return len(files) + 7
+
+
+LAUNCH_FILES = {
+    "valid.sh": "#!/usr/bin/env bash\nexport VLLM_USE_V2_MODEL_RUNNER=1\nvllm serve Qwen/Qwen3-8B \\\n"
+                "  --speculative-config '{\"method\": \"dflash\", \"model\": \"z-lab/Qwen3-8B-DFlash-b16\", "
+                "\"num_speculative_tokens\": 15}' \\\n  --max-num-seqs 8\n",
+    "unterminated-quote.sh": "#!/bin/sh\necho start\nvllm serve Qwen/Qwen3-8B \\\n"
+                             "  --speculative-config '{\"method\": \"dflash\", \"num_speculative_tokens\": 15}\n",
+    "empty.sh": "",
+    "comments-only.sh": "#!/bin/sh\n# vllm serve Qwen/Qwen3-8B\n\n",
+    "broken-spec-json.sh": "vllm serve Qwen/Qwen3-8B --speculative-config '{\"method\": \"dflash\", num_speculative_tokens: 15}'\n",
+    "spec-json-array.sh": "vllm serve Qwen/Qwen3-8B --speculative-config '[\"dflash\", 15]'\n",
+    "spec-json-deep.sh": "vllm serve Qwen/Qwen3-8B --speculative-config '" + "[" * 5000 + "]" * 5000 + "'\n",
+    "max-num-seqs-not-int.sh": "vllm serve Qwen/Qwen3-8B --speculative-config '{\"method\": \"dflash\", "
+                               "\"num_speculative_tokens\": 15}' --max-num-seqs eight\n",
+    "multibyte-first-line.sh": "vllmé serve Qwen/Qwen3-8B\n",
+    "Dockerfile.multibyte": "FROM\u00e9 x\nCMD [\"vllm\", \"serve\", \"M\"]\n",
+    "compose-list.yml": "- vllm\n- serve\n",
+    "compose-scalar.yml": "vllm serve Qwen/Qwen3-8B\n",
+    "compose-invalid.yml": "services:\n  vllm:\n    command: [--model, 'x\n",
+    "compose-services-list.yml": "services:\n  - vllm\n  - sglang\n",
+    "compose-deep.yml": "services: " + "[" * 10000 + "]" * 10000 + "\n",
+    "compose-alias-bomb.yml": "a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+                              + "".join(f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n" for i in range(9))
+                              + "services:\n  vllm:\n    image: vllm/vllm-openai\n    command: *j\n",
+    "compose-unterminated-quote.yml": "services:\n  vllm:\n    image: vllm/vllm-openai\n    command: \"--model M --speculative-config '{\\\"method\\\": 1}\"\n",
+}
+
+# As prometheus_client writes a counter in the Prometheus text format: HELP and TYPE name the
+# sample (`..._total`).
+METRICS_HEAD = "# HELP {n}_total x\n# TYPE {n}_total counter\n"
+
+
+def vllm_body(drafts, draft_tokens, accepted, per_pos, value=None):
+    """A minimal vLLM exposition of the four spec-decode counters (one engine, one model)."""
+    labels = 'engine="0",model_name="Qwen/Qwen3-8B"'
+    out = []
+    for n, v in (("vllm:spec_decode_num_drafts", drafts), ("vllm:spec_decode_num_draft_tokens", draft_tokens),
+                 ("vllm:spec_decode_num_accepted_tokens", accepted)):
+        out.append(METRICS_HEAD.format(n=n) + f"{n}_total{{{labels}}} {value or v}\n")
+    n = "vllm:spec_decode_num_accepted_tokens_per_pos"
+    out.append(METRICS_HEAD.format(n=n) + "".join(
+        f'{n}_total{{{labels},position="{i}"}} {value or v}\n' for i, v in enumerate(per_pos)))
+    return "".join(out)
+
+
+def metrics_cases():
+    good1 = vllm_body(100.0, 300.0, 150.0, [80.0, 50.0, 20.0])
+    good2 = vllm_body(200.0, 600.0, 350.0, [170.0, 120.0, 60.0])
+    files = {
+        "valid-1.txt": good1,
+        "valid-2.txt": good2,
+        "html.txt": "<html><body><h1>404 Not Found</h1></body></html>\n",
+        "counter-not-a-number.txt": good1.replace("300.0", "three hundred"),
+        "nan-counters.txt": vllm_body(0, 0, 0, [0, 0, 0], value="NaN"),
+        "inf-counters.txt": vllm_body(0, 0, 0, [0, 0, 0], value="+Inf"),
+        "huge-number.txt": vllm_body(0, 0, 0, [0, 0, 0], value="1e400"),
+        "negative-counters.txt": vllm_body(-100.0, -300.0, -150.0, [-80.0, -50.0, -20.0]),
+        "duplicate-series.txt": good1 + good1.split("\n")[2] + "\n",
+        "truncated-mid-line.txt": good1[: good1.index("model_name") + 5],
+        "truncated-after-family.txt": good1[: good1.index("# HELP vllm:spec_decode_num_accepted_tokens_per_pos")],
+        "empty.txt": "",
+        "sglang-nan-gauge.txt": "# HELP sglang:spec_accept_length x\n# TYPE sglang:spec_accept_length gauge\n"
+                                 'sglang:spec_accept_length{model_name="m"} NaN\n',
+        "huge-timestamp.txt": good1.replace(" 100.0\n", " 100.0 99999999999999999999999999999999\n"),
+        "label-not-closed.txt": 'vllm:spec_decode_num_drafts_total{engine="0 1\n',
+    }
+    out = os.path.join(ROOT, "cases", "metrics")
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    for name, text in files.items():
+        with open(os.path.join(out, name), "w", newline="") as f:
+            f.write(text)
+    return len(files)
+
+
+def launch_cases():
+    out = os.path.join(ROOT, "cases", "launch")
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    for name, text in LAUNCH_FILES.items():
+        with open(os.path.join(out, name), "w", newline="", encoding="utf-8") as f:
+            f.write(text)
+    return len(LAUNCH_FILES)
+
+
+import shutil  # noqa: E402
+
+print(weights_cases(), "weights cases,", launch_cases(), "launch files,", metrics_cases(), "metrics bodies written")

@@ -1,0 +1,3 @@
+#!/bin/sh
+# vllm serve Qwen/Qwen3-8B
+

@@ -1,0 +1,1 @@
+vllmé serve Qwen/Qwen3-8B

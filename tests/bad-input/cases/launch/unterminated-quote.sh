@@ -1,0 +1,4 @@
+#!/bin/sh
+echo start
+vllm serve Qwen/Qwen3-8B \
+  --speculative-config '{"method": "dflash", "num_speculative_tokens": 15}
