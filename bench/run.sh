@@ -82,7 +82,7 @@ for i in "${!cmds[@]}"; do
         exit 2
     fi
     case "$out" in
-        *"4 critical"* | *"4 difference(s)"*) ;;
+        *"FAIL: 4 error(s)"* | *"4 difference(s)"*) ;;
         *) echo "error: ${names[$i]} did not report the 4 differences:"$'\n'"$out" >&2; exit 2 ;;
     esac
 done
