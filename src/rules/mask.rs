@@ -331,10 +331,11 @@ const MASK_TOKEN_STRING_ADDED: Rule = Rule {
         explanation: "Without a mask_token_id, SGLang's _resolve_mask_token_id looks `dflash_config.mask_token` up \
 in the target tokenizer and, when it is not there, adds it (add_special_tokens) and fills drafted blocks with its \
 new id, len(tokenizer): an unused embedding row, the trained id only if the drafter was trained that way. Info, \
-since it is SGLang's documented behaviour (vLLM refuses the missing id, reported by mask-token-missing); an error \
-(except with --engine vllm) when len(tokenizer) is not below the target's vocab_size, because SGLang then raises \
-\"DFLASH mask_token_id is outside the target vocab size\". Needs the target's tokenizer; the string is looked up \
-among its added tokens (a mask string is an added token in every tokenizer read here).",
+since it is SGLang's documented behaviour (vLLM refuses the missing id, reported by mask-token-missing); a \
+warning (except with --engine vllm) when len(tokenizer) is not below the target's vocab_size, because SGLang then \
+raises \"DFLASH mask_token_id is outside the target vocab size\". Not an error: the string is looked up among the \
+tokenizer's added tokens only (the fast token reader does not index the base vocabulary by text), and a string that \
+is a base-vocabulary token would be found by SGLang and not added. Needs the target's tokenizer.",
         source: "sgl-project/sglang python/sglang/srt/speculative/dflash_worker.py@0468412 (_resolve_mask_token_id); sgl-project/sglang python/sglang/srt/speculative/dflash_utils.py@00731f0 (parse_dflash_draft_config)",
     },
     applies: Applies::BlockDrafters,
@@ -370,11 +371,13 @@ fn mask_token_string_added(cx: &mut Ctx) {
     match cx.target_vocab() {
         Some(vocab) if len >= vocab && cx.engine() != Some(Engine::Vllm) => {
             cx.emit_as(
-                Severity::Error,
+                Severity::Warning,
                 &path,
                 format!(
-                    "SGLang will add {quoted} to the tokenizer at id {len} (len(tokenizer)), but the target has only \
-                     {vocab} embedding rows: SGLang raises \"DFLASH mask_token_id is outside the target vocab size\""
+                    "{quoted} is not an added token of the target's tokenizer: unless it is a token of the base \
+                     vocabulary (not searched), SGLang will add it at id {len} (len(tokenizer)), but the target has \
+                     only {vocab} embedding rows, and SGLang raises \"DFLASH mask_token_id is outside the target \
+                     vocab size\"; set mask_token_id"
                 ),
             );
         }
@@ -437,7 +440,8 @@ mod tests {
         "dflash_config": {"target_layer_ids": [1, 9, 17, 25, 33], "mask_token": "<|MASK|>"}}"#;
 
     /// With no mask id, a string the tokenizer lacks is added at len(tokenizer): info when that
-    /// row exists, an error (SGLang refuses) when it does not, unless the engine is vLLM.
+    /// row exists, a warning when it does not (SGLang refuses, unless the string is in the base
+    /// vocabulary, which is not searched), info under vLLM.
     #[test]
     fn a_missing_mask_string_is_added_at_the_tokenizer_length() {
         let got = found(DRAFTER, &target(151669, 151936), None);
@@ -451,8 +455,8 @@ mod tests {
             got[0].1
         );
         let full = target(151936, 151936);
-        assert_eq!(found(DRAFTER, &full, None)[0].0, "error");
-        assert_eq!(found(DRAFTER, &full, Some(Engine::Sglang))[0].0, "error");
+        assert_eq!(found(DRAFTER, &full, None)[0].0, "warning");
+        assert_eq!(found(DRAFTER, &full, Some(Engine::Sglang))[0].0, "warning");
         assert_eq!(found(DRAFTER, &full, Some(Engine::Vllm))[0].0, "info");
         // A string the tokenizer has, a configured id, or no tokenizer: nothing to say here.
         let known = DRAFTER.replace("<|MASK|>", "<|im_end|>");
