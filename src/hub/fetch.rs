@@ -123,7 +123,9 @@ fn target<'a>(settings: &'a HubSettings, repo: &'a RepoRef, filename: &'a str) -
     }
 }
 
-fn check_filename(repo: &RepoRef, filename: &str) -> Result<(), HubError> {
+/// A file name must be a relative path inside the repo: it becomes part of a URL and of a
+/// path in the cache. (Also used by the ranged header reads in `range.rs`.)
+pub(super) fn check_filename(repo: &dyn std::fmt::Display, filename: &str) -> Result<(), HubError> {
     let bad = filename.is_empty()
         || filename.len() > 1024
         || filename.starts_with('/')

@@ -81,23 +81,7 @@ fn size_path(header: &Path) -> PathBuf {
 }
 
 fn check_names(repo: &str, sha: &str, filename: &str) -> Result<(), HubError> {
-    let bad_file = filename.is_empty()
-        || filename.len() > 1024
-        || filename.starts_with('/')
-        || filename.contains('\\')
-        || filename.chars().any(char::is_control)
-        || filename
-            .split('/')
-            .any(|c| c.is_empty() || c == "." || c == "..");
-    if bad_file {
-        return Err(HubError::new(
-            HubErrorKind::InvalidInput,
-            format!(
-                "invalid file name `{}` for `{repo}`: expected a relative path inside the repo",
-                filename.escape_debug()
-            ),
-        ));
-    }
+    super::fetch::check_filename(&repo, filename)?;
     if !is_commit_sha(sha) {
         return Err(HubError::new(
             HubErrorKind::InvalidInput,
