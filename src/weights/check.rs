@@ -460,23 +460,7 @@ fn layer_of(canonical: &str) -> Option<(u64, &str)> {
 
 /// `` `layers.2` ``, `` `layers.2`–`layers.4`, `layers.7` ``.
 fn layer_names(layers: &[u64]) -> String {
-    let mut out: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < layers.len() {
-        let start = layers[i];
-        let mut end = start;
-        while i + 1 < layers.len() && layers[i + 1] == end + 1 {
-            i += 1;
-            end = layers[i];
-        }
-        out.push(if start == end {
-            format!("`layers.{start}`")
-        } else {
-            format!("`layers.{start}`–`layers.{end}`")
-        });
-        i += 1;
-    }
-    out.join(", ")
+    runs(layers, |n| format!("`layers.{n}`"))
 }
 
 fn shape_text(s: &[u64]) -> String {
@@ -484,7 +468,14 @@ fn shape_text(s: &[u64]) -> String {
     format!("[{}]", items.join(", "))
 }
 
+/// `2`, `2–4, 7`.
 fn ranges(layers: &[u64]) -> String {
+    runs(layers, |n| n.to_string())
+}
+
+/// Sorted numbers as runs of consecutive ones, each shown by `show` (`a`, or `a–b`), joined
+/// by commas.
+fn runs(layers: &[u64], show: impl Fn(u64) -> String) -> String {
     let mut out: Vec<String> = Vec::new();
     let mut i = 0;
     while i < layers.len() {
@@ -495,9 +486,9 @@ fn ranges(layers: &[u64]) -> String {
             end = layers[i];
         }
         out.push(if start == end {
-            start.to_string()
+            show(start)
         } else {
-            format!("{start}–{end}")
+            format!("{}–{}", show(start), show(end))
         });
         i += 1;
     }
