@@ -82,6 +82,28 @@ pub(crate) fn matches_etag(bytes: &[u8], etag: &str) -> bool {
     }
 }
 
+/// Whether a cached snapshot file still holds what its blob's name says. The cache names each
+/// blob by its ETag (a git blob sha1 or an LFS sha256), so an edited or corrupted cached file
+/// can be told from a good one without the network. `Err` says what the name promised; a
+/// snapshot file that is no link into `blobs/`, or a blob name that is no hash, cannot be
+/// checked and passes.
+pub(crate) fn verify_cached(snapshot_file: &Path, bytes: &[u8]) -> Result<(), String> {
+    let Ok(target) = fs::read_link(snapshot_file) else {
+        return Ok(());
+    };
+    let Some(name) = target.file_name().and_then(|n| n.to_str()) else {
+        return Ok(());
+    };
+    let hash_shaped =
+        (name.len() == 40 || name.len() == 64) && name.bytes().all(|b| b.is_ascii_hexdigit());
+    if hash_shaped && !matches_etag(bytes, name) {
+        return Err(format!(
+            "its content does not hash to its blob name {name} (edited or corrupted in the cache)"
+        ));
+    }
+    Ok(())
+}
+
 /// An ETag safe to use as a file name.
 pub(crate) fn safe_etag(etag: &str) -> bool {
     !etag.is_empty()
@@ -288,6 +310,23 @@ mod tests {
             .filter(|p| p.to_string_lossy().ends_with(".incomplete"))
             .collect();
         assert!(leftovers.is_empty(), "{leftovers:?}");
+    }
+
+    #[test]
+    fn verifies_cached_files_against_their_blob_names() {
+        let tmp = tempfile::tempdir().unwrap();
+        let cache = RepoCache::new(tmp.path(), "org/name");
+        let bytes = b"{\"a\": 1}\n";
+        let mut h = Sha1::new();
+        h.update(format!("blob {}\0", bytes.len()).as_bytes());
+        h.update(bytes);
+        let etag: String = h.finalize().iter().map(|b| format!("{b:02x}")).collect();
+        cache.write_blob(&etag, bytes).unwrap();
+        let sha = "0123456789abcdef0123456789abcdef01234567";
+        let path = cache.link_snapshot(sha, "config.json", &etag).unwrap();
+        assert_eq!(verify_cached(&path, bytes), Ok(()));
+        let err = verify_cached(&path, b"{\"a\": 2}\n").unwrap_err();
+        assert!(err.contains(&etag), "{err}");
     }
 
     #[test]

@@ -195,6 +195,18 @@ fn read_cached(
         return Err(too_large(t, meta.len(), limit));
     }
     let bytes = fs::read(&path).map_err(|e| io_error(t, "read", &path, e))?;
+    // The online path checks content against the ETag; a cached copy is checked against the
+    // blob name it was stored under, or a hand-edited cache would answer "identical".
+    if let Err(why) = super::cache::verify_cached(&path, &bytes) {
+        return Err(HubError::new(
+            HubErrorKind::BadResponse,
+            format!("the cached {} at {sha} cannot be trusted: {why}", t.what()),
+        )
+        .with_hint(format!(
+            "delete `{}` (and its blob) so it is fetched again, or fix the cache",
+            path.display()
+        )));
+    }
     Ok(Some(Lookup::Found(HubFile {
         repo: t.repo.to_string(),
         revision: t.revision.to_string(),
