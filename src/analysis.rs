@@ -11,7 +11,7 @@ use crate::diff::{self, DiffKind, Difference};
 use crate::hub::{HubError, HubErrorKind, HubSettings, RepoRef};
 use crate::json::{Node, Path};
 use crate::source::builtin::{self, Snapshot};
-use crate::source::{self, file, Authority};
+use crate::source::{self, choose, file, Authority};
 use crate::tokens::{DecodedToken, TokenClass, TokenTable};
 use crate::{Error, Result};
 
@@ -72,6 +72,60 @@ impl AuthorityChoice {
     }
 }
 
+/// A drafter's inputs, resolved: one authority, or several published candidates of its shape
+/// and no evidence to pick one (see [`crate::source::choose`]).
+#[derive(Debug, Clone)]
+pub enum Inputs {
+    One(Box<(ConfigFile, Authority, TargetContext)>),
+    Ambiguous(Box<AmbiguousDiff>),
+}
+
+impl Inputs {
+    /// The one authority, or the ambiguity as an error (for `fix`, which needs one).
+    pub fn single(self) -> Result<(ConfigFile, Authority, TargetContext)> {
+        match self {
+            Inputs::One(inputs) => Ok(*inputs),
+            Inputs::Ambiguous(a) => Err(a.ambiguity.to_error(&a.local)),
+        }
+    }
+}
+
+/// A drafter compared with every candidate authority, because nothing picks one.
+#[derive(Debug, Clone)]
+pub struct AmbiguousDiff {
+    pub local: ConfigFile,
+    pub ambiguity: choose::Ambiguity,
+    /// One full comparison per candidate, in the candidates' order.
+    pub reports: Vec<DiffReport>,
+}
+
+impl AmbiguousDiff {
+    /// One `authority-ambiguous` error at the top of the file, then every candidate's
+    /// differences, each message naming its candidate.
+    pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        let code = crate::diagnostic::codes::DiffCode::Ambiguous;
+        let mut out = vec![Diagnostic::new(
+            code,
+            diff::info(code),
+            "",
+            format!(
+                "the drafter {}; pick its authority: {}",
+                self.ambiguity.describe(),
+                self.ambiguity.pick_flags()
+            ),
+        )
+        .file(self.local.path.display().to_string())
+        .span(1, 1)];
+        for r in &self.reports {
+            out.extend(r.diagnostics().into_iter().map(|mut d| {
+                d.message = format!("against {}: {}", r.authority.id, d.message);
+                d
+            }));
+        }
+        out
+    }
+}
+
 /// Loads a drafter and resolves its authority and target. Only a Hub authority's model card
 /// can name a target, so Hub look-ups for the target happen only then (or when the target is
 /// a Hub repo itself).
@@ -83,7 +137,7 @@ pub fn resolve_inputs(
     authority: &AuthorityChoice,
     target: &TargetChoice,
     hub: Option<HubSettings>,
-) -> Result<(ConfigFile, Authority, TargetContext)> {
+) -> Result<Inputs> {
     let local = crate::config::load(path)?;
     let authority_choice = match authority {
         AuthorityChoice::Auto => AuthorityChoice::infer(&local.path, hub),
@@ -95,19 +149,70 @@ pub fn resolve_inputs(
     {
         target_choice.hub = None;
     }
-    let authority = resolve_authority(&local, &authority_choice)?;
+    let authority = match authority_choice {
+        AuthorityChoice::Auto => {
+            let (identity, facts) = target_identity(&target_choice);
+            match choose::choose_with_facts(&local, identity.as_ref(), facts.as_ref()) {
+                choose::Choice::One(a) => *a,
+                choose::Choice::NoMatch(e) => return Err(e),
+                choose::Choice::Ambiguous(ambiguity) => {
+                    let mut reports = Vec::new();
+                    for snap in &ambiguity.candidates {
+                        let a = snap.authority(Some(format!(
+                            "one of {} candidates of the same shape",
+                            ambiguity.candidates.len()
+                        )));
+                        let target =
+                            resolve_target(&target_choice, &[&local, &a.config], Some(&a))?;
+                        reports.push(DiffReport::build(local.clone(), a, target));
+                    }
+                    return Ok(Inputs::Ambiguous(Box::new(AmbiguousDiff {
+                        local,
+                        ambiguity,
+                        reports,
+                    })));
+                }
+            }
+        }
+        other => resolve_authority(&local, &other)?,
+    };
     let target = resolve_target(
         &target_choice,
         &[&local, &authority.config],
         Some(&authority),
     )?;
-    Ok((local, authority, target))
+    Ok(Inputs::One(Box::new((local, authority, target))))
+}
+
+/// What the target choice says of the target's identity (and, for a directory, its facts).
+pub fn target_identity(
+    choice: &TargetChoice,
+) -> (Option<choose::TargetIdentity>, Option<TargetFacts>) {
+    if let Some(repo) = &choice.target_hub {
+        let identity = choose::TargetIdentity {
+            name: repo.repo.clone(),
+            from: format!("--target {}", repo.repo),
+        };
+        return (Some(identity), None);
+    }
+    if let Some(dir) = &choice.target_dir {
+        let facts = config::load(&dir.join("config.json"))
+            .ok()
+            .map(|c| TargetFacts::from_config(&c));
+        let shown = dir.display().to_string();
+        return (choose::TargetIdentity::of_dir(dir, &shown), facts);
+    }
+    (None, None)
 }
 
 /// Resolves the authority for `local`.
 pub fn resolve_authority(local: &ConfigFile, choice: &AuthorityChoice) -> Result<Authority> {
     match choice {
-        AuthorityChoice::Auto => builtin::match_snapshot(local),
+        AuthorityChoice::Auto => match choose::choose(local, None) {
+            choose::Choice::One(a) => Ok(*a),
+            choose::Choice::Ambiguous(a) => Err(a.to_error(local)),
+            choose::Choice::NoMatch(e) => Err(e),
+        },
         AuthorityChoice::File(path) => file::load(path),
         AuthorityChoice::Snapshot(repo) => Snapshot::find(repo)
             .map(|s| s.authority(Some("named with --snapshot".into())))

@@ -13,49 +13,21 @@ use serde::Serialize;
 
 use crate::analysis::{self, AuthorityChoice, DiffReport, TargetChoice};
 use crate::config::{self, ConfigFile};
-use crate::diagnostic::codes::CheckCode;
+use crate::diagnostic::codes::{CheckCode, DiffCode};
+use crate::diagnostic::Code;
 use crate::diagnostic::{CodeInfo, Severity as DSeverity};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::diff::DiffKind;
 use crate::hub::{HubSettings, RepoRef};
 use crate::pins::{LoadedPins, Pin, PinAuthority};
 use crate::rules::{self, family, LintOptions};
-use crate::source::builtin;
+use crate::source::choose;
 use crate::{Error, Result};
 
 /// Codes of the findings `check` makes itself (lint's come from the rule registry).
 pub fn info(code: CheckCode) -> &'static CodeInfo {
     match code {
-CheckCode::AuthorityMismatch => &CodeInfo {
-            severity: DSeverity::Error,
-            summary: "a critical field differs from the drafter's authoritative config",
-            explanation: "A field that changes what the drafter computes differs from the pinned Hub commit, file \
-or built-in snapshot the drafter is checked against. Run `dflash-check diff` for the field-by-field view and \
-`dflash-check fix` to make the file agree.",
-            source: "dflash-check: the authority is the drafter repo's config.json at the pinned commit",
-        },
-        CheckCode::AuthorityMetadataMismatch => &CodeInfo {
-            severity: DSeverity::Warning,
-            summary: "a metadata field (transformers_version, dtype, ...) differs from the authority",
-            explanation: "Metadata fields do not change what the drafter computes, but a difference says the file \
-is not the published one.",
-            source: "dflash-check: metadata fields listed in src/diff.rs",
-        },
-        CheckCode::AuthorityLayout => &CodeInfo {
-            severity: DSeverity::Info,
-            summary: "same values as the authority, in the other config layout (flat vs nested)",
-            explanation: "The values agree, but one side uses the flat (transformers 4.57) layout and the other the \
-nested (transformers 5) one; loaders that read one layout only fall back to defaults.",
-            source: "bstnxbt/dflash-mlx PR 46; z-lab/dflash PR 150",
-        },
-        CheckCode::AuthorityTokenOutOfRange => &CodeInfo {
-            severity: DSeverity::Error,
-            summary: "a token id has no embedding row in the target, on both sides of the comparison",
-            explanation: "Both the file and its authority hold a token id that is not a row of the target's \
-embedding: SGLang refuses such a mask id at load.",
-            source: "sgl-project/sglang python/sglang/srt/speculative/dflash_worker.py@7f151c5 (_resolve_mask_token_id)",
-        },
-        CheckCode::AuthorityUnavailable => &CodeInfo {
+CheckCode::AuthorityUnavailable => &CodeInfo {
             severity: DSeverity::Error,
             summary: "the pinned authority or target could not be read (Hub failure, missing file)",
             explanation: "A pin names an authority that could not be had; the gate cannot vouch for the drafter.",
@@ -82,10 +54,26 @@ truncated, malformed or hostile: engines refuse to load it. `dflash-check weight
             source: "dflash-check",
         },
         CheckCode::NoAuthority => &CodeInfo {
-            severity: DSeverity::Info,
-            summary: "no pin and no built-in snapshot matches: only lint rules were run",
-            explanation: "Nothing to compare the drafter with; pin it to its Hub repo to compare field by field.",
-            source: "dflash-check",
+            severity: DSeverity::Warning,
+            summary: "no pin and no built-in snapshot of the drafter's shape: unverified, only lint rules were run",
+            explanation: "Nothing to compare the drafter with, so the gate cannot say it is the published config; \
+the verdict line counts it as unverified (`OK (1 unverified)` is not `OK`). Pin it to its Hub repo at a commit with \
+`dflash-check pin` to compare it field by field, or run with --require-pin to make an unpinned drafter an error.",
+            source: "dflash-check: the tool's own judgement",
+        },
+        CheckCode::NoDrafters => &CodeInfo {
+            severity: DSeverity::Warning,
+            summary: "no drafter config was found under the paths given",
+            explanation: "A gate that checked nothing has vouched for nothing: the paths may be wrong, or the drafters \
+may live elsewhere (hidden folders, `node_modules` and `target` are skipped).",
+            source: "dflash-check: the tool's own judgement",
+        },
+        CheckCode::PinPathMissing => &CodeInfo {
+            severity: DSeverity::Warning,
+            summary: "a pin in dflash-check.toml names a drafter directory that does not exist",
+            explanation: "The drafter was moved or removed, so its pin no longer applies to anything: a moved drafter \
+is then checked without its pin. Move the pin with the drafter, or remove it.",
+            source: "dflash-check: the tool's own judgement",
         },
     }
 }
@@ -135,11 +123,31 @@ pub struct CheckReport {
     /// Config files found that are not drafters (target models and the like).
     pub skipped: Vec<String>,
     pub pins: Option<String>,
+    /// Findings about the run rather than one drafter: no drafter found, a pin whose drafter
+    /// directory is gone.
+    pub run_findings: Vec<Diagnostic>,
 }
 
 impl CheckReport {
     pub fn count(&self, level: Severity) -> usize {
-        self.drafters.iter().map(|d| d.count(level)).sum()
+        self.drafters.iter().map(|d| d.count(level)).sum::<usize>()
+            + self
+                .run_findings
+                .iter()
+                .filter(|f| f.severity == level)
+                .count()
+    }
+
+    /// Drafters nothing could be compared with (no pin, no built-in snapshot of their shape).
+    pub fn unverified(&self) -> usize {
+        self.drafters
+            .iter()
+            .filter(|d| {
+                d.findings
+                    .iter()
+                    .any(|f| f.code == Code::Check(CheckCode::NoAuthority))
+            })
+            .count()
     }
 
     pub fn fails(&self, deny_warnings: bool) -> bool {
@@ -198,7 +206,11 @@ pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
             .pins
             .as_ref()
             .map(|p| display(&p.path, &options.root)),
+        run_findings: Vec::new(),
     };
+    if let Some(pins) = &options.pins {
+        report.run_findings.extend(stale_pins(pins, &options.root));
+    }
     let mut targets = TargetCache::default();
     for file in files {
         let shown = display(&file, &options.root);
@@ -241,7 +253,49 @@ pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
             }
         }
     }
+    if report.drafters.is_empty() {
+        report
+            .run_findings
+            .push(nothing_checked(paths, report.skipped.len()));
+    }
     Ok(report)
+}
+
+/// Pins whose drafter directory no longer exists, located at their table in the pin file.
+fn stale_pins(pins: &LoadedPins, root: &Path) -> Vec<Diagnostic> {
+    let pin_root = pins.root();
+    let text = std::fs::read_to_string(&pins.path).unwrap_or_default();
+    pins.file
+        .drafters
+        .keys()
+        .filter(|key| !pin_root.join(key.as_str()).exists())
+        .map(|key| {
+            let line = text
+                .lines()
+                .position(|l| l.contains(&format!("\"{key}\"")) || l.contains(&format!("[drafters.{key}]")))
+                .map_or(1, |i| i + 1);
+            check_diagnostic(
+                CheckCode::PinPathMissing,
+                "",
+                format!("the pin `{key}` names a drafter directory that does not exist; move the pin with the drafter or remove it"),
+            )
+            .file(display(&pins.path, root))
+            .span(line, 1)
+        })
+        .collect()
+}
+
+/// The `no-drafters` warning of a run that found nothing to check.
+pub fn nothing_checked(paths: &[PathBuf], skipped: usize) -> Diagnostic {
+    let shown: Vec<String> = paths.iter().map(|p| p.display().to_string()).collect();
+    check_diagnostic(
+        CheckCode::NoDrafters,
+        "",
+        format!(
+            "no drafter config under {} ({skipped} config.json file(s) that are not drafters skipped)",
+            shown.join(", ")
+        ),
+    )
 }
 
 /// A finding about the whole file, placed where the error says (a JSON syntax error names its
@@ -293,12 +347,14 @@ fn check_one(
                     .span(1, 1),
                 );
             }
-            (
-                builtin::match_snapshot(local)
-                    .ok()
-                    .map(|a| AuthorityChoice::Resolved(Box::new(a))),
-                "builtin-match",
-            )
+            match choose::choose(local, None) {
+                choose::Choice::One(a) => (Some(AuthorityChoice::Resolved(a)), "builtin-match"),
+                choose::Choice::Ambiguous(ambiguity) => {
+                    findings.push(ambiguous_finding(local, &ambiguity));
+                    (None, "builtin-match")
+                }
+                choose::Choice::NoMatch(_) => (None, "builtin-match"),
+            }
         }
     };
     let target_choice = match pin.and_then(|p| p.target.as_ref()) {
@@ -360,23 +416,43 @@ fn check_one(
         sha: a.sha.clone(),
         chosen_by,
     });
+    let ambiguous = findings
+        .iter()
+        .any(|f| f.code == Code::Diff(DiffCode::Ambiguous));
     match &authority {
         Some(a) => {
             let report = DiffReport::build(local.clone(), a.clone(), target.clone());
             findings.extend(diff_findings(&report));
         }
-        None if pin.is_none() => findings.push(
+        None if pin.is_none() && !ambiguous => findings.push(
             check_diagnostic(
                 CheckCode::NoAuthority,
                 "",
-                "no pin and no built-in snapshot matches: checked by lint rules only (pin it with `dflash-check pin`)",
+                format!(
+                    "unverified: no pin, and no built-in snapshot has its shape ({}); checked by lint rules only \
+                     (pin it with `dflash-check pin`)",
+                    choose::fingerprint_text(local.root())
+                ),
             )
             .span(1, 1),
         ),
         None => {}
     }
     match rules::lint(local, &options.lint, &target) {
-        Ok(lint) => findings.extend(lint.findings),
+        Ok(lint) => {
+            // One finding per problem: a lint finding at a field the comparison already
+            // reports at least as severely says nothing new.
+            let covered: Vec<(String, Severity)> = findings
+                .iter()
+                .filter(|f| matches!(f.code, Code::Diff(_)) && !f.path.is_empty())
+                .map(|f| (f.path.clone(), f.severity))
+                .collect();
+            findings.extend(lint.findings.into_iter().filter(|l| {
+                !covered
+                    .iter()
+                    .any(|(path, sev)| *path == l.path && *sev <= l.severity)
+            }));
+        }
         Err(e) => findings.push(whole_file(CheckCode::ConfigUnreadable, &e)),
     }
     findings.extend(weights_findings(local, pin, options, &target));
@@ -463,50 +539,71 @@ fn target_choice(
     }
 }
 
-/// Diff differences as located findings of `check`'s own codes.
+/// Diff differences as located findings, with `diff`'s own codes (one finding, one code, in
+/// every command). The authority is named once, in the drafter's header, not in every line.
 pub fn diff_findings(report: &DiffReport) -> Vec<Diagnostic> {
-    let doc = &report.local.doc;
-    let against = report.authority.describe();
     report
-        .differences
-        .iter()
-        .map(|d| {
-            let diff = &d.diff;
-            let path = diff.local_path.clone().unwrap_or_else(|| diff.path.clone());
-            let (line, column) = doc.position_of(&path);
-            let (code, severity) = match (diff.kind, diff.severity) {
-                (DiffKind::Layout, _) => (CheckCode::AuthorityLayout, Severity::Info),
-                (DiffKind::OutOfRange, _) => (CheckCode::AuthorityTokenOutOfRange, Severity::Error),
-                (_, Severity::Error) => (CheckCode::AuthorityMismatch, Severity::Error),
-                (_, Severity::Warning) => (CheckCode::AuthorityMetadataMismatch, Severity::Warning),
-                (_, Severity::Info) => (CheckCode::AuthorityLayout, Severity::Info),
-            };
-            let local = crate::text::short_value(diff.local.as_ref(), &d.local_tokens);
-            let authority = crate::text::short_value(diff.authority.as_ref(), &d.authority_tokens);
-            let message = match diff.kind {
-                DiffKind::Layout => diff.note.clone().unwrap_or_default(),
-                _ => format!(
-                    "{}: {local} here, {authority} in the authority ({against})",
-                    diff.path
-                ),
-            };
-            let shown_path = if diff.kind == DiffKind::Layout {
-                String::new()
+        .diagnostics()
+        .into_iter()
+        .zip(&report.differences)
+        .map(|(mut d, r)| {
+            let shown = r.diff.local_path.as_ref().unwrap_or(&r.diff.path);
+            if r.diff.kind != DiffKind::Layout {
+                d.message = format!("{shown}: {}", d.message);
+                d.path = shown.to_string();
             } else {
-                path.to_string()
-            };
-            let mut tokens = d.local_tokens.clone();
-            tokens.extend(d.authority_tokens.iter().cloned());
-            let mut diag = check_diagnostic(code, &shown_path, message)
-                .severity(severity)
-                .span(line, column)
-                .tokens(tokens);
-            if let Some(a) = &diff.authority {
-                diag = diag.expected(a.to_serde());
+                d.path = String::new();
             }
-            diag
+            d
         })
         .collect()
+}
+
+/// The `authority-ambiguous` error of a drafter equal to none of several published configs of
+/// its shape: which matched, what differs from each, and how to pin the right one.
+fn ambiguous_finding(local: &ConfigFile, ambiguity: &choose::Ambiguity) -> Diagnostic {
+    let per_candidate: Vec<String> = ambiguity
+        .candidates
+        .iter()
+        .map(|snap| {
+            let a = snap.authority(None);
+            let fields: Vec<String> = crate::diff::compare(local.root(), a.config.root())
+                .into_iter()
+                .filter(|d| d.severity == Severity::Error)
+                .map(|d| d.path.to_string())
+                .collect();
+            // Short enough for one CI log line: the first few fields, then a count.
+            const SHOWN: usize = 3;
+            let mut named = fields
+                .iter()
+                .take(SHOWN)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ");
+            if fields.len() > SHOWN {
+                named.push_str(&format!(", +{}", fields.len() - SHOWN));
+            }
+            format!(
+                "{} differs in {} field(s) ({named})",
+                snap.repo,
+                fields.len()
+            )
+        })
+        .collect();
+    let code = DiffCode::Ambiguous;
+    Diagnostic::new(
+        code,
+        crate::diff::info(code),
+        "",
+        format!(
+            "equal to none of {} published configs of its shape ({}): {}; `dflash-check diff` shows each, \
+             `dflash-check pin DIR --snapshot REPO` pins the one it was trained for",
+            ambiguity.candidates.len(),
+            ambiguity.fingerprint,
+            per_candidate.join(", ")
+        ),
+    )
+    .span(1, 1)
 }
 
 pub use crate::config::display;

@@ -90,6 +90,17 @@ mask id outside the target vocabulary.",
             explanation: "Loaders that read one layout only fall back to defaults on the other.",
             source: "bstnxbt/dflash-mlx PR 46; z-lab/dflash PR 150",
         },
+        DiffCode::Ambiguous => &CodeInfo {
+            severity: Severity::Error,
+            summary: "several published configs have the drafter's shape and it equals none of them",
+            explanation: "With no authority named, the drafter is matched to the built-in snapshots by its \
+fingerprint (hidden_size, num_target_layers, vocab_size, architecture). When several match, they are narrowed by \
+the target's identity (--target, a pin) and then by exact equality in every field that matters; the folder name is \
+only a hint. A drafter equal to none of several candidates is reported against each and fails: it is not the \
+published config of any of them (the incident this tool exists for is such a drafter, and is closer to the wrong \
+candidate than to its real authority). Name the target or the authority to get one comparison and its fix.",
+            source: "dflash-check: the tool's own judgement (an unverifiable drafter is not waved through)",
+        },
     }
 }
 

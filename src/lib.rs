@@ -14,6 +14,7 @@ pub mod error;
 pub mod exit;
 pub mod fix;
 pub mod hub;
+pub mod input;
 pub mod json;
 pub mod launch;
 pub mod pins;

@@ -334,7 +334,7 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
             (PinAuthority::File(rel.clone()), format!("file {rel}"))
         }
         PinSource::Auto => {
-            let a = builtin::match_snapshot(&local)?;
+            let a = auto_snapshot(&local, request.target.as_deref())?;
             let summary = format!(
                 "built-in snapshot {} ({})",
                 a.id,
@@ -409,6 +409,31 @@ pub fn save(path: &Path, file: &PinFile) -> Result<()> {
         let _ = fs::remove_file(&tmp);
         Error::new(format!("cannot write `{}`: {e}", path.display()))
     })
+}
+
+/// The built-in snapshot `pin` records when no authority is named: chosen by evidence (the
+/// target, exact equality), never by the folder name alone.
+fn auto_snapshot(
+    local: &crate::config::ConfigFile,
+    target: Option<&str>,
+) -> Result<crate::source::Authority> {
+    use crate::source::choose::{self, Choice, TargetIdentity};
+    let identity = target.and_then(|t| {
+        let path = Path::new(t);
+        if path.is_dir() {
+            TargetIdentity::of_dir(path, t)
+        } else {
+            Some(TargetIdentity {
+                name: t.split('@').next().unwrap_or(t).to_string(),
+                from: format!("--target {t}"),
+            })
+        }
+    });
+    match choose::choose(local, identity.as_ref()) {
+        Choice::One(a) => Ok(*a),
+        Choice::Ambiguous(a) => Err(a.to_error(local)),
+        Choice::NoMatch(e) => Err(e),
+    }
 }
 
 #[cfg(test)]

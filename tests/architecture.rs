@@ -15,7 +15,7 @@ const LAYERS: &[&[&str]] = &[
     // Pure judgement ends here: no I/O below this line is reachable from rules.
     &["rules"],
     &["hub"],
-    &["source"],
+    &["source", "input"],
     &["analysis"],
     &["pins", "fix", "weights", "acceptance"],
     &["check"],

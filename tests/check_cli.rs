@@ -109,9 +109,7 @@ fn check_reports_every_drafter() {
         "{out}"
     );
     assert!(
-        out.contains(
-            "error[authority-mismatch] models/wrong/config.json:13:5 dflash_config.mask_token_id"
-        ),
+        out.contains("error[changed] models/wrong/config.json:13:5 dflash_config.mask_token_id"),
         "{out}"
     );
     assert!(
@@ -133,6 +131,106 @@ fn check_reports_every_drafter() {
     // A clean drafter alone exits 0.
     let (code, out, _) = dflash(dir.path(), &["check", "models/good"]);
     assert_eq!(code, 0, "{out}");
+}
+
+/// The incident in an ordinary folder fails the gate with no flag: it matches two published
+/// configs by shape and equals neither. The gate never suggests the closer, wrong one.
+#[test]
+fn the_incident_in_an_ordinary_folder_fails_check() {
+    let dir = tempfile::tempdir().unwrap();
+    copy(
+        "fixtures/incident/Qwen3.6-27B-DFlash/config.json",
+        &dir.path().join("models/my-drafter/config.json"),
+    );
+    let (code, out, err) = dflash(dir.path(), &["check", "."]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("error[authority-ambiguous] models/my-drafter/config.json:1:1"),
+        "{out}"
+    );
+    assert!(
+        out.contains("z-lab/Qwen3.6-27B-DFlash differs in 6 field(s)"),
+        "{out}"
+    );
+    assert!(
+        out.contains("z-lab/Qwen3.5-27B-DFlash differs in 4 field(s)"),
+        "{out}"
+    );
+    assert!(
+        out.starts_with("models/my-drafter/config.json  [dflash] no single authority"),
+        "{out}"
+    );
+    assert!(out.contains("FAIL: 1 drafter(s) checked"), "{out}");
+    // Fixed against its real authority, the same folder passes with no flag.
+    let (code, out, err) = dflash(
+        dir.path(),
+        &[
+            "fix",
+            "models/my-drafter",
+            "--snapshot",
+            "z-lab/Qwen3.6-27B-DFlash",
+            "--no-backup",
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, _) = dflash(dir.path(), &["check", "."]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("against builtin z-lab/Qwen3.6-27B-DFlash (builtin-match)\n  clean"),
+        "{out}"
+    );
+}
+
+/// `OK` only for what was verified: a drafter nothing can be compared with is a warning and
+/// the verdict counts it; an empty tree says it checked nothing; a stale pin is reported.
+#[test]
+fn unverified_drafters_empty_trees_and_stale_pins_are_not_ok() {
+    let dir = tempfile::tempdir().unwrap();
+    let other = std::fs::read_to_string("fixtures/incident/authority/config.json")
+        .unwrap()
+        .replace("\"hidden_size\": 5120", "\"hidden_size\": 4096");
+    fs::create_dir_all(dir.path().join("models/odd")).unwrap();
+    fs::write(dir.path().join("models/odd/config.json"), other).unwrap();
+    let (code, out, _) = dflash(dir.path(), &["check", "."]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("warning[no-authority] models/odd/config.json:1:1 unverified"),
+        "{out}"
+    );
+    assert!(
+        out.contains("OK (1 unverified): 1 drafter(s) checked"),
+        "{out}"
+    );
+    let (code, out, _) = dflash(dir.path(), &["check", ".", "--deny", "warnings"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("FAIL: 1 drafter(s) checked (1 unverified)"),
+        "{out}"
+    );
+
+    let empty = tempfile::tempdir().unwrap();
+    fs::create_dir_all(empty.path().join("docs")).unwrap();
+    let (code, out, _) = dflash(empty.path(), &["check", "."]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("warning[no-drafters]"), "{out}");
+    assert!(
+        out.contains("NOTHING CHECKED: 0 drafter(s) checked"),
+        "{out}"
+    );
+    assert!(!out.contains("OK"), "{out}");
+    let (code, _, _) = dflash(empty.path(), &["check", ".", "--deny", "warnings"]);
+    assert_eq!(code, 1);
+
+    fs::write(
+        dir.path().join("dflash-check.toml"),
+        "version = 1\n\n[drafters.\"models/gone\"]\nsnapshot = \"z-lab/Qwen3.6-27B-DFlash\"\n",
+    )
+    .unwrap();
+    let (_, out, err) = dflash(dir.path(), &["check", "."]);
+    assert!(
+        out.contains("warning[pin-path-missing] dflash-check.toml:3:1 the pin `models/gone`"),
+        "{out}{err}"
+    );
 }
 
 /// GitHub annotations land on the line of the offending key, escaped.

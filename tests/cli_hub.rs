@@ -11,6 +11,8 @@ use support::{FakeRepo, HubServer};
 
 const DRAFTER: &str = "z-lab/Qwen3.6-27B-DFlash";
 const TARGET: &str = "Qwen/Qwen3.6-27B";
+/// The target in the explicit Hub form a typo cannot produce.
+const TARGET_HF: &str = "hf://Qwen/Qwen3.6-27B";
 const TOKEN: &str = "hf_SENTINELcliTOKEN9876";
 const CARD: &str = "---\nlicense: mit\nbase_model: Qwen/Qwen3.6-27B\n---\n# DFlash drafter\n";
 
@@ -171,7 +173,7 @@ fn from_hub_against_olah() {
             "--endpoint",
             &url,
             "--target",
-            TARGET,
+            TARGET_HF,
         ],
         c,
         &[],
@@ -406,7 +408,7 @@ fn pin_then_check_with_the_hub_gone() {
         )
     };
     for name in ["models/good", "models/wrong"] {
-        let (code, out, err) = run(&["pin", name, "--from-hub", DRAFTER, "--target", TARGET]);
+        let (code, out, err) = run(&["pin", name, "--from-hub", DRAFTER, "--target", TARGET_HF]);
         assert_eq!(code, 0, "{out}{err}");
     }
     let pins = std::fs::read_to_string(repo.path().join("dflash-check.toml")).unwrap();
@@ -650,7 +652,7 @@ fn unnamed_inputs_that_cannot_be_had_are_warnings() {
     );
     assert_eq!(v["summary"]["fails"], true, "{out}");
     // Named by the user, the same target is an error.
-    let (code, _, err) = diff(&url, &["--from-hub", DRAFTER, "--target", TARGET]);
+    let (code, _, err) = diff(&url, &["--from-hub", DRAFTER, "--target", TARGET_HF]);
     assert_eq!(code, 2, "{err}");
     assert!(err.contains(TARGET), "{err}");
 
@@ -896,4 +898,108 @@ fn large_download_draws_a_progress_bar_on_a_terminal() {
         assert_eq!(drew, !quiet, "quiet={quiet}:\n{screen}");
         assert!(screen.contains("13 \"\\r\" (vocab)"), "{screen}");
     }
+}
+
+/// A cached file is verified before it is trusted: a hand-edited cached config.json (its blob
+/// no longer hashes to its name) is refused with exit 2, not answered "identical".
+#[test]
+fn an_edited_cache_blob_is_not_trusted() {
+    let server = HubServer::start();
+    let mut repo = FakeRepo::default();
+    let authority = read("fixtures/incident/authority/config.json");
+    let sha = repo.commit(&[("config.json", &authority)]);
+    server.add_repo(DRAFTER, repo);
+    let cache = tempfile::tempdir().unwrap();
+    let pinned = format!("{DRAFTER}@{sha}");
+    // First run fills the cache.
+    let (code, out, err) = dflash(
+        &[
+            "diff",
+            "fixtures/incident/authority",
+            "--from-hub",
+            &pinned,
+            "--endpoint",
+            &server.url,
+        ],
+        cache.path(),
+        &[],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let snapshot = cache
+        .path()
+        .join("models--z-lab--Qwen3.6-27B-DFlash/snapshots")
+        .join(&sha);
+    let cached = snapshot.join("config.json");
+    let blob = std::fs::canonicalize(&cached).unwrap();
+    let edited = String::from_utf8(authority)
+        .unwrap()
+        .replace("248070", "248064");
+    std::fs::write(&blob, &edited).unwrap();
+    // The cache snapshot diffed against its own repo at that sha, offline: the edited blob
+    // must not be both sides of an "identical".
+    let (code, out, err) = dflash(
+        &[
+            "diff",
+            snapshot.to_str().unwrap(),
+            "--from-hub",
+            &pinned,
+            "--offline",
+        ],
+        cache.path(),
+        &[],
+    );
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(err.contains("cannot be trusted"), "{err}");
+    assert!(err.contains("does not hash to its blob name"), "{err}");
+    assert!(!out.contains("identical"), "{out}");
+}
+
+/// A mistyped local path is never a Hub lookup: `weights`, `lint` and `--target` say the path
+/// does not exist and show the explicit Hub form, and nothing is sent to the endpoint (a fake
+/// Hub that records requests sees none), online or with the Hub unreachable.
+#[test]
+fn a_mistyped_local_path_is_not_sent_to_the_hub() {
+    let server = HubServer::start();
+    let cache = tempfile::tempdir().unwrap();
+    for endpoint in [server.url.clone(), support::dead_endpoint()] {
+        for args in [
+            vec!["weights", "models/nothing"],
+            vec!["lint", "models/nothing"],
+            vec![
+                "diff",
+                "fixtures/incident/authority",
+                "--target",
+                "models/nothing",
+            ],
+            vec![
+                "lint",
+                "fixtures/incident/authority",
+                "--target",
+                "models/nothing",
+            ],
+        ] {
+            let mut all = args.clone();
+            all.extend(["--endpoint", &endpoint]);
+            let (code, out, err) = dflash(&all, cache.path(), &[]);
+            assert_eq!(code, 2, "{args:?}: {out}{err}");
+            assert!(
+                err.contains("`models/nothing` does not exist"),
+                "{args:?}: {err}"
+            );
+            assert!(err.contains("hf://models/nothing"), "{args:?}: {err}");
+            assert!(
+                !err.contains("reach") && !err.contains("unreachable"),
+                "{args:?}: {err}"
+            );
+        }
+    }
+    assert_eq!(server.requests(), 0, "{:?}", server.log());
+    // The explicit form does reach the Hub.
+    let (code, _, err) = dflash(
+        &["lint", "hf://models/nothing", "--endpoint", &server.url],
+        cache.path(),
+        &[],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(server.requests() > 0);
 }

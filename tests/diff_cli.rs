@@ -42,20 +42,65 @@ fn incident_shows_the_five_wrong_fields_with_tokens() {
 /// With no authority named, the built-in snapshot is used, offline, and labelled as such.
 #[test]
 fn incident_against_builtin_snapshot_works_offline() {
-    let (code, out, _) = run(&["diff", "fixtures/incident/Qwen3.6-27B-DFlash"]);
+    let (code, out, _) = run(&[
+        "diff",
+        "fixtures/incident/Qwen3.6-27B-DFlash",
+        "--target",
+        "fixtures/targets/Qwen3.6-27B",
+    ]);
     assert_eq!(code, 1);
     assert!(
         out.contains("built-in snapshot of z-lab/Qwen3.6-27B-DFlash (not the live Hub)"),
         "{out}"
     );
     assert!(
-        out.contains("matched by  directory name `Qwen3.6-27B-DFlash`"),
+        out.contains("target Qwen/Qwen3.6-27B (from --target fixtures/targets/Qwen3.6-27B)"),
         "{out}"
     );
     assert!(out.contains(
         "dflash-check fix fixtures/incident/Qwen3.6-27B-DFlash --snapshot z-lab/Qwen3.6-27B-DFlash"
     ));
     insta::assert_snapshot!("incident_builtin", out);
+}
+
+/// The incident matches two snapshots by shape (Qwen3.6-27B and Qwen3.5-27B drafters) and is
+/// closer to the wrong one: with nothing naming the target it is reported against both, fails,
+/// and no `fix` line is printed, whatever its folder is called.
+#[test]
+fn incident_without_target_is_reported_against_every_candidate_in_any_folder() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ordinary = tmp.path().join("models").join("my-drafter");
+    std::fs::create_dir_all(&ordinary).unwrap();
+    std::fs::copy(
+        "fixtures/incident/Qwen3.6-27B-DFlash/config.json",
+        ordinary.join("config.json"),
+    )
+    .unwrap();
+    for dir in [
+        ordinary.to_str().unwrap(),
+        "fixtures/incident/Qwen3.6-27B-DFlash",
+    ] {
+        let (code, out, _) = run(&["diff", dir]);
+        assert_eq!(code, 1, "{out}");
+        assert!(out.contains("no single authority"), "{out}");
+        assert!(
+            out.contains("against built-in snapshot of z-lab/Qwen3.6-27B-DFlash"),
+            "{out}"
+        );
+        assert!(
+            out.contains("against built-in snapshot of z-lab/Qwen3.5-27B-DFlash"),
+            "{out}"
+        );
+        assert!(!out.contains("To repair it"), "{out}");
+        assert!(!out.contains("dflash-check fix"), "{out}");
+        assert!(out.contains("--target hf://Qwen/Qwen3.6-27B"), "{out}");
+        let (code, json, _) = run(&["diff", dir, "--format", "json"]);
+        assert_eq!(code, 1);
+        let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+        assert_eq!(v["fix_command"], serde_json::Value::Null);
+        assert_eq!(v["ambiguous"]["candidates"].as_array().unwrap().len(), 2);
+        assert_eq!(v["diagnostics"][0]["code"], "authority-ambiguous");
+    }
 }
 
 /// Identical files exit 0.

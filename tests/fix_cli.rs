@@ -172,11 +172,37 @@ fn exact_writes_the_authoritys_bytes_and_prune_removes_local_keys() {
         "{}",
         text(&out.stdout)
     );
+    // Minimal mode keeps the unknown key; `diff` counts it as an error, so `fix` does not
+    // call the file fixed: exit 1, no "Verified", and it names --prune.
     let out = fix(&dir, &["--no-backup"], &[]);
-    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
     let after = text(&fs::read(&cfg).unwrap());
     assert!(after.contains("\"my_key\": 1,"));
-    assert!(text(&out.stdout).contains("kept (--prune removes it)"));
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("kept (--prune removes it)"), "{stdout}");
+    assert!(!stdout.contains("Verified"), "{stdout}");
+    assert!(stdout.contains("Remove them with --prune"), "{stdout}");
+    // `diff` agrees, and the fix line it prints is the one that repairs the file.
+    let diff = Command::new(BIN)
+        .args(["diff", dir.to_str().unwrap(), "--against"])
+        .arg(authority_dir())
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    assert_eq!(diff.status.code(), Some(1));
+    assert!(
+        text(&diff.stdout).contains("--prune"),
+        "{}",
+        text(&diff.stdout)
+    );
+    // A second minimal run writes nothing and still refuses to say OK.
+    let out = fix(&dir, &["--no-backup"], &[]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stdout));
+    assert!(
+        text(&out.stdout).contains("NOT FIXED"),
+        "{}",
+        text(&out.stdout)
+    );
     let out = fix(&dir, &["--no-backup", "--prune"], &[]);
     assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
     assert_eq!(fs::read(&cfg).unwrap(), authority());
@@ -219,19 +245,41 @@ fn json_output_has_the_documented_fields() {
 }
 
 #[test]
-fn built_in_snapshot_is_matched_automatically() {
+fn built_in_snapshot_is_chosen_by_evidence_not_by_the_folder() {
     let (_t, dir) = drafter();
+    let before = fs::read(dir.join("config.json")).unwrap();
+    // The incident matches two snapshots by shape and equals neither: no authority is guessed,
+    // nothing is written, and the message names the flags that pick one.
     let out = Command::new(BIN)
         .args(["fix", dir.to_str().unwrap(), "--no-backup"])
         .output()
         .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
-    assert!(text(&out.stdout).contains("built-in snapshot of z-lab/Qwen3.6-27B-DFlash"));
-    let diff = Command::new(BIN)
-        .args(["diff", dir.to_str().unwrap()])
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out.stdout));
+    let err = text(&out.stderr);
+    assert!(err.contains("no single authority"), "{err}");
+    assert!(err.contains("--target hf://Qwen/Qwen3.6-27B"), "{err}");
+    assert_eq!(fs::read(dir.join("config.json")).unwrap(), before);
+    // The target names the authority.
+    let target = root().join("fixtures/targets/Qwen3.6-27B");
+    let out = Command::new(BIN)
+        .args(["fix", dir.to_str().unwrap(), "--no-backup", "--target"])
+        .arg(&target)
         .output()
         .unwrap();
-    assert_eq!(diff.status.code(), Some(0), "{}", text(&diff.stdout));
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(text(&out.stdout).contains("built-in snapshot of z-lab/Qwen3.6-27B-DFlash"));
+    // Fixed against a snapshot, it passes `diff` with no flag, in any folder.
+    let elsewhere = dir.parent().unwrap().join("models").join("my-drafter");
+    fs::create_dir_all(&elsewhere).unwrap();
+    fs::copy(dir.join("config.json"), elsewhere.join("config.json")).unwrap();
+    for d in [&dir, &elsewhere] {
+        let diff = Command::new(BIN)
+            .args(["diff", d.to_str().unwrap()])
+            .output()
+            .unwrap();
+        assert_eq!(diff.status.code(), Some(0), "{}", text(&diff.stdout));
+        assert!(text(&diff.stdout).contains("equal in every field that matters"));
+    }
 }
 
 #[test]

@@ -749,7 +749,7 @@ fn explain_lists_codes_and_explains_one() {
         .find(|l| l.trim_start().starts_with("target-layer-ids-formula "))
         .unwrap();
     // Every family's codes are listed, not only lint's.
-    for c in ["authority-mismatch", "changed", "mask-token-missing"] {
+    for c in ["authority-ambiguous", "changed", "mask-token-missing"] {
         assert!(out.contains(c), "{c}");
     }
     assert!(line.contains(" warning "), "{line}");

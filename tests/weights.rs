@@ -575,7 +575,7 @@ fn hub_index_naming_an_absent_shard_is_a_finding_and_a_hostile_header_exits_2() 
         .env_remove("HF_HUB_OFFLINE")
         .args([
             "weights",
-            "z-lab/Broken",
+            "hf://z-lab/Broken",
             "--endpoint",
             &server.url,
             "--cache-dir",
@@ -606,7 +606,7 @@ fn hub_index_naming_an_absent_shard_is_a_finding_and_a_hostile_header_exits_2() 
         .env_remove("HF_HUB_OFFLINE")
         .args([
             "weights",
-            "z-lab/Evil",
+            "hf://z-lab/Evil",
             "--endpoint",
             &server.url,
             "--cache-dir",

@@ -8,7 +8,7 @@ use clap::Args;
 use dflash_check::rules::LintOptions;
 use dflash_check::{check, pins};
 
-use super::{finish, DenyLevel, HubArgs, OutputArgs};
+use super::{finish, DenyArgs, HubArgs, OutputArgs};
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
@@ -21,9 +21,8 @@ pub struct CheckArgs {
     /// A drafter without a pin is an error.
     #[arg(long)]
     pub require_pin: bool,
-    /// Count warnings as failures: `--deny warnings`.
-    #[arg(long, value_enum, value_name = "LEVEL")]
-    pub deny: Option<DenyLevel>,
+    #[command(flatten)]
+    pub deny: DenyArgs,
     #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]
@@ -49,6 +48,6 @@ pub fn run(args: &CheckArgs, out: &mut Vec<u8>) -> Result<u8> {
         root,
     };
     let report = check::run(&args.paths, &options)?;
-    let deny = args.deny == Some(DenyLevel::Warnings);
+    let deny = args.deny.warnings();
     finish(&report, &args.output, report.fails(deny), deny, out)
 }

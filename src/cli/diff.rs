@@ -5,38 +5,41 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
-use dflash_check::analysis::{self, DiffReport};
+use dflash_check::analysis::{self, DiffReport, Inputs};
 
-use super::{finish, AuthorityArgs, OutputArgs, TargetArgs};
+use super::{finish, AuthorityArgs, DenyArgs, OutputArgs, TargetArgs};
 
 #[derive(Debug, Args)]
 pub struct DiffArgs {
     /// Drafter directory (holding config.json) or config file.
+    #[arg(default_value = ".")]
     pub path: PathBuf,
     #[command(flatten)]
     pub authority: AuthorityArgs,
     #[command(flatten)]
     pub target: TargetArgs,
-    /// Fail (exit 1) on any difference, warnings included.
-    #[arg(long)]
-    pub strict: bool,
+    #[command(flatten)]
+    pub deny: DenyArgs,
     #[command(flatten)]
     pub output: OutputArgs,
 }
 
 pub fn run(args: &DiffArgs, out: &mut Vec<u8>) -> Result<u8> {
-    let (local, authority, target) = analysis::resolve_inputs(
+    let hub = args.authority.hub.settings().ok();
+    let inputs = analysis::resolve_inputs(
         &args.path,
         &args.authority.choice()?,
         &args.target.choice(&args.authority.hub)?,
-        args.authority.hub.settings().ok(),
+        hub,
     )?;
-    let report = DiffReport::build(local, authority, target);
-    finish(
-        &report,
-        &args.output,
-        report.fails(args.strict),
-        args.strict,
-        out,
-    )
+    let deny = args.deny.warnings();
+    match inputs {
+        Inputs::One(inputs) => {
+            let (local, authority, target) = *inputs;
+            let report = DiffReport::build(local, authority, target);
+            finish(&report, &args.output, report.fails(deny), deny, out)
+        }
+        // Equal to none of several candidates: not the published config of any of them.
+        Inputs::Ambiguous(report) => finish(&*report, &args.output, true, deny, out),
+    }
 }

@@ -20,6 +20,7 @@ pub struct EnvArgs {
 pub fn run(args: &EnvArgs, out: &mut Vec<u8>) -> Result<u8> {
     let settings = args.hub.settings()?;
     let rows = settings.describe();
+    args.output.listing_only("env")?;
     match args.output.format {
         FormatArg::Json => {
             let settings: serde_json::Map<String, serde_json::Value> = rows

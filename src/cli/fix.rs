@@ -13,6 +13,7 @@ use super::{finish, AuthorityArgs, OutputArgs, TargetArgs};
 #[derive(Debug, Args)]
 pub struct FixArgs {
     /// Drafter directory (holding config.json) or config file.
+    #[arg(default_value = ".")]
     pub path: PathBuf,
     #[command(flatten)]
     pub authority: AuthorityArgs,
@@ -40,7 +41,8 @@ pub fn run(args: &FixArgs, out: &mut Vec<u8>) -> Result<u8> {
         &args.authority.choice()?,
         &args.target.choice(&args.authority.hub)?,
         args.authority.hub.settings().ok(),
-    )?;
+    )?
+    .single()?;
     super::status::warn_inputs(&target.warnings);
     let mode = if args.exact {
         fix::Mode::Exact

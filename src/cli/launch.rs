@@ -10,7 +10,7 @@ use clap::Args;
 use dflash_check::config;
 use dflash_check::launch::{self, CheckOptions};
 
-use super::{finish, DenyLevel, HubArgs, OutputArgs};
+use super::{finish, DenyArgs, HubArgs, OutputArgs};
 
 pub const LAUNCH_EXAMPLES: &str = "\
 Examples:
@@ -37,9 +37,8 @@ pub struct LaunchArgs {
     /// Read the target from this directory instead of the path or repo the command names.
     #[arg(long, value_name = "DIR")]
     pub target: Option<PathBuf>,
-    /// Count warnings as failures: `--deny warnings`.
-    #[arg(long, value_enum, value_name = "LEVEL")]
-    pub deny: Option<DenyLevel>,
+    #[command(flatten)]
+    pub deny: DenyArgs,
     #[command(flatten)]
     pub hub: HubArgs,
     #[command(flatten)]
@@ -102,6 +101,6 @@ pub fn run_launch(args: &LaunchArgs, out: &mut Vec<u8>) -> Result<u8> {
         base_dir: file.and_then(|(_, _, dir)| dir),
     };
     let report = launch::check(parsed, notes, &options)?;
-    let deny = args.deny == Some(DenyLevel::Warnings);
+    let deny = args.deny.warnings();
     finish(&report, &args.output, report.fails(deny), deny, out)
 }

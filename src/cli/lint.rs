@@ -4,18 +4,19 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::{Args, ValueEnum};
+use dflash_check::input::InputRef;
 
 use dflash_check::config::ConfigFile;
-use dflash_check::hub::RepoRef;
 use dflash_check::rules::{self, Engine, EngineSpec, Family, LintOptions};
 use dflash_check::{analysis, config, weights};
 
-use super::{finish, DenyLevel, HubArgs, OutputArgs, TargetArgs};
+use super::{finish, DenyArgs, HubArgs, OutputArgs, TargetArgs};
 
 #[derive(Debug, Args)]
 pub struct LintArgs {
     /// Drafter directory (holding config.json, and its safetensors when present), config file, or
-    /// a Hub repo ORG/NAME[@REV] (config and safetensors headers read at the resolved sha).
+    /// a Hub repo hf://ORG/NAME[@REV] (config and safetensors headers read at the resolved sha).
+    #[arg(default_value = ".")]
     pub path: PathBuf,
     #[command(flatten)]
     pub target: TargetArgs,
@@ -40,9 +41,8 @@ pub struct LintArgs {
     /// SGLang's --speculative-num-draft-tokens, checked against block_size (needs --engine sglang).
     #[arg(long, value_name = "B")]
     pub num_draft_tokens: Option<u64>,
-    /// Count warnings as failures: `--deny warnings`.
-    #[arg(long, value_enum, value_name = "LEVEL")]
-    pub deny: Option<DenyLevel>,
+    #[command(flatten)]
+    pub deny: DenyArgs,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -120,7 +120,10 @@ pub fn run(args: &LintArgs, out: &mut Vec<u8>) -> Result<u8> {
     if let Some(headers) = headers {
         report.add(weights::check(&local, &headers, target.facts.as_ref()));
     }
-    let deny = args.deny == Some(DenyLevel::Warnings);
+    if args.path.exists() {
+        report.published = published(&local, &args.path);
+    }
+    let deny = args.deny.warnings();
     finish(&report, &args.output, report.fails(deny), deny, out)
 }
 
@@ -128,26 +131,11 @@ pub fn run(args: &LintArgs, out: &mut Vec<u8>) -> Result<u8> {
 /// the Hub when the path is no file but a repo id (headers by range requests at the sha).
 fn drafter(args: &LintArgs) -> Result<(ConfigFile, Option<weights::WeightsHeaders>)> {
     let text = args.path.to_string_lossy();
-    if !args.path.exists() {
-        if let Ok(repo) = text.parse::<RepoRef>() {
-            let settings = args.hub.settings()?;
-            return match weights::read_hub(&settings, &repo) {
-                Ok(d) => {
-                    let headers = if args.no_weights { None } else { d.headers };
-                    Ok((d.config, headers))
-                }
-                // Neither a path nor a repo that could be read: say both.
-                Err(hub) => {
-                    let local = config::load(&args.path).err();
-                    Err(match local {
-                        Some(e) => e
-                            .with_hint(format!("as a Hub repo: {}", hub.message))
-                            .into(),
-                        None => hub.into(),
-                    })
-                }
-            };
-        }
+    if let InputRef::Hub(repo) = InputRef::parse(&text, "the drafter")? {
+        let settings = args.hub.settings()?;
+        let d = weights::read_hub(&settings, &repo)?;
+        let headers = if args.no_weights { None } else { d.headers };
+        return Ok((d.config, headers));
     }
     let local = config::load(&args.path)?;
     let headers = if args.no_weights {
@@ -156,4 +144,21 @@ fn drafter(args: &LintArgs) -> Result<(ConfigFile, Option<weights::WeightsHeader
         weights::read_local(&local.path)?
     };
     Ok((local, headers))
+}
+
+/// The built-in snapshots of the drafter's shape, with the `diff` that compares it with each.
+fn published(local: &ConfigFile, path: &std::path::Path) -> Vec<dflash_check::rules::Published> {
+    dflash_check::source::choose::published(local)
+        .into_iter()
+        .map(|(snap, equal)| dflash_check::rules::Published {
+            repo: snap.repo.to_string(),
+            target: snap.target.repo.to_string(),
+            equal,
+            diff_command: format!(
+                "dflash-check diff {} --snapshot {}",
+                shell_words::quote(&path.display().to_string()),
+                snap.repo
+            ),
+        })
+        .collect()
 }

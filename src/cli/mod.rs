@@ -23,18 +23,20 @@ use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use dflash_check::analysis::{AuthorityChoice, TargetChoice};
 use dflash_check::exit;
-use dflash_check::hub::{self, HubFlags, HubSettings, RepoRef};
+use dflash_check::hub::{HubFlags, HubSettings, RepoRef};
+use dflash_check::input::InputRef;
 use dflash_check::report::{self, Format, Painter, RenderOptions, Report};
 
 mod status;
 
 const EXAMPLES: &str = "\
 Examples:
-  dflash-check diff models/Qwen3.6-27B-DFlash
-  dflash-check diff models/Qwen3.6-27B-DFlash --against authoritative/config.json --target models/Qwen3.6-27B
+  dflash-check diff fixtures/incident/Qwen3.6-27B-DFlash --target fixtures/targets/Qwen3.6-27B
+  dflash-check diff fixtures/incident/Qwen3.6-27B-DFlash --against fixtures/incident/authority/config.json
   dflash-check diff models/drafter --snapshot z-lab/Qwen3.6-27B-DFlash --format json
 
-Exit codes: 0 no error-level difference, 1 error-level differences found (--strict: any), 2 could not run.";
+Exit codes: 0 no error-level difference, 1 error-level differences found (--deny warnings: any), or several
+published configs of the drafter's shape and none equal to it, 2 could not run.";
 
 #[derive(Debug, Parser)]
 #[command(
@@ -209,7 +211,7 @@ impl AuthorityArgs {
 
 #[derive(Debug, Args)]
 pub struct TargetArgs {
-    /// Target model: a directory (config.json and tokenizer files) or a Hub repo ORG/NAME[@REV].
+    /// Target model: a directory (config.json and tokenizer files) or a Hub repo hf://ORG/NAME[@REV].
     #[arg(long, value_name = "DIR|REPO")]
     pub target: Option<String>,
     /// Directory with tokenizer.json and/or tokenizer_config.json (overrides --target's).
@@ -228,21 +230,14 @@ impl TargetArgs {
             full_tokenizer: self.full_tokenizer,
             ..TargetChoice::default()
         };
-        match &self.target {
-            Some(t) if std::path::Path::new(t).exists() => {
-                choice.target_dir = Some(PathBuf::from(t))
+        if let Some(t) = &self.target {
+            match InputRef::parse(t, "--target")? {
+                InputRef::Local(dir) => choice.target_dir = Some(dir),
+                InputRef::Hub(repo) => {
+                    choice.target_hub = Some(repo);
+                    choice.hub = Some(Box::new(hub_args.settings()?));
+                }
             }
-            Some(t) => {
-                let repo: RepoRef = t.parse().map_err(|e: hub::HubError| {
-                    dflash_check::Error::new(format!(
-                        "--target `{t}` is neither a directory nor a Hub repo id: {}",
-                        e.message
-                    ))
-                })?;
-                choice.target_hub = Some(repo);
-                choice.hub = Some(Box::new(hub_args.settings()?));
-            }
-            None => {}
         }
         if choice.hub.is_none() && self.target.is_none() && self.tokenizer.is_none() {
             // Only a Hub authority's model card can name a target: settings are cheap, no I/O.
@@ -292,6 +287,25 @@ pub enum ColorChoice {
 }
 
 impl OutputArgs {
+    /// For commands that list facts rather than findings (`snapshots`, `env`): formats made of
+    /// findings (annotations, SARIF, ...) would print nothing true, so they are refused rather
+    /// than silently answered in human text.
+    fn listing_only(&self, command: &str) -> Result<()> {
+        if matches!(self.format, FormatArg::Human | FormatArg::Json) {
+            return Ok(());
+        }
+        Err(dflash_check::Error::new(
+            format!(
+                "`{command}` lists facts, not findings: --format {:?} is not available for it",
+                self.format
+            )
+            .to_lowercase(),
+        )
+        .kind(dflash_check::error::ErrorKind::Usage)
+        .with_hint("use --format human or --format json")
+        .into())
+    }
+
     fn painter(&self) -> Painter {
         let enabled = match self.color {
             ColorChoice::Always => true,
@@ -310,13 +324,32 @@ pub enum DenyLevel {
     Warnings,
 }
 
+/// The one flag that makes warnings fail, for every command that gates.
+#[derive(Debug, Args, Clone, Default)]
+pub struct DenyArgs {
+    /// Count warnings as failures: `--deny warnings`.
+    #[arg(long, value_enum, value_name = "LEVEL")]
+    pub deny: Option<DenyLevel>,
+    /// The same as `--deny warnings` (kept for `diff`'s earlier flag).
+    #[arg(long, hide = true)]
+    pub strict: bool,
+}
+
+impl DenyArgs {
+    /// Whether warnings fail the gate.
+    pub fn warnings(&self) -> bool {
+        self.strict || self.deny == Some(DenyLevel::Warnings)
+    }
+}
+
 pub(crate) const CHECK_EXAMPLES: &str = "\
 Examples:
-  dflash-check pin models/Qwen3.6-27B-DFlash --from-hub z-lab/Qwen3.6-27B-DFlash --target Qwen/Qwen3.6-27B
-  dflash-check check models/ --format github
-  dflash-check check models/ --format sarif > dflash.sarif
+  dflash-check pin models/Qwen3.6-27B-DFlash --from-hub z-lab/Qwen3.6-27B-DFlash --target hf://Qwen/Qwen3.6-27B
+  dflash-check check . --require-pin --deny warnings --format github
+  dflash-check check . --require-pin --deny warnings --format sarif > dflash.sarif
 
-Exit codes: 0 clean, 1 an error-level finding in any drafter (--deny warnings: warnings too), 2 could not run.";
+Exit codes: 0 clean (or only warnings: an unverified drafter, nothing found; the verdict line says so), 1 an
+error-level finding in any drafter (--deny warnings: warnings too), 2 could not run.";
 
 pub(crate) const FIX_EXAMPLES: &str = "\
 Examples:

@@ -7,6 +7,7 @@ use anyhow::Result;
 use clap::Args;
 
 use dflash_check::hub::RepoRef;
+use dflash_check::input::InputRef;
 use dflash_check::{exit, pins};
 
 use super::HubArgs;
@@ -24,7 +25,7 @@ pub struct PinArgs {
     /// Pin an authoritative config file instead (stored relative to the pin file).
     #[arg(long, value_name = "PATH", group = "pin_authority")]
     pub against: Option<PathBuf>,
-    /// Target model: a Hub repo ORG/NAME[@REV] (its sha is recorded) or a directory.
+    /// Target model: a Hub repo hf://ORG/NAME[@REV] (its sha is recorded) or a directory.
     #[arg(long, value_name = "REPO|DIR")]
     pub target: Option<String>,
     /// Pin file to update [default: dflash-check.toml found from PATH upwards, else ./dflash-check.toml].
@@ -45,11 +46,20 @@ pub fn run(args: &PinArgs, out: &mut Vec<u8>) -> Result<u8> {
     } else {
         pins::PinSource::Auto
     };
-    let needs_hub = matches!(source, pins::PinSource::Hub(_))
-        || args
-            .target
-            .as_deref()
-            .is_some_and(|t| !std::path::Path::new(t).is_dir());
+    // The target in the form `pins::record` takes: a directory, or ORG/NAME[@REV] for the Hub
+    // (only from an explicit form: a mistyped directory is never looked up on the Hub).
+    let target = match args
+        .target
+        .as_deref()
+        .map(|t| InputRef::parse(t, "--target"))
+    {
+        None => None,
+        Some(Err(e)) => return Err(e.into()),
+        Some(Ok(InputRef::Local(dir))) => Some((dir.display().to_string(), false)),
+        Some(Ok(InputRef::Hub(repo))) => Some((repo.to_string(), true)),
+    };
+    let needs_hub =
+        matches!(source, pins::PinSource::Hub(_)) || target.as_ref().is_some_and(|t| t.1);
     let hub = if needs_hub {
         Some(args.hub.settings()?)
     } else {
@@ -58,7 +68,7 @@ pub fn run(args: &PinArgs, out: &mut Vec<u8>) -> Result<u8> {
     let recorded = pins::record(&pins::PinRequest {
         drafter: args.path.clone(),
         source,
-        target: args.target.clone(),
+        target: target.map(|t| t.0),
         pins: args.pins.clone(),
         hub,
         date: pins::today(),

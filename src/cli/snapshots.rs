@@ -10,6 +10,7 @@ use dflash_check::{exit, report};
 use super::{FormatArg, OutputArgs};
 
 pub fn run(args: &OutputArgs, out: &mut Vec<u8>) -> Result<u8> {
+    args.listing_only("snapshots")?;
     match args.format {
         FormatArg::Json => {
             let list: Vec<serde_json::Value> = builtin::SNAPSHOTS

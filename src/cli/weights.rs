@@ -5,14 +5,14 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Result;
 use clap::Args;
+use dflash_check::input::InputRef;
 
 use dflash_check::config::{self, TargetFacts};
-use dflash_check::hub::RepoRef;
 use dflash_check::rules::family;
 use dflash_check::source;
 use dflash_check::weights;
 
-use super::{finish, DenyLevel, HubArgs, OutputArgs};
+use super::{finish, DenyArgs, HubArgs, OutputArgs};
 
 pub const WEIGHTS_EXAMPLES: &str = "\
 Examples:
@@ -28,15 +28,16 @@ warnings: warnings too), 2 could not run (unreadable or hostile header, Hub fail
 
 #[derive(Debug, Args)]
 pub struct WeightsArgs {
-    /// A drafter directory (or its config.json, or a .safetensors file), or a Hub repo ORG/NAME[@REV].
+    /// A drafter directory (or its config.json, or a .safetensors file), or a Hub repo
+    /// hf://ORG/NAME[@REV].
+    #[arg(default_value = ".")]
     pub path: String,
-    /// Target model: a directory or config file, or a Hub repo ORG/NAME[@REV] (for the fc width
+    /// Target model: a directory or config file, or a Hub repo hf://ORG/NAME[@REV] (for the fc width
     /// and the d2t check against the target's hidden size and vocabulary).
     #[arg(long, value_name = "DIR|REPO")]
     pub target: Option<String>,
-    /// Count warnings as failures: `--deny warnings`.
-    #[arg(long, value_enum, value_name = "LEVEL")]
-    pub deny: Option<DenyLevel>,
+    #[command(flatten)]
+    pub deny: DenyArgs,
     #[command(flatten)]
     pub hub: HubArgs,
     #[command(flatten)]
@@ -47,17 +48,14 @@ fn target_facts(args: &WeightsArgs) -> Result<Option<(TargetFacts, String)>> {
     let Some(t) = &args.target else {
         return Ok(None);
     };
-    if Path::new(t).exists() {
-        let c = config::load(Path::new(t))?;
-        let source = c.path.display().to_string();
-        return Ok(Some((TargetFacts::from_config(&c), source)));
-    }
-    let repo: RepoRef = t.parse().map_err(|e: dflash_check::hub::HubError| {
-        dflash_check::Error::new(format!(
-            "--target `{t}` is neither a path nor a Hub repo id: {}",
-            e.message
-        ))
-    })?;
+    let repo = match InputRef::parse(t, "--target")? {
+        InputRef::Local(path) => {
+            let c = config::load(&path)?;
+            let source = c.path.display().to_string();
+            return Ok(Some((TargetFacts::from_config(&c), source)));
+        }
+        InputRef::Hub(repo) => repo,
+    };
     let fetched = source::hub::fetch_target(&args.hub.settings()?, &repo, false)?;
     let c = config::load(&fetched.dir)?;
     Ok(Some((
@@ -118,35 +116,28 @@ fn read_local(path: &Path) -> Result<(weights::WeightsHeaders, Option<config::Co
 }
 
 pub fn run_weights(args: &WeightsArgs, out: &mut Vec<u8>) -> Result<u8> {
-    let local = Path::new(&args.path);
-    let (headers, config, hub) = if local.exists() {
-        let (h, c) = read_local(local)?;
-        (h, c, None)
-    } else {
-        let repo: RepoRef = args
-            .path
-            .parse()
-            .map_err(|e: dflash_check::hub::HubError| {
+    let (headers, config, hub) = match InputRef::parse(&args.path, "the drafter")? {
+        InputRef::Local(local) => {
+            let (h, c) = read_local(&local)?;
+            (h, c, None)
+        }
+        InputRef::Hub(repo) => {
+            let settings = args.hub.settings()?;
+            let d = weights::read_hub(&settings, &repo)?;
+            let headers = d.headers.ok_or_else(|| {
                 dflash_check::Error::new(format!(
-                    "`{}` is neither a path nor a Hub repo id: {}",
-                    args.path, e.message
+                    "`{}` at {} has no `model.safetensors` or `model.safetensors.index.json`",
+                    d.repo, d.sha
                 ))
             })?;
-        let settings = args.hub.settings()?;
-        let d = weights::read_hub(&settings, &repo)?;
-        let headers = d.headers.ok_or_else(|| {
-            dflash_check::Error::new(format!(
-                "`{}` at {} has no `model.safetensors` or `model.safetensors.index.json`",
-                d.repo, d.sha
-            ))
-        })?;
-        let origin = weights::HubOrigin {
-            repo: d.repo,
-            revision: d.revision,
-            sha: d.sha,
-            freshness: d.freshness.label().to_string(),
-        };
-        (headers, Some(d.config), Some(origin))
+            let origin = weights::HubOrigin {
+                repo: d.repo,
+                revision: d.revision,
+                sha: d.sha,
+                freshness: d.freshness.label().to_string(),
+            };
+            (headers, Some(d.config), Some(origin))
+        }
     };
     let target = target_facts(args)?;
     let diagnostics = match &config {
@@ -164,6 +155,6 @@ pub fn run_weights(args: &WeightsArgs, out: &mut Vec<u8>) -> Result<u8> {
         hub,
         diagnostics,
     };
-    let deny = args.deny == Some(DenyLevel::Warnings);
+    let deny = args.deny.warnings();
     finish(&report, &args.output, report.fails(deny), deny, out)
 }

@@ -53,6 +53,7 @@ crate::declare_code_names! {
         OnlyAuthority => "only-authority",
         OutOfRange => "out-of-range",
         Layout => "layout",
+        Ambiguous => "authority-ambiguous",
     }
 }
 
@@ -117,15 +118,13 @@ crate::declare_code_names! {
 crate::declare_code_names! {
     /// `check`: the gate's own findings (pins, authorities, unreadable files).
     pub enum CheckCode {
-        AuthorityMismatch => "authority-mismatch",
-        AuthorityMetadataMismatch => "authority-metadata-mismatch",
-        AuthorityLayout => "authority-layout",
-        AuthorityTokenOutOfRange => "authority-token-out-of-range",
         AuthorityUnavailable => "authority-unavailable",
         ConfigUnreadable => "config-unreadable",
         WeightsUnreadable => "weights-unreadable",
         PinMissing => "pin-missing",
         NoAuthority => "no-authority",
+        NoDrafters => "no-drafters",
+        PinPathMissing => "pin-path-missing",
     }
 }
 

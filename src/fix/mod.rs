@@ -111,6 +111,9 @@ pub struct FixReport {
     pub written: bool,
     pub edits: Vec<EditOutput>,
     pub kept_local_only: Vec<String>,
+    /// Keys kept only in this file that `diff` counts as errors (unknown keys, critical
+    /// fields): the file still fails `diff`, so `fix` does not call it fixed.
+    pub remaining_errors: Vec<String>,
     pub backup: Option<String>,
     pub replaced_symlink: bool,
     /// The file was re-read from disk and matches the authority (false for a dry run).
@@ -122,10 +125,10 @@ pub struct FixReport {
 }
 
 impl FixReport {
-    /// Whether the gate fails: a dry run that found something to change (a real run that
-    /// wrote the fix succeeded).
+    /// Whether the gate fails: a dry run that found something to change, or an error-level
+    /// difference that this mode leaves in place (keys only in this file, without --prune).
     pub fn fails(&self) -> bool {
-        self.dry_run && self.changed
+        (self.dry_run && self.changed) || !self.remaining_errors.is_empty()
     }
 }
 
@@ -171,6 +174,11 @@ pub fn run(
         written: false,
         edits: edits.iter().map(|e| edit_output(e, target)).collect(),
         kept_local_only: kept.iter().map(ToString::to_string).collect(),
+        remaining_errors: kept
+            .iter()
+            .filter(|p| crate::diff::severity_of(p) == crate::diagnostic::Severity::Error)
+            .map(ToString::to_string)
+            .collect(),
         backup: None,
         replaced_symlink: false,
         verified: false,

@@ -16,9 +16,14 @@ impl Report for CheckReport {
     }
 
     fn diagnostics(&self) -> Vec<Diagnostic> {
-        self.drafters
+        self.run_findings
             .iter()
-            .flat_map(|d| d.findings.iter().cloned())
+            .cloned()
+            .chain(
+                self.drafters
+                    .iter()
+                    .flat_map(|d| d.findings.iter().cloned()),
+            )
             .collect()
     }
 
@@ -30,6 +35,9 @@ impl Report for CheckReport {
         for d in &self.drafters {
             write_drafter(out, d, options)?;
         }
+        for f in &self.run_findings {
+            write_finding(out, f, f.file.as_deref().unwrap_or(""), options)?;
+        }
         if !self.skipped.is_empty() {
             writeln!(out, "not drafters (skipped): {}", self.skipped.join(", "))?;
         }
@@ -38,14 +46,25 @@ impl Report for CheckReport {
             self.count(Severity::Warning),
             self.count(Severity::Info),
         );
+        let unverified = self.unverified();
+        // `OK` only for what was verified: an unverified drafter or an empty run says so.
         let verdict = if options.fails {
             p.red("FAIL")
+        } else if self.drafters.is_empty() {
+            p.yellow("NOTHING CHECKED")
+        } else if unverified > 0 {
+            p.yellow(&format!("OK ({unverified} unverified)"))
         } else {
             p.green("OK")
         };
+        let unverified_note = if unverified > 0 && options.fails {
+            format!(" ({unverified} unverified)")
+        } else {
+            String::new()
+        };
         writeln!(
             out,
-            "{verdict}: {} drafter(s) checked: {e} error(s), {w} warning(s), {i} info",
+            "{verdict}: {} drafter(s) checked{unverified_note}: {e} error(s), {w} warning(s), {i} info",
             self.drafters.len()
         )
     }
@@ -55,6 +74,7 @@ impl Report for CheckReport {
             "drafters": self.drafters,
             "skipped": self.skipped,
             "pins": self.pins,
+            "unverified": self.unverified(),
         })
     }
 }
@@ -69,25 +89,40 @@ fn write_drafter(out: &mut dyn Write, d: &DrafterCheck, options: &RenderOptions)
             a.sha.as_ref().map(|s| format!("@{s}")).unwrap_or_default(),
             a.chosen_by
         ),
+        None if d.findings.iter().any(|f| {
+            f.code == crate::diagnostic::Code::Diff(crate::diagnostic::codes::DiffCode::Ambiguous)
+        }) =>
+        {
+            "no single authority: several published configs of its shape".into()
+        }
         None => "no authority: lint only".into(),
     };
     let family = d.family.as_deref().unwrap_or("?");
     writeln!(out, "{}  [{family}] {against}", p.bold(&d.file))?;
     for f in &d.findings {
-        let at = f
-            .span
-            .map_or(String::new(), |s| format!(":{}:{}", s.line, s.column));
-        writeln!(
-            out,
-            "  {}[{}] {}{at} {}",
-            p.level(f.severity),
-            f.code,
-            d.file,
-            f.message
-        )?;
+        write_finding(out, f, &d.file, options)?;
     }
     if d.findings.is_empty() {
         writeln!(out, "  {}", p.green("clean"))?;
     }
     Ok(())
+}
+
+/// One line per finding: `  error[code] file:line:col message`.
+fn write_finding(
+    out: &mut dyn Write,
+    f: &Diagnostic,
+    file: &str,
+    options: &RenderOptions,
+) -> io::Result<()> {
+    let at = f
+        .span
+        .map_or(String::new(), |s| format!(":{}:{}", s.line, s.column));
+    writeln!(
+        out,
+        "  {}[{}] {file}{at} {}",
+        options.painter.level(f.severity),
+        f.code,
+        f.message
+    )
 }

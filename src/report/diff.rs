@@ -7,7 +7,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use crate::analysis::{DiffReport, InputWarning, ReportedDifference};
+use crate::analysis::{AmbiguousDiff, DiffReport, InputWarning, ReportedDifference};
 use crate::diff::DiffKind;
 use crate::json::Node;
 use crate::tokens::{DecodedToken, TokenClass};
@@ -58,6 +58,41 @@ pub fn write_diff(
 ) -> io::Result<()> {
     write_header(out, report, p)?;
     writeln!(out)?;
+    if write_rows(out, report, p)? {
+        writeln!(out)?;
+    }
+    let s = report.summary;
+    if fails {
+        writeln!(
+            out,
+            "{}: {} error(s), {} warning(s){}; this drafter does not match its authority.",
+            p.red("FAIL"),
+            s.errors,
+            s.warnings,
+            if s.infos > 0 {
+                format!(", {} info", s.infos)
+            } else {
+                String::new()
+            }
+        )?;
+        writeln!(out, "To repair it: {}", p.bold(&fix_command(report)))?;
+    } else if s.warnings > 0 || s.infos > 0 {
+        writeln!(
+            out,
+            "{}: no error-level difference ({} warning(s), {} info).",
+            p.green("OK"),
+            s.warnings,
+            s.infos
+        )?;
+    } else {
+        writeln!(out, "{}: identical to the authority.", p.green("OK"))?;
+    }
+    Ok(())
+}
+
+/// One aligned `severity  path  local  →  authority` line per difference, then the notes on
+/// ids that are not plain tokens. Returns whether anything was written.
+fn write_rows(out: &mut dyn Write, report: &DiffReport, p: Painter) -> io::Result<bool> {
     let rows: Vec<(String, String, String, &ReportedDifference)> = report
         .differences
         .iter()
@@ -106,36 +141,63 @@ pub fn write_diff(
             writeln!(out, "  note: {n}")?;
         }
     }
-    if !rows.is_empty() {
+    Ok(!rows.is_empty())
+}
+
+/// The drafter against every candidate: a header, one section per candidate, and a verdict
+/// that names the flag picking one instead of a `fix` line.
+pub fn write_ambiguous(out: &mut dyn Write, report: &AmbiguousDiff, p: Painter) -> io::Result<()> {
+    let a = &report.ambiguity;
+    writeln!(
+        out,
+        "{} {}",
+        p.bold("dflash-check diff"),
+        report.local.path.display()
+    )?;
+    writeln!(
+        out,
+        "  against     no single authority: the drafter {}",
+        a.describe()
+    )?;
+    if let Some((snap, why)) = &a.hint {
+        writeln!(
+            out,
+            "  hint        the {why} suggests {} (a hint, not evidence)",
+            snap.repo
+        )?;
+    }
+    if let Some(first) = report.reports.first() {
+        match &first.target.hint {
+            Some(hint) => writeln!(out, "  tokens      {}", p.yellow(hint))?,
+            None => writeln!(out, "  tokens      {}", first.target.tokens.source)?,
+        }
+    }
+    for r in &report.reports {
+        let s = r.summary;
         writeln!(out)?;
-    }
-    let s = report.summary;
-    if fails {
         writeln!(
             out,
-            "{}: {} error(s), {} warning(s){}; this drafter does not match its authority.",
-            p.red("FAIL"),
+            "{} {}, for target {}: {} error(s), {} warning(s)",
+            p.bold("against"),
+            r.authority.describe(),
+            target_of(&r.authority.id),
             s.errors,
-            s.warnings,
-            if s.infos > 0 {
-                format!(", {} info", s.infos)
-            } else {
-                String::new()
-            }
+            s.warnings
         )?;
-        writeln!(out, "To repair it: {}", p.bold(&fix_command(report)))?;
-    } else if s.warnings > 0 || s.infos > 0 {
-        writeln!(
-            out,
-            "{}: no error-level difference ({} warning(s), {} info).",
-            p.green("OK"),
-            s.warnings,
-            s.infos
-        )?;
-    } else {
-        writeln!(out, "{}: identical to the authority.", p.green("OK"))?;
+        write_rows(out, r, p)?;
     }
-    Ok(())
+    writeln!(out)?;
+    writeln!(
+        out,
+        "{}: the drafter equals none of the {} published configs of its shape; no fix is suggested against a guess.",
+        p.red("FAIL"),
+        a.candidates.len()
+    )?;
+    writeln!(out, "Pick its authority: {}", p.bold(&a.pick_flags()))
+}
+
+fn target_of(repo: &str) -> &'static str {
+    crate::source::builtin::Snapshot::find(repo).map_or("?", |s| s.target.repo)
 }
 
 /// `dflash-check fix <file> <authority args>` for this report.
@@ -146,6 +208,14 @@ pub fn fix_command(report: &DiffReport) -> String {
         shell_quote(&report.local.dir().display().to_string()),
     ];
     parts.extend(report.authority.cli_args.iter().map(|a| shell_quote(a)));
+    // `fix` keeps keys only the local file has unless told to prune them: when one of them is
+    // an error here, the printed command must remove it, or `fix` would leave the error.
+    let only_local_error = report.differences.iter().any(|d| {
+        d.diff.kind == DiffKind::OnlyLocal && d.diff.severity == crate::diagnostic::Severity::Error
+    });
+    if only_local_error {
+        parts.push("--prune".into());
+    }
     parts.join(" ")
 }
 
@@ -397,5 +467,40 @@ impl super::Report for DiffReport {
 
     fn json_body(&self) -> serde_json::Value {
         serde_json::to_value(diff_output(self)).unwrap_or_default()
+    }
+}
+
+/// The ambiguous diff renders in every format: its diagnostics are each candidate's, prefixed
+/// with the candidate, plus one `authority-ambiguous` error at the top of the file.
+impl super::Report for AmbiguousDiff {
+    fn command(&self) -> &'static str {
+        "diff"
+    }
+
+    fn diagnostics(&self) -> Vec<crate::diagnostic::Diagnostic> {
+        AmbiguousDiff::diagnostics(self)
+    }
+
+    fn write_human(&self, out: &mut dyn Write, options: &super::RenderOptions) -> io::Result<()> {
+        write_ambiguous(out, self, options.painter)
+    }
+
+    fn json_body(&self) -> serde_json::Value {
+        let candidates: Vec<serde_json::Value> = self
+            .reports
+            .iter()
+            .map(|r| serde_json::to_value(diff_output(r)).unwrap_or_default())
+            .collect();
+        serde_json::json!({
+            "local": {"path": self.local.path.display().to_string()},
+            "authority": null,
+            "ambiguous": {
+                "why": self.ambiguity.describe(),
+                "hint": self.ambiguity.hint.as_ref().map(|(s, why)| format!("the {why} suggests {}", s.repo)),
+                "pick_with": self.ambiguity.pick_flags(),
+                "candidates": candidates,
+            },
+            "fix_command": null,
+        })
     }
 }

@@ -60,6 +60,21 @@ impl super::Report for FixReport {
     }
 }
 
+/// The keys this run kept that `diff` still counts as errors, and the flag that removes them.
+fn write_remaining(out: &mut dyn Write, report: &FixReport, p: Painter) -> io::Result<()> {
+    if report.remaining_errors.is_empty() {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        "{}: {} key(s) only in this file are error-level differences from the authority ({}); \
+         `diff` still fails. Remove them with --prune (or --exact).",
+        p.red("FAIL"),
+        report.remaining_errors.len(),
+        report.remaining_errors.join(", ")
+    )
+}
+
 pub fn write_human(out: &mut dyn Write, report: &FixReport, p: Painter) -> io::Result<()> {
     writeln!(out, "{} {}", p.bold("dflash-check fix"), report.path)?;
     writeln!(out, "  against     {}", report.authority.description)?;
@@ -73,17 +88,26 @@ pub fn write_human(out: &mut dyn Write, report: &FixReport, p: Painter) -> io::R
     writeln!(out)?;
 
     if !report.changed {
-        writeln!(
-            out,
-            "{}: the file already matches the authority; nothing written.",
-            p.green("OK")
-        )?;
+        if report.remaining_errors.is_empty() {
+            writeln!(
+                out,
+                "{}: the file already matches the authority; nothing written.",
+                p.green("OK")
+            )?;
+        } else {
+            writeln!(
+                out,
+                "{}: nothing written, and the file does not match the authority.",
+                p.red("NOT FIXED")
+            )?;
+        }
         for k in &report.kept_local_only {
             writeln!(
                 out,
                 "  kept    {k}  (only in this file; --prune removes it)"
             )?;
         }
+        write_remaining(out, report, p)?;
         return Ok(());
     }
 
@@ -123,6 +147,7 @@ pub fn write_human(out: &mut dyn Write, report: &FixReport, p: Painter) -> io::R
         for n in &report.notes {
             writeln!(out, "  note: {n}")?;
         }
+        write_remaining(out, report, p)?;
         writeln!(
             out,
             "{}: {} edit(s) would be made; nothing was written. Run without --dry-run to apply.",
@@ -147,6 +172,12 @@ pub fn write_human(out: &mut dyn Write, report: &FixReport, p: Painter) -> io::R
         writeln!(out, "  note: {n}")?;
     }
     writeln!(out)?;
+    if !report.remaining_errors.is_empty() {
+        write_remaining(out, report, p)?;
+        writeln!(out)?;
+        writeln!(out, "{}", p.bold(RESTART_REMINDER))?;
+        return Ok(());
+    }
     writeln!(
         out,
         "{}: re-read from disk; it matches the authority{}.",

@@ -46,6 +46,7 @@ impl Report for LintReport {
                 codes.join(", ")
             )?;
         }
+        write_published(out, &self.published)?;
         write_verdict(out, &self.summary, options)
     }
 
@@ -55,6 +56,7 @@ impl Report for LintReport {
             "family": self.family,
             "target": self.target,
             "skipped": self.skipped,
+            "published": self.published,
         })
     }
 }
@@ -123,6 +125,33 @@ pub fn write_diagnostics(
 }
 
 /// `ok: 0 errors, 2 warnings, 1 info` or `FAIL: …`.
+/// What lint knows of published configs of the drafter's shape, and the `diff` that settles it.
+fn write_published(out: &mut dyn Write, published: &[crate::rules::Published]) -> io::Result<()> {
+    if published.is_empty() {
+        return Ok(());
+    }
+    if let Some(p) = published.iter().find(|p| p.equal) {
+        return writeln!(
+            out,
+            "published: equal in every field that matters to {} (for {}); `{}` shows the rest",
+            p.repo, p.target, p.diff_command
+        );
+    }
+    let names: Vec<String> = published
+        .iter()
+        .map(|p| format!("{} (for {})", p.repo, p.target))
+        .collect();
+    writeln!(
+        out,
+        "published: {} of this shape, and this config equals none of them; the diff that settles it:",
+        names.join(", ")
+    )?;
+    for p in published {
+        writeln!(out, "  {}", p.diff_command)?;
+    }
+    Ok(())
+}
+
 pub fn write_verdict(out: &mut dyn Write, s: &Summary, options: &RenderOptions) -> io::Result<()> {
     let p = options.painter;
     let verdict = if options.fails {

@@ -260,6 +260,20 @@ pub struct LintReport {
     /// Rules not run because a fact they need was not available.
     pub skipped: Vec<Skipped>,
     pub summary: Summary,
+    /// Published configs of the drafter's shape that the tool knows (lint has no authority:
+    /// these say which `diff` would settle whether the file is one of them).
+    pub published: Vec<Published>,
+}
+
+/// A built-in snapshot of the drafter's shape, and whether the drafter equals it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Published {
+    pub repo: String,
+    pub target: String,
+    /// Equal in every field that matters (no error-level difference).
+    pub equal: bool,
+    /// The command that compares the drafter with it, field by field.
+    pub diff_command: String,
 }
 
 impl LintReport {
@@ -340,6 +354,7 @@ pub fn lint(
     findings.dedup();
     let summary = Summary::of(&findings);
     Ok(LintReport {
+        published: Vec::new(),
         path: config.path.display().to_string(),
         family: detection.clone(),
         target: TargetSummary {

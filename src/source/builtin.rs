@@ -2,19 +2,15 @@
 //!
 //! They make the tool useful where the Hub is not: air-gapped servers, gated repos, CI without
 //! a token. A snapshot is never presented as the live Hub; its provenance says where the values
-//! were recorded and when. When no authority is named, the local config is matched to a snapshot
-//! by fingerprint (architecture, sizes, target layer count, vocabulary) and, where two snapshots
-//! share a fingerprint (Qwen3.5-27B and Qwen3.6-27B drafters do), by the drafter's directory name
-//! or `_name_or_path`.
+//! were recorded and when. Which snapshot is a drafter's authority when none is named is
+//! decided by evidence in [`super::choose`].
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::{Authority, AuthorityKind};
-use crate::config::{self, ConfigFile, TargetFacts};
-use crate::json::Node;
+use crate::config::{self, TargetFacts};
 use crate::tokens::{AddedToken, TokenTable};
-use crate::{Error, Result};
 
 /// The date the built-in values were recorded.
 pub const RECORDED: &str = "2026-12-02";
@@ -232,7 +228,7 @@ impl Snapshot {
         SNAPSHOTS.iter().find(|s| s.repo.eq_ignore_ascii_case(repo))
     }
 
-    fn name(&self) -> &'static str {
+    pub(crate) fn name(&self) -> &'static str {
         self.repo.rsplit('/').next().unwrap_or(self.repo)
     }
 
@@ -256,110 +252,10 @@ impl Snapshot {
     }
 }
 
-/// The fields that identify which drafter a config is for.
-const FINGERPRINT: &[&str] = &["hidden_size", "num_target_layers", "vocab_size"];
-
-/// Picks the built-in snapshot for `local`, saying why, or explains why none fits.
-pub fn match_snapshot(local: &ConfigFile) -> Result<Authority> {
-    let root = local.root();
-    let is_dflash = config::architectures(root)
-        .iter()
-        .any(|a| a == "DFlashDraftModel");
-    let structural: Vec<&'static Snapshot> = SNAPSHOTS
-        .iter()
-        .filter(|s| is_dflash && fingerprint_matches(root, s))
-        .collect();
-    let hints = name_hints(local);
-    let by_name = |pool: &[&'static Snapshot]| -> Option<(&'static Snapshot, String)> {
-        hints.iter().find_map(|(hint, why)| {
-            pool.iter()
-                .find(|s| s.name().eq_ignore_ascii_case(hint) || s.repo.eq_ignore_ascii_case(hint))
-                .map(|s| (*s, why.clone()))
-        })
-    };
-    let fp = fingerprint_text(root);
-    if let Some((snap, why)) = by_name(&structural) {
-        return Ok(snap.authority(Some(format!("{why}, and {fp}"))));
-    }
-    if structural.len() == 1 {
-        return Ok(structural[0].authority(Some(fp)));
-    }
-    if structural.len() > 1 {
-        let names: Vec<&str> = structural.iter().map(|s| s.repo).collect();
-        return Err(Error::new(format!(
-            "`{}` matches {} built-in snapshots ({}) by {fp}, and its directory name does not say which",
-            local.path.display(),
-            names.len(),
-            names.join(", ")
-        ))
-        .with_hint(format!(
-            "name the authority: --snapshot {} (or --from-hub REPO, or --against FILE)",
-            names[0]
-        )));
-    }
-    let all: Vec<&'static Snapshot> = SNAPSHOTS.iter().collect();
-    if let Some((snap, why)) = by_name(&all) {
-        return Ok(snap.authority(Some(format!(
-            "{why} (its fields differ from the snapshot's fingerprint: {fp})"
-        ))));
-    }
-    Err(Error::new(format!(
-        "no authority for `{}`: it matches no built-in snapshot ({fp})",
-        local.path.display()
-    ))
-    .with_hint(
-        "name one: --from-hub ORG/NAME[@REV], --against FILE, or --snapshot REPO (see `dflash-check snapshots`)",
-    ))
-}
-
-fn fingerprint_matches(root: &Node, snap: &Snapshot) -> bool {
-    let Ok(snap_cfg) = config::parse(Path::new(snap.repo), snap.config.as_bytes()) else {
-        return false;
-    };
-    FINGERPRINT
-        .iter()
-        .all(|key| match (root.get(key), snap_cfg.root().get(key)) {
-            (Some(a), Some(b)) => a.same_value(b),
-            _ => false,
-        })
-}
-
-fn fingerprint_text(root: &Node) -> String {
-    FINGERPRINT
-        .iter()
-        .map(|key| {
-            let value = root.get(key).map_or("absent".to_string(), Node::to_compact);
-            format!("{key} {value}")
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
-/// Names that may identify the drafter: its directory (and parents), `_name_or_path`.
-fn name_hints(local: &ConfigFile) -> Vec<(String, String)> {
-    let mut hints = Vec::new();
-    if let Some(name) = local.root().get("_name_or_path").and_then(Node::as_str) {
-        hints.push((name.to_string(), format!("_name_or_path `{name}`")));
-        if let Some(last) = name.rsplit('/').next() {
-            hints.push((last.to_string(), format!("_name_or_path `{name}`")));
-        }
-    }
-    let dir = std::path::absolute(local.dir()).unwrap_or_else(|_| local.dir());
-    for ancestor in dir.ancestors().take(4) {
-        if let Some(name) = ancestor.file_name().and_then(|n| n.to_str()) {
-            // A Hub cache folder is named models--ORG--NAME.
-            let name = name
-                .strip_prefix("models--")
-                .map_or(name.to_string(), |n| n.replacen("--", "/", 1));
-            hints.push((name.clone(), format!("directory name `{name}`")));
-        }
-    }
-    hints
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json::Node;
 
     #[test]
     fn every_snapshot_parses_and_has_its_target() {

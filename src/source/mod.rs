@@ -6,6 +6,7 @@
 //! report can say exactly what it compared against.
 
 pub mod builtin;
+pub mod choose;
 pub mod file;
 pub mod hub;
 

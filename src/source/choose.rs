@@ -1,0 +1,385 @@
+//! Choosing the authority when the user named none: by evidence, never by a folder name alone.
+//!
+//! A drafter config is matched to the built-in snapshots by its fingerprint (architecture,
+//! hidden size, target layer count, vocabulary). Two published drafters can share a fingerprint
+//! (z-lab's Qwen3.5-27B and Qwen3.6-27B drafters do), and the incident this tool exists for is
+//! closer to the wrong one (4 errors against Qwen3.5, 6 against its real Qwen3.6 authority), so
+//! "fewest differences" would fix it into the wrong config. The candidates are narrowed by
+//! evidence only:
+//!
+//! 1. the target's identity (`--target`, a pin's target, a model card, a launch command): only
+//!    snapshots drafted for that target stay;
+//! 2. exact equality in every field that matters (no error-level difference): a config equal
+//!    to exactly one candidate has found its authority (a config fixed against a snapshot
+//!    passes again, in any folder).
+//!
+//! Otherwise the choice is [`Choice::Ambiguous`]: callers report against every candidate and
+//! name the flag that picks one. The drafter's folder name and `_name_or_path` are shown as a
+//! hint, and never decide.
+
+use std::path::Path;
+
+use super::builtin::{self, KnownTarget, Snapshot, SNAPSHOTS};
+use super::Authority;
+use crate::config::{self, ConfigFile};
+use crate::diagnostic::Severity;
+use crate::diff;
+use crate::json::Node;
+use crate::Error;
+
+/// What is known of the target model's identity, to narrow the candidates.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TargetIdentity {
+    /// A repo id or a model name: `Qwen/Qwen3.6-27B`, `Qwen3.6-27B`.
+    pub name: String,
+    /// Where it was found, for the report: `--target fixtures/targets/Qwen3.6-27B`.
+    pub from: String,
+}
+
+impl TargetIdentity {
+    /// The identity of a target given as a directory: its config's `_name_or_path`, else the
+    /// Hub cache folder's repo (`models--ORG--NAME/snapshots/SHA`), else the directory's name.
+    pub fn of_dir(dir: &Path, shown: &str) -> Option<TargetIdentity> {
+        if let Ok(cfg) = config::load(&dir.join("config.json")) {
+            if let Some(name) = cfg.root().get("_name_or_path").and_then(Node::as_str) {
+                if !name.is_empty() {
+                    return Some(TargetIdentity {
+                        name: name.to_string(),
+                        from: format!("_name_or_path of --target {shown}"),
+                    });
+                }
+            }
+        }
+        if let Some((repo, _sha)) = crate::hub::detect_cache_snapshot(&dir.join("config.json")) {
+            return Some(TargetIdentity {
+                name: repo,
+                from: format!("--target {shown} (a Hub cache snapshot)"),
+            });
+        }
+        let abs = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
+        let name = abs.file_name()?.to_str()?.to_string();
+        Some(TargetIdentity {
+            name,
+            from: format!("--target {shown}"),
+        })
+    }
+
+    /// The built-in target this identity names, if any. A directory whose config contradicts
+    /// the known target's facts is not that target, whatever it is called.
+    pub fn known(&self, facts: Option<&config::TargetFacts>) -> Option<&'static KnownTarget> {
+        let wanted = self.name.trim_end_matches('/');
+        let last = wanted.rsplit('/').next().unwrap_or(wanted);
+        let target = builtin::known_targets().into_iter().find(|t| {
+            let short = t.repo.rsplit('/').next().unwrap_or(t.repo);
+            t.repo.eq_ignore_ascii_case(wanted) || short.eq_ignore_ascii_case(last)
+        })?;
+        let agrees = facts.is_none_or(|f| {
+            let same = |mine: Option<u64>, known: u64| mine.is_none_or(|m| m == known);
+            same(f.num_hidden_layers, target.num_hidden_layers)
+                && same(f.hidden_size, target.hidden_size)
+                && same(f.vocab_size, target.vocab_size)
+        });
+        agrees.then_some(target)
+    }
+}
+
+/// Several published drafters of the drafter's shape, none equal to it in every field that
+/// matters.
+#[derive(Debug, Clone)]
+pub struct Ambiguity {
+    pub candidates: Vec<&'static Snapshot>,
+    /// `hidden_size 5120, num_target_layers 64, vocab_size 248320`.
+    pub fingerprint: String,
+    /// The snapshot the folder name or `_name_or_path` points at, and why: a hint only.
+    pub hint: Option<(&'static Snapshot, String)>,
+}
+
+impl Ambiguity {
+    /// The flags that pick one candidate, for messages: the target first (evidence), then the
+    /// snapshot itself.
+    pub fn pick_flags(&self) -> String {
+        let first = self.hint.as_ref().map_or(self.candidates[0], |(s, _)| *s);
+        let targets: Vec<String> = self
+            .candidates
+            .iter()
+            .map(|s| format!("--target hf://{}", s.target.repo))
+            .collect();
+        format!(
+            "{} (the target the drafter serves, or its directory), or --snapshot {} (the authority itself)",
+            targets.join(" or "),
+            first.repo
+        )
+    }
+
+    /// One sentence: what matched, and that none is equal.
+    pub fn describe(&self) -> String {
+        let names: Vec<&str> = self.candidates.iter().map(|s| s.repo).collect();
+        format!(
+            "matches {} built-in snapshots by {} ({}), and is equal to none of them in every field that matters",
+            names.len(),
+            self.fingerprint,
+            names.join(", ")
+        )
+    }
+
+    /// The error for a command that needs one authority (`fix`).
+    pub fn to_error(&self, local: &ConfigFile) -> Error {
+        Error::new(format!(
+            "no single authority for `{}`: it {}",
+            local.path.display(),
+            self.describe()
+        ))
+        .with_hint(format!("pick one: {}", self.pick_flags()))
+    }
+}
+
+/// The outcome of choosing.
+#[derive(Debug, Clone)]
+pub enum Choice {
+    /// One authority, with why it was chosen in `matched_by`.
+    One(Box<Authority>),
+    /// Several candidates and no evidence to pick one.
+    Ambiguous(Ambiguity),
+    /// Nothing of the drafter's shape is built in (or none for the named target).
+    NoMatch(Error),
+}
+
+/// Chooses the built-in snapshot that is `local`'s authority.
+pub fn choose(local: &ConfigFile, target: Option<&TargetIdentity>) -> Choice {
+    choose_with_facts(local, target, None)
+}
+
+/// [`choose`], with the target directory's facts (a directory contradicting a known target's
+/// facts does not identify it).
+pub fn choose_with_facts(
+    local: &ConfigFile,
+    target: Option<&TargetIdentity>,
+    facts: Option<&config::TargetFacts>,
+) -> Choice {
+    let root = local.root();
+    let fp = fingerprint_text(root);
+    let is_dflash = config::architectures(root)
+        .iter()
+        .any(|a| a == "DFlashDraftModel");
+    let mut candidates: Vec<&'static Snapshot> = SNAPSHOTS
+        .iter()
+        .filter(|s| is_dflash && fingerprint_matches(root, s))
+        .collect();
+    let hint = name_hint(local, &candidates);
+    let mut evidence = vec![fp.clone()];
+    if let Some(identity) = target {
+        if let Some(known) = identity.known(facts) {
+            let before = candidates.len();
+            candidates.retain(|s| std::ptr::eq(s.target, known));
+            if candidates.is_empty() && before > 0 {
+                return Choice::NoMatch(
+                    Error::new(format!(
+                        "no built-in snapshot of a drafter for {} has the shape of `{}` ({fp}; target from {})",
+                        known.repo,
+                        local.path.display(),
+                        identity.from
+                    ))
+                    .with_hint(
+                        "check --target, or name the authority: --from-hub ORG/NAME[@REV], --against FILE or --snapshot REPO",
+                    ),
+                );
+            }
+            if before > candidates.len() {
+                evidence.push(format!("target {} (from {})", known.repo, identity.from));
+            }
+        }
+    }
+    match candidates.len() {
+        0 => Choice::NoMatch(no_match(local, &fp)),
+        1 => Choice::One(Box::new(
+            candidates[0].authority(Some(evidence.join("; ") + &hint_note(&hint))),
+        )),
+        _ => {
+            let exact: Vec<&'static Snapshot> = candidates
+                .iter()
+                .copied()
+                .filter(|s| error_count(local, s) == 0)
+                .collect();
+            match exact.first() {
+                Some(first) => {
+                    let others: Vec<&str> = candidates
+                        .iter()
+                        .filter(|s| !exact.iter().any(|e| std::ptr::eq(*e, **s)))
+                        .map(|s| s.repo)
+                        .collect();
+                    let why = if others.is_empty() {
+                        format!(
+                            "{fp}; equal in every field that matters to all {} candidates",
+                            exact.len()
+                        )
+                    } else {
+                        format!(
+                            "{fp}; equal in every field that matters to this snapshot, not to {}",
+                            others.join(", ")
+                        )
+                    };
+                    Choice::One(Box::new(first.authority(Some(why))))
+                }
+                None => Choice::Ambiguous(Ambiguity {
+                    candidates,
+                    fingerprint: fp,
+                    hint,
+                }),
+            }
+        }
+    }
+}
+
+/// The built-in snapshots of `local`'s shape, each with whether `local` equals it in every
+/// field that matters: what `lint` (which has no authority) can say about published configs.
+pub fn published(local: &ConfigFile) -> Vec<(&'static Snapshot, bool)> {
+    let root = local.root();
+    let is_dflash = config::architectures(root)
+        .iter()
+        .any(|a| a == "DFlashDraftModel");
+    SNAPSHOTS
+        .iter()
+        .filter(|s| is_dflash && fingerprint_matches(root, s))
+        .map(|s| (s, error_count(local, s) == 0))
+        .collect()
+}
+
+/// The number of error-level differences between `local` and a snapshot.
+fn error_count(local: &ConfigFile, snap: &Snapshot) -> usize {
+    let authority = snap.authority(None);
+    diff::compare(local.root(), authority.config.root())
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count()
+}
+
+fn no_match(local: &ConfigFile, fp: &str) -> Error {
+    let all: Vec<&'static Snapshot> = SNAPSHOTS.iter().collect();
+    let named = name_hint(local, &all);
+    let mut hint = String::from(
+        "name one: --from-hub ORG/NAME[@REV], --against FILE, or --snapshot REPO (see `dflash-check snapshots`)",
+    );
+    if let Some((snap, why)) = named {
+        hint = format!(
+            "the {why} suggests {}, but its shape differs; to compare anyway: --snapshot {}",
+            snap.repo, snap.repo
+        );
+    }
+    Error::new(format!(
+        "no authority for `{}`: it matches no built-in snapshot ({fp})",
+        local.path.display()
+    ))
+    .with_hint(hint)
+}
+
+fn hint_note(hint: &Option<(&'static Snapshot, String)>) -> String {
+    match hint {
+        Some((s, why)) => format!(" (the {why} agrees: {})", s.repo),
+        None => String::new(),
+    }
+}
+
+/// The fields that identify which drafter a config is for.
+const FINGERPRINT: &[&str] = &["hidden_size", "num_target_layers", "vocab_size"];
+
+fn fingerprint_matches(root: &Node, snap: &Snapshot) -> bool {
+    let authority = snap.authority(None);
+    FINGERPRINT.iter().all(
+        |key| match (root.get(key), authority.config.root().get(key)) {
+            (Some(a), Some(b)) => a.same_value(b),
+            _ => false,
+        },
+    )
+}
+
+/// `hidden_size 5120, num_target_layers 64, vocab_size 248320`.
+pub fn fingerprint_text(root: &Node) -> String {
+    FINGERPRINT
+        .iter()
+        .map(|key| {
+            let value = root.get(key).map_or("absent".to_string(), Node::to_compact);
+            format!("{key} {value}")
+        })
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The snapshot among `pool` that the drafter's directory (or a parent) or `_name_or_path`
+/// names, and which name said so.
+fn name_hint(
+    local: &ConfigFile,
+    pool: &[&'static Snapshot],
+) -> Option<(&'static Snapshot, String)> {
+    let mut hints: Vec<(String, String)> = Vec::new();
+    if let Some(name) = local.root().get("_name_or_path").and_then(Node::as_str) {
+        hints.push((name.to_string(), format!("_name_or_path `{name}`")));
+        if let Some(last) = name.rsplit('/').next() {
+            hints.push((last.to_string(), format!("_name_or_path `{name}`")));
+        }
+    }
+    let dir = std::path::absolute(local.dir()).unwrap_or_else(|_| local.dir());
+    for ancestor in dir.ancestors().take(4) {
+        if let Some(name) = ancestor.file_name().and_then(|n| n.to_str()) {
+            // A Hub cache folder is named models--ORG--NAME.
+            let name = name
+                .strip_prefix("models--")
+                .map_or(name.to_string(), |n| n.replacen("--", "/", 1));
+            hints.push((name.clone(), format!("directory name `{name}`")));
+        }
+    }
+    hints.iter().find_map(|(hint, why)| {
+        pool.iter()
+            .find(|s| s.name().eq_ignore_ascii_case(hint) || s.repo.eq_ignore_ascii_case(hint))
+            .map(|s| (*s, why.clone()))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str, dir: &str) -> ConfigFile {
+        config::parse(Path::new(&format!("{dir}/config.json")), text.as_bytes()).unwrap()
+    }
+
+    fn snapshot_text(repo: &str) -> &'static str {
+        Snapshot::find(repo).unwrap().config
+    }
+
+    #[test]
+    fn a_snapshot_itself_is_chosen_in_any_folder() {
+        for s in SNAPSHOTS {
+            let local = parse(s.config, "/tmp/models/my-drafter");
+            match choose(&local, None) {
+                Choice::One(a) => assert_eq!(a.id, s.repo),
+                other => panic!("{}: {other:?}", s.repo),
+            }
+        }
+    }
+
+    #[test]
+    fn a_near_miss_of_two_snapshots_is_ambiguous_whatever_the_folder() {
+        let text = snapshot_text("z-lab/Qwen3.6-27B-DFlash").replace("248070", "248064");
+        for dir in ["/tmp/models/my-drafter", "/tmp/models/Qwen3.6-27B-DFlash"] {
+            let local = parse(&text, dir);
+            match choose(&local, None) {
+                Choice::Ambiguous(a) => assert_eq!(a.candidates.len(), 2),
+                other => panic!("{dir}: {other:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn the_target_narrows_the_candidates() {
+        let text = snapshot_text("z-lab/Qwen3.6-27B-DFlash").replace("248070", "248064");
+        let local = parse(&text, "/tmp/models/my-drafter");
+        let identity = TargetIdentity {
+            name: "Qwen/Qwen3.6-27B".into(),
+            from: "--target".into(),
+        };
+        match choose(&local, Some(&identity)) {
+            Choice::One(a) => assert_eq!(a.id, "z-lab/Qwen3.6-27B-DFlash"),
+            other => panic!("{other:?}"),
+        }
+    }
+}
