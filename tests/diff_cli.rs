@@ -364,3 +364,25 @@ fn pad_token_id_minus_one_means_none() {
         "{out}"
     );
 }
+
+/// Every command takes `--format`; the ones that list facts (explain, pin, snapshots, env)
+/// answer in human or JSON and refuse the formats made of findings instead of printing text.
+#[test]
+fn listing_commands_take_json_and_refuse_finding_formats() {
+    let (code, out, _) = run(&["explain", "authority-ambiguous", "--format", "json"]);
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["codes"][0]["code"], "authority-ambiguous");
+    assert_eq!(v["codes"][0]["severity"], "error");
+    for args in [
+        vec!["explain", "--format", "sarif"],
+        vec!["snapshots", "--format", "github"],
+        vec!["env", "--format", "sarif"],
+        vec!["pin", ".", "--format", "github"],
+    ] {
+        let (code, out, err) = run(&args);
+        assert_eq!(code, 2, "{args:?}: {out}");
+        assert!(err.contains("lists facts, not findings"), "{args:?}: {err}");
+        assert!(out.is_empty(), "{args:?}: {out}");
+    }
+}

@@ -7,17 +7,25 @@ use dflash_check::diagnostic::Code;
 use dflash_check::exit;
 use dflash_check::report::explain;
 
+use super::{FormatArg, OutputArgs};
+
 #[derive(Debug, Args)]
 pub struct ExplainArgs {
-    /// A code (`target-layer-ids-formula`, `authority-mismatch`, ...); without it, every code is
+    /// A code (`target-layer-ids-formula`, `authority-ambiguous`, ...); without it, every code is
     /// listed.
     pub code: Option<String>,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 pub fn run(args: &ExplainArgs, out: &mut Vec<u8>) -> Result<u8> {
+    args.output.listing_only("explain")?;
+    let json = args.output.format == FormatArg::Json;
     match &args.code {
+        None if json => explain::write_json(out, &Code::all())?,
         None => explain::write_code_list(out)?,
         Some(text) => match Code::parse(text) {
+            Some(code) if json => explain::write_json(out, &[code])?,
             Some(code) => explain::write_explanation(out, code)?,
             None => {
                 return Err(dflash_check::Error::new(format!("no code `{text}`"))

@@ -10,7 +10,7 @@ use dflash_check::hub::RepoRef;
 use dflash_check::input::InputRef;
 use dflash_check::{exit, pins};
 
-use super::HubArgs;
+use super::{FormatArg, HubArgs, OutputArgs};
 
 #[derive(Debug, Args)]
 pub struct PinArgs {
@@ -33,9 +33,12 @@ pub struct PinArgs {
     pub pins: Option<PathBuf>,
     #[command(flatten)]
     pub hub: HubArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
 }
 
 pub fn run(args: &PinArgs, out: &mut Vec<u8>) -> Result<u8> {
+    args.output.listing_only("pin")?;
     let source = if let Some(r) = &args.from_hub {
         let repo: RepoRef = r.parse().map_err(dflash_check::Error::from)?;
         pins::PinSource::Hub(repo)
@@ -73,6 +76,20 @@ pub fn run(args: &PinArgs, out: &mut Vec<u8>) -> Result<u8> {
         hub,
         date: pins::today(),
     })?;
+    if args.output.format == FormatArg::Json {
+        serde_json::to_writer_pretty(
+            &mut *out,
+            &serde_json::json!({
+                "schema_version": dflash_check::report::SCHEMA_VERSION,
+                "command": "pin",
+                "pin_file": recorded.pin_file.display().to_string(),
+                "key": recorded.key,
+                "summary": recorded.summary,
+            }),
+        )?;
+        writeln!(out)?;
+        return Ok(exit::CLEAN);
+    }
     writeln!(out, "pinned {} to {}", recorded.key, recorded.summary)?;
     writeln!(
         out,

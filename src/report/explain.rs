@@ -62,3 +62,31 @@ pub fn write_explanation(out: &mut dyn Write, code: Code) -> io::Result<()> {
     }
     writeln!(out, "Source: {}", info.source)
 }
+
+/// The codes as JSON, in the envelope every command uses: code, family, severity, summary,
+/// explanation and source of each.
+pub fn write_json(out: &mut dyn Write, codes: &[Code]) -> io::Result<()> {
+    let list: Vec<serde_json::Value> = codes
+        .iter()
+        .map(|&code| {
+            let info = registry::info(code);
+            serde_json::json!({
+                "code": code.as_str(),
+                "family": code.family(),
+                "severity": info.severity.as_str(),
+                "summary": info.summary,
+                "explanation": info.explanation,
+                "source": info.source,
+            })
+        })
+        .collect();
+    serde_json::to_writer_pretty(
+        &mut *out,
+        &serde_json::json!({
+            "schema_version": super::SCHEMA_VERSION,
+            "command": "explain",
+            "codes": list,
+        }),
+    )?;
+    writeln!(out)
+}
