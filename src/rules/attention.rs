@@ -185,10 +185,11 @@ const LAYER_TYPES_UNKNOWN: Rule = Rule {
         explanation: "The only values DFlash loaders know are `full_attention` and `sliding_attention`. \
 SpecForge's config check refuses anything else, so no drafter with such a value was trained there. vLLM does not \
 refuse it: _resolve_layer_attention tests `layer_types[i] == \"sliding_attention\"` and runs every other value as \
-full attention, so a layer meant as something else runs as full attention, silently. SGLang's handling was not \
-read. An error without an engine and with --engine sglang (the cautious statement: the value is unknown to every \
-loader read), a warning with --engine vllm (it loads and runs the layer as full attention).",
-        source: "sgl-project/SpecForge specforge/modeling/draft/dflash.py@a6b6b02:44-57; vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d (_resolve_layer_attention: is_sliding = layer_types[i] == sliding_attention)",
+full attention, so a layer meant as something else runs as full attention, silently. SGLang's DFlash model \
+refuses it in its newer versions (\"Unsupported DFLASH draft layer type\"; at 7f151c5 it did not read layer_types \
+at all). An error without an engine and with --engine sglang, a warning with --engine vllm (it loads and runs the \
+layer as full attention).",
+        source: "sgl-project/SpecForge specforge/modeling/draft/dflash.py@a6b6b02:44-57; vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d (_resolve_layer_attention: is_sliding = layer_types[i] == sliding_attention); sgl-project/sglang python/sglang/srt/models/dflash.py (_get_dflash_layer_sliding_window raises for another value; a version newer than 7f151c5, commit not pinned)",
     },
     applies: Applies::BlockDrafters,
     needs: &[],

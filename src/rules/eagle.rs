@@ -52,26 +52,22 @@ vLLM uses the target's default (2, n / 2, n - 3) and logs \"Acceptance will be l
 other layers\" — right for heads trained with those defaults (SpecForge's default), wrong otherwise: vLLM PR 50170 \
 measured 1.2% acceptance for nvidia/Llama-3.3-70B-Instruct-Eagle3, which omits them. A warning, since the defaults \
 may be the trained layers. Nothing is said for heads with `eagle_config.use_aux_hidden_state: false`: they read no \
-auxiliary states at all (vLLM merges `eagle_config` into the drafter settings and builds no fc without them), so no \
-ids are expected.",
-        source: "vllm-project/vllm vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py@0cfdd2e; vllm-project/vllm PR 50170; vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@d952bda805e64a425276f59161a915d31abbfd13 (DFlashQwen3Model.__init__: use_aux_hidden_state from eagle_config, fc only when true)",
+auxiliary states at all (vLLM's EAGLE-3 and DFlash heads read the flag from `eagle_config` and build no fc without \
+them), so no ids are expected.",
+        source: "vllm-project/vllm vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py@0cfdd2e; vllm-project/vllm PR 50170; vllm-project/vllm vllm/model_executor/models/llama_eagle3.py (LlamaModel.__init__: use_aux_hidden_state from eagle_config, default true; commit not pinned: read from an unpinned copy), vllm/model_executor/models/qwen3_dflash.py@d952bda805e64a425276f59161a915d31abbfd13 (DFlashQwen3Model.__init__: fc only when use_aux_hidden_state)",
     },
     applies: Applies::EagleHeads,
     needs: &[],
     check: eagle_aux_layer_ids_missing,
 };
 
-/// `eagle_config.use_aux_hidden_state` (or a top-level one) set to false: the head reads no
-/// auxiliary hidden states, so it has no aux layer ids to name.
+/// `eagle_config.use_aux_hidden_state: false`: the head reads no auxiliary hidden states, so it
+/// has no aux layer ids to name (vLLM reads the flag from `eagle_config` only).
 fn uses_no_aux_states(root: &Node) -> bool {
-    find(
-        root,
-        &[
-            &["eagle_config", "use_aux_hidden_state"],
-            &["use_aux_hidden_state"],
-        ],
-    )
-    .and_then(|(_, n)| n.as_bool())
+    Path::key("eagle_config")
+        .child("use_aux_hidden_state")
+        .lookup(root)
+        .and_then(Node::as_bool)
         == Some(false)
 }
 

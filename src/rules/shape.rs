@@ -35,7 +35,7 @@ One exception is a warning, not an error: a whole-number float `block_size` (`16
 and z-lab's newer reference read with int() and vLLM does not read (z-lab's older reference, 44947fb, fails on it). \
 Sizes (hidden_size, vocab_size, num_hidden_layers) and ids stay errors as floats: they size nn.Linear layers and \
 index hidden-state lists, which refuse floats.",
-        source: "sgl-project/sglang python/sglang/srt/speculative/dflash_utils.py@00731f0 (parse_dflash_draft_config); sgl-project/sglang python/sglang/srt/speculative/dflash_worker.py@7f151c5 (int(block_size)); z-lab/dflash dflash/model.py@10129599dffb338ff38cfd235a53ca6d3667b4dd (DFlashDraftModel.__init__: int(block_size), default 16); z-lab/dflash dflash/model.py@44947fb (config.block_size as is)",
+        source: "sgl-project/sglang python/sglang/srt/speculative/dflash_utils.py@00731f0 (parse_dflash_draft_config); sgl-project/sglang python/sglang/srt/models/dflash.py@7f151c5ebdb3af4467c2a5d3ccc5f54e71d2ba35 (DFlashDraftModel.__init__: int(block_size), default 16), python/sglang/srt/speculative/dflash_worker.py@7f151c5 (int(block_size)); z-lab/dflash dflash/model.py@10129599dffb338ff38cfd235a53ca6d3667b4dd (DFlashDraftModel.__init__: int(block_size), default 16); z-lab/dflash dflash/model.py@44947fb (config.block_size as is)",
     },
     applies: Applies::All,
     needs: &[],
@@ -275,7 +275,7 @@ the config and otherwise defaults to 16 with a warning, which need not match tra
 8); vLLM does not read the drafter's block_size at all (its DFlash `block_size` is the KV page size); z-lab's newer \
 reference defaults to 16 (its older one raised); speculators' converter refuses the config. So a warning without an \
 engine and with --engine sglang (the default may not be the trained block), info with --engine vllm.",
-        source: "sgl-project/sglang python/sglang/srt/arg_groups/speculative_hook.py@d9ccf6a78adc60d5d467cdad6dacac97b7bfedfa (_handle_dflash: defaults speculative_num_draft_tokens to 16); z-lab/dflash dflash/model.py@10129599dffb338ff38cfd235a53ca6d3667b4dd (DFlashDraftModel.__init__: block_size default 16); vllm-project/vllm#50012 (block_size in DFlash code is the KV page size); vllm-project/speculators src/speculators/convert/dflash/converter.py@c05b95b:90-95",
+        source: "sgl-project/sglang python/sglang/srt/arg_groups/speculative_hook.py@d9ccf6a78adc60d5d467cdad6dacac97b7bfedfa (_handle_dflash: defaults speculative_num_draft_tokens to 16), python/sglang/srt/models/dflash.py@7f151c5ebdb3af4467c2a5d3ccc5f54e71d2ba35 (DFlashDraftModel.__init__: block_size default 16); z-lab/dflash dflash/model.py@10129599dffb338ff38cfd235a53ca6d3667b4dd (DFlashDraftModel.__init__: block_size default 16); vllm-project/vllm#50012 (block_size in DFlash code is the KV page size); vllm-project/speculators src/speculators/convert/dflash/converter.py@c05b95b:90-95",
     },
     applies: Applies::Only(DFLASH_FAMILIES),
     needs: &[],
