@@ -520,6 +520,20 @@ const BY_ENGINE: &[ByEngine] = &[
         "target-layer-ids-formula",
         [None, None, None],
     ),
+    (
+        "cases/torchspec-layout-taps-only",
+        Some(Q8),
+        &[],
+        "num-target-layers-mismatch",
+        [None, None, None],
+    ),
+    (
+        "cases/torchspec-layout-taps-only",
+        None,
+        &[],
+        "target-layer-ids-formula",
+        [None, None, None],
+    ),
     // 6. A mask id equal to the pad placeholder silently corrupts training (TorchSpec PR 133).
     (
         "cases/mask-token-collision-pad",

@@ -355,7 +355,8 @@ Qwen3.5-4B Domino uses [3, 11, 19, 27, 31]; MiMo and DFlash2 drafters choose the
 hand-written config shows itself, but only the published config can settle it, and no engine enforces the formula: \
 a warning for DFlash, info for DFlash2, DSpark, Domino and the speculators format. The layer count is the target's, \
 or without a target the config's own record of it: num_target_layers, or target_num_hidden_layers in TorchSpec's \
-layout (where num_target_layers counts the taps).",
+layout (where num_target_layers counts the taps; a num_target_layers equal to the number of ids and not above \
+every id is such a count and is not used).",
         source: "z-lab/dflash dflash/model.py@44947fb (build_target_layer_ids); sgl-project/SpecForge configs/*-dspark.json, configs/qwen3.5-4b-domino.json@a6b6b02; lightseekorg/TorchSpec torchspec/config/dflash_draft_config.json@367846def3da3b570ca29b7315e280c62c931565, torchspec/config/glm52_dspark_draft_config.json@37a86412604a0c46acc5e12d48cc9d1d82ba6cfe (num_target_layers 5 = taps, target_num_hidden_layers = depth)",
     },
     applies: Applies::BlockDrafters,
@@ -365,9 +366,7 @@ layout (where num_target_layers counts the taps).",
 
 fn target_layer_ids_formula(cx: &mut Ctx) {
     let Some(ids) = layer_ids(cx) else { return };
-    let n = cx
-        .target_layers()
-        .or_else(|| own_target_depth(cx.root).map(|(_, n)| n));
+    let n = cx.target_layers().or_else(|| own_depth_of(cx.root, &ids));
     let Some(n) = n else {
         cx.skip();
         return;
@@ -454,6 +453,19 @@ fn own_target_depth(root: &Node) -> Option<(&'static str, u64)> {
         .and_then(|(k, n)| positive_int(n).ok().map(|v| (k, v)))
 }
 
+/// Whether `value` is a count of taps rather than of layers: it equals the number of ids and
+/// some id is not below it (TorchSpec writes num_target_layers so; a depth is above every id).
+fn counts_taps(value: u64, ids: &LayerIds) -> bool {
+    value == ids.ids.len() as u64 && ids.ids.iter().any(|&id| id >= value)
+}
+
+/// The config's own record of its target's depth, unless it counts taps.
+fn own_depth_of(root: &Node, ids: &LayerIds) -> Option<u64> {
+    own_target_depth(root)
+        .map(|(_, n)| n)
+        .filter(|&n| !counts_taps(n, ids))
+}
+
 const NUM_TARGET_LAYERS_MISMATCH: Rule = Rule {
     code: LintCode::NumTargetLayersMismatch,
     info: CodeInfo {
@@ -461,7 +473,8 @@ const NUM_TARGET_LAYERS_MISMATCH: Rule = Rule {
         summary: "the config's record of the target's layer count differs from the target's",
         explanation: "num_target_layers is the target model's decoder-layer count (text_config.num_hidden_layers \
 for Qwen3.5/3.6) in z-lab's layout. TorchSpec's layout uses it for the number of taps and records the depth as \
-target_num_hidden_layers, which is then the field compared. No engine compares either with the served target: \
+target_num_hidden_layers, which is then the field compared; without it, a num_target_layers equal to the number of \
+ids and not above every id is read as TorchSpec's tap count and not compared. No engine compares either with the served target: \
 z-lab's reference used num_target_layers only for the default layer ids. A different value suggests the drafter was \
 built for another target — a heuristic, so a warning.",
         source: "z-lab/dflash dflash/model.py@44947fb:312-314 (its only use); lightseekorg/TorchSpec torchspec/config/glm52_dspark_draft_config.json@37a86412604a0c46acc5e12d48cc9d1d82ba6cfe",
@@ -493,7 +506,10 @@ fn num_target_layers_mismatch(cx: &mut Ctx) {
             return;
         }
     };
-    if let Some(n) = cx.target_layers().filter(|&n| n != value) {
+    // TorchSpec's num_target_layers counts taps: not a depth to compare.
+    let taps =
+        key == "num_target_layers" && layer_ids(cx).is_some_and(|ids| counts_taps(value, &ids));
+    if let Some(n) = cx.target_layers().filter(|&n| n != value && !taps) {
         cx.emit(
             &path,
             format!(

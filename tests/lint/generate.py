@@ -419,6 +419,8 @@ def main():
         # The mask id is the drafter's pad placeholder (TorchSpec PR 133).
         "mask-token-collision-pad": patch(q, dflash_config__mask_token_id=248046, pad_token_id=248046),
         "torchspec-layout": TORCHSPEC_QWEN3_8B,
+        # Without target_num_hidden_layers: num_target_layers 5 is below the ids, so not a depth.
+        "torchspec-layout-taps-only": patch(TORCHSPEC_QWEN3_8B, target_num_hidden_layers=ABSENT),
         # DeepSeek-V4 style: a DSpark head described by dspark_* keys of the target's own config.
         "dspark-embedded": DEEPSEEK_V4_DSPARK,
         # Only dspark_block_size and the Markov rank: still recognised as a DSpark head.
