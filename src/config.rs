@@ -278,10 +278,15 @@ pub fn display(path: &FsPath, root: &FsPath) -> String {
         .strip_prefix(&root)
         .map(FsPath::to_path_buf)
         .unwrap_or_else(|_| path.to_path_buf());
+    // The root component renders as `/` itself: joined with `/` it would print `//tmp/x` for a
+    // path outside `root`, so it contributes an empty first part instead.
     shown
         .components()
         .filter(|c| !matches!(c, std::path::Component::CurDir))
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .map(|c| match c {
+            std::path::Component::RootDir => String::new(),
+            other => other.as_os_str().to_string_lossy().into_owned(),
+        })
         .collect::<Vec<_>>()
         .join("/")
 }
@@ -504,6 +509,23 @@ impl TargetFacts {
 
 #[cfg(test)]
 mod tests {
+
+    /// A path outside the root is shown absolute with one leading `/`, never `//`; a path
+    /// inside it relative.
+    #[cfg(unix)]
+    #[test]
+    fn display_shows_outside_paths_with_a_single_leading_slash() {
+        let root = FsPath::new("/work/project");
+        assert_eq!(
+            display(FsPath::new("/tmp/drafters/a/config.json"), root),
+            "/tmp/drafters/a/config.json"
+        );
+        assert_eq!(
+            display(FsPath::new("/work/project/./a/config.json"), root),
+            "a/config.json"
+        );
+    }
+
     use super::*;
 
     fn cfg(text: &str) -> ConfigFile {

@@ -68,7 +68,7 @@ const FIRES: &[(&str, &str, &[&str], &str, &str)] = &[
         Q36,
         &[],
         "block-size-missing",
-        "error",
+        "warning",
     ),
     ("cases/mixed-layout", Q36, &[], "mixed-layout", "warning"),
     (
@@ -83,7 +83,7 @@ const FIRES: &[(&str, &str, &[&str], &str, &str)] = &[
         Q36,
         &[],
         "target-layer-ids-missing",
-        "warning",
+        "error",
     ),
     (
         "cases/target-layer-ids-out-of-range",
@@ -444,6 +444,273 @@ const FIRES: &[(&str, &str, &[&str], &str, &str)] = &[
         "error",
     ),
 ];
+
+/// Issue 22: rules whose truth depends on the engine. (fixture, target, extra args, code, the
+/// severity it must have under no engine, `--engine vllm`, `--engine sglang`; `None` = must not
+/// fire.) Each row was a wrong or partly true finding before.
+type ByEngine = (
+    &'static str,
+    Option<&'static str>,
+    &'static [&'static str],
+    &'static str,
+    [Option<&'static str>; 3],
+);
+const BY_ENGINE: &[ByEngine] = &[
+    // 1. id == the layer count is the last layer's output (sglang PR 32334): info, not error;
+    //    above it, an error everywhere.
+    (
+        "cases/eagle-aux-layer-ids-final-layer",
+        Some(Q8),
+        &[],
+        "eagle-aux-layer-ids-out-of-range",
+        [Some("info"), Some("info"), Some("info")],
+    ),
+    (
+        "cases/eagle-aux-layer-ids-out-of-range",
+        Some(Q8),
+        &[],
+        "eagle-aux-layer-ids-out-of-range",
+        [Some("error"), Some("error"), Some("error")],
+    ),
+    // 3. The last-layer crash is SGLang's Qwen3.5 path: nothing under vLLM.
+    (
+        "cases/target-layer-ids-last-layer",
+        Some(Q36),
+        &[],
+        "target-layer-ids-last-layer",
+        [Some("warning"), None, Some("error")],
+    ),
+    // 4. No engine refuses a missing block_size: SGLang defaults to 16, vLLM does not read it.
+    (
+        "cases/block-size-missing",
+        Some(Q36),
+        &[],
+        "block-size-missing",
+        [Some("warning"), Some("info"), Some("warning")],
+    ),
+    // 4/5. Missing ids: vLLM raises for a 5-layer drafter; SGLang's formula fallback is right
+    //      for z-lab-trained DFlash, a silent collapse for DFlash2 (sglang issue 37475).
+    (
+        "cases/target-layer-ids-missing",
+        Some(Q36),
+        &[],
+        "target-layer-ids-missing",
+        [Some("error"), Some("error"), Some("warning")],
+    ),
+    (
+        "cases/target-layer-ids-missing-dflash2",
+        Some(Q8),
+        &[],
+        "target-layer-ids-missing",
+        [Some("error"), Some("error"), Some("error")],
+    ),
+    // 6. TorchSpec's layout: num_target_layers counts taps; no false layer-count warning and no
+    //    formula built from the tap count, with or without a target.
+    (
+        "cases/torchspec-layout",
+        Some(Q8),
+        &[],
+        "num-target-layers-mismatch",
+        [None, None, None],
+    ),
+    (
+        "cases/torchspec-layout",
+        None,
+        &[],
+        "target-layer-ids-formula",
+        [None, None, None],
+    ),
+    (
+        "cases/torchspec-layout-taps-only",
+        Some(Q8),
+        &[],
+        "num-target-layers-mismatch",
+        [None, None, None],
+    ),
+    (
+        "cases/torchspec-layout-taps-only",
+        None,
+        &[],
+        "target-layer-ids-formula",
+        [None, None, None],
+    ),
+    // 6. A mask id equal to the pad placeholder silently corrupts training (TorchSpec PR 133).
+    (
+        "cases/mask-token-collision-pad",
+        Some(Q36),
+        &[],
+        "mask-token-collision",
+        [Some("error"), Some("error"), Some("error")],
+    ),
+    (
+        "cases/mask-token-collision-eos",
+        Some(Q36),
+        &[],
+        "mask-token-collision",
+        [Some("info"), Some("info"), Some("info")],
+    ),
+    // 7. A DSpark head inside a DeepSeek-V4 config is not asked for DFlash's layer_types (K
+    //    against its block: embedded_dspark_heads_are_recognised).
+    (
+        "cases/dspark-embedded",
+        None,
+        &[],
+        "layer-types-missing",
+        [None, None, None],
+    ),
+    // 8. A head with use_aux_hidden_state false reads no aux layers.
+    (
+        "cases/eagle-aux-unused",
+        Some(Q8),
+        &[],
+        "eagle-aux-layer-ids-missing",
+        [None, None, None],
+    ),
+    // 9. use_swa with all-full layer_types is Model-Optimizer's deliberate export for vLLM.
+    (
+        "cases/dflash-use-swa",
+        Some(Q36),
+        &[],
+        "dflash-use-swa",
+        [Some("warning"), Some("info"), Some("warning")],
+    ),
+    // 11. block_size 16.0 is read with int(): a warning, not an error; a string stays an error.
+    (
+        "cases/field-type-block-size-float",
+        Some(Q36),
+        &[],
+        "field-type",
+        [Some("warning"), Some("warning"), Some("warning")],
+    ),
+    (
+        "cases/field-type-block-size-string",
+        Some(Q36),
+        &[],
+        "field-type",
+        [Some("error"), Some("error"), Some("error")],
+    ),
+    // 12. vLLM runs an unknown layer type as full attention instead of refusing.
+    (
+        "cases/layer-types-unknown",
+        Some(Q36),
+        &[],
+        "layer-types-unknown",
+        [Some("error"), Some("warning"), Some("error")],
+    ),
+];
+
+/// Each engine-dependent rule has exactly the severity its row says under each engine (or does
+/// not fire), and the exit code follows the errors.
+#[test]
+fn engine_dependent_rules_follow_the_engine() {
+    let engines: [&[&str]; 3] = [&[], &["--engine", "vllm"], &["--engine", "sglang"]];
+    for (fixture, target, extra, code, want) in BY_ENGINE {
+        for (engine, want) in engines.iter().zip(want) {
+            let path = format!("tests/lint/{fixture}");
+            let mut args = vec!["--no-builtin"];
+            if let Some(t) = target {
+                args.extend(["--target", t]);
+            }
+            args.extend_from_slice(engine);
+            args.extend_from_slice(extra);
+            let (exit, report) = lint_json(&path, &args);
+            let found = codes(&report);
+            let got: Vec<&str> = found
+                .iter()
+                .filter(|(c, _)| c == code)
+                .map(|(_, s)| s.as_str())
+                .collect();
+            match want {
+                Some(severity) => assert!(
+                    !got.is_empty() && got.iter().all(|s| s == severity),
+                    "{fixture} {engine:?}: expected {severity}[{code}], got {found:?}"
+                ),
+                None => assert!(
+                    got.is_empty(),
+                    "{fixture} {engine:?}: {code} fired: {found:?}"
+                ),
+            }
+            let has_error = found.iter().any(|(_, s)| s == "error");
+            assert_eq!(
+                exit,
+                i32::from(has_error),
+                "{fixture} {engine:?}: {found:?}"
+            );
+        }
+    }
+}
+
+/// A DSpark head embedded in a DeepSeek-V4 target's config is recognised by its dspark_* keys,
+/// even by `dspark_block_size` alone.
+#[test]
+fn embedded_dspark_heads_are_recognised() {
+    for fixture in ["cases/dspark-embedded", "cases/dspark-embedded-block-only"] {
+        let (_, r) = lint_json(&format!("tests/lint/{fixture}"), &["--no-builtin"]);
+        assert_eq!(r["family"]["name"], "dspark", "{fixture}");
+    }
+    let (_, r) = lint_json(
+        "tests/lint/cases/dspark-embedded-block-only",
+        &["--no-builtin"],
+    );
+    assert_eq!(
+        r["family"]["evidence"],
+        serde_json::json!(["dspark_block_size present"])
+    );
+    // K above dspark_block_size collapsed acceptance at every position (vLLM PR 41834): an
+    // error at dspark_block_size; K equal to the block is clean.
+    let spec = |k: u32| format!(r#"{{"method": "dspark", "num_speculative_tokens": {k}}}"#);
+    for (k, want) in [
+        (
+            7,
+            vec![(
+                "num-speculative-tokens-too-large".to_string(),
+                "error".to_string(),
+            )],
+        ),
+        (5, vec![]),
+    ] {
+        let spec = spec(k);
+        let args = [
+            "--no-builtin",
+            "--engine",
+            "vllm",
+            "--speculative-config",
+            &spec,
+        ];
+        let (exit, r) = lint_json("tests/lint/cases/dspark-embedded", &args);
+        let found: Vec<(String, String)> = codes(&r)
+            .into_iter()
+            .filter(|(c, _)| c.starts_with("num-speculative"))
+            .collect();
+        assert_eq!(found, want, "K = {k}");
+        assert_eq!(exit, i32::from(k == 7), "K = {k}");
+        if k == 7 {
+            assert_eq!(r["diagnostics"][0]["path"], "dspark_block_size");
+        }
+    }
+}
+
+/// Built-in target facts adopted by fingerprint say which drafter fields matched, in the human
+/// report and in JSON; facts from --target do not claim a match.
+#[test]
+fn builtin_target_says_what_it_matched_by() {
+    let (code, out, _) = run(&["lint", "tests/lint/clean/qwen3.6-27b"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains(
+            "target: built-in facts of Qwen/Qwen3.6-27B, matched by vocab_size 248320, hidden_size 5120, \
+             num_target_layers 64"
+        ),
+        "{out}"
+    );
+    let (_, r) = lint_json("tests/lint/clean/qwen3.6-27b", &[]);
+    assert_eq!(
+        r["target"]["matched_by"],
+        "vocab_size 248320, hidden_size 5120, num_target_layers 64"
+    );
+    let (_, r) = lint_json("tests/lint/clean/qwen3.6-27b", &["--target", Q36]);
+    assert!(r["target"].get("matched_by").is_none(), "{}", r["target"]);
+}
 
 /// Every rule fires on its fixture, with its severity, and the exit code follows.
 #[test]

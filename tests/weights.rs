@@ -121,7 +121,7 @@ const CASES: &[(&str, Option<&str>, &[&str], i32)] = &[
         1,
     ),
     ("missing-tensor", None, &["weights-missing-tensor"], 1),
-    ("model-prefix", None, &["weights-model-prefix"], 0),
+    ("model-prefix", None, &["weights-model-prefix"], 1),
     ("shard-missing", None, &["weights-shard-missing"], 1),
     ("duplicate-tensor", None, &["weights-duplicate-tensor"], 0),
     ("index-mismatch", None, &["weights-index-mismatch"], 0),

@@ -29,9 +29,14 @@ impl Report for LintReport {
             self.path,
             self.family.name.as_str()
         )?;
+        let matched = self
+            .target
+            .matched_by
+            .as_ref()
+            .map_or(String::new(), |why| format!(", matched by {why}"));
         writeln!(
             out,
-            "target: {}{}; tokens: {}",
+            "target: {}{matched}{}; tokens: {}",
             self.target.source,
             target_numbers(&self.target),
             self.target.tokens

@@ -78,7 +78,8 @@ max_window_layers (sliding from layer max_window_layers on); with z-lab's max_wi
 that silently means all full attention. If the drafter was trained with sliding layers (z-lab/Qwen3.6-27B-DFlash: \
 4 sliding + 1 full), acceptance collapses past about 2k tokens of context (AEON-7/Qwen3.6-27B-DFlash#6). vLLM and \
 SGLang read only layer_types, so they run all layers full; configs with `dflash_config.use_swa` run every layer \
-sliding in vLLM and full in SGLang. Write the list explicitly.",
+sliding in vLLM and full in SGLang. Write the list explicitly. (Not said for a DSpark head embedded in a \
+DeepSeek-V4 checkpoint: it is built from the target's own attention settings.)",
         source: "vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d (_resolve_layer_attention, use_swa); vllm-project/vllm PR 40898; ik_llama.cpp PR 2021",
     },
     applies: Applies::BlockDrafters,
@@ -88,7 +89,9 @@ sliding in vLLM and full in SGLang. Write the list explicitly.",
 
 fn layer_types_missing(cx: &mut Ctx) {
     let (base, base_path) = base(cx);
-    if layer_types(base).is_some() {
+    // A DSpark head inside a DeepSeek-V4 checkpoint is built from the target's own attention
+    // settings: a DFlash-style layer_types list does not apply to it.
+    if layer_types(base).is_some() || cx.embedded_dspark() {
         return;
     }
     let path = base_path.child("layer_types");
@@ -179,9 +182,14 @@ const LAYER_TYPES_UNKNOWN: Rule = Rule {
     info: CodeInfo {
         severity: Severity::Error,
         summary: "a layer_types entry is neither full_attention nor sliding_attention",
-        explanation: "The only values DFlash loaders know are `full_attention` and `sliding_attention`: \
-SpecForge's config check refuses anything else, and vLLM's _resolve_layer_attention has no third case.",
-        source: "sgl-project/SpecForge specforge/modeling/draft/dflash.py@a6b6b02:44-57; vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d (_resolve_layer_attention)",
+        explanation: "The only values DFlash loaders know are `full_attention` and `sliding_attention`. \
+SpecForge's config check refuses anything else, so no drafter with such a value was trained there. vLLM does not \
+refuse it: _resolve_layer_attention tests `layer_types[i] == \"sliding_attention\"` and runs every other value as \
+full attention, so a layer meant as something else runs as full attention, silently. SGLang's DFlash model \
+refuses it in its newer versions (\"Unsupported DFLASH draft layer type\"; at 7f151c5 it did not read layer_types \
+at all). An error without an engine and with --engine sglang, a warning with --engine vllm (it loads and runs the \
+layer as full attention).",
+        source: "sgl-project/SpecForge specforge/modeling/draft/dflash.py@a6b6b02:44-57; vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d (_resolve_layer_attention: is_sliding = layer_types[i] == sliding_attention); sgl-project/sglang python/sglang/srt/models/dflash.py (_get_dflash_layer_sliding_window raises for another value; a version newer than 7f151c5, commit not pinned)",
     },
     applies: Applies::BlockDrafters,
     needs: &[],
@@ -193,13 +201,16 @@ fn layer_types_unknown(cx: &mut Ctx) {
     let Some(items) = layer_types(base).and_then(Node::as_array) else {
         return;
     };
+    let severity = cx.vllm_or(Severity::Warning, Severity::Error);
     let path = base_path.child("layer_types");
     for (i, item) in items.iter().enumerate() {
         if !item.as_str().is_some_and(|s| KNOWN.contains(&s)) {
-            cx.emit(
+            cx.emit_as(
+                severity,
                 &path.index(i),
                 format!(
-                    "`{}` is {}; the known values are {}",
+                    "`{}` is {}; the known values are {} (SpecForge refuses others, vLLM runs them as full \
+                     attention)",
                     path.index(i),
                     super::describe(item),
                     KNOWN.join(" and ")
@@ -279,10 +290,13 @@ const DFLASH_USE_SWA: Rule = Rule {
         severity: Severity::Warning,
         summary: "dflash_config.use_swa makes every layer sliding in vLLM, but layer_types lists full layers",
         explanation: "MiMo-style drafters set `dflash_config.use_swa` (with `swa_window_size`). vLLM's DFlash model \
-then runs every draft layer as sliding attention, even layers that `layer_types` calls full_attention, while \
-loaders that read layer_types run those layers full: the engines run different drafters. Make layer_types say \
-sliding_attention for every layer, or drop use_swa, as the drafter was trained.",
-        source: "vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d (_resolve_layer_attention)",
+then runs every draft layer as sliding attention when layer_types lists no sliding layer, even layers it calls \
+full_attention, while loaders that read layer_types run those layers full: the engines run different drafters. \
+NVIDIA Model-Optimizer exports SWA drafters exactly so on purpose (PR 1960: use_swa + swa_window_size with layer_types \
+left all full_attention, to match vLLM's _resolve_layer_attention), so for vLLM the layout is right: info with \
+--engine vllm, a portability warning otherwise (SGLang and the z-lab reference read layer_types). For other engines \
+make layer_types say sliding_attention for every layer, as the drafter was trained.",
+        source: "vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d (_resolve_layer_attention); NVIDIA/Model-Optimizer PR 1960 (export: use_swa with all-full layer_types for vLLM)",
     },
     applies: Applies::BlockDrafters,
     needs: &[],
@@ -311,11 +325,14 @@ fn use_swa_rule(cx: &mut Ctx) {
         return;
     };
     if full > 0 {
-        cx.emit(
+        let severity = cx.vllm_or(Severity::Info, Severity::Warning);
+        cx.emit_as(
+            severity,
             &base_path.child("layer_types"),
             format!(
                 "`dflash_config.use_swa` is true, so vLLM runs all layers sliding, but layer_types lists {full} \
-                 full_attention layers that other loaders run full"
+                 full_attention layers that other loaders run full (Model-Optimizer exports this layout for vLLM on \
+                 purpose)"
             ),
         );
     }

@@ -51,16 +51,28 @@ const EAGLE_AUX_LAYER_IDS_MISSING: Rule = Rule {
 vLLM uses the target's default (2, n / 2, n - 3) and logs \"Acceptance will be low if the draft was trained on \
 other layers\" — right for heads trained with those defaults (SpecForge's default), wrong otherwise: vLLM PR 50170 \
 measured 1.2% acceptance for nvidia/Llama-3.3-70B-Instruct-Eagle3, which omits them. A warning, since the defaults \
-may be the trained layers.",
-        source: "vllm-project/vllm vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py@0cfdd2e; vllm-project/vllm PR 50170",
+may be the trained layers. Nothing is said for heads with `eagle_config.use_aux_hidden_state: false`: they read no \
+auxiliary states at all (vLLM's EAGLE-3 and DFlash heads read the flag from `eagle_config` and build no fc without \
+them), so no ids are expected.",
+        source: "vllm-project/vllm vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py@0cfdd2e; vllm-project/vllm PR 50170; vllm-project/vllm vllm/model_executor/models/llama_eagle3.py (LlamaModel.__init__: use_aux_hidden_state from eagle_config, default true; commit not pinned: read from an unpinned copy), vllm/model_executor/models/qwen3_dflash.py@d952bda805e64a425276f59161a915d31abbfd13 (DFlashQwen3Model.__init__: fc only when use_aux_hidden_state)",
     },
     applies: Applies::EagleHeads,
     needs: &[],
     check: eagle_aux_layer_ids_missing,
 };
 
+/// `eagle_config.use_aux_hidden_state: false`: the head reads no auxiliary hidden states, so it
+/// has no aux layer ids to name (vLLM reads the flag from `eagle_config` only).
+fn uses_no_aux_states(root: &Node) -> bool {
+    Path::key("eagle_config")
+        .child("use_aux_hidden_state")
+        .lookup(root)
+        .and_then(Node::as_bool)
+        == Some(false)
+}
+
 fn eagle_aux_layer_ids_missing(cx: &mut Ctx) {
-    if any_ids(cx.root).is_some() {
+    if any_ids(cx.root).is_some() || uses_no_aux_states(cx.root) {
         return;
     }
     cx.emit(
@@ -113,11 +125,17 @@ const EAGLE_AUX_LAYER_IDS_OUT_OF_RANGE: Rule = Rule {
     code: LintCode::EagleAuxLayerIdsOutOfRange,
     info: CodeInfo {
         severity: Severity::Error,
-        summary: "an EAGLE-3 aux layer id is not a layer of the target",
-        explanation: "Every aux layer id must be < the target's num_hidden_layers: vLLM's capture loop never \
-captures a larger id and the missing feature fails the first draft step. The ids mean \"input of layer idx\", which \
-differs by model (MiniMax is off by one, vllm#43671). The list's type is checked here too.",
-        source: "vllm-project/vllm vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py@0cfdd2e; vllm-project/vllm#43671",
+        summary: "an EAGLE-3 aux layer id is above the target's layer count",
+        explanation: "EAGLE-3 aux ids name hidden-state boundaries: id i is the residual stream entering layer i, \
+and id n (the target's layer count) is the output of the last layer. SGLang serves GPT-OSS EAGLE-3 heads tapping \
+[24, 30, 36] on the 36-layer target (sglang PR 32334, merged: it captures the final boundary), vLLM models built \
+on EagleModelMixin capture after each layer so n is reachable (vLLM PR 46788 moves DeepSeek onto it; before it, \
+DeepSeek's loop captured nothing for n), and llama.cpp PR 25794 reads the final layer's output for \
+nvidia/gpt-oss-120b-Eagle3-v3. So an id equal to n is legitimate, reported as info (a model still on an older \
+capture loop captures nothing there); an id above n is a boundary that does not exist: nothing captures it and the \
+head gets fewer features than its fc expects — an error. The ids' meaning differs by model (MiniMax is off by one, \
+vllm#43671). The list's type is checked here too.",
+        source: "sgl-project/sglang PR 32334 (GPT-OSS EAGLE3 hidden-state boundaries [24, 30, 36] on 36 layers); vllm-project/vllm PR 46788 (EagleModelMixin._maybe_add_hidden_state, final-layer extraction); ggml-org/llama.cpp PR 25794; vllm-project/vllm#43671",
     },
     applies: Applies::EagleHeads,
     needs: &[],
@@ -142,11 +160,23 @@ fn eagle_aux_layer_ids_out_of_range(cx: &mut Ctx) {
         cx.skip();
         return;
     };
-    for (i, id) in ids.iter().enumerate() {
-        if *id >= n {
+    for (i, &id) in ids.iter().enumerate() {
+        if id > n {
             cx.emit(
                 &path.index(i),
-                format!("aux layer id {id} is out of range: the target has {n} layers"),
+                format!(
+                    "aux layer id {id} is out of range: the target has {n} layers, so the boundaries are 0..={n} \
+                     ({n} = the last layer's output)"
+                ),
+            );
+        } else if id == n {
+            cx.emit_as(
+                Severity::Info,
+                &path.index(i),
+                format!(
+                    "aux layer id {id} is the output of the target's last layer ({n} layers): SGLang's GPT-OSS path \
+                     and vLLM models on EagleModelMixin capture it; a model on an older capture loop captures nothing"
+                ),
             );
         }
     }
@@ -176,11 +206,7 @@ fn eagle_aux_layer_ids_count(cx: &mut Ctx) {
     if ids.len() == 3 {
         return;
     }
-    let severity = if cx.engine() == Some(Engine::Vllm) {
-        Severity::Error
-    } else {
-        Severity::Warning
-    };
+    let severity = cx.vllm_or(Severity::Error, Severity::Warning);
     cx.emit_as(
         severity,
         &path,
@@ -381,11 +407,7 @@ fn eagle_max_position_short(cx: &mut Ctx) {
         return;
     };
     if d < target {
-        let severity = if cx.engine() == Some(Engine::Vllm) {
-            Severity::Info
-        } else {
-            Severity::Warning
-        };
+        let severity = cx.vllm_or(Severity::Info, Severity::Warning);
         cx.emit_as(
             severity,
             &Path::key("max_position_embeddings"),

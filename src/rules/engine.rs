@@ -171,8 +171,11 @@ const NUM_SPECULATIVE_TOKENS_TOO_LARGE: Rule = Rule {
 token, so the convention is K = block_size - 1 (z-lab's README uses 15 for -b16 drafters; the speculators converter \
 writes it; vllm-project/recipes#837). No engine enforces it: the `block_size` in vLLM's DFlash code is the KV-cache \
 page size (vllm#50012, v0.26.0), not the drafter's. DSpark drafts K = block_size legally when its anchor is sampled (`sample_from_anchor`, default true), and vLLM \
-refuses a Qwen3-Omni DSpark drafter unless K equals block_size (an error there). Otherwise a convention: a warning.",
-        source: "vllm-project/speculators src/speculators/convert/dflash/converter.py@c05b95b:132, src/speculators/models/dspark/config.py@c05b95b:28; vllm-project/vllm vllm/config/speculative.py@002e77c (_validate_qwen3_omni_dspark); vllm-project/vllm#50012; vllm-project/recipes#837",
+refuses a Qwen3-Omni DSpark drafter unless K equals block_size (an error there). A DSpark head embedded in a \
+DeepSeek-V4 checkpoint (`dspark_block_size`) is an error too when K exceeds its block: a public report measured \
+acceptance collapsing at every position, not only past the block (vLLM PR 41834: K 7 on dspark_block_size 5 gave \
+4.4 % against 34.7 % at K 5). Otherwise a convention: a warning.",
+        source: "vllm-project/speculators src/speculators/convert/dflash/converter.py@c05b95b:132, src/speculators/models/dspark/config.py@c05b95b:28; vllm-project/vllm vllm/config/speculative.py@002e77c (_validate_qwen3_omni_dspark); vllm-project/vllm#50012; vllm-project/recipes#837; vllm-project/vllm PR 41834 (DeepSeek-V4-Flash-0731 DSpark, num_speculative_tokens 7 vs dspark_block_size 5)",
     },
     applies: Applies::BlockDrafters,
     needs: &[Need::Engine],
@@ -183,7 +186,8 @@ fn num_speculative_tokens_too_large(cx: &mut Ctx) {
     if cx.engine() != Some(Engine::Vllm) {
         return;
     }
-    let (Some(k), Some((_, b))) = (k_value(cx).and_then(|v| v.as_u64()), cx.block_size()) else {
+    let (Some(k), Some((block_path, b))) = (k_value(cx).and_then(|v| v.as_u64()), cx.block_size())
+    else {
         return;
     };
     let dspark = cx.detection.name == Family::Dspark;
@@ -201,6 +205,21 @@ fn num_speculative_tokens_too_large(cx: &mut Ctx) {
             format!(
                 "--speculative-config num_speculative_tokens {k} but block_size is {b}: vLLM refuses a \
                  Qwen3-Omni DSpark drafter unless they are equal"
+            ),
+        )
+        .expected = Some(json!(b));
+        return;
+    }
+    // A DSpark head inside a DeepSeek-V4 checkpoint: K above its block collapsed acceptance at
+    // every position, not only past the block (vLLM PR 41834: 4.4 % with K 7 on a block of 5).
+    if block_path.last_key() == Some("dspark_block_size") && k > b {
+        cx.emit_as(
+            Severity::Error,
+            &block_path,
+            format!(
+                "--speculative-config num_speculative_tokens {k} exceeds dspark_block_size {b}: with the DSpark \
+                 head of a DeepSeek-V4 checkpoint acceptance collapsed at every position, not only past the block \
+                 (vLLM PR 41834: 4.4 % at K 7, 34.7 % at K 5); use {b}"
             ),
         )
         .expected = Some(json!(b));

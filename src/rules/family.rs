@@ -9,7 +9,8 @@
 //! Laguna and Meta; any name containing `eagle3`; MTP heads), a DFlash architecture refined by
 //! `projector_type` (SpecForge exports Domino as `DFlashDraftModel` + `projector_type: domino`)
 //! and DFlash2's conv/selector fields; then fields alone, with `dflash_config` before the EAGLE
-//! fields (vLLM writes `draft_vocab_size` into DFlash configs too). Sources: vLLM
+//! fields (vLLM writes `draft_vocab_size` into DFlash configs too), and a DSpark head embedded in a
+//! DeepSeek-V4 target's config by its `dspark_*` keys. Sources: vLLM
 //! vllm/config/speculative.py@002e77c; SpecForge specforge/modeling/draft/*.py@a6b6b02 and
 //! scripts/gates/normalize_dflash_export.py@a6b6b02; speculators models/*/config.py@c05b95b.
 
@@ -276,7 +277,14 @@ pub fn detect(root: &Node) -> Option<Detection> {
         }
         return refine(vec!["dflash_config present".into()]);
     }
-    for key in ["dspark_target_layer_ids", "dspark_noise_token_id"] {
+    // DeepSeek-V4 style: the DSpark head lives in the target checkpoint and its settings are
+    // `dspark_*` keys of the target's own config (vLLM PR 41834, sglang PR 29538).
+    for key in [
+        "dspark_target_layer_ids",
+        "dspark_noise_token_id",
+        "dspark_block_size",
+        "dspark_markov_rank",
+    ] {
         if root.get(key).is_some() {
             return make(Family::Dspark, vec![format!("{key} present")]);
         }
@@ -409,6 +417,10 @@ mod tests {
             (
                 r#"{"speculators_model_type": "dflash"}"#,
                 Some(Family::Speculators),
+            ),
+            (
+                r#"{"architectures": ["DeepseekV4ForCausalLM"], "dspark_block_size": 5}"#,
+                Some(Family::Dspark),
             ),
             (r#"{"architectures": ["Qwen3ForCausalLM"]}"#, None),
         ];

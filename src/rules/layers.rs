@@ -95,16 +95,20 @@ const TARGET_LAYER_IDS_MISSING: Rule = Rule {
     code: LintCode::TargetLayerIdsMissing,
     info: CodeInfo {
         severity: Severity::Warning,
-        summary: "no target layer ids: each engine falls back to a different default",
+        summary: "no target layer ids: the reference refuses, engines fall back to defaults of their own",
         explanation: "Block drafters name the target layers they read in `dflash_config.target_layer_ids` \
-(speculators: `aux_hidden_state_layer_ids`). Without it, z-lab's reference (model.py:312-314) and SGLang \
-(resolve_target_layer_ids) compute build_target_layer_ids(num_target_layers, num_hidden_layers), right only for \
-drafters trained with z-lab's default. vLLM is different: get_eagle3_aux_layers_from_config returns nothing, so it \
-captures the target's EAGLE-3 default layers (2, n // 2, n - 3), while fc expects num_hidden_layers features: \
-combine_hidden_states raises ValueError for any drafter without exactly 3 layers. An error with --engine vllm (for \
-drafters whose layer count is not 3), a warning otherwise. Open PRs z-lab/dflash#157 and sglang#37476 make the key \
-required.",
-        source: "z-lab/dflash dflash/model.py@44947fb:312-314; sgl-project/sglang python/sglang/srt/speculative/dflash_utils.py@00731f0 (resolve_target_layer_ids); vllm-project/vllm vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py@0cfdd2e, vllm/model_executor/models/qwen3_dflash.py@036a00d (combine_hidden_states)",
+(speculators: `aux_hidden_state_layer_ids`). The tap list is a training-time choice no loader can recompute. Without \
+it: z-lab's reference refuses the config since its newer model.py (\"Draft config must define \
+dflash_config.target_layer_ids.\"; before, it fell back to build_target_layer_ids); SGLang (resolve_target_layer_ids) \
+still falls back to build_target_layer_ids(num_target_layers, num_hidden_layers), right only for drafters trained \
+with z-lab's default — DFlash2 drafters never are, and the fallback then loads cleanly and collapses acceptance \
+silently (sglang issue 37475: formula [1, 16, 31, 46, 61] against the trained [5, 19, 33, 47, 61]); vLLM captures \
+the target's EAGLE-3 default layers (2, n // 2, n - 3) while fc expects one feature per draft layer, so \
+combine_hidden_states raises ValueError for any drafter without exactly 3 layers. Severity by engine: --engine vllm \
+an error unless the drafter has 3 layers; --engine sglang an error for DFlash2, a warning otherwise (the fallback is \
+right for z-lab-trained DFlash drafters); no engine the most cautious of these (an error when either engine fails \
+or collapses). Open PRs z-lab/dflash#157 and sglang#37476 make the key required.",
+        source: "z-lab/dflash dflash/model.py@10129599dffb338ff38cfd235a53ca6d3667b4dd (DFlashDraftModel.__init__: raises without target_layer_ids); sgl-project/sglang python/sglang/srt/speculative/dflash_utils.py@00731f0 (resolve_target_layer_ids); sgl-project/sglang issue 37475; vllm-project/vllm vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py@0cfdd2e, vllm/model_executor/models/qwen3_dflash.py@036a00d (combine_hidden_states)",
     },
     applies: Applies::BlockDrafters,
     needs: &[],
@@ -124,24 +128,36 @@ fn target_layer_ids_missing(cx: &mut Ctx) {
         .root
         .get("num_hidden_layers")
         .and_then(|n| positive_int(n).ok());
-    let vllm_fails = cx.engine() == Some(Engine::Vllm) && draft_layers != Some(3);
-    let severity = if vllm_fails {
+    let vllm_fails = draft_layers != Some(3);
+    let sglang_collapses = cx.detection.name == Family::Dflash2;
+    let (fails, severity) = match cx.engine() {
+        Some(Engine::Vllm) => (vllm_fails, vllm_fails),
+        Some(Engine::Sglang) => (false, sglang_collapses),
+        None => (vllm_fails, vllm_fails || sglang_collapses),
+    };
+    let severity = if severity {
         Severity::Error
     } else {
         Severity::Warning
+    };
+    let sglang = if sglang_collapses {
+        "SGLang falls back to build_target_layer_ids(num_target_layers, num_hidden_layers), which DFlash2 drafters \
+         never follow: weights load and acceptance collapses silently (sglang#37475)"
+    } else {
+        "SGLang falls back to build_target_layer_ids(num_target_layers, num_hidden_layers), right only for drafters \
+         trained with z-lab's default"
+    };
+    let vllm = if fails {
+        "raises ValueError in combine_hidden_states (fc expects one feature per draft layer)"
+    } else {
+        "fails unless the drafter has exactly 3 layers"
     };
     cx.emit_as(
         severity,
         &path,
         format!(
-            "`{path}` is missing: z-lab's reference and SGLang fall back to build_target_layer_ids(\
-             num_target_layers, num_hidden_layers), right only for drafters trained with z-lab's default; vLLM \
-             captures its EAGLE-3 default layers and {}",
-            if vllm_fails {
-                "raises ValueError in combine_hidden_states (fc expects one feature per draft layer)"
-            } else {
-                "fails unless the drafter has exactly 3 layers"
-            }
+            "`{path}` is missing: z-lab's newer reference refuses the config; {sglang}; vLLM captures its EAGLE-3 \
+             default layers and {vllm}; write the ids the drafter was trained with"
         ),
     );
 }
@@ -212,10 +228,13 @@ const TARGET_LAYER_IDS_LAST_LAYER: Rule = Rule {
         summary: "a target layer id is the target's last layer (SGLang's Qwen3.5 path crashes on it)",
         explanation: "Engines that capture \"the input of layer i\" use id + 1; for the last layer that is the \
 layer count. SGLang's Qwen3.5/3.6 model (qwen3_5.py set_dflash_layers_to_capture) raises IndexError on it \
-(sglang#32204, 2026-07-23; fix PR #32206 open then; NeMo-Automodel#3083 agrees). Other model paths were not \
-checked. An error with --engine sglang on a Qwen3.5/3.6 target, a warning otherwise; nothing for speculators-format \
-configs, whose converter handles the last layer on purpose (--include-last-layer). z-lab's default ids stop at n - 3.",
-        source: "sgl-project/sglang#32204 (python/sglang/srt/models/qwen3_5.py set_dflash_layers_to_capture); vllm-project/speculators src/speculators/convert/dflash/converter.py@c05b95b:121-126",
+(sglang#32204, 2026-07-23; fix PR #32206 open then; NeMo-Automodel#3083 agrees). Other SGLang model paths were not \
+checked. vLLM captures after each layer, so the last layer's output is reachable there, and it serves \
+XiaomiMiMo/MiMo-V2.5-Pro-FP4-DFlash (vLLM PR 46104). So: nothing with --engine vllm; an error with \
+--engine sglang on a Qwen3.5/3.6 target, a warning on other SGLang targets and without an engine (the cautious \
+statement: the crash is real on one SGLang path); nothing for speculators-format configs, whose converter handles \
+the last layer on purpose (--include-last-layer). z-lab's default ids stop at n - 3.",
+        source: "sgl-project/sglang#32204 (python/sglang/srt/models/qwen3_5.py set_dflash_layers_to_capture); NVIDIA-NeMo/Automodel PR 3083; vllm-project/vllm PR 46104 (serves XiaomiMiMo/MiMo-V2.5-Pro-FP4-DFlash); vllm-project/vllm PR 46788 (EagleModelMixin capture after each layer); vllm-project/speculators src/speculators/convert/dflash/converter.py@c05b95b:121-126",
     },
     applies: Applies::BlockDrafters,
     needs: &[Need::TargetLayers],
@@ -223,7 +242,7 @@ configs, whose converter handles the last layer on purpose (--include-last-layer
 };
 
 fn target_layer_ids_last_layer(cx: &mut Ctx) {
-    if cx.detection.name == Family::Speculators {
+    if cx.detection.name == Family::Speculators || cx.engine() == Some(Engine::Vllm) {
         return;
     }
     let (Some(n), Some(ids)) = (cx.target_layers(), layer_ids(cx)) else {
@@ -335,8 +354,10 @@ DSpark templates use the formula, the formula + 1 ([2, 17, 32, 47, 62] for Qwen3
 Qwen3.5-4B Domino uses [3, 11, 19, 27, 31]; MiMo and DFlash2 drafters choose their own. A different list is how a \
 hand-written config shows itself, but only the published config can settle it, and no engine enforces the formula: \
 a warning for DFlash, info for DFlash2, DSpark, Domino and the speculators format. The layer count is the target's, \
-or num_target_layers without a target.",
-        source: "z-lab/dflash dflash/model.py@44947fb (build_target_layer_ids); sgl-project/SpecForge configs/*-dspark.json, configs/qwen3.5-4b-domino.json@a6b6b02",
+or without a target the config's own record of it: num_target_layers, or target_num_hidden_layers in TorchSpec's \
+layout (where num_target_layers counts the taps; a num_target_layers equal to the number of ids and not above \
+every id is such a count and is not used).",
+        source: "z-lab/dflash dflash/model.py@44947fb (build_target_layer_ids); sgl-project/SpecForge configs/*-dspark.json, configs/qwen3.5-4b-domino.json@a6b6b02; lightseekorg/TorchSpec torchspec/config/dflash_draft_config.json@367846def3da3b570ca29b7315e280c62c931565, torchspec/config/glm52_dspark_draft_config.json@37a86412604a0c46acc5e12d48cc9d1d82ba6cfe (num_target_layers 5 = taps, target_num_hidden_layers = depth)",
     },
     applies: Applies::BlockDrafters,
     needs: &[],
@@ -345,11 +366,7 @@ or num_target_layers without a target.",
 
 fn target_layer_ids_formula(cx: &mut Ctx) {
     let Some(ids) = layer_ids(cx) else { return };
-    let n = cx.target_layers().or_else(|| {
-        cx.root
-            .get("num_target_layers")
-            .and_then(|n| positive_int(n).ok())
-    });
+    let n = cx.target_layers().or_else(|| own_depth_of(cx.root, &ids));
     let Some(n) = n else {
         cx.skip();
         return;
@@ -423,15 +440,44 @@ fn aux_layer_ids_disagree(cx: &mut Ctx) {
     }
 }
 
+/// TorchSpec's layout: `num_target_layers` counts the taps and the target's depth is
+/// `target_num_hidden_layers` (lightseekorg/TorchSpec torchspec/config/*_draft_config.json).
+const TORCHSPEC_DEPTH: &str = "target_num_hidden_layers";
+
+/// Where the config records its target's depth, and the value: `target_num_hidden_layers` in
+/// TorchSpec's layout, else `num_target_layers` (z-lab's layout).
+fn own_target_depth(root: &Node) -> Option<(&'static str, u64)> {
+    [TORCHSPEC_DEPTH, "num_target_layers"]
+        .into_iter()
+        .find_map(|k| root.get(k).map(|n| (k, n)))
+        .and_then(|(k, n)| positive_int(n).ok().map(|v| (k, v)))
+}
+
+/// Whether `value` is a count of taps rather than of layers: it equals the number of ids and
+/// some id is not below it (TorchSpec writes num_target_layers so; a depth is above every id).
+fn counts_taps(value: u64, ids: &LayerIds) -> bool {
+    value == ids.ids.len() as u64 && ids.ids.iter().any(|&id| id >= value)
+}
+
+/// The config's own record of its target's depth, unless it counts taps.
+fn own_depth_of(root: &Node, ids: &LayerIds) -> Option<u64> {
+    own_target_depth(root)
+        .map(|(_, n)| n)
+        .filter(|&n| !counts_taps(n, ids))
+}
+
 const NUM_TARGET_LAYERS_MISMATCH: Rule = Rule {
     code: LintCode::NumTargetLayersMismatch,
     info: CodeInfo {
         severity: Severity::Warning,
-        summary: "num_target_layers differs from the target's layer count",
+        summary: "the config's record of the target's layer count differs from the target's",
         explanation: "num_target_layers is the target model's decoder-layer count (text_config.num_hidden_layers \
-for Qwen3.5/3.6). No engine compares it with the served target: z-lab's reference uses it only for the default \
-layer ids. A different value suggests the drafter was built for another target — a heuristic, so a warning.",
-        source: "z-lab/dflash dflash/model.py@44947fb:312-314 (its only use)",
+for Qwen3.5/3.6) in z-lab's layout. TorchSpec's layout uses it for the number of taps and records the depth as \
+target_num_hidden_layers, which is then the field compared; without it, a num_target_layers equal to the number of \
+ids and not above every id is read as TorchSpec's tap count and not compared. No engine compares either with the served target: \
+z-lab's reference used num_target_layers only for the default layer ids. A different value suggests the drafter was \
+built for another target — a heuristic, so a warning.",
+        source: "z-lab/dflash dflash/model.py@44947fb:312-314 (its only use); lightseekorg/TorchSpec torchspec/config/glm52_dspark_draft_config.json@37a86412604a0c46acc5e12d48cc9d1d82ba6cfe",
     },
     applies: Applies::All,
     needs: &[Need::TargetLayers],
@@ -439,10 +485,15 @@ layer ids. A different value suggests the drafter was built for another target �
 };
 
 fn num_target_layers_mismatch(cx: &mut Ctx) {
-    let Some(node) = cx.root.get("num_target_layers") else {
+    let key = if cx.root.get(TORCHSPEC_DEPTH).is_some() {
+        TORCHSPEC_DEPTH
+    } else {
+        "num_target_layers"
+    };
+    let Some(node) = cx.root.get(key) else {
         return;
     };
-    let path = Path::key("num_target_layers");
+    let path = Path::key(key);
     let value = match positive_int(node) {
         Ok(v) => v,
         Err(what) => {
@@ -455,12 +506,14 @@ fn num_target_layers_mismatch(cx: &mut Ctx) {
             return;
         }
     };
-    if let Some(n) = cx.target_layers().filter(|&n| n != value) {
+    // TorchSpec's num_target_layers counts taps: not a depth to compare.
+    let taps =
+        key == "num_target_layers" && layer_ids(cx).is_some_and(|ids| counts_taps(value, &ids));
+    if let Some(n) = cx.target_layers().filter(|&n| n != value && !taps) {
         cx.emit(
             &path,
             format!(
-                "num_target_layers is {value} but the target has {n} layers: the drafter may have been built for \
-                 another target"
+                "{key} is {value} but the target has {n} layers: the drafter may have been built for another target"
             ),
         )
         .expected = Some(json!(n));
@@ -484,6 +537,10 @@ with exactly this many ids, or loading fails with a shape mismatch (`dflash-chec
 };
 
 fn fc_width(cx: &mut Ctx) {
+    // In a DeepSeek-V4 config num_hidden_layers is the target's, not the DSpark head's.
+    if cx.embedded_dspark() {
+        return;
+    }
     let Some(ids) = layer_ids(cx) else { return };
     let Some(layers) = cx
         .root

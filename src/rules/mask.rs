@@ -169,10 +169,13 @@ const MASK_TOKEN_COLLISION: Rule = Rule {
         summary: "mask_token_id is the eos/pad/bos id or a chat-control token",
         explanation: "A mask id equal to the target's (or the drafter's) eos, pad or bos id, or to a chat-control \
 token (`<|im_end|>`, `<|im_start|>`, `<|endoftext|>`, `<|eot_id|>`...), makes masked positions indistinguishable \
-from real structure. That is not wrong in itself — SpecForge's LongCat-Flash DFlash template uses mask 2, its own eos \
-id — but it is how a fallback to the pad token (NeMo-Automodel PR 2461: \"the run does not error, but acceptance \
-quietly degrades\") or a guess shows itself. Check it against the published config: info.",
-        source: "NVIDIA-NeMo/Automodel PR 2461; sgl-project/SpecForge configs/longcat-flash-dflash.json@a6b6b02",
+from real structure. For eos, bos and control tokens that is not wrong in itself — SpecForge's LongCat-Flash DFlash \
+template uses mask 2, its own eos id — but it is how a guess shows itself: info, check it against the published \
+config. The pad id is an error: a mask id left at the pad placeholder trains and drafts on PAD embeddings instead \
+of the mask token, which silently corrupts the objective (TorchSpec PR 133's review of its GLM-5.2 DSpark config, \
+whose mask id was the pad placeholder), and a fallback to the pad token \"does not error, but acceptance quietly \
+degrades\" (NeMo-Automodel PR 2461). No published drafter in the corpus uses its pad id as the mask.",
+        source: "lightseekorg/TorchSpec PR 133 (torchspec/config/glm52_dspark_draft_config.json: mask_token_id = the pad placeholder, \"silently corrupts the DSpark objective\"); NVIDIA-NeMo/Automodel PR 2461; sgl-project/SpecForge configs/longcat-flash-dflash.json@a6b6b02",
     },
     applies: Applies::BlockDrafters,
     needs: &[Need::TargetVocab],
@@ -206,10 +209,22 @@ fn mask_token_collision(cx: &mut Ctx) {
             }
         }
     }
-    if let Some((what, _)) = named.iter().find(|(_, v)| *v == id) {
-        let message =
-            format!("mask_token_id {id} is {what}: masked positions look like real structure");
-        cx.emit(&path, message).tokens = vec![tok.clone()];
+    // The pad id first: it is the one collision that is an error.
+    let pad = named
+        .iter()
+        .find(|(what, v)| *v == id && what.ends_with("pad_token_id"));
+    if let Some((what, _)) = pad.or_else(|| named.iter().find(|(_, v)| *v == id)) {
+        let (severity, consequence) = if what.ends_with("pad_token_id") {
+            (
+                Severity::Error,
+                "the drafter trains and drafts on the PAD embedding instead of a mask, which silently corrupts the \
+                 objective (TorchSpec PR 133); write the mask id the drafter was trained with",
+            )
+        } else {
+            (Severity::Info, "masked positions look like real structure")
+        };
+        let message = format!("mask_token_id {id} is {what}: {consequence}");
+        cx.emit_as(severity, &path, message).tokens = vec![tok.clone()];
         return;
     }
     if tok.content().is_some_and(|c| CONTROL_TOKENS.contains(&c)) {

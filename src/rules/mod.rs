@@ -241,6 +241,10 @@ pub struct TargetSummary {
     pub from: std::collections::BTreeMap<String, String>,
     /// Where token ids were decoded from (`none` when they were not).
     pub tokens: String,
+    /// For built-in facts adopted by fingerprint: the drafter's fields that matched
+    /// (`vocab_size 248320, hidden_size 5120, num_target_layers 64`), as `diff` says.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub matched_by: Option<String>,
 }
 
 /// A rule that did not run, and the facts it lacked.
@@ -378,11 +382,34 @@ pub fn lint(
             } else {
                 "none".to_string()
             },
+            matched_by: facts.and_then(|f| fingerprint_match(config.root(), f)),
         },
         findings,
         skipped,
         summary,
     })
+}
+
+/// Why built-in target facts were adopted: the drafter fields equal to the built-in target's
+/// numbers (the fingerprint the resolver matches: vocab_size, hidden_size, num_target_layers).
+/// `None` for facts read from a target directory (they carry the JSON path of each number).
+fn fingerprint_match(root: &Node, facts: &TargetFacts) -> Option<String> {
+    if !facts.origins.is_empty() || !facts.source.starts_with("built-in") {
+        return None;
+    }
+    let pairs = [
+        ("vocab_size", facts.vocab_size),
+        ("hidden_size", facts.hidden_size),
+        ("num_target_layers", facts.num_hidden_layers),
+    ];
+    let matched: Vec<String> = pairs
+        .iter()
+        .filter_map(|&(key, want)| {
+            let v = root.get(key).and_then(Node::as_u64)?;
+            (Some(v) == want).then(|| format!("{key} {v}"))
+        })
+        .collect();
+    (!matched.is_empty()).then(|| matched.join(", "))
 }
 
 /// What a rule sees while checking, and where it reports.
@@ -454,11 +481,27 @@ impl<'a> Ctx<'a> {
         self.options.engine
     }
 
-    /// The drafter's block size, in either layout, when it is a positive integer.
+    /// `vllm` under `--engine vllm`, `otherwise` under SGLang or without an engine: the severity
+    /// of a rule whose verdict differs for vLLM alone.
+    pub fn vllm_or(&self, vllm: Severity, otherwise: Severity) -> Severity {
+        if self.engine() == Some(Engine::Vllm) {
+            vllm
+        } else {
+            otherwise
+        }
+    }
+
+    /// The drafter's block size, when it is a positive whole number: `block_size` in either
+    /// layout, or DeepSeek-V4's `dspark_block_size`. `16.0` counts as 16: SGLang and z-lab's newer
+    /// reference read it with `int()` (field-type says it is a float).
     pub fn block_size(&self) -> Option<(Path, u64)> {
-        crate::config::layout_field("block_size")
-            .and_then(|f| f.find(self.root))
-            .and_then(|(p, n)| positive_int(n).ok().map(|b| (p, b)))
+        block_size_field(self.root).and_then(|(p, n)| whole_positive(n).map(|b| (p, b)))
+    }
+
+    /// Whether the config is a target's with a DSpark head embedded in it (DeepSeek-V4 style:
+    /// `dspark_block_size` at the top level), rather than a standalone drafter's.
+    pub fn embedded_dspark(&self) -> bool {
+        self.root.get("dspark_block_size").is_some()
     }
 
     /// The `dflash_config` object, when present.
@@ -467,6 +510,26 @@ impl<'a> Ctx<'a> {
             .get("dflash_config")
             .filter(|n| n.as_object().is_some())
     }
+}
+
+/// Where the block size is written: `block_size` (flat), `dflash_config.block_size` (nested), or
+/// `dspark_block_size` (a DSpark head inside a DeepSeek-V4 target's config).
+pub(crate) fn block_size_field(root: &Node) -> Option<(Path, &Node)> {
+    crate::config::layout_field("block_size")
+        .and_then(|f| f.find(root))
+        .or_else(|| find(root, &[&["dspark_block_size"]]))
+}
+
+/// A positive whole number as Python's `int()` reads it: `16` or `16.0`, not `16.5`, `0` or a
+/// string.
+pub(crate) fn whole_positive(node: &Node) -> Option<u64> {
+    let n = node.as_number()?;
+    if n.is_integer_literal() {
+        return n.as_u64().filter(|&v| v > 0);
+    }
+    // Below 2^53 every whole f64 is exact.
+    (n.value.is_finite() && n.value.fract() == 0.0 && n.value >= 1.0 && n.value < 9.0e15)
+        .then_some(n.value as u64)
 }
 
 /// The first of `paths` that exists in `root`.

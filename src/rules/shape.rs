@@ -30,8 +30,12 @@ const FIELD_TYPE: Rule = Rule {
 Python loaders either raise on a string or float (`'248070' >= vocab_size` is a TypeError), or accept it and \
 compute with it. Flags must be booleans: SGLang's parse_dflash_draft_config raises on a non-integer mask_token_id, a \
 non-list target_layer_ids, a non-boolean attention_sink_bias, an output_multiplier <= 0 and an empty mask_token. Write \
-the value as the published config does. Every rule that reads a field reports a wrong type under this one code.",
-        source: "sgl-project/sglang python/sglang/srt/speculative/dflash_utils.py@00731f0 (parse_dflash_draft_config); z-lab/dflash dflash/model.py@44947fb (config.block_size)",
+the value as the published config does. Every rule that reads a field reports a wrong type under this one code. \
+One exception is a warning, not an error: a whole-number float `block_size` (`16.0`), which SGLang's DFlash worker \
+and z-lab's newer reference read with int() and vLLM does not read (z-lab's older reference, 44947fb, fails on it). \
+Sizes (hidden_size, vocab_size, num_hidden_layers) and ids stay errors as floats: they size nn.Linear layers and \
+index hidden-state lists, which refuse floats.",
+        source: "sgl-project/sglang python/sglang/srt/speculative/dflash_utils.py@00731f0 (parse_dflash_draft_config); sgl-project/sglang python/sglang/srt/models/dflash.py@7f151c5ebdb3af4467c2a5d3ccc5f54e71d2ba35 (DFlashDraftModel.__init__: int(block_size), default 16), python/sglang/srt/speculative/dflash_worker.py@7f151c5 (int(block_size)); z-lab/dflash dflash/model.py@10129599dffb338ff38cfd235a53ca6d3667b4dd (DFlashDraftModel.__init__: int(block_size), default 16); z-lab/dflash dflash/model.py@44947fb (config.block_size as is)",
     },
     applies: Applies::All,
     needs: &[],
@@ -52,8 +56,8 @@ fn field_type(cx: &mut Ctx) {
         }
     }
     if cx.detection.block_drafter() {
-        if let Some((path, node)) = LAYOUT_FIELDS[0].find(cx.root) {
-            require_positive_int(cx, &path, node);
+        if let Some((path, node)) = super::block_size_field(cx.root) {
+            block_size_type(cx, &path, node);
         }
         dflash_config_types(cx);
         // DSpark's Markov rank also lives at the top level (SGLang's standalone DSpark loader).
@@ -66,6 +70,31 @@ fn field_type(cx: &mut Ctx) {
                 cx.emit_type(&Path::key("markov_rank"), message);
             }
         }
+    }
+}
+
+/// The block size must be a positive integer; a whole float (`16.0`) is only a warning, since
+/// every reader converts it with `int()` (SGLang's DFlash worker and argument hook, z-lab's newer
+/// reference) or does not read it (vLLM). z-lab's older reference (44947fb) used
+/// `config.block_size` as it is, where a float fails at the first slice.
+fn block_size_type(cx: &mut Ctx, path: &Path, node: &Node) {
+    if positive_int(node).is_ok() {
+        return;
+    }
+    match super::whole_positive(node) {
+        Some(b) => {
+            cx.emit_as(
+                Severity::Warning,
+                path,
+                format!(
+                    "`{path}` is {}: SGLang and z-lab's newer reference read it as {b} with int(), z-lab's older \
+                     reference (44947fb) slices with it and fails; write {b}",
+                    super::describe(node)
+                ),
+            )
+            .expected = Some(b.into());
+        }
+        None => require_positive_int(cx, path, node),
     }
 }
 
@@ -237,13 +266,16 @@ fn vocab_size_mismatch(cx: &mut Ctx) {
 const BLOCK_SIZE_MISSING: Rule = Rule {
     code: LintCode::BlockSizeMissing,
     info: CodeInfo {
-        severity: Severity::Error,
-        summary: "block_size is missing from both layouts",
+        severity: Severity::Warning,
+        summary: "block_size is missing from both layouts: each reader assumes its own",
         explanation: "The drafted block length is `block_size` (flat, transformers 4.57) or \
-`dflash_config.block_size` (nested, transformers 5). z-lab's reference reads `config.block_size` and raises \
-without it; speculators' converter refuses the config; SGLang falls back to 16, which need not match training \
-(gpt-oss and MiMo drafters use 8). vLLM does not read it.",
-        source: "z-lab/dflash dflash/model.py@44947fb:319; vllm-project/speculators src/speculators/convert/dflash/converter.py@c05b95b:90-95; sgl-project/sglang python/sglang/srt/speculative/dflash_utils.py@00731f0",
+`dflash_config.block_size` (nested, transformers 5); DeepSeek-V4 checkpoints with an embedded DSpark head write \
+`dspark_block_size`. No serving engine refuses a config without it: SGLang infers --speculative-num-draft-tokens from \
+the config and otherwise defaults to 16 with a warning, which need not match training (gpt-oss and MiMo drafters use \
+8); vLLM does not read the drafter's block_size at all (its DFlash `block_size` is the KV page size); z-lab's newer \
+reference defaults to 16 (its older one raised); speculators' converter refuses the config. So a warning without an \
+engine and with --engine sglang (the default may not be the trained block), info with --engine vllm.",
+        source: "sgl-project/sglang python/sglang/srt/arg_groups/speculative_hook.py@d9ccf6a78adc60d5d467cdad6dacac97b7bfedfa (_handle_dflash: defaults speculative_num_draft_tokens to 16), python/sglang/srt/models/dflash.py@7f151c5ebdb3af4467c2a5d3ccc5f54e71d2ba35 (DFlashDraftModel.__init__: block_size default 16); z-lab/dflash dflash/model.py@10129599dffb338ff38cfd235a53ca6d3667b4dd (DFlashDraftModel.__init__: block_size default 16); vllm-project/vllm#50012 (block_size in DFlash code is the KV page size); vllm-project/speculators src/speculators/convert/dflash/converter.py@c05b95b:90-95",
     },
     applies: Applies::Only(DFLASH_FAMILIES),
     needs: &[],
@@ -251,16 +283,18 @@ without it; speculators' converter refuses the config; SGLang falls back to 16, 
 };
 
 fn block_size_missing(cx: &mut Ctx) {
-    let block = &LAYOUT_FIELDS[0];
-    debug_assert_eq!(block.name, "block_size");
-    if block.find(cx.root).is_none() {
-        cx.emit(
-            &block.flat_path(),
-            "block_size is missing from both layouts (top-level `block_size` and `dflash_config.block_size`): \
-             z-lab's reference raises, SGLang falls back to 16"
-                .to_string(),
-        );
+    if super::block_size_field(cx.root).is_some() {
+        return;
     }
+    let severity = cx.vllm_or(Severity::Info, Severity::Warning);
+    cx.emit_as(
+        severity,
+        &LAYOUT_FIELDS[0].flat_path(),
+        "block_size is missing from both layouts (top-level `block_size` and `dflash_config.block_size`): SGLang \
+         and z-lab's newer reference assume a block of 16, vLLM does not read it; write the block the drafter \
+         was trained with"
+            .to_string(),
+    );
 }
 
 const MIXED_LAYOUT: Rule = Rule {

@@ -396,18 +396,22 @@ Qwen3-Omni; every published DSpark template sets 256. (A negative or non-integer
     check: dspark_markov,
 };
 
-/// A DSpark setting, from the top level, else `dflash_config` (nulls count as absent).
+/// A DSpark setting, from the top level, else `dflash_config`, else DeepSeek-V4's embedded
+/// `dspark_<key>` (nulls count as absent).
 fn dspark_setting<'a>(cx: &Ctx<'a>, key: &str) -> Option<(Path, &'a Node)> {
-    cx.root
-        .get(key)
-        .filter(|n| !n.is_null())
-        .map(|n| (Path::key(key), n))
-        .or_else(|| {
-            cx.dflash_config()
-                .and_then(|d| d.get(key))
-                .filter(|n| !n.is_null())
-                .map(|n| (Path::key("dflash_config").child(key), n))
-        })
+    let embedded = format!("dspark_{key}");
+    let found = [key, embedded.as_str()].into_iter().find_map(|k| {
+        cx.root
+            .get(k)
+            .filter(|n| !n.is_null())
+            .map(|n| (Path::key(k), n))
+    });
+    found.or_else(|| {
+        cx.dflash_config()
+            .and_then(|d| d.get(key))
+            .filter(|n| !n.is_null())
+            .map(|n| (Path::key("dflash_config").child(key), n))
+    })
 }
 
 fn dspark_markov(cx: &mut Ctx) {

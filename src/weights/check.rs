@@ -614,7 +614,8 @@ pub fn check(
             &headers.display_of(&first.shard),
             format!(
                 "{} tensor name(s) start with `model.` (`{}`): transformers strips the prefix, but vLLM's DFlash and \
-                 EAGLE-3 loaders prepend `model.` to every name except lm_head and find no parameter",
+                 EAGLE-3 loaders prepend `model.` to every name except lm_head and refuse the unmatched \
+                 `model.model.*` names at load",
                 prefixed.len(),
                 first.name
             ),

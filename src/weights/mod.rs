@@ -142,13 +142,14 @@ vocabulary also needs its own `lm_head`.",
             source: "vllm-project/vllm:vllm/model_executor/models/qwen3_dflash.py@036a00d1f5d00d449d02dce9babdd15a5b4d06c9 (load_weights returns nothing to check); z-lab/dflash:dflash/model.py@10129599dffb338ff38cfd235a53ca6d3667b4dd",
         },
         WeightsCode::ModelPrefix => &CodeInfo {
-            severity: Severity::Warning,
-            summary: "tensor names carry a `model.` prefix",
+            severity: Severity::Error,
+            summary: "tensor names carry a `model.` prefix: vLLM fails to load them",
             explanation: "transformers strips a leading `model.` (the base-model prefix) when loading, so the \
-reference code reads these names. vLLM's DFlash and EAGLE-3 loaders instead prepend `model.` to every name \
-except `lm_head`, giving `model.model.layers...`, which matches no parameter. Save the state dict without the \
-prefix (the published drafters have none).",
-            source: "vllm-project/vllm:vllm/model_executor/models/qwen3_dflash.py@036a00d1f5d00d449d02dce9babdd15a5b4d06c9 (load_weights: name = \"model.\" + name)",
+reference code reads these names. vLLM's DFlash and EAGLE-3 loaders instead prepend `model.` to every name except \
+`lm_head` (and `d2t`), giving `model.model.layers...`, and hand the result to AutoWeightsLoader, whose _load_module \
+raises (\"There is no module or parameter named ...\") for a name that matches no parameter: the drafter does not \
+load in vLLM. An error. Save the state dict without the prefix (the published drafters have none).",
+            source: "vllm-project/vllm:vllm/model_executor/models/qwen3_dflash.py@d952bda805e64a425276f59161a915d31abbfd13 (DFlashQwen3ForCausalLM.load_weights: name = \"model.\" + name, then AutoWeightsLoader); vllm-project/vllm:vllm/model_executor/models/utils.py@d30d0c133c3f47a6436788f82398b21eb23df8c0 (AutoWeightsLoader._load_module raises for an unmatched name)",
         },
         WeightsCode::ShardMissing => &CodeInfo {
             severity: Severity::Error,

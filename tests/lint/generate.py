@@ -218,6 +218,45 @@ SPECULATORS = {
     },
 }
 
+# TorchSpec's layout (torchspec/config/dflash_draft_config.json): flat keys, num_target_layers is
+# the number of taps (5), the target's depth is target_num_hidden_layers; for Qwen3-8B.
+TORCHSPEC_QWEN3_8B = {
+    "architectures": ["DFlashDraftModel"],
+    "model_type": "dflash",
+    "hidden_size": 4096,
+    "intermediate_size": 12288,
+    "num_hidden_layers": 5,
+    "num_attention_heads": 32,
+    "num_key_value_heads": 8,
+    "vocab_size": 151936,
+    "rms_norm_eps": 1e-06,
+    "max_position_embeddings": 40960,
+    "rope_theta": 1000000.0,
+    "block_size": 16,
+    "num_target_layers": 5,
+    "target_hidden_size": 4096,
+    "target_num_hidden_layers": 36,
+    "target_layer_ids": [1, 9, 17, 25, 33],
+    "mask_token_id": 151669,
+    "tie_word_embeddings": False,
+}
+
+# A DeepSeek-V4-Flash-style target config with its DSpark head's dspark_* keys (block 5, three
+# stages tapping the last three layers); sizes as in the public DeepSeek-V4-Flash config.
+DEEPSEEK_V4_DSPARK = {
+    "architectures": ["DeepseekV4ForCausalLM"],
+    "model_type": "deepseek_v4",
+    "hidden_size": 4096,
+    "num_hidden_layers": 43,
+    "num_attention_heads": 64,
+    "vocab_size": 129280,
+    "num_nextn_predict_layers": 3,
+    "dspark_block_size": 5,
+    "dspark_markov_rank": 256,
+    "dspark_noise_token_id": 128799,
+    "dspark_target_layer_ids": [40, 41, 42],
+}
+
 # Targets: Qwen3-8B (flat config, Qwen3 added tokens in tokenizer_config.json only).
 QWEN3_8B_TARGET = {
     "architectures": ["Qwen3ForCausalLM"],
@@ -311,7 +350,8 @@ def main():
         "mask-token-missing": patch(q, dflash_config={"target_layer_ids": [1, 16, 31, 46, 61]}),
         "mask-token-out-of-range": patch(q, dflash_config__mask_token_id=248320),
         "mask-token-collision": patch(q, dflash_config__mask_token_id=248046),
-        "mask-token-collision-eos": patch(q, dflash_config__mask_token_id=248044),
+        # 248044 is the eos id; the drafter's pad id (also 248044) is dropped so only eos matches.
+        "mask-token-collision-eos": patch(q, dflash_config__mask_token_id=248044, pad_token_id=ABSENT),
         "mask-token-text-token": patch(q, dflash_config__mask_token_id=248064),
         "layer-types-missing": patch(q, layer_types=ABSENT),
         "layer-types-length": patch(q, layer_types=["sliding_attention"] * 3 + ["full_attention"]),
@@ -322,7 +362,8 @@ def main():
         "token-id-out-of-range": patch(q, eos_token_id=300000),
         "token-id-not-special": patch(q, bos_token_id=151643),
         "token-id-target-mismatch": patch(q, eos_token_id=248046),
-        "eagle-aux-layer-ids-out-of-range": patch(QWEN3_8B_EAGLE3, eagle_config={"eagle_aux_hidden_state_layer_ids": [2, 18, 36]}),
+        # 37 on a 36-layer target: above the last boundary (36 = the last layer's output is valid).
+        "eagle-aux-layer-ids-out-of-range": patch(QWEN3_8B_EAGLE3, eagle_config={"eagle_aux_hidden_state_layer_ids": [2, 18, 37]}),
         "not-a-drafter": {"architectures": ["Qwen3ForCausalLM"], "hidden_size": 4096},
         # Rules from engine source (issue 11).
         "aux-ids-target-layer-ids-mismatch": patch(q, eagle_aux_hidden_state_layer_ids=[1, 16, 31, 46, 61]),
@@ -366,6 +407,25 @@ def main():
         "sample-from-anchor-dflash": patch(q, dflash_config__sample_from_anchor=True),
         "target-hidden-size-null": patch(QWEN3_8B_EAGLE3, target_hidden_size=None, eagle_aux_hidden_state_layer_ids=[2, 18, 33]),
     }
+    # Issue 22: rules whose truth depends on the engine, one fixture each (tests/lint_cli.rs
+    # BY_ENGINE asserts the code and severity under --engine vllm, --engine sglang and none).
+    cases.update({
+        # id 36 on a 36-layer target is the last layer's output (sglang PR 32334): info only.
+        "eagle-aux-layer-ids-final-layer": patch(QWEN3_8B_EAGLE3, eagle_aux_hidden_state_layer_ids=[2, 18, 36]),
+        # A head that reads no aux states names no aux layers.
+        "eagle-aux-unused": patch(QWEN3_8B_EAGLE3, eagle_config={"use_aux_hidden_state": False}),
+        "target-layer-ids-missing-dflash2": patch(DFLASH2, dflash_config__target_layer_ids=ABSENT),
+        "field-type-block-size-float": patch(q, block_size=16.0),
+        # The mask id is the drafter's pad placeholder (TorchSpec PR 133).
+        "mask-token-collision-pad": patch(q, dflash_config__mask_token_id=248046, pad_token_id=248046),
+        "torchspec-layout": TORCHSPEC_QWEN3_8B,
+        # Without target_num_hidden_layers: num_target_layers 5 is below the ids, so not a depth.
+        "torchspec-layout-taps-only": patch(TORCHSPEC_QWEN3_8B, target_num_hidden_layers=ABSENT),
+        # DeepSeek-V4 style: a DSpark head described by dspark_* keys of the target's own config.
+        "dspark-embedded": DEEPSEEK_V4_DSPARK,
+        # Only dspark_block_size and the Markov rank: still recognised as a DSpark head.
+        "dspark-embedded-block-only": patch(DEEPSEEK_V4_DSPARK, dspark_noise_token_id=ABSENT, dspark_target_layer_ids=ABSENT),
+    })
     for name, cfg in cases.items():
         write(f"cases/{name}/config.json", cfg)
 
