@@ -10,6 +10,7 @@ pub mod check;
 pub mod config;
 pub mod diagnostic;
 pub mod diff;
+pub mod doctor;
 pub mod error;
 pub mod exit;
 pub mod fix;

@@ -49,7 +49,31 @@ pub struct LaunchArgs {
 }
 
 pub fn run_launch(args: &LaunchArgs, out: &mut Vec<u8>) -> Result<u8> {
-    let file = match &args.file {
+    let (parsed, notes, base_dir) = read_launch(args.file.as_deref(), &args.command)?
+        .ok_or_else(|| {
+            dflash_check::Error::new("no engine command given").with_hint(
+                "pass it after `--` (dflash-check launch -- vllm serve MODEL ...) or name a file with --file",
+            )
+        })?;
+    let options = CheckOptions {
+        hub: Some(args.hub.settings()?),
+        drafter_dir: args.drafter.clone(),
+        target_dir: args.target.clone(),
+        base_dir,
+    };
+    let report = launch::check(parsed, notes, &options)?;
+    let deny = args.deny.warnings();
+    finish(&report, &args.output, report.fails(deny), deny, out)
+}
+
+/// The launch command from `--file` (a script, Dockerfile or compose file; `-` is stdin) or the
+/// words after `--`, parsed; with the notes and the directory relative paths resolve in.
+/// `None` when neither was given.
+pub(super) fn read_launch(
+    file: Option<&std::path::Path>,
+    command: &[String],
+) -> Result<Option<(launch::Launch, Vec<String>, Option<PathBuf>)>> {
+    let file = match file {
         None => None,
         Some(path) if path.as_os_str() == "-" => {
             let mut text = String::new();
@@ -83,24 +107,12 @@ pub fn run_launch(args: &LaunchArgs, out: &mut Vec<u8>) -> Result<u8> {
             ))
         }
     };
-    if file.is_none() && args.command.is_empty() {
-        return Err(dflash_check::Error::new("no engine command given")
-            .with_hint(
-                "pass it after `--` (dflash-check launch -- vllm serve MODEL ...) or name a file with --file",
-            )
-            .into());
+    if file.is_none() && command.is_empty() {
+        return Ok(None);
     }
     let (parsed, notes) = launch::parse_input(
-        &args.command,
+        command,
         file.as_ref().map(|(n, t, _)| (n.as_str(), t.as_str())),
     )?;
-    let options = CheckOptions {
-        hub: Some(args.hub.settings()?),
-        drafter_dir: args.drafter.clone(),
-        target_dir: args.target.clone(),
-        base_dir: file.and_then(|(_, _, dir)| dir),
-    };
-    let report = launch::check(parsed, notes, &options)?;
-    let deny = args.deny.warnings();
-    finish(&report, &args.output, report.fails(deny), deny, out)
+    Ok(Some((parsed, notes, file.and_then(|(_, _, dir)| dir))))
 }

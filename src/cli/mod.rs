@@ -6,6 +6,7 @@
 mod acceptance;
 mod check;
 mod diff;
+mod doctor;
 mod env;
 mod explain;
 mod fix;
@@ -86,6 +87,9 @@ pub enum Command {
     /// Measure a running vLLM/SGLang server's acceptance from its /metrics, with a verdict and the likely cause.
     #[command(after_help = acceptance::ACCEPTANCE_EXAMPLES)]
     Acceptance(acceptance::AcceptanceArgs),
+    /// Why is my drafter slow? Measure, find the drafter and target, run every check, rank the causes, print the repair.
+    #[command(after_help = doctor::DOCTOR_EXAMPLES)]
+    Doctor(doctor::DoctorArgs),
 }
 
 /// Runs a parsed command; returns the exit code.
@@ -103,6 +107,7 @@ pub fn run(cli: Cli) -> Result<u8> {
         Command::Launch(args) => launch::run_launch(&args, &mut out)?,
         Command::Acceptance(args) => acceptance::run_acceptance(&args, &mut out)?,
         Command::Weights(args) => weights::run_weights(&args, &mut out)?,
+        Command::Doctor(args) => doctor::run_doctor(&args, &mut out)?,
     };
     let mut stdout = std::io::stdout().lock();
     match stdout.write_all(&out).and_then(|()| stdout.flush()) {

@@ -10,6 +10,7 @@
 pub mod acceptance;
 pub mod check;
 pub mod diff;
+pub mod doctor;
 pub mod explain;
 pub mod fix;
 pub mod github;

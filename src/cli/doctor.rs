@@ -1,0 +1,119 @@
+//! `dflash-check doctor`: why is my drafter slow? Flags become [`DoctorInputs`]; the library
+//! measures, finds the drafter and target, runs every check and ranks the causes.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::Result;
+use clap::Args;
+
+use dflash_check::acceptance::{scrape, HttpSource, MeasureOptions, MetricsSource};
+use dflash_check::doctor::{self, DoctorInputs};
+use dflash_check::input::InputRef;
+
+use super::{finish, HubArgs, OutputArgs};
+
+pub const DOCTOR_EXAMPLES: &str = "\
+Examples:
+  dflash-check doctor --metrics http://127.0.0.1:30000                  # SGLang: the server names its drafter
+  dflash-check doctor --metrics http://127.0.0.1:8000 -- vllm serve Qwen/Qwen3.6-27B \\
+      --speculative-config '{\"method\": \"dflash\", \"model\": \"models/drafter\", \"num_speculative_tokens\": 15}'
+  dflash-check doctor --drafter models/drafter --target models/Qwen3.6-27B     # no server: the files alone
+
+Exit codes: 0 nothing wrong found, 1 a cause was found (or acceptance fails), 2 could not look
+(no drafter found, server unreachable, bad input).";
+
+#[derive(Debug, Args)]
+pub struct DoctorArgs {
+    /// The running server (base URL or its /metrics URL): acceptance is measured, and SGLang's
+    /// server arguments name the drafter and target.
+    #[arg(long, value_name = "URL")]
+    pub metrics: Option<String>,
+    /// A shell script, Dockerfile or docker-compose file holding the launch command.
+    #[arg(long, value_name = "FILE", conflicts_with = "command")]
+    pub file: Option<PathBuf>,
+    /// The drafter's directory on this machine (else the one the launch command or server names).
+    #[arg(long, value_name = "DIR")]
+    pub drafter: Option<PathBuf>,
+    /// The target: a directory, or a Hub repo hf://ORG/NAME[@REV]; it picks the drafter's authority.
+    #[arg(long, value_name = "DIR|REPO")]
+    pub target: Option<String>,
+    /// Seconds between the first and the last scrape.
+    #[arg(long, value_name = "SECS", default_value = "10")]
+    pub window: f64,
+    /// Seconds to wait for each request to the server.
+    #[arg(long, value_name = "SECS", default_value = "5")]
+    pub server_timeout: f64,
+    /// Fail when the acceptance length is below X.
+    #[arg(long, value_name = "X")]
+    pub min_acceptance_length: Option<f64>,
+    /// Read this served model (the `model_name` label) when the server serves several.
+    #[arg(long, value_name = "NAME")]
+    pub model_name: Option<String>,
+    #[command(flatten)]
+    pub hub: HubArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// The engine command line as you deploy it, after `--`.
+    #[arg(last = true, value_name = "COMMAND")]
+    pub command: Vec<String>,
+}
+
+fn secs(v: f64, what: &str) -> Result<Duration> {
+    if !v.is_finite() || v <= 0.0 || v > 3600.0 {
+        return Err(dflash_check::Error::new(format!(
+            "{what} must be more than 0 and at most 3600 seconds"
+        ))
+        .kind(dflash_check::error::ErrorKind::Usage)
+        .into());
+    }
+    Ok(Duration::from_secs_f64(v))
+}
+
+pub fn run_doctor(args: &DoctorArgs, out: &mut Vec<u8>) -> Result<u8> {
+    let launch = super::launch::read_launch(args.file.as_deref(), &args.command)?;
+    let (mut target_dir, mut target_repo) = (None, None);
+    if let Some(t) = &args.target {
+        match InputRef::parse(t, "--target")? {
+            InputRef::Local(dir) => target_dir = Some(dir),
+            InputRef::Hub(repo) => target_repo = Some(repo),
+        }
+    }
+    if launch.is_none() && args.metrics.is_none() && args.drafter.is_none() {
+        return Err(dflash_check::Error::new("doctor needs something to look at")
+            .kind(dflash_check::error::ErrorKind::Usage)
+            .with_hint(
+                "pass the server (--metrics URL), the launch command (after `--`, or --file), or --drafter DIR",
+            )
+            .into());
+    }
+    let timeout = secs(args.server_timeout, "--server-timeout")?;
+    let window = secs(args.window, "--window")?;
+    let inputs = DoctorInputs {
+        launch,
+        drafter_dir: args.drafter.clone(),
+        target_dir,
+        target_repo,
+        hub: args.hub.settings().ok(),
+        measure: args.metrics.as_ref().map(|_| MeasureOptions {
+            window,
+            model_name: args.model_name.clone(),
+            min_acceptance_length: args.min_acceptance_length,
+        }),
+    };
+    let mut source = match &args.metrics {
+        Some(url) => Some(HttpSource::new(scrape::metrics_url(url)?, timeout)?),
+        None => None,
+    };
+    let server = args
+        .metrics
+        .as_deref()
+        .and_then(|url| doctor::server_info(url, timeout));
+    let report = doctor::run(
+        &inputs,
+        source.as_mut().map(|s| s as &mut dyn MetricsSource),
+        server,
+        &mut std::thread::sleep,
+    )?;
+    finish(&report, &args.output, report.fails(), false, out)
+}
