@@ -762,3 +762,56 @@ fn an_etag_that_is_not_a_hash_cannot_vouch_for_altered_content() {
     assert_eq!(blobs(f.cache.path()), 0);
     no_partial_files(f.cache.path());
 }
+
+#[test]
+fn an_lfs_file_redirected_to_a_cdn_is_resolved_from_the_redirect_and_checked_by_sha256() {
+    // As the Hub serves LFS files: the HEAD and the GET at the endpoint answer 302 to a CDN
+    // (another origin); the 302 itself carries X-Repo-Commit, X-Linked-Etag (sha256) and
+    // X-Linked-Size. The HEAD reads them there; the GET follows to the CDN without the token.
+    let f = fixture();
+    let cdn = HubServer::start();
+    cdn.add_repo(REPO, same_repo().0);
+    let sha256: String = {
+        use sha2::{Digest, Sha256};
+        Sha256::digest(NEW_CONFIG)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    };
+    let size = NEW_CONFIG.len().to_string();
+    let location = format!(
+        "{}/{REPO}/resolve/{}/config.json",
+        cdn.url_as("localhost"),
+        f.new
+    );
+    let redirect = [
+        ("Location", location.as_str()),
+        ("X-Repo-Commit", f.new.as_str()),
+        ("X-Linked-Etag", &format!("\"{sha256}\"")),
+        ("X-Linked-Size", size.as_str()),
+    ];
+    f.server.status_fault(Some("HEAD"), 302, &redirect);
+    f.server.status_fault(Some("GET"), 302, &redirect);
+    let got = fetch_file(&f.settings(), &repo(REPO), "config.json").unwrap();
+    assert_eq!(
+        (got.sha.as_str(), got.bytes.as_slice()),
+        (f.new.as_str(), NEW_CONFIG)
+    );
+    let cdn_log = auth_seen(&cdn);
+    assert_eq!(
+        cdn_log.len(),
+        1,
+        "only the GET reaches the CDN: {cdn_log:?}"
+    );
+    assert!(
+        cdn_log[0].0.starts_with("GET") && cdn_log[0].1.is_none(),
+        "{cdn_log:?}"
+    );
+    // Cached under the sha256, as huggingface_hub names LFS blobs.
+    assert!(f
+        .cache
+        .path()
+        .join("models--z-lab--Test-DFlash-b16/blobs")
+        .join(&sha256)
+        .is_file());
+}

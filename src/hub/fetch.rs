@@ -468,7 +468,8 @@ fn head(http: &Http<'_>, t: &Target<'_>, pinned: bool) -> Result<Meta, HubError>
         )
         .with_hint("a mirror or proxy that rewrites ETags cannot serve authoritative files; use the Hub itself or a mirror that passes the Hub's ETags through"));
     }
-    let size = announced_size(headers).map_err(|what| bad_response(t, what))?;
+    let size = announced_size(headers, resp.status().is_redirection())
+        .map_err(|what| bad_response(t, what))?;
     let limit = size_limit(t.filename);
     if let Some(n) = size.filter(|&n| n > limit) {
         return Err(too_large(t, n, limit));
@@ -495,7 +496,8 @@ fn download(
             if status != 200 {
                 return Err(status_error(t, status, resp.headers()));
             }
-            let announced = announced_size(resp.headers()).map_err(|what| bad_response(t, what))?;
+            let announced =
+                announced_size(resp.headers(), false).map_err(|what| bad_response(t, what))?;
             if let Some(n) = announced.filter(|&n| n > limit) {
                 return Err(too_large(t, n, limit));
             }

@@ -93,12 +93,18 @@ fn percent_encode(s: &str, keep_slash: bool) -> String {
 }
 
 /// The size a response announces for the file: `X-Linked-Size` (the Hub's redirect to its
-/// CDN) or else `Content-Length`. `Err` when a value is not a number.
-pub(crate) fn announced_size(headers: &HeaderMap) -> Result<Option<u64>, String> {
-    let Some((name, value)) = ["x-linked-size", "content-length"]
-        .iter()
-        .find_map(|n| headers.get(*n).map(|v| (*n, v)))
-    else {
+/// CDN) or else `Content-Length` (unless `linked_only`: a redirect's own `Content-Length` is
+/// that of the redirect's body, not the file's). `Err` when a value is not a number.
+pub(crate) fn announced_size(
+    headers: &HeaderMap,
+    linked_only: bool,
+) -> Result<Option<u64>, String> {
+    let names: &[&str] = if linked_only {
+        &["x-linked-size"]
+    } else {
+        &["x-linked-size", "content-length"]
+    };
+    let Some((name, value)) = names.iter().find_map(|n| headers.get(*n).map(|v| (*n, v))) else {
         return Ok(None);
     };
     value
@@ -314,14 +320,15 @@ mod tests {
     #[test]
     fn announced_size_prefers_the_linked_size_and_refuses_garbage() {
         let mut h = HeaderMap::new();
-        assert_eq!(announced_size(&h), Ok(None));
+        assert_eq!(announced_size(&h, false), Ok(None));
         h.insert("content-length", "12".parse().unwrap());
-        assert_eq!(announced_size(&h), Ok(Some(12)));
+        assert_eq!(announced_size(&h, false), Ok(Some(12)));
+        assert_eq!(announced_size(&h, true), Ok(None));
         h.insert("x-linked-size", "18446744073709551615".parse().unwrap());
-        assert_eq!(announced_size(&h), Ok(Some(u64::MAX)));
+        assert_eq!(announced_size(&h, false), Ok(Some(u64::MAX)));
         h.insert("x-linked-size", "-1".parse().unwrap());
-        assert!(announced_size(&h).is_err());
+        assert!(announced_size(&h, false).is_err());
         h.insert("x-linked-size", "18446744073709551616".parse().unwrap());
-        assert!(announced_size(&h).is_err());
+        assert!(announced_size(&h, true).is_err());
     }
 }

@@ -311,7 +311,7 @@ impl<'a> RangeReader<'a> {
                 _ => return Err(bad("an unusable Content-Range")),
             },
             // A server that ignores `Range` sends the whole file: read only what was asked.
-            200 => match announced_size(resp.headers()) {
+            200 => match announced_size(resp.headers(), false) {
                 Ok(Some(len)) => len,
                 Ok(None) => {
                     return Err(HubError::new(
