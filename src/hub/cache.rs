@@ -100,9 +100,7 @@ pub(crate) fn verify_cached(snapshot_file: &Path, bytes: &[u8]) -> Result<(), St
     let Some(name) = target.file_name().and_then(|n| n.to_str()) else {
         return Ok(());
     };
-    let hash_shaped =
-        (name.len() == 40 || name.len() == 64) && name.bytes().all(|b| b.is_ascii_hexdigit());
-    if hash_shaped && !matches_etag(bytes, name) {
+    if is_content_hash(name) && !matches_etag(bytes, name) {
         return Err(format!(
             "its content does not hash to its blob name {name} (edited or corrupted in the cache)"
         ));
