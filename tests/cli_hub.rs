@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Command;
 
 use support::olah::{enabled, Olah, RepoSpec};
-use support::{FakeRepo, HubServer};
+use support::{FakeRepo, Fault, HubServer, Tweak};
 
 const DRAFTER: &str = "z-lab/Qwen3.6-27B-DFlash";
 const TARGET: &str = "Qwen/Qwen3.6-27B";
@@ -261,9 +261,8 @@ fn from_hub_against_olah() {
     assert!(err.contains(DRAFTER), "{err}");
 }
 
-/// Failures through the binary: exit 2, a message naming repo and file, the token never shown.
-#[test]
-fn hub_failures_exit_two_with_clear_messages() {
+/// The in-process Hub serving the incident's authority as `DRAFTER`, and an empty cache.
+fn incident_hub() -> (HubServer, tempfile::TempDir) {
     let server = HubServer::start();
     let mut repo = FakeRepo::default();
     repo.commit(&[(
@@ -271,7 +270,13 @@ fn hub_failures_exit_two_with_clear_messages() {
         &read("fixtures/incident/authority/config.json"),
     )]);
     server.add_repo(DRAFTER, repo);
-    let cache = tempfile::tempdir().unwrap();
+    (server, tempfile::tempdir().unwrap())
+}
+
+/// Failures through the binary: exit 2, a message naming repo and file, the token never shown.
+#[test]
+fn hub_failures_exit_two_with_clear_messages() {
+    let (server, cache) = incident_hub();
     let c = cache.path();
     let url = server.url.clone();
     let guessed = "fixtures/incident/Qwen3.6-27B-DFlash";
@@ -321,6 +326,82 @@ fn hub_failures_exit_two_with_clear_messages() {
     let (code, out, _) = run(&["--from-hub", DRAFTER]);
     assert_eq!(code, 1, "{out}");
     assert!(out.contains("fresh from the Hub"), "{out}");
+}
+
+/// Issue 20's hostile answers through the binary: each ends in exit 2 with a message naming the
+/// file, none in a crash (a lying `X-Linked-Size` used to abort the process), a hang past
+/// `--timeout`, or an altered file accepted.
+#[test]
+fn hostile_hub_answers_exit_two_not_a_crash() {
+    let (server, cache) = incident_hub();
+    let url = server.url.clone();
+    let run = || {
+        let started = std::time::Instant::now();
+        let args = [
+            "diff",
+            "fixtures/incident/Qwen3.6-27B-DFlash",
+            "--from-hub",
+            DRAFTER,
+            "--endpoint",
+            url.as_str(),
+            "--timeout",
+            "2",
+        ];
+        let (code, _, err) = dflash(&args, cache.path(), &[]);
+        (code, err, started.elapsed())
+    };
+    let tweak = |headers: &[(&str, &str)], drip: bool| {
+        Fault::Tweak(Tweak {
+            headers: headers
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            corrupt: false,
+            drip: drip.then(|| std::time::Duration::from_millis(300)),
+            flood: None,
+        })
+    };
+    let huge = u64::MAX.to_string();
+    let cases = [
+        (
+            "X-Linked-Size: u64::MAX",
+            tweak(&[("X-Linked-Size", &huge)], false),
+            "over the 4.0 MiB limit",
+        ),
+        (
+            "ETag \"abc\"",
+            tweak(&[("ETag", "\"abc\"")], false),
+            "not a content hash",
+        ),
+        (
+            "X-Xet-Hash and a dripping body",
+            tweak(&[("X-Xet-Hash", &"a".repeat(64))], true),
+            "within 2 s",
+        ),
+    ];
+    for (what, fault, says) in cases {
+        // The ETag is refused at the HEAD, before any body (`tests/hub_server.rs` also
+        // alters the body); the others are in the GET.
+        let method = if what.starts_with("ETag") {
+            "HEAD"
+        } else {
+            "GET"
+        };
+        server.fault(Some(method), fault);
+        let (code, err, took) = run();
+        assert_eq!(code, 2, "{what}: {err}");
+        assert!(
+            err.contains("config.json") && err.contains(says),
+            "{what}: {err}"
+        );
+        assert!(
+            took < std::time::Duration::from_secs(8),
+            "{what}: took {took:?}"
+        );
+    }
+    // Nothing of it reached the cache: the clean run afterwards downloads the file.
+    let (code, err, _) = run();
+    assert_eq!(code, 1, "{err}");
 }
 
 /// `dflash-check env` shows where each setting came from and never the token.

@@ -7,10 +7,10 @@ use std::path::Path;
 use std::time::Duration;
 
 use dflash_check::hub::{
-    fetch_file, fetch_optional_file, Freshness, HubError, HubErrorKind, HubFlags, HubSettings,
-    RepoRef,
+    fetch_file, fetch_optional_file, fetch_safetensors_header, Freshness, HeaderAnswer, HubError,
+    HubErrorKind, HubFlags, HubSettings, RepoRef, MAX_CONFIG_BYTES,
 };
-use support::{dead_endpoint, FakeRepo, Fault, HubServer};
+use support::{dead_endpoint, FakeRepo, Fault, HubServer, Tweak};
 
 const TOKEN: &str = "hf_SENTINELxxxxTOKEN1234";
 const REPO: &str = "z-lab/Test-DFlash-b16";
@@ -27,14 +27,20 @@ struct Fixture {
     new: String,
 }
 
-fn fixture() -> Fixture {
-    let server = HubServer::start();
+/// The fixture's repo and its (old, new) shas: the same wherever it is served.
+fn same_repo() -> (FakeRepo, String, String) {
     let mut repo = FakeRepo::default();
     let old = repo.commit(&[("config.json", OLD_CONFIG)]);
     let new = repo.commit(&[
         ("config.json", NEW_CONFIG),
         ("tokenizer_config.json", TOK_CONFIG),
     ]);
+    (repo, old, new)
+}
+
+fn fixture() -> Fixture {
+    let server = HubServer::start();
+    let (repo, old, new) = same_repo();
     server.add_repo(REPO, repo);
     Fixture {
         server,
@@ -125,7 +131,7 @@ fn cold_then_warm_fetch_resolves_the_branch_and_counts_requests() {
         .unwrap();
     assert_eq!(tok.bytes, TOK_CONFIG);
     let cold = f.server.log();
-    // What hf-hub 1.0 asks: our HEAD (sha, ETag, size), its own HEAD, then the GET at the sha.
+    // One HEAD (sha, ETag, size), then one GET at the sha.
     let shape: Vec<String> = cold
         .iter()
         .map(|r| format!("{} {}", r.method, r.path))
@@ -134,10 +140,8 @@ fn cold_then_warm_fetch_resolves_the_branch_and_counts_requests() {
         shape,
         [
             format!("HEAD /{REPO}/resolve/main/config.json"),
-            format!("HEAD /{REPO}/resolve/{}/config.json", f.new),
             format!("GET /{REPO}/resolve/{}/config.json", f.new),
             format!("HEAD /{REPO}/resolve/main/tokenizer_config.json"),
-            format!("HEAD /{REPO}/resolve/{}/tokenizer_config.json", f.new),
             format!("GET /{REPO}/resolve/{}/tokenizer_config.json", f.new),
         ]
     );
@@ -394,7 +398,7 @@ fn server_errors_are_retried_then_reported() {
     f.server.status_fault(Some("HEAD"), 502, &[]);
     let got = fetch_file(&f.settings(), &repo(REPO), "config.json").unwrap();
     assert_eq!(got.freshness, Freshness::Hub);
-    assert_eq!(f.server.requests(), 5, "two failures, then HEAD, HEAD, GET");
+    assert_eq!(f.server.requests(), 4, "two failures, then HEAD, GET");
 
     let g = fixture();
     for _ in 0..3 {
@@ -486,8 +490,16 @@ fn the_token_is_not_sent_to_another_host() {
     let mut r = FakeRepo::default();
     r.commit(&[("config.json", NEW_CONFIG)]);
     other.add_repo(REPO, r);
+    // A HEAD is not followed off the endpoint: the redirect itself is the answer (and
+    // this one lacks the Hub's headers).
     f.server
         .fault(Some("HEAD"), Fault::Redirect(other.url.clone()));
+    let err = failing(&f.settings(), REPO, "config.json");
+    assert_eq!(err.kind, HubErrorKind::BadResponse, "{err}");
+    assert_eq!(other.requests(), 0);
+    // A GET is (the Hub sends downloads to its CDN), without the token.
+    f.server
+        .fault(Some("GET"), Fault::Redirect(other.url.clone()));
     let _ = fetch_file(&f.settings(), &repo(REPO), "config.json");
     assert!(other.requests() > 0, "the redirect was followed");
     for r in other.log() {
@@ -508,4 +520,298 @@ fn hostile_file_names_are_refused_without_requests() {
         assert_eq!(err.kind, HubErrorKind::InvalidInput, "{name}");
     }
     assert_eq!(f.server.requests(), 0);
+}
+
+// Hostile servers (issue 20): the token stays with the endpoint, sizes from the network are
+// checked before use, every request ends within --timeout, bodies are read up to the cap only,
+// and an ETag that is not a content hash is refused.
+
+/// `Authorization` as each request to `server` carried it.
+fn auth_seen(server: &HubServer) -> Vec<(String, Option<String>)> {
+    server
+        .log()
+        .into_iter()
+        .map(|r| {
+            let auth = r.header("authorization").map(str::to_string);
+            (format!("{} {}", r.method, r.path), auth)
+        })
+        .collect()
+}
+
+fn tweak(t: Tweak) -> Fault {
+    Fault::Tweak(t)
+}
+
+fn header(k: &str, v: &str) -> Vec<(String, String)> {
+    vec![(k.to_string(), v.to_string())]
+}
+
+/// Runs `f` on a thread and gives up after `limit`: a test of a hang must not hang itself.
+fn within<T: Send + 'static>(limit: Duration, f: impl FnOnce() -> T + Send + 'static) -> Option<T> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let _ = tx.send(f());
+    });
+    rx.recv_timeout(limit).ok()
+}
+
+#[test]
+fn the_token_stays_with_the_endpoint_through_a_redirect_chain() {
+    // A (the endpoint) -> B -> B, B under another host name (`localhost`) and under another
+    // port of the same host: B must never see the token, on any hop.
+    for other_host in ["localhost", "127.0.0.1"] {
+        let f = fixture();
+        let b = HubServer::start();
+        b.add_repo(REPO, same_repo().0);
+        let b_url = b.url_as(other_host);
+        f.server.fault(Some("GET"), Fault::Redirect(b_url.clone()));
+        b.fault(Some("GET"), Fault::Redirect(b_url.clone()));
+        let got = fetch_file(&f.settings(), &repo(REPO), "config.json");
+        let seen = auth_seen(&b);
+        assert!(seen.len() >= 2, "the chain reached B twice: {seen:?}");
+        assert!(
+            seen.iter().all(|(_, auth)| auth.is_none()),
+            "token sent to {b_url}: {seen:?}"
+        );
+        // The file B served is the one the endpoint's ETag names: the fetch succeeds.
+        assert_eq!(got.unwrap().bytes, NEW_CONFIG);
+        // The endpoint itself did get it (that is where it belongs).
+        assert!(auth_seen(&f.server).iter().all(|(_, a)| a.is_some()));
+    }
+}
+
+#[test]
+fn a_chain_that_left_the_endpoint_does_not_get_the_token_back() {
+    // A -> B -> A: the second request to A was chosen by B, so it goes without the token.
+    let f = fixture();
+    let b = HubServer::start();
+    let b_url = b.url_as("localhost");
+    f.server.fault(Some("GET"), Fault::Redirect(b_url));
+    b.fault(Some("GET"), Fault::Redirect(f.server.url.clone()));
+    let got = fetch_file(&f.settings(), &repo(REPO), "config.json").unwrap();
+    assert_eq!(got.bytes, NEW_CONFIG);
+    let a = auth_seen(&f.server);
+    let gets: Vec<_> = a.iter().filter(|(r, _)| r.starts_with("GET")).collect();
+    assert_eq!(gets.len(), 2, "{a:?}");
+    assert!(
+        gets[0].1.is_some(),
+        "the first hop is the endpoint's: {a:?}"
+    );
+    assert!(gets[1].1.is_none(), "token sent back after leaving: {a:?}");
+    assert!(auth_seen(&b).iter().all(|(_, a)| a.is_none()));
+}
+
+#[test]
+fn range_reads_keep_the_token_with_the_endpoint_too() {
+    let header_file: Vec<u8> = {
+        let json = b"{\"__metadata__\":{}}";
+        let mut v = (json.len() as u64).to_le_bytes().to_vec();
+        v.extend_from_slice(json);
+        v
+    };
+    let f = fixture();
+    let mut r = FakeRepo::default();
+    let sha = r.commit(&[("model.safetensors", &header_file)]);
+    f.server.add_repo("z-lab/Weights", r.clone());
+    let b = HubServer::start();
+    b.add_repo("z-lab/Weights", r);
+    let b_url = b.url_as("localhost");
+    f.server.fault(Some("GET"), Fault::Redirect(b_url.clone()));
+    b.fault(Some("GET"), Fault::Redirect(b_url.clone()));
+    let got = fetch_safetensors_header(&f.settings(), "z-lab/Weights", &sha, "model.safetensors");
+    let seen = auth_seen(&b);
+    assert!(seen.len() >= 2, "the chain reached B twice: {seen:?}");
+    assert!(
+        seen.iter().all(|(_, auth)| auth.is_none()),
+        "token sent to {b_url}: {seen:?}"
+    );
+    match got.unwrap() {
+        HeaderAnswer::Found(h) => assert_eq!(h.prefix, header_file),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_size_no_file_can_have_is_refused_not_a_crash() {
+    // X-Linked-Size: u64::MAX on the GET (hf-hub preallocated its buffer from it and
+    // aborted): refused before use.
+    let f = fixture();
+    f.server.fault(
+        Some("GET"),
+        tweak(Tweak {
+            headers: header("X-Linked-Size", &u64::MAX.to_string()),
+            ..Tweak::default()
+        }),
+    );
+    let got = within(Duration::from_secs(20), {
+        let s = f.settings();
+        move || fetch_file(&s, &repo(REPO), "config.json").map(|f| f.bytes)
+    })
+    .expect("no answer within 20 s");
+    let err = got.expect_err("a size over the cap is an error");
+    assert_eq!(err.kind, HubErrorKind::TooLarge, "{err}");
+    assert!(err.message.contains("4.0 MiB"), "{err}");
+    assert_eq!(blobs(f.cache.path()), 0);
+
+    // The same number as the GET's Content-Length: refused before reading the body.
+    let g = fixture();
+    g.server.fault(Some("GET"), Fault::HugeLength(u64::MAX));
+    let err = failing(&g.settings(), REPO, "config.json");
+    assert!(
+        matches!(err.kind, HubErrorKind::TooLarge | HubErrorKind::BadResponse),
+        "{err}"
+    );
+    assert_eq!(blobs(g.cache.path()), 0);
+}
+
+#[test]
+fn a_xet_file_with_a_dripping_body_ends_within_the_timeout() {
+    // The answer names a xet hash (hf-hub then downloads from the CAS server the Hub names,
+    // without our timeout: ours never answers) and the body arrives a byte every 300 ms.
+    let f = fixture();
+    let xet = "a".repeat(64);
+    f.server.fault(Some("HEAD"), Fault::Pass);
+    f.server.fault(
+        None,
+        tweak(Tweak {
+            headers: header("X-Xet-Hash", &xet),
+            drip: Some(Duration::from_millis(300)),
+            ..Tweak::default()
+        }),
+    );
+    let s = f.with(|fl| fl.timeout_secs = Some(2));
+    let started = std::time::Instant::now();
+    let got = within(Duration::from_secs(30), move || {
+        fetch_file(&s, &repo(REPO), "config.json").map(|f| f.bytes)
+    });
+    let took = started.elapsed();
+    let got = got.unwrap_or_else(|| panic!("still running after {took:?} with --timeout 2"));
+    let err = got.expect_err("a body slower than the timeout is an error");
+    assert_eq!(err.kind, HubErrorKind::Timeout, "{err}");
+    assert!(
+        took < Duration::from_secs(5),
+        "took {took:?} with --timeout 2"
+    );
+    assert_eq!(blobs(f.cache.path()), 0);
+    no_partial_files(f.cache.path());
+}
+
+#[test]
+fn a_body_over_the_cap_is_read_up_to_the_cap_only() {
+    // No size anywhere (HEAD and GET give no Content-Length), then 256 MiB of body.
+    let f = fixture();
+    let flood = Tweak {
+        flood: Some(256 << 20),
+        ..Tweak::default()
+    };
+    f.server.fault(Some("HEAD"), tweak(flood.clone()));
+    f.server.fault(Some("HEAD"), tweak(flood.clone()));
+    f.server.fault(Some("GET"), tweak(flood));
+    let err = failing(
+        &f.with(|fl| fl.timeout_secs = Some(20)),
+        REPO,
+        "config.json",
+    );
+    assert_eq!(err.kind, HubErrorKind::TooLarge, "{err}");
+    assert!(err.message.contains("4.0 MiB"), "{err}");
+    // The server logs a flood once the client hangs up: how much it managed to send.
+    let mut sent = None;
+    for _ in 0..100 {
+        sent = f
+            .server
+            .log()
+            .iter()
+            .find(|r| r.method == "GET")
+            .map(|r| r.body_bytes);
+        if sent.is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let sent = sent.expect("the GET was logged") as u64;
+    eprintln!(
+        "measured: the client took {sent} of 268435456 flooded bytes (cap {MAX_CONFIG_BYTES})"
+    );
+    // The cap plus what the kernel's socket buffers hold, not the whole stream.
+    assert!(sent < 64 << 20, "read {sent} bytes of a 256 MiB flood");
+    assert_eq!(blobs(f.cache.path()), 0);
+    no_partial_files(f.cache.path());
+}
+
+#[test]
+fn an_etag_that_is_not_a_hash_cannot_vouch_for_altered_content() {
+    let f = fixture();
+    let etag = header("ETag", "\"abc\"");
+    let plain = Tweak {
+        headers: etag.clone(),
+        ..Tweak::default()
+    };
+    f.server.fault(Some("HEAD"), tweak(plain.clone()));
+    f.server.fault(Some("HEAD"), tweak(plain));
+    f.server.fault(
+        Some("GET"),
+        tweak(Tweak {
+            headers: etag,
+            corrupt: true,
+            ..Tweak::default()
+        }),
+    );
+    let err = failing(&f.settings(), REPO, "config.json");
+    assert_eq!(err.kind, HubErrorKind::BadResponse, "{err}");
+    assert!(err.message.contains("abc"), "{err}");
+    assert_eq!(blobs(f.cache.path()), 0);
+    no_partial_files(f.cache.path());
+}
+
+#[test]
+fn an_lfs_file_redirected_to_a_cdn_is_resolved_from_the_redirect_and_checked_by_sha256() {
+    // As the Hub serves LFS files: the HEAD and the GET at the endpoint answer 302 to a CDN
+    // (another origin); the 302 itself carries X-Repo-Commit, X-Linked-Etag (sha256) and
+    // X-Linked-Size. The HEAD reads them there; the GET follows to the CDN without the token.
+    let f = fixture();
+    let cdn = HubServer::start();
+    cdn.add_repo(REPO, same_repo().0);
+    let sha256: String = {
+        use sha2::{Digest, Sha256};
+        Sha256::digest(NEW_CONFIG)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    };
+    let size = NEW_CONFIG.len().to_string();
+    let location = format!(
+        "{}/{REPO}/resolve/{}/config.json",
+        cdn.url_as("localhost"),
+        f.new
+    );
+    let redirect = [
+        ("Location", location.as_str()),
+        ("X-Repo-Commit", f.new.as_str()),
+        ("X-Linked-Etag", &format!("\"{sha256}\"")),
+        ("X-Linked-Size", size.as_str()),
+    ];
+    f.server.status_fault(Some("HEAD"), 302, &redirect);
+    f.server.status_fault(Some("GET"), 302, &redirect);
+    let got = fetch_file(&f.settings(), &repo(REPO), "config.json").unwrap();
+    assert_eq!(
+        (got.sha.as_str(), got.bytes.as_slice()),
+        (f.new.as_str(), NEW_CONFIG)
+    );
+    let cdn_log = auth_seen(&cdn);
+    assert_eq!(
+        cdn_log.len(),
+        1,
+        "only the GET reaches the CDN: {cdn_log:?}"
+    );
+    assert!(
+        cdn_log[0].0.starts_with("GET") && cdn_log[0].1.is_none(),
+        "{cdn_log:?}"
+    );
+    // Cached under the sha256, as huggingface_hub names LFS blobs.
+    assert!(f
+        .cache
+        .path()
+        .join("models--z-lab--Test-DFlash-b16/blobs")
+        .join(&sha256)
+        .is_file());
 }

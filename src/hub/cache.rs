@@ -65,8 +65,14 @@ pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     result
 }
 
+/// Whether an ETag is a content hash: a git blob sha1 (40 hex, regular files) or a sha256
+/// (64 hex, LFS files). Only these can vouch for a file's bytes.
+pub(crate) fn is_content_hash(etag: &str) -> bool {
+    matches!(etag.len(), 40 | 64) && etag.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
 /// Whether `bytes` match an ETag: a git blob sha1 (regular files) or a sha256 (LFS files).
-/// Other ETag shapes (xet, weak tags) cannot be checked and are accepted.
+/// Any other ETag shape cannot vouch for the bytes: `false`.
 pub(crate) fn matches_etag(bytes: &[u8], etag: &str) -> bool {
     let etag = etag.to_ascii_lowercase();
     let hex = |d: &[u8]| d.iter().map(|b| format!("{b:02x}")).collect::<String>();
@@ -78,7 +84,7 @@ pub(crate) fn matches_etag(bytes: &[u8], etag: &str) -> bool {
     } else if etag.len() == 64 && etag.bytes().all(|b| b.is_ascii_hexdigit()) {
         hex(&Sha256::digest(bytes)) == etag
     } else {
-        true
+        false
     }
 }
 
@@ -94,9 +100,7 @@ pub(crate) fn verify_cached(snapshot_file: &Path, bytes: &[u8]) -> Result<(), St
     let Some(name) = target.file_name().and_then(|n| n.to_str()) else {
         return Ok(());
     };
-    let hash_shaped =
-        (name.len() == 40 || name.len() == 64) && name.bytes().all(|b| b.is_ascii_hexdigit());
-    if hash_shaped && !matches_etag(bytes, name) {
+    if is_content_hash(name) && !matches_etag(bytes, name) {
         return Err(format!(
             "its content does not hash to its blob name {name} (edited or corrupted in the cache)"
         ));
@@ -345,6 +349,9 @@ mod tests {
             "5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03"
         ));
         assert!(!safe_etag("../x"));
+        // Not a content hash: nothing to check the bytes against, so no match.
+        assert!(!matches_etag(b"hello\n", "abc"));
+        assert!(!is_content_hash("abc") && is_content_hash(&"a".repeat(64)));
     }
 
     fn walk(p: &Path) -> Vec<PathBuf> {

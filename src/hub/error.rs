@@ -1,13 +1,16 @@
 //! Hub failures as one error type whose message always names the repo, revision and file.
 //!
-//! hf-hub's typed errors are mapped here, so every caller sees the same wording. Messages never
-//! contain the token: they are built from our own strings plus server text, and [`HubError::redact`]
-//! scrubs the token from whatever the server or the HTTP stack said.
+//! The Hub's answers (status and `X-Error-Code`) are mapped here, so every caller sees the same
+//! wording. Messages never contain the token: they are built from our own strings plus server
+//! text, and [`HubError::redact`] scrubs the token from whatever the server or the HTTP stack
+//! said.
 
 use std::fmt;
 use std::time::Duration;
 
-use hf_hub::HFError;
+use reqwest::header::HeaderMap;
+
+use super::http::header_text;
 
 pub use crate::error::HubErrorKind;
 
@@ -183,46 +186,30 @@ pub(crate) fn gated(t: &Target<'_>, status: u16, detail: &str) -> HubError {
     ))
 }
 
-/// Maps an hf-hub error for `t` to our wording.
-pub(crate) fn from_hf(err: HFError, t: &Target<'_>) -> HubError {
-    match err {
-        HFError::AuthRequired { context } => match context.error_code.as_deref() {
-            Some("RepoNotFound") => repo_not_found(t),
-            Some("RevisionNotFound") => revision_not_found(t),
-            Some("EntryNotFound") => entry_not_found(t),
-            _ => gated(t, 401, &server_detail(context.server_message.as_deref())),
-        },
-        HFError::Forbidden { context } => {
-            if context.error_code.as_deref() == Some("GatedRepo") {
-                gated(t, 403, &server_detail(context.server_message.as_deref()))
-            } else {
-                HubError::new(
-                    HubErrorKind::Forbidden,
-                    format!(
-                        "the Hub refused access (403) to {}{}",
-                        t.what(),
-                        server_detail(context.server_message.as_deref())
-                    ),
-                )
-                .with_hint(format!(
-                    "check that HF_TOKEN has read access to `{}`; for a gated repo accept its terms on {}",
-                    t.repo,
-                    t.repo_page()
-                ))
-            }
-        }
-        HFError::RepoNotFound { .. } => repo_not_found(t),
-        HFError::RevisionNotFound { .. } => revision_not_found(t),
-        HFError::EntryNotFound { context, .. } => {
-            match context.as_ref().and_then(|c| c.error_code.as_deref()) {
-                Some("RepoNotFound") => repo_not_found(t),
-                Some("RevisionNotFound") => revision_not_found(t),
-                _ => entry_not_found(t),
-            }
-        }
-        HFError::RateLimited { retry_after, .. } => {
-            let when = match retry_after {
-                Some(d) => format!("retry in {} s (Retry-After)", d.as_secs()),
+/// A Hub answer with a status that is not a success, for `t`, in our wording: the Hub's
+/// `X-Error-Code` tells a missing repo, revision or file apart, `X-Error-Message` is quoted.
+pub(crate) fn status_error(t: &Target<'_>, status: u16, headers: &HeaderMap) -> HubError {
+    let code = header_text(headers, "x-error-code");
+    let detail = server_detail(header_text(headers, "x-error-message").as_deref());
+    match (status, code.as_deref()) {
+        (401 | 404, Some("RepoNotFound")) => repo_not_found(t),
+        (401 | 404, Some("RevisionNotFound")) => revision_not_found(t),
+        (401 | 404, Some("EntryNotFound")) | (404, _) => entry_not_found(t),
+        (401, _) | (403, Some("GatedRepo")) => gated(t, status, &detail),
+        (403, _) => HubError::new(
+            HubErrorKind::Forbidden,
+            format!("the Hub refused access (403) to {}{detail}", t.what()),
+        )
+        .with_hint(format!(
+            "check that HF_TOKEN has read access to `{}`; for a gated repo accept its terms on {}",
+            t.repo,
+            t.repo_page()
+        )),
+        (429, _) => {
+            let when = match header_text(headers, "retry-after")
+                .and_then(|v| v.trim().parse::<u64>().ok())
+            {
+                Some(secs) => format!("retry in {secs} s (Retry-After)"),
                 None => "retry in a few minutes".to_string(),
             };
             HubError::new(
@@ -237,59 +224,40 @@ pub(crate) fn from_hf(err: HFError, t: &Target<'_>) -> HubError {
                 "{when}; an authenticated request (HF_TOKEN) has a higher limit"
             ))
         }
-        HFError::Http { context } if context.status.is_server_error() => HubError::new(
+        (500..=599, _) => HubError::new(
             HubErrorKind::Server,
             format!(
-                "the Hub answered {} for {} after {} attempts{}",
-                context.status,
+                "the Hub answered {status} for {} after {} attempts{detail}",
                 t.what(),
-                t.attempts,
-                server_detail(context.server_message.as_deref())
+                t.attempts
             ),
         )
         .with_hint("the Hub is having trouble; retry later, or use --offline to read the cache"),
-        HFError::Http { context } => HubError::new(
+        _ => HubError::new(
             HubErrorKind::BadResponse,
-            format!(
-                "the Hub answered {} for {}{}",
-                context.status,
-                t.what(),
-                server_detail(context.server_message.as_deref())
-            ),
-        ),
-        HFError::Request { source, .. } => transport(&source, t),
-        HFError::Io(e) => HubError::new(
-            HubErrorKind::Io,
-            format!("I/O error while fetching {}: {e}", t.what()),
-        ),
-        HFError::MalformedResponse { what, .. } => HubError::new(
-            HubErrorKind::BadResponse,
-            format!(
-                "unexpected answer from {} for {}: {what}",
-                t.endpoint,
-                t.what()
-            ),
-        ),
-        other => HubError::new(
-            HubErrorKind::BadResponse,
-            format!("fetching {} failed: {other}", t.what()),
+            format!("the Hub answered {status} for {}{detail}", t.what()),
         ),
     }
+}
+
+/// The request for `t` did not finish within its deadline.
+pub(crate) fn timed_out(t: &Target<'_>) -> HubError {
+    HubError::new(
+        HubErrorKind::Timeout,
+        format!(
+            "no complete answer from {} within {} s (connection, redirects, headers and body) while fetching {}",
+            t.endpoint,
+            t.timeout.as_secs_f64(),
+            t.what()
+        ),
+    )
+    .with_hint("raise --timeout, check the network, or use --offline to read the cache")
 }
 
 pub(crate) fn transport(source: &reqwest::Error, t: &Target<'_>) -> HubError {
     let cause = root_cause(source);
     if source.is_timeout() {
-        HubError::new(
-            HubErrorKind::Timeout,
-            format!(
-                "no answer from {} within {} s while fetching {}",
-                t.endpoint,
-                t.timeout.as_secs_f64(),
-                t.what()
-            ),
-        )
-        .with_hint("raise --timeout, check the network, or use --offline to read the cache")
+        timed_out(t)
     } else if source.is_connect() {
         HubError::new(
             HubErrorKind::Unreachable,

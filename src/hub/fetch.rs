@@ -3,21 +3,27 @@
 //! Order of work, so that nothing is asked of the network that the cache can answer for sure:
 //! 1. a pinned commit sha already in the cache is read directly: no client, no request;
 //! 2. offline: the cache only (`refs/<branch>` gives the sha);
-//! 3. online: `HEAD .../resolve/<rev>/<file>` (hf-hub `get_file_metadata`) resolves the sha, the
-//!    ETag and the size; a blob already cached under that ETag is reused, otherwise the file is
-//!    downloaded at the resolved sha, checked (size, ETag hash) and only then put in the cache.
+//! 3. online: `HEAD .../resolve/<rev>/<file>` resolves the sha, the ETag and the size; a blob
+//!    already cached under that ETag is reused, otherwise the file is downloaded at the
+//!    resolved sha by one `GET`, checked (size, ETag hash) and only then put in the cache.
 //!
-//! hf-hub's own `download_file` is not used: when the Hub is unreachable it silently returns the
-//! cached copy, and it writes whatever the GET returned into the cache without checking it.
+//! Both requests are the project's own ([`super::http`]): the token goes only to the endpoint,
+//! one deadline bounds each request, a body is read up to the cap and no further, and no xet
+//! path exists. Only an ETag that is a content hash (git blob sha1 or sha256) is accepted, so
+//! every download is verified. hf-hub's download functions were given up because none of this
+//! could be imposed on them: they copy the token onto every redirect hop, preallocate from the
+//! server's `X-Linked-Size`, route `X-Xet-Hash` files to a CAS client without our timeout, and
+//! buffer a whole body before our cap could see it.
 
 use std::fs;
 use std::path::PathBuf;
 
-use hf_hub::HFClientSync;
+use reqwest::Method;
 
-use super::cache::{matches_etag, safe_etag, RepoCache};
-use super::error::{entry_not_found, from_hf, HubError, HubErrorKind, Target};
-use super::progress::HfProgress;
+use super::cache::{is_content_hash, matches_etag, safe_etag, RepoCache};
+use super::error::{entry_not_found, status_error, HubError, HubErrorKind, Target};
+use super::http::{announced_size, header_text, read_capped, BodyError, Follow, Http};
+use super::progress::DownloadProgress;
 use super::repo_ref::{is_commit_sha, RepoRef};
 use super::settings::{HubSettings, SettingSource};
 
@@ -163,6 +169,19 @@ fn too_large(t: &Target<'_>, size: u64, limit: u64) -> HubError {
     .with_hint("this is not a plausible config or tokenizer file; check the repo and file name")
 }
 
+/// A body that passed the cap while it streamed in (its size was not announced).
+fn too_large_streamed(t: &Target<'_>, read: u64, limit: u64) -> HubError {
+    HubError::new(
+        HubErrorKind::TooLarge,
+        format!(
+            "{} is over the {} limit for this kind of file ({read} bytes arrived before the download was stopped); refusing it",
+            t.what(),
+            mib(limit)
+        ),
+    )
+    .with_hint("this is not a plausible config or tokenizer file; check the repo and file name")
+}
+
 fn io_error(t: &Target<'_>, what: &str, path: &std::path::Path, e: std::io::Error) -> HubError {
     HubError::new(
         HubErrorKind::Io,
@@ -224,36 +243,6 @@ fn offline_source(settings: &HubSettings) -> String {
         SettingSource::Env(var) => format!("{var} is set"),
         other => other.to_string(),
     }
-}
-
-fn build_client(settings: &HubSettings, t: &Target<'_>) -> Result<HFClientSync, HubError> {
-    let fail = |e: &dyn std::fmt::Display| {
-        HubError::new(
-            HubErrorKind::InvalidInput,
-            format!("cannot set up the Hub client for {}: {e}", t.endpoint),
-        )
-    };
-    let timeout = settings.timeout.value;
-    let http = reqwest::Client::builder()
-        .timeout(timeout)
-        .connect_timeout(timeout)
-        .user_agent(format!(
-            "dflash-check/{}; hf-hub/1.0",
-            env!("CARGO_PKG_VERSION")
-        ))
-        .build()
-        .map_err(|e| fail(&e))?;
-    let mut builder = hf_hub::HFClient::builder()
-        .endpoint(settings.endpoint.value.clone())
-        .cache_dir(settings.cache_dir.value.clone())
-        .client(http)
-        .retry_max_attempts(RETRIES);
-    if let Some(token) = settings.token_text() {
-        builder = builder.token(token);
-    }
-    builder
-        .build_sync()
-        .map_err(|e| fail(&e).redact(settings.token_text()))
 }
 
 fn fetch(settings: &HubSettings, repo: &RepoRef, filename: &str) -> Result<Lookup, HubError> {
@@ -326,20 +315,13 @@ fn fetch(settings: &HubSettings, repo: &RepoRef, filename: &str) -> Result<Looku
         )));
     }
 
-    // 3. Ask the Hub.
+    // 3. Ask the Hub: a HEAD resolves the sha, the ETag and the size.
     let token = settings.token_text();
-    let client = build_client(settings, &t)?;
-    let (org, name) = repo.parts();
-    let handle = client.model(org, name);
-    let meta = match handle
-        .get_file_metadata()
-        .filepath(filename)
-        .revision(revision)
-        .send()
-    {
+    let http = Http::new(settings, &t, "hub")?;
+    let meta = match head(&http, &t, pinned) {
         Ok(meta) => meta,
-        Err(e) => {
-            let err = from_hf(e, &t).redact(token);
+        Err(err) => {
+            let err = err.redact(token);
             if err.kind == HubErrorKind::EntryNotFound {
                 if pinned {
                     let _ = cache.mark_no_exist(&revision.to_ascii_lowercase(), filename);
@@ -352,81 +334,30 @@ fn fetch(settings: &HubSettings, repo: &RepoRef, filename: &str) -> Result<Looku
             return Err(err);
         }
     };
-
-    let sha = meta.commit_hash.trim().to_ascii_lowercase();
-    if !is_commit_sha(&sha) || (pinned && !sha.eq_ignore_ascii_case(revision)) {
-        return Err(HubError::new(
-            HubErrorKind::BadResponse,
-            format!(
-                "the Hub answered for {} with an unusable commit `{}`",
-                t.what(),
-                sha.escape_debug()
-            ),
-        ));
-    }
-    let etag = meta.etag.trim().to_string();
-    if !safe_etag(&etag) {
-        return Err(HubError::new(
-            HubErrorKind::BadResponse,
-            format!(
-                "the Hub answered for {} with an unusable ETag `{}`",
-                t.what(),
-                etag.escape_debug()
-            ),
-        ));
-    }
+    let Meta { sha, etag, size } = meta;
     let limit = size_limit(filename);
-    if meta.file_size > limit {
-        return Err(too_large(&t, meta.file_size, limit));
-    }
-    let size_ok = |len: usize| meta.file_size == 0 || len as u64 == meta.file_size;
 
     let blob = cache.blob_path(&etag);
-    // (Only a regular file: anything else planted in the cache could block the read.)
+    // Only a regular file within the cap, and only if it still matches its name: anything
+    // else planted in the cache could block the read or stand in for the file.
     let cached_blob = fs::metadata(&blob)
-        .is_ok_and(|m| m.is_file())
+        .is_ok_and(|m| m.is_file() && m.len() <= limit)
         .then(|| fs::read(&blob).ok())
         .flatten()
-        .filter(|b| size_ok(b.len()) && matches_etag(b, &etag));
+        .filter(|b| size.is_none_or(|n| b.len() as u64 == n) && matches_etag(b, &etag));
     let bytes = match cached_blob {
         Some(bytes) => bytes,
         None => {
             // A large file (tokenizer.json) reports its progress, if anyone listens.
-            let progress = settings.progress.for_size(meta.file_size);
+            let progress = settings.progress.for_size(size.unwrap_or(0));
             if let Some(p) = &progress {
-                p.start(&format!("{} {filename}", repo.repo), meta.file_size);
+                p.start(&format!("{} {filename}", repo.repo), size.unwrap_or(0));
             }
-            let result = handle
-                .download_file_to_bytes()
-                .filename(filename)
-                .revision(sha.clone())
-                .maybe_progress(
-                    progress
-                        .clone()
-                        .map(|p| hf_hub::progress::Progress::new(HfProgress(p))),
-                )
-                .send();
+            let result = download(&http, &t, &sha, size, limit, progress.as_deref());
             if let Some(p) = &progress {
                 p.finish();
             }
-            let bytes = result.map_err(|e| from_hf(e, &t).redact(token))?;
-            if bytes.len() as u64 > limit {
-                return Err(too_large(&t, bytes.len() as u64, limit));
-            }
-            if !size_ok(bytes.len()) {
-                return Err(HubError::new(
-                    HubErrorKind::BadResponse,
-                    format!(
-                        "download of {} was cut short: got {} of {} bytes; nothing was cached",
-                        t.what(),
-                        bytes.len(),
-                        meta.file_size
-                    ),
-                )
-                .with_hint(
-                    "retry; if it persists a proxy or the network is truncating downloads",
-                ));
-            }
+            let bytes = result.map_err(|e| e.redact(token))?;
             if !matches_etag(&bytes, &etag) {
                 return Err(HubError::new(
                     HubErrorKind::BadResponse,
@@ -440,7 +371,7 @@ fn fetch(settings: &HubSettings, repo: &RepoRef, filename: &str) -> Result<Looku
             cache
                 .write_blob(&etag, &bytes)
                 .map_err(|e| io_error(&t, "write", &blob, e))?;
-            bytes.to_vec()
+            bytes
         }
     };
     if !sha.eq_ignore_ascii_case(revision) {
@@ -460,6 +391,158 @@ fn fetch(settings: &HubSettings, repo: &RepoRef, filename: &str) -> Result<Looku
         bytes,
         freshness: Freshness::Hub,
     }))
+}
+
+/// What the Hub's `HEAD` says of a file.
+struct Meta {
+    /// The commit the revision resolved to.
+    sha: String,
+    /// A content hash: the git blob sha1 (regular files) or sha256 (LFS files).
+    etag: String,
+    /// The announced size, already checked against the cap.
+    size: Option<u64>,
+}
+
+fn bad_response(t: &Target<'_>, what: impl std::fmt::Display) -> HubError {
+    HubError::new(
+        HubErrorKind::BadResponse,
+        format!("the Hub answered for {} with {what}", t.what()),
+    )
+}
+
+/// `huggingface_hub`'s normalization: `X-Linked-Etag` (LFS, on the redirect to the CDN) or
+/// `ETag`, without `W/` and quotes.
+fn etag_of(headers: &reqwest::header::HeaderMap) -> Option<String> {
+    let raw = header_text(headers, "x-linked-etag").or_else(|| header_text(headers, "etag"))?;
+    let raw = raw.trim();
+    Some(
+        raw.strip_prefix("W/")
+            .unwrap_or(raw)
+            .trim_matches('"')
+            .to_string(),
+    )
+}
+
+/// `HEAD .../resolve/<revision>/<file>`, following only redirects that stay on the endpoint
+/// (a redirect to the CDN carries the metadata itself, as `huggingface_hub` reads it).
+fn head(http: &Http<'_>, t: &Target<'_>, pinned: bool) -> Result<Meta, HubError> {
+    let url = http.resolve_url(t.revision);
+    let resp = http.with_retries(&mut 0, || {
+        http.run(async {
+            let resp = http
+                .send(Method::HEAD, &url, None, Follow::SameOrigin)
+                .await?;
+            let status = resp.status();
+            if status.is_success() || status.is_redirection() {
+                Ok(resp)
+            } else {
+                Err(status_error(t, status.as_u16(), resp.headers()))
+            }
+        })
+        .into()
+    })?;
+    let headers = resp.headers();
+    let sha = header_text(headers, "x-repo-commit")
+        .unwrap_or_default()
+        .trim()
+        .to_ascii_lowercase();
+    if !is_commit_sha(&sha) || (pinned && !sha.eq_ignore_ascii_case(t.revision)) {
+        return Err(bad_response(
+            t,
+            format_args!("an unusable commit `{}`", sha.escape_debug()),
+        ));
+    }
+    let etag = etag_of(headers).unwrap_or_default();
+    if !safe_etag(&etag) {
+        return Err(bad_response(
+            t,
+            format_args!("an unusable ETag `{}`", etag.escape_debug()),
+        ));
+    }
+    if !is_content_hash(&etag) {
+        // Only a content hash lets the download be checked; anything else would turn the
+        // check off and let an altered file through as the authority.
+        return Err(bad_response(
+            t,
+            format_args!("the ETag `{etag}`, which is not a content hash (a 40-hex git blob sha1 or a 64-hex sha256): the download could not be verified, so it is refused"),
+        )
+        .with_hint("a mirror or proxy that rewrites ETags cannot serve authoritative files; use the Hub itself or a mirror that passes the Hub's ETags through"));
+    }
+    let size = announced_size(headers, resp.status().is_redirection())
+        .map_err(|what| bad_response(t, what))?;
+    let limit = size_limit(t.filename);
+    if let Some(n) = size.filter(|&n| n > limit) {
+        return Err(too_large(t, n, limit));
+    }
+    Ok(Meta { sha, etag, size })
+}
+
+/// `GET .../resolve/<sha>/<file>`: redirects followed (the token stays home), the whole
+/// request under one deadline, the body read up to the announced size or the cap, whichever
+/// is smaller, never preallocated from a server's number.
+fn download(
+    http: &Http<'_>,
+    t: &Target<'_>,
+    sha: &str,
+    head_size: Option<u64>,
+    limit: u64,
+    progress: Option<&dyn DownloadProgress>,
+) -> Result<Vec<u8>, HubError> {
+    let url = http.resolve_url(sha);
+    http.with_retries(&mut 0, || {
+        http.run(async {
+            let mut resp = http.send(Method::GET, &url, None, Follow::Any).await?;
+            let status = resp.status().as_u16();
+            if status != 200 {
+                return Err(status_error(t, status, resp.headers()));
+            }
+            let announced =
+                announced_size(resp.headers(), false).map_err(|what| bad_response(t, what))?;
+            if let Some(n) = announced.filter(|&n| n > limit) {
+                return Err(too_large(t, n, limit));
+            }
+            let expected = head_size.or(announced);
+            if let (Some(h), Some(g)) = (head_size, announced) {
+                if h != g {
+                    return Err(bad_response(
+                        t,
+                        format_args!("a body of {g} bytes where its HEAD said {h}; nothing was cached"),
+                    ));
+                }
+            }
+            let cap = expected.unwrap_or(limit).min(limit);
+            let body = read_capped(&mut resp, cap, t, |done| {
+                if let Some(p) = progress {
+                    p.advance(done);
+                }
+            })
+            .await
+            .map_err(|e| match e {
+                BodyError::Transport(e) => e,
+                BodyError::OverCap(n) if cap == limit => too_large_streamed(t, n, limit),
+                BodyError::OverCap(n) => bad_response(
+                    t,
+                    format_args!("a body longer than the {cap} bytes announced (at least {n}); nothing was cached"),
+                ),
+            })?;
+            if expected.is_some_and(|n| body.len() as u64 != n) {
+                return Err(HubError::new(
+                    HubErrorKind::BadResponse,
+                    format!(
+                        "download of {} was cut short: got {} of {} bytes; nothing was cached",
+                        t.what(),
+                        body.len(),
+                        expected.unwrap_or_default()
+                    ),
+                )
+                .with_hint(
+                    "retry; if it persists a proxy or the network is truncating downloads",
+                ));
+            }
+            Ok(body)
+        })
+        .into()
+    })
 }
 
 /// The Hub gave no answer (`err`): use the cached copy, labelled, unless `require_fresh`.

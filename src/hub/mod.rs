@@ -2,12 +2,15 @@
 //! standard cache, and fetching one file at a resolved commit sha with an honest freshness label;
 //! and reading just the header of a large safetensors file with range requests (`range`).
 //!
-//! Built on hf-hub 1.0's blocking client, configured explicitly from [`HubSettings`] (never from
-//! hf-hub's own reading of the environment). See `docs/hub.md`.
+//! Every request is the project's own (`http`: reqwest on a current-thread runtime, redirects
+//! followed by hand, one deadline per request, bodies read up to a cap), configured from
+//! [`HubSettings`]; the cache is written in `huggingface_hub`'s layout by `cache`. See
+//! `docs/hub.md`.
 
 mod cache;
 mod error;
 mod fetch;
+mod http;
 mod progress;
 mod range;
 mod repo_ref;

@@ -10,7 +10,7 @@ use std::sync::Arc;
 pub const PROGRESS_MIN_BYTES: u64 = 1_000_000;
 
 /// Receives the progress of one download at a time. Called from the thread doing the
-/// download (and possibly from the Hub client's runtime threads): must not block.
+/// download: must not block.
 pub trait DownloadProgress: Send + Sync {
     /// A download of `total_bytes` (0 when unknown) of `what` (`Qwen/Qwen3-8B tokenizer.json`)
     /// starts.
@@ -58,26 +58,3 @@ impl PartialEq for ProgressSink {
 }
 
 impl Eq for ProgressSink {}
-
-/// hf-hub 1.0's progress events (`download_file_to_bytes().progress(..)`: a `Start`, then one
-/// `Progress` per received chunk with the running byte count, then `Complete`) forwarded to a
-/// [`DownloadProgress`].
-pub(super) struct HfProgress(pub Arc<dyn DownloadProgress>);
-
-impl hf_hub::progress::ProgressHandler for HfProgress {
-    fn on_progress(&self, event: &hf_hub::progress::ProgressEvent) {
-        use hf_hub::progress::{DownloadEvent, ProgressEvent};
-        match event {
-            ProgressEvent::Download(DownloadEvent::Progress { files }) => {
-                if let Some(done) = files.iter().map(|f| f.bytes_completed).max() {
-                    self.0.advance(done);
-                }
-            }
-            // Xet-backed files report the batch's running total instead.
-            ProgressEvent::Download(DownloadEvent::AggregateProgress {
-                bytes_completed, ..
-            }) => self.0.advance(*bytes_completed),
-            _ => {}
-        }
-    }
-}

@@ -15,16 +15,14 @@
 //! exist at the sha gets the standard `.no_exist/<sha>/<file>` marker. A commit never changes,
 //! so a cached answer is the Hub's answer and a warm run sends no request.
 
+use reqwest::Method;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
 
 use super::cache::{write_atomic, RepoCache};
-use super::error::{
-    gated, repo_not_found, revision_not_found, server_detail, transport, HubError, HubErrorKind,
-    Target,
-};
+use super::error::{status_error, transport, HubError, HubErrorKind, Target};
 use super::fetch::{Freshness, RETRIES};
+use super::http::{announced_size, header_text, Follow, Http};
 use super::repo_ref::is_commit_sha;
 use super::settings::HubSettings;
 
@@ -252,28 +250,8 @@ struct Part {
 
 struct RangeReader<'a> {
     url: String,
-    client: reqwest::Client,
-    runtime: tokio::runtime::Runtime,
-    token: Option<&'a str>,
+    http: Http<'a>,
     t: &'a Target<'a>,
-}
-
-enum Attempt {
-    Done(Result<Option<Part>, HubError>),
-    /// A transient failure worth another attempt.
-    Retry(HubError),
-}
-
-fn percent_encode_path(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for b in s.bytes() {
-        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~' | b'/') {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
 }
 
 /// `bytes A-B/TOTAL` → (A, B, TOTAL); `bytes */TOTAL` → (0, 0, TOTAL) with no range.
@@ -290,197 +268,101 @@ fn content_range(value: &str) -> Option<(Option<(u64, u64)>, u64)> {
 
 impl<'a> RangeReader<'a> {
     fn new(settings: &'a HubSettings, t: &'a Target<'a>) -> Result<Self, HubError> {
-        let fail = |e: &dyn std::fmt::Display| {
-            HubError::new(
-                HubErrorKind::InvalidInput,
-                format!("cannot set up the HTTP client for {}: {e}", t.endpoint),
-            )
-        };
-        let timeout = settings.timeout.value;
-        let client = reqwest::Client::builder()
-            .timeout(timeout)
-            .connect_timeout(timeout)
-            .user_agent(format!(
-                "dflash-check/{}; range-reader",
-                env!("CARGO_PKG_VERSION")
-            ))
-            .build()
-            .map_err(|e| fail(&e))?;
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| fail(&e))?;
+        let http = Http::new(settings, t, "range-reader")?;
         Ok(RangeReader {
-            url: format!(
-                "{}/{}/resolve/{}/{}",
-                settings.endpoint.value,
-                t.repo,
-                t.revision,
-                percent_encode_path(t.filename)
-            ),
-            client,
-            runtime,
-            token: settings.token_text(),
+            url: http.resolve_url(t.revision),
+            http,
             t,
         })
     }
 
     /// `GET` bytes `start..=end` (clamped to the file); `Ok(None)` when the file does not exist.
     fn get(&self, start: u64, end: u64, requests: &mut usize) -> Result<Option<Part>, HubError> {
-        let mut delay = Duration::from_millis(200);
-        let mut attempt = 0;
-        loop {
-            attempt += 1;
-            *requests += 1;
-            match self.runtime.block_on(self.try_get(start, end)) {
-                Attempt::Done(r) => return r,
-                Attempt::Retry(e) if attempt > RETRIES => return Err(e),
-                Attempt::Retry(_) => {
-                    std::thread::sleep(delay);
-                    delay *= 2;
-                }
-            }
-        }
+        self.http
+            .with_retries(requests, || self.http.run(self.try_get(start, end)).into())
     }
 
-    async fn try_get(&self, start: u64, end: u64) -> Attempt {
+    /// One attempt, under the one deadline of [`Http::run`]: the redirects are followed by
+    /// [`Http::send`], so the token stays with the endpoint.
+    async fn try_get(&self, start: u64, end: u64) -> Result<Option<Part>, HubError> {
         let t = self.t;
-        let mut req = self
-            .client
-            .get(&self.url)
-            .header(reqwest::header::RANGE, format!("bytes={start}-{end}"));
-        if let Some(token) = self.token {
-            req = req.bearer_auth(token);
-        }
-        let mut resp = match req.send().await {
-            Ok(r) => r,
-            Err(e) => {
-                let err = transport(&e, t);
-                return if e.is_connect() || e.is_timeout() {
-                    Attempt::Retry(err)
-                } else {
-                    Attempt::Done(Err(err))
-                };
-            }
-        };
+        let range = format!("bytes={start}-{end}");
+        let mut resp = self
+            .http
+            .send(Method::GET, &self.url, Some(&range), Follow::Any)
+            .await?;
         let status = resp.status().as_u16();
-        let header = |name: &str| {
-            resp.headers()
-                .get(name)
-                .and_then(|v| v.to_str().ok())
-                .map(str::to_string)
+        let bad = |what: &str| {
+            HubError::new(
+                HubErrorKind::BadResponse,
+                format!(
+                    "the Hub answered {status} for bytes {start}-{end} of {} with {what}",
+                    t.what()
+                ),
+            )
         };
-        let error_code = header("x-error-code");
-        let detail = server_detail(header("x-error-message").as_deref());
         let total = match status {
-            206 | 416 => match header("content-range").as_deref().and_then(content_range) {
+            206 | 416 => match header_text(resp.headers(), "content-range")
+                .as_deref()
+                .and_then(content_range)
+            {
                 Some((Some((a, _)), total)) if a == start => total,
                 Some((None, total)) if status == 416 => total,
-                _ => {
-                    return Attempt::Done(Err(HubError::new(
-                        HubErrorKind::BadResponse,
-                        format!(
-                            "the Hub answered {status} for bytes {start}-{end} of {} with an unusable Content-Range",
-                            t.what()
-                        ),
-                    )))
-                }
+                _ => return Err(bad("an unusable Content-Range")),
             },
             // A server that ignores `Range` sends the whole file: read only what was asked.
-            200 => match resp.content_length() {
-                Some(len) => len,
-                None => {
-                    return Attempt::Done(Err(HubError::new(
+            200 => match announced_size(resp.headers(), false) {
+                Ok(Some(len)) => len,
+                Ok(None) => {
+                    return Err(HubError::new(
                         HubErrorKind::BadResponse,
                         format!(
                             "the server ignored the range request for {} and gave no length; refusing to download the whole file",
                             t.what()
                         ),
-                    )))
+                    ))
                 }
+                Err(what) => return Err(bad(&what)),
             },
-            404 => {
-                return Attempt::Done(match error_code.as_deref() {
-                    Some("RepoNotFound") => Err(repo_not_found(t)),
-                    Some("RevisionNotFound") => Err(revision_not_found(t)),
-                    _ => Ok(None),
-                })
+            // A file missing at the commit (no error code, or EntryNotFound) is an answer.
+            404 if !matches!(
+                header_text(resp.headers(), "x-error-code").as_deref(),
+                Some("RepoNotFound" | "RevisionNotFound")
+            ) =>
+            {
+                return Ok(None)
             }
-            401 => {
-                return Attempt::Done(Err(match error_code.as_deref() {
-                    Some("RepoNotFound") => repo_not_found(t),
-                    _ => gated(t, 401, &detail),
-                }))
-            }
-            403 => return Attempt::Done(Err(gated(t, 403, &detail))),
-            429 | 500 | 502 | 503 | 504 => {
-                let kind = if status == 429 {
-                    HubErrorKind::RateLimited
-                } else {
-                    HubErrorKind::Server
-                };
-                return Attempt::Retry(
-                    HubError::new(
-                        kind,
-                        format!(
-                            "the Hub answered {status} for {} after {} attempts{detail}",
-                            t.what(),
-                            t.attempts
-                        ),
-                    )
-                    .with_hint("retry later, or use --offline to read the cache"),
-                );
-            }
-            _ => {
-                return Attempt::Done(Err(HubError::new(
-                    HubErrorKind::BadResponse,
-                    format!(
-                        "the Hub answered {status} for a range request of {}{detail}",
-                        t.what()
-                    ),
-                )))
-            }
+            _ => return Err(status_error(t, status, resp.headers())),
         };
         if status == 416 {
-            return Attempt::Done(Ok(Some(Part {
+            return Ok(Some(Part {
                 body: Vec::new(),
                 total,
-            })));
+            }));
         }
         // Bytes wanted from this response: `start..=end`, clamped to the file. A 200 carries
-        // the file from byte 0, so skip to `start` first.
+        // the file from byte 0, so skip to `start` first. (Nothing is preallocated from the
+        // server's numbers: `want` is at most what was asked.)
         let skip = if status == 200 { start } else { 0 };
         let want = end
             .min(total.saturating_sub(1))
             .saturating_add(1)
             .saturating_sub(start);
-        let mut body: Vec<u8> = Vec::with_capacity(want.min(FIRST_RANGE_END + 1) as usize);
+        let mut body: Vec<u8> = Vec::new();
         let mut seen: u64 = 0;
-        loop {
-            let chunk = match resp.chunk().await {
-                Ok(Some(c)) => c,
-                Ok(None) => break,
-                Err(e) => {
-                    let err = transport(&e, t);
-                    return if e.is_timeout() {
-                        Attempt::Retry(err)
-                    } else {
-                        Attempt::Done(Err(err))
-                    };
-                }
+        while (body.len() as u64) < want {
+            let Some(chunk) = resp.chunk().await.map_err(|e| transport(&e, t))? else {
+                break;
             };
             let from = skip.saturating_sub(seen).min(chunk.len() as u64) as usize;
             seen += chunk.len() as u64;
             let room = (want - body.len() as u64) as usize;
             let take = (chunk.len() - from).min(room);
             body.extend_from_slice(&chunk[from..from + take]);
-            if body.len() as u64 >= want {
-                // Stop reading: the rest of a 200 is the weights.
-                break;
-            }
         }
+        // (Reading stops at `want`: the rest of a 200 is the weights.)
         if (body.len() as u64) < want {
-            return Attempt::Done(Err(HubError::new(
+            return Err(HubError::new(
                 HubErrorKind::BadResponse,
                 format!(
                     "range request for {} was cut short: got {} of {want} bytes",
@@ -490,9 +372,9 @@ impl<'a> RangeReader<'a> {
             )
             .with_hint(
                 "retry; if it persists the connection or a proxy is cutting downloads short",
-            )));
+            ));
         }
-        Attempt::Done(Ok(Some(Part { body, total })))
+        Ok(Some(Part { body, total }))
     }
 }
 
@@ -524,9 +406,5 @@ mod tests {
             PathBuf::from("/c/models--org--name/.dflash-check/safetensors-headers/0123456789abcdef0123456789abcdef01234567/sub/model.safetensors")
         );
         assert_eq!(size_path(&p).file_name().unwrap(), "model.safetensors.size");
-        assert_eq!(
-            percent_encode_path("a b/c.safetensors"),
-            "a%20b/c.safetensors"
-        );
     }
 }

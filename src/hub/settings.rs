@@ -1,8 +1,6 @@
 //! Hub settings resolved once, from flags then the environment then defaults, with the source of
-//! each value kept for `dflash-check env`.
-//!
-//! hf-hub 1.0 reads some of these variables itself and not others (`HF_HUB_OFFLINE`), and its
-//! next release reads none, so we resolve them here and hand hf-hub explicit values.
+//! each value kept for `dflash-check env`. The environment variables are the ones Python
+//! `huggingface_hub` reads, with the same meanings; nothing else reads them for us.
 
 use std::fmt;
 use std::path::{Path, PathBuf};

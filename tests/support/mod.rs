@@ -61,6 +61,24 @@ pub enum Fault {
     HugeLength(u64),
     /// 302 to the same path on another base URL.
     Redirect(String),
+    /// The normal answer (a placeholder that consumes one request).
+    Pass,
+    /// The normal answer, altered as described.
+    Tweak(Tweak),
+}
+
+/// Alterations of a normal answer, for hostile-server tests.
+#[derive(Debug, Clone, Default)]
+pub struct Tweak {
+    /// Headers replacing those of the same name (or added).
+    pub headers: Vec<(String, String)>,
+    /// Flip a bit of the body (same length).
+    pub corrupt: bool,
+    /// Send the body one byte at a time, this long apart.
+    pub drip: Option<Duration>,
+    /// Instead of the body, this many bytes of `x` with no `Content-Length` (the end of the
+    /// body is the end of the connection). For HEAD: no `Content-Length`, no body.
+    pub flood: Option<u64>,
 }
 
 #[derive(Debug, Clone)]
@@ -167,6 +185,12 @@ impl HubServer {
             stop,
             port,
         }
+    }
+
+    /// This server's base URL under another host name (`localhost`): another origin for the
+    /// client, the same server.
+    pub fn url_as(&self, host: &str) -> String {
+        format!("http://{host}:{}", self.port)
     }
 
     pub fn add_repo(&self, id: &str, repo: FakeRepo) {
@@ -277,7 +301,7 @@ fn not_found(code: &str, commit: Option<&str>) -> Response {
     }
 }
 
-fn route(st: &State, method: &str, path: &str, range: Option<&str>) -> Response {
+fn route(st: &State, port: u16, method: &str, path: &str, range: Option<&str>) -> Response {
     let path = path.split('?').next().unwrap_or("");
     let segs: Vec<&str> = path.trim_start_matches('/').split('/').collect();
     // /api/models/{org}/{name}[/revision/{rev}]
@@ -298,6 +322,18 @@ fn route(st: &State, method: &str, path: &str, range: Option<&str>) -> Response 
             .keys()
             .map(|f| format!("{{\"rfilename\":\"{f}\"}}"))
             .collect();
+        if segs.len() >= 6 && segs[4] == "xet-read-token" {
+            // What the Hub answers before a xet download: a token for its CAS server. Ours
+            // points at `/cas` on this server, which never answers (see `handle`).
+            let body = format!(
+                "{{\"accessToken\":\"xet-test\",\"exp\":4102444800,\"casUrl\":\"http://127.0.0.1:{port}/cas\"}}"
+            );
+            return Response {
+                code: 200,
+                headers: vec![("Content-Type".into(), "application/json".into())],
+                body: body.into_bytes(),
+            };
+        }
         let body = format!(
             "{{\"id\":\"{id}\",\"modelId\":\"{id}\",\"sha\":\"{sha}\",\"siblings\":[{}],\"lastModified\":\"2026-01-01T00:00:00.000Z\",\"private\":false,\"gated\":false}}",
             siblings.join(",")
@@ -372,7 +408,7 @@ fn resolve(repo: &FakeRepo, rev: &str) -> Option<String> {
     repo.refs.get(rev).cloned()
 }
 
-fn handle(conn: TcpStream, st: &Mutex<State>, _port: u16) -> std::io::Result<()> {
+fn handle(conn: TcpStream, st: &Mutex<State>, port: u16) -> std::io::Result<()> {
     conn.set_read_timeout(Some(Duration::from_secs(10)))?;
     let mut reader = BufReader::new(conn.try_clone()?);
     let mut line = String::new();
@@ -404,6 +440,12 @@ fn handle(conn: TcpStream, st: &Mutex<State>, _port: u16) -> std::io::Result<()>
         .find(|(k, _)| k.eq_ignore_ascii_case("range"))
         .map(|(_, v)| v.clone());
 
+    if path.starts_with("/cas/") {
+        // A xet CAS server that accepts the connection and never answers.
+        log(st, &method, &path, &headers, 0);
+        thread::sleep(Duration::from_secs(600));
+        return Ok(());
+    }
     let (fault, mut resp) = {
         let mut s = st.lock().unwrap();
         let idx = s
@@ -411,13 +453,15 @@ fn handle(conn: TcpStream, st: &Mutex<State>, _port: u16) -> std::io::Result<()>
             .iter()
             .position(|f| f.method.is_none_or(|m| m == method));
         let fault = idx.and_then(|i| s.faults.remove(i)).map(|f| f.fault);
-        let resp = route(&s, &method, &path, range.as_deref());
+        let resp = route(&s, port, &method, &path, range.as_deref());
         (fault, resp)
     };
     let mut conn = conn;
     let mut declared_len = resp.body.len() as u64;
     let mut send_len = resp.body.len();
     let mut stall_body = None;
+    let mut drip = None;
+    let mut flood = None;
     match fault {
         Some(Fault::Status {
             code,
@@ -454,9 +498,26 @@ fn handle(conn: TcpStream, st: &Mutex<State>, _port: u16) -> std::io::Result<()>
             declared_len = 0;
             send_len = 0;
         }
-        None => {}
+        Some(Fault::Tweak(t)) => {
+            for (k, v) in t.headers {
+                resp.headers
+                    .retain(|(name, _)| !name.eq_ignore_ascii_case(&k));
+                resp.headers.push((k, v));
+            }
+            if t.corrupt {
+                if let Some(b) = resp.body.first_mut() {
+                    *b ^= 0x20;
+                }
+            }
+            drip = t.drip;
+            flood = t.flood;
+        }
+        Some(Fault::Pass) | None => {}
     }
     let head_only = method == "HEAD";
+    if let Some(n) = flood {
+        return send_flood(conn, st, (&method, &path, &headers), &resp, n, head_only);
+    }
     let body_bytes = if head_only { 0 } else { send_len };
     log(st, &method, &path, &headers, body_bytes);
 
@@ -473,11 +534,54 @@ fn handle(conn: TcpStream, st: &Mutex<State>, _port: u16) -> std::io::Result<()>
         if let Some(d) = stall_body {
             thread::sleep(d);
         }
-        conn.write_all(&resp.body[..send_len])?;
+        match drip {
+            Some(gap) => {
+                for b in &resp.body[..send_len] {
+                    conn.write_all(std::slice::from_ref(b))?;
+                    conn.flush()?;
+                    thread::sleep(gap);
+                }
+            }
+            None => conn.write_all(&resp.body[..send_len])?,
+        }
     }
     conn.flush()?;
     let _ = conn.shutdown(Shutdown::Both);
     Ok(())
+}
+
+/// Headers without `Content-Length`, then `n` bytes until the client hangs up; the log entry
+/// (written last) records how many bytes the client took.
+fn send_flood(
+    mut conn: TcpStream,
+    st: &Mutex<State>,
+    (method, path, headers): (&str, &str, &[(String, String)]),
+    resp: &Response,
+    n: u64,
+    head_only: bool,
+) -> std::io::Result<()> {
+    let mut out = format!("HTTP/1.1 {} {}\r\n", resp.code, reason(resp.code));
+    for (k, v) in &resp.headers {
+        out.push_str(&format!("{k}: {v}\r\n"));
+    }
+    out.push_str("Connection: close\r\n\r\n");
+    let mut sent = 0u64;
+    let result = (|| {
+        conn.write_all(out.as_bytes())?;
+        if head_only {
+            return Ok(());
+        }
+        let chunk = vec![b'x'; 64 << 10];
+        while sent < n {
+            let len = (n - sent).min(chunk.len() as u64) as usize;
+            conn.write_all(&chunk[..len])?;
+            sent += len as u64;
+        }
+        conn.flush()
+    })();
+    log(st, method, path, headers, sent as usize);
+    let _ = conn.shutdown(Shutdown::Both);
+    result
 }
 
 fn log(
