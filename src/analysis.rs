@@ -660,6 +660,31 @@ impl DiffReport {
         self.summary.fails(strict)
     }
 
+    /// The `dflash-check fix <dir> <authority args>` command that repairs the file: with
+    /// `--prune` when a key only the local file has is an error (`fix` keeps such keys unless
+    /// told to remove them, and would leave the error).
+    pub fn fix_command(&self) -> String {
+        let mut parts = vec![
+            "dflash-check".to_string(),
+            "fix".to_string(),
+            shell_words::quote(&self.local.dir().display().to_string()).into_owned(),
+        ];
+        parts.extend(
+            self.authority
+                .cli_args
+                .iter()
+                .map(|a| shell_words::quote(a).into_owned()),
+        );
+        let only_local_error = self
+            .differences
+            .iter()
+            .any(|d| d.diff.kind == DiffKind::OnlyLocal && d.diff.severity == Severity::Error);
+        if only_local_error {
+            parts.push("--prune".into());
+        }
+        parts.join(" ")
+    }
+
     /// The differences as diagnostics, located in the local file.
     pub fn diagnostics(&self) -> Vec<Diagnostic> {
         let file = self.local.path.display().to_string();

@@ -76,6 +76,9 @@ impl ServerInfo {
 
     /// The SGLang launch command these arguments describe, for the launch rules.
     fn sglang_command(&self) -> Option<Vec<String>> {
+        if self.endpoint == "/v1/models" {
+            return None;
+        }
         let target = self.target.as_ref()?;
         let mut args = vec![
             "python".to_string(),
@@ -100,12 +103,15 @@ impl ServerInfo {
     }
 }
 
+/// A parsed launch command, its notes, and the directory its relative paths resolve in.
+pub type LaunchInput = (Launch, Vec<String>, Option<PathBuf>);
+
 /// What the user gave.
 #[derive(Debug, Clone, Default)]
 pub struct DoctorInputs {
     /// A parsed launch command (from `-- CMD` or `--file`), its notes, and the directory its
     /// relative paths are resolved in.
-    pub launch: Option<(Launch, Vec<String>, Option<PathBuf>)>,
+    pub launch: Option<LaunchInput>,
     /// `--drafter DIR`: the drafter's files on this machine.
     pub drafter_dir: Option<PathBuf>,
     /// `--target DIR`: the target's files on this machine.
@@ -189,7 +195,13 @@ impl CauseKind {
             "draft_vocab",
         ]) {
             CauseKind::Pairing
-        } else if any(&["sample_from_anchor", "sample-from-anchor", "norm_before_fc", "causal", "export"]) {
+        } else if any(&[
+            "sample_from_anchor",
+            "sample-from-anchor",
+            "norm_before_fc",
+            "causal",
+            "export",
+        ]) {
             CauseKind::ExportDefaults
         } else if matches!(d.code, Code::Weights(_)) {
             CauseKind::Weights
@@ -328,13 +340,13 @@ pub struct DoctorReport {
 }
 
 impl DoctorReport {
-    /// A cause was found: an error anywhere, or a failing acceptance.
+    /// A cause was found: a failing acceptance, an error anywhere, or a finding that explains
+    /// a measured collapse or cliff.
     pub fn fails(&self) -> bool {
         self.acceptance.as_ref().is_some_and(|a| a.fails())
-            || self
-                .causes
-                .iter()
-                .any(|c| c.findings.iter().any(|f| f.severity == Severity::Error))
+            || self.causes.iter().any(|c| {
+                c.explains_symptom || c.findings.iter().any(|f| f.severity == Severity::Error)
+            })
     }
 
     /// Every finding, acceptance's first.
@@ -370,7 +382,9 @@ pub fn run(
         (Some(src), Some(opts)) => Some(acceptance::measure(src, opts, sleep)?),
         _ => None,
     };
-    let symptom = acceptance.as_ref().map_or(Symptom::NotMeasured, Symptom::of);
+    let symptom = acceptance
+        .as_ref()
+        .map_or(Symptom::NotMeasured, Symptom::of);
     let mut located = Located::default();
     let mut not_checked = Vec::new();
     let mut findings: Vec<Diagnostic> = Vec::new();
@@ -381,7 +395,10 @@ pub fn run(
         (None, Some(info)) => match info.sglang_command() {
             Some(args) => {
                 let (parsed, notes) = launch::parse_input(&args, None)?;
-                Some(((parsed, notes, None), "the server's arguments (SGLang /get_server_info)"))
+                Some((
+                    (parsed, notes, None),
+                    "the server's arguments (SGLang /get_server_info)",
+                ))
             }
             None => None,
         },
@@ -411,7 +428,12 @@ pub fn run(
         }
         not_checked.extend(r.not_checked.iter().cloned());
     }
-    let subject = subject(inputs, launch_report.as_ref(), launch.as_ref().map(|l| l.1), &mut located)?;
+    let subject = subject(
+        inputs,
+        launch_report.as_ref(),
+        launch.as_ref().map(|l| l.1),
+        &mut located,
+    )?;
     let Some(drafter) = &subject.drafter else {
         if let Some(repo) = &subject.drafter_on_hub {
             not_checked.push(format!(
@@ -420,7 +442,16 @@ pub fn run(
         } else {
             return Err(no_drafter(server.as_ref(), inputs));
         }
-        return Ok(finish(acceptance, symptom, server, located, findings, not_checked, None));
+        return Ok(finish(
+            launch_report.is_some(),
+            acceptance,
+            symptom,
+            server,
+            located,
+            findings,
+            not_checked,
+            None,
+        ));
     };
 
     // Lint: the launch ran it with the engine; without a launch, run it here.
@@ -445,16 +476,13 @@ pub fn run(
     match compare(drafter, &subject, inputs.hub.as_ref(), &mut located) {
         Ok(Compared::One(report)) => {
             if report.fails(false) {
-                fix_line = Some(crate::report::diff::fix_command(&report));
+                fix_line = Some(report.fix_command());
             }
             findings.extend(crate::check::diff_findings(&report));
         }
         Ok(Compared::Ambiguous(report)) => {
             findings.push(report.diagnostics().remove(0));
-            located.authority = Some(format!(
-                "none: {}",
-                report.ambiguity.describe()
-            ));
+            located.authority = Some(format!("none: {}", report.ambiguity.describe()));
         }
         Err(e) => not_checked.push(format!("diff: {}", e.message)),
     }
@@ -479,6 +507,7 @@ pub fn run(
         ),
     }
     Ok(finish(
+        launch_report.is_some(),
         acceptance,
         symptom,
         server,
@@ -586,7 +615,8 @@ fn compare(
             let mut reports = Vec::new();
             for snap in &ambiguity.candidates {
                 let a = snap.authority(None);
-                let target = analysis::resolve_target(&subject.target_choice, &[drafter], Some(&a))?;
+                let target =
+                    analysis::resolve_target(&subject.target_choice, &[drafter], Some(&a))?;
                 reports.push(DiffReport::build(drafter.clone(), a, target));
             }
             return Ok(Compared::Ambiguous(Box::new(AmbiguousDiff {
@@ -618,7 +648,9 @@ fn compare(
 }
 
 /// Groups the findings into causes, ranked by how well each explains the symptom.
+#[allow(clippy::too_many_arguments)]
 fn finish(
+    launch_checked: bool,
     acceptance: Option<AcceptanceReport>,
     symptom: Symptom,
     server: Option<ServerInfo>,
@@ -674,9 +706,15 @@ fn finish(
         CauseKind::Weights,
         CauseKind::LaunchFlags,
     ];
+    // Only what was looked at can be ruled out.
+    let looked_at = |k: &CauseKind| match k {
+        CauseKind::LaunchFlags => launch_checked,
+        CauseKind::Weights => !not_checked.iter().any(|n| n.starts_with("weights:")),
+        _ => true,
+    };
     let ruled_out = checked
         .iter()
-        .filter(|k| !causes.iter().any(|c| c.kind == **k))
+        .filter(|k| looked_at(k) && !causes.iter().any(|c| c.kind == **k))
         .map(|k| k.title().to_string())
         .collect();
     let restart = (!causes.is_empty()).then(|| {
@@ -725,7 +763,8 @@ fn repair(kind: CauseKind, findings: &[Diagnostic], fix_line: Option<&str>) -> V
     }
     if kind == CauseKind::SlidingWindow
         && findings.iter().any(|f| {
-            f.code.as_str().contains("mixed-attention") || f.message.contains("VLLM_USE_V2_MODEL_RUNNER")
+            f.code.as_str().contains("mixed-attention")
+                || f.message.contains("VLLM_USE_V2_MODEL_RUNNER")
         })
     {
         out.push("set VLLM_USE_V2_MODEL_RUNNER=1 in the server's environment (mixed sliding/full draft layers)".into());
@@ -751,7 +790,9 @@ fn no_drafter(server: Option<&ServerInfo>, inputs: &DoctorInputs) -> Error {
             s.target.as_deref().unwrap_or("?")
         ),
         Some(s) => format!("the server's {} names no drafter", s.endpoint),
-        None if inputs.launch.is_some() => "the launch command names no drafter that could be read".into(),
+        None if inputs.launch.is_some() => {
+            "the launch command names no drafter that could be read".into()
+        }
         None => "nothing names a drafter".into(),
     };
     Error::new(format!("doctor cannot find the drafter: {what}")).with_hint(

@@ -20,6 +20,7 @@ const LAYERS: &[&[&str]] = &[
     &["pins", "fix", "weights", "acceptance"],
     &["check"],
     &["launch"],
+    &["doctor"],
     &["registry"],
     &["report"],
 ];

@@ -508,7 +508,7 @@ fn pin_then_check_with_the_hub_gone() {
         )),
         "{out}"
     );
-    assert!(out.contains("error[authority-mismatch] models/wrong/config.json:13:5 dflash_config.mask_token_id: 248064 <|repo_name|> (added, not special)"), "{out}");
+    assert!(out.contains("error[changed] models/wrong/config.json:13:5 dflash_config.mask_token_id: 248064 <|repo_name|> (added, not special)"), "{out}");
     assert!(
         !out.contains("authority-unavailable") && !out.contains("pin-missing"),
         "{out}"

@@ -14,6 +14,7 @@ fn help_of_every_command() {
         "snapshots",
         "launch",
         "acceptance",
+        "doctor",
         "weights",
     ] {
         let mut args: Vec<&str> = cmd.split_whitespace().collect();

@@ -72,7 +72,7 @@ pub fn run_launch(args: &LaunchArgs, out: &mut Vec<u8>) -> Result<u8> {
 pub(super) fn read_launch(
     file: Option<&std::path::Path>,
     command: &[String],
-) -> Result<Option<(launch::Launch, Vec<String>, Option<PathBuf>)>> {
+) -> Result<Option<dflash_check::doctor::LaunchInput>> {
     let file = match file {
         None => None,
         Some(path) if path.as_os_str() == "-" => {

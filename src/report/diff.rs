@@ -202,32 +202,7 @@ fn target_of(repo: &str) -> &'static str {
 
 /// `dflash-check fix <file> <authority args>` for this report.
 pub fn fix_command(report: &DiffReport) -> String {
-    let mut parts = vec![
-        "dflash-check".to_string(),
-        "fix".to_string(),
-        shell_quote(&report.local.dir().display().to_string()),
-    ];
-    parts.extend(report.authority.cli_args.iter().map(|a| shell_quote(a)));
-    // `fix` keeps keys only the local file has unless told to prune them: when one of them is
-    // an error here, the printed command must remove it, or `fix` would leave the error.
-    let only_local_error = report.differences.iter().any(|d| {
-        d.diff.kind == DiffKind::OnlyLocal && d.diff.severity == crate::diagnostic::Severity::Error
-    });
-    if only_local_error {
-        parts.push("--prune".into());
-    }
-    parts.join(" ")
-}
-
-fn shell_quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./@:=+,".contains(c))
-    {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
-    }
+    report.fix_command()
 }
 
 fn columns(d: &ReportedDifference) -> (String, String, String) {

@@ -45,7 +45,10 @@ impl Report for DoctorReport {
         }
         writeln!(out)?;
         if self.causes.is_empty() {
-            writeln!(out, "No cause found in the drafter, its target, its weights or the launch.")?;
+            writeln!(
+                out,
+                "No cause found in the drafter, its target, its weights or the launch."
+            )?;
         } else {
             writeln!(out, "Causes, most likely first:")?;
         }

@@ -25,6 +25,7 @@ The server stops by itself after --lifetime seconds (default 120).
 """
 
 import argparse
+import json
 import sys
 import threading
 import time
@@ -252,12 +253,16 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[1])
     parser.add_argument("scenario", choices=sorted(SCENARIOS))
     parser.add_argument("--lifetime", type=float, default=120.0)
+    parser.add_argument("--drafter", default=None, help="the drafter SGLang's /get_server_info names")
     args = parser.parse_args()
     scenario = SCENARIOS[args.scenario]()
     lock = threading.Lock()
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self):
+            if self.path in ("/v1/models", "/get_server_info"):
+                self.server_json()
+                return
             if self.path != "/metrics":
                 self.send_error(404)
                 return
@@ -274,6 +279,31 @@ def main():
                 self.wfile.write(body)
             except (BrokenPipeError, ConnectionResetError):
                 pass  # the client gave up (the slow scenario's point)
+
+        def server_json(self):
+            # What each engine says about itself (doctor reads it): vLLM's OpenAI-compatible
+            # /v1/models names the served target, never the drafter; SGLang's /get_server_info
+            # returns its resolved server arguments, the drafter's path included.
+            sglang = args.scenario.startswith("sglang")
+            if self.path == "/v1/models" and not sglang:
+                body = {"object": "list", "data": [{"id": TARGET, "object": "model", "root": TARGET}]}
+            elif self.path == "/get_server_info" and sglang:
+                body = {
+                    "model_path": TARGET,
+                    "speculative_algorithm": "DFLASH",
+                    "speculative_draft_model_path": args.drafter,
+                    "speculative_num_draft_tokens": K + 1,
+                    "version": "0.5.0",
+                }
+            else:
+                self.send_error(404)
+                return
+            data = json.dumps(body).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
 
         def log_message(self, *args):
             pass

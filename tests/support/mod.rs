@@ -598,4 +598,5 @@ fn log(
         body_bytes,
     });
 }
+pub mod metrics;
 pub mod olah;

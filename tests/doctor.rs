@@ -1,0 +1,261 @@
+//! `dflash-check doctor` end to end: the incident as it happened. A vLLM server (its /metrics
+//! rendered by `prometheus_client`, its /v1/models naming the target) serving acceptance 1.12 of
+//! 16 with the hand-guessed config in an ordinary folder; the launch command that served it; the
+//! drafter's authority and the target on a real Hub-compatible server (olah). `doctor` must name
+//! the wrong fields with decoded tokens and print the `fix` against z-lab/Qwen3.6-27B-DFlash;
+//! after that fix a healthy server passes. A cliff, and SGLang (whose server names its drafter),
+//! too.
+
+mod support;
+
+use std::path::Path;
+use std::process::Command;
+
+use support::metrics::MetricsServer;
+use support::olah::{enabled, Olah, RepoSpec};
+
+const DRAFTER: &str = "z-lab/Qwen3.6-27B-DFlash";
+const TARGET: &str = "Qwen/Qwen3.6-27B";
+
+fn read(p: &str) -> Vec<u8> {
+    std::fs::read(p).unwrap()
+}
+
+fn doctor(args: &[&str], cache: &Path) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_dflash-check"))
+        .arg("doctor")
+        .args(args)
+        .env("HF_HUB_CACHE", cache)
+        .env_remove("HF_ENDPOINT")
+        .env_remove("HF_HUB_OFFLINE")
+        .env_remove("HF_TOKEN")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// The vLLM command that served the drafter in `dir`, as one argument list after `--`.
+fn vllm_command(dir: &str, env: &[&str]) -> Vec<String> {
+    let mut words: Vec<String> = env.iter().map(|e| e.to_string()).collect();
+    words.extend(
+        [
+            "vllm",
+            "serve",
+            TARGET,
+            "--speculative-config",
+            &format!(r#"{{"method": "dflash", "model": "{dir}", "num_speculative_tokens": 15}}"#),
+        ]
+        .map(str::to_string),
+    );
+    words
+}
+
+#[test]
+fn the_incident_from_symptom_to_fix() {
+    if !enabled() {
+        return;
+    }
+    let Some(collapse) = MetricsServer::start("vllm-collapse", &[]) else {
+        return;
+    };
+    let authority = read("fixtures/incident/authority/config.json");
+    let olah = Olah::start(&[
+        RepoSpec {
+            id: DRAFTER,
+            commits: vec![vec![("config.json", &authority)]],
+        },
+        RepoSpec {
+            id: TARGET,
+            commits: vec![vec![
+                (
+                    "config.json",
+                    &read("fixtures/targets/Qwen3.6-27B/config.json"),
+                ),
+                (
+                    "tokenizer_config.json",
+                    &read("fixtures/targets/Qwen3.6-27B/tokenizer_config.json"),
+                ),
+                (
+                    "tokenizer.json",
+                    &read("fixtures/targets/Qwen3.6-27B/tokenizer.json"),
+                ),
+            ]],
+        },
+    ]);
+    let sha = olah.commits(DRAFTER)[0].clone();
+    let work = tempfile::tempdir().unwrap();
+    let cache = work.path().join("cache");
+    let dir = work.path().join("models").join("my-drafter");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(
+        "fixtures/incident/Qwen3.6-27B-DFlash/config.json",
+        dir.join("config.json"),
+    )
+    .unwrap();
+    let dir_s = dir.to_str().unwrap().to_string();
+    let url = collapse.url();
+    let command = vllm_command(&dir_s, &[]);
+    let mut args: Vec<&str> = vec!["--metrics", &url, "--window", "1", "--endpoint", &olah.url];
+    args.push("--");
+    args.extend(command.iter().map(String::as_str));
+    let (code, out, err) = doctor(&args, &cache);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("acceptance length 1.12 of 16"), "{out}");
+    assert!(out.contains("collapse from the first position"), "{out}");
+    assert!(
+        out.contains(&format!("target     {TARGET}  (from the launch command)")),
+        "{out}"
+    );
+    assert!(out.contains(&format!("{DRAFTER} at {sha}")), "{out}");
+    // The causes that explain a first-position collapse come first, with decoded tokens.
+    let mask = out
+        .find("1. mask token id — explains the symptom")
+        .expect(&out);
+    let layers = out
+        .find("2. target layer ids — explains the symptom")
+        .expect(&out);
+    assert!(mask < layers);
+    assert!(out.contains("248064 <|repo_name|>"), "{out}");
+    assert!(out.contains("248070 <|audio_start|>"), "{out}");
+    assert!(out.contains("sliding-window layers"), "{out}");
+    let fix = format!("dflash-check fix {dir_s} --from-hub {DRAFTER}@{sha}");
+    assert!(out.contains(&format!("repair: {fix}")), "{out}");
+    assert!(out.contains("restart the server"), "{out}");
+    // JSON carries the same ranking.
+    let mut json_args = args.clone();
+    json_args.splice(0..0, ["--format", "json"]);
+    let (code, json, _) = doctor(&json_args, &cache);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["symptom"], "first_position_collapse");
+    assert_eq!(v["causes"][0]["kind"], "mask_token");
+
+    // The printed repair, run as printed.
+    let fixed = Command::new(env!("CARGO_BIN_EXE_dflash-check"))
+        .args(["fix", &dir_s, "--from-hub", &format!("{DRAFTER}@{sha}")])
+        .args(["--endpoint", &olah.url])
+        .env("HF_HUB_CACHE", &cache)
+        .output()
+        .unwrap();
+    assert_eq!(
+        fixed.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&fixed.stderr)
+    );
+
+    // After the fix (and the runner the mixed layers need), a healthy server: nothing wrong.
+    drop(collapse);
+    let healthy = MetricsServer::start("vllm-healthy", &[]).unwrap();
+    let url = healthy.url();
+    let command = vllm_command(&dir_s, &["VLLM_USE_V2_MODEL_RUNNER=1"]);
+    let mut args: Vec<&str> = vec!["--metrics", &url, "--window", "1", "--endpoint", &olah.url];
+    args.push("--");
+    args.extend(command.iter().map(String::as_str));
+    let (code, out, err) = doctor(&args, &cache);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("acceptance is healthy"), "{out}");
+    assert!(out.contains("No cause found"), "{out}");
+    drop(healthy);
+
+    // A cliff with the fixed config but without the V2 runner: the runner is the cause.
+    let cliff = MetricsServer::start("vllm-cliff", &[]).unwrap();
+    let url = cliff.url();
+    let command = vllm_command(&dir_s, &[]);
+    let mut args: Vec<&str> = vec!["--metrics", &url, "--window", "1", "--endpoint", &olah.url];
+    args.push("--");
+    args.extend(command.iter().map(String::as_str));
+    let (code, out, err) = doctor(&args, &cache);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("a cliff"), "{out}");
+    assert!(
+        out.contains("1. sliding-window layers — explains the symptom"),
+        "{out}"
+    );
+    assert!(out.contains("VLLM_USE_V2_MODEL_RUNNER=1"), "{out}");
+}
+
+/// SGLang names its drafter: the URL alone is enough. vLLM does not: without the launch command
+/// or --drafter, doctor exits 2 and says what to pass.
+#[test]
+fn sglang_names_its_drafter_vllm_needs_the_command() {
+    let work = tempfile::tempdir().unwrap();
+    let dir = work.path().join("srv").join("drafter");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::copy(
+        "fixtures/incident/Qwen3.6-27B-DFlash/config.json",
+        dir.join("config.json"),
+    )
+    .unwrap();
+    let Some(sglang) = MetricsServer::start("sglang", &["--drafter", dir.to_str().unwrap()]) else {
+        return;
+    };
+    let url = sglang.url();
+    let cache = work.path().join("cache");
+    let (code, out, err) = doctor(&["--metrics", &url, "--window", "1", "--offline"], &cache);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("(from the server's arguments (SGLang /get_server_info))"),
+        "{out}"
+    );
+    assert!(out.contains("mask token id"), "{out}");
+    // Offline, the authority is the built-in snapshot the served target picks.
+    assert!(
+        out.contains("built-in snapshot of z-lab/Qwen3.6-27B-DFlash"),
+        "{out}"
+    );
+    drop(sglang);
+
+    let vllm = MetricsServer::start("vllm-collapse", &[]).unwrap();
+    let url = vllm.url();
+    let (code, out, err) = doctor(&["--metrics", &url, "--window", "1", "--offline"], &cache);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("names the served target (Qwen/Qwen3.6-27B) but not the drafter"),
+        "{err}"
+    );
+    assert!(err.contains("--drafter DIR"), "{err}");
+}
+
+/// Without a server, the files alone: causes ranked by severity, the fix line, exit 1; a clean
+/// drafter exits 0.
+#[test]
+fn doctor_on_files_alone() {
+    let cache = tempfile::tempdir().unwrap();
+    let (code, out, err) = doctor(
+        &[
+            "--drafter",
+            "fixtures/incident/Qwen3.6-27B-DFlash",
+            "--target",
+            "fixtures/targets/Qwen3.6-27B",
+            "--offline",
+        ],
+        cache.path(),
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("not measured"), "{out}");
+    assert!(out.contains(
+        "repair: dflash-check fix fixtures/incident/Qwen3.6-27B-DFlash --snapshot z-lab/Qwen3.6-27B-DFlash"
+    ), "{out}");
+    assert!(out.lines().count() < 40, "one screen: {out}");
+    let (code, out, err) = doctor(
+        &[
+            "--drafter",
+            "fixtures/incident/authority",
+            "--target",
+            "fixtures/targets/Qwen3.6-27B",
+            "--offline",
+        ],
+        cache.path(),
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("No cause found"), "{out}");
+    let (code, _, err) = doctor(&["--offline"], cache.path());
+    assert_eq!(code, 2);
+    assert!(err.contains("doctor needs something to look at"), "{err}");
+}
