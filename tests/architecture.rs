@@ -1,6 +1,8 @@
 //! The layers go one way: every library module may use only modules of a lower layer (see
-//! ARCHITECTURE.md). Read from the source: each `crate::module` a file names (outside comments)
-//! must rank below the file's own module. A new module must be given a layer here.
+//! ARCHITECTURE.md). Read from the source with comments and strings removed: each module a
+//! file names — `crate::module`, the items of a `use crate::{…}` group over any number of
+//! lines, and `super::` paths that climb to the crate root — must rank below the file's own
+//! module. A new module must be given a layer here.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -25,32 +27,127 @@ const LAYERS: &[&[&str]] = &[
     &["report"],
 ];
 
+/// Whether `name` is a top-level module of the library (a file or folder under `src/`).
+fn is_module(name: &str) -> bool {
+    let src = Path::new("src");
+    src.join(format!("{name}.rs")).is_file() || src.join(name).join("mod.rs").is_file()
+}
+
 fn rank(module: &str) -> Option<usize> {
     LAYERS.iter().position(|l| l.contains(&module))
 }
 
-/// The crate-level names a line refers to: `crate::x::…`, and the items of `crate::{…}`.
-fn references(line: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut rest = line;
-    while let Some(i) = rest.find("crate::") {
-        rest = &rest[i + "crate::".len()..];
-        if let Some(group) = rest.strip_prefix('{') {
-            let end = group.find('}').unwrap_or(group.len());
-            for item in group[..end].split(',') {
-                let name: String = item
-                    .trim()
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_')
-                    .collect();
-                out.push(name);
+/// The source without comments (`//…` to the end of the line, `/* … */`) and without the
+/// contents of string literals, so that neither can name a module.
+fn code_only(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let b = text.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        match (b[i], b.get(i + 1)) {
+            (b'/', Some(b'/')) => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
             }
-        } else {
-            let name: String = rest
-                .chars()
-                .take_while(|c| c.is_alphanumeric() || *c == '_')
-                .collect();
-            out.push(name);
+            (b'/', Some(b'*')) => {
+                i += 2;
+                while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
+                    out.push(if b[i] == b'\n' { '\n' } else { ' ' });
+                    i += 1;
+                }
+                i += 2;
+            }
+            (b'"', _) => {
+                out.push('"');
+                i += 1;
+                while i < b.len() && b[i] != b'"' {
+                    if b[i] == b'\\' {
+                        i += 1;
+                    }
+                    if i < b.len() && b[i] == b'\n' {
+                        out.push('\n');
+                    }
+                    i += 1;
+                }
+                out.push('"');
+                i += 1;
+            }
+            (c, _) => {
+                out.push(c as char);
+                i += 1;
+            }
+        }
+    }
+    out
+}
+
+fn ident(s: &str) -> String {
+    s.chars()
+        .take_while(|c| c.is_alphanumeric() || *c == '_')
+        .collect()
+}
+
+/// The top-level items of a `{…}` group starting right after its `{` (nested groups skipped).
+fn group_items(group: &str) -> Vec<String> {
+    let mut items = Vec::new();
+    let mut depth = 0;
+    let mut start = 0;
+    for (i, c) in group.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => {
+                items.push(ident(group[start..i].trim()));
+                break;
+            }
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(ident(group[start..i].trim()));
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    items
+}
+
+/// The crate-level names a piece of code refers to: `crate::x::…`, the items of `crate::{…}`
+/// (over several lines too), and `super::…` paths that climb to the crate root from a file
+/// `depth` modules deep (`src/a.rs` is 1, `src/a/b.rs` 2).
+fn references_at(code: &str, depth: usize) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = code;
+    while let Some(i) = rest.find("crate::") {
+        let before = rest[..i].chars().last();
+        rest = &rest[i + "crate::".len()..];
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$') {
+            continue; // `$crate::` in macros, or a longer identifier
+        }
+        match rest.strip_prefix('{') {
+            Some(group) => out.extend(group_items(group)),
+            None => out.push(ident(rest)),
+        }
+    }
+    let mut rest = code;
+    while let Some(i) = rest.find("super::") {
+        let before = rest[..i].chars().last();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+            rest = &rest[i + "super::".len()..];
+            continue; // counted with the first `super::` of the chain
+        }
+        let mut tail = &rest[i..];
+        let mut climbs = 0;
+        while let Some(t) = tail.strip_prefix("super::") {
+            climbs += 1;
+            tail = t;
+        }
+        rest = tail;
+        if climbs < depth {
+            continue; // still inside the file's own top-level module
+        }
+        match tail.strip_prefix('{') {
+            Some(group) => out.extend(group_items(group)),
+            None => out.push(ident(tail)),
         }
     }
     out.into_iter()
@@ -60,8 +157,13 @@ fn references(line: &str) -> Vec<String> {
             "declare_code_names" => "diagnostic".to_string(),
             _ => n,
         })
-        .filter(|n| !n.is_empty())
+        .filter(|n| !n.is_empty() && n != "self")
         .collect()
+}
+
+/// [`references_at`] for one line of a top-level file.
+fn references(line: &str) -> Vec<String> {
+    references_at(line, 1)
 }
 
 fn walk(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
@@ -96,17 +198,25 @@ fn library_layers_go_one_way() {
         }
         let own = rank(&module)
             .unwrap_or_else(|| panic!("module `{module}` has no layer in tests/architecture.rs"));
-        let text = std::fs::read_to_string(&file).unwrap();
+        let text = code_only(&std::fs::read_to_string(&file).unwrap());
+        // `src/a.rs` and `src/a/mod.rs` are one module deep, `src/a/b.rs` two.
+        let depth = rel.components().count() - usize::from(rel.ends_with("mod.rs"));
         for (n, line) in text.lines().enumerate() {
-            if line.trim_start().starts_with("//") {
-                continue;
-            }
-            for used in references(line) {
+            // A grouped import may span lines: read each statement from where it starts.
+            let from = &text[text.lines().take(n).map(|l| l.len() + 1).sum::<usize>()..];
+            let statement = if line.contains("crate::{") || line.contains("super::{") {
+                &from[..from.find(';').map_or(from.len(), |e| e + 1)]
+            } else {
+                line
+            };
+            for used in references_at(statement, depth) {
                 if used == module {
                     continue;
                 }
                 match rank(&used) {
                     Some(r) if r < own => {}
+                    // Names that are no module (a type re-exported at the root) are not layers.
+                    None if !is_module(&used) => {}
                     _ => violations.entry(module.clone()).or_default().push(format!(
                         "{}:{} uses crate::{used}",
                         file.display(),
@@ -138,5 +248,29 @@ fn references_are_read_from_grouped_imports() {
     assert_eq!(
         references("let x = crate::hub::fetch(crate::json::Path::root());"),
         vec!["hub", "json"]
+    );
+}
+
+/// Multi-line groups, nested groups, `super::` paths that climb to the crate root, and
+/// comments or strings that merely mention a module.
+#[test]
+fn references_see_multiline_groups_super_paths_and_skip_comments() {
+    let code = code_only(
+        "use crate::{\n    config::{self, ConfigFile},\n    report::Report,\n};\n// crate::check is a comment\nlet s = \"crate::launch\";\n",
+    );
+    assert_eq!(references_at(&code, 1), vec!["config", "report"]);
+    // From src/a/b.rs, `super::` is src/a; `super::super::` is the crate root.
+    assert_eq!(
+        references_at("use super::sibling;", 2),
+        Vec::<String>::new()
+    );
+    assert_eq!(
+        references_at("use super::super::report::x;", 2),
+        vec!["report"]
+    );
+    // From src/a.rs, `super::` is the crate root.
+    assert_eq!(
+        references_at("use super::{check, hub};", 1),
+        vec!["check", "hub"]
     );
 }
