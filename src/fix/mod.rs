@@ -330,16 +330,22 @@ fn edit_output(e: &Edit, target: &TargetContext) -> EditOutput {
 
 /// The incident's key fields plus every edited field, as the file now has them.
 fn checked_fields(root: &Node, target: &TargetContext, edited: &[Path]) -> Vec<CheckedField> {
+    // Sets and a lookup cache: a fix of n keys checks n fields, each in constant time.
     let mut paths: Vec<Path> = KEY_FIELDS.iter().map(|p| Path::parse(p)).collect();
+    let mut listed: std::collections::HashSet<&Path> = std::collections::HashSet::new();
+    let key_fields = paths.clone();
+    listed.extend(key_fields.iter());
     for p in edited {
-        if !paths.contains(p) {
+        if listed.insert(p) {
             paths.push(p.clone());
         }
     }
+    let edited: std::collections::HashSet<&Path> = edited.iter().collect();
+    let mut lookup = crate::json::Lookup::default();
     paths
         .into_iter()
         .filter_map(|p| {
-            let node = p.lookup(root);
+            let node = lookup.path(root, &p);
             let fixed = edited.contains(&p);
             if node.is_none() && !fixed {
                 return None;
