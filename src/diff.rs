@@ -384,15 +384,18 @@ fn walk(
     out: &mut Vec<Difference>,
 ) {
     if let (Some(_), Some(_)) = (local.as_object(), authority.as_object()) {
+        // Maps, not `get`: a walk that scans for each of n keys is quadratic.
+        let (lm, am) = (local.members_by_key(), authority.members_by_key());
         let mut keys: Vec<&str> = local.effective_keys();
-        for k in authority.effective_keys() {
-            if !keys.contains(&k) {
-                keys.push(k);
-            }
-        }
+        keys.extend(
+            authority
+                .effective_keys()
+                .into_iter()
+                .filter(|k| !lm.contains_key(k)),
+        );
         for key in keys {
             let child = path.child(key);
-            match (local.get(key), authority.get(key)) {
+            match (lm.get(key).copied(), am.get(key).copied()) {
                 (Some(l), Some(a)) => walk(lc, ac, l, a, &child, out),
                 (Some(l), None) => out.push(difference(
                     lc,
@@ -459,8 +462,10 @@ fn difference(
 /// One informational line when a layout field is spelled differently on the two sides.
 fn layout_difference(lc: &Canonical, ac: &Canonical, diffs: &[Difference]) -> Option<Difference> {
     let mut parts = Vec::new();
+    let differing: std::collections::HashSet<&str> =
+        diffs.iter().filter_map(|d| d.path.first_key()).collect();
     for ((name, l), (_, a)) in lc.layouts.iter().zip(&ac.layouts) {
-        let value_differs = diffs.iter().any(|d| d.path.first_key() == Some(name));
+        let value_differs = differing.contains(name);
         if l != a && *l != Layout::Absent && *a != Layout::Absent && !value_differs {
             parts.push(format!(
                 "{name}: local {}, authority {}",

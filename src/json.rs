@@ -8,11 +8,54 @@
 //! duplicate keys, where the last one wins. Nesting is capped so hostile input cannot overflow
 //! the stack.
 
+use std::collections::HashMap;
 use std::fmt;
 use std::ops::Range;
 
 /// Deeper nesting than this is refused. Python's own limit is about 1,000; real configs use 3.
 pub const MAX_DEPTH: usize = 256;
+/// Most values (objects, arrays, strings, numbers, literals) one document may hold. A drafter
+/// config holds about a hundred, the largest real configs (an `id2label` of 22k classes) tens
+/// of thousands; every later step (diff, fix, lint) is linear in this count, and a parsed value
+/// costs about 130 bytes, so this bounds a document's tree to some 25 MB.
+pub const MAX_VALUES: usize = 200_000;
+/// Objects up to this many members look keys up by scanning (faster than hashing when small).
+const SCAN_MEMBERS: usize = 16;
+
+/// Repeated lookups in one tree, each in time linear in its path's length: a large object's
+/// members are put in a map the first time it is searched ([`Node::get`] scans, so n lookups
+/// in an object of n keys would be quadratic).
+#[derive(Default)]
+pub struct Lookup<'a> {
+    maps: std::collections::HashMap<*const Node, std::collections::HashMap<&'a str, &'a Node>>,
+}
+
+impl<'a> Lookup<'a> {
+    /// The member `key` of `obj` (the last of a duplicated key), as [`Node::get`].
+    pub fn get(&mut self, obj: &'a Node, key: &str) -> Option<&'a Node> {
+        match obj.as_object() {
+            Some(ms) if ms.len() > SCAN_MEMBERS => self
+                .maps
+                .entry(obj as *const Node)
+                .or_insert_with(|| obj.members_by_key())
+                .get(key)
+                .copied(),
+            _ => obj.get(key),
+        }
+    }
+
+    /// The node at `path` under `root`, as [`Path::lookup`].
+    pub fn path(&mut self, root: &'a Node, path: &Path) -> Option<&'a Node> {
+        let mut node = root;
+        for seg in &path.0 {
+            node = match seg {
+                Segment::Key(k) => self.get(node, k)?,
+                Segment::Index(i) => node.as_array()?.get(*i)?,
+            };
+        }
+        Some(node)
+    }
+}
 
 /// One parsed value with the byte range it occupies in the source text.
 #[derive(Debug, Clone, PartialEq)]
@@ -155,17 +198,28 @@ impl Node {
         }
     }
 
-    /// The distinct keys of an object in first-seen order.
+    /// The distinct keys of an object in first-seen order (linear: a set of the keys seen).
     pub fn effective_keys(&self) -> Vec<&str> {
         let mut keys: Vec<&str> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
         if let Value::Object(members) = &self.value {
             for m in members {
-                if !keys.contains(&m.key.as_str()) {
+                if seen.insert(m.key.as_str()) {
                     keys.push(&m.key);
                 }
             }
         }
         keys
+    }
+
+    /// An object's members by key (the last one of a duplicated key), for walks that look up
+    /// every key: [`Node::get`] scans, so a walk over n keys with it is quadratic.
+    pub fn members_by_key(&self) -> std::collections::HashMap<&str, &Node> {
+        self.as_object()
+            .unwrap_or_default()
+            .iter()
+            .map(|m| (m.key.as_str(), &m.value))
+            .collect()
     }
 
     /// Compact one-line JSON text of the value, numbers as written.
@@ -395,6 +449,9 @@ pub struct Document {
     /// value that wins).
     pub duplicate_keys: Vec<(Path, usize)>,
     line_starts: Vec<usize>,
+    /// For each object of more than a few members, by path: its members' indexes by key (the
+    /// last of a duplicated key), so [`Document::position_of`] is not a scan per key.
+    member_index: HashMap<Path, HashMap<String, usize>>,
 }
 
 impl Document {
@@ -422,6 +479,9 @@ impl Document {
             bytes: text.as_bytes(),
             pos: 0,
             duplicates: Vec::new(),
+            path: Vec::new(),
+            values: 0,
+            member_index: HashMap::new(),
         };
         let result = parser.document();
         match result {
@@ -431,6 +491,7 @@ impl Document {
                     root,
                     duplicate_keys: Vec::new(),
                     line_starts: line_starts(text),
+                    member_index: std::mem::take(&mut parser.member_index),
                 };
                 let dups = std::mem::take(&mut parser.duplicates);
                 doc.duplicate_keys = dups
@@ -472,12 +533,16 @@ impl Document {
     pub fn position_of(&self, path: &Path) -> (usize, usize) {
         let mut node = &self.root;
         let mut offset = self.root.span.start;
-        for seg in &path.0 {
+        for (depth, seg) in path.0.iter().enumerate() {
             match seg {
-                Segment::Key(k) => match node
-                    .as_object()
-                    .and_then(|ms| ms.iter().rev().find(|m| &m.key == k))
-                {
+                Segment::Key(k) => match node.as_object().and_then(|ms| {
+                    if ms.len() > SCAN_MEMBERS {
+                        let index = self.member_index.get(&Path(path.0[..depth].to_vec()))?;
+                        ms.get(*index.get(k)?)
+                    } else {
+                        ms.iter().rev().find(|m| &m.key == k)
+                    }
+                }) {
                     Some(m) => {
                         offset = m.key_span.start;
                         node = &m.value;
@@ -535,6 +600,11 @@ struct Parser<'a> {
     bytes: &'a [u8],
     pos: usize,
     duplicates: Vec<(Path, usize)>,
+    /// The path of the value being parsed (a stack, so no value pays for a copy of its path).
+    path: Vec<Segment>,
+    /// Values parsed so far, against [`MAX_VALUES`].
+    values: usize,
+    member_index: HashMap<Path, HashMap<String, usize>>,
 }
 
 impl<'a> Parser<'a> {
@@ -557,7 +627,7 @@ impl<'a> Parser<'a> {
                 self.pos,
             ));
         }
-        let root = self.value(0, &Path::root())?;
+        let root = self.value(0)?;
         self.skip_ws();
         if self.pos < self.bytes.len() {
             return Err((
@@ -589,18 +659,28 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn value(&mut self, depth: usize, path: &Path) -> ParseResult<Node> {
+    fn value(&mut self, depth: usize) -> ParseResult<Node> {
         if depth > MAX_DEPTH {
             return Err((
                 format!("nesting deeper than {MAX_DEPTH} levels; a drafter config needs 3"),
                 self.pos,
             ));
         }
+        self.values += 1;
+        if self.values > MAX_VALUES {
+            return Err((
+                format!(
+                    "more than {MAX_VALUES} values (a drafter config holds about a hundred): \
+                     this is not a model config"
+                ),
+                self.pos,
+            ));
+        }
         let start = self.pos;
         let value = match self.bytes.get(self.pos) {
             None => return Err(("unexpected end of file: expected a value".into(), self.pos)),
-            Some(b'{') => self.object(depth, path)?,
-            Some(b'[') => self.array(depth, path)?,
+            Some(b'{') => self.object(depth)?,
+            Some(b'[') => self.array(depth)?,
             Some(b'"') => Value::String(self.string()?),
             Some(b't') => self.literal("true", Value::Bool(true))?,
             Some(b'f') => self.literal("false", Value::Bool(false))?,
@@ -790,9 +870,11 @@ impl<'a> Parser<'a> {
         Ok(u32::from_str_radix(digits, 16).unwrap_or(0xfffd))
     }
 
-    fn object(&mut self, depth: usize, path: &Path) -> ParseResult<Value> {
+    fn object(&mut self, depth: usize) -> ParseResult<Value> {
         self.pos += 1; // {
         let mut members: Vec<Member> = Vec::new();
+        // Keys seen, once the object is too large to scan for duplicates.
+        let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
         self.skip_ws();
         if self.bytes.get(self.pos) == Some(&b'}') {
             self.pos += 1;
@@ -827,11 +909,21 @@ impl<'a> Parser<'a> {
             }
             self.pos += 1;
             self.skip_ws();
-            let child = path.child(&key);
-            let value = self.value(depth + 1, &child)?;
-            if members.iter().any(|m| m.key == key) {
-                self.duplicates.push((child, value.span.start));
+            self.path.push(Segment::Key(key.clone()));
+            let value = self.value(depth + 1)?;
+            let duplicate = if members.len() < SCAN_MEMBERS {
+                members.iter().any(|m| m.key == key)
+            } else {
+                if seen.is_empty() {
+                    seen.extend(members.iter().map(|m| m.key.clone()));
+                }
+                !seen.insert(key.clone())
+            };
+            if duplicate {
+                self.duplicates
+                    .push((Path(self.path.clone()), value.span.start));
             }
+            self.path.pop();
             members.push(Member {
                 key,
                 key_span,
@@ -842,6 +934,14 @@ impl<'a> Parser<'a> {
                 Some(b',') => self.pos += 1,
                 Some(b'}') => {
                     self.pos += 1;
+                    if members.len() > SCAN_MEMBERS {
+                        let index = members
+                            .iter()
+                            .enumerate()
+                            .map(|(i, m)| (m.key.clone(), i))
+                            .collect();
+                        self.member_index.insert(Path(self.path.clone()), index);
+                    }
                     return Ok(Value::Object(members));
                 }
                 None => {
@@ -863,7 +963,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn array(&mut self, depth: usize, path: &Path) -> ParseResult<Value> {
+    fn array(&mut self, depth: usize) -> ParseResult<Value> {
         self.pos += 1; // [
         let mut items = Vec::new();
         self.skip_ws();
@@ -879,8 +979,9 @@ impl<'a> Parser<'a> {
                     self.pos,
                 ));
             }
-            let child = path.index(items.len());
-            items.push(self.value(depth + 1, &child)?);
+            self.path.push(Segment::Index(items.len()));
+            items.push(self.value(depth + 1)?);
+            self.path.pop();
             self.skip_ws();
             match self.bytes.get(self.pos) {
                 Some(b',') => self.pos += 1,
@@ -911,6 +1012,40 @@ impl<'a> Parser<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// More than [`MAX_VALUES`] values is refused while parsing (an 8-million-number array
+    /// cost 2.7 GB before), and objects of many keys parse, find duplicates and answer
+    /// positions in linear time (each was a scan per key: 100,000 keys took minutes).
+    #[test]
+    fn value_cap_and_many_keys() {
+        let array = format!("{{\"x\": [{}]}}", vec!["0"; MAX_VALUES].join(","));
+        let err = Document::parse(&array).unwrap_err();
+        assert!(
+            err.message.contains("more than 200000 values"),
+            "{}",
+            err.message
+        );
+
+        let n = 60_000;
+        let mut members: Vec<String> = (0..n).map(|i| format!("\"k{i}\": {i}")).collect();
+        members.push("\"k7\": 0".into());
+        let doc = Document::parse(&format!("{{\n{}\n}}", members.join(",\n"))).unwrap();
+        assert_eq!(doc.duplicate_keys, vec![(Path::key("k7"), n + 2)]);
+        assert_eq!(doc.root.effective_keys().len(), n);
+        for i in (0..n).filter(|i| *i != 7) {
+            assert_eq!(doc.position_of(&Path::key(&format!("k{i}"))).0, i + 2);
+        }
+        assert_eq!(doc.position_of(&Path::key("k7")).0, n + 2);
+        let mut lookup = Lookup::default();
+        assert_eq!(
+            lookup.path(&doc.root, &Path::key("k7")).unwrap().as_u64(),
+            Some(0)
+        );
+        assert_eq!(
+            lookup.get(&doc.root, "k59999").unwrap().as_u64(),
+            Some(59_999)
+        );
+    }
 
     #[test]
     fn numbers_compare_by_value_and_keep_their_text() {

@@ -6,7 +6,6 @@
 //! it is meant to be read in code review.
 
 use std::collections::BTreeMap;
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -277,18 +276,12 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
         .pins
         .clone()
         .unwrap_or_else(|| discover(&local.dir()).unwrap_or_else(|| PathBuf::from(FILE_NAME)));
-    let mut loaded = if pins_path.is_file() {
-        load(&pins_path)?
-    } else {
-        LoadedPins {
-            path: pins_path.clone(),
-            file: PinFile {
-                version: VERSION,
-                ..Default::default()
-            },
-        }
+    // Only the path matters until the pins are written: the file is read under the lock.
+    let where_ = LoadedPins {
+        path: pins_path.clone(),
+        file: PinFile::default(),
     };
-    let key = loaded.key_for(&local.path).ok_or_else(|| {
+    let key = where_.key_for(&local.path).ok_or_else(|| {
         Error::new(format!(
             "`{}` is not inside `{}`'s directory",
             local.path.display(),
@@ -330,7 +323,7 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
         PinSource::File(p) => {
             let file = crate::config::config_path(p)?;
             crate::config::load(&file)?;
-            let rel = crate::config::display(&file, &loaded.root());
+            let rel = crate::config::display(&file, &where_.root());
             (PinAuthority::File(rel.clone()), format!("file {rel}"))
         }
         PinSource::Auto => {
@@ -346,7 +339,7 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
     let target = match &request.target {
         None => None,
         Some(t) if Path::new(t).is_dir() => Some(PinTarget {
-            target: crate::config::display(Path::new(t), &loaded.root()),
+            target: crate::config::display(Path::new(t), &where_.root()),
             revision: None,
         }),
         Some(t) => {
@@ -357,6 +350,20 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
                 target: fetched.repo,
                 revision: Some(fetched.sha),
             })
+        }
+    };
+    // Read, insert and write under the lock, so concurrent `pin` runs each add their pin to
+    // what the others wrote (the Hub was asked above, outside the lock).
+    let _lock = crate::fix::write::lock(&pins_path)?;
+    let mut loaded = if pins_path.is_file() {
+        load(&pins_path)?
+    } else {
+        LoadedPins {
+            file: PinFile {
+                version: VERSION,
+                ..Default::default()
+            },
+            ..where_
         }
     };
     loaded.file.drafters.insert(
@@ -387,7 +394,8 @@ pub fn is_sha(s: &str) -> bool {
             .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
 }
 
-/// Writes the pin file (sorted, with a header comment), replacing it atomically.
+/// Writes the pin file (sorted, with a header comment), replacing it atomically. Callers that
+/// read it first hold [`crate::fix::write::lock`] across the read and this write.
 pub fn save(path: &Path, file: &PinFile) -> Result<()> {
     let body = toml::to_string_pretty(file)
         .map_err(|e| Error::new(format!("cannot serialise the pin file: {e}")))?;
@@ -395,20 +403,9 @@ pub fn save(path: &Path, file: &PinFile) -> Result<()> {
         "# dflash-check pins: the reviewed authority of each drafter config.\n\
          # Written by `dflash-check pin`; `dflash-check check` compares against exactly these revisions.\n\n{body}"
     );
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let tmp = dir.join(format!(".{FILE_NAME}.tmp-{}", std::process::id()));
-    let write = || -> std::io::Result<()> {
-        fs::write(&tmp, text.as_bytes())?;
-        fs::File::open(&tmp)?.sync_all()?;
-        fs::rename(&tmp, path)
-    };
-    write().map_err(|e| {
-        let _ = fs::remove_file(&tmp);
-        Error::new(format!("cannot write `{}`: {e}", path.display()))
-    })
+    // An unpredictable O_EXCL temp file (a symlink planted beside the pin file is never
+    // followed), the existing file's mode kept, then one rename.
+    crate::fix::write::write_file(path, text.as_bytes())
 }
 
 /// The built-in snapshot `pin` records when no authority is named: chosen by evidence (the
@@ -439,6 +436,7 @@ fn auto_snapshot(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     #[test]
     fn round_trips_and_validates() {

@@ -19,7 +19,9 @@ const LAYERS: &[&[&str]] = &[
     &["hub"],
     &["source", "input"],
     &["analysis"],
-    &["pins", "fix", "weights", "acceptance"],
+    &["fix", "weights", "acceptance"],
+    // The pin file is written with fix's safe writer and lock.
+    &["pins"],
     &["check"],
     &["launch"],
     &["doctor"],

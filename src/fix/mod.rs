@@ -3,7 +3,9 @@
 //! [`edit`] plans the minimal text edits (or `--exact` takes the authority's bytes), [`write`]
 //! backs the file up and replaces it atomically, and [`run`] ties them together: plan, show
 //! (dry run) or write, re-read from disk, compare again, and restore the original if the
-//! re-read file does not match. The result is a serialisable [`FixReport`]; [`render`] prints it.
+//! re-read file does not match. The write, the re-read and any restore happen under an
+//! advisory lock beside the file ([`write::lock`]), so concurrent runs apply one after the
+//! other or fail. The result is a serialisable [`FixReport`]; [`render`] prints it.
 
 pub mod edit;
 pub mod write;
@@ -217,6 +219,9 @@ pub fn run(
     }
 
     write::check_writable(&state)?;
+    // Held until the report is built: another run waits, then finds the file changed since it
+    // read it and fails instead of writing over this run's fix (or restoring over it).
+    let _lock = write::lock(path)?;
     let written = write::replace(&state, &new_bytes, original, opts.backup)?;
     report.written = true;
     report.backup = written.backup.as_ref().map(|b| b.display().to_string());
@@ -243,7 +248,7 @@ pub fn run(
             Ok(report)
         }
         Err(why) => {
-            let restored = write::restore(&state, original);
+            let restored = write::restore(&state, original, &new_bytes);
             let mut msg = format!("verification failed after writing `{}`: {why}", report.path);
             match restored {
                 Ok(()) => {
@@ -333,16 +338,22 @@ fn edit_output(e: &Edit, target: &TargetContext) -> EditOutput {
 
 /// The incident's key fields plus every edited field, as the file now has them.
 fn checked_fields(root: &Node, target: &TargetContext, edited: &[Path]) -> Vec<CheckedField> {
+    // Sets and a lookup cache: a fix of n keys checks n fields, each in constant time.
     let mut paths: Vec<Path> = KEY_FIELDS.iter().map(|p| Path::parse(p)).collect();
+    let mut listed: std::collections::HashSet<&Path> = std::collections::HashSet::new();
+    let key_fields = paths.clone();
+    listed.extend(key_fields.iter());
     for p in edited {
-        if !paths.contains(p) {
+        if listed.insert(p) {
             paths.push(p.clone());
         }
     }
+    let edited: std::collections::HashSet<&Path> = edited.iter().collect();
+    let mut lookup = crate::json::Lookup::default();
     paths
         .into_iter()
         .filter_map(|p| {
-            let node = p.lookup(root);
+            let node = lookup.path(root, &p);
             let fixed = edited.contains(&p);
             if node.is_none() && !fixed {
                 return None;

@@ -8,6 +8,15 @@
 //! points into content-addressed `blobs/`) is never written through: the rename replaces the
 //! link with a regular file and the blob stays byte-identical.
 //!
+//! Concurrent runs on one file are serialised by an advisory lock ([`lock`]) on a lock file
+//! beside it, never on the file itself (the rename replaces the file, so a lock on it would
+//! guard an inode that is no longer the config). Under the lock the file is read again and
+//! compared with what the run planned from (compare-and-swap): a run applies on top of what it
+//! read or fails, and a failed verification restores the original only over the bytes this run
+//! wrote. The lock file is removed before it is released, and a run that locked a lock file
+//! already unlinked by its previous holder starts over, so no lock file is left behind and two
+//! runs never hold two different lock files for one config.
+//!
 //! Test-only hooks, read here and nowhere else (documented in docs/fix.md):
 //! `DFLASH_CHECK_FAIL_AT=backup|temp-write|sync|rename|verify` makes that step fail, and
 //! `DFLASH_CHECK_STEP_DELAY_MS=N` sleeps N ms before each step so a test can kill the process
@@ -76,13 +85,9 @@ pub fn inspect(path: &Path) -> Result<FileState> {
             path.display()
         )));
     }
-    let dir = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
     Ok(FileState {
         path: path.to_path_buf(),
-        dir,
+        dir: dir_of(path).to_path_buf(),
         symlink_target,
         mode: meta.permissions().mode() & 0o7777,
         uid: meta.uid(),
@@ -131,6 +136,102 @@ pub fn check_writable(state: &FileState) -> Result<()> {
     Ok(())
 }
 
+/// How long a run waits for another run's lock before giving up (a fix holds it for a write,
+/// an fsync and a re-read: well under a second on a healthy disk).
+const LOCK_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
+
+/// An advisory lock (`flock(2)`) on `.<name>.dflash-check.lock` beside a file, held until
+/// dropped; dropping removes the lock file, then releases it.
+#[derive(Debug)]
+pub struct FileLock {
+    /// `None` when the file system has no `flock` (some network file systems): the
+    /// compare-and-swap under the (absent) lock still refuses a changed file.
+    file: Option<File>,
+    path: PathBuf,
+}
+
+impl Drop for FileLock {
+    fn drop(&mut self) {
+        if self.file.is_some() {
+            // Unlink while still holding the lock: a run waiting on this inode re-checks the
+            // path after it gets the lock and starts over on a fresh file.
+            let _ = fs::remove_file(&self.path);
+        }
+    }
+}
+
+/// The lock file of `path`: in the same directory (for a symlink: the link's directory).
+pub fn lock_path(path: &Path) -> PathBuf {
+    dir_of(path).join(format!(".{}.dflash-check.lock", name_of(path)))
+}
+
+/// Takes the advisory lock of `path`, waiting up to 30 s for another dflash-check run that
+/// holds it. The lock file is opened without following a symlink planted at its name.
+pub fn lock(path: &Path) -> Result<FileLock> {
+    use std::os::fd::AsRawFd;
+    use std::os::unix::fs::OpenOptionsExt;
+    let lock_path = lock_path(path);
+    let fail = |e: &dyn std::fmt::Display| {
+        Error::new(format!(
+            "cannot lock `{}` (lock file `{}`): {e}; nothing was written",
+            path.display(),
+            lock_path.display()
+        ))
+    };
+    let start = std::time::Instant::now();
+    loop {
+        let file = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .mode(0o600)
+            .custom_flags(libc::O_NOFOLLOW)
+            .open(&lock_path)
+            .map_err(|e| fail(&e))?;
+        // SAFETY: flock on a descriptor this function owns; no memory is passed.
+        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) };
+        if rc != 0 {
+            let err = io::Error::last_os_error();
+            match err.raw_os_error() {
+                Some(libc::EWOULDBLOCK) | Some(libc::EINTR) => {
+                    if start.elapsed() > LOCK_WAIT {
+                        return Err(Error::new(format!(
+                            "another run is writing `{}` (it holds `{}`) and did not finish within {} s; nothing was written",
+                            path.display(),
+                            lock_path.display(),
+                            LOCK_WAIT.as_secs()
+                        ))
+                        .with_hint("run again when it has finished; if no dflash-check is running, delete the lock file"));
+                    }
+                    std::thread::sleep(std::time::Duration::from_millis(20));
+                    continue;
+                }
+                Some(libc::ENOLCK) | Some(libc::EOPNOTSUPP) | Some(libc::ENOSYS) => {
+                    return Ok(FileLock {
+                        file: None,
+                        path: lock_path,
+                    });
+                }
+                _ => return Err(fail(&err)),
+            }
+        }
+        // The previous holder may have unlinked this inode before we locked it: only a lock
+        // on the file the path names now excludes the other runs.
+        let held = file.metadata().map_err(|e| fail(&e))?;
+        match fs::symlink_metadata(&lock_path) {
+            Ok(now) if now.dev() == held.dev() && now.ino() == held.ino() => {
+                return Ok(FileLock {
+                    file: Some(file),
+                    path: lock_path,
+                })
+            }
+            Ok(_) => continue,
+            Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
+            Err(e) => return Err(fail(&e)),
+        }
+    }
+}
+
 fn step_error(state: &FileState, step: &str, err: &dyn std::fmt::Display) -> Error {
     Error::new(format!(
         "could not write `{}`: {step}: {err}; the file is unchanged",
@@ -167,8 +268,16 @@ pub fn replace(state: &FileState, new: &[u8], original: &[u8], backup: bool) -> 
     Ok(written)
 }
 
-/// Puts the original back: the same bytes and permissions, or the same symlink.
-pub fn restore(state: &FileState, original: &[u8]) -> Result<()> {
+/// Puts the original back (the same bytes and permissions, or the same symlink), only over
+/// the bytes this run wrote: a file changed since by someone else is left alone.
+pub fn restore(state: &FileState, original: &[u8], wrote: &[u8]) -> Result<()> {
+    let current = config::read_capped(&state.path, MAX_CONFIG_BYTES)?;
+    if current != wrote {
+        return Err(Error::new(format!(
+            "`{}` was changed by something else after this run wrote it; it was left as it is",
+            state.path.display()
+        )));
+    }
     match &state.symlink_target {
         Some(target) => {
             let tmp = state.dir.join(format!(
@@ -195,13 +304,26 @@ pub fn restore(state: &FileState, original: &[u8]) -> Result<()> {
 }
 
 fn file_name(state: &FileState) -> String {
-    state.path.file_name().map_or_else(
+    name_of(&state.path)
+}
+
+/// The directory holding `path` (`.` for a bare name; for a symlink, the link's directory).
+fn dir_of(path: &Path) -> &Path {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    }
+}
+
+fn name_of(path: &Path) -> String {
+    path.file_name().map_or_else(
         || "config.json".into(),
         |n| n.to_string_lossy().into_owned(),
     )
 }
 
 fn temp_file(state: &FileState, what: &str) -> Result<tempfile::NamedTempFile> {
+    // O_EXCL on a random name: a symlink planted beside the file is never followed.
     tempfile::Builder::new()
         .prefix(&format!(".{}.", file_name(state)))
         .suffix(".dflash-check.tmp")
@@ -241,6 +363,33 @@ fn prepared_temp(
         .and_then(|()| tmp.as_file().sync_all())
         .map_err(|e| step_error(state, &format!("syncing the temporary {what}"), &e))?;
     Ok(tmp)
+}
+
+/// Writes `bytes` to `path` atomically (temp file beside it, `sync_all`, rename, directory
+/// sync), for small files other than the config (the pin file). An existing file keeps its
+/// mode and owner; a new one gets 0666 minus the umask, like any new file. The caller holds
+/// [`lock`] when others may write the same file.
+pub fn write_file(path: &Path, bytes: &[u8]) -> Result<()> {
+    let exists = fs::symlink_metadata(path).is_ok();
+    let tmp = if exists {
+        let state = inspect(path)?;
+        prepared_temp(&state, bytes, "file", false)?
+    } else {
+        let mut tmp = tempfile::Builder::new()
+            .prefix(&format!(".{}.", name_of(path)))
+            .suffix(".dflash-check.tmp")
+            .permissions(fs::Permissions::from_mode(0o666))
+            .tempfile_in(dir_of(path))
+            .map_err(|e| Error::new(format!("cannot write `{}`: {e}", path.display())))?;
+        tmp.write_all(bytes)
+            .and_then(|()| tmp.as_file().sync_all())
+            .map_err(|e| Error::new(format!("cannot write `{}`: {e}", path.display())))?;
+        tmp
+    };
+    tmp.persist(path)
+        .map_err(|e| Error::new(format!("cannot write `{}`: {}", path.display(), e.error)))?;
+    let _ = sync_dir(dir_of(path));
+    Ok(())
 }
 
 fn write_and_rename(state: &FileState, bytes: &[u8], hooks: bool) -> Result<()> {
@@ -284,4 +433,54 @@ fn write_backup(state: &FileState, original: &[u8]) -> Result<PathBuf> {
 
 fn sync_dir(dir: &Path) -> io::Result<()> {
     File::open(dir)?.sync_all()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A failed verification restores the original only over what this run wrote: a file
+    /// changed since (another writer's fix) is left alone.
+    #[test]
+    fn restore_leaves_a_file_someone_else_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        fs::write(&path, b"{\"a\": 2}").unwrap();
+        let state = inspect(&path).unwrap();
+        let err = restore(&state, b"{\"a\": 1}", b"{\"a\": 3}").unwrap_err();
+        assert!(err.message.contains("changed by something else"), "{err:?}");
+        assert_eq!(fs::read(&path).unwrap(), b"{\"a\": 2}");
+        restore(&state, b"{\"a\": 1}", b"{\"a\": 2}").unwrap();
+        assert_eq!(fs::read(&path).unwrap(), b"{\"a\": 1}");
+    }
+
+    /// The lock file is a hidden name beside the file; a second taker waits, and the file is
+    /// gone once the lock is released. A symlink planted at its name is not followed.
+    #[test]
+    fn lock_is_exclusive_and_cleans_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("config.json");
+        let held = lock(&path).unwrap();
+        let lp = lock_path(&path);
+        assert!(lp.ends_with(".config.json.dflash-check.lock"));
+        let (tx, rx) = std::sync::mpsc::channel();
+        let p2 = path.clone();
+        let waiter = std::thread::spawn(move || {
+            let l = lock(&p2).unwrap();
+            tx.send(()).unwrap();
+            drop(l);
+        });
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        assert!(rx.try_recv().is_err(), "the second lock did not wait");
+        drop(held);
+        waiter.join().unwrap();
+        assert!(rx.try_recv().is_ok());
+        assert!(!lp.exists(), "lock file left behind");
+
+        let victim = dir.path().join("victim");
+        fs::write(&victim, "x").unwrap();
+        std::os::unix::fs::symlink(&victim, &lp).unwrap();
+        assert!(lock(&path).is_err());
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "x");
+    }
 }

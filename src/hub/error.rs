@@ -3,7 +3,9 @@
 //! The Hub's answers (status and `X-Error-Code`) are mapped here, so every caller sees the same
 //! wording. Messages never contain the token: they are built from our own strings plus server
 //! text, and [`HubError::redact`] scrubs the token from whatever the server or the HTTP stack
-//! said.
+//! said. A password in the endpoint (`http://user:secret@host`) is scrubbed from every message
+//! and hint when the error is made ([`redact_userinfo`]), so no path, ours or the HTTP stack's,
+//! can print it.
 
 use std::fmt;
 use std::time::Duration;
@@ -26,13 +28,13 @@ impl HubError {
     pub fn new(kind: HubErrorKind, message: impl Into<String>) -> Self {
         HubError {
             kind,
-            message: message.into(),
+            message: redact_userinfo(&message.into()),
             hint: None,
         }
     }
 
     pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
-        self.hint = Some(hint.into());
+        self.hint = Some(redact_userinfo(&hint.into()));
         self
     }
 
@@ -77,6 +79,33 @@ impl From<HubError> for crate::Error {
             None => err,
         }
     }
+}
+
+/// `text` with the user information of every URL in it (`scheme://user:password@host`)
+/// replaced by `***`: `http://***@host`. The one place an endpoint is made fit to show
+/// (`env` in every format, every Hub error message and hint).
+pub fn redact_userinfo(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(i) = rest.find("://") {
+        let (head, tail) = rest.split_at(i + 3);
+        out.push_str(head);
+        // The authority ends at the path, query or fragment, or where the URL ends in prose.
+        let end = tail
+            .find(|c: char| {
+                matches!(c, '/' | '?' | '#' | '`' | '\'' | '"' | '<' | '>') || c.is_whitespace()
+            })
+            .unwrap_or(tail.len());
+        match tail[..end].rfind('@') {
+            Some(at) => {
+                out.push_str("***");
+                rest = &tail[at..];
+            }
+            None => rest = tail,
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// What was asked for, to name it in messages.
@@ -278,5 +307,32 @@ pub(crate) fn transport(source: &reqwest::Error, t: &Target<'_>) -> HubError {
             ),
         )
         .with_hint("retry; if it persists the connection or a proxy is cutting the download short")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn userinfo_is_redacted_in_urls_and_prose() {
+        assert_eq!(
+            redact_userinfo("http://user:secret@host:8080/a?b"),
+            "http://***@host:8080/a?b"
+        );
+        assert_eq!(redact_userinfo("https://TOKEN@hf.co"), "https://***@hf.co");
+        assert_eq!(
+            redact_userinfo("cannot reach `http://u:p@h` nor https://x:y@z/p (a@b)"),
+            "cannot reach `http://***@h` nor https://***@z/p (a@b)"
+        );
+        assert_eq!(
+            redact_userinfo("https://huggingface.co/x@y"),
+            "https://huggingface.co/x@y"
+        );
+        assert_eq!(redact_userinfo("no url, a@b, ://"), "no url, a@b, ://");
+        assert_eq!(redact_userinfo("http://ü:ß@é/"), "http://***@é/");
+        let e = HubError::new(HubErrorKind::Timeout, "no answer from http://u:pw@h")
+            .with_hint("check http://u:pw@h");
+        assert!(!e.to_string().contains("pw"), "{e}");
     }
 }

@@ -6,7 +6,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::error::{HubError, HubErrorKind};
+use super::error::{redact_userinfo, HubError, HubErrorKind};
 
 /// The public Hub.
 pub const DEFAULT_ENDPOINT: &str = "https://huggingface.co";
@@ -154,7 +154,9 @@ fn check_endpoint(url: &str, source: &SettingSource) -> Result<String, HubError>
             Ok(trimmed.to_string())
         }
         _ => Err(invalid(format!(
-            "invalid Hub endpoint `{url}` (from {source}): expected an http:// or https:// URL"
+            "invalid Hub endpoint `{}` (from {source}): expected an http:// or https:// URL",
+            // Without a scheme the redaction cannot tell a password from a host: show none.
+            if url.contains('@') { "…" } else { url }
         ))
         .with_hint(
             "for example --endpoint https://huggingface.co or HF_ENDPOINT=https://hf-mirror.com",
@@ -297,7 +299,8 @@ impl HubSettings {
     }
 
     /// Rows `(name, value, source)` for `dflash-check env`. The token shows only as
-    /// `set (from HF_TOKEN)` / `set (from file PATH)` / `not set`.
+    /// `set (from HF_TOKEN)` / `set (from file PATH)` / `not set`, and a password in the
+    /// endpoint as `***`.
     pub fn describe(&self) -> Vec<(String, String, String)> {
         let row = |name: &str, value: String, source: &SettingSource| {
             (name.to_string(), value, source.to_string())
@@ -309,7 +312,7 @@ impl HubSettings {
         vec![
             row(
                 "endpoint",
-                self.endpoint.value.clone(),
+                redact_userinfo(&self.endpoint.value),
                 &self.endpoint.source,
             ),
             row(

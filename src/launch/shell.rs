@@ -498,13 +498,17 @@ fn docker_words(rest: &str, file: &str, line: usize) -> Result<Vec<String>> {
     shell_words::split(rest).map_err(|_| unbalanced(Some(file), line))
 }
 
-/// Most YAML nodes a compose file may expand to, aliases copied out (a 1 MiB file without
-/// aliases has fewer).
-pub const MAX_YAML_NODES: u64 = 1_000_000;
+/// Most memory a compose file may load to, aliases copied out, as estimated by [`yaml_cost`]:
+/// about 30 MB of tree. Nodes alone do not bound it: one alias of a 0.5 MB scalar copies
+/// 0.5 MB, so 40,000 of them in a 1 MiB file built 20 GB when only nodes were counted.
+pub const MAX_YAML_COST: u64 = 16 << 20;
+/// What a node costs in [`yaml_cost`] besides its scalar text (a rough size of a loaded node).
+const YAML_NODE_COST: u64 = 64;
 
-/// The number of nodes `text` loads to, each alias counted as the size of the node it copies
-/// (saturating), from the parser's events: no tree is built.
-fn yaml_nodes(text: &str) -> std::result::Result<u64, yaml_rust2::ScanError> {
+/// What `text` loads to, in bytes of scalar text plus [`YAML_NODE_COST`] a node, each alias
+/// counted as the cost of the node it copies (saturating), from the parser's events: no tree
+/// is built.
+fn yaml_cost(text: &str) -> std::result::Result<u64, yaml_rust2::ScanError> {
     use yaml_rust2::parser::{Event, EventReceiver, Parser};
     #[derive(Default)]
     struct Count {
@@ -526,7 +530,7 @@ fn yaml_nodes(text: &str) -> std::result::Result<u64, yaml_rust2::ScanError> {
         fn on_event(&mut self, ev: Event) {
             match ev {
                 Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
-                    self.open.push((anchor, 1))
+                    self.open.push((anchor, YAML_NODE_COST))
                 }
                 Event::SequenceEnd | Event::MappingEnd => {
                     if let Some((anchor, size)) = self.open.pop() {
@@ -536,13 +540,16 @@ fn yaml_nodes(text: &str) -> std::result::Result<u64, yaml_rust2::ScanError> {
                         self.add(size);
                     }
                 }
-                Event::Scalar(_, _, anchor, _) => {
+                Event::Scalar(value, _, anchor, _) => {
+                    let cost = YAML_NODE_COST.saturating_add(value.len() as u64);
                     if anchor > 0 {
-                        self.anchored.insert(anchor, 1);
+                        self.anchored.insert(anchor, cost);
                     }
-                    self.add(1);
+                    self.add(cost);
                 }
-                Event::Alias(id) => self.add(self.anchored.get(&id).copied().unwrap_or(1)),
+                Event::Alias(id) => {
+                    self.add(self.anchored.get(&id).copied().unwrap_or(YAML_NODE_COST))
+                }
                 _ => {}
             }
         }
@@ -562,10 +569,11 @@ fn from_compose(text: &str, file: &str) -> Result<Vec<Command>> {
     };
     // The loader copies an anchored node at every alias, so ten levels of ten aliases (a
     // "billion laughs" file of a few hundred bytes) would build 10^10 nodes: count first.
-    let nodes = yaml_nodes(text).map_err(invalid)?;
-    if nodes > MAX_YAML_NODES {
+    let cost = yaml_cost(text).map_err(invalid)?;
+    if cost > MAX_YAML_COST {
         return Err(Error::new(format!(
-            "{file} expands to more than {MAX_YAML_NODES} YAML nodes through its aliases (`*name`): it is not a docker-compose file"
+            "{file} expands to more than {} MiB of YAML through its aliases (`*name`): it is not a docker-compose file",
+            MAX_YAML_COST >> 20
         ))
         .with_hint("write the service's command out without nested aliases"));
     }
@@ -645,6 +653,23 @@ fn from_compose(text: &str, file: &str) -> Result<Vec<Command>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Aliases of one long scalar: few nodes, a lot of memory. Counting nodes alone let
+    /// 40,000 aliases of a 0.5 MB scalar (a 1 MiB file) build 20 GB; the cost counts bytes.
+    #[test]
+    fn aliases_of_a_long_scalar_are_refused_by_their_bytes() {
+        let big = "a".repeat(100_000);
+        let items = "      - *big\n".repeat(200);
+        let text = format!(
+            "x-big: &big {big}\nservices:\n  vllm:\n    image: vllm/vllm-openai\n    command:\n{items}"
+        );
+        let err = from_compose(&text, "compose.yml").unwrap_err();
+        assert!(err.message.contains("16 MiB of YAML"), "{}", err.message);
+        // A few aliases of it are fine.
+        let few = "      - *big\n".repeat(3);
+        let text = format!("x-big: &big {big}\nservices:\n  vllm:\n    command:\n{few}");
+        assert!(from_compose(&text, "compose.yml").is_ok());
+    }
 
     fn words(cmds: &[Command]) -> Vec<Vec<&str>> {
         cmds.iter()

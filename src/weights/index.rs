@@ -15,6 +15,9 @@ pub const INDEX_FILE: &str = "model.safetensors.index.json";
 pub const SINGLE_FILE: &str = "model.safetensors";
 /// Largest index we read; real ones are tens of kilobytes.
 pub const MAX_INDEX_BYTES: u64 = 16 << 20;
+/// Most distinct shard files an index may name: every shard's header is read, so the work is
+/// bounded by this (the largest public checkpoints have a few hundred shards).
+pub const MAX_SHARDS: usize = 10_000;
 
 /// A parsed index.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -53,6 +56,7 @@ pub fn parse(display: &str, bytes: &[u8]) -> Result<Index> {
         .ok_or_else(|| bad("no `weight_map` object".to_string()))?;
     let mut weight_map = Vec::with_capacity(map.len());
     let mut shards: Vec<String> = Vec::new();
+    let mut seen: std::collections::HashSet<&str> = std::collections::HashSet::new();
     for (tensor, shard) in map {
         // Names from a hostile file may be megabytes long: messages show their start.
         let tensor_shown = crate::text::clip(tensor, 120);
@@ -67,7 +71,12 @@ pub fn parse(display: &str, bytes: &[u8]) -> Result<Index> {
                 crate::text::clip(&shard.escape_debug().to_string(), 120)
             )));
         }
-        if !shards.iter().any(|s| s == shard) {
+        if seen.insert(shard) {
+            if shards.len() == MAX_SHARDS {
+                return Err(bad(format!(
+                    "more than {MAX_SHARDS} shard files (the largest models ship a few hundred)"
+                )));
+            }
             shards.push(shard.to_string());
         }
         weight_map.push((tensor.clone(), shard.to_string()));
@@ -82,6 +91,26 @@ pub fn parse(display: &str, bytes: &[u8]) -> Result<Index> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// 200,000 shard names took minutes (a scan of the list per name); now a set, and more
+    /// than [`MAX_SHARDS`] distinct shards is refused.
+    #[test]
+    fn many_shards_are_counted_in_linear_time_and_capped() {
+        let many = |n: usize| {
+            let items: Vec<String> = (0..n)
+                .map(|i| format!("\"t{i}\": \"s{i}.safetensors\""))
+                .collect();
+            format!("{{\"weight_map\": {{{}}}}}", items.join(","))
+        };
+        let idx = parse("i.json", many(MAX_SHARDS).as_bytes()).unwrap();
+        assert_eq!(idx.shards.len(), MAX_SHARDS);
+        let err = parse("i.json", many(200_000).as_bytes()).unwrap_err();
+        assert!(
+            err.message.contains("more than 10000 shard files"),
+            "{}",
+            err.message
+        );
+    }
 
     #[test]
     fn lists_shards_in_order_and_refuses_escapes() {
