@@ -1,6 +1,7 @@
 //! `dflash-check check` and `pin` end to end: a fixture tree with good, wrong, unreadable and
 //! unpinned drafters (plus a target model and a hidden folder), in every output format.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -50,13 +51,21 @@ fn tree() -> tempfile::TempDir {
 }
 
 fn dflash(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_dflash-check"))
-        .args(args)
+    dflash_with(dir, args, None)
+}
+
+/// Runs in `dir` with `$GITHUB_STEP_SUMMARY` set to `summary` (unset when `None`).
+fn dflash_with(dir: &Path, args: &[&str], summary: Option<&Path>) -> (i32, String, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_dflash-check"));
+    cmd.args(args)
         .current_dir(dir)
         .env("HF_HUB_OFFLINE", "1")
         .env_remove("NO_COLOR")
-        .output()
-        .unwrap();
+        .env_remove("GITHUB_STEP_SUMMARY");
+    if let Some(path) = summary {
+        cmd.env("GITHUB_STEP_SUMMARY", path);
+    }
+    let out = cmd.output().unwrap();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8(out.stdout).unwrap(),
@@ -316,4 +325,239 @@ fn pre_commit_hook_entry_gates_changed_configs() {
         Some(0),
         "a target config is skipped"
     );
+}
+
+/// `(ruleId, uri, logical location) -> (fingerprint, startLine)` of a SARIF log's results.
+fn sarif_results(out: &str) -> BTreeMap<(String, String, String), (String, u64)> {
+    let v: serde_json::Value = serde_json::from_str(out).unwrap();
+    v["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let loc = &r["locations"][0];
+            (
+                (
+                    r["ruleId"].as_str().unwrap().to_string(),
+                    loc["physicalLocation"]["artifactLocation"]["uri"]
+                        .as_str()
+                        .unwrap()
+                        .to_string(),
+                    loc["logicalLocations"][0]["fullyQualifiedName"]
+                        .as_str()
+                        .unwrap_or("")
+                        .to_string(),
+                ),
+                (
+                    r["partialFingerprints"]["dflashCheck/v1"]
+                        .as_str()
+                        .unwrap()
+                        .to_string(),
+                    loc["physicalLocation"]["region"]["startLine"]
+                        .as_u64()
+                        .unwrap(),
+                ),
+            )
+        })
+        .collect()
+}
+
+/// SARIF alerts keep their identity when lines shift: the fingerprint is (code, repository path,
+/// JSON pointer); `automationDetails.id` names the command; each rule's help is Markdown with its
+/// explanation and source.
+#[test]
+fn sarif_fingerprints_survive_line_shifts() {
+    let dir = tree();
+    pin_all(dir.path());
+    let (code, before, _) = dflash(dir.path(), &["check", "models", "--format", "sarif"]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&before).unwrap();
+    assert_eq!(
+        v["runs"][0]["automationDetails"]["id"],
+        "dflash-check/check/"
+    );
+    let rules = v["runs"][0]["tool"]["driver"]["rules"].as_array().unwrap();
+    let mismatch = rules
+        .iter()
+        .find(|r| r["id"] == "authority-mismatch")
+        .unwrap();
+    let md = mismatch["help"]["markdown"].as_str().unwrap();
+    assert!(
+        md.starts_with(
+            "**a critical field differs from the drafter's authoritative config** (error)\n\n"
+        ),
+        "{md}"
+    );
+    assert!(
+        md.contains("Run `dflash-check diff` for the field-by-field view"),
+        "{md}"
+    );
+    assert!(md.contains("**Source:** dflash-check: the authority is the drafter repo's config.json at the pinned commit"), "{md}");
+    assert!(mismatch["help"]["text"]
+        .as_str()
+        .unwrap()
+        .contains("Source: "));
+
+    // Three new lines above every key of the wrong drafter: lines move, identities do not.
+    let wrong = dir.path().join("models/wrong/config.json");
+    let text = fs::read_to_string(&wrong).unwrap();
+    fs::write(&wrong, format!("\n\n\n{text}")).unwrap();
+    let (code, after, _) = dflash(dir.path(), &["check", "models", "--format", "sarif"]);
+    assert_eq!(code, 1);
+    let (before, after) = (sarif_results(&before), sarif_results(&after));
+    assert_eq!(
+        before.keys().collect::<Vec<_>>(),
+        after.keys().collect::<Vec<_>>()
+    );
+    let mut shifted = 0;
+    for (key, (fingerprint, line)) in &before {
+        let (fingerprint_after, line_after) = &after[key];
+        assert_eq!(fingerprint, fingerprint_after, "{key:?}");
+        assert_eq!(fingerprint.len(), 64, "sha256 hex: {fingerprint}");
+        if key.1 == "models/wrong/config.json" {
+            assert_eq!(*line_after, line + 3, "{key:?}");
+            shifted += 1;
+        }
+    }
+    assert!(shifted >= 6, "{before:?}");
+    // Distinct places, distinct fingerprints.
+    let distinct: std::collections::BTreeSet<_> = before.values().map(|(f, _)| f).collect();
+    assert_eq!(distinct.len(), before.len());
+
+    // Another command, another category: lint's uploads do not close check's alerts.
+    let (_, lint, _) = dflash(dir.path(), &["lint", "models/wrong", "--format", "sarif"]);
+    let v: serde_json::Value = serde_json::from_str(&lint).unwrap();
+    assert_eq!(
+        v["runs"][0]["automationDetails"]["id"],
+        "dflash-check/lint/"
+    );
+}
+
+/// GitLab Code Quality: one issue per finding, with GitLab's severities, the SARIF fingerprint,
+/// and the file and line of the key.
+#[test]
+fn gitlab_code_quality_report() {
+    let dir = tree();
+    pin_all(dir.path());
+    let (code, out, err) = dflash(dir.path(), &["check", "models", "--format", "gitlab"]);
+    assert_eq!(code, 1, "{err}");
+    let issues: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+    let (_, sarif, _) = dflash(dir.path(), &["check", "models", "--format", "sarif"]);
+    let sarif = sarif_results(&sarif);
+    assert_eq!(issues.len(), sarif.len());
+    for issue in &issues {
+        let keys: Vec<&str> = issue
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "description",
+                "check_name",
+                "fingerprint",
+                "severity",
+                "location"
+            ],
+            "{issue}"
+        );
+        assert!(["info", "major", "critical"].contains(&issue["severity"].as_str().unwrap()));
+        assert!(!issue["location"]["path"]
+            .as_str()
+            .unwrap()
+            .starts_with("./"));
+        // The same identity as the SARIF result for the same finding.
+        assert!(
+            sarif.values().any(|(f, line)| f == &issue["fingerprint"]
+                && *line == issue["location"]["lines"]["begin"].as_u64().unwrap()),
+            "{issue}"
+        );
+    }
+    let mask = issues
+        .iter()
+        .find(|i| {
+            i["description"]
+                .as_str()
+                .unwrap()
+                .starts_with("dflash_config.mask_token_id: ")
+                && i["check_name"] == "authority-mismatch"
+                && i["location"]["path"] == "models/wrong/config.json"
+        })
+        .unwrap();
+    assert_eq!(mask["severity"], "critical");
+    assert_eq!(mask["location"]["lines"]["begin"], 13);
+    let broken = issues
+        .iter()
+        .find(|i| i["check_name"] == "config-unreadable")
+        .unwrap();
+    assert_eq!(broken["location"]["path"], "models/broken/config.json");
+    assert_eq!(broken["location"]["lines"]["begin"], 4);
+    assert!(issues.iter().any(|i| i["severity"] == "major"));
+}
+
+/// `--format github` appends a Markdown table of the findings to `$GITHUB_STEP_SUMMARY`; other
+/// formats leave it alone; an unwritable summary is an error, not a silent pass.
+#[test]
+fn github_step_summary_gets_a_table() {
+    let dir = tree();
+    pin_all(dir.path());
+    let summary = dir.path().join("summary.md");
+    fs::write(&summary, "earlier step\n").unwrap();
+    let (code, out, _) = dflash_with(
+        dir.path(),
+        &["check", "models", "--format", "github"],
+        Some(&summary),
+    );
+    assert_eq!(code, 1);
+    let md = fs::read_to_string(&summary).unwrap();
+    assert!(
+        md.starts_with("earlier step\n### dflash-check check: ❌ "),
+        "{md}"
+    );
+    assert!(
+        md.contains("| severity | code | file | path | message |\n|---|---|---|---|---|\n"),
+        "{md}"
+    );
+    assert!(md.contains("| error | `authority-mismatch` | `models/wrong/config.json:13` | `dflash_config.mask_token_id` | "), "{md}");
+    // One row per finding, as many as annotations.
+    let rows = md
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| severity"))
+        .count();
+    assert_eq!(rows, out.lines().filter(|l| l.starts_with("::")).count());
+
+    // A clean run says so.
+    let (code, _, _) = dflash_with(
+        dir.path(),
+        &["check", "models/good", "--format", "github"],
+        Some(&summary),
+    );
+    assert_eq!(code, 0);
+    let md = fs::read_to_string(&summary).unwrap();
+    assert!(
+        md.ends_with(
+            "### dflash-check check: ✅ 0 error(s), 0 warning(s), 0 info\n\nNo findings.\n\n"
+        ),
+        "{md}"
+    );
+
+    // Other formats do not write it.
+    let len = md.len();
+    dflash_with(
+        dir.path(),
+        &["check", "models", "--format", "sarif"],
+        Some(&summary),
+    );
+    assert_eq!(fs::read_to_string(&summary).unwrap().len(), len);
+
+    // A directory is not a summary file: exit 2 with the variable named.
+    let (code, _, err) = dflash_with(
+        dir.path(),
+        &["check", "models", "--format", "github"],
+        Some(dir.path()),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("GITHUB_STEP_SUMMARY"), "{err}");
 }
