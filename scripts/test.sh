@@ -45,3 +45,4 @@ cargo test --all-targets "$@"
 # fresh venv and run; then the pre-commit mirror's hook and the GitHub Action, on that wheel.
 scripts/wheel-test.sh
 scripts/pre-commit-mirror-test.sh
+scripts/action-test.sh
