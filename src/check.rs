@@ -21,6 +21,7 @@ use crate::hub::{HubSettings, RepoRef};
 use crate::pins::{LoadedPins, Pin, PinAuthority};
 use crate::rules::{self, family, LintOptions};
 use crate::source::builtin;
+use crate::suppress;
 use crate::{Error, Result};
 
 /// Codes of the findings `check` makes itself (lint's come from the rule registry).
@@ -81,6 +82,7 @@ truncated, malformed or hostile: engines refuse to load it. `dflash-check weight
 `dflash-check pin`.",
             source: "dflash-check",
         },
+        CheckCode::SuppressionExpired | CheckCode::SuppressionUnused => crate::suppress::info(code),
         CheckCode::NoAuthority => &CodeInfo {
             severity: DSeverity::Info,
             summary: "no pin and no built-in snapshot matches: only lint rules were run",
@@ -135,11 +137,19 @@ pub struct CheckReport {
     /// Config files found that are not drafters (target models and the like).
     pub skipped: Vec<String>,
     pub pins: Option<String>,
+    /// What the pin file's `[[ignore]]` entries suppressed, and their own findings.
+    pub suppressions: suppress::Outcome,
 }
 
 impl CheckReport {
     pub fn count(&self, level: Severity) -> usize {
-        self.drafters.iter().map(|d| d.count(level)).sum()
+        self.drafters.iter().map(|d| d.count(level)).sum::<usize>()
+            + self
+                .suppressions
+                .findings
+                .iter()
+                .filter(|f| f.severity == level)
+                .count()
     }
 
     pub fn fails(&self, deny_warnings: bool) -> bool {
@@ -190,6 +200,11 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>) {
 
 /// Checks every drafter under `paths`.
 pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
+    // A bad [[ignore]] entry stops the run before anything is checked.
+    let entries = match &options.pins {
+        Some(pins) => suppress::entries(pins)?,
+        None => Vec::new(),
+    };
     let files = discover(paths)?;
     let mut report = CheckReport {
         drafters: Vec::new(),
@@ -198,6 +213,7 @@ pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
             .pins
             .as_ref()
             .map(|p| display(&p.path, &options.root)),
+        suppressions: suppress::Outcome::default(),
     };
     let mut targets = TargetCache::default();
     for file in files {
@@ -240,6 +256,17 @@ pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
                 report.drafters.push(result);
             }
         }
+    }
+    if !entries.is_empty() {
+        let checked: Vec<String> = report.drafters.iter().map(|d| d.file.clone()).collect();
+        let pin_file = report.pins.clone().unwrap_or_default();
+        report.suppressions = suppress::apply(
+            &entries,
+            report.drafters.iter_mut().map(|d| &mut d.findings),
+            &checked,
+            &pin_file,
+            &crate::pins::today(),
+        );
     }
     Ok(report)
 }

@@ -18,6 +18,7 @@ const LAYERS: &[&[&str]] = &[
     &["source"],
     &["analysis"],
     &["pins", "fix", "weights", "acceptance"],
+    &["suppress"],
     &["check"],
     &["launch"],
     &["registry"],

@@ -73,18 +73,18 @@ fn dflash_with(dir: &Path, args: &[&str], summary: Option<&Path>) -> (i32, Strin
     )
 }
 
+/// Pins models/good to its built-in snapshot.
+const PIN_GOOD: &[&str] = &[
+    "pin",
+    "models/good",
+    "--snapshot",
+    "z-lab/Qwen3.6-27B-DFlash",
+    "--target",
+    "targets/Qwen3.6-27B",
+];
+
 fn pin_all(dir: &Path) {
-    let (code, out, err) = dflash(
-        dir,
-        &[
-            "pin",
-            "models/good",
-            "--snapshot",
-            "z-lab/Qwen3.6-27B-DFlash",
-            "--target",
-            "targets/Qwen3.6-27B",
-        ],
-    );
+    let (code, out, err) = dflash(dir, PIN_GOOD);
     assert_eq!(code, 0, "{out}{err}");
     let (code, out, err) = dflash(
         dir,
@@ -560,4 +560,101 @@ fn github_step_summary_gets_a_table() {
     );
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("GITHUB_STEP_SUMMARY"), "{err}");
+}
+
+/// `[[ignore]]` entries: a matching finding leaves the verdict with its reason; an unused or
+/// expired entry is an error on its line of the pin file; entries for drafters the run did not
+/// check are left alone; a bad entry stops the run (exit 2); `pin` keeps the entries.
+#[test]
+fn suppressions_need_reasons_and_must_stay_used() {
+    let dir = tree();
+    pin_all(dir.path());
+    let pins = dir.path().join("dflash-check.toml");
+    let pinned = fs::read_to_string(&pins).unwrap();
+    let entries = "\n[[ignore]]\ncode = \"authority-mismatch\"\npath = \"models/wrong\"\n\
+pointer = \"/dflash_config/mask_token_id\"\nreason = \"tested with this mask, acceptance 6.1\"\n\
+\n[[ignore]]\ncode = \"authority-mismatch\"\npath = \"models/w*/config.json\"\npointer = \"/no_such_key\"\nreason = \"stale\"\n";
+    fs::write(&pins, format!("{pinned}{entries}")).unwrap();
+    let unused_line = pinned.lines().count() + 8;
+    let mask = |v: &serde_json::Value| {
+        v["diagnostics"].as_array().unwrap().iter().any(|d| {
+            d["file"] == "models/wrong/config.json"
+                && d["path"] == "dflash_config.mask_token_id"
+                && d["code"] == "authority-mismatch"
+        })
+    };
+    let (code, out, err) = dflash(dir.path(), &["check", "models", "--format", "json"]);
+    assert_eq!(code, 1, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(!mask(&v), "suppressed: {out}");
+    assert_eq!(
+        v["suppressed"],
+        serde_json::json!([{"code": "authority-mismatch", "file": "models/wrong/config.json",
+            "pointer": "/dflash_config/mask_token_id", "reason": "tested with this mask, acceptance 6.1"}])
+    );
+    let unused: Vec<_> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "suppression-unused")
+        .collect();
+    assert_eq!(unused.len(), 1, "{out}");
+    assert_eq!(unused[0]["severity"], "error");
+    assert_eq!(unused[0]["file"], "dflash-check.toml");
+    assert_eq!(unused[0]["line"], unused_line, "{pinned}{entries}");
+    assert!(unused[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("/no_such_key"));
+
+    // Only the good drafter checked (as pre-commit does for one changed file): the entries for
+    // models/wrong are neither used nor reported.
+    let (code, out, _) = dflash(dir.path(), &["check", "models/good"]);
+    assert_eq!(code, 0, "{out}");
+
+    // `pin` rewrites the file and keeps the entries.
+    let (code, _, err) = dflash(dir.path(), PIN_GOOD);
+    assert_eq!(code, 0, "{err}");
+    let (_, out, _) = dflash(dir.path(), &["check", "models", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["suppressed"].as_array().unwrap().len(), 1, "{out}");
+
+    // Expired: the finding is back, and the entry is an error.
+    let expired = entries.replacen(
+        "reason = \"tested",
+        "expires = 2020-01-31\nreason = \"tested",
+        1,
+    );
+    fs::write(&pins, format!("{pinned}{expired}")).unwrap();
+    let (code, out, _) = dflash(dir.path(), &["check", "models", "--format", "json"]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(mask(&v), "expired entries do not suppress: {out}");
+    assert!(out.contains("expired on 2020-01-31"), "{out}");
+    assert_eq!(v["suppressed"], serde_json::json!([]));
+
+    // Bad entries: exit 2, the entry named, nothing checked.
+    for (bad, says) in [
+        (
+            entries.replace("reason = \"stale\"", "reason = \"\""),
+            "entry 2 has no reason",
+        ),
+        (
+            entries.replacen("authority-mismatch", "no-such-code", 1),
+            "entry 1 names no code `no-such-code`",
+        ),
+        (
+            entries.replace("reason = \"stale\"", "reason = \"s\"\nexpires = \"soon\""),
+            "entry 2 has expires `soon`",
+        ),
+        (
+            entries.replace("pointer = \"/no_such_key\"", "pointer = \"no_such_key\""),
+            "not a JSON pointer",
+        ),
+    ] {
+        fs::write(&pins, format!("{pinned}{bad}")).unwrap();
+        let (code, out, err) = dflash(dir.path(), &["check", "models"]);
+        assert_eq!(code, 2, "{out}{err}");
+        assert!(err.contains(says), "{says}: {err}");
+    }
 }

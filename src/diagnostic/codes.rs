@@ -126,6 +126,8 @@ crate::declare_code_names! {
         WeightsUnreadable => "weights-unreadable",
         PinMissing => "pin-missing",
         NoAuthority => "no-authority",
+        SuppressionExpired => "suppression-expired",
+        SuppressionUnused => "suppression-unused",
     }
 }
 

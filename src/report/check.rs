@@ -18,7 +18,9 @@ impl Report for CheckReport {
     fn diagnostics(&self) -> Vec<Diagnostic> {
         self.drafters
             .iter()
-            .flat_map(|d| d.findings.iter().cloned())
+            .flat_map(|d| d.findings.iter())
+            .chain(&self.suppressions.findings)
+            .cloned()
             .collect()
     }
 
@@ -32,6 +34,35 @@ impl Report for CheckReport {
         }
         if !self.skipped.is_empty() {
             writeln!(out, "not drafters (skipped): {}", self.skipped.join(", "))?;
+        }
+        for f in &self.suppressions.findings {
+            let at = f.span.map_or(String::new(), |s| format!(":{}", s.line));
+            let file = f.file.as_deref().unwrap_or("");
+            writeln!(
+                out,
+                "{}[{}] {file}{at} {}",
+                p.level(f.severity),
+                f.code,
+                f.message
+            )?;
+        }
+        if !self.suppressions.suppressed.is_empty() {
+            writeln!(
+                out,
+                "suppressed by [[ignore]]: {}",
+                self.suppressions
+                    .suppressed
+                    .iter()
+                    .map(|s| format!(
+                        "{} {}{} ({})",
+                        s.code,
+                        s.file.as_deref().unwrap_or(""),
+                        s.pointer,
+                        s.reason
+                    ))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            )?;
         }
         let (e, w, i) = (
             self.count(Severity::Error),
@@ -55,6 +86,7 @@ impl Report for CheckReport {
             "drafters": self.drafters,
             "skipped": self.skipped,
             "pins": self.pins,
+            "suppressed": self.suppressions.suppressed,
         })
     }
 }
