@@ -205,6 +205,9 @@ pub struct Outcome {
     pub suppressed: Vec<Suppressed>,
     /// `suppression-expired` and `suppression-unused` findings, on the pin file.
     pub findings: Vec<Diagnostic>,
+    /// The indices of those entries (expired or unused), for `--prune-ignores`.
+    #[serde(skip)]
+    pub stale: Vec<usize>,
 }
 
 /// Drops from each list of `findings` those a live entry matches; `checked` are the config
@@ -257,6 +260,7 @@ pub fn apply<'a>(
             d = d.span(line, 1);
         }
         outcome.findings.push(d);
+        outcome.stale.push(i);
     }
     outcome
 }
@@ -284,6 +288,69 @@ fn retain(
         reason: s.reason.clone(),
     });
     false
+}
+
+/// The `[[ignore]]` entries `check --baseline` appends for `findings` (errors and warnings
+/// with a file; the suppressions' own findings excluded), one per (code, file, pointer), with
+/// the placeholder reason that the next run refuses until a person replaces it.
+pub fn baseline_entries(findings: &[Diagnostic]) -> String {
+    let mut seen = std::collections::BTreeSet::new();
+    let mut text = String::new();
+    for d in findings {
+        let (Some(file), false) = (d.repo_path(), d.severity == Severity::Info) else {
+            continue;
+        };
+        if matches!(
+            d.code,
+            Code::Check(CheckCode::SuppressionExpired | CheckCode::SuppressionUnused)
+        ) || !seen.insert((d.code, file.clone(), d.pointer()))
+        {
+            continue;
+        }
+        let quote = |s: &str| toml::Value::String(s.to_string()).to_string();
+        text.push_str(&format!(
+            "\n[[ignore]]\ncode = {}\npath = {}\npointer = {}\nreason = {}\n",
+            quote(d.code.as_str()),
+            quote(&file),
+            quote(&d.pointer()),
+            quote(PLACEHOLDER_REASON)
+        ));
+    }
+    text
+}
+
+/// `text` (the pin file) without the `[[ignore]]` blocks whose headers are on `lines`: each
+/// block runs from its header to the next table header or the end, so comments and tables
+/// elsewhere in the file stay as they are.
+pub fn without_entries(text: &str, lines: &[usize]) -> String {
+    let mut out = String::new();
+    let mut dropping = false;
+    for (i, line) in text.split_inclusive('\n').enumerate() {
+        let trimmed = line.trim();
+        if trimmed.starts_with('[') {
+            dropping = lines.contains(&(i + 1)) && trimmed == "[[ignore]]";
+        }
+        if !dropping {
+            out.push_str(line);
+        }
+    }
+    out
+}
+
+/// Replaces the pin file with `text` atomically (a temporary file beside it, renamed over it).
+pub fn write_pin_file(path: &Path, text: &str) -> Result<()> {
+    use std::io::Write;
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    let fail = |e: std::io::Error| Error::new(format!("cannot write `{}`: {e}", path.display()));
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
+    tmp.write_all(text.as_bytes())
+        .and_then(|()| tmp.as_file().sync_all())
+        .map_err(fail)?;
+    tmp.persist(path).map_err(|e| fail(e.error))?;
+    Ok(())
 }
 
 /// `*` and `?` within one `/`-separated segment, `**` for any number of segments.
@@ -325,6 +392,19 @@ mod tests {
         assert!(glob("**/config.json", "config.json"));
         assert!(glob("m?dels/a/", "models/a"));
         assert!(!glob("models/a", "models/ab"));
+    }
+
+    #[test]
+    fn pruning_keeps_everything_else() {
+        let text =
+            "# pins\nversion = 1\n\n[[ignore]]\ncode = \"a\"\n# keep? no: inside the block\n\n\
+[drafters.\"m\"]\nsnapshot = \"x\"\n\n[[ignore]]\ncode = \"b\"\n";
+        assert_eq!(
+            without_entries(text, &[4]),
+            "# pins\nversion = 1\n\n[drafters.\"m\"]\nsnapshot = \"x\"\n\n[[ignore]]\ncode = \"b\"\n"
+        );
+        assert_eq!(without_entries(text, &[11]).lines().count(), 10);
+        assert_eq!(without_entries(text, &[]), text);
     }
 
     #[test]

@@ -658,3 +658,61 @@ pointer = \"/dflash_config/mask_token_id\"\nreason = \"tested with this mask, ac
         assert!(err.contains(says), "{says}: {err}");
     }
 }
+
+/// `--baseline` appends an entry per finding with a placeholder reason that the next run
+/// refuses; with reasons written the gate passes; `--prune-ignores` removes the entries a fix
+/// made stale and leaves the rest of the file as it was.
+#[test]
+fn baseline_then_prune() {
+    let dir = tree();
+    pin_all(dir.path());
+    let pins = dir.path().join("dflash-check.toml");
+    let pinned = format!(
+        "# reviewed by the serving team\n{}",
+        fs::read_to_string(&pins).unwrap()
+    );
+    fs::write(&pins, &pinned).unwrap();
+    let (code, _, err) = dflash(dir.path(), &["check", "models", "--baseline"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("entries appended to `"), "{err}");
+    let written = fs::read_to_string(&pins).unwrap();
+    assert!(
+        written.starts_with(&pinned),
+        "appended, not rewritten: {written}"
+    );
+    assert!(written.contains("\n[[ignore]]\ncode = \"authority-mismatch\"\npath = \"models/wrong/config.json\"\npointer = \"/dflash_config/mask_token_id\"\nreason = \"TODO: why is this accepted?\"\n"), "{written}");
+    // The placeholder must be replaced before the gate runs again.
+    let (code, _, err) = dflash(dir.path(), &["check", "models"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("has no reason"), "{err}");
+    let reasoned = written.replace("TODO: why is this accepted?", "accepted in review");
+    fs::write(&pins, &reasoned).unwrap();
+    let (code, out, _) = dflash(dir.path(), &["check", "models"]);
+    assert_eq!(code, 0, "every error and warning is accepted: {out}");
+    assert!(out.contains("suppressed by [[ignore]]: "), "{out}");
+
+    // Fix the wrong drafter: its entries are now unused, and fail the gate until pruned.
+    fs::copy(
+        "fixtures/incident/authority/config.json",
+        dir.path().join("models/wrong/config.json"),
+    )
+    .unwrap();
+    let (code, out, _) = dflash(dir.path(), &["check", "models"]);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("error[suppression-unused] dflash-check.toml:"),
+        "{out}"
+    );
+    let (code, out, err) = dflash(dir.path(), &["check", "models", "--prune-ignores"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("stale [[ignore]] entries from `"), "{err}");
+    let pruned = fs::read_to_string(&pins).unwrap();
+    assert!(pruned.starts_with(&pinned), "{pruned}");
+    assert!(!pruned.contains("models/wrong/config.json"), "{pruned}");
+    assert!(
+        pruned.contains("path = \"models/broken/config.json\""),
+        "{pruned}"
+    );
+    let (code, out, _) = dflash(dir.path(), &["check", "models"]);
+    assert_eq!(code, 0, "{out}");
+}
