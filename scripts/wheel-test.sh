@@ -16,7 +16,10 @@ tools="$root/.venv-hf"
 
 wheels="$root/target/wheels"
 rm -rf "$wheels"
-"$tools/bin/maturin" build --locked --profile dev --out "$wheels" 2>&1 | grep -E '^(📦|⚠️|💥|error)' || true
+log="$root/target/wheel-build.log"
+"$tools/bin/maturin" build --locked --profile dev --out "$wheels" >"$log" 2>&1 \
+    || { cat "$log" >&2; echo "wheel-test: maturin build failed" >&2; exit 1; }
+grep -E '^(📦|⚠️)' "$log" || true
 wheel="$(ls "$wheels"/dflash_check-*.whl)"
 echo "wheel-test: built $(basename "$wheel") ($(du -k "$wheel" | cut -f1) KiB)"
 
@@ -44,6 +47,13 @@ code=0; out="$("$venv/bin/dflash-check" diff fixtures/incident/Qwen3.6-27B-DFlas
 expect_main_job "installed dflash-check" "$code" <<<"$out"
 code=0; out="$("$venv/bin/python" -m dflash_check diff fixtures/incident/Qwen3.6-27B-DFlash --color never)" || code=$?
 expect_main_job "python -m dflash_check" "$code" <<<"$out"
+# `pip install --target DIR` puts the binary in DIR/bin: `python -m dflash_check` finds it there.
+target_dir="$(dirname "$venv")/target"
+"$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-index --find-links "$wheels" --target "$target_dir" dflash-check
+found="$(PYTHONPATH="$target_dir" "$python" -c 'import dflash_check; print(dflash_check.find_dflash_check_bin())')"
+[ "$found" = "$target_dir/bin/dflash-check" ] || { echo "wheel-test: --target install: found $found" >&2; exit 1; }
+code=0; out="$(PYTHONPATH="$target_dir" "$python" -m dflash_check diff fixtures/incident/Qwen3.6-27B-DFlash --color never)" || code=$?
+expect_main_job "python -m dflash_check (pip install --target)" "$code" <<<"$out"
 # The version the wheel declares is Cargo.toml's.
 cargo_version="$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -1)"
 wheel_version="$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("dflash-check"))')"
