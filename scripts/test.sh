@@ -40,3 +40,9 @@ tokenizer_dir="$(bench/fetch-qwen3-tokenizer.sh)"   # a failed fetch stops the s
 export DFLASH_QWEN3_TOKENIZER_DIR="$tokenizer_dir"
 
 cargo test --all-targets "$@"
+
+# The Python wheel, from the debug build above (only the binary is relinked), installed into a
+# fresh venv and run; then the pre-commit mirror's hook and the GitHub Action, on that wheel.
+scripts/wheel-test.sh
+scripts/pre-commit-mirror-test.sh
+scripts/action-test.sh

@@ -22,6 +22,7 @@ use crate::hub::{HubSettings, RepoRef};
 use crate::pins::{LoadedPins, Pin, PinAuthority};
 use crate::rules::{self, family, LintOptions};
 use crate::source::choose;
+use crate::suppress;
 use crate::{Error, Result};
 
 /// Codes of the findings `check` makes itself (lint's come from the rule registry).
@@ -53,6 +54,7 @@ truncated, malformed or hostile: engines refuse to load it. `dflash-check weight
 `dflash-check pin`.",
             source: "dflash-check",
         },
+        CheckCode::SuppressionExpired | CheckCode::SuppressionUnused => crate::suppress::info(code),
         CheckCode::NoAuthority => &CodeInfo {
             severity: DSeverity::Warning,
             summary: "no pin and no built-in snapshot of the drafter's shape: unverified, only lint rules were run",
@@ -126,6 +128,8 @@ pub struct CheckReport {
     /// Findings about the run rather than one drafter: no drafter found, a pin whose drafter
     /// directory is gone.
     pub run_findings: Vec<Diagnostic>,
+    /// What the pin file's `[[ignore]]` entries suppressed, and their own findings.
+    pub suppressions: suppress::Outcome,
 }
 
 impl CheckReport {
@@ -134,6 +138,7 @@ impl CheckReport {
             + self
                 .run_findings
                 .iter()
+                .chain(&self.suppressions.findings)
                 .filter(|f| f.severity == level)
                 .count()
     }
@@ -198,6 +203,11 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>) {
 
 /// Checks every drafter under `paths`.
 pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
+    // A bad [[ignore]] entry stops the run before anything is checked.
+    let entries = match &options.pins {
+        Some(pins) => suppress::entries(pins)?,
+        None => Vec::new(),
+    };
     let files = discover(paths)?;
     let mut report = CheckReport {
         drafters: Vec::new(),
@@ -207,6 +217,7 @@ pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
             .as_ref()
             .map(|p| display(&p.path, &options.root)),
         run_findings: Vec::new(),
+        suppressions: suppress::Outcome::default(),
     };
     if let Some(pins) = &options.pins {
         report.run_findings.extend(stale_pins(pins, &options.root));
@@ -257,6 +268,17 @@ pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
         report
             .run_findings
             .push(nothing_checked(paths, report.skipped.len()));
+    }
+    if !entries.is_empty() {
+        let checked: Vec<String> = report.drafters.iter().map(|d| d.file.clone()).collect();
+        let pin_file = report.pins.clone().unwrap_or_default();
+        report.suppressions = suppress::apply(
+            &entries,
+            report.drafters.iter_mut().map(|d| &mut d.findings),
+            &checked,
+            &pin_file,
+            &crate::pins::today(),
+        );
     }
     Ok(report)
 }

@@ -421,6 +421,51 @@ impl fmt::Display for Path {
     }
 }
 
+/// The RFC 6901 JSON pointer (`/dflash_config/target_layer_ids/2`) of a path written in the
+/// dotted form of [`Path`]'s `Display` (`dflash_config.target_layer_ids[2]`, `["a.b"].c`), or of
+/// any other dotted name a diagnostic carries (a tensor name, a flag). The pointer is the
+/// identity of a finding's place that does not move when lines shift: SARIF fingerprints and
+/// suppressions key on it. `""` (the whole document) for the root.
+pub fn pointer(dotted: &str) -> String {
+    let mut out = String::new();
+    let mut push = |segment: &str| {
+        out.push('/');
+        out.push_str(&segment.replace('~', "~0").replace('/', "~1"));
+    };
+    if dotted == "(root)" {
+        return out;
+    }
+    let mut rest = dotted;
+    while !rest.is_empty() {
+        if let Some(after) = rest.strip_prefix('.') {
+            rest = after;
+        } else if rest.starts_with("[\"") {
+            // A quoted key: a JSON string literal inside brackets.
+            let mut de = serde_json::Deserializer::from_str(&rest[1..]).into_iter::<String>();
+            match de.next() {
+                Some(Ok(key)) if rest[1 + de.byte_offset()..].starts_with(']') => {
+                    push(&key);
+                    rest = &rest[2 + de.byte_offset()..];
+                }
+                // Not the form `Display` writes: the rest is one segment, as written.
+                _ => {
+                    push(rest);
+                    break;
+                }
+            }
+        } else if let Some(inner) = rest.strip_prefix('[') {
+            let end = inner.find(']').unwrap_or(inner.len());
+            push(&inner[..end]);
+            rest = inner.get(end + 1..).unwrap_or("");
+        } else {
+            let end = rest.find(['.', '[']).unwrap_or(rest.len());
+            push(&rest[..end]);
+            rest = &rest[end..];
+        }
+    }
+    out
+}
+
 /// A syntax error with its position (1-based line and column, in characters).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct SyntaxError {
@@ -1045,6 +1090,29 @@ mod tests {
             lookup.get(&doc.root, "k59999").unwrap().as_u64(),
             Some(59_999)
         );
+    }
+
+    #[test]
+    fn pointer_of_every_path_form() {
+        assert_eq!(pointer("(root)"), "");
+        assert_eq!(pointer("block_size"), "/block_size");
+        assert_eq!(
+            pointer("dflash_config.target_layer_ids[2]"),
+            "/dflash_config/target_layer_ids/2"
+        );
+        assert_eq!(pointer("[\"a.b/c~\"].d"), "/a.b~1c~0/d");
+        assert_eq!(
+            pointer("layers.0.self_attn.q_proj.weight"),
+            "/layers/0/self_attn/q_proj/weight"
+        );
+        assert_eq!(
+            pointer("--speculative-config.method"),
+            "/--speculative-config/method"
+        );
+        assert_eq!(pointer("[\"unterminated"), "/[\"unterminated");
+        // What `Display` writes, the pointer reads back.
+        let path = Path::root().child("x y").index(3).child("z");
+        assert_eq!(pointer(&path.to_string()), "/x y/3/z");
     }
 
     #[test]

@@ -23,6 +23,7 @@ pub mod registry;
 pub mod report;
 pub mod rules;
 pub mod source;
+pub mod suppress;
 pub mod target;
 pub mod text;
 pub mod tokens;

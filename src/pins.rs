@@ -17,13 +17,16 @@ pub const FILE_NAME: &str = "dflash-check.toml";
 pub const VERSION: u32 = 1;
 
 /// The whole pin file.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PinFile {
     pub version: u32,
     /// Drafter directory (relative to the pin file, `/`-separated) -> its pin.
     #[serde(default)]
     pub drafters: BTreeMap<String, Pin>,
+    /// `[[ignore]]` entries, kept as written: `suppress` validates and applies them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ignore: Vec<toml::Value>,
 }
 
 /// The authority (and target) of one drafter: exactly one authority, by construction.

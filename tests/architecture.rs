@@ -22,6 +22,7 @@ const LAYERS: &[&[&str]] = &[
     &["fix", "weights", "acceptance"],
     // The pin file is written with fix's safe writer and lock.
     &["pins"],
+    &["suppress"],
     &["check"],
     &["launch"],
     &["doctor"],

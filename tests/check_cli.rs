@@ -1,6 +1,7 @@
 //! `dflash-check check` and `pin` end to end: a fixture tree with good, wrong, unreadable and
 //! unpinned drafters (plus a target model and a hidden folder), in every output format.
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -50,13 +51,21 @@ fn tree() -> tempfile::TempDir {
 }
 
 fn dflash(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_dflash-check"))
-        .args(args)
+    dflash_with(dir, args, None)
+}
+
+/// Runs in `dir` with `$GITHUB_STEP_SUMMARY` set to `summary` (unset when `None`).
+fn dflash_with(dir: &Path, args: &[&str], summary: Option<&Path>) -> (i32, String, String) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_dflash-check"));
+    cmd.args(args)
         .current_dir(dir)
         .env("HF_HUB_OFFLINE", "1")
         .env_remove("NO_COLOR")
-        .output()
-        .unwrap();
+        .env_remove("GITHUB_STEP_SUMMARY");
+    if let Some(path) = summary {
+        cmd.env("GITHUB_STEP_SUMMARY", path);
+    }
+    let out = cmd.output().unwrap();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8(out.stdout).unwrap(),
@@ -64,18 +73,18 @@ fn dflash(dir: &Path, args: &[&str]) -> (i32, String, String) {
     )
 }
 
+/// Pins models/good to its built-in snapshot.
+const PIN_GOOD: &[&str] = &[
+    "pin",
+    "models/good",
+    "--snapshot",
+    "z-lab/Qwen3.6-27B-DFlash",
+    "--target",
+    "targets/Qwen3.6-27B",
+];
+
 fn pin_all(dir: &Path) {
-    let (code, out, err) = dflash(
-        dir,
-        &[
-            "pin",
-            "models/good",
-            "--snapshot",
-            "z-lab/Qwen3.6-27B-DFlash",
-            "--target",
-            "targets/Qwen3.6-27B",
-        ],
-    );
+    let (code, out, err) = dflash(dir, PIN_GOOD);
     assert_eq!(code, 0, "{out}{err}");
     let (code, out, err) = dflash(
         dir,
@@ -414,4 +423,389 @@ fn pre_commit_hook_entry_gates_changed_configs() {
         Some(0),
         "a target config is skipped"
     );
+}
+
+/// `(ruleId, uri, logical location) -> (fingerprint, startLine)` of a SARIF log's results.
+fn sarif_results(out: &str) -> BTreeMap<(String, String, String), (String, u64)> {
+    let v: serde_json::Value = serde_json::from_str(out).unwrap();
+    v["runs"][0]["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let loc = &r["locations"][0];
+            (
+                (
+                    r["ruleId"].as_str().unwrap().to_string(),
+                    loc["physicalLocation"]["artifactLocation"]["uri"]
+                        .as_str()
+                        .unwrap()
+                        .to_string(),
+                    loc["logicalLocations"][0]["fullyQualifiedName"]
+                        .as_str()
+                        .unwrap_or("")
+                        .to_string(),
+                ),
+                (
+                    r["partialFingerprints"]["dflashCheck/v1"]
+                        .as_str()
+                        .unwrap()
+                        .to_string(),
+                    loc["physicalLocation"]["region"]["startLine"]
+                        .as_u64()
+                        .unwrap(),
+                ),
+            )
+        })
+        .collect()
+}
+
+/// SARIF alerts keep their identity when lines shift: the fingerprint is (code, repository path,
+/// JSON pointer); `automationDetails.id` names the command; each rule's help is Markdown with its
+/// explanation and source.
+#[test]
+fn sarif_fingerprints_survive_line_shifts() {
+    let dir = tree();
+    pin_all(dir.path());
+    let (code, before, _) = dflash(dir.path(), &["check", "models", "--format", "sarif"]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&before).unwrap();
+    assert_eq!(
+        v["runs"][0]["automationDetails"]["id"],
+        "dflash-check/check/"
+    );
+    let rules = v["runs"][0]["tool"]["driver"]["rules"].as_array().unwrap();
+    let mismatch = rules.iter().find(|r| r["id"] == "changed").unwrap();
+    let md = mismatch["help"]["markdown"].as_str().unwrap();
+    assert!(
+        md.starts_with("**a field has a different value than in the authority** (error)\n\n"),
+        "{md}"
+    );
+    assert!(
+        md.contains("Both sides have the field with different values"),
+        "{md}"
+    );
+    assert!(md.contains("**Source:** dflash-check diff; the authority is the drafter repo's config.json at a commit sha"), "{md}");
+    assert!(mismatch["help"]["text"]
+        .as_str()
+        .unwrap()
+        .contains("Source: "));
+
+    // Three new lines above every key of the wrong drafter: lines move, identities do not.
+    let wrong = dir.path().join("models/wrong/config.json");
+    let text = fs::read_to_string(&wrong).unwrap();
+    fs::write(&wrong, format!("\n\n\n{text}")).unwrap();
+    let (code, after, _) = dflash(dir.path(), &["check", "models", "--format", "sarif"]);
+    assert_eq!(code, 1);
+    let (before, after) = (sarif_results(&before), sarif_results(&after));
+    assert_eq!(
+        before.keys().collect::<Vec<_>>(),
+        after.keys().collect::<Vec<_>>()
+    );
+    let mut shifted = 0;
+    for (key, (fingerprint, line)) in &before {
+        let (fingerprint_after, line_after) = &after[key];
+        assert_eq!(fingerprint, fingerprint_after, "{key:?}");
+        assert_eq!(fingerprint.len(), 64, "sha256 hex: {fingerprint}");
+        if key.1 == "models/wrong/config.json" {
+            assert_eq!(*line_after, line + 3, "{key:?}");
+            shifted += 1;
+        }
+    }
+    assert!(shifted >= 6, "{before:?}");
+    // Distinct places, distinct fingerprints.
+    let distinct: std::collections::BTreeSet<_> = before.values().map(|(f, _)| f).collect();
+    assert_eq!(distinct.len(), before.len());
+
+    // Another command, another category: lint's uploads do not close check's alerts.
+    let (_, lint, _) = dflash(dir.path(), &["lint", "models/wrong", "--format", "sarif"]);
+    let v: serde_json::Value = serde_json::from_str(&lint).unwrap();
+    assert_eq!(
+        v["runs"][0]["automationDetails"]["id"],
+        "dflash-check/lint/"
+    );
+}
+
+/// GitLab Code Quality: one issue per finding, with GitLab's severities, the SARIF fingerprint,
+/// and the file and line of the key.
+#[test]
+fn gitlab_code_quality_report() {
+    let dir = tree();
+    pin_all(dir.path());
+    let (code, out, err) = dflash(dir.path(), &["check", "models", "--format", "gitlab"]);
+    assert_eq!(code, 1, "{err}");
+    let issues: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+    let (_, sarif, _) = dflash(dir.path(), &["check", "models", "--format", "sarif"]);
+    let sarif = sarif_results(&sarif);
+    assert_eq!(issues.len(), sarif.len());
+    for issue in &issues {
+        let keys: Vec<&str> = issue
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            keys,
+            [
+                "description",
+                "check_name",
+                "fingerprint",
+                "severity",
+                "location"
+            ],
+            "{issue}"
+        );
+        assert!(["info", "major", "critical"].contains(&issue["severity"].as_str().unwrap()));
+        assert!(!issue["location"]["path"]
+            .as_str()
+            .unwrap()
+            .starts_with("./"));
+        // The same identity as the SARIF result for the same finding.
+        assert!(
+            sarif.values().any(|(f, line)| f == &issue["fingerprint"]
+                && *line == issue["location"]["lines"]["begin"].as_u64().unwrap()),
+            "{issue}"
+        );
+    }
+    let mask = issues
+        .iter()
+        .find(|i| {
+            i["description"]
+                .as_str()
+                .unwrap()
+                .starts_with("dflash_config.mask_token_id: ")
+                && i["check_name"] == "changed"
+                && i["location"]["path"] == "models/wrong/config.json"
+        })
+        .unwrap();
+    assert_eq!(mask["severity"], "critical");
+    assert_eq!(mask["location"]["lines"]["begin"], 13);
+    let broken = issues
+        .iter()
+        .find(|i| i["check_name"] == "config-unreadable")
+        .unwrap();
+    assert_eq!(broken["location"]["path"], "models/broken/config.json");
+    assert_eq!(broken["location"]["lines"]["begin"], 4);
+    assert!(issues.iter().any(|i| i["severity"] == "major"));
+}
+
+/// `--format github` appends a Markdown table of the findings to `$GITHUB_STEP_SUMMARY`; other
+/// formats leave it alone; an unwritable summary is an error, not a silent pass.
+#[test]
+fn github_step_summary_gets_a_table() {
+    let dir = tree();
+    pin_all(dir.path());
+    let summary = dir.path().join("summary.md");
+    fs::write(&summary, "earlier step\n").unwrap();
+    let (code, out, _) = dflash_with(
+        dir.path(),
+        &["check", "models", "--format", "github"],
+        Some(&summary),
+    );
+    assert_eq!(code, 1);
+    let md = fs::read_to_string(&summary).unwrap();
+    assert!(
+        md.starts_with("earlier step\n### dflash-check check: ❌ "),
+        "{md}"
+    );
+    assert!(
+        md.contains("| severity | code | file | path | message |\n|---|---|---|---|---|\n"),
+        "{md}"
+    );
+    assert!(md.contains("| error | `changed` | `models/wrong/config.json:13` | `dflash_config.mask_token_id` | "), "{md}");
+    // One row per finding, as many as annotations.
+    let rows = md
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| severity"))
+        .count();
+    assert_eq!(rows, out.lines().filter(|l| l.starts_with("::")).count());
+
+    // A clean run says so.
+    let (code, _, _) = dflash_with(
+        dir.path(),
+        &["check", "models/good", "--format", "github"],
+        Some(&summary),
+    );
+    assert_eq!(code, 0);
+    let md = fs::read_to_string(&summary).unwrap();
+    assert!(
+        md.ends_with(
+            "### dflash-check check: ✅ 0 error(s), 0 warning(s), 0 info\n\nNo findings.\n\n"
+        ),
+        "{md}"
+    );
+
+    // Other formats do not write it.
+    let len = md.len();
+    dflash_with(
+        dir.path(),
+        &["check", "models", "--format", "sarif"],
+        Some(&summary),
+    );
+    assert_eq!(fs::read_to_string(&summary).unwrap().len(), len);
+
+    // A directory is not a summary file: exit 2 with the variable named.
+    let (code, _, err) = dflash_with(
+        dir.path(),
+        &["check", "models", "--format", "github"],
+        Some(dir.path()),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("GITHUB_STEP_SUMMARY"), "{err}");
+}
+
+/// `[[ignore]]` entries: a matching finding leaves the verdict with its reason; an unused or
+/// expired entry is an error on its line of the pin file; entries for drafters the run did not
+/// check are left alone; a bad entry stops the run (exit 2); `pin` keeps the entries.
+#[test]
+fn suppressions_need_reasons_and_must_stay_used() {
+    let dir = tree();
+    pin_all(dir.path());
+    let pins = dir.path().join("dflash-check.toml");
+    let pinned = fs::read_to_string(&pins).unwrap();
+    let entries = "\n[[ignore]]\ncode = \"changed\"\npath = \"models/wrong\"\n\
+pointer = \"/dflash_config/mask_token_id\"\nreason = \"tested with this mask, acceptance 6.1\"\n\
+\n[[ignore]]\ncode = \"changed\"\npath = \"models/w*/config.json\"\npointer = \"/no_such_key\"\nreason = \"stale\"\n";
+    fs::write(&pins, format!("{pinned}{entries}")).unwrap();
+    let unused_line = pinned.lines().count() + 8;
+    let mask = |v: &serde_json::Value| {
+        v["diagnostics"].as_array().unwrap().iter().any(|d| {
+            d["file"] == "models/wrong/config.json"
+                && d["path"] == "dflash_config.mask_token_id"
+                && d["code"] == "changed"
+        })
+    };
+    let (code, out, err) = dflash(dir.path(), &["check", "models", "--format", "json"]);
+    assert_eq!(code, 1, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(!mask(&v), "suppressed: {out}");
+    assert_eq!(
+        v["suppressed"],
+        serde_json::json!([{"code": "changed", "file": "models/wrong/config.json",
+            "pointer": "/dflash_config/mask_token_id", "reason": "tested with this mask, acceptance 6.1"}])
+    );
+    let unused: Vec<_> = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "suppression-unused")
+        .collect();
+    assert_eq!(unused.len(), 1, "{out}");
+    assert_eq!(unused[0]["severity"], "error");
+    assert_eq!(unused[0]["file"], "dflash-check.toml");
+    assert_eq!(unused[0]["line"], unused_line, "{pinned}{entries}");
+    assert!(unused[0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("/no_such_key"));
+
+    // Only the good drafter checked (as pre-commit does for one changed file): the entries for
+    // models/wrong are neither used nor reported.
+    let (code, out, _) = dflash(dir.path(), &["check", "models/good"]);
+    assert_eq!(code, 0, "{out}");
+
+    // `pin` rewrites the file and keeps the entries.
+    let (code, _, err) = dflash(dir.path(), PIN_GOOD);
+    assert_eq!(code, 0, "{err}");
+    let (_, out, _) = dflash(dir.path(), &["check", "models", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["suppressed"].as_array().unwrap().len(), 1, "{out}");
+
+    // Expired: the finding is back, and the entry is an error.
+    let expired = entries.replacen(
+        "reason = \"tested",
+        "expires = 2020-01-31\nreason = \"tested",
+        1,
+    );
+    fs::write(&pins, format!("{pinned}{expired}")).unwrap();
+    let (code, out, _) = dflash(dir.path(), &["check", "models", "--format", "json"]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(mask(&v), "expired entries do not suppress: {out}");
+    assert!(out.contains("expired on 2020-01-31"), "{out}");
+    assert_eq!(v["suppressed"], serde_json::json!([]));
+
+    // Bad entries: exit 2, the entry named, nothing checked.
+    for (bad, says) in [
+        (
+            entries.replace("reason = \"stale\"", "reason = \"\""),
+            "entry 2 has no reason",
+        ),
+        (
+            entries.replacen("changed", "no-such-code", 1),
+            "entry 1 names no code `no-such-code`",
+        ),
+        (
+            entries.replace("reason = \"stale\"", "reason = \"s\"\nexpires = \"soon\""),
+            "entry 2 has expires `soon`",
+        ),
+        (
+            entries.replace("pointer = \"/no_such_key\"", "pointer = \"no_such_key\""),
+            "not a JSON pointer",
+        ),
+    ] {
+        fs::write(&pins, format!("{pinned}{bad}")).unwrap();
+        let (code, out, err) = dflash(dir.path(), &["check", "models"]);
+        assert_eq!(code, 2, "{out}{err}");
+        assert!(err.contains(says), "{says}: {err}");
+    }
+}
+
+/// `--baseline` appends an entry per finding with a placeholder reason that the next run
+/// refuses; with reasons written the gate passes; `--prune-ignores` removes the entries a fix
+/// made stale and leaves the rest of the file as it was.
+#[test]
+fn baseline_then_prune() {
+    let dir = tree();
+    pin_all(dir.path());
+    let pins = dir.path().join("dflash-check.toml");
+    let pinned = format!(
+        "# reviewed by the serving team\n{}",
+        fs::read_to_string(&pins).unwrap()
+    );
+    fs::write(&pins, &pinned).unwrap();
+    let (code, _, err) = dflash(dir.path(), &["check", "models", "--baseline"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("entries appended to `"), "{err}");
+    let written = fs::read_to_string(&pins).unwrap();
+    assert!(
+        written.starts_with(&pinned),
+        "appended, not rewritten: {written}"
+    );
+    assert!(written.contains("\n[[ignore]]\ncode = \"changed\"\npath = \"models/wrong/config.json\"\npointer = \"/dflash_config/mask_token_id\"\nreason = \"TODO: why is this accepted?\"\n"), "{written}");
+    // The placeholder must be replaced before the gate runs again.
+    let (code, _, err) = dflash(dir.path(), &["check", "models"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("has no reason"), "{err}");
+    let reasoned = written.replace("TODO: why is this accepted?", "accepted in review");
+    fs::write(&pins, &reasoned).unwrap();
+    let (code, out, _) = dflash(dir.path(), &["check", "models"]);
+    assert_eq!(code, 0, "every error and warning is accepted: {out}");
+    assert!(out.contains("suppressed by [[ignore]]: "), "{out}");
+
+    // Fix the wrong drafter: its entries are now unused, and fail the gate until pruned.
+    fs::copy(
+        "fixtures/incident/authority/config.json",
+        dir.path().join("models/wrong/config.json"),
+    )
+    .unwrap();
+    let (code, out, _) = dflash(dir.path(), &["check", "models"]);
+    assert_eq!(code, 1);
+    assert!(
+        out.contains("error[suppression-unused] dflash-check.toml:"),
+        "{out}"
+    );
+    let (code, out, err) = dflash(dir.path(), &["check", "models", "--prune-ignores"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(err.contains("stale [[ignore]] entries from `"), "{err}");
+    let pruned = fs::read_to_string(&pins).unwrap();
+    assert!(pruned.starts_with(&pinned), "{pruned}");
+    assert!(!pruned.contains("models/wrong/config.json"), "{pruned}");
+    assert!(
+        pruned.contains("path = \"models/broken/config.json\""),
+        "{pruned}"
+    );
+    let (code, out, _) = dflash(dir.path(), &["check", "models"]);
+    assert_eq!(code, 0, "{out}");
 }

@@ -41,7 +41,7 @@ fuzz_target!(|data: &[u8]| {
 });
 
 fn render(report: &DiffReport) {
-    for format in [Format::Human, Format::Json, Format::Github, Format::Sarif] {
+    for format in [Format::Human, Format::Json, Format::Github, Format::Sarif, Format::Gitlab] {
         let options = RenderOptions {
             painter: Painter { enabled: true },
             deny_warnings: false,
@@ -49,7 +49,7 @@ fn render(report: &DiffReport) {
         };
         let mut out = Vec::new();
         report::render(report, format, &options, &mut out).expect("write to a Vec");
-        if matches!(format, Format::Json | Format::Sarif) {
+        if matches!(format, Format::Json | Format::Sarif | Format::Gitlab) {
             let _: serde_json::Value = serde_json::from_slice(&out).expect("JSON output parses");
         }
     }

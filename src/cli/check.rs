@@ -6,7 +6,7 @@ use anyhow::Result;
 use clap::Args;
 
 use dflash_check::rules::LintOptions;
-use dflash_check::{check, pins};
+use dflash_check::{check, pins, suppress};
 
 use super::{finish, DenyArgs, HubArgs, OutputArgs};
 
@@ -23,6 +23,13 @@ pub struct CheckArgs {
     pub require_pin: bool,
     #[command(flatten)]
     pub deny: DenyArgs,
+    /// Append an [[ignore]] entry to the pin file for every error and warning found now, each
+    /// with a placeholder reason that must be replaced before the next run.
+    #[arg(long, conflicts_with = "prune_ignores")]
+    pub baseline: bool,
+    /// Remove the pin file's expired and unused [[ignore]] entries (the ones this run reports).
+    #[arg(long)]
+    pub prune_ignores: bool,
     #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]
@@ -47,7 +54,84 @@ pub fn run(args: &CheckArgs, out: &mut Vec<u8>) -> Result<u8> {
         hub: args.hub.settings().ok(),
         root,
     };
-    let report = check::run(&args.paths, &options)?;
+    let mut report = check::run(&args.paths, &options)?;
+    if args.baseline {
+        return baseline(&report, options.pins.as_ref(), args, out);
+    }
+    if args.prune_ignores {
+        if let Some(pins) = &options.pins {
+            prune(&mut report, pins)?;
+        }
+    }
     let deny = args.deny.warnings();
     finish(&report, &args.output, report.fails(deny), deny, out)
+}
+
+/// `--baseline`: the report as it is, then its findings appended to the pin file as entries
+/// (the file is created beside the working directory when there is none); exit 0.
+fn baseline(
+    report: &check::CheckReport,
+    pins: Option<&pins::LoadedPins>,
+    args: &CheckArgs,
+    out: &mut Vec<u8>,
+) -> Result<u8> {
+    use dflash_check::report::Report;
+    let entries = suppress::baseline_entries(&report.diagnostics());
+    let path = pins.map_or_else(|| PathBuf::from(pins::FILE_NAME), |p| p.path.clone());
+    let text = match pins {
+        Some(_) => std::fs::read_to_string(&path).map_err(|e| {
+            dflash_check::Error::new(format!("cannot read `{}`: {e}", path.display()))
+        })?,
+        None => format!("version = {}\n", pins::VERSION),
+    };
+    if !entries.is_empty() {
+        suppress::write_pin_file(&path, &format!("{text}{entries}"))?;
+    }
+    finish(report, &args.output, false, false, out)?;
+    eprintln!(
+        "dflash-check: {} [[ignore]] entr{} appended to `{}`: replace each reason `{}` before the next run",
+        entries.matches("[[ignore]]").count(),
+        if entries.matches("[[ignore]]").count() == 1 { "y" } else { "ies" },
+        path.display(),
+        suppress::PLACEHOLDER_REASON
+    );
+    Ok(dflash_check::exit::CLEAN)
+}
+
+/// `--prune-ignores`: removes the stale entries this run reported from the pin file, and their
+/// findings from the report (an entry written inline, without its own `[[ignore]]` header,
+/// cannot be located and stays reported).
+fn prune(report: &mut check::CheckReport, pins: &pins::LoadedPins) -> Result<()> {
+    let entries = suppress::entries(pins)?;
+    let lines: Vec<usize> = report
+        .suppressions
+        .stale
+        .iter()
+        .filter_map(|&i| entries.get(i).and_then(|e| e.line))
+        .collect();
+    if lines.is_empty() {
+        return Ok(());
+    }
+    let text = std::fs::read_to_string(&pins.path).map_err(|e| {
+        dflash_check::Error::new(format!("cannot read `{}`: {e}", pins.path.display()))
+    })?;
+    suppress::write_pin_file(&pins.path, &suppress::without_entries(&text, &lines))?;
+    let pruned: Vec<bool> = report
+        .suppressions
+        .stale
+        .iter()
+        .map(|&i| entries.get(i).is_some_and(|e| e.line.is_some()))
+        .collect();
+    let mut keep = pruned.iter().map(|p| !p);
+    report
+        .suppressions
+        .findings
+        .retain(|_| keep.next().unwrap_or(true));
+    eprintln!(
+        "dflash-check: removed {} stale [[ignore]] entr{} from `{}`",
+        lines.len(),
+        if lines.len() == 1 { "y" } else { "ies" },
+        pins.path.display()
+    );
+    Ok(())
 }

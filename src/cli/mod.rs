@@ -133,7 +133,33 @@ fn finish(
         fails,
     };
     report::render(report, output.format.into(), &options, out)?;
+    if output.format == FormatArg::Github {
+        append_step_summary(report, fails)?;
+    }
     Ok(if fails { exit::FINDINGS } else { exit::CLEAN })
+}
+
+/// In a GitHub Actions step (`$GITHUB_STEP_SUMMARY` names a file), appends the findings as a
+/// Markdown table to the job's summary page. The runner creates the file; a missing directory
+/// or an unwritable file is an error (exit 2), as a gate must not pass on output it lost.
+fn append_step_summary(report: &dyn Report, fails: bool) -> Result<()> {
+    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
+        return Ok(());
+    };
+    let table = report::github::step_summary(report.command(), &report.diagnostics(), fails);
+    std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(&path)
+        .and_then(|mut f| f.write_all(table.as_bytes()))
+        .map_err(|e| {
+            dflash_check::Error::new(format!(
+                "cannot append the step summary to `{}` (GITHUB_STEP_SUMMARY): {e}",
+                PathBuf::from(&path).display()
+            ))
+            .with_hint("point GITHUB_STEP_SUMMARY at a writable file, or unset it")
+        })?;
+    Ok(())
 }
 
 /// How to reach the Hub. Flags win over the environment (HF_ENDPOINT, HF_TOKEN, HF_TOKEN_PATH,
@@ -271,6 +297,8 @@ pub enum FormatArg {
     Github,
     /// SARIF 2.1.0, for code scanning.
     Sarif,
+    /// GitLab Code Quality JSON (a `codequality` report artifact).
+    Gitlab,
 }
 
 impl From<FormatArg> for Format {
@@ -280,6 +308,7 @@ impl From<FormatArg> for Format {
             FormatArg::Json => Format::Json,
             FormatArg::Github => Format::Github,
             FormatArg::Sarif => Format::Sarif,
+            FormatArg::Gitlab => Format::Gitlab,
         }
     }
 }

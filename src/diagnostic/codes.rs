@@ -125,6 +125,8 @@ crate::declare_code_names! {
         NoAuthority => "no-authority",
         NoDrafters => "no-drafters",
         PinPathMissing => "pin-path-missing",
+        SuppressionExpired => "suppression-expired",
+        SuppressionUnused => "suppression-unused",
     }
 }
 

@@ -144,6 +144,47 @@ impl Diagnostic {
         self.tokens = tokens;
         self
     }
+
+    /// The file as a repository path: `/` separators, no leading `./`; `None` for inputs that
+    /// are not files. The file is named relative to where the command ran (the repository root
+    /// in CI), so this is the path SARIF, GitLab and suppressions compare.
+    pub fn repo_path(&self) -> Option<String> {
+        self.file.as_deref().map(|f| {
+            let f = f.replace('\\', "/");
+            let mut s = f.as_str();
+            while let Some(rest) = s.strip_prefix("./") {
+                s = rest.trim_start_matches('/');
+            }
+            s.to_string()
+        })
+    }
+
+    /// Where inside the file, as an RFC 6901 JSON pointer (`/dflash_config/mask_token_id`).
+    pub fn pointer(&self) -> String {
+        if self.path.is_empty() {
+            String::new()
+        } else {
+            crate::json::pointer(&self.path)
+        }
+    }
+
+    /// A fingerprint that survives edits elsewhere in the file: the sha256 (hex) of the code,
+    /// the repository path and the JSON pointer, never the line. Two findings of one code at one
+    /// place share it, as they should: they are the same finding.
+    pub fn fingerprint(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let mut h = Sha256::new();
+        for part in [
+            self.code.as_str(),
+            self.repo_path().as_deref().unwrap_or(""),
+            &self.pointer(),
+        ] {
+            // Length-prefixed, so ("ab", "c") and ("a", "bc") differ.
+            h.update((part.len() as u64).to_le_bytes());
+            h.update(part.as_bytes());
+        }
+        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    }
 }
 
 /// Counts by severity.

@@ -18,6 +18,7 @@ impl Report for CheckReport {
     fn diagnostics(&self) -> Vec<Diagnostic> {
         self.run_findings
             .iter()
+            .chain(&self.suppressions.findings)
             .cloned()
             .chain(
                 self.drafters
@@ -40,6 +41,35 @@ impl Report for CheckReport {
         }
         if !self.skipped.is_empty() {
             writeln!(out, "not drafters (skipped): {}", self.skipped.join(", "))?;
+        }
+        for f in &self.suppressions.findings {
+            let at = f.span.map_or(String::new(), |s| format!(":{}", s.line));
+            let file = f.file.as_deref().unwrap_or("");
+            writeln!(
+                out,
+                "{}[{}] {file}{at} {}",
+                p.level(f.severity),
+                f.code,
+                f.message
+            )?;
+        }
+        if !self.suppressions.suppressed.is_empty() {
+            writeln!(
+                out,
+                "suppressed by [[ignore]]: {}",
+                self.suppressions
+                    .suppressed
+                    .iter()
+                    .map(|s| format!(
+                        "{} {}{} ({})",
+                        s.code,
+                        s.file.as_deref().unwrap_or(""),
+                        s.pointer,
+                        s.reason
+                    ))
+                    .collect::<Vec<_>>()
+                    .join("; ")
+            )?;
         }
         let (e, w, i) = (
             self.count(Severity::Error),
@@ -75,6 +105,7 @@ impl Report for CheckReport {
             "skipped": self.skipped,
             "pins": self.pins,
             "unverified": self.unverified(),
+            "suppressed": self.suppressions.suppressed,
         })
     }
 }

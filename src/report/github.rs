@@ -1,6 +1,10 @@
 //! GitHub Actions workflow commands: `::error file=F,line=L,col=C,title=CODE::message`, so each
 //! diagnostic is annotated on the line of the offending key in the pull request. Any command's
 //! diagnostics, alike.
+//!
+//! Annotations are capped by the runner (10 errors and 10 warnings per step are shown), so
+//! [`step_summary`] also renders every finding as a Markdown table for the job's summary page
+//! (`$GITHUB_STEP_SUMMARY`; the binary appends it there).
 
 use std::io::{self, Write};
 
@@ -53,6 +57,60 @@ pub fn write(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> io::Result<()> 
     )
 }
 
+/// Rows past this are counted, not listed: GitHub refuses a step summary over 1 MiB.
+const SUMMARY_ROWS: usize = 500;
+
+/// A table cell: no line breaks, `|` escaped, so one finding stays one row.
+fn cell(s: &str) -> String {
+    s.replace('\r', "")
+        .replace('\n', "<br>")
+        .replace('|', "\\|")
+}
+
+/// The Markdown step summary of `command`'s findings: a heading with the counts and the verdict,
+/// then one row per finding (severity, code, where, message).
+pub fn step_summary(command: &str, diagnostics: &[Diagnostic], fails: bool) -> String {
+    let s = Summary::of(diagnostics);
+    let mut md = format!(
+        "### dflash-check {command}: {} {} error(s), {} warning(s), {} info\n\n",
+        if fails { "❌" } else { "✅" },
+        s.errors,
+        s.warnings,
+        s.infos
+    );
+    if diagnostics.is_empty() {
+        md.push_str("No findings.\n\n");
+        return md;
+    }
+    md.push_str("| severity | code | file | path | message |\n|---|---|---|---|---|\n");
+    for d in diagnostics.iter().take(SUMMARY_ROWS) {
+        let place = match (&d.file, d.span) {
+            (Some(f), Some(span)) => format!("`{}:{}`", cell(f), span.line),
+            (Some(f), None) => format!("`{}`", cell(f)),
+            (None, _) => String::new(),
+        };
+        let path = if d.path.is_empty() {
+            String::new()
+        } else {
+            format!("`{}`", cell(&d.path))
+        };
+        md.push_str(&format!(
+            "| {} | `{}` | {place} | {path} | {} |\n",
+            d.severity,
+            d.code,
+            cell(&d.message)
+        ));
+    }
+    if diagnostics.len() > SUMMARY_ROWS {
+        md.push_str(&format!(
+            "\n… and {} more (see the job log).\n",
+            diagnostics.len() - SUMMARY_ROWS
+        ));
+    }
+    md.push('\n');
+    md
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -61,5 +119,29 @@ mod tests {
     fn escapes_as_the_runner_expects() {
         assert_eq!(escape_data("50% a\nb\r"), "50%25 a%0Ab%0D");
         assert_eq!(escape_property("a:b,c"), "a%3Ab%2Cc");
+    }
+
+    #[test]
+    fn step_summary_keeps_one_finding_per_row() {
+        use crate::diagnostic::codes::CheckCode;
+        use crate::diagnostic::CodeInfo;
+        static INFO: CodeInfo = CodeInfo {
+            severity: Severity::Error,
+            summary: "s",
+            explanation: "e",
+            source: "src",
+        };
+        let d = Diagnostic::new(CheckCode::ConfigUnreadable, &INFO, "a.b", "x | y\nz")
+            .file("m/config.json")
+            .span(3, 5);
+        let md = step_summary("check", &[d], true);
+        assert!(md.starts_with("### dflash-check check: ❌ 1 error(s), 0 warning(s), 0 info\n"));
+        assert!(md.contains(
+            "| error | `config-unreadable` | `m/config.json:3` | `a.b` | x \\| y<br>z |\n"
+        ));
+        assert_eq!(
+            step_summary("lint", &[], false),
+            "### dflash-check lint: ✅ 0 error(s), 0 warning(s), 0 info\n\nNo findings.\n\n"
+        );
     }
 }

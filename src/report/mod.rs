@@ -3,8 +3,8 @@
 //! A command's result implements [`Report`]: its diagnostics (the one model every command
 //! shares), its human rendering, and its JSON body. [`render`] then writes any report in any
 //! [`Format`]: `human` (the report's own), `json` (a versioned envelope around the report's
-//! body), `github` (workflow annotations) and `sarif` (2.1.0), the last two built from the
-//! diagnostics alone. Renderers write to any `io::Write` and never choose exit codes: the
+//! body), `github` (workflow annotations, plus a step summary table), `sarif` (2.1.0) and
+//! `gitlab` (Code Quality JSON), the last three built from the diagnostics alone. Renderers write to any `io::Write` and never choose exit codes: the
 //! caller decides whether the report fails and passes that in.
 
 pub mod acceptance;
@@ -14,6 +14,7 @@ pub mod doctor;
 pub mod explain;
 pub mod fix;
 pub mod github;
+pub mod gitlab;
 pub mod launch;
 pub mod lint;
 pub mod sarif;
@@ -39,6 +40,7 @@ pub enum Format {
     Json,
     Github,
     Sarif,
+    Gitlab,
 }
 
 /// How to render: colours, and the verdict the caller reached.
@@ -77,7 +79,8 @@ pub fn render(
             writeln!(out)
         }
         Format::Github => github::write(out, &report.diagnostics()),
-        Format::Sarif => sarif::write(out, &report.diagnostics()),
+        Format::Sarif => sarif::write(out, report.command(), &report.diagnostics()),
+        Format::Gitlab => gitlab::write(out, &report.diagnostics()),
     }
 }
 

@@ -1,13 +1,22 @@
 //! SARIF 2.1.0 for code scanning: one run, every code of every family with its descriptions
 //! and help (from the registry), results with physical locations relative to the repository
 //! root. Any command's diagnostics, alike.
+//!
+//! What keeps GitHub's alerts stable: each result's `partialFingerprints` is
+//! [`Diagnostic::fingerprint`] (code, repository path, JSON pointer — never the line, so an
+//! alert survives edits above it and a dismissed one stays dismissed), and the run's
+//! `automationDetails.id` names the command (`dflash-check/lint/`), so uploads of `lint` and
+//! `check` are separate categories and one does not close the other's alerts.
 
 use std::io::{self, Write};
 
 use serde_json::{json, Value};
 
-use crate::diagnostic::{Code, Diagnostic, Severity};
+use crate::diagnostic::{Code, CodeInfo, Diagnostic, Severity};
 use crate::registry;
+
+/// The key of the fingerprint in `partialFingerprints`; `v1` changes if its inputs ever do.
+pub const FINGERPRINT: &str = "dflashCheck/v1";
 
 fn level(s: Severity) -> &'static str {
     match s {
@@ -17,7 +26,21 @@ fn level(s: Severity) -> &'static str {
     }
 }
 
-pub fn sarif(diagnostics: &[Diagnostic]) -> Value {
+/// The rule's help as GitHub renders it beside an alert: the explanation, the cited source and
+/// the command that says more.
+fn help_markdown(code: Code, info: &CodeInfo) -> String {
+    format!(
+        "**{}** ({})\n\n{}\n\n**Source:** {}\n\nMore: `dflash-check explain {}`",
+        info.summary,
+        info.severity,
+        info.explanation,
+        info.source,
+        code.as_str()
+    )
+}
+
+/// The SARIF log of `command`'s (`lint`, `check`, …) diagnostics.
+pub fn sarif(command: &str, diagnostics: &[Diagnostic]) -> Value {
     let codes = Code::all();
     let rules_json: Vec<Value> = codes
         .iter()
@@ -28,10 +51,13 @@ pub fn sarif(diagnostics: &[Diagnostic]) -> Value {
                 "name": code.as_str(),
                 "shortDescription": {"text": info.summary},
                 "fullDescription": {"text": format!("{} Source: {}", info.summary, info.source)},
-                "help": {"text": format!(
-                    "{}\n\nSource: {}\n\nMore: dflash-check explain {}",
-                    info.explanation, info.source, code.as_str()
-                )},
+                "help": {
+                    "text": format!(
+                        "{}\n\nSource: {}\n\nMore: dflash-check explain {}",
+                        info.explanation, info.source, code.as_str()
+                    ),
+                    "markdown": help_markdown(code, info),
+                },
                 "defaultConfiguration": {"level": level(info.severity)},
                 "properties": {"family": code.family()},
             })
@@ -59,6 +85,7 @@ pub fn sarif(diagnostics: &[Diagnostic]) -> Value {
                 "level": level(f.severity),
                 "message": {"text": f.message},
                 "locations": [location],
+                "partialFingerprints": {FINGERPRINT: f.fingerprint()},
             });
             if let Some(i) = codes.iter().position(|c| *c == f.code) {
                 result["ruleIndex"] = json!(i);
@@ -75,13 +102,14 @@ pub fn sarif(diagnostics: &[Diagnostic]) -> Value {
                 "version": env!("CARGO_PKG_VERSION"),
                 "rules": rules_json,
             }},
+            "automationDetails": {"id": format!("dflash-check/{command}/")},
             "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "The repository root (where dflash-check.toml lives, or the working directory)."}}},
             "results": results,
         }],
     })
 }
 
-pub fn write(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, &sarif(diagnostics))?;
+pub fn write(out: &mut dyn Write, command: &str, diagnostics: &[Diagnostic]) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, &sarif(command, diagnostics))?;
     writeln!(out)
 }

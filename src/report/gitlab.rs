@@ -1,0 +1,53 @@
+//! GitLab Code Quality JSON (the `codequality` report artifact), so findings show in a merge
+//! request's widget and diff: an array of `{description, check_name, fingerprint, severity,
+//! location: {path, lines: {begin}}}`. Any command's diagnostics, alike.
+//!
+//! The fingerprint is the one SARIF uses ([`Diagnostic::fingerprint`]: code, repository path,
+//! JSON pointer), so GitLab matches a finding across pipelines even when lines shift. Severity:
+//! error → `critical` (the engine refuses to load, crashes or acceptance collapses), warning →
+//! `major`, info → `info`; GitLab's `minor` and `blocker` are not used. A finding about an
+//! input that is not a file (a pasted launch command, a server URL) has an empty
+//! `location.path` and line 1.
+
+use std::io::{self, Write};
+
+use serde_json::{json, Value};
+
+use crate::diagnostic::{Diagnostic, Severity};
+
+fn severity(s: Severity) -> &'static str {
+    match s {
+        Severity::Error => "critical",
+        Severity::Warning => "major",
+        Severity::Info => "info",
+    }
+}
+
+pub fn gitlab(diagnostics: &[Diagnostic]) -> Value {
+    let issues: Vec<Value> = diagnostics
+        .iter()
+        .map(|d| {
+            let description = if d.path.is_empty() {
+                d.message.clone()
+            } else {
+                format!("{}: {}", d.path, d.message)
+            };
+            json!({
+                "description": description,
+                "check_name": d.code.as_str(),
+                "fingerprint": d.fingerprint(),
+                "severity": severity(d.severity),
+                "location": {
+                    "path": d.repo_path().unwrap_or_default(),
+                    "lines": {"begin": d.span.map_or(1, |s| s.line.max(1))},
+                },
+            })
+        })
+        .collect();
+    Value::Array(issues)
+}
+
+pub fn write(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, &gitlab(diagnostics))?;
+    writeln!(out)
+}
