@@ -154,6 +154,8 @@ crate::declare_code_names! {
         ShardMissing => "weights-shard-missing",
         DuplicateTensor => "weights-duplicate-tensor",
         IndexMismatch => "weights-index-mismatch",
+        QuantizedUndeclared => "weights-quantized-undeclared",
+        QuantizationUnmatched => "weights-quantization-unmatched",
     }
 }
 
