@@ -491,11 +491,7 @@ impl QuantFacts {
     /// NVFP4 (ModelOpt's `quant_algo` / `moe_quant_algo`, or a compressed-tensors `nvfp4`
     /// group format).
     pub fn is_nvfp4(&self) -> bool {
-        self.method == "modelopt_fp4"
-            || self
-                .schemes
-                .iter()
-                .any(|s| s.contains("NVFP4") || s == "NVFP4-PACK-QUANTIZED")
+        self.method == "modelopt_fp4" || self.schemes.iter().any(|s| s.contains("NVFP4"))
     }
 
     /// `awq, 4 bits, group 128` — what the config says, for messages.
