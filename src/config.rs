@@ -403,6 +403,143 @@ pub fn architectures(root: &Node) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// What a model's `quantization_config` says, as far as the rules care: the method, the
+/// scheme (ModelOpt's `quant_algo`, compressed-tensors' `format`), the bits and group size,
+/// whether the weights were rotated (QuaRot, SpinQuant: the hidden states the target hands a
+/// drafter then live in a rotated basis), and the modules left unquantized.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct QuantFacts {
+    /// `quant_method`, lower-cased (`awq`, `gptq`, `compressed-tensors`, `modelopt`, `fp8`,
+    /// `mxfp4`, `bitsandbytes`); `unknown` when the config has none.
+    pub method: String,
+    /// `quant_algo` / `moe_quant_algo` / `format` / `fmt`, upper-cased (`NVFP4`, `FP8`,
+    /// `PACK_QUANTIZED`).
+    pub schemes: Vec<String>,
+    pub bits: Option<u64>,
+    pub group_size: Option<u64>,
+    /// A rotation marker: a key naming `rotat`, `quarot`, `spinquant` or `hadamard` whose value
+    /// is not false/null/empty, or a string value naming QuaRot or SpinQuant.
+    pub rotated: bool,
+    /// `ignore`, `modules_to_not_convert`, `exclude_modules`, `exclude`.
+    pub excluded: Vec<String>,
+}
+
+impl QuantFacts {
+    /// Reads `quantization_config` from a config's top level (or its `text_config`); `None`
+    /// when there is none or it is not an object.
+    pub fn from_root(root: &Node) -> Option<QuantFacts> {
+        let q = root
+            .get("quantization_config")
+            .or_else(|| {
+                root.get("text_config")
+                    .and_then(|t| t.get("quantization_config"))
+            })
+            .filter(|n| n.as_object().is_some())?;
+        let text = |k: &str| q.get(k).and_then(Node::as_str).map(str::to_string);
+        let mut schemes = Vec::new();
+        for k in ["quant_algo", "moe_quant_algo", "format", "fmt"] {
+            if let Some(v) = text(k) {
+                schemes.push(v.to_ascii_uppercase());
+            }
+        }
+        // compressed-tensors keeps the scheme in config_groups.*.format / weights.num_bits.
+        let mut bits = q.get("bits").and_then(Node::as_u64);
+        let mut group_size = q.get("group_size").and_then(Node::as_u64);
+        if let Some(groups) = q.get("config_groups").and_then(Node::as_object) {
+            for g in groups {
+                if let Some(f) = g.value.get("format").and_then(Node::as_str) {
+                    schemes.push(f.to_ascii_uppercase());
+                }
+                if let Some(w) = g.value.get("weights") {
+                    bits = bits.or_else(|| w.get("num_bits").and_then(Node::as_u64));
+                    group_size = group_size.or_else(|| w.get("group_size").and_then(Node::as_u64));
+                }
+            }
+        }
+        let excluded = [
+            "ignore",
+            "modules_to_not_convert",
+            "exclude_modules",
+            "exclude",
+        ]
+        .iter()
+        .filter_map(|k| q.get(k).and_then(Node::as_array))
+        .flatten()
+        .filter_map(|n| n.as_str().map(str::to_string))
+        .collect();
+        Some(QuantFacts {
+            method: text("quant_method")
+                .map(|m| m.to_ascii_lowercase())
+                .unwrap_or_else(|| "unknown".to_string()),
+            schemes,
+            bits,
+            group_size,
+            rotated: rotation_marker(q, 0),
+            excluded,
+        })
+    }
+
+    /// AWQ or GPTQ (and their Marlin / MoE-WNA16 kernels, and AutoRound's GPTQ export): integer
+    /// weights whose loaders SGLang hands a drafter that has no config of its own.
+    pub fn is_awq_gptq(&self) -> bool {
+        matches!(
+            self.method.as_str(),
+            "awq" | "awq_marlin" | "gptq" | "gptq_marlin" | "moe_wna16" | "auto-round"
+        )
+    }
+
+    /// NVFP4 (ModelOpt's `quant_algo` / `moe_quant_algo`, or a compressed-tensors `nvfp4`
+    /// group format).
+    pub fn is_nvfp4(&self) -> bool {
+        self.method == "modelopt_fp4" || self.schemes.iter().any(|s| s.contains("NVFP4"))
+    }
+
+    /// `awq, 4 bits, group 128` — what the config says, for messages.
+    pub fn describe(&self) -> String {
+        let mut parts = vec![self.method.clone()];
+        parts.extend(self.schemes.iter().cloned());
+        if let Some(b) = self.bits {
+            parts.push(format!("{b} bits"));
+        }
+        if let Some(g) = self.group_size {
+            parts.push(format!("group {g}"));
+        }
+        if self.rotated {
+            parts.push("rotated".into());
+        }
+        parts.join(", ")
+    }
+}
+
+/// Whether a quantization config (to a small depth) marks rotated weights.
+fn rotation_marker(node: &Node, depth: usize) -> bool {
+    const KEYS: [&str; 4] = ["rotat", "quarot", "spinquant", "hadamard"];
+    if depth > 4 {
+        return false;
+    }
+    let truthy = |n: &Node| {
+        !(n.is_null()
+            || n.as_bool() == Some(false)
+            || n.as_str().is_some_and(str::is_empty)
+            || n.as_array().is_some_and(<[Node]>::is_empty)
+            || n.as_object().is_some_and(<[crate::json::Member]>::is_empty))
+    };
+    if let Some(s) = node.as_str() {
+        let s = s.to_ascii_lowercase();
+        return s.contains("quarot") || s.contains("spinquant") || s == "rotation";
+    }
+    if let Some(items) = node.as_array() {
+        return items.iter().any(|i| rotation_marker(i, depth + 1));
+    }
+    node.as_object().is_some_and(|members| {
+        members.iter().any(|m| {
+            let k = m.key.to_ascii_lowercase();
+            (KEYS.iter().any(|w| k.contains(w)) && truthy(&m.value))
+                || rotation_marker(&m.value, depth + 1)
+        })
+    })
+}
+
 /// Facts about the target model that checks need, from its `config.json`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct TargetFacts {
@@ -421,6 +558,8 @@ pub struct TargetFacts {
     pub max_position_embeddings: Option<u64>,
     /// The target's `architectures` (top level).
     pub architectures: Vec<String>,
+    /// The target's `quantization_config`, when it has one (`None` = not quantized).
+    pub quantization: Option<QuantFacts>,
     /// The JSON path each fact was read from (`num_hidden_layers` →
     /// `thinker_config.text_config.num_hidden_layers`), so a user can check it; empty for
     /// facts that come from a built-in table rather than a file.
@@ -494,6 +633,7 @@ impl TargetFacts {
             pad_token_id: pick("pad_token_id").and_then(Node::as_u64),
             max_position_embeddings,
             architectures: architectures(root),
+            quantization: QuantFacts::from_root(root),
             origins,
         }
     }
@@ -544,6 +684,52 @@ mod tests {
         let (p, n) = field(nested.root(), "rope_theta").unwrap();
         assert_eq!(p.to_string(), "rope_parameters.rope_theta");
         assert_eq!(n.as_u64(), Some(10_000_000));
+    }
+
+    #[test]
+    fn quantization_configs_are_read() {
+        let none = cfg(r#"{"hidden_size": 8}"#);
+        assert_eq!(TargetFacts::from_config(&none).quantization, None);
+        let awq = cfg(
+            r#"{"quantization_config": {"quant_method": "AWQ", "bits": 4, "group_size": 128, "modules_to_not_convert": ["mtp"]}}"#,
+        );
+        let q = TargetFacts::from_config(&awq).quantization.unwrap();
+        assert!(q.is_awq_gptq() && !q.is_nvfp4() && !q.rotated);
+        assert_eq!(q.describe(), "awq, 4 bits, group 128");
+        assert_eq!(q.excluded, vec!["mtp"]);
+        let nvfp4 = cfg(
+            r#"{"quantization_config": {"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16}}"#,
+        );
+        assert!(QuantFacts::from_root(nvfp4.root()).unwrap().is_nvfp4());
+        let ct = cfg(
+            r#"{"quantization_config": {"quant_method": "compressed-tensors", "config_groups": {"group_0": {"format": "nvfp4-pack-quantized", "weights": {"num_bits": 4, "group_size": 16}}}}}"#,
+        );
+        let q = QuantFacts::from_root(ct.root()).unwrap();
+        assert!(q.is_nvfp4());
+        assert_eq!((q.bits, q.group_size), (Some(4), Some(16)));
+        for (text, rotated) in [
+            (r#"{"quant_method": "ascend", "quarot": true}"#, true),
+            (
+                r#"{"quant_method": "quark", "algo_config": [{"name": "rotation"}]}"#,
+                true,
+            ),
+            (
+                r#"{"quant_method": "quark", "algo_config": [{"name": "awq"}]}"#,
+                false,
+            ),
+            (r#"{"quant_method": "fp8", "rotation": null}"#, false),
+            (
+                r#"{"quant_method": "fp8", "rotation": {"r1": "hadamard"}}"#,
+                true,
+            ),
+        ] {
+            let c = cfg(&format!(r#"{{"quantization_config": {text}}}"#));
+            assert_eq!(
+                QuantFacts::from_root(c.root()).unwrap().rotated,
+                rotated,
+                "{text}"
+            );
+        }
     }
 
     #[test]

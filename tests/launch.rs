@@ -650,6 +650,154 @@ fn a_plain_draft_model_skips_lint() {
     assert_eq!(code, 0);
 }
 
+/// Issue 23: quantization inherited by the draft in SGLang (sglang PRs 28196, 34622), the draft
+/// TP vLLM ignores (vllm issue 31345) and drafter heads the TP does not divide. The commands are
+/// the SGLang docs' EAGLE-3 example and vllm issue 31345's, with local models (SOURCES.md).
+#[test]
+fn draft_quantization_and_parallelism() {
+    let sglang = |model: &str, algorithm: &str, draft: &str, extra: &[&str]| -> Vec<String> {
+        let mut c: Vec<String> = [
+            "python3",
+            "-m",
+            "sglang.launch_server",
+            "--model-path",
+            model,
+            "--speculative-algorithm",
+            algorithm,
+            "--speculative-draft-model-path",
+            draft,
+            "--speculative-num-steps",
+            "3",
+            "--speculative-eagle-topk",
+            "1",
+            "--speculative-num-draft-tokens",
+            "4",
+        ]
+        .map(String::from)
+        .to_vec();
+        c.extend(extra.iter().map(|s| s.to_string()));
+        c
+    };
+    let awq = "tests/launch/models/qwen3-8b-awq-target";
+    let eagle = "tests/launch/models/eagle3-qwen3-8b";
+    let mtp = "tests/launch/models/qwen3.5-gptq-mtp";
+    let code = "launch-draft-quant-inherited";
+    // (command, severity of launch-draft-quant-inherited or None, exit)
+    let cases: Vec<(Vec<String>, Option<&str>, i32)> = vec![
+        // [4] sglang PR 28196: --quantization awq, an unquantized EAGLE-3 draft, no draft flag.
+        (
+            sglang(awq, "EAGLE3", eagle, &["--quantization", "awq"]),
+            Some("error"),
+            1,
+        ),
+        // The documented way out.
+        (
+            sglang(
+                awq,
+                "EAGLE3",
+                eagle,
+                &[
+                    "--quantization",
+                    "awq",
+                    "--speculative-draft-model-quantization",
+                    "unquant",
+                ],
+            ),
+            None,
+            0,
+        ),
+        // Without --quantization the checkpoint's own method is not copied: nothing.
+        (sglang(awq, "EAGLE3", eagle, &[]), None, 0),
+        // [5] sglang PR 34622, its command: unquant is not honoured for a Qwen3.5 GPTQ MTP draft.
+        (
+            sglang(
+                mtp,
+                "NEXTN",
+                mtp,
+                &[
+                    "--quantization",
+                    "moe_wna16",
+                    "--speculative-draft-model-quantization",
+                    "unquant",
+                ],
+            ),
+            Some("warning"),
+            0,
+        ),
+    ];
+    for (command, want, exit) in cases {
+        let (got_exit, report) = launch_json(&[], &strs(&command));
+        let got: Vec<(String, String)> = codes(&report)
+            .into_iter()
+            .filter(|(c, _)| c == code)
+            .collect();
+        assert_eq!(
+            got,
+            want.map_or(vec![], |w| vec![(code.to_string(), w.to_string())]),
+            "{command:?}"
+        );
+        // The lint rule that says the same from files alone gives way to the launch rule.
+        assert!(!codes(&report)
+            .iter()
+            .any(|(c, _)| c == "draft-quant-inherited"));
+        assert_eq!(got_exit, exit, "{command:?}: {:?}", codes(&report));
+    }
+
+    // [16] vllm issue 31345: draft_tensor_parallel_size 1 under TP 4 is ignored (a warning); a
+    // drafter with 12 heads at TP 8 cannot be split (an error); 32/8 heads at TP 4 can.
+    let vllm = |tp: &str, draft: &str| -> Vec<String> {
+        [
+            "vllm",
+            "serve",
+            awq,
+            "--tensor-parallel-size",
+            tp,
+            "--speculative-config",
+            &format!(
+                r#"{{"method": "eagle3", "model": "{draft}", "draft_tensor_parallel_size": 1, "num_speculative_tokens": 3}}"#
+            ),
+        ]
+        .map(String::from)
+        .to_vec()
+    };
+    let (exit, report) = launch_json(&[], &strs(&vllm("4", eagle)));
+    assert!(
+        has(&report, "launch-draft-tp-ignored", "warning"),
+        "{report:#}"
+    );
+    assert!(!codes(&report)
+        .iter()
+        .any(|(c, _)| c == "launch-draft-heads-tp"));
+    assert_eq!(exit, 0);
+    let (exit, report) = launch_json(
+        &[],
+        &strs(&vllm("8", "tests/launch/models/eagle3-qwen3-8b-12heads")),
+    );
+    assert!(has(&report, "launch-draft-heads-tp", "error"), "{report:#}");
+    assert!(diagnostic(&report, "launch-draft-heads-tp")["message"]
+        .as_str()
+        .unwrap()
+        .contains("12 attention heads"));
+    assert_eq!(exit, 1);
+    // TP 1 with draft TP 1: nothing.
+    let (exit, report) = launch_json(&[], &strs(&vllm("1", eagle)));
+    assert!(!codes(&report)
+        .iter()
+        .any(|(c, _)| c.starts_with("launch-draft-")));
+    assert_eq!(exit, 0);
+    // SGLang runs the draft at --tp-size too.
+    let (_, report) = launch_json(
+        &[],
+        &strs(&sglang(
+            awq,
+            "EAGLE3",
+            "tests/launch/models/eagle3-qwen3-8b-12heads",
+            &["--tp-size", "8"],
+        )),
+    );
+    assert!(has(&report, "launch-draft-heads-tp", "error"), "{report:#}");
+}
+
 /// Lint runs on the drafter with the engine: the incident's hand-written config (local path)
 /// gets lint's findings, with its file and line, after the launch findings.
 #[test]

@@ -7,6 +7,10 @@ use serde_json::Value;
 
 const Q36: &str = "fixtures/targets/Qwen3.6-27B";
 const Q8: &str = "tests/lint/targets/Qwen3-8B";
+/// Qwen3-8B with a quantization_config: AWQ, ModelOpt NVFP4, a QuaRot rotation marker.
+const Q8_AWQ: &str = "tests/lint/targets/Qwen3-8B-AWQ";
+const Q8_NVFP4: &str = "tests/lint/targets/Qwen3-8B-NVFP4";
+const Q8_QUAROT: &str = "tests/lint/targets/Qwen3-8B-QuaRot";
 
 mod common;
 
@@ -443,6 +447,13 @@ const FIRES: &[(&str, &str, &[&str], &str, &str)] = &[
         "target-hidden-size-null",
         "error",
     ),
+    (
+        "cases/draft-lm-head-shared",
+        Q8,
+        &["--engine", "vllm@0.11"],
+        "draft-lm-head-shared",
+        "error",
+    ),
 ];
 
 /// Issue 22: rules whose truth depends on the engine. (fixture, target, extra args, code, the
@@ -597,7 +608,193 @@ const BY_ENGINE: &[ByEngine] = &[
         "layer-types-unknown",
         [Some("error"), Some("warning"), Some("error")],
     ),
+    // Issue 23, one row per public report (FIELD §2 row in brackets).
+    // [4] sglang PR 28196: an unquantized EAGLE-3 head for an AWQ target inherits --quantization
+    //     in SGLang (launch makes it an error when the flag is on the command line).
+    (
+        "cases/quant-eagle3-unquantized",
+        Some(Q8_AWQ),
+        &[],
+        "draft-quant-inherited",
+        [Some("warning"), None, Some("warning")],
+    ),
+    // [3] sglang issue 39087: a W4A16 DFlash2 drafter serves at acceptance ~1.0 in SGLang.
+    (
+        "cases/quantized-dflash2",
+        Some(Q8),
+        &[],
+        "quantized-block-drafter",
+        [Some("warning"), Some("info"), Some("error")],
+    ),
+    // [2] vllm PR 49133: NVFP4 target + MXFP4 DSpark drafter: acceptance length 1.0 in vLLM.
+    (
+        "cases/dspark-mxfp4",
+        Some(Q8_NVFP4),
+        &[],
+        "dspark-nvfp4-target",
+        [Some("warning"), Some("error"), None],
+    ),
+    // [6] vllm-ascend issue 5974: EAGLE-3 on a QuaRot target (fixed in vllm-ascend PR 6914;
+    //     SGLang's PR 30524 open); DFlash drafters are rotated by no engine (vllm-ascend PR 12775).
+    (
+        "cases/eagle3-quarot",
+        Some(Q8_QUAROT),
+        &[],
+        "target-quant-rotated",
+        [Some("warning"), Some("warning"), Some("error")],
+    ),
+    (
+        "cases/dflash-quarot",
+        Some(Q8_QUAROT),
+        &[],
+        "target-quant-rotated",
+        [Some("error"), Some("error"), Some("error")],
+    ),
+    // A target without quantization_config is never flagged for quantization.
+    (
+        "cases/quant-eagle3-unquantized",
+        Some(Q8),
+        &[],
+        "draft-quant-inherited",
+        [None, None, None],
+    ),
+    (
+        "cases/dflash-quarot",
+        Some(Q8),
+        &[],
+        "target-quant-rotated",
+        [None, None, None],
+    ),
+    (
+        "cases/dspark-sample-from-anchor-declared",
+        Some(Q8_NVFP4),
+        &[],
+        "quantized-block-drafter",
+        [None, None, None],
+    ),
+    // [1] vllm issue 56792: a fill-in DSpark export without sample_from_anchor (~0.9%); the
+    //     files do not say the layout, so never an error.
+    (
+        "cases/dspark-sample-from-anchor-implicit",
+        Some(Q8),
+        &[],
+        "dspark-sample-from-anchor-implicit",
+        [Some("info"), Some("warning"), Some("warning")],
+    ),
+    (
+        "cases/dspark-sample-from-anchor-declared",
+        Some(Q8),
+        &[],
+        "dspark-sample-from-anchor-implicit",
+        [None, None, None],
+    ),
+    // [13] vllm PR 38111 / [14] sglang PR 32334: info unless the version is named
+    //      (engine_versions_change_the_verdict).
+    (
+        "cases/norm-before-fc",
+        Some(Q8),
+        &[],
+        "norm-before-fc-engine",
+        [Some("info"), Some("info"), Some("info")],
+    ),
+    // [28] vllm issue 50722: empty verifier and null target_hidden_size.
+    (
+        "cases/speculators-verifier-missing",
+        Some(Q8),
+        &[],
+        "speculators-verifier-missing",
+        [Some("warning"), Some("warning"), Some("warning")],
+    ),
+    // [18] vllm-ascend issue 11374, vllm PR 27732: only a vLLM version that replaces the head
+    //      (engine_versions_change_the_verdict); SGLang keeps it.
+    (
+        "cases/draft-lm-head-shared",
+        Some(Q8),
+        &[],
+        "draft-lm-head-shared",
+        [None, None, None],
+    ),
 ];
+
+/// Issue 23: verdicts that change with the engine's version (`--engine vllm@X.Y`).
+#[test]
+fn engine_versions_change_the_verdict() {
+    let cases: &[(&str, &str, &str, Option<&str>)] = &[
+        // vllm PR 38111 (merged 2026-03-25): speculators' norm_before_fc not propagated before.
+        (
+            "cases/norm-before-fc",
+            "vllm@0.18",
+            "norm-before-fc-engine",
+            Some("warning"),
+        ),
+        (
+            "cases/norm-before-fc",
+            "vllm@0.19",
+            "norm-before-fc-engine",
+            Some("info"),
+        ),
+        // vllm PR 42143 (merged 2026-05-09): the nested eagle_config.norm_before_fc.
+        (
+            "cases/norm-before-fc-nested",
+            "vllm@0.20",
+            "norm-before-fc-engine",
+            Some("warning"),
+        ),
+        (
+            "cases/norm-before-fc-nested",
+            "vllm@0.21",
+            "norm-before-fc-engine",
+            Some("info"),
+        ),
+        (
+            "cases/norm-before-fc-nested",
+            "sglang@0.5",
+            "norm-before-fc-engine",
+            Some("info"),
+        ),
+        // vllm PR 28549 (merged 2025-11-12; PR 27732): the drafter's lm_head overwritten before.
+        (
+            "cases/draft-lm-head-shared",
+            "vllm@0.11",
+            "draft-lm-head-shared",
+            Some("error"),
+        ),
+        (
+            "cases/draft-lm-head-shared",
+            "vllm@0.12",
+            "draft-lm-head-shared",
+            None,
+        ),
+        (
+            "cases/draft-lm-head-shared",
+            "sglang@0.5",
+            "draft-lm-head-shared",
+            None,
+        ),
+    ];
+    for (fixture, engine, code, want) in cases {
+        let (exit, report) = lint_json(
+            &format!("tests/lint/{fixture}"),
+            &["--no-builtin", "--target", Q8, "--engine", engine],
+        );
+        let found = codes(&report);
+        let got: Vec<&str> = found
+            .iter()
+            .filter(|(c, _)| c == code)
+            .map(|(_, s)| s.as_str())
+            .collect();
+        assert_eq!(
+            got,
+            want.map_or(vec![], |w| vec![w]),
+            "{fixture} {engine}: {found:?}"
+        );
+        assert_eq!(
+            exit,
+            i32::from(found.iter().any(|(_, s)| s == "error")),
+            "{fixture} {engine}"
+        );
+    }
+}
 
 /// Each engine-dependent rule has exactly the severity its row says under each engine (or does
 /// not fire), and the exit code follows the errors.
@@ -771,14 +968,24 @@ fn clean_fixtures_fire_nothing() {
     }
 }
 
-/// Every lint code has a firing fixture above (the clean runs cover all families and engines).
+/// Every lint code has a firing fixture above, in FIRES or (engine-dependent rules) in BY_ENGINE
+/// (the clean runs cover all families and engines).
 #[test]
 fn every_rule_code_has_a_fixture() {
     let all: BTreeSet<&str> = dflash_check::rules::LintCode::ALL
         .iter()
         .map(|c| c.as_str())
         .collect();
-    let covered: BTreeSet<&str> = FIRES.iter().map(|f| f.3).collect();
+    let covered: BTreeSet<&str> = FIRES
+        .iter()
+        .map(|f| f.3)
+        .chain(
+            BY_ENGINE
+                .iter()
+                .filter(|b| b.4.iter().any(Option::is_some))
+                .map(|b| b.3),
+        )
+        .collect();
     assert_eq!(all, covered);
 }
 

@@ -125,6 +125,24 @@ const CASES: &[(&str, Option<&str>, &[&str], i32)] = &[
     ("shard-missing", None, &["weights-shard-missing"], 1),
     ("duplicate-tensor", None, &["weights-duplicate-tensor"], 0),
     ("index-mismatch", None, &["weights-index-mismatch"], 0),
+    // Issue 23 (sglang issue 39087): quantized tensors the config does not declare, and a
+    // declared quantization the float tensors do not match.
+    (
+        "quantized-undeclared",
+        None,
+        &[
+            "weights-quantized-undeclared",
+            "weights-missing-tensor",
+            "weights-unexpected-tensor",
+        ],
+        1,
+    ),
+    (
+        "quantization-unmatched",
+        None,
+        &["weights-quantization-unmatched"],
+        0,
+    ),
 ];
 
 #[test]

@@ -112,6 +112,14 @@ crate::declare_code_names! {
         ParallelDraftingTokenMissing => "parallel-drafting-token-missing",
         PeagleParallelDraftingOff => "peagle-parallel-drafting-off",
         EagleMaxPositionShort => "eagle-max-position-short",
+        DraftQuantInherited => "draft-quant-inherited",
+        QuantizedBlockDrafter => "quantized-block-drafter",
+        DsparkNvfp4Target => "dspark-nvfp4-target",
+        TargetQuantRotated => "target-quant-rotated",
+        DsparkSampleFromAnchorImplicit => "dspark-sample-from-anchor-implicit",
+        NormBeforeFcEngine => "norm-before-fc-engine",
+        SpeculatorsVerifierMissing => "speculators-verifier-missing",
+        DraftLmHeadShared => "draft-lm-head-shared",
     }
 }
 
@@ -148,6 +156,8 @@ crate::declare_code_names! {
         ShardMissing => "weights-shard-missing",
         DuplicateTensor => "weights-duplicate-tensor",
         IndexMismatch => "weights-index-mismatch",
+        QuantizedUndeclared => "weights-quantized-undeclared",
+        QuantizationUnmatched => "weights-quantization-unmatched",
     }
 }
 
@@ -172,6 +182,9 @@ crate::declare_code_names! {
         DrafterUnavailable => "launch-drafter-unavailable",
         TargetUnavailable => "launch-target-unavailable",
         LintSkipped => "launch-lint-skipped",
+        DraftTpIgnored => "launch-draft-tp-ignored",
+        DraftHeadsTp => "launch-draft-heads-tp",
+        DraftQuantInherited => "launch-draft-quant-inherited",
     }
 }
 

@@ -87,6 +87,38 @@ acceptance with the V2 runner: check acceptance after deploy.",
 Please pass 'draft_tensor_parallel_size' instead.\" The draft's tensor parallelism can only be 1 or the target's.",
             source: "vllm-project/vllm vllm/config/speculative.py@002e77c (_verify_args)",
         },
+        LaunchCode::DraftTpIgnored => &CodeInfo {
+            severity: Severity::Warning,
+            summary: "vLLM's draft_tensor_parallel_size differs from the target's TP: vLLM runs the draft at the target's anyway",
+            explanation: "vLLM accepts `draft_tensor_parallel_size` (1 or the target's) but builds the EAGLE-3 draft with \
+the target's tensor-parallel group: with tensor_parallel_size 4 and draft_tensor_parallel_size 1 the draft still \
+runs at TP 4 (vllm issue 31345; the fix, PR 31886, is open; vllm-ascend fixed its own path in PR 5519). Nothing \
+fails, the setting does nothing: a warning. launch-draft-heads-tp checks the drafter's heads at the TP it really \
+runs at.",
+            source: "vllm-project/vllm#31345 (draft_tensor_parallel_size does not take effect); vllm-project/vllm#31886 (open fix: the draft's layers still report the target's tp_size); vllm-project/vllm-ascend#5519",
+        },
+        LaunchCode::DraftHeadsTp => &CodeInfo {
+            severity: Severity::Error,
+            summary: "the drafter's attention or KV heads are not divisible by the tensor-parallel size it runs at",
+            explanation: "A draft runs at the target's tensor-parallel size (vLLM ignores draft_tensor_parallel_size, \
+SGLang has no separate draft TP). Its attention splits heads across ranks and asserts num_attention_heads % tp == 0, \
+and num_key_value_heads % tp == 0 (or tp % num_key_value_heads == 0 when the KV heads are replicated): a drafter \
+with 12 heads under TP 8 fails while the server builds it. An error; NeMo-RL caps the draft's TP at its KV heads \
+for the same reason.",
+            source: "vllm-project/vllm vllm/model_executor/models/llama.py@0035bdf2b1ac243ef6f31eef27411b022461df8e (LlamaAttention.__init__: the head asserts); vllm-project/vllm#31345 (the draft runs at the target's TP); NVIDIA-NeMo/RL#3723 (TP capped at the KV heads)",
+        },
+        LaunchCode::DraftQuantInherited => &CodeInfo {
+            severity: Severity::Error,
+            summary: "SGLang --quantization with a draft that has no quantization_config and no --speculative-draft-model-quantization",
+            explanation: "SGLang copies --quantization onto --speculative-draft-model-quantization when that is not \
+given, and ModelConfig clears it only when the draft checkpoint has its own quantization_config: an unquantized \
+EAGLE-3/MTP draft is then loaded as AWQ/GPTQ and the server fails (\"ValueError: Cannot find the config file for \
+awq\", sglang PR 28196, open in every release): an error for AWQ/GPTQ-family methods, a warning for others (the \
+draft is quantized on load). `--speculative-draft-model-quantization unquant` avoids it, except for Qwen3.5 MTP \
+drafts read from a GPTQ checkpoint, which inherit GPTQ anyway (sglang PR 34622, open: accept length below 3 instead \
+of ~3.5): a warning.",
+            source: "sgl-project/sglang#28196 (open: the inherited quantization; ValueError for awq); sgl-project/sglang#34622 (open: unquant not honoured for the Qwen3.5 MTP draft)",
+        },
         LaunchCode::RevisionUnpinned => &CodeInfo {
             severity: Severity::Warning,
             summary: "a Hub drafter loaded without a commit sha (vLLM speculative-config revision, SGLang --speculative-draft-model-revision)",
@@ -240,6 +272,7 @@ pub const SUPERSEDED_LINT_CODES: &[LintCode] = &[
     LintCode::NumSpeculativeTokensTooLarge,
     LintCode::NumDraftTokensMismatch,
     LintCode::MixedAttentionVllm,
+    LintCode::DraftQuantInherited,
 ];
 
 /// Runs `lint` on the drafter's config with the engine and its flags, as diagnostics.

@@ -78,10 +78,28 @@ pub struct DrafterFacts {
     pub draft_vocab_size: Option<u64>,
     /// vLLM takes K from `n_predict` when the speculative config has none.
     pub n_predict: Option<u64>,
+    /// The drafter's own `quantization_config` method (`None`: unquantized).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub quantization: Option<String>,
+    /// Attention and KV heads (top level, or speculators' `transformer_layer_config`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub num_attention_heads: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub num_key_value_heads: Option<u64>,
 }
 
 fn positive(node: Option<&Node>) -> Option<u64> {
     node.and_then(Node::as_u64).filter(|&v| v > 0)
+}
+
+/// A head count at the top level or in speculators' `transformer_layer_config`.
+fn head_count(root: &Node, key: &str) -> Option<u64> {
+    positive(root.get(key)).or_else(|| {
+        positive(
+            root.get("transformer_layer_config")
+                .and_then(|t| t.get(key)),
+        )
+    })
 }
 
 impl DrafterFacts {
@@ -145,6 +163,9 @@ impl DrafterFacts {
             vocab_size: positive(root.get("vocab_size")),
             draft_vocab_size: positive(root.get("draft_vocab_size")),
             n_predict: positive(root.get("n_predict")),
+            quantization: crate::config::QuantFacts::from_root(root).map(|q| q.method),
+            num_attention_heads: head_count(root, "num_attention_heads"),
+            num_key_value_heads: head_count(root, "num_key_value_heads"),
         }
     }
 }
@@ -228,6 +249,7 @@ pub fn check(input: &Input) -> Outcome {
     match input.launch.engine {
         Engine::Vllm => {
             rejected_key(&mut cx);
+            draft_tp_ignored(&mut cx);
             num_speculative_tokens_missing(&mut cx);
             k_exceeds_block(&mut cx);
             batched_tokens(&mut cx);
@@ -242,8 +264,10 @@ pub fn check(input: &Input) -> Outcome {
             sglang_eagle_chain(&mut cx);
             sglang_eagle_tree(&mut cx);
             sglang_token_map(&mut cx);
+            draft_quant_inherited(&mut cx);
         }
     }
+    draft_heads_tp(&mut cx);
     for flag in &input.launch.unresolved {
         cx.out.not_checked.push(format!(
             "{flag}: its value is a shell variable the input never assigns"
@@ -822,6 +846,143 @@ fn sglang_token_map(cx: &mut Cx) {
             ),
             None,
         );
+    }
+}
+
+/// The target's tensor-parallel size from the command line (1 when unset); `None` when the
+/// value is not a whole number (a shell variable): the rules that need it do not guess.
+fn target_tp(launch: &Launch) -> Option<u64> {
+    let names: &[&str] = match launch.engine {
+        Engine::Vllm => &["--tensor-parallel-size", "-tp"],
+        Engine::Sglang => &["--tp-size", "--tp", "--tensor-parallel-size"],
+    };
+    match names.iter().find_map(|n| launch.flag(n)) {
+        None => Some(1),
+        Some(v) => v.parse::<u64>().ok().filter(|&t| t > 0),
+    }
+}
+
+/// vLLM's `draft_tensor_parallel_size` different from the target's: vLLM builds the draft at
+/// the target's TP anyway (vllm issue 31345; the fix, PR 31886, is open).
+fn draft_tp_ignored(cx: &mut Cx) {
+    let Some(draft) = cx
+        .launch()
+        .spec("draft_tensor_parallel_size")
+        .and_then(Value::as_u64)
+    else {
+        return;
+    };
+    let Some(tp) = target_tp(cx.launch()) else {
+        return;
+    };
+    if draft == tp {
+        return;
+    }
+    cx.emit(
+        LaunchCode::DraftTpIgnored,
+        "--speculative-config.draft_tensor_parallel_size",
+        (Some("--speculative-config"), "draft_tensor_parallel_size"),
+        format!(
+            "draft_tensor_parallel_size is {draft} but vLLM builds the draft at the target's tensor-parallel size \
+             {tp} (vllm issue 31345; the fix, PR 31886, is open): the setting changes nothing"
+        ),
+        Some(json!(tp)),
+    );
+}
+
+/// Drafter attention / KV heads the tensor-parallel size the draft runs at does not divide.
+fn draft_heads_tp(cx: &mut Cx) {
+    let Some(d) = cx.input.drafter else { return };
+    let Some(tp) = target_tp(cx.launch()).filter(|&t| t > 1) else {
+        return;
+    };
+    let heads = d.num_attention_heads;
+    let kv = d.num_key_value_heads.or(heads);
+    let mut wrong = Vec::new();
+    if let Some(h) = heads.filter(|h| h % tp != 0) {
+        wrong.push(format!("{h} attention heads"));
+    }
+    if let Some(k) = kv.filter(|&k| if k >= tp { k % tp != 0 } else { tp % k != 0 }) {
+        wrong.push(format!("{k} KV heads"));
+    }
+    if wrong.is_empty() {
+        return;
+    }
+    let (flag, how) = match cx.launch().engine {
+        Engine::Vllm => (
+            "--tensor-parallel-size",
+            "vLLM runs the draft at the target's tensor-parallel size whatever draft_tensor_parallel_size says",
+        ),
+        Engine::Sglang => ("--tp-size", "SGLang runs the draft at the target's tensor-parallel size"),
+    };
+    cx.emit(
+        LaunchCode::DraftHeadsTp,
+        flag,
+        (None, flag),
+        format!(
+            "the drafter has {}, which tensor-parallel size {tp} does not divide: {how}, and its attention \
+             asserts the heads split evenly (KV heads may also be replicated when they divide the TP size); \
+             the server fails while building the draft",
+            wrong.join(" and ")
+        ),
+        None,
+    );
+}
+
+/// SGLang hands a draft without its own quantization_config the target's --quantization, and
+/// ignores `unquant` for a Qwen3.5 MTP draft (sglang PRs 28196, 34622; both open).
+fn draft_quant_inherited(cx: &mut Cx) {
+    let Some(d) = cx.input.drafter else { return };
+    let launch = cx.launch();
+    let draft_q = launch.flag("--speculative-draft-model-quantization");
+    let int_weights = |m: &str| {
+        matches!(
+            m.to_ascii_lowercase().as_str(),
+            "awq" | "awq_marlin" | "gptq" | "gptq_marlin" | "moe_wna16" | "auto-round"
+        )
+    };
+    match (
+        launch.flag("--quantization"),
+        draft_q,
+        d.quantization.as_deref(),
+    ) {
+        (Some(q), None, None) => {
+            let q = q.to_string();
+            let severity = if int_weights(&q) {
+                Severity::Error
+            } else {
+                Severity::Warning
+            };
+            cx.emit(
+                LaunchCode::DraftQuantInherited,
+                "--quantization",
+                (None, "--quantization"),
+                format!(
+                    "--quantization {q} with a drafter that has no quantization_config and no \
+                     --speculative-draft-model-quantization: SGLang copies {q} onto the draft and loads the \
+                     unquantized weights as {q} (\"Cannot find the config file for awq\", sglang PR 28196, open); \
+                     pass --speculative-draft-model-quantization unquant"
+                ),
+                Some(json!({ "--speculative-draft-model-quantization": "unquant" })),
+            )
+            .severity = severity;
+        }
+        (_, Some("unquant"), Some(m)) if int_weights(m) && d.kind == DrafterKind::Other => {
+            let m = m.to_string();
+            cx.emit(
+                LaunchCode::DraftQuantInherited,
+                "--speculative-draft-model-quantization",
+                (None, "--speculative-draft-model-quantization"),
+                format!(
+                    "--speculative-draft-model-quantization unquant with an MTP draft read from a {m} checkpoint: \
+                     SGLang's Qwen3.5 MTP draft still inherits {m} (sglang PR 34622, open: accept length below 3 \
+                     instead of ~3.5); check the draft's load log (`quant=`) and its acceptance"
+                ),
+                None,
+            )
+            .severity = Severity::Warning;
+        }
+        _ => {}
     }
 }
 

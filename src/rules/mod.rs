@@ -23,9 +23,11 @@ use crate::Result;
 pub mod attention;
 pub mod eagle;
 pub mod engine;
+pub mod export;
 pub mod family;
 pub mod layers;
 pub mod mask;
+pub mod quant;
 pub mod shape;
 pub mod tokens;
 pub mod variants;
@@ -122,6 +124,8 @@ pub fn all_rules() -> Vec<&'static Rule> {
         tokens::RULES,
         engine::RULES,
         eagle::RULES,
+        quant::RULES,
+        export::RULES,
     ]
     .into_iter()
     .flatten()

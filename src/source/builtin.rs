@@ -189,6 +189,7 @@ impl KnownTarget {
             model_type: Some(self.model_type.to_string()),
             max_position_embeddings: None,
             architectures: Vec::new(),
+            quantization: None,
             num_hidden_layers: Some(self.num_hidden_layers),
             hidden_size: Some(self.hidden_size),
             vocab_size: Some(self.vocab_size),

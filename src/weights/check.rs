@@ -573,6 +573,7 @@ pub fn check(
 ) -> Vec<Diagnostic> {
     let mut out = Vec::new();
     check_index(headers, &mut out);
+    check_quantization(config, headers, &mut out);
 
     // Canonical names, first occurrence wins; later ones are duplicates.
     let mut by_name: BTreeMap<String, &Tensor> = BTreeMap::new();
@@ -1141,6 +1142,72 @@ fn check_index(headers: &WeightsHeaders, out: &mut Vec<Diagnostic>) {
                 .push_str(&format!(" ({} more disagreement(s))", problems - 1));
         }
         out.push(d);
+    }
+}
+
+/// The first tensor that shows a quantized checkpoint: a quantization companion of a linear
+/// weight (packed weights, zero points, scales) or a 2-D `.weight` stored as integers or FP8.
+/// `d2t` / `t2d` (1-D integer maps) are not weights.
+fn quantized_tensor(headers: &WeightsHeaders) -> Option<&Tensor> {
+    const COMPANIONS: &[&str] = &[
+        ".qweight",
+        ".qzeros",
+        ".g_idx",
+        ".weight_packed",
+        ".weight_scale",
+        ".weight_scale_inv",
+        ".weight_zero_point",
+        ".input_scale",
+    ];
+    headers.tensors().find(|t| {
+        COMPANIONS.iter().any(|c| t.name.ends_with(c))
+            || (t.name.ends_with(".weight")
+                && t.shape.len() == 2
+                && (t.dtype.starts_with('I')
+                    || t.dtype.starts_with('U')
+                    || t.dtype.starts_with("F8")))
+    })
+}
+
+/// The tensors against the config's `quantization_config`, both ways.
+fn check_quantization(config: &ConfigFile, headers: &WeightsHeaders, out: &mut Vec<Diagnostic>) {
+    let declared = crate::config::QuantFacts::from_root(config.root());
+    let evidence = quantized_tensor(headers);
+    let cfg = config.path.display().to_string();
+    match (declared, evidence) {
+        (None, Some(t)) => out.push(diag(
+            WeightsCode::QuantizedUndeclared,
+            &t.name,
+            &headers.display_of(&t.shard),
+            format!(
+                "`{}` ({} {}) is a quantized tensor but {cfg} has no quantization_config: engines build \
+                 unquantized layers from the config; write the quantization_config the quantizer produced",
+                t.name,
+                t.dtype,
+                shape_text(&t.shape)
+            ),
+        )),
+        (Some(q), None) => {
+            let floats = headers
+                .tensors()
+                .filter(|t| t.name.ends_with(".weight") && t.shape.len() == 2)
+                .count();
+            if floats > 0 {
+                out.push(diag(
+                    WeightsCode::QuantizationUnmatched,
+                    "quantization_config",
+                    &cfg,
+                    format!(
+                        "{cfg} declares quantization_config ({}) but all {floats} linear weights are \
+                         floating-point and no tensor holds scales or packed weights: the engine builds \
+                         quantized layers for float tensors; remove the quantization_config or publish the \
+                         quantized tensors",
+                        q.describe()
+                    ),
+                ));
+            }
+        }
+        _ => {}
     }
 }
 

@@ -166,6 +166,26 @@ Download the missing shard, or regenerate the index.",
 which one that is depends on the loader. Keep each tensor in one shard.",
             source: "vllm-project/vllm:vllm/model_executor/models/utils.py@d30d0c133c3f47a6436788f82398b21eb23df8c0 (each weight is loaded as it comes)",
         },
+        WeightsCode::QuantizedUndeclared => &CodeInfo {
+            severity: Severity::Warning,
+            summary: "quantized tensors (packed integers, FP8, quantization scales) in a drafter whose config has no quantization_config",
+            explanation: "Engines pick a drafter's linear layers from its config.json: without `quantization_config` \
+they build unquantized layers, then meet `weight_packed` / `qweight` / `weight_scale` names they do not know, or \
+integer / FP8 data where they expect floating-point weights. Nothing in the config tells lint the drafter is \
+quantized (quantized-block-drafter and the launch rules read quantization_config), so the checks that depend on it \
+cannot run. Write the quantization_config the quantizer produced. A warning: the tensors, not the config, are \
+what the drafter was saved as.",
+            source: "sgl-project/sglang#39087 (the W4A16 DFlash2 drafter: I32 packed tensors with a compressed-tensors quantization_config); vllm-project/vllm#53116 (a draft's quant config must reach its layers)",
+        },
+        WeightsCode::QuantizationUnmatched => &CodeInfo {
+            severity: Severity::Warning,
+            summary: "the config declares quantization_config but every linear weight is floating-point",
+            explanation: "A quantization_config makes the engine build quantized layers that expect packed weights and \
+scales; a drafter whose tensors are all BF16/F16/F32 (a config copied from the target, or a dequantized export) then \
+fails to load or is quantized again on load. Remove the quantization_config, or publish the quantized tensors. A \
+warning (online-quantization configs legitimately keep float tensors).",
+            source: "vllm-project/vllm#53116 (the draft model's quant config decides its layers); sgl-project/sglang#28196 (a draft's own quantization_config overrides the inherited one)",
+        },
         WeightsCode::IndexMismatch => &CodeInfo {
             severity: Severity::Warning,
             summary: "the index's weight_map disagrees with the shards' contents",

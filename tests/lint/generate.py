@@ -268,6 +268,11 @@ QWEN3_8B_TARGET = {
     "num_hidden_layers": 36,
     "vocab_size": 151936,
 }
+QUANTIZED_TARGETS = {
+    "Qwen3-8B-AWQ": {"quant_method": "awq", "bits": 4, "group_size": 128, "version": "gemm", "zero_point": True},
+    "Qwen3-8B-NVFP4": {"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16, "exclude_modules": ["lm_head"]},
+    "Qwen3-8B-QuaRot": {"quant_method": "w8a8", "bits": 8, "quarot": True},
+}
 QWEN3_ADDED = [
     "<|endoftext|>", "<|im_start|>", "<|im_end|>", "<|object_ref_start|>", "<|object_ref_end|>",
     "<|box_start|>", "<|box_end|>", "<|quad_start|>", "<|quad_end|>", "<|vision_start|>",
@@ -283,6 +288,11 @@ def main():
         shutil.rmtree(os.path.join(ROOT, d), ignore_errors=True)
 
     write("targets/Qwen3-8B/config.json", QWEN3_8B_TARGET)
+    # Issue 23: the same target quantized three ways (quantization_config as AutoAWQ and
+    # ModelOpt write it; the rotation marker is our spelling: ModelSlim keeps its QuaRot
+    # description in quant_model_description.json, which the tool does not read).
+    for name, quant in QUANTIZED_TARGETS.items():
+        write(f"targets/{name}/config.json", patch(QWEN3_8B_TARGET, quantization_config=quant))
     write(
         "targets/Qwen3-8B/tokenizer_config.json",
         {
@@ -425,6 +435,40 @@ def main():
         "dspark-embedded": DEEPSEEK_V4_DSPARK,
         # Only dspark_block_size and the Markov rank: still recognised as a DSpark head.
         "dspark-embedded-block-only": patch(DEEPSEEK_V4_DSPARK, dspark_noise_token_id=ABSENT, dspark_target_layer_ids=ABSENT),
+    })
+    # Issue 23: quantization, export defaults, shared heads (tests/lint_cli.rs BY_ENGINE and
+    # engine_versions_change_the_verdict; each names its public report).
+    eagle = patch(QWEN3_8B_EAGLE3, eagle_aux_hidden_state_layer_ids=[2, 18, 33])
+    dspark = patch(QWEN3_8B_DFLASH, architectures=["DSparkDraftModel"], markov_rank=256, markov_head_type="vanilla")
+    cases.update({
+        # sglang PR 28196: an unquantized EAGLE-3 head for an AWQ target.
+        "quant-eagle3-unquantized": eagle,
+        # sglang issue 39087: syvai/Qwen3.8-27B-DFlash2-W4A16 (compressed-tensors W4A16).
+        "quantized-dflash2": patch(DFLASH2, quantization_config={
+            "quant_method": "compressed-tensors",
+            "format": "pack-quantized",
+            "config_groups": {"group_0": {"targets": ["Linear"], "format": "pack-quantized",
+                                          "weights": {"num_bits": 4, "group_size": 128, "type": "int", "symmetric": True}}},
+            "ignore": ["lm_head"],
+        }),
+        # vllm PR 49133: an MXFP4 DSpark drafter (anchor-first, declared) for an NVFP4 target.
+        "dspark-mxfp4": patch(dspark, sample_from_anchor=True,
+                              quantization_config={"quant_method": "mxfp4", "ignore": ["lm_head"]}),
+        # vllm-ascend issue 5974 (EAGLE-3) and PR 12775 (DFlash) on a QuaRot target.
+        "eagle3-quarot": eagle,
+        "dflash-quarot": QWEN3_8B_DFLASH,
+        # vllm issue 56792: a SpecForge/DeepSpec DSpark export without sample_from_anchor.
+        "dspark-sample-from-anchor-implicit": dspark,
+        "dspark-sample-from-anchor-declared": patch(dspark, sample_from_anchor=False),
+        # vllm PR 38111: a speculators EAGLE-3 head trained with norm_before_fc.
+        "norm-before-fc": patch(eagle, norm_before_fc=True),
+        # vllm PR 42143: NVIDIA's export nests it under eagle_config.
+        "norm-before-fc-nested": patch(eagle, eagle_config={"norm_before_fc": True}),
+        # vllm issue 50722: empty verifier, null target_hidden_size, Llama's bos/eos.
+        "speculators-verifier-missing": patch(SPECULATORS, speculators_config__verifier__name_or_path="",
+                                              target_hidden_size=None),
+        # vllm-ascend issue 11374 / vllm PR 27732: a 32000-row lm_head of its own.
+        "draft-lm-head-shared": eagle,
     })
     for name, cfg in cases.items():
         write(f"cases/{name}/config.json", cfg)

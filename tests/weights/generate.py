@@ -284,6 +284,21 @@ def cases(out):
     t["d2t"] = np.zeros(VOCAB, np.int64)
     write_single(os.path.join(c, "unexpected-d2t-dflash"), DFLASH, t)
 
+    # Issue 23: weights-quantized-undeclared, a W4A16-style layer (compressed-tensors names:
+    # I32 weight_packed + weight_scale, as syvai/Qwen3.8-27B-DFlash2-W4A16 in sglang issue 39087)
+    # in a drafter whose config says nothing; weights-quantization-unmatched, the clean drafter's
+    # float tensors under a quantization_config.
+    t = dict(dflash)
+    down = t.pop("layers.0.mlp.down_proj.weight")
+    t["layers.0.mlp.down_proj.weight_packed"] = z(down.shape[0], down.shape[1] // 8, dtype=np.int32)
+    t["layers.0.mlp.down_proj.weight_scale"] = z(down.shape[0], 1)
+    write_single(os.path.join(c, "quantized-undeclared"), DFLASH, t)
+    write_single(
+        os.path.join(c, "quantization-unmatched"),
+        cfg(DFLASH, quantization_config={"quant_method": "compressed-tensors", "format": "pack-quantized"}),
+        dflash,
+    )
+
     # weights-missing-tensor.
     t = dict(dflash)
     del t["hidden_norm.weight"]

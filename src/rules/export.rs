@@ -1,0 +1,221 @@
+//! Export defaults that differ between the trainer and the engine, and heads the engine swaps:
+//! a key the trainer left out (DSpark's `sample_from_anchor`, a speculators verifier), a key
+//! the engine version does not read (`norm_before_fc`), and a drafter's own `lm_head` an engine
+//! version replaces with the target's. Each rule's severity follows the engine and, where the
+//! behaviour changed, its version (`--engine vllm@0.18`).
+
+use super::{Applies, Ctx, Engine, Family, LintCode, Rule};
+use crate::diagnostic::{CodeInfo, Severity};
+use crate::json::{Node, Path};
+
+pub(super) const RULES: &[Rule] = &[
+    DSPARK_SAMPLE_FROM_ANCHOR_IMPLICIT,
+    NORM_BEFORE_FC_ENGINE,
+    SPECULATORS_VERIFIER_MISSING,
+    DRAFT_LM_HEAD_SHARED,
+];
+
+const DSPARK_SAMPLE_FROM_ANCHOR_IMPLICIT: Rule = Rule {
+    code: LintCode::DsparkSampleFromAnchorImplicit,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "a DSparkDraftModel export without sample_from_anchor: the engines assume anchor-first",
+        explanation: "DSpark drafters come in two layouts: anchor-first (the anchor position predicts the first \
+draft token) and the DFlash fill-in layout (1 + N positions, the anchor is the bonus token), which SpecForge and \
+DeepSpec train by default. vLLM's DSparkSpeculator and SGLang's DSpark path default `sample_from_anchor` to true, so \
+a fill-in drafter exported without the key serves every position one row off: ~0.9% acceptance on vLLM 0.27.1, no \
+error (vllm issue 56792). The files do not say which layout a `DSparkDraftModel` export without the key was trained \
+in (anchor-first exports use the same class), so this is a warning under --engine vllm and --engine sglang, info \
+without an engine, never an error: write `sample_from_anchor` explicitly (false for fill-in) and the finding goes. \
+DSpark heads inside a DeepSeek-V4 config are anchor-first and not flagged.",
+        source: "vllm-project/vllm#56792 (fill-in DSpark export without sample_from_anchor: ~0.9% acceptance); vllm-project/speculators#760 (the key; DSpark default true); vllm-project/vllm#48639 (vLLM reads it); sgl-project/sglang-jax#1619 (upstream SGLang's DSpark path defaults it to true); ggml-org/llama.cpp#26275 (SpecForge's DSpark defaults to the DFlash fill-in structure)",
+    },
+    applies: Applies::Only(&[Family::Dspark]),
+    needs: &[],
+    check: dspark_sample_from_anchor_implicit,
+};
+
+fn dspark_sample_from_anchor_implicit(cx: &mut Ctx) {
+    let declared = cx.root.get("sample_from_anchor").is_some()
+        || cx
+            .dflash_config()
+            .is_some_and(|d| d.get("sample_from_anchor").is_some());
+    let training_arch = crate::config::architectures(cx.root)
+        .iter()
+        .any(|a| a == "DSparkDraftModel");
+    if declared || cx.embedded_dspark() || !training_arch {
+        return;
+    }
+    let severity = if cx.engine().is_some() {
+        Severity::Warning
+    } else {
+        Severity::Info
+    };
+    cx.emit_as(
+        severity,
+        &Path::key("dflash_config"),
+        "no `sample_from_anchor` in a DSparkDraftModel export: vLLM and SGLang default it to true (anchor-first); \
+         a drafter trained in the DFlash fill-in layout (SpecForge's and DeepSpec's default) then serves every \
+         position one row off (~0.9% acceptance, vllm issue 56792); write `\"sample_from_anchor\": false` for a \
+         fill-in drafter, `true` for an anchor-first one"
+            .to_string(),
+    );
+}
+
+/// `norm_before_fc: true` where it is written: top level (speculators, SpecForge) or nested
+/// under `eagle_config` (NVIDIA's Model-Optimizer exports).
+fn norm_before_fc(root: &Node) -> Option<(Path, bool)> {
+    if root.get("norm_before_fc").and_then(Node::as_bool) == Some(true) {
+        return Some((Path::key("norm_before_fc"), false));
+    }
+    root.get("eagle_config")
+        .and_then(|e| e.get("norm_before_fc"))
+        .and_then(Node::as_bool)
+        .filter(|&b| b)
+        .map(|_| (Path::key("eagle_config").child("norm_before_fc"), true))
+}
+
+const NORM_BEFORE_FC_ENGINE: Rule = Rule {
+    code: LintCode::NormBeforeFcEngine,
+    info: CodeInfo {
+        severity: Severity::Info,
+        summary: "norm_before_fc is true: engine versions that do not read it skip the RMSNorm before fc",
+        explanation: "An EAGLE-3 head trained with `norm_before_fc: true` normalises the concatenated target \
+hidden states before fc; an engine that does not read the key skips the norm and acceptance degrades without an \
+error. vLLM's speculators adapter did not propagate the key until PR 38111 (merged 2026-03-25), and vLLM read the \
+nested `eagle_config.norm_before_fc` of NVIDIA's exports only from PR 42143 (merged 2026-05-09); SGLang ignored it \
+for GPT-OSS heads until PR 32334. A warning for a vLLM version named older than the fix (`--engine vllm@0.18` for the \
+top-level key, up to 0.20 for the nested one: the release boundary is inferred from the merge date), info otherwise.",
+        source: "vllm-project/vllm#38111 (norm_before_fc not propagated from speculators configs: degraded acceptance); vllm-project/vllm#42143 (eagle_config.norm_before_fc not read); sgl-project/sglang#32334 (GPT-OSS EAGLE-3: norm_before_fc ignored)",
+    },
+    applies: Applies::EagleHeads,
+    needs: &[],
+    check: norm_before_fc_engine,
+};
+
+fn norm_before_fc_engine(cx: &mut Ctx) {
+    let Some((path, nested)) = norm_before_fc(cx.root) else {
+        return;
+    };
+    // The last minor release assumed to lack the fix for this spelling.
+    let last_without = if nested { (0, 20) } else { (0, 18) };
+    let old = cx.engine() == Some(Engine::Vllm)
+        && cx.options.engine_version.is_some_and(|v| v <= last_without);
+    let severity = if old {
+        Severity::Warning
+    } else {
+        Severity::Info
+    };
+    cx.emit_as(
+        severity,
+        &path,
+        format!(
+            "`{path}` is true: vLLM up to {}.{} (PR {}) and SGLang before PR 32334 skip this RMSNorm and \
+             acceptance degrades without an error{}",
+            last_without.0,
+            last_without.1,
+            if nested { "42143" } else { "38111" },
+            if old { "; this version is one of them" } else { "" }
+        ),
+    );
+}
+
+const SPECULATORS_VERIFIER_MISSING: Rule = Rule {
+    code: LintCode::SpeculatorsVerifierMissing,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "a speculators-format config whose verifier.name_or_path is empty: no record of the target",
+        explanation: "A speculators config names its target in `speculators_config.verifier.name_or_path`; vLLM \
+serves a speculator given alone (`vllm serve <speculator>`) by loading that verifier, and `check`/`pin` use it as the \
+drafter's provenance. An export with an empty verifier (a local training path dropped, and often \
+`target_hidden_size: null` and Llama's bos/eos 1/2 copied in) serves with poor end-to-end speed and nothing says \
+which target it was trained for (vllm issue 50722). A warning: pass the target explicitly and fill the field.",
+        source: "vllm-project/vllm#50722 (speculators DFlash config: empty verifier.name_or_path, target_hidden_size null, bos/eos 1/2); vllm-project/vllm#21345 (vLLM reads the verifier from the speculators config)",
+    },
+    applies: Applies::Only(&[Family::Speculators]),
+    needs: &[],
+    check: speculators_verifier_missing,
+};
+
+fn speculators_verifier_missing(cx: &mut Ctx) {
+    let Some(spec) = cx.root.get("speculators_config") else {
+        return;
+    };
+    let name = spec
+        .get("verifier")
+        .and_then(|v| v.get("name_or_path"))
+        .and_then(Node::as_str)
+        .map(str::trim);
+    if name.is_some_and(|n| !n.is_empty()) {
+        return;
+    }
+    let null_hidden = cx.root.get("target_hidden_size").is_some_and(Node::is_null);
+    cx.emit(
+        &Path::key("speculators_config")
+            .child("verifier")
+            .child("name_or_path"),
+        format!(
+            "`speculators_config.verifier.name_or_path` is empty: nothing records which target this drafter was \
+             trained for{} (vllm issue 50722); write the target's repo id",
+            if null_hidden {
+                ", and `target_hidden_size` is null"
+            } else {
+                ""
+            }
+        ),
+    );
+}
+
+const DRAFT_LM_HEAD_SHARED: Rule = Rule {
+    code: LintCode::DraftLmHeadShared,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "an EAGLE-3 head with its own draft_vocab_size lm_head under a vLLM version that replaces it with the target's",
+        explanation: "An EAGLE-3 head with `draft_vocab_size` below the target's vocabulary ships its own lm_head \
+of draft_vocab_size rows and maps its ids through d2t. vLLM before PR 28549 (merged 2025-11-12; first proposed as PR \
+27732) always overwrote the drafter's lm_head and embed_tokens with the target's: acceptance length 1.32 instead of \
+2.49 for RedHatAI/gpt-oss-20b-speculator.eagle3; an Ascend build did the same to a 32000-row head (25% → 1.7% \
+acceptance, vllm-ascend issue 11374). An error for `--engine vllm@X.Y` up to 0.11; nothing otherwise (current vLLM \
+and SGLang keep the head, draft-vocab-size-mismatch already notes the reduced vocabulary; Ascend builds are not \
+modelled: check acceptance there).",
+        source: "vllm-project/vllm#27732, vllm-project/vllm#28549 (merged: stop overwriting the drafter's lm_head; 1.32 → 2.49 acceptance length); vllm-project/vllm-ascend#11374 (32000-row lm_head replaced: 25% → 1.7%)",
+    },
+    applies: Applies::EagleHeads,
+    needs: &[],
+    check: draft_lm_head_shared,
+};
+
+fn draft_lm_head_shared(cx: &mut Ctx) {
+    let Some(draft) = cx.root.get("draft_vocab_size").and_then(Node::as_u64) else {
+        return;
+    };
+    let vocab = cx.target_vocab().or_else(|| {
+        cx.root
+            .get("vocab_size")
+            .and_then(Node::as_u64)
+            .or_else(|| {
+                cx.root
+                    .get("transformer_layer_config")
+                    .and_then(|t| t.get("vocab_size"))
+                    .and_then(Node::as_u64)
+            })
+    });
+    if vocab.is_none_or(|v| draft >= v) {
+        return;
+    }
+    // Only a version known to replace the head is flagged: every EAGLE-3 head with a reduced
+    // vocabulary ships its own lm_head, and draft-vocab-size-mismatch already says so.
+    let old = cx.engine() == Some(Engine::Vllm)
+        && cx.options.engine_version.is_some_and(|v| v <= (0, 11));
+    if !old {
+        return;
+    }
+    cx.emit(
+        &Path::key("draft_vocab_size"),
+        format!(
+            "the drafter's own lm_head has {draft} rows (draft_vocab_size): vLLM before PR 28549 and some Ascend \
+             builds replace it with the target's head and acceptance collapses (1.32 vs 2.49; 25% → 1.7% in \
+             vllm-ascend issue 11374); serve it with vLLM 0.12 or later"
+        ),
+    );
+}

@@ -1,0 +1,188 @@
+//! Quantization: the target's and the drafter's `quantization_config` against the family and
+//! the engine. A drafter is trained on the target's full-precision hidden states and emits
+//! full-precision logits; what the engines do when either model is quantized differs (SGLang
+//! hands an unquantized draft the target's `--quantization`, serves a quantized DFlash2 draft
+//! without complaint and with nothing accepted; rotated targets feed a drafter hidden states in
+//! another basis). A model without `quantization_config` is never flagged here.
+
+use super::{Applies, Ctx, Engine, Family, LintCode, Rule};
+use crate::config::QuantFacts;
+use crate::diagnostic::{CodeInfo, Severity};
+use crate::json::Path;
+
+pub(super) const RULES: &[Rule] = &[
+    DRAFT_QUANT_INHERITED,
+    QUANTIZED_BLOCK_DRAFTER,
+    DSPARK_NVFP4_TARGET,
+    TARGET_QUANT_ROTATED,
+];
+
+/// The drafter's own `quantization_config`.
+fn drafter_quant(cx: &Ctx) -> Option<QuantFacts> {
+    QuantFacts::from_root(cx.root)
+}
+
+/// The target's `quantization_config` (needs `--target`).
+fn target_quant(cx: &Ctx) -> Option<QuantFacts> {
+    cx.facts.and_then(|f| f.quantization.clone())
+}
+
+const DRAFT_QUANT_INHERITED: Rule = Rule {
+    code: LintCode::DraftQuantInherited,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "an unquantized EAGLE-3 head for an AWQ/GPTQ target: SGLang hands the draft the target's --quantization",
+        explanation: "SGLang's ServerArgs copies --quantization onto --speculative-draft-model-quantization when the \
+latter is not given, and ModelConfig clears the inherited value only when the draft checkpoint carries its own \
+quantization_config. An unquantized EAGLE-3 head (no quantization_config) for an AWQ target then fails to load \
+(\"ValueError: Cannot find the config file for awq\"); the fix (sglang PR 28196) is open, so no SGLang release has it. \
+Only a server started with --quantization inherits it (an auto-detected checkpoint quantization leaves the flag \
+unset), and `--speculative-draft-model-quantization unquant` avoids it: `launch` sees the flags and raises \
+launch-draft-quant-inherited as an error; lint, which does not, warns under SGLang and without an engine. vLLM loads \
+an external draft with its own quantization (none here): nothing under --engine vllm.",
+        source: "sgl-project/sglang#28196 (open: `if self.speculative_draft_model_quantization is None: ... = self.quantization`; ValueError for awq); sgl-project/sglang#22823 (auto-detected quantization leaves server_args.quantization None); vllm-project/vllm#40849 (vLLM: the draft loads in BF16 regardless of the target's quantization)",
+    },
+    applies: Applies::EagleHeads,
+    needs: &[],
+    check: draft_quant_inherited,
+};
+
+fn draft_quant_inherited(cx: &mut Ctx) {
+    if cx.engine() == Some(Engine::Vllm) || drafter_quant(cx).is_some() {
+        return;
+    }
+    let Some(q) = target_quant(cx).filter(QuantFacts::is_awq_gptq) else {
+        return;
+    };
+    cx.emit(
+        &Path::root(),
+        format!(
+            "the drafter has no quantization_config and the target is quantized ({}): SGLang started with \
+             --quantization {} loads this unquantized draft as {} and fails (sglang PR 28196, open); pass \
+             --speculative-draft-model-quantization unquant",
+            q.describe(),
+            q.method,
+            q.method
+        ),
+    );
+}
+
+const QUANTIZED_BLOCK_DRAFTER: Rule = Rule {
+    code: LintCode::QuantizedBlockDrafter,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "a quantized DFlash-family drafter: SGLang serves it with acceptance ~1.0 and no error",
+        explanation: "A DFlash2 drafter quantized with compressed-tensors (W4A16: I32 packed weights) loads into \
+SGLang's DFlash2DraftModel and serves, but its drafts are rejected almost always: acceptance length fell from 3.7 to \
+~1.0, \"no error and no warning\", while the same weights unquantized work (sglang issue 39087, open: every SGLang \
+release so far). An error under --engine sglang. vLLM loads quantized DFlash drafters once the draft's quant config \
+reaches its fused layers (vllm PR 53122; INT8 W8A16 kept acceptance 4.16 vs 4.24 in BF16) and fails loudly at \
+start-up before it: info under --engine vllm. A warning without an engine.",
+        source: "sgl-project/sglang#39087 (quantized DFlash2 draft: ~0% acceptance, no error, no warning); vllm-project/vllm#52816 (comment: vllm#53122 fixes quantized DFlash drafter loading; W8A16 acceptance 4.16 vs BF16 4.24)",
+    },
+    applies: Applies::BlockDrafters,
+    needs: &[],
+    check: quantized_block_drafter,
+};
+
+fn quantized_block_drafter(cx: &mut Ctx) {
+    let Some(q) = drafter_quant(cx) else { return };
+    if cx.embedded_dspark() {
+        // A DeepSeek-V4 target's own config: its quantization is the target's.
+        return;
+    }
+    let severity = match cx.engine() {
+        Some(Engine::Sglang) => Severity::Error,
+        Some(Engine::Vllm) => Severity::Info,
+        None => Severity::Warning,
+    };
+    cx.emit_as(
+        severity,
+        &Path::key("quantization_config"),
+        format!(
+            "the drafter is quantized ({}): SGLang serves a quantized DFlash-family drafter with acceptance ~1.0 \
+             and no error (sglang issue 39087); serve the unquantized weights there",
+            q.describe()
+        ),
+    );
+}
+
+const DSPARK_NVFP4_TARGET: Rule = Rule {
+    code: LintCode::DsparkNvfp4Target,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "a DSpark drafter for an NVFP4 target: vLLM drafted token 0 (acceptance length exactly 1.0)",
+        explanation: "With an NVFP4 (ModelOpt) target, the official MXFP4 DSpark drafter served by vLLM proposed \
+token 0 at every position: acceptance length exactly 1.0, throughput 3.55 → 2.57, no error (vllm PR 49133). An \
+error under --engine vllm for releases without that fix, a warning without an engine; SGLang was not reported. \
+Fires only when the target's quantization_config says NVFP4 (quant_algo / moe_quant_algo / an nvfp4 group format).",
+        source: "vllm-project/vllm#49133 (NVFP4 target + MXFP4 DSpark drafter: acceptance length 1.0)",
+    },
+    applies: Applies::Only(&[Family::Dspark]),
+    needs: &[],
+    check: dspark_nvfp4_target,
+};
+
+fn dspark_nvfp4_target(cx: &mut Ctx) {
+    let Some(q) = target_quant(cx).filter(QuantFacts::is_nvfp4) else {
+        return;
+    };
+    let severity = match cx.engine() {
+        Some(Engine::Vllm) => Severity::Error,
+        Some(Engine::Sglang) => return,
+        None => Severity::Warning,
+    };
+    let own = drafter_quant(cx).map_or("unquantized".to_string(), |d| d.describe());
+    cx.emit_as(
+        severity,
+        &Path::root(),
+        format!(
+            "the target is NVFP4 ({}) and the DSpark drafter is {own}: vLLM drafted token 0 for this pairing \
+             (acceptance length exactly 1.0, vllm PR 49133); use a vLLM with that fix or a non-NVFP4 target",
+            q.describe()
+        ),
+    );
+}
+
+const TARGET_QUANT_ROTATED: Rule = Rule {
+    code: LintCode::TargetQuantRotated,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "a rotated (QuaRot / SpinQuant) target: the drafter's fc reads hidden states in another basis",
+        explanation: "QuaRot-style quantization multiplies the residual stream by an orthogonal (Hadamard) matrix, \
+so the hidden states a drafter reads from the target are rotated; a drafter trained on the unrotated target gets \
+inputs in another basis. EAGLE-3 on a QuaRot w8a8 target: acceptance length 1.07 instead of 3.09 (vllm-ascend \
+issue 5974 and PR 7038); vllm-ascend from PR 6914 rotates the draft fc at load, so a warning under --engine vllm \
+(older builds and upstream vLLM, whose PR 36225 is open, do not). SGLang's fix (PR 30524) is open: an error. \
+DFlash/DSpark drafters are rotated by no engine (vllm-ascend PR 12775 open: \"acceptance drops to near zero\"): an \
+error everywhere. Fires only when the target's quantization_config marks a rotation.",
+        source: "vllm-project/vllm-ascend#5974 (EAGLE-3 on QuaRot: acceptance drops; reversed rotation fused into fc); vllm-project/vllm-ascend#6914 (merged: rotate the draft fc at load); vllm-project/vllm-ascend#7038 (1.07 → 3.09 acceptance length); sgl-project/sglang#30524 (open); vllm-project/vllm-ascend#12775 (open, DFlash/DSpark)",
+    },
+    applies: Applies::All,
+    needs: &[],
+    check: target_quant_rotated,
+};
+
+fn target_quant_rotated(cx: &mut Ctx) {
+    let eagle = cx.detection.eagle_like();
+    if !(eagle || cx.detection.block_drafter()) || cx.embedded_dspark() {
+        return;
+    }
+    let Some(q) = target_quant(cx).filter(|q| q.rotated) else {
+        return;
+    };
+    let severity = match (eagle, cx.engine()) {
+        (true, Some(Engine::Sglang)) | (false, _) => Severity::Error,
+        (true, _) => Severity::Warning,
+    };
+    cx.emit_as(
+        severity,
+        &Path::root(),
+        format!(
+            "the target's weights are rotated ({}): the drafter reads rotated hidden states it was not trained on \
+             (acceptance 1.07 instead of 3.09 in vllm-ascend issue 5974); use an engine build that rotates the \
+             draft's fc, or a drafter converted for the rotated target",
+            q.describe()
+        ),
+    );
+}
