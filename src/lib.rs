@@ -11,6 +11,7 @@ pub mod config;
 pub mod diagnostic;
 pub mod diff;
 pub mod error;
+pub mod evidence;
 pub mod exit;
 pub mod fix;
 pub mod hub;
