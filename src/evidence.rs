@@ -141,6 +141,27 @@ fn find<'a>(notes: &'a [Note], code: &str) -> Option<&'a str> {
         .map(|n| n.why.as_str())
 }
 
+/// The code's evidence as text, for `explain` and SARIF's rule help: each claim with where to
+/// check it, why the code is the tool's own judgement, and what its engine claim still lacks.
+/// Empty when the evidence file says nothing of the code.
+pub fn describe(code: &str) -> String {
+    let mut out = String::new();
+    let mut entries = for_code(code).peekable();
+    if entries.peek().is_some() {
+        out.push_str("Evidence:\n");
+        for e in entries {
+            out.push_str(&format!("  - {}\n    {}\n", e.claim(), e.location()));
+        }
+    }
+    if let Some(why) = judgement(code) {
+        out.push_str(&format!("Judgement (no engine claim): {why}\n"));
+    }
+    if let Some(why) = pending(code) {
+        out.push_str(&format!("Evidence pending: {why}\n"));
+    }
+    out
+}
+
 /// The markdown of docs/evidence.md's generated part: the commits the evidence was read at, and
 /// every code with its evidence locations, judgement or pending part. `cargo run --example
 /// gen_docs` writes it; tests/docs.rs fails when it is stale.

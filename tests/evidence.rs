@@ -252,3 +252,22 @@ fn explain_prints_the_evidence_location() {
         "{out}"
     );
 }
+
+/// SARIF's rule help carries the same evidence as `explain`.
+#[test]
+fn sarif_rule_help_carries_the_evidence() {
+    let sarif = dflash_check::report::sarif::sarif(&[]);
+    let rules = sarif["runs"][0]["tool"]["driver"]["rules"]
+        .as_array()
+        .expect("rules");
+    let rule = rules
+        .iter()
+        .find(|r| r["id"] == "mask-token-out-of-range")
+        .expect("the rule is listed");
+    let help = rule["help"]["text"].as_str().unwrap();
+    assert!(help.contains("Evidence:"), "{help}");
+    assert!(
+        help.contains("sgl-project/sglang python/sglang/srt/speculative/dflash_worker.py@7f151c5ebdb3af4467c2a5d3ccc5f54e71d2ba35:232-238"),
+        "{help}"
+    );
+}

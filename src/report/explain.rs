@@ -61,26 +61,7 @@ pub fn write_explanation(out: &mut dyn Write, code: Code) -> io::Result<()> {
         writeln!(out, "Needs: {needs}")?;
     }
     writeln!(out, "Source: {}", info.source)?;
-    write_evidence(out, code.as_str())
-}
-
-/// The code's evidence (evidence/evidence.toml): each claim with where to check it, or why the
-/// code is the tool's own judgement, and what an engine claim still lacks.
-fn write_evidence(out: &mut dyn Write, code: &str) -> io::Result<()> {
-    let entries: Vec<_> = crate::evidence::for_code(code).collect();
-    if !entries.is_empty() {
-        writeln!(out, "Evidence:")?;
-        for e in entries {
-            writeln!(out, "  - {}\n    {}", e.claim(), e.location())?;
-        }
-    }
-    if let Some(why) = crate::evidence::judgement(code) {
-        writeln!(out, "Judgement (no engine claim): {why}")?;
-    }
-    if let Some(why) = crate::evidence::pending(code) {
-        writeln!(out, "Evidence pending: {why}")?;
-    }
-    Ok(())
+    write!(out, "{}", crate::evidence::describe(code.as_str()))
 }
 
 /// The codes as JSON, in the envelope every command uses: code, family, severity, summary,

@@ -17,6 +17,16 @@ fn level(s: Severity) -> &'static str {
     }
 }
 
+/// The rule's evidence (evidence/evidence.toml) for its help text, followed by a blank line.
+fn evidence_help(code: &str) -> String {
+    let text = crate::evidence::describe(code);
+    if text.is_empty() {
+        text
+    } else {
+        text + "\n"
+    }
+}
+
 pub fn sarif(diagnostics: &[Diagnostic]) -> Value {
     let codes = Code::all();
     let rules_json: Vec<Value> = codes
@@ -29,8 +39,11 @@ pub fn sarif(diagnostics: &[Diagnostic]) -> Value {
                 "shortDescription": {"text": info.summary},
                 "fullDescription": {"text": format!("{} Source: {}", info.summary, info.source)},
                 "help": {"text": format!(
-                    "{}\n\nSource: {}\n\nMore: dflash-check explain {}",
-                    info.explanation, info.source, code.as_str()
+                    "{}\n\nSource: {}\n\n{}More: dflash-check explain {}",
+                    info.explanation,
+                    info.source,
+                    evidence_help(code.as_str()),
+                    code.as_str()
                 )},
                 "defaultConfiguration": {"level": level(info.severity)},
                 "properties": {"family": code.family()},
