@@ -82,6 +82,7 @@ class VerifyEvidence(unittest.TestCase):
         self.assertIn('"window-missing" = "ok"', verified)
         self.assertIn(f'commits = ["{self.c1}"]', verified)
         self.assertIn('verified = "2026-01-01T00:00:00Z"', verified)
+        self.assertIn(f'"{self.c1}" = "git mirror"', verified)
 
     def test_a_different_hash_is_a_mismatch(self):
         code, out, verified = self.run_script("--evidence", self.evidence(sha="0" * 64))
@@ -106,8 +107,9 @@ class VerifyEvidence(unittest.TestCase):
         with open(f, "w") as fh:
             fh.write(FILE_V1)
         self.sources = saved
-        code, out, _ = self.run_script("--evidence", self.evidence())
+        code, out, verified = self.run_script("--evidence", self.evidence())
         self.assertEqual(code, 0, out)
+        self.assertIn(f'"{self.c1}" = "saved files"', verified)
 
     def test_newer_commit_reports_moved_lines(self):
         c2 = commit(self.repo, FILE_V2, "v2")

@@ -93,6 +93,15 @@ class Sources:
                     return fh.read().splitlines()
         return None
 
+    def via(self, repo, commit):
+        """How `commit` of `repo` is read here: "git mirror" or "saved files"."""
+        g = self.git_dir(repo)
+        if g:
+            r = subprocess.run(["git", "--git-dir", g, "cat-file", "-e", f"{commit}^{{commit}}"], capture_output=True)
+            if r.returncode == 0:
+                return "git mirror"
+        return "saved files"
+
     def list_files(self, repo, commit, patterns):
         """Files at a commit matching the globs (git mirror, or the saved files)."""
         g = self.git_dir(repo)
@@ -253,8 +262,9 @@ def write_verified(path, results, when, src):
         out.append(f"[repos.{toml_str(repo)}]")
         out.append("commits = [" + ", ".join(toml_str(c) for c in sorted(r["commits"])) + "]")
         out.append(f"verified = {toml_str(when)}")
-        via = "git mirror" if src.git_dir(repo) else "saved files"
-        out.append(f"via = {toml_str(via)}")
+        # How each commit was read: from a git mirror, or from files saved one by one.
+        vias = ", ".join(f"{toml_str(c)} = {toml_str(src.via(repo, c))}" for c in sorted(r["commits"]))
+        out.append(f"via = {{ {vias} }}")
         out.append(f"[repos.{toml_str(repo)}.codes]")
         for code in sorted(r["codes"]):
             out.append(f"{toml_str(code)} = {toml_str(r['codes'][code])}")
