@@ -21,6 +21,8 @@ const LAYERS: &[&[&str]] = &[
     &["check"],
     &["launch"],
     &["registry"],
+    // Evidence for the rules (evidence/evidence.toml): read by explain and SARIF.
+    &["evidence"],
     &["report"],
 ];
 
