@@ -1,4 +1,5 @@
-//! Regenerates the code tables of docs/rules.md and README.md from the registry:
+//! Regenerates the code tables of docs/rules.md and README.md from the registry, and the
+//! evidence table of docs/evidence.md:
 //! `cargo run --example gen_docs`. tests/docs.rs fails when the committed files are stale.
 
 use dflash_check::registry;
@@ -7,6 +8,11 @@ fn main() -> std::io::Result<()> {
     for (file, name, body) in [
         ("docs/rules.md", "codes", registry::codes_table()),
         ("README.md", "lint-rules", registry::readme_table()),
+        (
+            "docs/evidence.md",
+            "evidence",
+            dflash_check::evidence::markdown(),
+        ),
     ] {
         let doc = std::fs::read_to_string(file)?;
         let new = registry::replace_generated(&doc, name, &body).unwrap_or_else(|| {

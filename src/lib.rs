@@ -12,6 +12,7 @@ pub mod diagnostic;
 pub mod diff;
 pub mod doctor;
 pub mod error;
+pub mod evidence;
 pub mod exit;
 pub mod fix;
 pub mod hub;

@@ -27,6 +27,8 @@ const LAYERS: &[&[&str]] = &[
     &["launch"],
     &["doctor"],
     &["registry"],
+    // Evidence for the rules (evidence/evidence.toml): read by explain and SARIF.
+    &["evidence"],
     &["report"],
 ];
 

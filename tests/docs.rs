@@ -24,3 +24,13 @@ fn rules_doc_is_generated_from_the_registry() {
 fn readme_rules_table_is_generated_from_the_registry() {
     generated_block_is_current("README.md", "lint-rules", &registry::readme_table());
 }
+
+/// docs/evidence.md lists every code's evidence as evidence/evidence.toml has it.
+#[test]
+fn evidence_doc_is_generated_from_the_evidence_file() {
+    generated_block_is_current(
+        "docs/evidence.md",
+        "evidence",
+        &dflash_check::evidence::markdown(),
+    );
+}

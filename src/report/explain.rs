@@ -60,7 +60,8 @@ pub fn write_explanation(out: &mut dyn Write, code: Code) -> io::Result<()> {
         };
         writeln!(out, "Needs: {needs}")?;
     }
-    writeln!(out, "Source: {}", info.source)
+    writeln!(out, "Source: {}", info.source)?;
+    write!(out, "{}", crate::evidence::describe(code.as_str()))
 }
 
 /// The codes as JSON, in the envelope every command uses: code, family, severity, summary,

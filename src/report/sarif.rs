@@ -26,17 +26,28 @@ fn level(s: Severity) -> &'static str {
     }
 }
 
-/// The rule's help as GitHub renders it beside an alert: the explanation, the cited source and
-/// the command that says more.
+/// The rule's help as GitHub renders it beside an alert: the explanation, the cited source, the
+/// evidence (evidence/evidence.toml) and the command that says more.
 fn help_markdown(code: Code, info: &CodeInfo) -> String {
     format!(
-        "**{}** ({})\n\n{}\n\n**Source:** {}\n\nMore: `dflash-check explain {}`",
+        "**{}** ({})\n\n{}\n\n**Source:** {}\n\n{}More: `dflash-check explain {}`",
         info.summary,
         info.severity,
         info.explanation,
         info.source,
+        evidence_help(code.as_str()),
         code.as_str()
     )
+}
+
+/// The rule's evidence (evidence/evidence.toml) for its help text, followed by a blank line.
+fn evidence_help(code: &str) -> String {
+    let text = crate::evidence::describe(code);
+    if text.is_empty() {
+        text
+    } else {
+        text + "\n"
+    }
 }
 
 /// The SARIF log of `command`'s (`lint`, `check`, …) diagnostics.
@@ -53,8 +64,11 @@ pub fn sarif(command: &str, diagnostics: &[Diagnostic]) -> Value {
                 "fullDescription": {"text": format!("{} Source: {}", info.summary, info.source)},
                 "help": {
                     "text": format!(
-                        "{}\n\nSource: {}\n\nMore: dflash-check explain {}",
-                        info.explanation, info.source, code.as_str()
+                        "{}\n\nSource: {}\n\n{}More: dflash-check explain {}",
+                        info.explanation,
+                        info.source,
+                        evidence_help(code.as_str()),
+                        code.as_str()
                     ),
                     "markdown": help_markdown(code, info),
                 },

@@ -1,0 +1,385 @@
+#!/usr/bin/env python3
+"""Verify evidence/evidence.toml against the cited sources (stdlib only).
+
+Every engine claim of dflash-check cites lines of an engine's, trainer's or converter's source
+by location (repo, path, commit, line range) and by the sha256 of those lines, whitespace
+normalised: each line stripped, empty lines dropped, joined with "\\n". The source itself is never
+copied into this project. This script re-reads the cited lines and compares the hash.
+
+Sources directory (kept outside the repository, or under the git-ignored /evidence-sources/):
+
+    <dir>/<owner>/<repo>.git                     a git mirror (small repositories, fetched whole)
+    <dir>/<owner>/<repo>/<commit>/<path>         one file saved at one commit (vLLM, SGLang)
+
+`--git owner/repo=GITDIR` points at a mirror elsewhere. `--fetch` populates the directory (needs
+network): `git clone --mirror` for the repositories in MIRRORED, single raw files at their commit
+for the others.
+
+Usage:
+    scripts/verify-evidence.py --sources DIR              # verify, write evidence/verified.toml
+    scripts/verify-evidence.py --sources DIR --fetch      # fetch what is cited, then verify
+    scripts/verify-evidence.py --sources DIR --newer vllm-project/vllm=COMMIT [--fetch]
+        # for every line range cited in that repository: still at the same place, moved (where
+        # to), or vanished, at the newer commit; reads nothing else and writes nothing.
+    scripts/verify-evidence.py --sources DIR --hash OWNER/REPO COMMIT PATH A-B
+        # the hash to record for a new citation
+
+Exit status: 0 when every entry is ok, 1 when one is a mismatch or missing, 2 on bad input.
+"""
+
+import argparse
+import datetime
+import fnmatch
+import hashlib
+import os
+import re
+import subprocess
+import sys
+import tomllib
+import urllib.request
+
+# Repositories small enough to mirror whole; the others are read one file at a time.
+MIRRORED = {"z-lab/dflash", "vllm-project/speculators", "sgl-project/SpecForge"}
+
+HEX40 = re.compile(r"^[0-9a-f]{40}$")
+HEX64 = re.compile(r"^[0-9a-f]{64}$")
+
+
+def die(message):
+    """Bad input: say what and what to do, exit 2, write nothing."""
+    print(f"error: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def normalise(lines):
+    """The cited lines as hashed: each stripped, empty ones dropped, joined with a newline."""
+    return "\n".join(s for s in (line.strip() for line in lines) if s)
+
+
+def digest(lines):
+    return hashlib.sha256(normalise(lines).encode("utf-8")).hexdigest()
+
+
+class Sources:
+    """Reads a file at a commit from a git mirror or from the saved-file layout."""
+
+    def __init__(self, root, gits):
+        self.root = root
+        self.gits = dict(gits)
+
+    def git_dir(self, repo):
+        d = self.gits.get(repo)
+        if d is None and self.root:
+            d = os.path.join(self.root, repo + ".git")
+        if d is None or not os.path.isdir(d):
+            return None
+        # A working clone keeps its git directory in .git; a mirror is one.
+        return os.path.join(d, ".git") if os.path.isdir(os.path.join(d, ".git")) else d
+
+    def read(self, repo, commit, path):
+        """The file's lines, or None when neither a mirror nor a saved copy has it."""
+        g = self.git_dir(repo)
+        if g:
+            r = subprocess.run(
+                ["git", "--git-dir", g, "show", f"{commit}:{path}"],
+                capture_output=True,
+            )
+            if r.returncode == 0:
+                return r.stdout.decode("utf-8", "replace").splitlines()
+        if self.root:
+            f = os.path.join(self.root, repo, commit, path)
+            if os.path.isfile(f):
+                with open(f, encoding="utf-8", errors="replace") as fh:
+                    return fh.read().splitlines()
+        return None
+
+    def via(self, repo, commit):
+        """How `commit` of `repo` is read here: "git mirror" or "saved files"."""
+        g = self.git_dir(repo)
+        if g:
+            r = subprocess.run(["git", "--git-dir", g, "cat-file", "-e", f"{commit}^{{commit}}"], capture_output=True)
+            if r.returncode == 0:
+                return "git mirror"
+        return "saved files"
+
+    def list_files(self, repo, commit, patterns):
+        """Files at a commit matching the globs (git mirror, or the saved files)."""
+        g = self.git_dir(repo)
+        names = None
+        if g:
+            r = subprocess.run(
+                ["git", "--git-dir", g, "ls-tree", "-r", "--name-only", commit],
+                capture_output=True,
+            )
+            if r.returncode == 0:
+                names = r.stdout.decode().splitlines()
+        if names is None and self.root:
+            base = os.path.join(self.root, repo, commit)
+            if os.path.isdir(base):
+                names = []
+                for dp, _, fs in os.walk(base):
+                    for f in fs:
+                        names.append(os.path.relpath(os.path.join(dp, f), base))
+        if names is None:
+            return None
+        return [n for n in names if any(fnmatch.fnmatch(n, p) for p in patterns)]
+
+
+def load_evidence(path):
+    try:
+        with open(path, "rb") as fh:
+            data = tomllib.load(fh)
+    except (OSError, tomllib.TOMLDecodeError) as e:
+        die(f"cannot read {path}: {e}; fix the file and run again")
+    return data
+
+
+def check_source(src, e):
+    """ok / mismatch / missing for one `source` entry, and a detail."""
+    lines = src.read(e["repo"], e["commit"], e["path"])
+    if lines is None:
+        return "missing", "no mirror or saved copy of the file at that commit"
+    a, b = e["lines"]
+    if b > len(lines):
+        return "mismatch", f"the file has {len(lines)} lines, fewer than {b}"
+    got = digest(lines[a - 1 : b])
+    if got != e["sha256"]:
+        return "mismatch", f"lines {a}-{b} hash {got[:12]}, not {e['sha256'][:12]}"
+    return "ok", ""
+
+
+def check_absence(src, e):
+    """An absence holds when no searched file at the commit names any identifier."""
+    files = src.list_files(e["repo"], e["commit"], e["paths"])
+    if files is None:
+        return "missing", "no mirror or saved copy of the repository at that commit"
+    if not files:
+        return "mismatch", "no file at that commit matches the searched paths"
+    for f in files:
+        text = "\n".join(src.read(e["repo"], e["commit"], f) or [])
+        for ident in e["identifiers"]:
+            if re.search(r"\b" + re.escape(ident) + r"\b", text):
+                return "mismatch", f"{f} now names {ident}"
+    return "ok", f"{len(files)} files searched"
+
+
+def find_moved(lines, want, count):
+    """Where a window of `count` non-empty lines hashing to `want` starts and ends (1-based)."""
+    nonempty = [(i + 1, s.strip()) for i, s in enumerate(lines) if s.strip()]
+    for k in range(len(nonempty) - count + 1):
+        window = nonempty[k : k + count]
+        text = "\n".join(s for _, s in window)
+        if hashlib.sha256(text.encode("utf-8")).hexdigest() == want:
+            return window[0][0], window[-1][0]
+    return None
+
+
+def newer(src, entries, repo, commit):
+    """For each cited range of `repo`: same place, moved, or vanished at `commit`."""
+    out = []
+    for e in entries:
+        if e.get("kind") != "source" or e["repo"] != repo:
+            continue
+        a, b = e["lines"]
+        where = f"{e['code']}: {e['path']}:{a}-{b}"
+        lines = src.read(repo, commit, e["path"])
+        if lines is None:
+            out.append(("vanished", f"{where}: no such file at {commit[:12]} (or not saved)"))
+            continue
+        old = src.read(repo, e["commit"], e["path"])
+        count = len(normalise(old[a - 1 : b]).split("\n")) if old else None
+        if b <= len(lines) and digest(lines[a - 1 : b]) == e["sha256"]:
+            out.append(("same", where))
+            continue
+        if count is None:
+            out.append(("unknown", f"{where}: the old commit is not available to count its lines"))
+            continue
+        hit = find_moved(lines, e["sha256"], count)
+        if hit:
+            out.append(("moved", f"{where} -> {hit[0]}-{hit[1]}"))
+        else:
+            out.append(("vanished", f"{where}: the lines no longer exist as cited; re-read the claim"))
+    return out
+
+
+def fetch(root, entries, extra):
+    """Populate `root`: mirrors for small repositories, single raw files for the others."""
+    wanted = {}
+    for e in entries:
+        if e.get("kind") in ("source", "absence"):
+            wanted.setdefault(e["repo"], set()).add((e["commit"], e.get("path")))
+    for repo, commit in extra:
+        for e in entries:
+            if e.get("kind") == "source" and e["repo"] == repo:
+                wanted.setdefault(repo, set()).add((commit, e["path"]))
+    for repo, items in sorted(wanted.items()):
+        if repo in MIRRORED:
+            d = os.path.join(root, repo + ".git")
+            url = f"https://github.com/{repo}.git"
+            cmd = ["git", "--git-dir", d, "fetch", "--prune", "origin"] if os.path.isdir(d) else ["git", "clone", "--mirror", url, d]
+            print("$", " ".join(cmd), file=sys.stderr)
+            subprocess.run(cmd, check=False)
+            continue
+        for commit, path in sorted(items, key=lambda x: (x[0], x[1] or "")):
+            if not path:
+                continue
+            dest = os.path.join(root, repo, commit, path)
+            if os.path.isfile(dest):
+                continue
+            url = f"https://raw.githubusercontent.com/{repo}/{commit}/{path}"
+            print("GET", url, file=sys.stderr)
+            try:
+                with urllib.request.urlopen(url, timeout=60) as r:
+                    body = r.read()
+            except OSError as err:
+                print(f"  not fetched: {err}", file=sys.stderr)
+                continue
+            os.makedirs(os.path.dirname(dest), exist_ok=True)
+            with open(dest, "wb") as fh:
+                fh.write(body)
+
+
+def toml_str(s):
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def write_verified(path, results, when, src):
+    """evidence/verified.toml: per repository the commits verified, when, and per code the result."""
+    rank = {"ok": 0, "missing": 1, "mismatch": 2}
+    repos = {}
+    for e, result, _ in results:
+        r = repos.setdefault(e["repo"], {"commits": set(), "codes": {}})
+        r["commits"].add(e["commit"])
+        old = r["codes"].get(e["code"], "ok")
+        r["codes"][e["code"]] = max(old, result, key=rank.get)
+    out = [
+        "# Written by scripts/verify-evidence.py: do not edit. Re-run it after changing",
+        "# evidence/evidence.toml (docs/evidence.md says how).",
+        "",
+    ]
+    for repo in sorted(repos):
+        r = repos[repo]
+        out.append(f"[repos.{toml_str(repo)}]")
+        out.append("commits = [" + ", ".join(toml_str(c) for c in sorted(r["commits"])) + "]")
+        out.append(f"verified = {toml_str(when)}")
+        # How each commit was read: from a git mirror, or from files saved one by one.
+        vias = ", ".join(f"{toml_str(c)} = {toml_str(src.via(repo, c))}" for c in sorted(r["commits"]))
+        out.append(f"via = {{ {vias} }}")
+        out.append(f"[repos.{toml_str(repo)}.codes]")
+        for code in sorted(r["codes"]):
+            out.append(f"{toml_str(code)} = {toml_str(r['codes'][code])}")
+        out.append("")
+    for e, result, detail in results:
+        out.append("[[entry]]")
+        out.append(f"code = {toml_str(e['code'])}")
+        out.append(f"kind = {toml_str(e['kind'])}")
+        out.append(f"repo = {toml_str(e['repo'])}")
+        out.append(f"commit = {toml_str(e['commit'])}")
+        if e["kind"] == "source":
+            out.append(f"path = {toml_str(e['path'])}")
+            out.append(f"lines = [{e['lines'][0]}, {e['lines'][1]}]")
+            out.append(f"sha256 = {toml_str(e['sha256'])}")
+        out.append(f"result = {toml_str(result)}")
+        if detail:
+            out.append(f"detail = {toml_str(detail)}")
+        out.append("")
+    with open(path, "w") as fh:
+        fh.write("\n".join(out))
+
+
+def validate(entries):
+    """Refuses an evidence file whose entries lack a field (exit 2: bad input)."""
+    need = {
+        "source": ["code", "repo", "path", "commit", "lines", "sha256", "claim"],
+        "absence": ["code", "repo", "commit", "paths", "identifiers", "claim"],
+        "report": ["code", "url", "shows"],
+    }
+    for i, e in enumerate(entries):
+        kind = e.get("kind")
+        if kind not in need:
+            die(f"evidence entry {i + 1}: kind {kind!r} is not source, absence or report")
+        for f in need[kind]:
+            if f not in e:
+                die(f"evidence entry {i + 1} ({e.get('code')}): no `{f}`; add it")
+        if "commit" in e and not HEX40.match(e["commit"]):
+            die(f"evidence entry {i + 1} ({e['code']}): commit is not 40 hex digits")
+        if kind == "source" and not HEX64.match(e["sha256"]):
+            die(f"evidence entry {i + 1} ({e['code']}): sha256 is not 64 hex digits")
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--evidence", default="evidence/evidence.toml")
+    p.add_argument("--sources", help="the sources directory (mirrors and saved files)")
+    p.add_argument("--git", action="append", default=[], metavar="OWNER/REPO=GITDIR")
+    p.add_argument("--newer", action="append", default=[], metavar="OWNER/REPO=COMMIT")
+    p.add_argument("--fetch", action="store_true", help="populate --sources first (network)")
+    p.add_argument("--out", default="evidence/verified.toml", help="where to write the record")
+    p.add_argument("--date", help="the verification time to record (default: now, UTC)")
+    p.add_argument(
+        "--hash",
+        nargs=4,
+        metavar=("OWNER/REPO", "COMMIT", "PATH", "A-B"),
+        help="print the sha256 of a line range to cite (for adding evidence), then exit",
+    )
+    args = p.parse_args()
+
+    def pairs(items, flag):
+        out = []
+        for it in items:
+            if "=" not in it or "/" not in it.split("=", 1)[0]:
+                die(f"{flag} {it!r}: expected OWNER/REPO=VALUE")
+            out.append(tuple(it.split("=", 1)))
+        return out
+
+    gits = pairs(args.git, "--git")
+    if args.hash:
+        repo, commit, path, span = args.hash
+        lines = Sources(args.sources, gits).read(repo, commit, path)
+        if lines is None or not re.match(r"^\d+-\d+$", span):
+            die(f"no copy of {repo} {path}@{commit} in the sources, or {span!r} is not A-B")
+        a, b = map(int, span.split("-"))
+        print(digest(lines[a - 1 : b]))
+        return 0
+    newers = pairs(args.newer, "--newer")
+    data = load_evidence(args.evidence)
+    entries = data.get("evidence", [])
+    validate(entries)
+    if args.fetch:
+        if not args.sources:
+            die("--fetch needs --sources DIR")
+        fetch(args.sources, entries, newers)
+    src = Sources(args.sources, gits)
+
+    if newers:
+        status = 0
+        for repo, commit in newers:
+            for what, text in newer(src, entries, repo, commit):
+                print(f"{what:9} {repo}: {text}")
+                status = status or (what in ("vanished", "unknown"))
+        return 1 if status else 0
+
+    results = []
+    for e in entries:
+        if e["kind"] == "source":
+            results.append((e, *check_source(src, e)))
+        elif e["kind"] == "absence":
+            results.append((e, *check_absence(src, e)))
+    bad = 0
+    for e, result, detail in results:
+        if result != "ok":
+            bad += 1
+            where = e.get("path") or ",".join(e.get("paths", []))
+            print(f"{result:8} {e['code']}: {e['repo']} {where}@{e['commit'][:12]}: {detail}")
+    # Codes that claim engine behaviour but carry no checkable evidence yet.
+    for p_ in data.get("pending", []):
+        print(f"pending  {p_['code']}: {p_['why']}")
+    when = args.date or datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    write_verified(args.out, results, when, src)
+    ok = len(results) - bad
+    print(f"{ok} of {len(results)} entries verified; {len(data.get('pending', []))} codes pending; wrote {args.out}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

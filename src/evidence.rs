@@ -1,0 +1,234 @@
+//! The evidence behind every engine claim, as data (issue 22).
+//!
+//! A rule's explanation says what vLLM, SGLang, a trainer or a converter does; `evidence/
+//! evidence.toml` says where that can be checked: lines of a public repository at a full commit
+//! (identified by location and by the sha256 of the whitespace-normalised lines, never quoted),
+//! the absence of an identifier in named files, or a public issue thread. Codes that are the
+//! tool's own judgement say so instead, and what an engine claim still lacks is listed as
+//! pending. The file is kept apart from the families' `CodeInfo` so the evidence can be
+//! re-verified (`scripts/verify-evidence.py`) and moved to a new engine release without touching
+//! the rules; it is compiled in so `explain` prints it with no file to find at run time.
+
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+
+/// The evidence file, compiled in.
+pub const EVIDENCE_TOML: &str = include_str!("../evidence/evidence.toml");
+
+/// The whole evidence file.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Evidence {
+    #[serde(default)]
+    pub evidence: Vec<Entry>,
+    #[serde(default)]
+    pub judgement: Vec<Note>,
+    #[serde(default)]
+    pub pending: Vec<Note>,
+}
+
+/// One piece of evidence for one code.
+#[derive(Debug, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum Entry {
+    /// Lines of a repository at a commit, and the sha256 of those lines normalised.
+    Source {
+        code: String,
+        repo: String,
+        path: String,
+        commit: String,
+        lines: [u32; 2],
+        sha256: String,
+        claim: String,
+    },
+    /// No file matching `paths` at `commit` names any of `identifiers`.
+    Absence {
+        code: String,
+        repo: String,
+        commit: String,
+        paths: Vec<String>,
+        identifiers: Vec<String>,
+        claim: String,
+    },
+    /// A public issue or pull request and what it shows.
+    Report {
+        code: String,
+        url: String,
+        shows: String,
+    },
+}
+
+/// A judgement (why the code is the tool's own) or a pending part (what a claim still lacks).
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Note {
+    pub code: String,
+    pub why: String,
+}
+
+impl Entry {
+    pub fn code(&self) -> &str {
+        match self {
+            Entry::Source { code, .. }
+            | Entry::Absence { code, .. }
+            | Entry::Report { code, .. } => code,
+        }
+    }
+
+    /// What the entry shows, in the project's words.
+    pub fn claim(&self) -> &str {
+        match self {
+            Entry::Source { claim, .. } | Entry::Absence { claim, .. } => claim,
+            Entry::Report { shows, .. } => shows,
+        }
+    }
+
+    /// Where to check it: `repo path@commit:a-b`, the files and identifiers searched, or a URL.
+    pub fn location(&self) -> String {
+        match self {
+            Entry::Source {
+                repo,
+                path,
+                commit,
+                lines,
+                ..
+            } => format!("{repo} {path}@{commit}:{}-{}", lines[0], lines[1]),
+            Entry::Absence {
+                repo,
+                commit,
+                paths,
+                identifiers,
+                ..
+            } => format!(
+                "{repo}@{commit}: none of {} in {}",
+                identifiers.join(", "),
+                paths.join(", ")
+            ),
+            Entry::Report { url, .. } => url.clone(),
+        }
+    }
+}
+
+/// The parsed evidence file. It is compiled in and `tests/evidence.rs` parses it, so a parse
+/// failure here is a build defect, not bad input.
+pub fn evidence() -> &'static Evidence {
+    static PARSED: OnceLock<Evidence> = OnceLock::new();
+    PARSED.get_or_init(|| {
+        toml::from_str(EVIDENCE_TOML).expect("evidence/evidence.toml parses (tests/evidence.rs)")
+    })
+}
+
+/// The evidence entries of one code (`code` as `explain` names it).
+pub fn for_code(code: &str) -> impl Iterator<Item = &'static Entry> + '_ {
+    evidence().evidence.iter().filter(move |e| e.code() == code)
+}
+
+/// Why the code is the tool's own judgement, if it is.
+pub fn judgement(code: &str) -> Option<&'static str> {
+    find(&evidence().judgement, code)
+}
+
+/// What the code's engine claim still lacks, if anything.
+pub fn pending(code: &str) -> Option<&'static str> {
+    find(&evidence().pending, code)
+}
+
+fn find<'a>(notes: &'a [Note], code: &str) -> Option<&'a str> {
+    notes
+        .iter()
+        .find(|n| n.code == code)
+        .map(|n| n.why.as_str())
+}
+
+/// The code's evidence as text, for `explain` and SARIF's rule help: each claim with where to
+/// check it, why the code is the tool's own judgement, and what its engine claim still lacks.
+/// Empty when the evidence file says nothing of the code.
+pub fn describe(code: &str) -> String {
+    let mut out = String::new();
+    let mut entries = for_code(code).peekable();
+    if entries.peek().is_some() {
+        out.push_str("Evidence:\n");
+        for e in entries {
+            out.push_str(&format!("  - {}\n    {}\n", e.claim(), e.location()));
+        }
+    }
+    if let Some(why) = judgement(code) {
+        out.push_str(&format!("Judgement (no engine claim): {why}\n"));
+    }
+    if let Some(why) = pending(code) {
+        out.push_str(&format!("Evidence pending: {why}\n"));
+    }
+    out
+}
+
+/// The markdown of docs/evidence.md's generated part: the commits the evidence was read at, and
+/// every code with its evidence locations, judgement or pending part. `cargo run --example
+/// gen_docs` writes it; tests/docs.rs fails when it is stale.
+pub fn markdown() -> String {
+    use std::collections::BTreeMap;
+
+    use crate::diagnostic::Code;
+
+    let ev = evidence();
+    let mut commits: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+    for e in &ev.evidence {
+        if let Entry::Source { repo, commit, .. } | Entry::Absence { repo, commit, .. } = e {
+            *commits.entry((repo, commit)).or_default() += 1;
+        }
+    }
+    let mut out = String::from("Sources the line-level evidence was read at:\n\n| repository | commit | entries |\n|---|---|---|\n");
+    for ((repo, commit), n) in &commits {
+        out.push_str(&format!("| {repo} | `{commit}` | {n} |\n"));
+    }
+    out.push_str("\n| code | severity | evidence | status |\n|---|---|---|---|\n");
+    for code in Code::all() {
+        let name = code.as_str();
+        let locations: Vec<String> = for_code(name)
+            .map(|e| match e {
+                Entry::Source {
+                    repo,
+                    path,
+                    commit,
+                    lines,
+                    ..
+                } => format!(
+                    "`{repo}` `{path}`@{}:{}-{}",
+                    &commit[..12.min(commit.len())],
+                    lines[0],
+                    lines[1]
+                ),
+                Entry::Absence {
+                    repo,
+                    commit,
+                    identifiers,
+                    ..
+                } => {
+                    format!(
+                        "absence of `{}` in `{repo}`@{}",
+                        identifiers.join("`, `"),
+                        &commit[..12.min(commit.len())]
+                    )
+                }
+                Entry::Report { url, .. } => format!("<{url}>"),
+            })
+            .collect();
+        let status = match (judgement(name), pending(name)) {
+            (Some(why), _) => format!("judgement: {why}"),
+            (None, Some(why)) if locations.is_empty() => format!("pending: {why}"),
+            (None, Some(why)) => format!("partly evidenced; pending: {why}"),
+            (None, None) => "evidenced".to_string(),
+        };
+        out.push_str(&format!(
+            "| `{name}` | {} | {} | {} |\n",
+            crate::registry::info(code).severity.as_str(),
+            if locations.is_empty() {
+                "—".to_string()
+            } else {
+                locations.join("<br>")
+            },
+            status.replace('|', "\\|")
+        ));
+    }
+    out
+}
