@@ -64,11 +64,11 @@ pub fn measure(
         ServerEngine::Sglang => {
             let n = sglang_samples(opts.window);
             let step = opts.window.div_f64((n - 1) as f64);
-            let mut samples = vec![compute::sglang_scrape(&first, model_ref)];
+            let mut samples = vec![compute::sglang_scrape(&first, model_ref, &url)?];
             for _ in 1..n {
                 sleep(step);
                 let e = scrape(source, &url)?;
-                samples.push(compute::sglang_scrape(&e, model_ref));
+                samples.push(compute::sglang_scrape(&e, model_ref, &url)?);
             }
             (
                 Measurement::Sglang(compute::sglang_window(&samples, &url)?),
@@ -76,6 +76,15 @@ pub fn measure(
             )
         }
     };
+    // The checks above name the series of any impossible value; this is the last line of
+    // defence: a gate never compares NaN or infinity with its threshold (NaN < 5 is false).
+    let length = measurement.acceptance_length();
+    if !length.is_finite() {
+        return Err(Error::new(format!(
+            "{url}: the acceptance length over the window is {length}, not a number of tokens"
+        ))
+        .with_hint("the server's counters are not consistent; measure again against the engine's own /metrics"));
+    }
     let window = Window {
         requested_secs: opts.window.as_secs_f64(),
         measured_secs: start.elapsed().as_secs_f64(),
