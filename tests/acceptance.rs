@@ -514,3 +514,99 @@ fn bad_flags_are_exit_2() {
     assert_eq!(r.code, 2);
     assert!(r.stderr.contains("only http and https"), "{}", r.stderr);
 }
+
+/// The run ended by itself with exit 2, nothing on stdout, and `says` on stderr.
+fn assert_exit_2(r: &Run, says: &str) {
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    assert!(r.stderr.contains(says), "{}", r.stderr);
+    assert!(r.stdout.is_empty(), "{}", r.stdout);
+}
+
+/// A loopback server for the transport tests, in process (no Python): each connection reads
+/// the request head, then `answer` writes to the stream until it returns or the peer goes away.
+fn serve_raw(answer: fn(&mut std::net::TcpStream)) -> String {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let url = format!("http://{}/metrics", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            std::thread::spawn(move || {
+                let mut reader = BufReader::new(stream.try_clone().unwrap());
+                let mut line = String::new();
+                while reader.read_line(&mut line).is_ok_and(|n| n > 0) && line != "\r\n" {
+                    line.clear();
+                }
+                answer(&mut stream);
+            });
+        }
+    });
+    url
+}
+
+/// A server that sends its headers at once and then drips its body, one byte every 100 ms
+/// (a minute): `--timeout 2` bounds the whole request, body included, so the run
+/// ends within the timeout and a few seconds with exit 2 (issue 20 item 3; it ran for minutes
+/// when the timeout restarted at every read).
+#[test]
+fn dripping_body_is_cut_at_the_timeout() {
+    let url = serve_raw(|stream| {
+        let head = "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\n\
+                    Content-Length: 600\r\nConnection: close\r\n\r\n";
+        if stream.write_all(head.as_bytes()).is_err() {
+            return;
+        }
+        for _ in 0..600 {
+            std::thread::sleep(Duration::from_millis(100));
+            if stream
+                .write_all(b"#")
+                .and_then(|()| stream.flush())
+                .is_err()
+            {
+                return;
+            }
+        }
+    });
+    let r = run(&[&url, "--window", "0.2", "--timeout", "2"]);
+    assert_eq!(r.code, 2, "{}{}", r.stdout, r.stderr);
+    assert!(r.elapsed < Duration::from_secs(5), "{:?}", r.elapsed);
+    assert!(
+        r.stderr.contains(&format!(
+            "{url} did not finish answering within 2 s (--timeout)"
+        )),
+        "{}",
+        r.stderr
+    );
+    assert!(r.stdout.is_empty());
+}
+
+/// A server that streams an endless body without a Content-Length: refused once the body
+/// passes the cap (never read to the end, never buffered past the cap), exit 2 naming the cap.
+#[test]
+fn endless_body_is_cut_at_the_cap() {
+    let url = serve_raw(|stream| {
+        let head = "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\n\
+                    Connection: close\r\n\r\n";
+        if stream.write_all(head.as_bytes()).is_err() {
+            return;
+        }
+        let line = "process_cpu_seconds_total 1\n".repeat(4096);
+        while stream.write_all(line.as_bytes()).is_ok() {}
+    });
+    let r = run(&[&url, "--window", "0.2", "--timeout", "60"]);
+    assert_exit_2(&r, &format!("{url} answered with more than 16 MiB"));
+    assert!(r.elapsed < Duration::from_secs(30), "{:?}", r.elapsed);
+}
+
+/// A Content-Length past the cap is refused before the body is read.
+#[test]
+fn declared_length_past_the_cap_is_refused_at_once() {
+    let url = serve_raw(|stream| {
+        let head = "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\n\
+                    Content-Length: 1073741824\r\nConnection: close\r\n\r\n";
+        let _ = stream.write_all(head.as_bytes());
+        std::thread::sleep(Duration::from_secs(30));
+    });
+    let r = run(&[&url, "--window", "0.2", "--timeout", "20"]);
+    assert_exit_2(&r, "more than 16 MiB");
+    assert!(r.elapsed < Duration::from_secs(5), "{:?}", r.elapsed);
+}

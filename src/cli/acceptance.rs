@@ -38,7 +38,7 @@ pub struct AcceptanceArgs {
     /// Read this served model (the `model_name` label); required when the server serves several.
     #[arg(long, value_name = "NAME")]
     pub model_name: Option<String>,
-    /// Seconds to wait for each scrape (connect and answer).
+    /// Seconds each scrape may take, end to end (connect, headers and the whole body).
     #[arg(long, value_name = "SECS", default_value = "5", value_parser = parse_timeout)]
     pub timeout: f64,
     #[command(flatten)]
