@@ -25,6 +25,13 @@ pub const SGLANG_ACCEPT_RATE: &str = "sglang:spec_accept_rate";
 /// SGLang's generated-token counter: proves there was traffic while the gauges were sampled.
 pub const SGLANG_GENERATION_TOKENS: &str = "sglang:generation_tokens_total";
 
+/// Whether `acceptance` reads samples called `name` (the parser stores only these).
+pub fn reads(name: &str) -> bool {
+    name.starts_with("vllm:spec_decode_")
+        || name.starts_with("sglang:spec_accept_")
+        || name == SGLANG_GENERATION_TOKENS
+}
+
 /// The label every engine puts the served model's name in.
 pub const MODEL_LABEL: &str = "model_name";
 
@@ -78,7 +85,7 @@ pub fn detect_engine(e: &Exposition, origin: &str) -> Result<ServerEngine> {
     if e.has(SGLANG_ACCEPT_LENGTH) {
         return Ok(ServerEngine::Sglang);
     }
-    if e.has_prefix("vllm:") {
+    if e.has_namespace("vllm:") {
         return Err(Error::new(format!(
             "{origin} is a vLLM server without speculative-decoding metrics (no {VLLM_DRAFTS})"
         ))
@@ -86,7 +93,7 @@ pub fn detect_engine(e: &Exposition, origin: &str) -> Result<ServerEngine> {
             "speculative decoding is not enabled there: was it started with --speculative-config?",
         ));
     }
-    if e.has_prefix("sglang:") {
+    if e.has_namespace("sglang:") {
         return Err(Error::new(format!(
             "{origin} is an SGLang server without {SGLANG_ACCEPT_LENGTH}"
         ))

@@ -117,7 +117,7 @@ pub fn sglang_samples(window: Duration) -> usize {
 
 fn scrape(source: &mut dyn MetricsSource, url: &str) -> Result<Exposition> {
     let text = source.fetch()?;
-    metrics::parse(&text, url)
+    metrics::parse_for(&text, url, &compute::reads)
 }
 
 /// The `/metrics` URL for what the user typed: a server base (`http://127.0.0.1:8000`, with
