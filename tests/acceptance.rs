@@ -255,22 +255,94 @@ fn cliff_fails_and_is_named() {
         .starts_with("dflash-check lint DRAFTER_DIR --target Qwen/Qwen3.6-27B --engine vllm"));
 }
 
-/// Without a threshold the cliff is still named, but the exit is 0 with an info saying no
-/// threshold is known (no snapshot or pin records one).
+/// The run exited `code` and its stdout holds every one of `texts`.
+fn assert_stdout(r: &Run, code: i32, texts: &[&str]) {
+    assert_eq!(r.code, code, "{}{}", r.stdout, r.stderr);
+    for text in texts {
+        assert!(r.stdout.contains(text), "{text:?} not in {}", r.stdout);
+    }
+}
+
+/// Issue 24: the incident's collapse (1.12 of 16 on a DFlash drafter) fails with no flag: it is
+/// below the break-even point 1 + c (c = 0.15: one drafter forward per step), where speculative
+/// decoding is slower than none. It exited 0 ("no verdict") before.
 #[test]
-fn no_threshold_is_exit_0_with_info() {
+fn collapse_fails_by_default() {
+    let Some(s) = Server::start("vllm-collapse") else {
+        return;
+    };
+    let r = run(&[&s.url(), "--window", "0.2", "--color", "never"]);
+    assert_stdout(
+        &r,
+        1,
+        &[
+            "acceptance-below-threshold",
+            "FAIL: 1.12 < 1.15 (break-even 1 + c, c = 0.15 (default; DFlash",
+        ],
+    );
+    // The flag sets c, and --min-acceptance-length still overrides the break-even point.
+    let r = run(&[&s.url(), "--window", "0.2", "--draft-cost-ratio", "0.1"]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    let r = run(&[
+        &s.url(),
+        "--window",
+        "0.2",
+        "--min-acceptance-length",
+        "1.05",
+    ]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    // EAGLE-style drafting costs K forwards: 1 + 15 × 0.05 = 1.75.
+    let r = run(&[
+        &s.url(),
+        "--window",
+        "0.2",
+        "--draft-family",
+        "eagle",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert!(close(
+        json(&r)["threshold"]["value"].as_f64().unwrap(),
+        1.75
+    ));
+}
+
+/// Without --min-acceptance-length a healthy-but-cliffed drafter (3.6 of 16) is above the
+/// break-even point: exit 0, the cliff still named.
+#[test]
+fn cliff_above_break_even_is_exit_0_with_cause() {
     let Some(s) = Server::start("vllm-cliff") else {
         return;
     };
     let r = run(&[&s.url(), "--window", "0.2", "--color", "never"]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     assert!(r.stdout.contains("acceptance-cliff"), "{}", r.stdout);
-    assert!(r.stdout.contains("acceptance-no-threshold"), "{}", r.stdout);
     assert!(
-        r.stdout.contains("records no expected acceptance length"),
+        r.stdout.contains("ok: 3.62 ≥ 1.15 (break-even"),
         "{}",
         r.stdout
     );
+}
+
+/// SGLang exports no K, so an EAGLE-style break-even (1 + K·c) cannot be computed: the numbers
+/// only, exit 0, with the info saying why.
+#[test]
+fn no_threshold_when_k_is_unknown() {
+    let Some(s) = Server::start("sglang") else {
+        return;
+    };
+    let r = run(&[
+        &s.url(),
+        "--window",
+        "0.2",
+        "--draft-family",
+        "eagle",
+        "--color",
+        "never",
+    ]);
+    assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
+    assert!(r.stdout.contains("acceptance-no-threshold"), "{}", r.stdout);
     assert!(r.stdout.contains("no verdict"), "{}", r.stdout);
 }
 
@@ -506,6 +578,8 @@ fn bad_flags_are_exit_2() {
         ["http://127.0.0.1:1", "--window", "abc"],
         ["http://127.0.0.1:1", "--min-acceptance-length", "0.5"],
         ["http://127.0.0.1:1", "--timeout", "-1"],
+        ["http://127.0.0.1:1", "--draft-cost-ratio", "0"],
+        ["http://127.0.0.1:1", "--draft-family", "medusa"],
     ] {
         let r = run(&args);
         assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 
 use super::compute::{self, ServerEngine};
 use super::metrics::{self, Exposition};
-use super::verdict::{AcceptanceReport, Measurement, Threshold, Window};
+use super::verdict::{self, AcceptanceReport, DraftFamily, Measurement, Threshold, Window};
 use crate::{Error, Result};
 
 /// A `/metrics` body larger than this is refused, while it streams (vLLM's is a few hundred
@@ -35,7 +35,12 @@ pub struct MeasureOptions {
     pub window: Duration,
     /// The `model_name` label to read, required when the server serves several.
     pub model_name: Option<String>,
+    /// Overrides the break-even threshold.
     pub min_acceptance_length: Option<f64>,
+    /// The drafter family and draft-to-target cost ratio (`None`: the family's default) that
+    /// set the break-even threshold when no minimum is given.
+    pub draft_family: DraftFamily,
+    pub draft_cost_ratio: Option<f64>,
 }
 
 /// Scrapes at the start and end of the window (vLLM) or every second across it (SGLang), and
@@ -90,10 +95,14 @@ pub fn measure(
         measured_secs: start.elapsed().as_secs_f64(),
         scrapes,
     };
-    let threshold = opts.min_acceptance_length.map(|value| Threshold {
-        value,
-        source: "--min-acceptance-length".to_string(),
-    });
+    let k = measurement.max_acceptance_length().map(|m| m - 1);
+    let threshold = match opts.min_acceptance_length {
+        Some(value) => Some(Threshold {
+            value,
+            source: "--min-acceptance-length".to_string(),
+        }),
+        None => verdict::break_even(opts.draft_family, opts.draft_cost_ratio, k),
+    };
     Ok(AcceptanceReport::build(
         url,
         model,
@@ -361,6 +370,8 @@ mod tests {
             window: Duration::from_secs_f64(window),
             model_name: None,
             min_acceptance_length: Some(2.0),
+            draft_family: DraftFamily::Dflash,
+            draft_cost_ratio: None,
         }
     }
 
