@@ -808,23 +808,11 @@ pub fn server_info(metrics_url: &str, timeout: std::time::Duration) -> Option<Se
         .trim_end_matches('/')
         .trim_end_matches("/metrics")
         .to_string();
-    let client = reqwest::blocking::Client::builder()
-        .timeout(timeout)
-        .connect_timeout(timeout)
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .ok()?;
+    // The metrics scraper's client: one deadline for the whole request, a capped body.
     let get = |path: &str| -> Option<serde_json::Value> {
-        let url = format!("{base}{path}");
-        let resp = client.get(&url).send().ok()?;
-        if !resp.status().is_success() {
-            return None;
-        }
-        // Server arguments are a few KB; anything past 1 MiB is not them.
-        let mut body = Vec::new();
-        use std::io::Read;
-        resp.take(1 << 20).read_to_end(&mut body).ok()?;
-        serde_json::from_slice(&body).ok()
+        let mut source = acceptance::HttpSource::new(format!("{base}{path}"), timeout).ok()?;
+        let body = source.fetch().ok()?;
+        serde_json::from_str(&body).ok()
     };
     for path in ["/get_server_info", "/server_info"] {
         if let Some(v) = get(path) {

@@ -45,6 +45,8 @@ fuzz_target!(|data: &[u8]| {
         window: Duration::from_secs(2),
         model_name: None,
         min_acceptance_length: Some(2.0),
+        draft_family: acceptance::DraftFamily::Dflash,
+        draft_cost_ratio: None,
     };
     if let Ok(r) = acceptance::measure(&mut source, &options, &mut |_| {}) {
         let length = r.measurement.acceptance_length();

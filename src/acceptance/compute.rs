@@ -25,6 +25,13 @@ pub const SGLANG_ACCEPT_RATE: &str = "sglang:spec_accept_rate";
 /// SGLang's generated-token counter: proves there was traffic while the gauges were sampled.
 pub const SGLANG_GENERATION_TOKENS: &str = "sglang:generation_tokens_total";
 
+/// Whether `acceptance` reads samples called `name` (the parser stores only these).
+pub fn reads(name: &str) -> bool {
+    name.starts_with("vllm:spec_decode_")
+        || name.starts_with("sglang:spec_accept_")
+        || name == SGLANG_GENERATION_TOKENS
+}
+
 /// The label every engine puts the served model's name in.
 pub const MODEL_LABEL: &str = "model_name";
 
@@ -78,7 +85,7 @@ pub fn detect_engine(e: &Exposition, origin: &str) -> Result<ServerEngine> {
     if e.has(SGLANG_ACCEPT_LENGTH) {
         return Ok(ServerEngine::Sglang);
     }
-    if e.has_prefix("vllm:") {
+    if e.has_namespace("vllm:") {
         return Err(Error::new(format!(
             "{origin} is a vLLM server without speculative-decoding metrics (no {VLLM_DRAFTS})"
         ))
@@ -86,7 +93,7 @@ pub fn detect_engine(e: &Exposition, origin: &str) -> Result<ServerEngine> {
             "speculative decoding is not enabled there: was it started with --speculative-config?",
         ));
     }
-    if e.has_prefix("sglang:") {
+    if e.has_namespace("sglang:") {
         return Err(Error::new(format!(
             "{origin} is an SGLang server without {SGLANG_ACCEPT_LENGTH}"
         ))
@@ -145,6 +152,9 @@ fn of_model<'a>(s: &'a Sample, model: Option<&'a str>) -> bool {
     model.is_none_or(|m| s.label(MODEL_LABEL) == Some(m))
 }
 
+/// One series' labels (name → value).
+type Labels = BTreeMap<String, String>;
+
 /// vLLM's counters for one model at one scrape, summed over `engine` replicas (data-parallel
 /// engines count separately).
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -160,6 +170,51 @@ pub struct VllmCounters {
     /// `<counter>_created` timestamps (`prometheus_client` exports them): a counter created
     /// again between scrapes was reset even if it has already grown past its old value.
     created: BTreeMap<String, f64>,
+    /// The label sets summed into each total, keyed by (metric, position), so that an
+    /// impossible total can be named by the series it came from.
+    sources: BTreeMap<(&'static str, Option<u32>), Vec<Labels>>,
+}
+
+impl VllmCounters {
+    /// The series behind one total, for messages: the sample's own name when one series was
+    /// read, else the labels they share and those that differ (`m{model_name="x"} summed over
+    /// engine="0", engine="1"`).
+    fn describe(&self, metric: &'static str, position: Option<u32>) -> String {
+        let Some(sets) = self.sources.get(&(metric, position)) else {
+            return metric.to_string();
+        };
+        let named = |labels: &Labels| {
+            Sample {
+                name: metric.to_string(),
+                labels: labels.clone(),
+                value: 0.0,
+            }
+            .display_name()
+        };
+        match sets.as_slice() {
+            [one] => named(one),
+            [first, rest @ ..] => {
+                let common: Labels = first
+                    .iter()
+                    .filter(|(k, v)| rest.iter().all(|o| o.get(*k) == Some(*v)))
+                    .map(|(k, v)| (k.clone(), v.clone()))
+                    .collect();
+                let differing: Vec<String> = sets
+                    .iter()
+                    .map(|set| {
+                        let own: Vec<String> = set
+                            .iter()
+                            .filter(|(k, _)| !common.contains_key(*k))
+                            .map(|(k, v)| format!("{k}=\"{v}\""))
+                            .collect();
+                        own.join(",")
+                    })
+                    .collect();
+                format!("{} summed over {}", named(&common), differing.join(", "))
+            }
+            [] => metric.to_string(),
+        }
+    }
 }
 
 /// Reads vLLM's counters for `model` from one scrape.
@@ -176,10 +231,10 @@ pub fn vllm_counters(e: &Exposition, model: Option<&str>, origin: &str) -> Resul
     let mut c = VllmCounters::default();
     let mut seen = BTreeSet::new();
     for s in e.samples.iter().filter(|s| of_model(s, model)) {
-        let slot = match s.name.as_str() {
-            VLLM_DRAFTS => &mut c.drafts,
-            VLLM_DRAFT_TOKENS => &mut c.draft_tokens,
-            VLLM_ACCEPTED => &mut c.accepted,
+        let (metric, position) = match s.name.as_str() {
+            VLLM_DRAFTS => (VLLM_DRAFTS, None),
+            VLLM_DRAFT_TOKENS => (VLLM_DRAFT_TOKENS, None),
+            VLLM_ACCEPTED => (VLLM_ACCEPTED, None),
             VLLM_PER_POS => {
                 let label = s.label("position").unwrap_or_default();
                 let pos: u32 = label.parse().map_err(|_| {
@@ -188,7 +243,7 @@ pub fn vllm_counters(e: &Exposition, model: Option<&str>, origin: &str) -> Resul
                         s.display_name()
                     ))
                 })?;
-                c.per_position.entry(pos).or_insert(0.0)
+                (VLLM_PER_POS, Some(pos))
             }
             name => {
                 if let Some(base) = name.strip_suffix("_created") {
@@ -205,19 +260,53 @@ pub fn vllm_counters(e: &Exposition, model: Option<&str>, origin: &str) -> Resul
             }
         };
         if !s.value.is_finite() || s.value < 0.0 {
-            return Err(Error::new(format!(
-                "{origin}: counter {} has the value {}, not a count",
-                s.display_name(),
-                s.value
-            ))
-            .with_hint("a counter is a finite number of events, 0 or more: is this the engine's own /metrics endpoint?"));
+            return Err(impossible(
+                origin,
+                &format!(
+                    "counter {} has the value {}, not a count (a finite number of events, 0 or more)",
+                    s.display_name(),
+                    s.value
+                ),
+            ));
         }
+        let slot = match (metric, position) {
+            (VLLM_DRAFTS, _) => &mut c.drafts,
+            (VLLM_DRAFT_TOKENS, _) => &mut c.draft_tokens,
+            (VLLM_ACCEPTED, _) => &mut c.accepted,
+            (_, pos) => c.per_position.entry(pos.unwrap_or(0)).or_insert(0.0),
+        };
         *slot += s.value;
+        c.sources
+            .entry((metric, position))
+            .or_default()
+            .push(s.labels.clone());
         seen.insert(s.name.as_str());
         if let Some(engine) = s.label("engine") {
             c.engines.insert(engine.to_string());
         }
         c.series.insert(s.display_name(), s.value);
+    }
+    // Each replica's counter is finite, but their sum can still overflow (two engines at
+    // 1.7e308): an infinite total would make the window's delta NaN.
+    let totals = [
+        (VLLM_DRAFTS, None, c.drafts),
+        (VLLM_DRAFT_TOKENS, None, c.draft_tokens),
+        (VLLM_ACCEPTED, None, c.accepted),
+    ];
+    let positions = c
+        .per_position
+        .iter()
+        .map(|(&p, &v)| (VLLM_PER_POS, Some(p), v));
+    for (metric, position, total) in totals.into_iter().chain(positions) {
+        if !total.is_finite() {
+            return Err(impossible(
+                origin,
+                &format!(
+                    "{} is {total}: each series is finite but their sum is not a count",
+                    c.describe(metric, position)
+                ),
+            ));
+        }
     }
     for needed in [VLLM_DRAFTS, VLLM_DRAFT_TOKENS, VLLM_ACCEPTED] {
         if !seen.contains(needed) {
@@ -299,6 +388,16 @@ pub fn vllm_window(
         ))
         .with_hint("send traffic while measuring, or lengthen --window"));
     }
+    if accepted > draft_tokens {
+        return Err(impossible(
+            origin,
+            &format!(
+                "{} grew by {accepted} during the window but {} only by {draft_tokens}: more tokens accepted than drafted",
+                after.describe(VLLM_ACCEPTED, None),
+                after.describe(VLLM_DRAFT_TOKENS, None)
+            ),
+        ));
+    }
     // A position first exported during the window counts from 0 (prometheus_client creates a
     // labelled series at its first increment). But when the first scrape has no per-position
     // counter at all, the end's totals are not deltas over the window (the metrics changed
@@ -319,6 +418,19 @@ pub fn vllm_window(
             }
         })
         .collect();
+    // Each draft reaches a position at most once: more accepted there than drafts is above 100 %.
+    if let Some(p) = per_position.iter().find(|p| p.accepted > drafts) {
+        return Err(impossible(
+            origin,
+            &format!(
+                "{} grew by {} during the window, in {drafts} drafts: position {} accepted in {} of drafts",
+                after.describe(VLLM_PER_POS, Some(p.position - 1)),
+                p.accepted,
+                p.position,
+                super::verdict::pct(p.acceptance)
+            ),
+        ));
+    }
     let num_speculative_tokens = if per_position.is_empty() {
         let k = (draft_tokens / drafts).round();
         (k >= 1.0 && k <= f64::from(u32::MAX)).then_some(k as u32)
@@ -335,6 +447,14 @@ pub fn vllm_window(
         per_position,
         engines: after.engines.iter().cloned().collect(),
     })
+}
+
+/// A value no engine can export (NaN, infinite, negative, more accepted than drafted, above
+/// 100 %): the gate must not compare it with a threshold. `what` names the series.
+fn impossible(origin: &str, what: &str) -> Error {
+    Error::new(format!("{origin} exports a value that cannot be: {what}")).with_hint(
+        "the numbers cannot be measured from this endpoint: check that the URL is the engine's own /metrics (not a proxy or an aggregator that sums several servers), look at the named series with `curl -s URL | grep NAME`, and report it to the engine if it is",
+    )
 }
 
 fn reset(origin: &str, what: &str) -> Error {
@@ -357,26 +477,55 @@ pub struct SglangScrape {
     pub series: usize,
 }
 
-/// Reads SGLang's gauges for `model` from one scrape.
-pub fn sglang_scrape(e: &Exposition, model: Option<&str>) -> SglangScrape {
+/// Reads SGLang's gauges for `model` from one scrape. A value no scheduler can set (NaN,
+/// infinite or negative; a rate above 1) is an error naming its series.
+pub fn sglang_scrape(e: &Exposition, model: Option<&str>, origin: &str) -> Result<SglangScrape> {
     let mut s = SglangScrape::default();
     for sample in e.samples.iter().filter(|x| of_model(x, model)) {
         let v = sample.value;
+        let (what, max) = match sample.name.as_str() {
+            SGLANG_ACCEPT_LENGTH => ("gauge", f64::INFINITY),
+            SGLANG_ACCEPT_RATE => ("rate", 1.0),
+            SGLANG_GENERATION_TOKENS => ("counter", f64::INFINITY),
+            _ => continue,
+        };
+        if !v.is_finite() || v < 0.0 || v > max {
+            let range = if max.is_finite() {
+                "a finite number from 0 to 1"
+            } else {
+                "a finite number, 0 or more"
+            };
+            return Err(impossible(
+                origin,
+                &format!(
+                    "{what} {} has the value {v}, not {range}",
+                    sample.display_name()
+                ),
+            ));
+        }
         match sample.name.as_str() {
             SGLANG_ACCEPT_LENGTH => {
                 s.series += 1;
-                if v.is_finite() && v > 0.0 {
+                // 0 until the rank's first speculative batch.
+                if v > 0.0 {
                     s.accept_length.push(v);
                 }
             }
-            SGLANG_ACCEPT_RATE if v.is_finite() && v > 0.0 => s.accept_rate.push(v),
-            SGLANG_GENERATION_TOKENS if v.is_finite() => {
-                *s.generation_tokens.get_or_insert(0.0) += v;
+            SGLANG_ACCEPT_RATE if v > 0.0 => s.accept_rate.push(v),
+            SGLANG_GENERATION_TOKENS => {
+                let total = s.generation_tokens.get_or_insert(0.0);
+                *total += v;
+                if !total.is_finite() {
+                    return Err(impossible(
+                        origin,
+                        &format!("{SGLANG_GENERATION_TOKENS} summed over its series is {total}: each series is finite but their sum is not a count"),
+                    ));
+                }
             }
             _ => {}
         }
     }
-    s
+    Ok(s)
 }
 
 /// Mean, minimum and maximum of sampled values.

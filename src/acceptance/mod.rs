@@ -22,7 +22,7 @@ pub mod verdict;
 
 pub use compute::{ServerEngine, Shape};
 pub use scrape::{measure, HttpSource, MeasureOptions, MetricsSource};
-pub use verdict::{AcceptanceReport, Measurement, Threshold, Verdict};
+pub use verdict::{AcceptanceReport, DraftFamily, Measurement, Threshold, Verdict};
 
 use crate::diagnostic::{CodeInfo, Severity};
 
@@ -37,13 +37,13 @@ pub fn info(code: AcceptanceCode) -> &'static CodeInfo {
         AcceptanceCode::BelowThreshold => &CodeInfo {
             severity: Severity::Error,
             summary: "the measured acceptance length is below the threshold",
-            explanation: "The acceptance length (1 + accepted draft tokens per draft, the bonus token included, as vLLM logs it) over the window is below --min-acceptance-length. Each verification step then yields fewer tokens than the deployment was sized for; far enough below, speculative decoding is slower than none. The per-position shape, when the engine exports it, names the likely cause (acceptance-cliff, acceptance-first-position-low).",
+            explanation: "The acceptance length (1 + accepted draft tokens per draft, the bonus token included, as vLLM logs it) over the window is below --min-acceptance-length or, without it, below the break-even point where speculative decoding is slower than none: 1 + c for DFlash (one drafter forward drafts the whole block) and 1 + K·c for EAGLE-style drafters (one forward per drafted token), c being the cost of one drafter forward relative to one target forward (default 0.15 for DFlash, 0.05 for EAGLE; --draft-cost-ratio, --draft-family; derivation in docs/acceptance.md). The per-position shape, when the engine exports it, names the likely cause (acceptance-cliff, acceptance-first-position-low).",
             source: VLLM_METRICS_SOURCE,
         },
         AcceptanceCode::NoThreshold => &CodeInfo {
             severity: Severity::Info,
             summary: "no acceptance threshold is known, so there is no verdict",
-            explanation: "No --min-acceptance-length was given, and neither the built-in snapshots nor the pin file record an expected acceptance length for a drafter (no machine-readable published baseline per drafter exists). The numbers are reported; pass --min-acceptance-length X (for example the acceptance length the drafter's model card reports for a similar workload) to gate on them.",
+            explanation: "No --min-acceptance-length was given and the break-even point cannot be computed: an EAGLE-style drafter's break-even 1 + K·c needs K, which SGLang does not export. The numbers are reported; pass --min-acceptance-length X (for example the acceptance length the drafter's model card reports for a similar workload) to gate on them.",
             source: VLLM_METRICS_SOURCE,
         },
         AcceptanceCode::Cliff => &CodeInfo {

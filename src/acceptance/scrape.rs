@@ -1,19 +1,19 @@
-//! Scraping: the URL, the HTTP GET with a timeout, and the window's timing.
+//! Scraping: the URL, the HTTP GET under one deadline and a size cap, and the window's timing.
 //!
 //! [`measure`] takes its scrapes from a [`MetricsSource`] and waits through an injected `sleep`,
 //! so tests drive it with canned expositions and no waiting; the binary passes an
 //! [`HttpSource`] and `std::thread::sleep`.
 
-use std::io::Read;
 use std::time::{Duration, Instant};
 
 use super::compute::{self, ServerEngine};
 use super::metrics::{self, Exposition};
-use super::verdict::{AcceptanceReport, Measurement, Threshold, Window};
+use super::verdict::{self, AcceptanceReport, DraftFamily, Measurement, Threshold, Window};
 use crate::{Error, Result};
 
-/// A `/metrics` body larger than this is refused (vLLM's is a few hundred kB).
-pub const MAX_BODY: u64 = 64 * 1024 * 1024;
+/// A `/metrics` body larger than this is refused, while it streams (vLLM's is a few hundred
+/// kB; SGLang's smaller).
+pub const MAX_BODY: u64 = 16 * 1024 * 1024;
 /// SGLang's gauges are sampled about this often over the window.
 pub const SGLANG_SAMPLE_INTERVAL: Duration = Duration::from_secs(1);
 /// At least this many SGLang samples, however short the window.
@@ -35,7 +35,12 @@ pub struct MeasureOptions {
     pub window: Duration,
     /// The `model_name` label to read, required when the server serves several.
     pub model_name: Option<String>,
+    /// Overrides the break-even threshold.
     pub min_acceptance_length: Option<f64>,
+    /// The drafter family and draft-to-target cost ratio (`None`: the family's default) that
+    /// set the break-even threshold when no minimum is given.
+    pub draft_family: DraftFamily,
+    pub draft_cost_ratio: Option<f64>,
 }
 
 /// Scrapes at the start and end of the window (vLLM) or every second across it (SGLang), and
@@ -64,11 +69,11 @@ pub fn measure(
         ServerEngine::Sglang => {
             let n = sglang_samples(opts.window);
             let step = opts.window.div_f64((n - 1) as f64);
-            let mut samples = vec![compute::sglang_scrape(&first, model_ref)];
+            let mut samples = vec![compute::sglang_scrape(&first, model_ref, &url)?];
             for _ in 1..n {
                 sleep(step);
                 let e = scrape(source, &url)?;
-                samples.push(compute::sglang_scrape(&e, model_ref));
+                samples.push(compute::sglang_scrape(&e, model_ref, &url)?);
             }
             (
                 Measurement::Sglang(compute::sglang_window(&samples, &url)?),
@@ -76,15 +81,28 @@ pub fn measure(
             )
         }
     };
+    // The checks above name the series of any impossible value; this is the last line of
+    // defence: a gate never compares NaN or infinity with its threshold (NaN < 5 is false).
+    let length = measurement.acceptance_length();
+    if !length.is_finite() {
+        return Err(Error::new(format!(
+            "{url}: the acceptance length over the window is {length}, not a number of tokens"
+        ))
+        .with_hint("the server's counters are not consistent; measure again against the engine's own /metrics"));
+    }
     let window = Window {
         requested_secs: opts.window.as_secs_f64(),
         measured_secs: start.elapsed().as_secs_f64(),
         scrapes,
     };
-    let threshold = opts.min_acceptance_length.map(|value| Threshold {
-        value,
-        source: "--min-acceptance-length".to_string(),
-    });
+    let k = measurement.max_acceptance_length().map(|m| m - 1);
+    let threshold = match opts.min_acceptance_length {
+        Some(value) => Some(Threshold {
+            value,
+            source: "--min-acceptance-length".to_string(),
+        }),
+        None => verdict::break_even(opts.draft_family, opts.draft_cost_ratio, k),
+    };
     Ok(AcceptanceReport::build(
         url,
         model,
@@ -108,7 +126,7 @@ pub fn sglang_samples(window: Duration) -> usize {
 
 fn scrape(source: &mut dyn MetricsSource, url: &str) -> Result<Exposition> {
     let text = source.fetch()?;
-    metrics::parse(&text, url)
+    metrics::parse_for(&text, url, &compute::reads)
 }
 
 /// The `/metrics` URL for what the user typed: a server base (`http://127.0.0.1:8000`, with
@@ -140,37 +158,107 @@ pub fn metrics_url(input: &str) -> Result<String> {
     Ok(url.to_string())
 }
 
-/// Scrapes a URL over HTTP with a blocking client.
+/// Scrapes a URL over HTTP: reqwest's async client on a current-thread runtime, so that one
+/// deadline ([`tokio::time::timeout`]) covers the whole request (connect, headers, every byte
+/// of the body). reqwest's blocking client restarts its timeout at every read, so a server
+/// that drips its body one byte at a time held a `--timeout 5` run for minutes.
 pub struct HttpSource {
     url: String,
     timeout: Duration,
-    client: reqwest::blocking::Client,
+    client: reqwest::Client,
+    runtime: tokio::runtime::Runtime,
 }
 
 impl HttpSource {
     /// A client for `url` (already normalised by [`metrics_url`]) that gives up after
-    /// `timeout` per scrape: connecting, and reading the whole answer.
+    /// `timeout` per scrape, from connecting to the last byte of the answer.
     pub fn new(url: String, timeout: Duration) -> Result<HttpSource> {
-        let mut builder = reqwest::blocking::Client::builder()
-            .timeout(timeout)
+        let mut builder = reqwest::Client::builder()
             .connect_timeout(timeout)
             .user_agent(format!("dflash-check/{}", env!("CARGO_PKG_VERSION")));
         // A proxy from the environment never sees a scrape of this machine's own server.
         if reqwest::Url::parse(&url).is_ok_and(|u| is_loopback(u.host_str().unwrap_or(""))) {
             builder = builder.no_proxy();
         }
-        let client = builder.build().map_err(|e| {
+        let setup = |e: &dyn std::error::Error| {
             Error::new(format!(
                 "cannot set up an HTTP client for {url}: {}",
-                root_cause(&e)
+                root_cause(e)
             ))
-        })?;
+        };
+        let client = builder.build().map_err(|e| setup(&e))?;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .map_err(|e| setup(&e))?;
         Ok(HttpSource {
             url,
             timeout,
             client,
+            runtime,
         })
     }
+
+    /// One GET, streamed against [`MAX_BODY`]. `answered` is set once the status line and
+    /// headers are in, so a timeout can say which part was slow.
+    async fn get(&self, answered: &std::cell::Cell<bool>) -> Result<Vec<u8>> {
+        let url = &self.url;
+        let secs = self.timeout.as_secs_f64();
+        let mut response = self
+            .client
+            .get(url)
+            // The Prometheus text format: what both engines' prometheus_client serves by
+            // default (OpenMetrics only when asked for it).
+            .header(
+                reqwest::header::ACCEPT,
+                "text/plain;version=0.0.4;q=1,*/*;q=0.1",
+            )
+            .send()
+            .await
+            .map_err(|e| transport(url, secs, &e))?;
+        answered.set(true);
+        let status = response.status();
+        if status != reqwest::StatusCode::OK {
+            let hint = if status == reqwest::StatusCode::NOT_FOUND {
+                "vLLM serves /metrics on its API port; SGLang only with --enable-metrics"
+            } else {
+                "check that the URL is the engine's /metrics endpoint and that it is healthy"
+            };
+            return Err(Error::new(format!("{url} answered HTTP {status}")).with_hint(hint));
+        }
+        // A declared length past the cap is refused before any of the body is read; a
+        // smaller one sizes the buffer once (but never trusts it past the cap).
+        let declared = response.content_length();
+        if declared.is_some_and(|n| n > MAX_BODY) {
+            return Err(too_large(url));
+        }
+        let mut body: Vec<u8> = Vec::with_capacity(declared.unwrap_or(0) as usize);
+        while let Some(chunk) = response
+            .chunk()
+            .await
+            .map_err(|e| Error::new(format!("{url} broke off its answer: {}", root_cause(&e))))?
+        {
+            let len = body.len() + chunk.len();
+            if len as u64 > MAX_BODY {
+                return Err(too_large(url));
+            }
+            if len > body.capacity() {
+                // Grow by doubling as `Vec` would, but never past the cap.
+                let target = (body.capacity() * 2).max(len).min(MAX_BODY as usize);
+                body.reserve_exact(target - body.len());
+            }
+            body.extend_from_slice(&chunk);
+        }
+        Ok(body)
+    }
+}
+
+fn too_large(url: &str) -> Error {
+    Error::new(format!(
+        "{url} answered with more than {} MiB: not a metrics page",
+        MAX_BODY / (1024 * 1024)
+    ))
+    .with_hint(NOT_METRICS_HINT)
 }
 
 fn is_loopback(host: &str) -> bool {
@@ -187,50 +275,29 @@ impl MetricsSource for HttpSource {
     }
 
     fn fetch(&mut self) -> Result<String> {
-        let url = &self.url;
-        let secs = self.timeout.as_secs_f64();
-        let response = self
-            .client
-            .get(url)
-            // The Prometheus text format: what both engines' prometheus_client serves by
-            // default (OpenMetrics only when asked for it).
-            .header(
-                reqwest::header::ACCEPT,
-                "text/plain;version=0.0.4;q=1,*/*;q=0.1",
-            )
-            .send()
-            .map_err(|e| transport(url, secs, &e))?;
-        let status = response.status();
-        if status != reqwest::StatusCode::OK {
-            let hint = if status == reqwest::StatusCode::NOT_FOUND {
-                "vLLM serves /metrics on its API port; SGLang only with --enable-metrics"
-            } else {
-                "check that the URL is the engine's /metrics endpoint and that it is healthy"
-            };
-            return Err(Error::new(format!("{url} answered HTTP {status}")).with_hint(hint));
-        }
-        let mut body = Vec::new();
-        response
-            .take(MAX_BODY + 1)
-            .read_to_end(&mut body)
-            .map_err(|e| {
-                let what = if is_timeout_io(&e) {
-                    format!("did not finish answering within {secs} s (--timeout)")
+        let answered = std::cell::Cell::new(false);
+        let body = self
+            .runtime
+            // The timer is made inside the runtime (it needs its reactor).
+            .block_on(async { tokio::time::timeout(self.timeout, self.get(&answered)).await })
+            .unwrap_or_else(|_elapsed| {
+                let secs = self.timeout.as_secs_f64();
+                let what = if answered.get() {
+                    "did not finish answering"
                 } else {
-                    format!("broke off its answer: {e}")
+                    "did not answer"
                 };
-                Error::new(format!("{url} {what}"))
+                Err(
+                    Error::new(format!("{} {what} within {secs} s (--timeout)", self.url))
+                        .with_hint(
+                            "the server is overloaded or hung; raise --timeout if it is just slow",
+                        ),
+                )
             })?;
-        if body.len() as u64 > MAX_BODY {
-            return Err(Error::new(format!(
-                "{url} answered with more than {} MiB: not a metrics page",
-                MAX_BODY / (1024 * 1024)
-            ))
-            .with_hint(NOT_METRICS_HINT));
-        }
         String::from_utf8(body).map_err(|e| {
             Error::new(format!(
-                "{url} did not answer with valid Prometheus text: the body is not UTF-8 (byte {})",
+                "{} did not answer with valid Prometheus text: the body is not UTF-8 (byte {})",
+                self.url,
                 e.utf8_error().valid_up_to()
             ))
             .with_hint(NOT_METRICS_HINT)
@@ -251,22 +318,6 @@ fn transport(url: &str, secs: f64, e: &reqwest::Error) -> Error {
             .with_hint("is the server running, and is this its host and port?");
     }
     Error::new(format!("request to {url} failed: {}", root_cause(e)))
-}
-
-fn is_timeout_io(e: &std::io::Error) -> bool {
-    if matches!(e.kind(), std::io::ErrorKind::TimedOut) {
-        return true;
-    }
-    let mut source = std::error::Error::source(e);
-    while let Some(s) = source {
-        if s.downcast_ref::<reqwest::Error>()
-            .is_some_and(reqwest::Error::is_timeout)
-        {
-            return true;
-        }
-        source = s.source();
-    }
-    false
 }
 
 /// The innermost cause's message ("Connection refused (os error 111)").
@@ -319,6 +370,8 @@ mod tests {
             window: Duration::from_secs_f64(window),
             model_name: None,
             min_acceptance_length: Some(2.0),
+            draft_family: DraftFamily::Dflash,
+            draft_cost_ratio: None,
         }
     }
 

@@ -61,8 +61,70 @@ impl Measurement {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Threshold {
     pub value: f64,
-    /// `--min-acceptance-length` (no snapshot or pin records one yet).
+    /// `--min-acceptance-length`, or the break-even point (`break-even: 1 + c = 1.15, …`).
     pub source: String,
+}
+
+/// How a drafter spends its draft: one forward for the whole block (DFlash) or one forward per
+/// drafted token (EAGLE, EAGLE-3, MTP heads).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum DraftFamily {
+    Dflash,
+    Eagle,
+}
+
+impl DraftFamily {
+    /// The default draft-to-target cost ratio c of one drafter forward (docs/acceptance.md,
+    /// "Break-even"): weights read per drafter forward over the target's, rounded up.
+    pub fn default_cost_ratio(self) -> f64 {
+        match self {
+            DraftFamily::Dflash => 0.15,
+            DraftFamily::Eagle => 0.05,
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            DraftFamily::Dflash => "DFlash",
+            DraftFamily::Eagle => "EAGLE",
+        }
+    }
+}
+
+/// The acceptance length below which speculative decoding is slower than none. One step
+/// costs a target forward T plus the drafting D and yields tau tokens; decoding alone yields
+/// one token per T, so speculation pays only when tau > (T + D) / T = 1 + D/T. D/T = c for a
+/// block drafter (one forward drafts all K tokens) and K·c for an autoregressive one. `None`
+/// when K is needed and unknown (SGLang exports no per-position counters).
+pub fn break_even(
+    family: DraftFamily,
+    cost_ratio: Option<f64>,
+    k: Option<u32>,
+) -> Option<Threshold> {
+    let c = cost_ratio.unwrap_or_else(|| family.default_cost_ratio());
+    let given = if cost_ratio.is_some() {
+        "--draft-cost-ratio"
+    } else {
+        "default"
+    };
+    let (value, formula) = match family {
+        DraftFamily::Dflash => (
+            1.0 + c,
+            format!(
+                "1 + c, c = {c} ({given}; {}: one drafter forward per step)",
+                family.name()
+            ),
+        ),
+        DraftFamily::Eagle => {
+            let k = k?;
+            (1.0 + f64::from(k) * c, format!("1 + K·c, K = {k}, c = {c} ({given}; {}: one drafter forward per drafted token)", family.name()))
+        }
+    };
+    Some(Threshold {
+        value,
+        source: format!("break-even {formula}"),
+    })
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -131,13 +193,21 @@ impl AcceptanceReport {
                         AcceptanceCode::BelowThreshold,
                         super::info(AcceptanceCode::BelowThreshold),
                         length_metric(engine),
-                        format!(
-                            "acceptance length {} is below {} {} ({})",
-                            fmt2(al),
-                            t.source,
-                            fmt2(t.value),
-                            of_max(&measurement)
-                        ),
+                        match t.source.strip_prefix("break-even ") {
+                            Some(formula) => format!(
+                                "acceptance length {} is below the break-even point {} where speculative decoding is slower than none ({formula}; {}; --min-acceptance-length overrides)",
+                                fmt2(al),
+                                fmt2(t.value),
+                                of_max(&measurement)
+                            ),
+                            None => format!(
+                                "acceptance length {} is below {} {} ({})",
+                                fmt2(al),
+                                t.source,
+                                fmt2(t.value),
+                                of_max(&measurement)
+                            ),
+                        },
                     )
                     .expected(serde_json::json!(t.value)),
                 );
@@ -304,10 +374,20 @@ fn looks_like_model_path(name: &str) -> bool {
     name.contains('/') && !name.contains(char::is_whitespace)
 }
 
+/// The served model as a `--target` argument: a path as it is, a Hub repo id in the explicit
+/// `hf://` form (a bare `ORG/NAME` is read as a local path; see `input`).
+fn target_arg(target: Option<&str>) -> String {
+    match target {
+        None => "TARGET".to_string(),
+        Some(t) if t.starts_with('/') || t.starts_with('.') => shell_word(t),
+        Some(t) => shell_word(&format!("hf://{t}")),
+    }
+}
+
 fn lint_command(engine: ServerEngine, target: Option<&str>) -> String {
     format!(
         "dflash-check lint DRAFTER_DIR --target {} --engine {}",
-        shell_word(target.unwrap_or("TARGET")),
+        target_arg(target),
         engine.flag()
     )
 }
@@ -319,20 +399,14 @@ fn diff_command(snapshots: &[String], target: Option<&str>) -> String {
     };
     format!(
         "dflash-check diff DRAFTER_DIR{authority} --target {}",
-        shell_word(target.unwrap_or("TARGET"))
+        target_arg(target)
     )
 }
 
-/// Quotes a word for a POSIX shell when it needs it.
+/// Quotes a word for a POSIX shell when it needs it (shell-words, as every command line the
+/// tool prints).
 fn shell_word(w: &str) -> String {
-    if !w.is_empty()
-        && w.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_./:@".contains(c))
-    {
-        w.to_string()
-    } else {
-        format!("'{}'", w.replace('\'', "'\\''"))
-    }
+    shell_words::quote(w).into_owned()
 }
 
 pub(crate) fn fmt2(x: f64) -> String {
@@ -417,7 +491,7 @@ mod tests {
         assert_eq!(r.measurement.max_acceptance_length(), Some(16));
         assert_eq!(
             r.next_steps[0],
-            "dflash-check diff DRAFTER_DIR --snapshot z-lab/Qwen3.6-27B-DFlash --target Qwen/Qwen3.6-27B"
+            "dflash-check diff DRAFTER_DIR --snapshot z-lab/Qwen3.6-27B-DFlash --target hf://Qwen/Qwen3.6-27B"
         );
     }
 
@@ -438,8 +512,9 @@ mod tests {
         assert!(r.diagnostics[1]
             .message
             .contains("z-lab/Qwen3.6-27B-DFlash matches the served model but records no expected"));
-        assert!(r.next_steps[0]
-            .starts_with("dflash-check lint DRAFTER_DIR --target Qwen/Qwen3.6-27B --engine vllm"));
+        assert!(r.next_steps[0].starts_with(
+            "dflash-check lint DRAFTER_DIR --target hf://Qwen/Qwen3.6-27B --engine vllm"
+        ));
     }
 
     /// A healthy drafter at/above the threshold passes with no diagnostics and no next steps;
@@ -500,5 +575,43 @@ mod tests {
         );
         assert!(snapshots_for_model("my-alias").is_empty());
         assert_eq!(shell_word("a b"), "'a b'");
+    }
+
+    /// Break-even: 1 + c for DFlash whatever K is, 1 + K·c for EAGLE (none without K); the
+    /// incident's 1.12 is below DFlash's default 1.15.
+    #[test]
+    fn break_even_points() {
+        let t = break_even(DraftFamily::Dflash, None, Some(15)).unwrap();
+        assert!((t.value - 1.15).abs() < 1e-12);
+        assert!(t
+            .source
+            .starts_with("break-even 1 + c, c = 0.15 (default; DFlash"));
+        assert_eq!(
+            break_even(DraftFamily::Dflash, Some(0.3), None)
+                .unwrap()
+                .value,
+            1.3
+        );
+        let e = break_even(DraftFamily::Eagle, None, Some(15)).unwrap();
+        assert!((e.value - 1.75).abs() < 1e-12, "{}", e.value);
+        assert!(break_even(DraftFamily::Eagle, None, None).is_none());
+        let mut p = vec![0.09, 0.02, 0.01];
+        p.resize(15, 0.0);
+        let r = AcceptanceReport::build(
+            "u".into(),
+            None,
+            vec![],
+            Window {
+                requested_secs: 1.0,
+                measured_secs: 1.0,
+                scrapes: 2,
+            },
+            vllm(&p),
+            break_even(DraftFamily::Dflash, None, Some(15)),
+        );
+        assert_eq!(r.verdict, Verdict::Fail);
+        assert!(r.diagnostics[0]
+            .message
+            .contains("below the break-even point 1.15"));
     }
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use anyhow::Result;
 use clap::Args;
 
-use dflash_check::acceptance::{self, scrape, HttpSource, MeasureOptions};
+use dflash_check::acceptance::{self, scrape, DraftFamily, HttpSource, MeasureOptions};
 
 use super::{finish, OutputArgs};
 
@@ -21,7 +21,10 @@ vLLM: acceptance length = 1 + Δaccepted / Δdrafts between two scrapes, per-pos
 from vllm:spec_decode_num_accepted_tokens_per_pos. SGLang: sglang:spec_accept_length sampled
 every second over the window (mean, min, max).
 
-Exit codes: 0 at or above the threshold (or no threshold known), 1 below it, 2 could not measure
+Threshold: --min-acceptance-length, else the break-even point below which speculative decoding
+is slower than none: 1 + c (dflash) or 1 + K·c (eagle), c = --draft-cost-ratio.
+
+Exit codes: 0 at or above the threshold (or none computable), 1 below it, 2 could not measure
 (server down, slow past --timeout, not HTTP 200, malformed metrics, idle server, counter reset,
 several models without --model-name).";
 
@@ -33,12 +36,21 @@ pub struct AcceptanceArgs {
     #[arg(long, value_name = "SECS", default_value = "10", value_parser = parse_window)]
     pub window: f64,
     /// Fail (exit 1) when the acceptance length is below X (1 + accepted tokens per draft).
+    /// Without it, the gate is the break-even point (see --draft-cost-ratio).
     #[arg(long, value_name = "X", value_parser = parse_min_length)]
     pub min_acceptance_length: Option<f64>,
+    /// How the drafter drafts, for the break-even point: dflash (one forward per block:
+    /// 1 + c) or eagle (one forward per drafted token: 1 + K·c).
+    #[arg(long, value_name = "FAMILY", value_enum, default_value = "dflash")]
+    pub draft_family: DraftFamilyArg,
+    /// Cost of one drafter forward relative to one target forward (c); default 0.15 for
+    /// dflash, 0.05 for eagle (docs/acceptance.md, "Break-even").
+    #[arg(long, value_name = "C", value_parser = parse_cost_ratio)]
+    pub draft_cost_ratio: Option<f64>,
     /// Read this served model (the `model_name` label); required when the server serves several.
     #[arg(long, value_name = "NAME")]
     pub model_name: Option<String>,
-    /// Seconds to wait for each scrape (connect and answer).
+    /// Seconds each scrape may take, end to end (connect, headers and the whole body).
     #[arg(long, value_name = "SECS", default_value = "5", value_parser = parse_timeout)]
     pub timeout: f64,
     #[command(flatten)]
@@ -64,6 +76,23 @@ fn parse_timeout(s: &str) -> std::result::Result<f64, String> {
     positive_secs(s, 600.0)
 }
 
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum DraftFamilyArg {
+    Dflash,
+    Eagle,
+}
+
+fn parse_cost_ratio(s: &str) -> std::result::Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number"))?;
+    if !v.is_finite() || v <= 0.0 || v > 10.0 {
+        return Err("a cost ratio is more than 0 and at most 10".to_string());
+    }
+    Ok(v)
+}
+
 fn parse_min_length(s: &str) -> std::result::Result<f64, String> {
     let v: f64 = s
         .trim()
@@ -82,6 +111,11 @@ pub fn run_acceptance(args: &AcceptanceArgs, out: &mut Vec<u8>) -> Result<u8> {
         window: Duration::from_secs_f64(args.window),
         model_name: args.model_name.clone(),
         min_acceptance_length: args.min_acceptance_length,
+        draft_family: match args.draft_family {
+            DraftFamilyArg::Dflash => DraftFamily::Dflash,
+            DraftFamilyArg::Eagle => DraftFamily::Eagle,
+        },
+        draft_cost_ratio: args.draft_cost_ratio,
     };
     // The report is written at the end; tell a person at a terminal why nothing shows yet.
     let mut stderr = std::io::stderr();

@@ -7,6 +7,7 @@ use std::time::Duration;
 use anyhow::Result;
 use clap::Args;
 
+use dflash_check::acceptance::verdict::DraftFamily;
 use dflash_check::acceptance::{scrape, HttpSource, MeasureOptions, MetricsSource};
 use dflash_check::doctor::{self, DoctorInputs};
 use dflash_check::input::InputRef;
@@ -50,6 +51,10 @@ pub struct DoctorArgs {
     /// Read this served model (the `model_name` label) when the server serves several.
     #[arg(long, value_name = "NAME")]
     pub model_name: Option<String>,
+    /// The cost of one drafter forward relative to one target forward, for the break-even
+    /// point (default per family: docs/acceptance.md).
+    #[arg(long, value_name = "C")]
+    pub draft_cost_ratio: Option<f64>,
     #[command(flatten)]
     pub hub: HubArgs,
     #[command(flatten)]
@@ -89,6 +94,17 @@ pub fn run_doctor(args: &DoctorArgs, out: &mut Vec<u8>) -> Result<u8> {
     }
     let timeout = secs(args.server_timeout, "--server-timeout")?;
     let window = secs(args.window, "--window")?;
+    // EAGLE-style drafters run one forward per drafted token, block drafters one per block:
+    // the launch's method says which (DFlash when nothing does).
+    let eagle = launch
+        .as_ref()
+        .and_then(|(l, _, _)| l.method())
+        .is_some_and(|m| m.to_ascii_lowercase().contains("eagle"));
+    let draft_family = if eagle {
+        DraftFamily::Eagle
+    } else {
+        DraftFamily::Dflash
+    };
     let inputs = DoctorInputs {
         launch,
         drafter_dir: args.drafter.clone(),
@@ -99,6 +115,8 @@ pub fn run_doctor(args: &DoctorArgs, out: &mut Vec<u8>) -> Result<u8> {
             window,
             model_name: args.model_name.clone(),
             min_acceptance_length: args.min_acceptance_length,
+            draft_family,
+            draft_cost_ratio: args.draft_cost_ratio,
         }),
     };
     let mut source = match &args.metrics {
