@@ -746,7 +746,13 @@ fn out_of_range(
             out.push(Difference {
                 path: path.clone(),
                 kind: DiffKind::OutOfRange,
-                severity: Severity::Error,
+                // An id no engine reads (a drafter's bos/eos/pad) is a warning even out of
+                // range; the mask id and other read ids are errors.
+                severity: if diff::severity_of(&path) == Severity::Warning {
+                    Severity::Warning
+                } else {
+                    Severity::Error
+                },
                 local_path: Some(path.clone()),
                 authority_path: auth_node.map(|_| path.clone()),
                 local: Some(node.clone()),

@@ -167,14 +167,25 @@ pub const TRAINING_ONLY_FIELDS: &[&str] = &[
     "embed_requires_grad", // speculators src/speculators/models/eagle3/config.py@c05b95b:84
 ];
 
-/// The severity of a difference at `path` (canonical layout): metadata and training-only keys
-/// are warnings, everything else (including keys this tool has never seen) is an error.
+/// Top-level fields a drafter's config holds that no serving engine reads for the drafter: a
+/// drafter borrows the target's tokenizer and generation config, so its own bos/eos/pad ids
+/// decide nothing (evidence/evidence.toml, codes `token-id-target-mismatch` and
+/// `token-id-out-of-range`: z-lab/dflash never reads them; vLLM's draft model config takes
+/// the target's tokenizer). A difference is a warning — it still says the file is not the
+/// published one, and `--deny warnings` fails on it — and the mask id, which engines do read,
+/// stays an error.
+pub const NOT_READ_BY_ENGINES: &[&str] = &["bos_token_id", "eos_token_id", "pad_token_id"];
+
+/// The severity of a difference at `path` (canonical layout): metadata, training-only keys and
+/// fields no engine reads are warnings; everything else (including keys this tool has never
+/// seen) is an error.
 pub fn severity_of(path: &Path) -> Severity {
     let training = |key: &str| TRAINING_ONLY_FIELDS.contains(&key);
     let top_level = path.0.len() == 1;
     let under_dflash_config = path.0.len() == 2 && path.first_key() == Some("dflash_config");
     match (path.first_key(), path.last_key()) {
         (Some(first), _) if MINOR_FIELDS.contains(&first) => Severity::Warning,
+        (Some(first), _) if top_level && NOT_READ_BY_ENGINES.contains(&first) => Severity::Warning,
         (_, Some(last)) if (top_level || under_dflash_config) && training(last) => {
             Severity::Warning
         }

@@ -158,11 +158,11 @@ fn the_incident_in_an_ordinary_folder_fails_check() {
         "{out}"
     );
     assert!(
-        out.contains("z-lab/Qwen3.6-27B-DFlash differs in 6 field(s)"),
+        out.contains("z-lab/Qwen3.6-27B-DFlash differs in 5 field(s)"),
         "{out}"
     );
     assert!(
-        out.contains("z-lab/Qwen3.5-27B-DFlash differs in 4 field(s)"),
+        out.contains("z-lab/Qwen3.5-27B-DFlash differs in 3 field(s)"),
         "{out}"
     );
     assert!(

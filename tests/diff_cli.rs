@@ -181,13 +181,14 @@ fn unused_embedding_row_is_named() {
     assert!(out.contains("valid as a mask id, not text"), "{out}");
 }
 
-/// An id at or above vocab_size is critical even when both sides agree.
+/// A mask id at or above vocab_size is critical even when both sides agree; a pad id no
+/// engine reads is shown as a warning (it fails only with --deny warnings).
 #[test]
 fn out_of_range_id_is_critical_even_if_equal() {
     let dir = tempfile::tempdir().unwrap();
     let text = fs::read_to_string("fixtures/incident/authority/config.json")
         .unwrap()
-        .replace("\"pad_token_id\": 248044", "\"pad_token_id\": 300000");
+        .replace("\"mask_token_id\": 248070", "\"mask_token_id\": 300000");
     fs::write(dir.path().join("config.json"), &text).unwrap();
     let p = dir.path().to_str().unwrap();
     let (code, out, _) = run(&["diff", p, "--against", p]);
@@ -196,6 +197,15 @@ fn out_of_range_id_is_critical_even_if_equal() {
         out.contains("300000 (out of range: ≥ vocab_size 248320)"),
         "{out}"
     );
+    let text = fs::read_to_string("fixtures/incident/authority/config.json")
+        .unwrap()
+        .replace("\"pad_token_id\": 248044", "\"pad_token_id\": 300000");
+    fs::write(dir.path().join("config.json"), &text).unwrap();
+    let (code, out, _) = run(&["diff", p, "--against", p]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("warning   pad_token_id"), "{out}");
+    let (code, _, _) = run(&["diff", p, "--against", p, "--deny", "warnings"]);
+    assert_eq!(code, 1);
 }
 
 /// Invalid JSON: exit 2 with file, line and column; a missing file: exit 2 with a hint.
@@ -357,12 +367,15 @@ fn pad_token_id_minus_one_means_none() {
     assert_eq!(code, 0, "{out}");
     let local = authority_with(tmp.path(), "local2", from, "\"pad_token_id\": -5");
     let auth = authority_with(tmp.path(), "auth2", from, "\"pad_token_id\": -5");
+    // No engine reads a drafter's pad id: a warning, shown, failing with --deny warnings.
     let (code, out, _) = run(&["diff", &local, "--against", &auth]);
-    assert_eq!(code, 1, "{out}");
+    assert_eq!(code, 0, "{out}");
     assert!(
         out.contains("pad_token_id  -5") && out.contains("no embedding row"),
         "{out}"
     );
+    let (code, _, _) = run(&["diff", &local, "--against", &auth, "--deny", "warnings"]);
+    assert_eq!(code, 1);
 }
 
 /// Every command takes `--format`; the ones that list facts (explain, pin, snapshots, env)

@@ -58,8 +58,8 @@ fn bug_id_past_u64_not_out_of_range() {
     let text = fs::read_to_string("fixtures/incident/authority/config.json")
         .unwrap()
         .replace(
-            "\"pad_token_id\": 248044",
-            "\"pad_token_id\": 18446744073709551616",
+            "\"mask_token_id\": 248070",
+            "\"mask_token_id\": 18446744073709551616",
         );
     fs::write(dir.path().join("config.json"), text).unwrap();
     let p = dir.path().to_str().unwrap();

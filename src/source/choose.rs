@@ -3,7 +3,7 @@
 //! A drafter config is matched to the built-in snapshots by its fingerprint (architecture,
 //! hidden size, target layer count, vocabulary). Two published drafters can share a fingerprint
 //! (z-lab's Qwen3.5-27B and Qwen3.6-27B drafters do), and the incident this tool exists for is
-//! closer to the wrong one (4 errors against Qwen3.5, 6 against its real Qwen3.6 authority), so
+//! closer to the wrong one (3 errors against Qwen3.5, 5 against its real Qwen3.6 authority), so
 //! "fewest differences" would fix it into the wrong config. The candidates are narrowed by
 //! evidence only:
 //!
