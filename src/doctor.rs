@@ -127,6 +127,8 @@ pub struct DoctorInputs {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CauseKind {
+    /// Acceptance with a healthy shape that does not pay for drafting K tokens.
+    BreakEven,
     MaskToken,
     TargetLayers,
     Pairing,
@@ -142,6 +144,7 @@ pub enum CauseKind {
 impl CauseKind {
     pub fn title(self) -> &'static str {
         match self {
+            CauseKind::BreakEven => "speculation does not pay at this K",
             CauseKind::MaskToken => "mask token id",
             CauseKind::TargetLayers => "target layer ids",
             CauseKind::Pairing => "drafter and target do not belong together",
@@ -227,6 +230,7 @@ impl CauseKind {
                 SlidingWindow,
                 LaunchFlags,
                 Other,
+                BreakEven,
             ],
             Symptom::Cliff => &[
                 SlidingWindow,
@@ -239,8 +243,10 @@ impl CauseKind {
                 Quantization,
                 Weights,
                 Other,
+                BreakEven,
             ],
             Symptom::BelowBreakEven | Symptom::Healthy | Symptom::NotMeasured => &[
+                BreakEven,
                 NoAuthority,
                 MaskToken,
                 TargetLayers,
@@ -660,6 +666,21 @@ fn finish(
     fix_line: Option<String>,
 ) -> DoctorReport {
     let mut groups: std::collections::BTreeMap<CauseKind, Vec<Diagnostic>> = Default::default();
+    // A healthy-shaped curve below break-even: the measurement itself is the cause (too many
+    // drafted tokens for what is accepted); under a collapse or a cliff it is only the symptom.
+    if symptom == Symptom::BelowBreakEven {
+        if let Some(a) = &acceptance {
+            let below: Vec<Diagnostic> = a
+                .diagnostics
+                .iter()
+                .filter(|d| d.severity == Severity::Error)
+                .cloned()
+                .collect();
+            if !below.is_empty() {
+                groups.insert(CauseKind::BreakEven, below);
+            }
+        }
+    }
     for f in findings {
         if f.severity == Severity::Info {
             continue;
@@ -748,6 +769,15 @@ fn finish(
 /// runner for mixed attention under vLLM, the launch flag for K.
 fn repair(kind: CauseKind, findings: &[Diagnostic], fix_line: Option<&str>) -> Vec<String> {
     let mut out = Vec::new();
+    if kind == CauseKind::BreakEven {
+        out.push(
+            "draft fewer tokens: lower num_speculative_tokens in --speculative-config (SGLang: \
+             --speculative-num-draft-tokens), or serve large batches without speculation; then \
+             measure again with `dflash-check acceptance`"
+                .to_string(),
+        );
+        return out;
+    }
     let from_diff = findings.iter().any(|f| matches!(f.code, Code::Diff(_)));
     match kind {
         CauseKind::NoAuthority => out.push(

@@ -259,3 +259,44 @@ fn doctor_on_files_alone() {
     assert_eq!(code, 2);
     assert!(err.contains("doctor needs something to look at"), "{err}");
 }
+
+/// Healthy-shaped acceptance that does not pay: a gradual curve of length 1.42 with K = 15
+/// drafted tokens per step by an EAGLE-style head (one forward per token) is below its
+/// break-even point; the cause is K itself, and the repair is to draft fewer tokens.
+#[test]
+fn healthy_shape_but_no_speed_up_is_break_even() {
+    let Some(slow) = MetricsServer::start("vllm-short", &[]) else {
+        return;
+    };
+    let cache = tempfile::tempdir().unwrap();
+    let url = slow.url();
+    let spec = r#"{"method": "eagle3", "model": "fixtures/incident/authority", "num_speculative_tokens": 15}"#;
+    let (code, out, err) = doctor(
+        &[
+            "--metrics",
+            &url,
+            "--window",
+            "1",
+            "--offline",
+            "--",
+            "vllm",
+            "serve",
+            TARGET,
+            "--speculative-config",
+            spec,
+        ],
+        cache.path(),
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("acceptance length 1.42"), "{out}");
+    assert!(
+        out.contains("acceptance below what pays for drafting"),
+        "{out}"
+    );
+    assert!(
+        out.contains("1. speculation does not pay at this K — explains the symptom"),
+        "{out}"
+    );
+    assert!(out.contains("break-even"), "{out}");
+    assert!(out.contains("lower num_speculative_tokens"), "{out}");
+}

@@ -49,7 +49,10 @@ OTHER_TARGET = "Qwen/Qwen3-8B"
 HEALTHY = [0.92 * 0.86**k for k in range(K)]  # acceptance length ~6.9 of 16
 COLLAPSE = [0.09, 0.02, 0.01] + [0.0] * (K - 3)  # the incident: 1.12 of 16
 CLIFF = [0.85, 0.72, 0.60, 0.45, 0.004, 0.001] + [0.0] * (K - 6)  # ~0 from position 5
-WARMUP = [0.5] * 5 + [0.0] * (K - 5)  # history before the window: 3.5 of 16
+WARMUP = [0.5] * 5 + [0.0] * (K - 5)
+# A healthy-shaped, gradual curve too short to pay for K = 15 drafted tokens per step with an
+# EAGLE-style head (one drafter forward per token): acceptance length 1.42.
+GRADUAL_SHORT = [0.25, 0.10, 0.05, 0.02] + [0.0] * (K - 4)  # history before the window: 3.5 of 16
 
 # SGLang's gauge values, one per request, cycling.
 SGLANG_LENGTHS = [3.1, 3.4, 3.2, 3.3]
@@ -237,6 +240,7 @@ SCENARIOS = {
     "vllm-healthy": lambda: VllmScenario([(TARGET, "0", 1000, HEALTHY), (TARGET, "1", 600, HEALTHY)]),
     "vllm-collapse": lambda: VllmScenario([(TARGET, "0", 1000, COLLAPSE)]),
     "vllm-cliff": lambda: VllmScenario([(TARGET, "0", 1000, CLIFF)]),
+    "vllm-short": lambda: VllmScenario([(TARGET, "0", 1000, GRADUAL_SHORT)]),
     "vllm-idle": lambda: IdleScenario([(TARGET, "0", 1000, HEALTHY)]),
     "vllm-reset": ResetScenario,
     "vllm-malformed": MalformedScenario,
