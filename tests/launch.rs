@@ -1236,6 +1236,19 @@ fn chat_template_overrides_and_thinking_defaults() {
         );
         assert_eq!(code, 0);
     }
+    // [dflash#60] SGLang's flag of the same name.
+    let (code, report) = launch_json(
+        &[],
+        &strs(&zlab_sglang(&[
+            "--default-chat-template-kwargs",
+            r#"{"enable_thinking": false}"#,
+        ])),
+    );
+    assert!(
+        has(&report, "launch-thinking-default", "warning"),
+        "{report:#}"
+    );
+    assert_eq!(code, 0);
     // Other kwargs are not about thinking; --deny warnings makes the override fail.
     let (_, report) = launch_json(
         &[],

@@ -132,14 +132,15 @@ acceptance; `dflash-check pin` records the target's template and `check` fails w
         },
         LaunchCode::ThinkingDefault => &CodeInfo {
             severity: Severity::Warning,
-            summary: "speculative decoding with vLLM --default-chat-template-kwargs setting thinking (enable_thinking / thinking)",
+            summary: "speculative decoding with --default-chat-template-kwargs setting thinking (enable_thinking / thinking)",
             explanation: "A server-wide `enable_thinking` (or vLLM's alias `thinking`) changes what every prompt renders \
 to. Drafters for reasoning targets are trained on thinking traces: with thinking off, a DFlash drafter for \
 Qwen3.5-35B-A3B went from 9.5 to under 4 accepted tokens per round, slower than no drafter (z-lab/dflash issue 60); \
 the opposite mismatch hurts a drafter trained without thinking the same way. A warning: check which mode the \
-drafter was trained for (its model card) and measure acceptance in the mode you serve. SGLang has no such launch \
-flag in the versions read; its per-request `chat_template_kwargs` are not visible in a launch command.",
-            source: "z-lab/dflash#60 (enable_thinking=False: acceptance collapses); vLLM --default-chat-template-kwargs (server-wide chat template kwargs)",
+drafter was trained for (its model card) and measure acceptance in the mode you serve. vLLM's \
+--default-chat-template-kwargs and SGLang's flag of the same name (recent SGLang ServerArgs hold \
+default_chat_template_kwargs) are read; per-request `chat_template_kwargs` are not visible in a launch command.",
+            source: "z-lab/dflash#60 (enable_thinking=False: acceptance collapses); vLLM --default-chat-template-kwargs and SGLang ServerArgs default_chat_template_kwargs (server-wide chat template kwargs)",
         },
         LaunchCode::RevisionUnpinned => &CodeInfo {
             severity: Severity::Warning,

@@ -987,7 +987,7 @@ fn draft_quant_inherited(cx: &mut Cx) {
     }
 }
 
-/// `--chat-template` (both engines) and vLLM's server-wide thinking default: the drafter was
+/// `--chat-template` and `--default-chat-template-kwargs`' thinking default (both engines): the drafter was
 /// distilled on text one template rendered (Luce-Org/lucebox PR 293; z-lab/dflash issue 60).
 /// (`launch` refuses a command without speculative decoding, so there is always a drafter.)
 fn chat_template_override(cx: &mut Cx) {
@@ -1006,9 +1006,8 @@ fn chat_template_override(cx: &mut Cx) {
             None,
         );
     }
-    if cx.launch().engine != Engine::Vllm {
-        return;
-    }
+    // vLLM's flag, and SGLang's of the same name (recent ServerArgs hold
+    // default_chat_template_kwargs); an SGLang without it refuses the flag at start-up.
     let Some(kwargs) = cx.launch().flag("--default-chat-template-kwargs") else {
         return;
     };
