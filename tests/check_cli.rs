@@ -875,7 +875,12 @@ fn a_changed_chat_template_fails_check() {
         "{report:#}"
     );
     assert!(!codes.iter().any(|c| c.0 == "pin-chat-template-changed"));
-    let _ = code;
+    // (The pinned target itself is gone too, which check reports as an error of its own.)
+    assert!(
+        codes.contains(&("authority-unavailable", "error")),
+        "{report:#}"
+    );
+    assert_eq!(code, 1);
 }
 
 /// A version-1 pin file (written before the digests) still checks as before, and `pin` writes
