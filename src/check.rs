@@ -77,6 +77,37 @@ may live elsewhere (hidden folders, `node_modules` and `target` are skipped).",
 is then checked without its pin. Move the pin with the drafter, or remove it.",
             source: "dflash-check: the tool's own judgement",
         },
+        CheckCode::PinChatTemplateChanged => &CodeInfo {
+            severity: DSeverity::Error,
+            summary: "the target's chat template differs from the one recorded when the drafter was pinned",
+            explanation: "A drafter predicts the target's continuation of text rendered by one chat template; served \
+behind another (a template without the empty `<think></think>` prefill the drafter was distilled with, thinking \
+turned off for a drafter trained on thinking traces) it drafts text the target never writes, and acceptance falls \
+to about zero (Luce-Org/lucebox PR 293) or below the speed of no drafter at all (z-lab/dflash issue 60: 9.5 \
+accepted tokens per round with thinking, under 4 without). No engine checks it. `pin` records a sha256 of the \
+target directory's `tokenizer_config.json` `chat_template` and `chat_template.jinja`; `check` recomputes it. If the \
+new template is intended, re-pin after measuring acceptance.",
+            source: "Luce-Org/lucebox#293 (template without the think prefill: acceptance near 0); z-lab/dflash#60 (enable_thinking off: acceptance collapses)",
+        },
+        CheckCode::PinD2tChanged => &CodeInfo {
+            severity: DSeverity::Error,
+            summary: "the drafter's d2t token map differs from the one recorded when it was pinned",
+            explanation: "An EAGLE-3 drafter's `lm_head` row i predicts target token i + d2t[i]. Fine-tuning from a \
+checkpoint with SpecForge regenerated `d2t`/`t2d` from the new data and overwrote the loaded map, so every row now \
+points at another token: acceptance collapses, and the training metrics (computed against the new map) do not show \
+it (SpecForge PR 534). `pin` records a sha256 of the `d2t` tensor's bytes (one ranged read of that tensor from \
+the local safetensors); `check` recomputes it, and a missing `d2t` where one was pinned is a change too.",
+            source: "sgl-project/SpecForge#534 (fine-tuning regenerates d2t: acceptance collapses, invisible in train metrics)",
+        },
+        CheckCode::PinDigestUnverified => &CodeInfo {
+            severity: DSeverity::Warning,
+            summary: "a digest recorded in the pin could not be recomputed (target directory or weights absent or unreadable)",
+            explanation: "The pin records the target's chat template or the drafter's d2t, but the files to recompute \
+it from are not there (a CI checkout without the target model, weights kept out of git) or cannot be read. The gate \
+has not verified them, and says so rather than passing silently. Check where the files are present, or remove the \
+digest from the pin if it no longer applies.",
+            source: "dflash-check: the tool's own judgement",
+        },
     }
 }
 
@@ -478,6 +509,9 @@ fn check_one(
         Err(e) => findings.push(whole_file(CheckCode::ConfigUnreadable, &e)),
     }
     findings.extend(weights_findings(local, pin, options, &target));
+    if let Some(pin) = pin {
+        findings.extend(digest_findings(local, pin, &pin_root));
+    }
     findings.sort_by_key(|f| (f.severity, f.span));
     DrafterCheck {
         file: String::new(),
@@ -516,6 +550,81 @@ fn weights_findings(
         Ok(None) => Vec::new(),
         Err(e) => vec![whole_file(CheckCode::WeightsUnreadable, &e)],
     }
+}
+
+/// The digests the pin recorded (target chat template, drafter `d2t`), recomputed from the
+/// files as they are now: a difference is an error, files that cannot be read a warning.
+fn digest_findings(local: &ConfigFile, pin: &Pin, root: &Path) -> Vec<Diagnostic> {
+    use crate::pins::digest;
+    let mut out = Vec::new();
+    let unverified = |what: &str, why: String| {
+        check_diagnostic(
+            CheckCode::PinDigestUnverified,
+            "",
+            format!("the pinned {what} digest could not be verified: {why}"),
+        )
+        .span(1, 1)
+    };
+    if let Some(recorded) = &pin.chat_template {
+        let target = pin.target.as_ref().map(|t| root.join(&t.target));
+        match target.filter(|d| d.is_dir()) {
+            None => out.push(unverified(
+                "chat template",
+                format!(
+                    "the target directory `{}` is not there; run check where the target's files are",
+                    pin.target.as_ref().map_or("(none)", |t| t.target.as_str())
+                ),
+            )),
+            Some(dir) => match digest::chat_template(&dir) {
+                Err(e) => out.push(unverified("chat template", e.to_string())),
+                Ok(now) if now.as_ref().map(|c| &c.sha256) == Some(recorded) => {}
+                Ok(now) => out.push(
+                    check_diagnostic(
+                        CheckCode::PinChatTemplateChanged,
+                        "",
+                        format!(
+                            "the target's chat template changed since the drafter was pinned (sha256 {} now, {} pinned; \
+                             target `{}`): a drafter served behind another template than it was distilled with can accept \
+                             almost nothing (Luce-Org/lucebox PR 293); measure acceptance, then re-pin with `dflash-check pin`",
+                            now.as_ref().map_or("none: no chat template", |c| c.sha256.as_str()),
+                            recorded,
+                            pin.target.as_ref().map_or("", |t| t.target.as_str())
+                        ),
+                    )
+                    .span(1, 1),
+                ),
+            },
+        }
+    }
+    if let Some(recorded) = &pin.d2t {
+        match digest::d2t(&local.path) {
+            Err(e) => out.push(unverified("d2t", e.to_string())),
+            Ok(digest::D2t::NoWeights) => out.push(unverified(
+                "d2t",
+                "no model.safetensors or index beside the config (weights not checked out?)".into(),
+            )),
+            Ok(digest::D2t::Found(c)) if &c.sha256 == recorded => {}
+            Ok(now) => {
+                let (sha, from) = match &now {
+                    digest::D2t::Found(c) => (c.sha256.as_str(), c.from.as_str()),
+                    _ => ("none", "no `d2t` tensor in the weights"),
+                };
+                out.push(
+                    check_diagnostic(
+                        CheckCode::PinD2tChanged,
+                        "",
+                        format!(
+                            "the drafter's d2t changed since it was pinned (sha256 {sha} now, {recorded} pinned; {from}): \
+                             every lm_head row now maps to another target token, as when fine-tuning regenerates the map \
+                             (SpecForge PR 534); restore the pinned d2t, or re-pin after measuring acceptance"
+                        ),
+                    )
+                    .span(1, 1),
+                );
+            }
+        }
+    }
+    out
 }
 
 fn pin_choice(pin: &Pin, root: &Path, options: &CheckOptions) -> Result<AuthorityChoice> {

@@ -12,9 +12,16 @@ use serde::{Deserialize, Serialize};
 
 use crate::{Error, Result};
 
+pub mod digest;
+
 /// The file name searched for from the current directory upwards.
 pub const FILE_NAME: &str = "dflash-check.toml";
-pub const VERSION: u32 = 1;
+/// The schema written. Version 2 added the digests (`target_chat_template_sha256`,
+/// `d2t_sha256`); version 1 files load unchanged (they simply record no digest) and are
+/// written as version 2 the next time `pin` adds to them.
+pub const VERSION: u32 = 2;
+/// The oldest schema still read.
+pub const OLDEST_VERSION: u32 = 1;
 
 /// The whole pin file.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -38,6 +45,10 @@ pub struct Pin {
     pub target: Option<PinTarget>,
     /// When the pin was written (YYYY-MM-DD), for reviewers.
     pub pinned: Option<String>,
+    /// sha256 of the target directory's chat template when pinned ([`digest::chat_template`]).
+    pub chat_template: Option<String>,
+    /// sha256 of the drafter's `d2t` tensor bytes when pinned ([`digest::d2t`]).
+    pub d2t: Option<String>,
 }
 
 /// Where a drafter's authoritative config comes from.
@@ -83,6 +94,12 @@ struct RawPin {
     target_revision: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pinned: Option<String>,
+    /// sha256 of the target's chat template (version 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    target_chat_template_sha256: Option<String>,
+    /// sha256 of the drafter's `d2t` tensor (version 2).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    d2t_sha256: Option<String>,
 }
 
 impl TryFrom<RawPin> for Pin {
@@ -106,6 +123,22 @@ impl TryFrom<RawPin> for Pin {
         if raw.target.is_none() && raw.target_revision.is_some() {
             return Err("`target_revision` without `target`".into());
         }
+        if raw.target.is_none() && raw.target_chat_template_sha256.is_some() {
+            return Err("`target_chat_template_sha256` without `target`".into());
+        }
+        for (key, value) in [
+            (
+                "target_chat_template_sha256",
+                &raw.target_chat_template_sha256,
+            ),
+            ("d2t_sha256", &raw.d2t_sha256),
+        ] {
+            if value.as_deref().is_some_and(|v| !digest::is_sha256(v)) {
+                return Err(format!(
+                    "`{key}` must be a sha256: 64 lower-case hex digits (write pins with `dflash-check pin`)"
+                ));
+            }
+        }
         Ok(Pin {
             authority,
             target: raw.target.map(|target| PinTarget {
@@ -113,6 +146,8 @@ impl TryFrom<RawPin> for Pin {
                 revision: raw.target_revision,
             }),
             pinned: raw.pinned,
+            chat_template: raw.target_chat_template_sha256,
+            d2t: raw.d2t_sha256,
         })
     }
 }
@@ -121,6 +156,8 @@ impl From<Pin> for RawPin {
     fn from(pin: Pin) -> RawPin {
         let mut raw = RawPin {
             pinned: pin.pinned,
+            target_chat_template_sha256: pin.chat_template,
+            d2t_sha256: pin.d2t,
             ..RawPin::default()
         };
         match pin.authority {
@@ -219,12 +256,28 @@ pub fn load(path: &Path) -> Result<LoadedPins> {
         ))
         .with_hint("fix it by hand or write it again with `dflash-check pin`")
     })?;
-    if file.version != VERSION {
+    if !(OLDEST_VERSION..=VERSION).contains(&file.version) {
         return Err(Error::new(format!(
-            "`{}`: pin file version {} is not supported (this dflash-check reads version {VERSION})",
+            "`{}`: pin file version {} is not supported (this dflash-check reads versions \
+             {OLDEST_VERSION} to {VERSION})",
             path.display(),
             file.version
-        )));
+        ))
+        .with_hint("a newer dflash-check wrote it: upgrade dflash-check"));
+    }
+    if file.version < 2 {
+        if let Some(key) = file
+            .drafters
+            .iter()
+            .find(|(_, p)| p.chat_template.is_some() || p.d2t.is_some())
+            .map(|(k, _)| k)
+        {
+            return Err(Error::new(format!(
+                "`{}`: the pin `{key}` records a digest, which needs `version = 2`",
+                path.display()
+            ))
+            .with_hint("set `version = 2` at the top of the pin file"));
+        }
     }
     Ok(LoadedPins {
         path: path.to_path_buf(),
@@ -339,12 +392,25 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
             (PinAuthority::Snapshot(a.id), summary)
         }
     };
+    // A target directory's chat template: what the drafter must be served with. (A Hub target
+    // is pinned at a sha, whose template cannot change, so nothing is recorded for it.)
+    let mut chat_template = None;
     let target = match &request.target {
         None => None,
-        Some(t) if Path::new(t).is_dir() => Some(PinTarget {
-            target: crate::config::display(Path::new(t), &where_.root()),
-            revision: None,
-        }),
+        Some(t) if Path::new(t).is_dir() => {
+            if let Some(c) = digest::chat_template(Path::new(t))? {
+                summary.push_str(&format!(
+                    "; chat template sha256 {} ({})",
+                    short(&c.sha256),
+                    c.from
+                ));
+                chat_template = Some(c.sha256);
+            }
+            Some(PinTarget {
+                target: crate::config::display(Path::new(t), &where_.root()),
+                revision: None,
+            })
+        }
         Some(t) => {
             let repo: crate::hub::RepoRef = t.parse().map_err(Error::from)?;
             let fetched = crate::source::hub::fetch_target(&settings()?, &repo, false)?;
@@ -354,6 +420,13 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
                 revision: Some(fetched.sha),
             })
         }
+    };
+    let d2t = match digest::d2t(&local.path)? {
+        digest::D2t::Found(c) => {
+            summary.push_str(&format!("; d2t sha256 {} ({})", short(&c.sha256), c.from));
+            Some(c.sha256)
+        }
+        digest::D2t::NoWeights | digest::D2t::Absent => None,
     };
     // Read, insert and write under the lock, so concurrent `pin` runs each add their pin to
     // what the others wrote (the Hub was asked above, outside the lock).
@@ -369,12 +442,16 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
             ..where_
         }
     };
+    // A version-1 file gains version 2's fields, so it is written as version 2.
+    loaded.file.version = VERSION;
     loaded.file.drafters.insert(
         key.clone(),
         Pin {
             authority,
             target,
             pinned: Some(request.date.clone()),
+            chat_template,
+            d2t,
         },
     );
     save(&loaded.path, &loaded.file)?;
@@ -383,6 +460,11 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
         key,
         summary,
     })
+}
+
+/// The first 12 hex digits of a digest, for one-line summaries.
+fn short(sha256: &str) -> &str {
+    sha256.get(..12).unwrap_or(sha256)
 }
 
 /// Today's date (UTC), `YYYY-MM-DD`, for the pin file's reviewers.
@@ -455,6 +537,8 @@ mod tests {
                 authority: PinAuthority::Snapshot("z-lab/Qwen3.6-27B-DFlash".into()),
                 target: None,
                 pinned: Some("2026-12-03".into()),
+                chat_template: None,
+                d2t: Some("ab".repeat(32)),
             },
         );
         save(&path, &file).unwrap();
@@ -470,6 +554,51 @@ mod tests {
         )
         .unwrap();
         assert!(load(&path).unwrap_err().message.contains("exactly one"));
+    }
+
+    /// Version 1 files (no digests) still load; a digest needs version 2; a newer version is
+    /// refused with the reason.
+    #[test]
+    fn version_one_files_still_load() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        fs::write(
+            &path,
+            "version = 1\n[drafters.\"m\"]\nsnapshot = \"a/b\"\ntarget = \"t\"\n",
+        )
+        .unwrap();
+        let loaded = load(&path).unwrap();
+        assert_eq!(loaded.file.version, 1);
+        let pin = &loaded.file.drafters["m"];
+        assert_eq!((pin.chat_template.as_ref(), pin.d2t.as_ref()), (None, None));
+        let digest = "0".repeat(64);
+        fs::write(
+            &path,
+            format!(
+                "version = 1\n[drafters.\"m\"]\nsnapshot = \"a/b\"\nd2t_sha256 = \"{digest}\"\n"
+            ),
+        )
+        .unwrap();
+        assert!(load(&path).unwrap_err().message.contains("version = 2"));
+        fs::write(
+            &path,
+            format!(
+                "version = 2\n[drafters.\"m\"]\nsnapshot = \"a/b\"\nd2t_sha256 = \"{digest}\"\n"
+            ),
+        )
+        .unwrap();
+        assert_eq!(load(&path).unwrap().file.drafters["m"].d2t, Some(digest));
+        fs::write(
+            &path,
+            "version = 2\n[drafters.\"m\"]\nsnapshot = \"a/b\"\nd2t_sha256 = \"ABC\"\n",
+        )
+        .unwrap();
+        assert!(load(&path)
+            .unwrap_err()
+            .message
+            .contains("64 lower-case hex"));
+        fs::write(&path, "version = 3\n").unwrap();
+        assert!(load(&path).unwrap_err().message.contains("versions 1 to 2"));
     }
 
     /// The date is ISO `YYYY-MM-DD`, as reviewers read it.

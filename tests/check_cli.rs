@@ -809,3 +809,104 @@ fn baseline_then_prune() {
     let (code, out, _) = dflash(dir.path(), &["check", "models"]);
     assert_eq!(code, 0, "{out}");
 }
+
+/// Sets the target directory's `tokenizer_config.json` `chat_template`.
+fn set_chat_template(target: &Path, template: &str) {
+    let path = target.join("tokenizer_config.json");
+    let mut config: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&path).unwrap()).unwrap();
+    config["chat_template"] = serde_json::Value::String(template.into());
+    fs::write(&path, serde_json::to_string_pretty(&config).unwrap()).unwrap();
+}
+
+/// Luce-Org/lucebox PR 293: the target served with another chat template than the drafter was
+/// distilled with. `pin` records the target directory's template digest; `check` fails with
+/// pin-chat-template-changed when it changes (a `chat_template.jinja` added counts), and warns
+/// that it could not verify when the target directory is gone.
+#[test]
+fn a_changed_chat_template_fails_check() {
+    let dir = tree();
+    let target = dir.path().join("targets/Qwen3.6-27B");
+    let think =
+        "{% for m in messages %}<|im_start|>{{ m.role }}\n{{ m.content }}<|im_end|>\n{% endfor %}\
+                 <|im_start|>assistant\n<think>\n\n</think>\n\n";
+    set_chat_template(&target, think);
+    let (code, out, err) = dflash(dir.path(), PIN_GOOD);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("chat template sha256"), "{out}");
+    let pins = fs::read_to_string(dir.path().join("dflash-check.toml")).unwrap();
+    assert!(pins.contains("version = 2"), "{pins}");
+    assert!(pins.contains("target_chat_template_sha256 = \""), "{pins}");
+
+    let (code, out, _) = dflash(dir.path(), &["check", "models/good"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(!out.contains("pin-chat-template"), "{out}");
+
+    // The same template without the empty think prefill.
+    set_chat_template(&target, &think.replace("<think>\n\n</think>\n\n", ""));
+    let (code, out, _) = dflash(dir.path(), &["check", "models/good"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("error[pin-chat-template-changed] models/good/config.json:1:1"),
+        "{out}"
+    );
+    assert!(out.contains("Luce-Org/lucebox PR 293"), "{out}");
+
+    // Back to the pinned template: clean; a chat_template.jinja beside it changes it again.
+    set_chat_template(&target, think);
+    assert_eq!(dflash(dir.path(), &["check", "models/good"]).0, 0);
+    fs::write(target.join("chat_template.jinja"), "{{ messages }}").unwrap();
+    let (code, out, _) = dflash(dir.path(), &["check", "models/good"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("error[pin-chat-template-changed]"), "{out}");
+
+    // No target files where check runs: a warning that nothing was verified, not silence.
+    fs::remove_dir_all(&target).unwrap();
+    let (code, out, _) = dflash(dir.path(), &["check", "models/good", "--format", "json"]);
+    let report: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let codes: Vec<(&str, &str)> = report["drafters"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| (d["code"].as_str().unwrap(), d["severity"].as_str().unwrap()))
+        .collect();
+    assert!(
+        codes.contains(&("pin-digest-unverified", "warning")),
+        "{report:#}"
+    );
+    assert!(!codes.iter().any(|c| c.0 == "pin-chat-template-changed"));
+    // (The pinned target itself is gone too, which check reports as an error of its own.)
+    assert!(
+        codes.contains(&("authority-unavailable", "error")),
+        "{report:#}"
+    );
+    assert_eq!(code, 1);
+}
+
+/// A version-1 pin file (written before the digests) still checks as before, and `pin` writes
+/// it back as version 2 keeping the other pins.
+#[test]
+fn a_version_one_pin_file_still_checks() {
+    let dir = tree();
+    fs::write(
+        dir.path().join("dflash-check.toml"),
+        "version = 1\n\n[drafters.\"models/good\"]\nsnapshot = \"z-lab/Qwen3.6-27B-DFlash\"\n\
+         target = \"targets/Qwen3.6-27B\"\n\n[drafters.\"models/wrong\"]\nagainst = \"authorities/qwen3.6-27b.json\"\n",
+    )
+    .unwrap();
+    let (code, out, err) = dflash(dir.path(), &["check", "models/good", "models/wrong"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("models/good/config.json  [dflash] against builtin z-lab/Qwen3.6-27B-DFlash (pin)\n  clean"),
+        "{out}"
+    );
+    assert!(out.contains("models/wrong/config.json"), "{out}");
+    assert!(!out.contains("pin-digest"), "{out}");
+    set_chat_template(&dir.path().join("targets/Qwen3.6-27B"), "{{ messages }}");
+    let (code, out, err) = dflash(dir.path(), PIN_GOOD);
+    assert_eq!(code, 0, "{out}{err}");
+    let pins = fs::read_to_string(dir.path().join("dflash-check.toml")).unwrap();
+    assert!(pins.contains("version = 2"), "{pins}");
+    assert!(pins.contains("[drafters.\"models/wrong\"]"), "{pins}");
+    assert!(pins.contains("target_chat_template_sha256"), "{pins}");
+}

@@ -1186,3 +1186,81 @@ proptest::proptest! {
         }
     }
 }
+
+/// Issue 23, class 5: a chat template other than the target's own (Luce-Org/lucebox PR 293)
+/// and a server-wide thinking default (z-lab/dflash issue 60) are warnings under each engine.
+#[test]
+fn chat_template_overrides_and_thinking_defaults() {
+    let vllm = |extra: &[&str]| {
+        let mut c = zlab_vllm(&pinned(ZLAB_SPEC));
+        c.extend(extra.iter().map(|s| s.to_string()));
+        c
+    };
+    // [lucebox#293] vLLM --chat-template.
+    let (code, report) = launch_json(&[], &strs(&vllm(&["--chat-template", "./no-think.jinja"])));
+    assert_eq!(
+        codes(&report),
+        vec![(
+            "launch-chat-template-override".to_string(),
+            "warning".to_string()
+        )],
+        "{report:#}"
+    );
+    assert_eq!(code, 0);
+    assert!(
+        diagnostic(&report, "launch-chat-template-override")["message"]
+            .as_str()
+            .unwrap()
+            .contains("./no-think.jinja")
+    );
+    // [lucebox#293] SGLang --chat-template.
+    let (code, report) = launch_json(
+        &[],
+        &strs(&zlab_sglang(&["--chat-template", "qwen3-no-think.jinja"])),
+    );
+    assert!(
+        has(&report, "launch-chat-template-override", "warning"),
+        "{report:#}"
+    );
+    assert_eq!(code, 0);
+    // [dflash#60] vLLM --default-chat-template-kwargs with enable_thinking (and the alias).
+    for kwargs in [r#"{"enable_thinking": false}"#, r#"{"thinking": true}"#] {
+        let (code, report) = launch_json(
+            &[],
+            &strs(&vllm(&["--default-chat-template-kwargs", kwargs])),
+        );
+        assert_eq!(
+            codes(&report),
+            vec![("launch-thinking-default".to_string(), "warning".to_string())],
+            "{kwargs}: {report:#}"
+        );
+        assert_eq!(code, 0);
+    }
+    // [dflash#60] SGLang's flag of the same name.
+    let (code, report) = launch_json(
+        &[],
+        &strs(&zlab_sglang(&[
+            "--default-chat-template-kwargs",
+            r#"{"enable_thinking": false}"#,
+        ])),
+    );
+    assert!(
+        has(&report, "launch-thinking-default", "warning"),
+        "{report:#}"
+    );
+    assert_eq!(code, 0);
+    // Other kwargs are not about thinking; --deny warnings makes the override fail.
+    let (_, report) = launch_json(
+        &[],
+        &strs(&vllm(&[
+            "--default-chat-template-kwargs",
+            r#"{"reasoning_effort": "low"}"#,
+        ])),
+    );
+    assert_eq!(codes(&report), Vec::<(String, String)>::new(), "{report:#}");
+    let (code, _) = launch_json(
+        &["--deny", "warnings"],
+        &strs(&vllm(&["--chat-template", "t.jinja"])),
+    );
+    assert_eq!(code, 1);
+}

@@ -101,6 +101,8 @@ const CASES: &[(&str, Option<&str>, &[&str], i32)] = &[
     ("d2t-missing", Some("target"), &["weights-d2t-missing"], 1),
     ("d2t-length", None, &["weights-d2t-length"], 1),
     ("t2d-length", None, &["weights-t2d-length"], 0),
+    // The same shapes as clean-eagle3 with another d2t: headers cannot see it (pin's digest can).
+    ("d2t-regenerated", Some("target"), &[], 0),
     (
         "forbidden-mask-hidden",
         None,
@@ -702,4 +704,118 @@ fn a_transient_hub_failure_is_retried_and_a_gated_repo_is_an_error_naming_the_fi
         "model.safetensors"
     )
     .exists());
+}
+
+/// The sha256 of one tensor's bytes, found by reading the safetensors header by hand (8-byte
+/// length, JSON, offsets after the header): what `pin` must record for `d2t`.
+fn tensor_sha256(file: &Path, name: &str) -> String {
+    use sha2::{Digest, Sha256};
+    let bytes = std::fs::read(file).unwrap();
+    let n = u64::from_le_bytes(bytes[..8].try_into().unwrap()) as usize;
+    let header: serde_json::Value = serde_json::from_slice(&bytes[8..8 + n]).unwrap();
+    let offsets = &header[name]["data_offsets"];
+    let (a, b) = (
+        offsets[0].as_u64().unwrap() as usize,
+        offsets[1].as_u64().unwrap() as usize,
+    );
+    Sha256::digest(&bytes[8 + n + a..8 + n + b])
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// SpecForge PR 534: fine-tuning regenerated `d2t`. `pin` records the sha256 of the tensor's
+/// bytes; the same shapes with another map pass every header check but fail `check` with
+/// pin-d2t-changed; weights that are not there are a warning that nothing was verified.
+#[test]
+fn a_regenerated_d2t_fails_check_against_its_pin() {
+    let Some(fx) = fixtures("a_regenerated_d2t_fails_check") else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let drafter = dir.path().join("models/eagle");
+    std::fs::create_dir_all(&drafter).unwrap();
+    let clean = fx.join("cases/clean-eagle3");
+    for f in ["config.json", "model.safetensors"] {
+        std::fs::copy(clean.join(f), drafter.join(f)).unwrap();
+    }
+    std::fs::copy(clean.join("config.json"), dir.path().join("authority.json")).unwrap();
+    let pins = dir.path().join("dflash-check.toml");
+    let (pins_s, drafter_s) = (pins.to_str().unwrap(), drafter.to_str().unwrap());
+    let authority = dir.path().join("authority.json");
+    let (code, out, err) = common::run(&[
+        "pin",
+        drafter_s,
+        "--against",
+        authority.to_str().unwrap(),
+        "--pins",
+        pins_s,
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let pinned = std::fs::read_to_string(&pins).unwrap();
+    let want = tensor_sha256(&drafter.join("model.safetensors"), "d2t");
+    assert!(
+        pinned.starts_with("# ") && pinned.contains("version = 2"),
+        "{pinned}"
+    );
+    assert!(
+        pinned.contains(&format!("d2t_sha256 = \"{want}\"")),
+        "{pinned}"
+    );
+
+    let check = || json_run(&["check", drafter_s, "--pins", pins_s, "--format", "json"]);
+    // The pin's own findings (the EAGLE-3 config also gets lint's, the same every run).
+    let findings = |report: &serde_json::Value| -> Vec<String> {
+        report["drafters"][0]["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|d| d["code"].as_str().unwrap().starts_with("pin-"))
+            .map(|d| {
+                format!(
+                    "{} {}",
+                    d["code"].as_str().unwrap(),
+                    d["severity"].as_str().unwrap()
+                )
+            })
+            .collect()
+    };
+    let (code, report, err) = check();
+    assert_eq!(
+        (code, findings(&report)),
+        (0, Vec::<String>::new()),
+        "{report:#}{err}"
+    );
+
+    std::fs::copy(
+        fx.join("cases/d2t-regenerated/model.safetensors"),
+        drafter.join("model.safetensors"),
+    )
+    .unwrap();
+    let (code, report, err) = check();
+    let got = (code, findings(&report));
+    assert_eq!(
+        got,
+        (1, vec!["pin-d2t-changed error".into()]),
+        "{report:#}{err}"
+    );
+    let message = report["drafters"][0]["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "pin-d2t-changed")
+        .unwrap()["message"]
+        .as_str()
+        .unwrap();
+    assert!(
+        message.contains(&want) && message.contains("SpecForge PR 534"),
+        "{message}"
+    );
+
+    // Weights kept out of the checkout: not verified, and said so.
+    std::fs::remove_file(drafter.join("model.safetensors")).unwrap();
+    let (code, report, err) = check();
+    let got = (code, findings(&report));
+    let want_unverified = (0, vec!["pin-digest-unverified warning".to_string()]);
+    assert_eq!(got, want_unverified, "{report:#}{err}");
 }

@@ -133,6 +133,9 @@ crate::declare_code_names! {
         NoAuthority => "no-authority",
         NoDrafters => "no-drafters",
         PinPathMissing => "pin-path-missing",
+        PinChatTemplateChanged => "pin-chat-template-changed",
+        PinD2tChanged => "pin-d2t-changed",
+        PinDigestUnverified => "pin-digest-unverified",
         SuppressionExpired => "suppression-expired",
         SuppressionUnused => "suppression-unused",
     }
@@ -185,6 +188,8 @@ crate::declare_code_names! {
         DraftTpIgnored => "launch-draft-tp-ignored",
         DraftHeadsTp => "launch-draft-heads-tp",
         DraftQuantInherited => "launch-draft-quant-inherited",
+        ChatTemplateOverride => "launch-chat-template-override",
+        ThinkingDefault => "launch-thinking-default",
     }
 }
 

@@ -119,6 +119,29 @@ drafts read from a GPTQ checkpoint, which inherit GPTQ anyway (sglang PR 34622, 
 of ~3.5): a warning.",
             source: "sgl-project/sglang#28196 (open: the inherited quantization; ValueError for awq); sgl-project/sglang#34622 (open: unquant not honoured for the Qwen3.5 MTP draft)",
         },
+        LaunchCode::ChatTemplateOverride => &CodeInfo {
+            severity: Severity::Warning,
+            summary: "speculative decoding with --chat-template: the target is served with another template than its own",
+            explanation: "A drafter is distilled on the target's answers to prompts rendered by one chat template (the \
+target's own, or the one its training recipe used). vLLM's and SGLang's --chat-template replace the template for \
+every request; when it differs from the one the drafter was trained with (Luce-Org/lucebox PR 293: a template without \
+the empty `<think></think>` prefill) the drafter drafts text the target does not write and acceptance falls to about \
+zero, with no error. A warning: the override may be the drafter's own template. Make sure it is, and measure \
+acceptance; `dflash-check pin` records the target's template and `check` fails when it changes.",
+            source: "Luce-Org/lucebox#293 (template without the think prefill: acceptance near 0); vLLM and SGLang --chat-template (replaces the tokenizer's template)",
+        },
+        LaunchCode::ThinkingDefault => &CodeInfo {
+            severity: Severity::Warning,
+            summary: "speculative decoding with --default-chat-template-kwargs setting thinking (enable_thinking / thinking)",
+            explanation: "A server-wide `enable_thinking` (or vLLM's alias `thinking`) changes what every prompt renders \
+to. Drafters for reasoning targets are trained on thinking traces: with thinking off, a DFlash drafter for \
+Qwen3.5-35B-A3B went from 9.5 to under 4 accepted tokens per round, slower than no drafter (z-lab/dflash issue 60); \
+the opposite mismatch hurts a drafter trained without thinking the same way. A warning: check which mode the \
+drafter was trained for (its model card) and measure acceptance in the mode you serve. vLLM's \
+--default-chat-template-kwargs and SGLang's flag of the same name (recent SGLang ServerArgs hold \
+default_chat_template_kwargs) are read; per-request `chat_template_kwargs` are not visible in a launch command.",
+            source: "z-lab/dflash#60 (enable_thinking=False: acceptance collapses); vLLM --default-chat-template-kwargs and SGLang ServerArgs default_chat_template_kwargs (server-wide chat template kwargs)",
+        },
         LaunchCode::RevisionUnpinned => &CodeInfo {
             severity: Severity::Warning,
             summary: "a Hub drafter loaded without a commit sha (vLLM speculative-config revision, SGLang --speculative-draft-model-revision)",

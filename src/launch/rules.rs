@@ -268,6 +268,7 @@ pub fn check(input: &Input) -> Outcome {
         }
     }
     draft_heads_tp(&mut cx);
+    chat_template_override(&mut cx);
     for flag in &input.launch.unresolved {
         cx.out.not_checked.push(format!(
             "{flag}: its value is a shell variable the input never assigns"
@@ -984,6 +985,56 @@ fn draft_quant_inherited(cx: &mut Cx) {
         }
         _ => {}
     }
+}
+
+/// `--chat-template` and `--default-chat-template-kwargs`' thinking default (both engines): the drafter was
+/// distilled on text one template rendered (Luce-Org/lucebox PR 293; z-lab/dflash issue 60).
+/// (`launch` refuses a command without speculative decoding, so there is always a drafter.)
+fn chat_template_override(cx: &mut Cx) {
+    if let Some(t) = cx.launch().flag("--chat-template") {
+        let shown = crate::text::clip(t, 80);
+        cx.emit(
+            LaunchCode::ChatTemplateOverride,
+            "--chat-template",
+            (None, "--chat-template"),
+            format!(
+                "--chat-template {shown} replaces the target's own chat template for every request: a drafter served \
+                 behind another template than it was distilled with drafts text the target does not write (acceptance \
+                 near 0 without the think prefill, Luce-Org/lucebox PR 293); make sure it is the drafter's training \
+                 template and measure acceptance"
+            ),
+            None,
+        );
+    }
+    // vLLM's flag, and SGLang's of the same name (recent ServerArgs hold
+    // default_chat_template_kwargs); an SGLang without it refuses the flag at start-up.
+    let Some(kwargs) = cx.launch().flag("--default-chat-template-kwargs") else {
+        return;
+    };
+    let Ok(Value::Object(map)) = serde_json::from_str::<Value>(kwargs) else {
+        cx.not_checked(
+            "--default-chat-template-kwargs: its value is not a JSON object, so the thinking default was not read",
+        );
+        return;
+    };
+    let Some((key, value)) = ["enable_thinking", "thinking"]
+        .iter()
+        .find_map(|k| map.get(*k).map(|v| (*k, v.clone())))
+    else {
+        return;
+    };
+    cx.emit(
+        LaunchCode::ThinkingDefault,
+        "--default-chat-template-kwargs",
+        (None, "--default-chat-template-kwargs"),
+        format!(
+            "--default-chat-template-kwargs sets {key} to {value} for every request: a drafter trained on the other \
+             mode accepts far less (z-lab/dflash issue 60: 9.5 accepted tokens per round with thinking, under 4 \
+             without, slower than no drafter); check which mode the drafter was trained for and measure acceptance \
+             in this one"
+        ),
+        None,
+    );
 }
 
 #[cfg(test)]

@@ -341,6 +341,74 @@ pub fn read_local(path: &Path) -> Result<Option<WeightsHeaders>> {
     }))
 }
 
+/// Tensors over this many bytes are not read whole: a `d2t` of a 256k-token draft vocabulary
+/// is 2 MB of int64, so anything near the cap is not a token map.
+pub const MAX_TENSOR_READ_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The data of one tensor of the local weights beside `path` (as [`read_local`] found them):
+/// one seek to the offsets its header gives and one read of exactly its bytes, never the rest
+/// of the shard. `Ok(None)` when no tensor has that name.
+pub fn read_local_tensor(
+    path: &Path,
+    headers: &WeightsHeaders,
+    name: &str,
+) -> Result<Option<(Tensor, Vec<u8>)>> {
+    use std::io::{Read, Seek, SeekFrom};
+    let Some(shard) = headers
+        .shards
+        .iter()
+        .find(|s| s.tensors.iter().any(|t| t.name == name))
+    else {
+        return Ok(None);
+    };
+    let tensor = shard
+        .tensors
+        .iter()
+        .find(|t| t.name == name)
+        .cloned()
+        .expect("the shard was chosen for holding it");
+    if tensor.bytes() > MAX_TENSOR_READ_BYTES {
+        return Err(Error::new(format!(
+            "`{}`: tensor `{name}` is {} bytes, over the {} MiB read for one tensor",
+            shard.display,
+            tensor.bytes(),
+            MAX_TENSOR_READ_BYTES / (1024 * 1024)
+        ))
+        .with_hint("a token map this large is not a d2t: check the file"));
+    }
+    let file = shard
+        .file
+        .split('/')
+        .fold(weights_dir(path), |p, c| p.join(c));
+    let (mut f, meta) = config::open_regular(&file)?;
+    let start = header::LENGTH_BYTES + shard.header_bytes + tensor.data_offsets[0];
+    if meta.len() != shard.file_size {
+        return Err(Error::new(format!(
+            "`{}` changed size while it was read ({} bytes, then {})",
+            shard.display,
+            shard.file_size,
+            meta.len()
+        ))
+        .with_hint("run again once nothing is writing to the weights"));
+    }
+    f.seek(SeekFrom::Start(start))
+        .map_err(|e| config::io_error(&file, &e))?;
+    let mut bytes = Vec::with_capacity(tensor.bytes() as usize);
+    f.take(tensor.bytes())
+        .read_to_end(&mut bytes)
+        .map_err(|e| config::io_error(&file, &e))?;
+    if bytes.len() as u64 != tensor.bytes() {
+        return Err(Error::new(format!(
+            "`{}`: tensor `{name}` ends past the end of the file (read {} of {} bytes)",
+            shard.display,
+            bytes.len(),
+            tensor.bytes()
+        ))
+        .with_hint("the file is truncated: download it again"));
+    }
+    Ok(Some((tensor, bytes)))
+}
+
 /// A drafter on the Hub: its config and weights headers at one commit.
 #[derive(Debug, Clone)]
 pub struct HubDrafter {

@@ -268,6 +268,11 @@ def cases(out):
     t = eagle3_tensors()
     t["t2d"] = np.zeros(100, bool)
     write_single(os.path.join(c, "t2d-length"), EAGLE3, t)
+    # clean-eagle3 fine-tuned with a regenerated d2t (SpecForge PR 534): same shapes, other map;
+    # no header check can see it, only the digest `pin` records (tests/weights.rs).
+    t = eagle3_tensors()
+    t["d2t"] = (np.arange(DRAFT_VOCAB) % 3).astype(np.int64)
+    write_single(os.path.join(c, "d2t-regenerated"), EAGLE3, t)
 
     # Tensors a loader refuses, skips, or has no parameter for.
     t = dict(dflash)
