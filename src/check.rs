@@ -20,7 +20,7 @@ use crate::diagnostic::{Diagnostic, Severity};
 use crate::diff::DiffKind;
 use crate::hub::{HubSettings, RepoRef};
 use crate::pins::{LoadedPins, Pin, PinAuthority};
-use crate::rules::{self, family, LintOptions};
+use crate::rules::{self, family, EngineSpec, LintOptions};
 use crate::source::choose;
 use crate::suppress;
 use crate::{Error, Result};
@@ -116,7 +116,10 @@ digest from the pin if it no longer applies.",
 pub struct CheckOptions {
     pub pins: Option<LoadedPins>,
     pub require_pin: bool,
+    /// The lint options, with the run's engine: `--engine`, else the pin file's `engine`.
     pub lint: LintOptions,
+    /// The engine came from `--engine`: it wins over the engine a pin was reviewed for.
+    pub engine_from_flag: bool,
     /// Hub settings for pinned Hub authorities and targets.
     pub hub: Option<HubSettings>,
     /// Paths in findings are shown relative to this directory (the repository root).
@@ -140,7 +143,18 @@ pub struct DrafterCheck {
     pub file: String,
     pub family: Option<String>,
     pub authority: Option<AuthoritySummary>,
+    /// The engine and version this drafter's severities assumed (a pin's own engine may differ
+    /// from the run's).
+    #[serde(serialize_with = "serialize_assumed")]
+    pub assumed: Option<EngineSpec>,
     pub findings: Vec<Diagnostic>,
+}
+
+fn serialize_assumed<S: serde::Serializer>(
+    engine: &Option<EngineSpec>,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    engine.map_or(serde_json::Value::Null, |e| e.json()).serialize(s)
 }
 
 impl DrafterCheck {
@@ -161,6 +175,9 @@ pub struct CheckReport {
     pub run_findings: Vec<Diagnostic>,
     /// What the pin file's `[[ignore]]` entries suppressed, and their own findings.
     pub suppressions: suppress::Outcome,
+    /// The run's engine (the envelope's `assumed`); each drafter says its own.
+    #[serde(skip)]
+    pub engine: Option<EngineSpec>,
 }
 
 impl CheckReport {
@@ -249,6 +266,7 @@ pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
             .map(|p| display(&p.path, &options.root)),
         run_findings: Vec::new(),
         suppressions: suppress::Outcome::default(),
+        engine: options.lint.assumed(),
     };
     if let Some(pins) = &options.pins {
         report.run_findings.extend(stale_pins(pins, &options.root));
@@ -262,6 +280,7 @@ pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
                 file: shown,
                 family: None,
                 authority: None,
+                assumed: options.lint.assumed(),
             }),
             Ok(local) => {
                 let pinned = options
@@ -491,7 +510,12 @@ fn check_one(
         ),
         None => {}
     }
-    match rules::lint(local, &options.lint, &target) {
+    // A pin reviewed for an engine is linted for it, unless `--engine` says otherwise.
+    let lint_options = match pin.and_then(|p| p.engine) {
+        Some(spec) if !options.engine_from_flag => options.lint.with_engine(Some(spec)),
+        _ => options.lint.clone(),
+    };
+    match rules::lint(local, &lint_options, &target) {
         Ok(lint) => {
             // One finding per problem: a lint finding at a field the comparison already
             // reports at least as severely says nothing new.
@@ -517,6 +541,7 @@ fn check_one(
         file: String::new(),
         family: None,
         authority: summary,
+        assumed: lint_options.assumed(),
         findings,
     }
 }

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::rules::EngineSpec;
 use crate::{Error, Result};
 
 pub mod digest;
@@ -28,6 +29,10 @@ pub const OLDEST_VERSION: u32 = 1;
 #[serde(deny_unknown_fields)]
 pub struct PinFile {
     pub version: u32,
+    /// The engine `check` lints for when no `--engine` is given (`vllm`, `sglang@0.5`): the
+    /// severities follow it. Absent: the statements that hold for every engine.
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "engine_text")]
+    pub engine: Option<EngineSpec>,
     /// Drafter directory (relative to the pin file, `/`-separated) -> its pin.
     #[serde(default)]
     pub drafters: BTreeMap<String, Pin>,
@@ -49,6 +54,34 @@ pub struct Pin {
     pub chat_template: Option<String>,
     /// sha256 of the drafter's `d2t` tensor bytes when pinned ([`digest::d2t`]).
     pub d2t: Option<String>,
+    /// The engine (and version) the drafter was reviewed for; `check` lints for it.
+    pub engine: Option<EngineSpec>,
+}
+
+/// An engine as TOML spells it: the `--engine` form, `vllm` or `vllm@0.26`.
+mod engine_text {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use crate::rules::EngineSpec;
+
+    pub fn serialize<S: Serializer>(
+        engine: &Option<EngineSpec>,
+        s: S,
+    ) -> std::result::Result<S::Ok, S::Error> {
+        match engine {
+            Some(e) => s.serialize_str(&e.to_string()),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> std::result::Result<Option<EngineSpec>, D::Error> {
+        let text = String::deserialize(d)?;
+        EngineSpec::parse(&text)
+            .map(Some)
+            .map_err(|e| serde::de::Error::custom(format!("`engine`: {e}")))
+    }
 }
 
 /// Where a drafter's authoritative config comes from.
@@ -100,6 +133,9 @@ struct RawPin {
     /// sha256 of the drafter's `d2t` tensor (version 2).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     d2t_sha256: Option<String>,
+    /// The engine the drafter was reviewed for (`vllm`, `vllm@0.26`).
+    #[serde(default, skip_serializing_if = "Option::is_none", with = "engine_text")]
+    engine: Option<EngineSpec>,
 }
 
 impl TryFrom<RawPin> for Pin {
@@ -148,6 +184,7 @@ impl TryFrom<RawPin> for Pin {
             pinned: raw.pinned,
             chat_template: raw.target_chat_template_sha256,
             d2t: raw.d2t_sha256,
+            engine: raw.engine,
         })
     }
 }
@@ -158,6 +195,7 @@ impl From<Pin> for RawPin {
             pinned: pin.pinned,
             target_chat_template_sha256: pin.chat_template,
             d2t_sha256: pin.d2t,
+            engine: pin.engine,
             ..RawPin::default()
         };
         match pin.authority {
@@ -312,6 +350,8 @@ pub struct PinRequest {
     pub hub: Option<crate::hub::HubSettings>,
     /// The date to record (YYYY-MM-DD); [`today`] in production.
     pub date: String,
+    /// The engine (and version) the pin is reviewed for (`pin --engine`).
+    pub engine: Option<EngineSpec>,
 }
 
 /// What was recorded.
@@ -452,6 +492,7 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
             pinned: Some(request.date.clone()),
             chat_template,
             d2t,
+            engine: request.engine,
         },
     );
     save(&loaded.path, &loaded.file)?;
@@ -524,6 +565,32 @@ mod tests {
     use std::fs;
 
     #[test]
+    fn engines_round_trip_and_old_files_load() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(FILE_NAME);
+        // A file written before engines were recorded still loads, with no engine.
+        fs::write(
+            &path,
+            "version = 1\n[drafters.\"a\"]\nsnapshot = \"z-lab/Qwen3.6-27B-DFlash\"\n",
+        )
+        .unwrap();
+        let old = load(&path).unwrap();
+        assert_eq!(old.file.engine, None);
+        assert_eq!(old.file.drafters["a"].engine, None);
+        let mut file = old.file;
+        file.engine = Some(EngineSpec::parse("vllm@0.26").unwrap());
+        file.drafters.get_mut("a").unwrap().engine = Some(EngineSpec::parse("sglang").unwrap());
+        save(&path, &file).unwrap();
+        let text = fs::read_to_string(&path).unwrap();
+        assert!(text.contains("engine = \"vllm@0.26\""), "{text}");
+        assert!(text.contains("engine = \"sglang\""), "{text}");
+        assert_eq!(load(&path).unwrap().file, file);
+        fs::write(&path, "version = 1\nengine = \"tgi\"\n").unwrap();
+        let e = load(&path).unwrap_err().message;
+        assert!(e.contains("unknown engine `tgi`"), "{e}");
+    }
+
+    #[test]
     fn round_trips_and_validates() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join(FILE_NAME);
@@ -539,6 +606,7 @@ mod tests {
                 pinned: Some("2026-12-03".into()),
                 chat_template: None,
                 d2t: Some("ab".repeat(32)),
+                engine: None,
             },
         );
         save(&path, &file).unwrap();

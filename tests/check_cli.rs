@@ -330,10 +330,23 @@ fn json_output_is_versioned() {
 fn sarif_is_valid_2_1_0() {
     let dir = tree();
     pin_all(dir.path());
-    let (code, out, _) = dflash(dir.path(), &["check", "models", "--format", "sarif"]);
+    let (code, out, _) = dflash(
+        dir.path(),
+        &[
+            "check",
+            "models",
+            "--format",
+            "sarif",
+            "--engine",
+            "vllm@0.26",
+        ],
+    );
     assert_eq!(code, 1);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["version"], "2.1.0");
+    // The run's property bag says which engine the verdict assumed.
+    assert_eq!(v["runs"][0]["properties"]["engine"], "vllm");
+    assert_eq!(v["runs"][0]["properties"]["version"], "0.26");
     let results = v["runs"][0]["results"].as_array().unwrap();
     let rules = v["runs"][0]["tool"]["driver"]["rules"].as_array().unwrap();
     for r in results {
@@ -366,6 +379,124 @@ fn sarif_is_valid_2_1_0() {
         status.status.success(),
         "SARIF invalid: {}",
         String::from_utf8_lossy(&status.stderr)
+    );
+}
+
+/// A drafter whose `dflash-use-swa` is info under vLLM and a warning elsewhere, alone in a tree.
+fn swa_tree() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    copy(
+        "tests/lint/cases/dflash-use-swa/config.json",
+        &dir.path().join("d/config.json"),
+    );
+    dir
+}
+
+/// `(assumed, the drafter's assumed, dflash-use-swa's severity)` of `check d --format json`.
+fn swa_check(dir: &Path, extra: &[&str]) -> (serde_json::Value, serde_json::Value, String) {
+    let mut args = vec!["check", "d", "--format", "json"];
+    args.extend_from_slice(extra);
+    let (_, out, err) = dflash(dir, &args);
+    let v: serde_json::Value =
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out} {err}"));
+    let swa = v["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == "dflash-use-swa")
+        .map(|d| d["severity"].as_str().unwrap().to_string())
+        .unwrap_or_default();
+    (
+        v["assumed"].clone(),
+        v["drafters"][0]["assumed"].clone(),
+        swa,
+    )
+}
+
+/// `check` lints for the engine of `--engine`, else the pin file's `engine`, else a pin's own;
+/// JSON says which it assumed, for the run and per drafter.
+#[test]
+fn check_follows_the_engine_of_flag_file_and_pin() {
+    let dir = swa_tree();
+    let d = dir.path();
+    let vllm = serde_json::json!({"engine": "vllm", "version": null});
+    // No engine anywhere: the statement for every engine, and `assumed` is null.
+    let (run, drafter, swa) = swa_check(d, &[]);
+    assert_eq!(
+        (run, drafter, swa.as_str()),
+        (serde_json::Value::Null, serde_json::Value::Null, "warning")
+    );
+    let (run, drafter, swa) = swa_check(d, &["--engine", "vllm"]);
+    assert_eq!((&run, &drafter, swa.as_str()), (&vllm, &vllm, "info"));
+    // The pin file's top-level engine changes the verdict; the flag wins over it.
+    fs::write(
+        d.join("dflash-check.toml"),
+        "version = 1\nengine = \"vllm\"\n",
+    )
+    .unwrap();
+    let (run, drafter, swa) = swa_check(d, &[]);
+    assert_eq!((&run, &drafter, swa.as_str()), (&vllm, &vllm, "info"));
+    let (run, _, swa) = swa_check(d, &["--engine", "sglang@0.5"]);
+    assert_eq!(
+        run,
+        serde_json::json!({"engine": "sglang", "version": "0.5"})
+    );
+    assert_eq!(swa, "warning");
+    // A pin reviewed for an engine: `pin --engine` records it, check lints for it.
+    fs::remove_file(d.join("dflash-check.toml")).unwrap();
+    let (code, _, err) = dflash(
+        d,
+        &[
+            "pin",
+            "d",
+            "--snapshot",
+            "z-lab/Qwen3.6-27B-DFlash",
+            "--engine",
+            "vllm@0.26",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let toml = fs::read_to_string(d.join("dflash-check.toml")).unwrap();
+    assert!(toml.contains("engine = \"vllm@0.26\""), "{toml}");
+    let (run, drafter, swa) = swa_check(d, &[]);
+    assert_eq!(run, serde_json::Value::Null);
+    assert_eq!(
+        drafter,
+        serde_json::json!({"engine": "vllm", "version": "0.26"})
+    );
+    assert_eq!(swa, "info");
+    let (_, drafter, swa) = swa_check(d, &["--engine", "sglang"]);
+    assert_eq!(drafter["engine"], "sglang");
+    assert_eq!(swa, "warning");
+}
+
+/// A pin file written before engines were recorded still loads and checks; a bad engine in the
+/// file is refused with exit 2 and says what and where.
+#[test]
+fn pin_file_engine_is_optional_and_validated() {
+    let dir = swa_tree();
+    let d = dir.path();
+    fs::write(
+        d.join("dflash-check.toml"),
+        "version = 1\n[drafters.d]\nsnapshot = \"z-lab/Qwen3.6-27B-DFlash\"\npinned = \"2026-01-01\"\n",
+    )
+    .unwrap();
+    let (run, drafter, swa) = swa_check(d, &[]);
+    assert_eq!(
+        (run, drafter),
+        (serde_json::Value::Null, serde_json::Value::Null)
+    );
+    assert_eq!(swa, "warning");
+    fs::write(
+        d.join("dflash-check.toml"),
+        "version = 1\nengine = \"tgi\"\n",
+    )
+    .unwrap();
+    let (code, _, err) = dflash(d, &["check", "d"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("dflash-check.toml") && err.contains("unknown engine `tgi`"),
+        "{err}"
     );
 }
 

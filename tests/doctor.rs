@@ -134,6 +134,8 @@ fn the_incident_from_symptom_to_fix() {
     let v: serde_json::Value = serde_json::from_str(&json).unwrap();
     assert_eq!(v["symptom"], "first_position_collapse");
     assert_eq!(v["causes"][0]["kind"], "mask_token");
+    // The engine the server's metrics came from, which the lint ran for.
+    assert_eq!(v["assumed"]["engine"], "vllm");
 
     // The printed repair, run as printed.
     let fixed = Command::new(env!("CARGO_BIN_EXE_dflash-check"))

@@ -159,6 +159,11 @@ fn the_zlab_readme_command_pinned_is_clean() {
     assert_eq!(code, 0);
     assert_eq!(report["command"], "launch");
     assert_eq!(report["launch"]["engine"], "vllm");
+    // The verdict assumed the command's engine; its version is not in the command.
+    assert_eq!(
+        report["assumed"],
+        serde_json::json!({"engine": "vllm", "version": null})
+    );
     assert_eq!(report["launch"]["target"], "Qwen/Qwen3.5-27B");
     assert_eq!(report["drafter"]["kind"], "hub");
     assert_eq!(report["drafter"]["sha"], SHA);
@@ -401,6 +406,7 @@ fn each_sglang_dflash_rule_fires_on_its_own_case() {
         &strs(&zlab_sglang(&["--speculative-num-draft-tokens", "16"])),
     );
     assert_eq!((code, codes(&report)), (0, vec![]), "{report:#}");
+    assert_eq!(report["assumed"]["engine"], "sglang");
     let cases: &[(&[&str], &str, &str, i32)] = &[
         (
             &[

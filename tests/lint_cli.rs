@@ -716,6 +716,70 @@ const BY_ENGINE: &[ByEngine] = &[
     ),
 ];
 
+/// JSON says which engine and version the verdict assumed: `null` without `--engine`.
+#[test]
+fn json_says_which_engine_was_assumed() {
+    let case = "tests/lint/cases/dflash-use-swa";
+    for (extra, assumed, swa) in [
+        (&[][..], serde_json::json!(null), "warning"),
+        (
+            &["--engine", "vllm"][..],
+            serde_json::json!({"engine": "vllm", "version": null}),
+            "info",
+        ),
+        (
+            &["--engine", "vllm@0.26.1"][..],
+            serde_json::json!({"engine": "vllm", "version": "0.26"}),
+            "info",
+        ),
+        (
+            &["--engine", "sglang"][..],
+            serde_json::json!({"engine": "sglang", "version": null}),
+            "warning",
+        ),
+    ] {
+        let (_, report) = lint_json(case, extra);
+        assert_eq!(report["assumed"], assumed, "{extra:?}");
+        assert_eq!(
+            codes(&report),
+            vec![("dflash-use-swa".to_string(), swa.to_string())],
+            "{extra:?}"
+        );
+    }
+}
+
+/// `--engine vllm` without a version is the newest known behaviour: on every fixture it gives
+/// what a version newer than any rule's boundary gives (and the version-dependent cases below
+/// show the old versions differ).
+#[test]
+fn engine_without_version_is_the_newest_known() {
+    let mut compared = 0;
+    for group in ["tests/lint/cases", "tests/lint/real"] {
+        for entry in std::fs::read_dir(group).unwrap() {
+            let path = entry.unwrap().path();
+            if !path.join("config.json").is_file() {
+                continue;
+            }
+            let path = path.to_str().unwrap();
+            for engine in ["vllm", "sglang"] {
+                let newest = format!("{engine}@99.0");
+                let diagnostics = |spec: &str| {
+                    // A fixture lint refuses (exit 2) is compared by its message.
+                    let (code, out, err) =
+                        run(&["lint", path, "--format", "json", "--engine", spec]);
+                    match serde_json::from_str::<Value>(&out) {
+                        Ok(v) => (code, codes(&v), String::new()),
+                        Err(_) => (code, Vec::new(), err),
+                    }
+                };
+                assert_eq!(diagnostics(engine), diagnostics(&newest), "{path} {engine}");
+                compared += 1;
+            }
+        }
+    }
+    assert!(compared > 100, "only {compared} comparisons");
+}
+
 /// Issue 23: verdicts that change with the engine's version (`--engine vllm@X.Y`).
 #[test]
 fn engine_versions_change_the_verdict() {

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
-use dflash_check::rules::LintOptions;
+use dflash_check::rules::{EngineSpec, LintOptions};
 use dflash_check::{check, pins, suppress};
 
 use super::{finish, DenyArgs, HubArgs, OutputArgs};
@@ -21,6 +21,10 @@ pub struct CheckArgs {
     /// A drafter without a pin is an error.
     #[arg(long)]
     pub require_pin: bool,
+    /// The engine the drafters will be served with, optionally at a version (vllm, sglang@0.5):
+    /// severities follow it. Wins over the pin file's `engine` and each pin's own.
+    #[arg(long, value_name = "ENGINE[@X.Y]", value_parser = super::parse_engine)]
+    pub engine: Option<EngineSpec>,
     #[command(flatten)]
     pub deny: DenyArgs,
     /// Append an [[ignore]] entry to the pin file for every error and warning found now, each
@@ -46,10 +50,16 @@ pub fn run(args: &CheckArgs, out: &mut Vec<u8>) -> Result<u8> {
         .as_ref()
         .map(|p| p.root())
         .unwrap_or_else(|| PathBuf::from("."));
+    let engine = args
+        .engine
+        .or_else(|| pins.as_ref().and_then(|p| p.file.engine));
     let options = check::CheckOptions {
         pins,
         require_pin: args.require_pin,
-        lint: LintOptions::default(),
+        // The flag, else the pin file's top-level `engine`; a pin's own engine applies per
+        // drafter when no flag is given.
+        lint: LintOptions::default().with_engine(engine),
+        engine_from_flag: args.engine.is_some(),
         // Resolved now, used only by Hub pins: building settings does no I/O.
         hub: args.hub.settings().ok(),
         root,

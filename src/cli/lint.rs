@@ -33,7 +33,7 @@ pub struct LintArgs {
     pub family: Option<FamilyArg>,
     /// The engine the drafter will be served with, optionally at a version: vllm, sglang,
     /// vllm@0.26 (version-dependent rules then say which applies).
-    #[arg(long, value_name = "ENGINE[@X.Y]", value_parser = parse_engine)]
+    #[arg(long, value_name = "ENGINE[@X.Y]", value_parser = super::parse_engine)]
     pub engine: Option<EngineSpec>,
     /// vLLM's --speculative-config JSON, checked against the config (needs --engine vllm).
     #[arg(long, value_name = "JSON")]
@@ -45,10 +45,6 @@ pub struct LintArgs {
     pub deny: DenyArgs,
     #[command(flatten)]
     pub output: OutputArgs,
-}
-
-fn parse_engine(text: &str) -> Result<EngineSpec, String> {
-    EngineSpec::parse(text)
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

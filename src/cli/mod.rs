@@ -401,3 +401,8 @@ Examples:
   dflash-check explain target-layer-ids-formula
 
 Exit codes: 0 no error (warnings shown), 1 errors found (with --deny warnings: warnings too), 2 could not run.";
+
+/// `--engine ENGINE[@X.Y]` (lint, check, pin): `vllm`, `sglang`, `vllm@0.26`.
+fn parse_engine(text: &str) -> std::result::Result<dflash_check::rules::EngineSpec, String> {
+    dflash_check::rules::EngineSpec::parse(text)
+}

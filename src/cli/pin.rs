@@ -28,6 +28,10 @@ pub struct PinArgs {
     /// Target model: a Hub repo hf://ORG/NAME[@REV] (its sha is recorded) or a directory.
     #[arg(long, value_name = "REPO|DIR")]
     pub target: Option<String>,
+    /// The engine (and version) the drafter was reviewed for, recorded in the pin: `check` lints
+    /// it for that engine unless given `--engine`.
+    #[arg(long, value_name = "ENGINE[@X.Y]", value_parser = super::parse_engine)]
+    pub engine: Option<dflash_check::rules::EngineSpec>,
     /// Pin file to update [default: dflash-check.toml found from PATH upwards, else ./dflash-check.toml].
     #[arg(long, value_name = "FILE")]
     pub pins: Option<PathBuf>,
@@ -75,6 +79,7 @@ pub fn run(args: &PinArgs, out: &mut Vec<u8>) -> Result<u8> {
         pins: args.pins.clone(),
         hub,
         date: pins::today(),
+        engine: args.engine,
     })?;
     if args.output.format == FormatArg::Json {
         serde_json::to_writer_pretty(

@@ -99,6 +99,14 @@ impl Report for CheckReport {
         )
     }
 
+    fn engine_dependent(&self) -> bool {
+        true
+    }
+
+    fn engine(&self) -> Option<crate::rules::EngineSpec> {
+        self.engine
+    }
+
     fn json_body(&self) -> serde_json::Value {
         json!({
             "drafters": self.drafters,

@@ -110,6 +110,21 @@ impl Report for DoctorReport {
         )
     }
 
+    fn engine_dependent(&self) -> bool {
+        true
+    }
+
+    /// The engine the server's metrics came from (the one the lint ran for), when measured.
+    fn engine(&self) -> Option<crate::rules::EngineSpec> {
+        self.acceptance.as_ref().map(|a| {
+            match a.measurement.engine() {
+                crate::acceptance::ServerEngine::Vllm => crate::rules::Engine::Vllm,
+                crate::acceptance::ServerEngine::Sglang => crate::rules::Engine::Sglang,
+            }
+            .into()
+        })
+    }
+
     fn json_body(&self) -> serde_json::Value {
         json!({
             "symptom": self.symptom,

@@ -199,6 +199,15 @@ impl Report for LaunchReport {
         write_human(out, self, options.deny_warnings, options.painter)
     }
 
+    fn engine_dependent(&self) -> bool {
+        true
+    }
+
+    /// The engine the command starts; its version is not in the command.
+    fn engine(&self) -> Option<crate::rules::EngineSpec> {
+        Some(self.launch.engine.into())
+    }
+
     fn json_body(&self) -> Value {
         let mut body = serde_json::to_value(self).unwrap_or_default();
         if let Value::Object(map) = &mut body {

@@ -55,6 +55,14 @@ impl Report for LintReport {
         write_verdict(out, &self.summary, options)
     }
 
+    fn engine_dependent(&self) -> bool {
+        true
+    }
+
+    fn engine(&self) -> Option<crate::rules::EngineSpec> {
+        self.assumed
+    }
+
     fn json_body(&self) -> serde_json::Value {
         json!({
             "path": self.path,

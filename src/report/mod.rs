@@ -26,6 +26,7 @@ use std::io::{self, Write};
 use serde_json::{json, Value};
 
 use crate::diagnostic::{Diagnostic, Summary};
+use crate::rules::EngineSpec;
 
 pub use style::Painter;
 
@@ -63,6 +64,21 @@ pub trait Report {
     fn write_human(&self, out: &mut dyn Write, options: &RenderOptions) -> io::Result<()>;
     /// The command-specific JSON fields, merged into the envelope.
     fn json_body(&self) -> Value;
+    /// Whether the command's verdict depends on the engine (lint rules run): then JSON and SARIF
+    /// say which engine it assumed, even none.
+    fn engine_dependent(&self) -> bool {
+        false
+    }
+    /// The engine and version the verdict assumed (`None`: no engine, the statement that holds
+    /// for every engine).
+    fn engine(&self) -> Option<EngineSpec> {
+        None
+    }
+}
+
+/// The envelope's `assumed`: `{engine, version}` or `null`.
+pub fn assumed_json(engine: Option<EngineSpec>) -> Value {
+    engine.map_or(Value::Null, |e| e.json())
 }
 
 /// Writes `report` in `format`.
@@ -79,12 +95,15 @@ pub fn render(
             writeln!(out)
         }
         Format::Github => github::write(out, &report.diagnostics()),
-        Format::Sarif => sarif::write(out, report.command(), &report.diagnostics()),
+        Format::Sarif => {
+            let engine = report.engine_dependent().then(|| report.engine());
+            sarif::write(out, report.command(), &report.diagnostics(), engine)
+        }
         Format::Gitlab => gitlab::write(out, &report.diagnostics()),
     }
 }
 
-/// `{schema_version, command, …body, diagnostics, summary}`.
+/// `{schema_version, command, assumed (engine-dependent commands), …body, diagnostics, summary}`.
 pub fn envelope(report: &dyn Report, options: &RenderOptions) -> Value {
     let diagnostics = report.diagnostics();
     let summary = Summary::of(&diagnostics);
@@ -92,6 +111,9 @@ pub fn envelope(report: &dyn Report, options: &RenderOptions) -> Value {
         "schema_version": SCHEMA_VERSION,
         "command": report.command(),
     });
+    if report.engine_dependent() {
+        value["assumed"] = assumed_json(report.engine());
+    }
     if let (Some(map), Value::Object(body)) = (value.as_object_mut(), report.json_body()) {
         map.extend(body);
     }

@@ -123,7 +123,22 @@ pub fn sarif(command: &str, diagnostics: &[Diagnostic]) -> Value {
     })
 }
 
-pub fn write(out: &mut dyn Write, command: &str, diagnostics: &[Diagnostic]) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, &sarif(command, diagnostics))?;
+/// Writes the SARIF log; `engine` is `Some` for commands whose verdict depends on the engine,
+/// recorded in the run's property bag (`properties.engine`, `properties.version`).
+pub fn write(
+    out: &mut dyn Write,
+    command: &str,
+    diagnostics: &[Diagnostic],
+    engine: Option<Option<crate::rules::EngineSpec>>,
+) -> io::Result<()> {
+    let mut log = sarif(command, diagnostics);
+    if let Some(engine) = engine {
+        let assumed = super::assumed_json(engine);
+        log["runs"][0]["properties"] = json!({
+            "engine": assumed["engine"],
+            "version": assumed["version"],
+        });
+    }
+    serde_json::to_writer_pretty(&mut *out, &log)?;
     writeln!(out)
 }

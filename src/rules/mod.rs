@@ -209,6 +209,27 @@ impl EngineSpec {
     }
 }
 
+/// `vllm`, `vllm@0.26`: the form `--engine` and `dflash-check.toml` take.
+impl std::fmt::Display for EngineSpec {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.engine.as_str())?;
+        match self.version {
+            Some((major, minor)) => write!(f, "@{major}.{minor}"),
+            None => Ok(()),
+        }
+    }
+}
+
+impl EngineSpec {
+    /// `{"engine": "vllm", "version": "0.26" | null}`: what JSON and SARIF say a verdict assumed.
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::json!({
+            "engine": self.engine.as_str(),
+            "version": self.version.map(|(major, minor)| format!("{major}.{minor}")),
+        })
+    }
+}
+
 impl From<Engine> for EngineSpec {
     fn from(engine: Engine) -> Self {
         EngineSpec {
@@ -230,6 +251,26 @@ pub struct LintOptions {
     pub speculative_config: Option<serde_json::Value>,
     /// SGLang's `--speculative-num-draft-tokens`.
     pub num_draft_tokens: Option<u64>,
+}
+
+impl LintOptions {
+    /// The engine and version the rules' severities assume: no version means the newest known
+    /// behaviour, no engine the statement that holds for every engine.
+    pub fn assumed(&self) -> Option<EngineSpec> {
+        self.engine.map(|engine| EngineSpec {
+            engine,
+            version: self.engine_version,
+        })
+    }
+
+    /// These options with `spec`'s engine and version.
+    pub fn with_engine(&self, spec: Option<EngineSpec>) -> LintOptions {
+        LintOptions {
+            engine: spec.map(|s| s.engine),
+            engine_version: spec.and_then(|s| s.version),
+            ..self.clone()
+        }
+    }
 }
 
 /// Where the target facts used by the lint came from.
@@ -271,6 +312,9 @@ pub struct LintReport {
     /// Published configs of the drafter's shape that the tool knows (lint has no authority:
     /// these say which `diff` would settle whether the file is one of them).
     pub published: Vec<Published>,
+    /// The engine and version the severities assumed (the envelope's `assumed`).
+    #[serde(skip)]
+    pub assumed: Option<EngineSpec>,
 }
 
 /// A built-in snapshot of the drafter's shape, and whether the drafter equals it.
@@ -363,6 +407,7 @@ pub fn lint(
     let summary = Summary::of(&findings);
     Ok(LintReport {
         published: Vec::new(),
+        assumed: options.assumed(),
         path: config.path.display().to_string(),
         family: detection.clone(),
         target: TargetSummary {
