@@ -154,7 +154,9 @@ fn serialize_assumed<S: serde::Serializer>(
     engine: &Option<EngineSpec>,
     s: S,
 ) -> std::result::Result<S::Ok, S::Error> {
-    engine.map_or(serde_json::Value::Null, |e| e.json()).serialize(s)
+    engine
+        .map_or(serde_json::Value::Null, |e| e.json())
+        .serialize(s)
 }
 
 impl DrafterCheck {

@@ -495,7 +495,7 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
             engine: request.engine,
         },
     );
-    save(&loaded.path, &loaded.file)?;
+    save_pin(&loaded.path, &loaded.file, &key)?;
     Ok(Recorded {
         pin_file: loaded.path,
         key,
@@ -520,8 +520,55 @@ pub fn is_sha(s: &str) -> bool {
             .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
 }
 
-/// Writes the pin file (sorted, with a header comment), replacing it atomically. Callers that
-/// read it first hold [`crate::fix::write::lock`] across the read and this write.
+/// Writes one drafter's pin (and the file's version) into the pin file **in place**: the
+/// people who review the file keep their comments, the `[[ignore]]` entries and every other
+/// pin stay as written, byte for byte. A new file is written whole ([`save`]). Callers hold
+/// [`crate::fix::write::lock`] across the read and this write.
+pub fn save_pin(path: &Path, file: &PinFile, key: &str) -> Result<()> {
+    let existing = match std::fs::read_to_string(path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return save(path, file),
+        Err(e) => return Err(crate::config::io_error(path, &e)),
+    };
+    let fresh = toml::to_string_pretty(file)
+        .map_err(|e| Error::new(format!("cannot serialise the pin file: {e}")))?;
+    let fresh: toml_edit::DocumentMut = fresh
+        .parse()
+        .map_err(|e| Error::new(format!("internal error: the pin file's own TOML: {e}")))?;
+    let mut doc: toml_edit::DocumentMut = existing.parse().map_err(|e| {
+        Error::new(format!("`{}` is not valid TOML: {e}", path.display()))
+            .with_hint("fix the file by hand (it was read a moment ago), then pin again")
+    })?;
+    doc["version"] = fresh["version"].clone();
+    let pin = fresh
+        .get("drafters")
+        .and_then(|d| d.get(key))
+        .cloned()
+        .ok_or_else(|| Error::new("internal error: the new pin is missing"))?;
+    if doc.get("drafters").is_none_or(|d| !d.is_table()) {
+        let mut drafters = toml_edit::Table::new();
+        drafters.set_implicit(true);
+        doc["drafters"] = toml_edit::Item::Table(drafters);
+    }
+    // Replace the values; keep the old table's comments and its place in the file.
+    let old = doc["drafters"].get(key).and_then(toml_edit::Item::as_table);
+    let (decor, position) = (
+        old.map(|t| t.decor().clone()),
+        old.and_then(toml_edit::Table::position),
+    );
+    let mut pin = pin;
+    if let Some(table) = pin.as_table_mut() {
+        if let Some(decor) = decor {
+            *table.decor_mut() = decor;
+        }
+        table.set_position(position);
+    }
+    doc["drafters"][key] = pin;
+    crate::fix::write::write_file(path, doc.to_string().as_bytes())
+}
+
+/// Writes the whole pin file (sorted, with a header comment), replacing it atomically. Callers
+/// that read it first hold [`crate::fix::write::lock`] across the read and this write.
 pub fn save(path: &Path, file: &PinFile) -> Result<()> {
     let body = toml::to_string_pretty(file)
         .map_err(|e| Error::new(format!("cannot serialise the pin file: {e}")))?;

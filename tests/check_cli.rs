@@ -1041,3 +1041,65 @@ fn a_version_one_pin_file_still_checks() {
     assert!(pins.contains("[drafters.\"models/wrong\"]"), "{pins}");
     assert!(pins.contains("target_chat_template_sha256"), "{pins}");
 }
+
+/// `pin` edits dflash-check.toml in place: the reviewers' comments, the `[[ignore]]` entries
+/// and the other pins stay as written; re-pinning a drafter keeps the comment above its table.
+#[test]
+fn pin_edits_the_pin_file_in_place() {
+    let dir = tree();
+    pin_all(dir.path());
+    let pins = dir.path().join("dflash-check.toml");
+    let written = fs::read_to_string(&pins).unwrap();
+    let annotated = written.replace(
+        "[drafters.\"models/good\"]",
+        "# good: reviewed by the serving team on 2026-12-01\n[drafters.\"models/good\"]",
+    ) + "\n# accepted: the metadata field is the trainer's\n[[ignore]]\ncode = \"changed\"\npath = \"models/wrong/config.json\"\npointer = \"/transformers_version\"\nreason = \"trainer's metadata\"\n";
+    fs::write(&pins, &annotated).unwrap();
+    // A new drafter's pin is added; everything else is byte for byte what it was.
+    let (code, out, err) = dflash(
+        dir.path(),
+        &[
+            "pin",
+            "models/Qwen3-8B-DFlash-b16",
+            "--snapshot",
+            "z-lab/Qwen3-8B-DFlash-b16",
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let after = fs::read_to_string(&pins).unwrap();
+    let start = after
+        .find("[drafters.\"models/Qwen3-8B-DFlash-b16\"]")
+        .expect(&after);
+    let end = start + after[start..].find("\n\n").expect(&after) + 2;
+    let without_new = format!("{}{}", &after[..start], &after[end..]);
+    assert_eq!(
+        without_new, annotated,
+        "only the new table was added:\n{after}"
+    );
+    // Re-pinning a drafter keeps the comment above its table and the rest of the file.
+    let (code, out, err) = dflash(
+        dir.path(),
+        &[
+            "pin",
+            "models/good",
+            "--snapshot",
+            "z-lab/Qwen3.6-27B-DFlash",
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let again = fs::read_to_string(&pins).unwrap();
+    assert!(
+        again.contains(
+            "# good: reviewed by the serving team on 2026-12-01\n[drafters.\"models/good\"]"
+        ),
+        "{again}"
+    );
+    assert!(
+        again.contains("# accepted: the metadata field is the trainer's\n[[ignore]]"),
+        "{again}"
+    );
+    assert!(
+        again.contains("[drafters.\"models/Qwen3-8B-DFlash-b16\"]"),
+        "{again}"
+    );
+}
