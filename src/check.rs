@@ -424,7 +424,7 @@ fn check_one(
             match choose::choose(local, None) {
                 choose::Choice::One(a) => (Some(AuthorityChoice::Resolved(a)), "builtin-match"),
                 choose::Choice::Ambiguous(ambiguity) => {
-                    findings.push(ambiguous_finding(local, &ambiguity));
+                    findings.push(ambiguous_finding(&ambiguity));
                     (None, "builtin-match")
                 }
                 choose::Choice::NoMatch(_) => (None, "builtin-match"),
@@ -719,17 +719,12 @@ pub fn diff_findings(report: &DiffReport) -> Vec<Diagnostic> {
 
 /// The `authority-ambiguous` error of a drafter equal to none of several published configs of
 /// its shape: which matched, what differs from each, and how to pin the right one.
-fn ambiguous_finding(local: &ConfigFile, ambiguity: &choose::Ambiguity) -> Diagnostic {
+fn ambiguous_finding(ambiguity: &choose::Ambiguity) -> Diagnostic {
     let per_candidate: Vec<String> = ambiguity
         .candidates
         .iter()
-        .map(|snap| {
-            let a = snap.authority(None);
-            let fields: Vec<String> = crate::diff::compare(local.root(), a.config.root())
-                .into_iter()
-                .filter(|d| d.severity == Severity::Error)
-                .map(|d| d.path.to_string())
-                .collect();
+        .zip(&ambiguity.differing)
+        .map(|(snap, fields)| {
             // Short enough for one CI log line: the first few fields, then a count.
             const SHOWN: usize = 3;
             let mut named = fields

@@ -88,6 +88,8 @@ impl TargetIdentity {
 #[derive(Debug, Clone)]
 pub struct Ambiguity {
     pub candidates: Vec<&'static Snapshot>,
+    /// The error-level differing fields against each candidate, in the candidates' order.
+    pub differing: Vec<Vec<String>>,
     /// `hidden_size 5120, num_target_layers 64, vocab_size 248320`.
     pub fingerprint: String,
     /// The snapshot the folder name or `_name_or_path` points at, and why: a hint only.
@@ -158,19 +160,15 @@ pub fn choose_with_facts(
 ) -> Choice {
     let root = local.root();
     let fp = fingerprint_text(root);
-    let is_dflash = config::architectures(root)
-        .iter()
-        .any(|a| a == "DFlashDraftModel");
-    let mut candidates: Vec<&'static Snapshot> = SNAPSHOTS
-        .iter()
-        .filter(|s| is_dflash && fingerprint_matches(root, s))
-        .collect();
+    let mut found = candidates(local);
+    let mut candidates: Vec<&'static Snapshot> = found.iter().map(|c| c.0).collect();
     let hint = name_hint(local, &candidates);
     let mut evidence = vec![fp.clone()];
     if let Some(identity) = target {
         if let Some(known) = identity.known(facts) {
             let before = candidates.len();
             candidates.retain(|s| std::ptr::eq(s.target, known));
+            found.retain(|c| std::ptr::eq(c.0.target, known));
             if candidates.is_empty() && before > 0 {
                 return Choice::NoMatch(
                     Error::new(format!(
@@ -195,10 +193,10 @@ pub fn choose_with_facts(
             candidates[0].authority(Some(evidence.join("; ") + &hint_note(&hint))),
         )),
         _ => {
-            let exact: Vec<&'static Snapshot> = candidates
+            let exact: Vec<&'static Snapshot> = found
                 .iter()
-                .copied()
-                .filter(|s| error_count(local, s) == 0)
+                .filter(|c| c.1.is_empty())
+                .map(|c| c.0)
                 .collect();
             match exact.first() {
                 Some(first) => {
@@ -222,6 +220,7 @@ pub fn choose_with_facts(
                 }
                 None => Choice::Ambiguous(Ambiguity {
                     candidates,
+                    differing: found.into_iter().map(|c| c.1).collect(),
                     fingerprint: fp,
                     hint,
                 }),
@@ -233,24 +232,43 @@ pub fn choose_with_facts(
 /// The built-in snapshots of `local`'s shape, each with whether `local` equals it in every
 /// field that matters: what `lint` (which has no authority) can say about published configs.
 pub fn published(local: &ConfigFile) -> Vec<(&'static Snapshot, bool)> {
+    candidates(local)
+        .into_iter()
+        .map(|(s, differing)| (s, differing.is_empty()))
+        .collect()
+}
+
+/// The built-in DFlash snapshots of `local`'s fingerprint, each with the fields (JSON paths)
+/// where `local` differs from it at error level. Each snapshot is parsed once.
+fn candidates(local: &ConfigFile) -> Vec<(&'static Snapshot, Vec<String>)> {
     let root = local.root();
     let is_dflash = config::architectures(root)
         .iter()
         .any(|a| a == "DFlashDraftModel");
+    if !is_dflash {
+        return Vec::new();
+    }
     SNAPSHOTS
         .iter()
-        .filter(|s| is_dflash && fingerprint_matches(root, s))
-        .map(|s| (s, error_count(local, s) == 0))
+        .filter_map(|snap| {
+            let authority = snap.authority(None);
+            let theirs = authority.config.root();
+            let same_shape = FINGERPRINT
+                .iter()
+                .all(|key| match (root.get(key), theirs.get(key)) {
+                    (Some(a), Some(b)) => a.same_value(b),
+                    _ => false,
+                });
+            same_shape.then(|| {
+                let differing = diff::compare(root, theirs)
+                    .into_iter()
+                    .filter(|d| d.severity == Severity::Error)
+                    .map(|d| d.path.to_string())
+                    .collect();
+                (snap, differing)
+            })
+        })
         .collect()
-}
-
-/// The number of error-level differences between `local` and a snapshot.
-fn error_count(local: &ConfigFile, snap: &Snapshot) -> usize {
-    let authority = snap.authority(None);
-    diff::compare(local.root(), authority.config.root())
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .count()
 }
 
 fn no_match(local: &ConfigFile, fp: &str) -> Error {
@@ -281,16 +299,6 @@ fn hint_note(hint: &Option<(&'static Snapshot, String)>) -> String {
 
 /// The fields that identify which drafter a config is for.
 const FINGERPRINT: &[&str] = &["hidden_size", "num_target_layers", "vocab_size"];
-
-fn fingerprint_matches(root: &Node, snap: &Snapshot) -> bool {
-    let authority = snap.authority(None);
-    FINGERPRINT.iter().all(
-        |key| match (root.get(key), authority.config.root().get(key)) {
-            (Some(a), Some(b)) => a.same_value(b),
-            _ => false,
-        },
-    )
-}
 
 /// `hidden_size 5120, num_target_layers 64, vocab_size 248320`.
 pub fn fingerprint_text(root: &Node) -> String {
