@@ -100,6 +100,28 @@ pub struct AmbiguousDiff {
 }
 
 impl AmbiguousDiff {
+    /// `local` compared with every candidate of `ambiguity`, each with its target's tokens.
+    pub fn build(
+        local: ConfigFile,
+        ambiguity: choose::Ambiguity,
+        target: &TargetChoice,
+    ) -> Result<AmbiguousDiff> {
+        let mut reports = Vec::new();
+        for snap in &ambiguity.candidates {
+            let a = snap.authority(Some(format!(
+                "one of {} candidates of the same shape",
+                ambiguity.candidates.len()
+            )));
+            let target = resolve_target(target, &[&local, &a.config], Some(&a))?;
+            reports.push(DiffReport::build(local.clone(), a, target));
+        }
+        Ok(AmbiguousDiff {
+            local,
+            ambiguity,
+            reports,
+        })
+    }
+
     /// One `authority-ambiguous` error at the top of the file, then every candidate's
     /// differences, each message naming its candidate.
     pub fn diagnostics(&self) -> Vec<Diagnostic> {
@@ -156,21 +178,8 @@ pub fn resolve_inputs(
                 choose::Choice::One(a) => *a,
                 choose::Choice::NoMatch(e) => return Err(e),
                 choose::Choice::Ambiguous(ambiguity) => {
-                    let mut reports = Vec::new();
-                    for snap in &ambiguity.candidates {
-                        let a = snap.authority(Some(format!(
-                            "one of {} candidates of the same shape",
-                            ambiguity.candidates.len()
-                        )));
-                        let target =
-                            resolve_target(&target_choice, &[&local, &a.config], Some(&a))?;
-                        reports.push(DiffReport::build(local.clone(), a, target));
-                    }
-                    return Ok(Inputs::Ambiguous(Box::new(AmbiguousDiff {
-                        local,
-                        ambiguity,
-                        reports,
-                    })));
+                    let report = AmbiguousDiff::build(local, ambiguity, &target_choice)?;
+                    return Ok(Inputs::Ambiguous(Box::new(report)));
                 }
             }
         }

@@ -79,7 +79,8 @@ impl ServerInfo {
         if self.endpoint == "/v1/models" {
             return None;
         }
-        let target = self.target.as_ref()?;
+        // A server's answer is input: a value that reads as a flag is not a path or repo.
+        let target = self.target.as_ref().filter(|t| !t.starts_with('-'))?;
         let mut args = vec![
             "python".to_string(),
             "-m".into(),
@@ -87,17 +88,18 @@ impl ServerInfo {
             "--model-path".into(),
             target.clone(),
         ];
-        if let Some(d) = &self.drafter {
-            args.extend(["--speculative-draft-model-path".into(), d.clone()]);
+        let value = |v: &Option<String>| v.clone().filter(|v| !v.starts_with('-'));
+        if let Some(d) = value(&self.drafter) {
+            args.extend(["--speculative-draft-model-path".into(), d]);
         }
-        if let Some(a) = &self.algorithm {
-            args.extend(["--speculative-algorithm".into(), a.clone()]);
+        if let Some(a) = value(&self.algorithm) {
+            args.extend(["--speculative-algorithm".into(), a]);
         }
         if let Some(n) = self.num_draft_tokens {
             args.extend(["--speculative-num-draft-tokens".into(), n.to_string()]);
         }
-        if let Some(r) = &self.drafter_revision {
-            args.extend(["--speculative-draft-model-revision".into(), r.clone()]);
+        if let Some(r) = value(&self.drafter_revision) {
+            args.extend(["--speculative-draft-model-revision".into(), r]);
         }
         Some(args)
     }
@@ -460,9 +462,16 @@ pub fn run(
         ));
     };
 
+    // The target's facts and tokens, read once for lint and the weights check (the
+    // comparison reads its own, with the authority's token ids).
+    let mut target_context = None;
     // Lint: the launch ran it with the engine; without a launch, run it here.
     if launch_report.is_none() {
-        let target = analysis::resolve_target(&subject.target_choice, &[drafter], None)?;
+        let target: &analysis::TargetContext = target_context.insert(analysis::resolve_target(
+            &subject.target_choice,
+            &[drafter],
+            None,
+        )?);
         let engine = acceptance.as_ref().map(|a| match a.measurement.engine() {
             acceptance::ServerEngine::Vllm => crate::rules::Engine::Vllm,
             acceptance::ServerEngine::Sglang => crate::rules::Engine::Sglang,
@@ -471,7 +480,7 @@ pub fn run(
             engine,
             ..crate::rules::LintOptions::default()
         };
-        match crate::rules::lint(drafter, &options, &target) {
+        match crate::rules::lint(drafter, &options, target) {
             Ok(r) => findings.extend(r.findings),
             Err(e) => not_checked.push(format!("lint: {}", e.message)),
         }
@@ -496,9 +505,12 @@ pub fn run(
     // Weights beside a local drafter.
     match crate::weights::read_local(&drafter.path) {
         Ok(Some(headers)) => {
-            let facts = analysis::resolve_target(&subject.target_choice, &[drafter], None)
-                .ok()
-                .and_then(|t| t.facts);
+            let facts = match target_context {
+                Some(t) => t.facts,
+                None => analysis::resolve_target(&subject.target_choice, &[drafter], None)
+                    .ok()
+                    .and_then(|t| t.facts),
+            };
             findings.extend(crate::weights::check(drafter, &headers, facts.as_ref()));
         }
         Ok(None) => not_checked.push("weights: no safetensors beside the drafter's config".into()),
@@ -618,18 +630,8 @@ fn compare(
         choose::Choice::One(a) => *a,
         choose::Choice::NoMatch(e) => return Err(e),
         choose::Choice::Ambiguous(ambiguity) => {
-            let mut reports = Vec::new();
-            for snap in &ambiguity.candidates {
-                let a = snap.authority(None);
-                let target =
-                    analysis::resolve_target(&subject.target_choice, &[drafter], Some(&a))?;
-                reports.push(DiffReport::build(drafter.clone(), a, target));
-            }
-            return Ok(Compared::Ambiguous(Box::new(AmbiguousDiff {
-                local: drafter.clone(),
-                ambiguity,
-                reports,
-            })));
+            let report = AmbiguousDiff::build(drafter.clone(), ambiguity, &subject.target_choice)?;
+            return Ok(Compared::Ambiguous(Box::new(report)));
         }
     };
     let why = chosen.matched_by.clone();
@@ -852,4 +854,39 @@ pub fn server_info(metrics_url: &str, timeout: std::time::Duration) -> Option<Se
         }
     }
     get("/v1/models").map(|v| ServerInfo::from_vllm_models("/v1/models", &v))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A server's answer is input: wrong types are ignored, never a panic, and a value that
+    /// reads as a flag never becomes one in the launch command built from it.
+    #[test]
+    fn hostile_server_answers_are_ignored_not_obeyed() {
+        let weird = serde_json::json!({
+            "model_path": "--tp",
+            "speculative_draft_model_path": 42,
+            "speculative_num_draft_tokens": "sixteen",
+            "speculative_algorithm": ["DFLASH"],
+        });
+        let info = ServerInfo::from_sglang("/get_server_info", &weird);
+        assert_eq!(info.drafter, None);
+        assert_eq!(info.num_draft_tokens, None);
+        assert_eq!(info.sglang_command(), None);
+        let sneaky = serde_json::json!({
+            "model_path": "Qwen/Qwen3.6-27B",
+            "speculative_draft_model_path": "--enable-torch-compile",
+        });
+        let args = ServerInfo::from_sglang("/get_server_info", &sneaky)
+            .sglang_command()
+            .unwrap();
+        assert!(
+            !args.iter().any(|a| a == "--enable-torch-compile"),
+            "{args:?}"
+        );
+        let models = ServerInfo::from_vllm_models("/v1/models", &serde_json::json!({"data": "x"}));
+        assert_eq!(models.target, None);
+        assert_eq!(models.sglang_command(), None);
+    }
 }
