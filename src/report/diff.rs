@@ -75,7 +75,7 @@ pub fn write_diff(
                 String::new()
             }
         )?;
-        writeln!(out, "To repair it: {}", p.bold(&fix_command(report)))?;
+        writeln!(out, "To repair it: {}", p.bold(&report.fix_command()))?;
     } else if s.warnings > 0 || s.infos > 0 {
         writeln!(
             out,
@@ -198,11 +198,6 @@ pub fn write_ambiguous(out: &mut dyn Write, report: &AmbiguousDiff, p: Painter) 
 
 fn target_of(repo: &str) -> &'static str {
     crate::source::builtin::Snapshot::find(repo).map_or("?", |s| s.target.repo)
-}
-
-/// `dflash-check fix <file> <authority args>` for this report.
-pub fn fix_command(report: &DiffReport) -> String {
-    report.fix_command()
 }
 
 fn columns(d: &ReportedDifference) -> (String, String, String) {
@@ -422,7 +417,7 @@ pub fn diff_output(report: &DiffReport) -> DiffOutput<'_> {
                 note: d.diff.note.clone(),
             })
             .collect(),
-        fix_command: fails.then(|| fix_command(report)),
+        fix_command: fails.then(|| report.fix_command()),
     }
 }
 
