@@ -1,11 +1,30 @@
 //! Every code's documentation, gathered from the families that raise them.
 //!
-//! `diagnostic::codes` names every code; each family documents its own (lint: each rule next to
-//! its function in `rules`; diff, check, weights, launch, acceptance: an `info` function beside
-//! the code that raises them). This module sits above all of them and answers
+//! `diagnostic::codes` names every code; each family documents its own beside the code that
+//! raises it: rule families declare a [`Rule`](crate::diagnostic::rule::Rule) per code next to
+//! its function, and [`rules`] lists them all through [`Documented`]; the codes that are the
+//! tool's own judgement rather than a rule's (check's verdict codes) keep an `info` function
+//! beside the code that raises them. This module sits above all of them and answers
 //! `dflash-check explain CODE` and the generated docs/rules.md for every code alike.
 
+use crate::diagnostic::rule::Documented;
 use crate::diagnostic::{Code, CodeInfo};
+
+/// Every rule of every rule family, in a stable order.
+pub fn rules() -> Vec<&'static dyn Documented> {
+    let mut all: Vec<&'static dyn Documented> = Vec::new();
+    all.extend(
+        crate::rules::all_rules()
+            .into_iter()
+            .map(|r| r as &'static dyn Documented),
+    );
+    all
+}
+
+/// The rule that raises `code`, when its family is a rule family.
+pub fn rule(code: Code) -> Option<&'static dyn Documented> {
+    rules().into_iter().find(|r| r.code() == code)
+}
 
 /// The documentation of any code.
 pub fn info(code: Code) -> &'static CodeInfo {
@@ -28,21 +47,17 @@ pub fn codes_table() -> String {
     );
     for code in Code::all() {
         let i = info(code);
-        let (applies, needs) = match code {
-            Code::Lint(c) => {
-                let r = crate::rules::rule(c);
-                let needs = if r.needs.is_empty() {
-                    "config".to_string()
+        let (applies, needs) = match rule(code) {
+            Some(r) => {
+                let needs = r.needs();
+                let needs = if needs.is_empty() {
+                    "its input".to_string()
                 } else {
-                    r.needs
-                        .iter()
-                        .map(|n| format!("{n:?}"))
-                        .collect::<Vec<_>>()
-                        .join(", ")
+                    needs.join("; ")
                 };
-                (r.applies.describe(), needs)
+                (r.scope(), needs)
             }
-            _ => ("—".to_string(), "—".to_string()),
+            None => ("—".to_string(), "—".to_string()),
         };
         out.push_str(&format!(
             "| {} | `{}` | {} | {} | {} | {} | {} |\n",

@@ -61,6 +61,7 @@ pub struct CodeInfo {
 }
 
 pub mod codes;
+pub mod rule;
 
 pub use codes::Code;
 

@@ -46,17 +46,13 @@ pub fn write_explanation(out: &mut dyn Write, code: Code) -> io::Result<()> {
     writeln!(out)?;
     writeln!(out, "{}", info.explanation)?;
     writeln!(out)?;
-    if let Code::Lint(c) = code {
-        let rule = crate::rules::rule(c);
-        writeln!(out, "Applies to: {}", rule.applies.describe())?;
-        let needs = if rule.needs.is_empty() {
-            "the drafter config alone".to_string()
+    if let Some(rule) = registry::rule(code) {
+        writeln!(out, "Applies to: {}", rule.scope())?;
+        let needs = rule.needs();
+        let needs = if needs.is_empty() {
+            "its input alone".to_string()
         } else {
-            rule.needs
-                .iter()
-                .map(|n| n.describe())
-                .collect::<Vec<_>>()
-                .join("; ")
+            needs.join("; ")
         };
         writeln!(out, "Needs: {needs}")?;
     }

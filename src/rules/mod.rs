@@ -14,6 +14,7 @@
 use serde::Serialize;
 
 use crate::config::{ConfigFile, TargetFacts};
+use crate::diagnostic::rule::{Describe, NeedKind, RuleFamily};
 use crate::diagnostic::{self, CodeInfo, Diagnostic, Severity, Summary};
 use crate::json::{Node, Path};
 use crate::target::TargetContext;
@@ -50,14 +51,19 @@ pub enum Need {
     Engine,
 }
 
-impl Need {
-    pub fn describe(self) -> &'static str {
+impl NeedKind for Need {
+    fn describe(self) -> &'static str {
         match self {
             Need::TargetLayers => "the target's layer count (--target DIR)",
             Need::TargetVocab => "the target's vocabulary size (--target DIR or --tokenizer DIR)",
             Need::TargetHidden => "the target's hidden size (--target DIR)",
             Need::Engine => "an engine (--engine vllm|sglang)",
         }
+    }
+
+    /// An engine selects where engine rules apply: without one they are not listed as skipped.
+    fn listed(self) -> bool {
+        self != Need::Engine
     }
 }
 
@@ -84,8 +90,10 @@ impl Applies {
             Applies::Only(families) => families.contains(&d.name),
         }
     }
+}
 
-    pub fn describe(self) -> String {
+impl Describe for Applies {
+    fn describe(self) -> String {
         match self {
             Applies::All => "every drafter".into(),
             Applies::BlockDrafters => {
@@ -97,19 +105,41 @@ impl Applies {
     }
 }
 
-/// A lint rule: its code, its documentation, where it applies, what it needs, and its check.
-#[derive(Clone, Copy)]
-pub struct Rule {
-    pub code: LintCode,
-    pub info: CodeInfo,
-    pub applies: Applies,
-    pub needs: &'static [Need],
-    pub check: fn(&mut Ctx),
-}
+/// The lint family of rules: they judge one drafter config ([`Ctx`]).
+pub struct Lint;
 
-impl std::fmt::Debug for Rule {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Rule").field("code", &self.code).finish()
+/// A lint rule: its code, its documentation, where it applies, what it needs, and its check.
+pub type Rule = crate::diagnostic::rule::Rule<Lint>;
+
+impl RuleFamily for Lint {
+    type Cx<'a> = Ctx<'a>;
+    type Code = LintCode;
+    type Scope = Applies;
+    type Need = Need;
+
+    fn in_scope(cx: &Ctx<'_>, scope: Applies) -> bool {
+        scope.matches(cx.detection)
+    }
+
+    fn has(cx: &Ctx<'_>, need: Need) -> bool {
+        match need {
+            Need::TargetLayers => cx.target_layers().is_some(),
+            Need::TargetVocab => cx.target_vocab().is_some(),
+            Need::TargetHidden => cx.facts.and_then(|f| f.hidden_size).is_some(),
+            Need::Engine => cx.options.engine.is_some(),
+        }
+    }
+
+    fn enter(cx: &mut Ctx<'_>, rule: &'static Rule) {
+        cx.rule = rule;
+    }
+
+    fn leave(cx: &mut Ctx<'_>) -> Vec<Need> {
+        if std::mem::take(&mut cx.skipped) {
+            vec![Need::TargetLayers]
+        } else {
+            Vec::new()
+        }
     }
 }
 
@@ -293,11 +323,7 @@ pub struct TargetSummary {
 }
 
 /// A rule that did not run, and the facts it lacked.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct Skipped {
-    pub code: LintCode,
-    pub needs: Vec<Need>,
-}
+pub type Skipped = crate::diagnostic::rule::Skipped<LintCode, Need>;
 
 /// The result of linting one config.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -356,52 +382,20 @@ pub fn lint(
         None => family::detect(config.root()).ok_or_else(|| family::unknown_error(config))?,
     };
     let facts = target.facts.as_ref();
-    let have = |need: Need| match need {
-        Need::TargetLayers => facts.and_then(|f| f.num_hidden_layers).is_some(),
-        Need::TargetVocab => facts
-            .and_then(|f| f.vocab_size)
-            .or(target.tokens.vocab_size)
-            .is_some(),
-        Need::TargetHidden => facts.and_then(|f| f.hidden_size).is_some(),
-        Need::Engine => options.engine.is_some(),
+    let mut cx = Ctx {
+        // Replaced by the engine before each check runs (`RuleFamily::enter`).
+        rule: rule(LintCode::FieldType),
+        config,
+        root: config.root(),
+        detection: &detection,
+        options,
+        facts,
+        tokens: &target.tokens,
+        findings: Vec::new(),
+        skipped: false,
     };
-    let mut findings = Vec::new();
-    let mut skipped = Vec::new();
-    for rule in all_rules() {
-        if !rule.applies.matches(&detection) {
-            continue;
-        }
-        let missing: Vec<Need> = rule.needs.iter().copied().filter(|&n| !have(n)).collect();
-        if missing.contains(&Need::Engine) {
-            continue;
-        }
-        if !missing.is_empty() {
-            skipped.push(Skipped {
-                code: rule.code,
-                needs: missing,
-            });
-            continue;
-        }
-        let mut cx = Ctx {
-            rule,
-            config,
-            root: config.root(),
-            detection: &detection,
-            options,
-            facts,
-            tokens: &target.tokens,
-            findings: Vec::new(),
-            skipped: false,
-        };
-        (rule.check)(&mut cx);
-        if cx.skipped {
-            skipped.push(Skipped {
-                code: rule.code,
-                needs: vec![Need::TargetLayers],
-            });
-        }
-        findings.extend(cx.findings);
-    }
+    let skipped = crate::diagnostic::rule::run(all_rules(), &mut cx);
+    let mut findings = cx.findings;
     diagnostic::sort(&mut findings);
     findings.dedup();
     let summary = Summary::of(&findings);
