@@ -7,27 +7,21 @@
 pub mod acceptance;
 pub mod analysis;
 pub mod check;
-pub mod config;
-pub mod diagnostic;
-pub mod diff;
 pub mod doctor;
-pub mod error;
 pub mod evidence;
 pub mod exit;
 pub mod fix;
 pub mod hub;
 pub mod input;
-pub mod json;
 pub mod launch;
 pub mod pins;
 pub mod registry;
 pub mod report;
-pub mod rules;
 pub mod source;
 pub mod suppress;
-pub mod target;
-pub mod text;
-pub mod tokens;
 pub mod weights;
 
+// The no-network core, re-exported under the same module names so that `crate::config`,
+// `crate::rules`, … read the same everywhere.
+pub use dflash_check_core::{config, diagnostic, diff, error, json, rules, target, text, tokens};
 pub use error::{Error, Result};

@@ -14,7 +14,8 @@ const LAYERS: &[&[&str]] = &[
     &["tokens"],
     &["text", "diagnostic", "target"],
     &["diff"],
-    // Pure judgement ends here: no I/O below this line is reachable from rules.
+    // Pure judgement ends here: no I/O below this line is reachable from rules. Everything up
+    // to here is the core crate (crates/core), which has no network dependency to import.
     &["rules"],
     &["hub"],
     &["source", "input"],
@@ -32,10 +33,15 @@ const LAYERS: &[&[&str]] = &[
     &["report"],
 ];
 
-/// Whether `name` is a top-level module of the library (a file or folder under `src/`).
+/// The library's source roots: the no-network core crate (json … rules) and the main crate,
+/// which re-exports the core's modules under the same names, so one layer list covers both.
+const ROOTS: &[&str] = &["crates/core/src", "src"];
+
+/// Whether `name` is a top-level module of the library (a file or folder under a root).
 fn is_module(name: &str) -> bool {
-    let src = Path::new("src");
-    src.join(format!("{name}.rs")).is_file() || src.join(name).join("mod.rs").is_file()
+    ROOTS.iter().map(Path::new).any(|src| {
+        src.join(format!("{name}.rs")).is_file() || src.join(name).join("mod.rs").is_file()
+    })
 }
 
 fn rank(module: &str) -> Option<usize> {
@@ -185,10 +191,14 @@ fn walk(dir: &Path, files: &mut Vec<std::path::PathBuf>) {
 #[test]
 fn library_layers_go_one_way() {
     let mut files = Vec::new();
-    walk(Path::new("src"), &mut files);
+    for root in ROOTS {
+        let mut found = Vec::new();
+        walk(Path::new(root), &mut found);
+        files.extend(found.into_iter().map(|f| (*root, f)));
+    }
     let mut violations: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    for file in files {
-        let rel = file.strip_prefix("src").unwrap();
+    for (root, file) in files {
+        let rel = file.strip_prefix(root).unwrap();
         let module = rel
             .components()
             .next()
@@ -278,4 +288,91 @@ fn references_see_multiline_groups_super_paths_and_skip_comments() {
         references_at("use super::{check, hub};", 1),
         vec!["check", "hub"]
     );
+}
+
+/// Modules of the core crate, and the crates that would give it a network or an async runtime.
+const CORE_MODULES: &[&str] = &[
+    "config",
+    "diagnostic",
+    "diff",
+    "error",
+    "json",
+    "rules",
+    "target",
+    "text",
+    "tokens",
+];
+const NETWORK_CRATES: &[&str] = &[
+    "reqwest",
+    "hyper",
+    "h2",
+    "http",
+    "tokio",
+    "mio",
+    "socket2",
+    "rustls",
+    "native-tls",
+    "openssl",
+    "ureq",
+    "curl",
+    "async-std",
+    "futures",
+    "hf-hub",
+];
+
+/// The core crate holds exactly the bottom layers, and nothing it depends on, directly or not,
+/// opens a socket or runs an async runtime: `cargo tree` of its normal dependencies.
+#[test]
+fn core_crate_has_no_network_dependency() {
+    let top = |root: &str| -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(root)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .map(|n| n.trim_end_matches(".rs").to_string())
+            .filter(|n| n != "lib")
+            .collect();
+        names.sort();
+        names.dedup();
+        names
+    };
+    assert_eq!(top("crates/core/src"), CORE_MODULES);
+    let core_rank = rank("rules").unwrap();
+    for m in CORE_MODULES {
+        assert!(
+            rank(m).unwrap() <= core_rank,
+            "{m} is a core module above rules"
+        );
+    }
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let out = std::process::Command::new(cargo)
+        .args([
+            "tree",
+            "--offline",
+            "-p",
+            "dflash-check-core",
+            "-e",
+            "normal",
+            "--prefix",
+            "none",
+            "--format",
+            "{p}",
+        ])
+        .output()
+        .expect("cargo tree runs");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let tree = String::from_utf8_lossy(&out.stdout);
+    let names: Vec<&str> = tree
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .collect();
+    assert!(names.contains(&"tokenizers"), "cargo tree read: {tree}");
+    let network: Vec<&&str> = names
+        .iter()
+        .filter(|n| NETWORK_CRATES.contains(n))
+        .collect();
+    assert!(network.is_empty(), "the core crate depends on {network:?}");
 }
