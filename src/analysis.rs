@@ -7,9 +7,9 @@ use std::path::PathBuf;
 
 use crate::config::{self, ConfigFile, TargetFacts};
 use crate::diagnostic::{Diagnostic, Severity, Summary};
-use crate::diff::{self, DiffKind, Difference};
+use crate::diff::{self, token_fields, token_ids, DiffKind, Difference};
 use crate::hub::{HubError, HubErrorKind, HubSettings, RepoRef};
-use crate::json::{Node, Path};
+use crate::json::Node;
 use crate::source::builtin::{self, Snapshot};
 use crate::source::{self, choose, file, Authority};
 use crate::tokens::{DecodedToken, TokenClass, TokenTable};
@@ -525,85 +525,6 @@ fn known_target_for(
     None
 }
 
-/// Every field holding token ids, anywhere in the tree (`dflash_config.mask_token_id`, ...).
-pub fn token_fields(root: &Node) -> Vec<(Path, &Node)> {
-    fn walk<'a>(node: &'a Node, path: &Path, out: &mut Vec<(Path, &'a Node)>) {
-        if let Some(members) = node.as_object() {
-            for m in members {
-                let child = path.child(&m.key);
-                if diff::is_token_field(&child) {
-                    out.push((child, &m.value));
-                } else {
-                    walk(&m.value, &child, out);
-                }
-            }
-        }
-    }
-    let mut out = Vec::new();
-    walk(root, &Path::root(), &mut out);
-    out
-}
-
-/// The ids in a token field: an integer or a list of integers. Other values have none.
-pub fn token_ids(node: &Node) -> Vec<u64> {
-    match node.as_array() {
-        Some(items) => items.iter().filter_map(Node::as_u64).collect(),
-        None => node.as_u64().into_iter().collect(),
-    }
-}
-
-pub use crate::text::is_id_past_u64;
-
-/// Whether the engine indexes the target's embedding with this field (the drafter embeds its
-/// mask token), so that no value there can mean "none".
-fn is_indexed_id_field(path: &Path) -> bool {
-    path.last_key().is_some_and(|k| k == "mask_token_id")
-}
-
-/// Whether `node` is a negative integer literal (`-1`, `-248070`, or one too long for `i128`).
-fn negative_integer(node: &Node) -> Option<Option<i128>> {
-    let n = node.as_number()?;
-    let negative = match n.integer {
-        Some(i) => i < 0,
-        None => n
-            .text
-            .strip_prefix('-')
-            .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())),
-    };
-    negative.then_some(n.integer)
-}
-
-/// Whether a token field's value holds a negative id that has no embedding row: any negative
-/// id of a field the engine indexes with (`mask_token_id`), and elsewhere any negative id but
-/// the `-1` that old configs use to mean "none" (`"pad_token_id": -1`).
-fn has_negative_id(path: &Path, node: &Node) -> bool {
-    let indexed = is_indexed_id_field(path);
-    let bad = |n: &Node| negative_integer(n).is_some_and(|i| indexed || i != Some(-1));
-    match node.as_array() {
-        Some(items) => items.iter().any(bad),
-        None => bad(node),
-    }
-}
-
-/// Whether a token field's value holds an id past 2^64.
-fn has_id_past_u64(node: &Node) -> bool {
-    match node.as_array() {
-        Some(items) => items.iter().any(is_id_past_u64),
-        None => is_id_past_u64(node),
-    }
-}
-
-/// Decodes the ids of a token field's value.
-pub fn decode_node(tokens: &TokenTable, node: Option<&Node>) -> Vec<DecodedToken> {
-    node.map(|n| {
-        token_ids(n)
-            .into_iter()
-            .map(|id| tokens.decode(id))
-            .collect()
-    })
-    .unwrap_or_default()
-}
-
 /// A difference with its tokens decoded.
 #[derive(Debug, Clone)]
 pub struct ReportedDifference {
@@ -625,8 +546,8 @@ pub struct DiffReport {
 impl DiffReport {
     /// Compares `local` with `authority`, decoding ids with `target`.
     pub fn build(local: ConfigFile, authority: Authority, target: TargetContext) -> DiffReport {
-        let mut diffs = diff::compare(local.root(), authority.config.root());
-        diffs.extend(out_of_range(&local, &authority, &target.tokens, &diffs));
+        let mut diffs =
+            diff::compare_with(local.root(), authority.config.root(), Some(&target.tokens));
         diff::sort_for_display(&mut diffs);
         let differences: Vec<ReportedDifference> = diffs
             .into_iter()
@@ -634,12 +555,12 @@ impl DiffReport {
                 let tokenish = diff::is_token_field(&d.path);
                 ReportedDifference {
                     local_tokens: if tokenish {
-                        decode_node(&target.tokens, d.local.as_ref())
+                        diff::decode_node(&target.tokens, d.local.as_ref())
                     } else {
                         vec![]
                     },
                     authority_tokens: if tokenish {
-                        decode_node(&target.tokens, d.authority.as_ref())
+                        diff::decode_node(&target.tokens, d.authority.as_ref())
                     } else {
                         vec![]
                     },
@@ -726,49 +647,4 @@ impl DiffReport {
             })
             .collect()
     }
-}
-
-/// Token ids with no embedding row are critical even when both sides agree on them.
-fn out_of_range(
-    local: &ConfigFile,
-    authority: &Authority,
-    tokens: &TokenTable,
-    diffs: &[Difference],
-) -> Vec<Difference> {
-    let mut out = Vec::new();
-    for (path, node) in token_fields(local.root()) {
-        let negative = has_negative_id(&path, node);
-        let bad = negative
-            || has_id_past_u64(node)
-            || token_ids(node)
-                .into_iter()
-                .any(|id| tokens.decode(id).is_out_of_range());
-        let already = diffs.iter().any(|d| d.local_path.as_ref() == Some(&path));
-        if bad && !already {
-            let note = if negative {
-                "a negative id has no embedding row (engines index the embedding with it; only \
-                 -1 in pad/bos/eos means \"none\"), on both sides"
-            } else {
-                "the id has no embedding row in the target, on both sides"
-            };
-            let auth_node = path.lookup(authority.config.root());
-            out.push(Difference {
-                path: path.clone(),
-                kind: DiffKind::OutOfRange,
-                // An id no engine reads (a drafter's bos/eos/pad) is a warning even out of
-                // range; the mask id and other read ids are errors.
-                severity: if diff::severity_of(&path) == Severity::Warning {
-                    Severity::Warning
-                } else {
-                    Severity::Error
-                },
-                local_path: Some(path.clone()),
-                authority_path: auth_node.map(|_| path.clone()),
-                local: Some(node.clone()),
-                authority: auth_node.cloned(),
-                note: Some(note.into()),
-            });
-        }
-    }
-    out
 }

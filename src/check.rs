@@ -457,8 +457,8 @@ fn check_one(
         let (t, target_revision) = (&t.target, t.revision.clone());
         let wanted: std::collections::BTreeSet<u64> = configs
             .iter()
-            .flat_map(|c| analysis::token_fields(c.root()))
-            .flat_map(|(_, node)| analysis::token_ids(node))
+            .flat_map(|c| crate::diff::token_fields(c.root()))
+            .flat_map(|(_, node)| crate::diff::token_ids(node))
             .collect();
         let revision = target_revision.unwrap_or_default();
         (

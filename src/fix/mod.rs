@@ -12,7 +12,7 @@ pub mod write;
 
 use serde::Serialize;
 
-use crate::analysis::{self, TargetContext};
+use crate::analysis::TargetContext;
 use crate::config::{self, ConfigFile, MAX_CONFIG_BYTES};
 use crate::diff::{self, DiffKind};
 use crate::json::{Document, Node, Path};
@@ -318,7 +318,7 @@ fn exact_edits(local: &ConfigFile, authority: &Authority) -> Vec<Edit> {
 
 fn tokens_of(path: &Path, node: Option<&Node>, target: &TargetContext) -> Vec<DecodedToken> {
     if diff::is_token_field(path) && target.hint.is_none() {
-        analysis::decode_node(&target.tokens, node)
+        crate::diff::decode_node(&target.tokens, node)
     } else {
         Vec::new()
     }

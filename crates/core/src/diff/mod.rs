@@ -15,6 +15,12 @@ use crate::config::{Layout, LAYOUT_FIELDS};
 use crate::diagnostic::codes::DiffCode;
 use crate::diagnostic::{CodeInfo, Severity};
 use crate::json::{Member, Node, Path, Segment, Value};
+use crate::tokens::TokenTable;
+
+pub mod rules;
+pub mod token_fields;
+
+pub use token_fields::{decode_node, token_fields, token_ids};
 
 /// What kind of difference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -47,60 +53,12 @@ impl DiffKind {
     }
 }
 
-/// Codes of `diff`: one per kind of difference. The severity of one difference depends on
-/// the field (a metadata field is a warning, a field that changes what the drafter
-/// computes an error), so the code's severity is the default for a critical field.
+/// The documentation of a diff code: the rule that classifies that kind of difference
+/// (`rules`), or, for `authority-ambiguous`, the tool's own judgement.
 pub fn info(code: DiffCode) -> &'static CodeInfo {
-    match code {
-DiffCode::Changed => &CodeInfo {
-            severity: Severity::Error,
-            summary: "a field has a different value than in the authority",
-            explanation: "Both sides have the field with different values. Critical fields (everything but \
-known metadata and training-only keys) change what the drafter computes.",
-            source: "dflash-check diff; the authority is the drafter repo's config.json at a commit sha",
-        },
-        DiffCode::TypeChanged => &CodeInfo {
-            severity: Severity::Error,
-            summary: "a field has a different JSON type than in the authority (\"248070\" vs 248070)",
-            explanation: "Loaders read typed values: a string where an integer belongs fails or is ignored.",
-            source: "dflash-check diff",
-        },
-        DiffCode::OnlyLocal => &CodeInfo {
-            severity: Severity::Error,
-            summary: "only the local file has the field",
-            explanation: "A key the authority does not have; loaders may read it.",
-            source: "dflash-check diff",
-        },
-        DiffCode::OnlyAuthority => &CodeInfo {
-            severity: Severity::Error,
-            summary: "only the authority has the field",
-            explanation: "A key the local file lacks; loaders fall back to a default for it.",
-            source: "dflash-check diff",
-        },
-        DiffCode::OutOfRange => &CodeInfo {
-            severity: Severity::Error,
-            summary: "a token id has no embedding row in the target, even if both sides agree",
-            explanation: "An id at or past the target's vocab_size indexes past the embedding: SGLang refuses a \
-mask id outside the target vocabulary.",
-            source: "sgl-project/sglang python/sglang/srt/speculative/dflash_worker.py@7f151c5 (_resolve_mask_token_id)",
-        },
-        DiffCode::Layout => &CodeInfo {
-            severity: Severity::Info,
-            summary: "same values, different layout (flat vs nested)",
-            explanation: "Loaders that read one layout only fall back to defaults on the other.",
-            source: "bstnxbt/dflash-mlx PR 46; z-lab/dflash PR 150",
-        },
-        DiffCode::Ambiguous => &CodeInfo {
-            severity: Severity::Error,
-            summary: "several published configs have the drafter's shape and it equals none of them",
-            explanation: "With no authority named, the drafter is matched to the built-in snapshots by its \
-fingerprint (hidden_size, num_target_layers, vocab_size, architecture). When several match, they are narrowed by \
-the target's identity (--target, a pin) and then by exact equality in every field that matters; the folder name is \
-only a hint. A drafter equal to none of several candidates is reported against each and fails: it is not the \
-published config of any of them (the incident this tool exists for is such a drafter, and is closer to the wrong \
-candidate than to its real authority). Name the target or the authority to get one comparison and its fix.",
-            source: "dflash-check: the tool's own judgement (an unverifiable drafter is not waved through)",
-        },
+    match crate::diagnostic::rule::find(rules::RULES, code) {
+        Some(rule) => &rule.info,
+        None => &rules::AMBIGUOUS,
     }
 }
 
@@ -367,8 +325,20 @@ fn set_member(root: &mut Node, key: &str, value: Node) {
 }
 
 /// Compares `local` with `authority`; differences come out in the local file's key order,
-/// then keys only the authority has.
+/// then keys only the authority has, then the layout line. Each difference's severity is its
+/// kind's rule's classification of the field (`rules`). Token ids out of range on both sides
+/// are not looked for: that needs the target's tokens ([`compare_with`]).
 pub fn compare(local: &Node, authority: &Node) -> Vec<Difference> {
+    compare_with(local, authority, None)
+}
+
+/// [`compare`], and with the target's `tokens`, token ids that have no embedding row even
+/// where both sides agree (`out-of-range`).
+pub fn compare_with(
+    local: &Node,
+    authority: &Node,
+    tokens: Option<&TokenTable>,
+) -> Vec<Difference> {
     let local_c = Canonical::new(local);
     let auth_c = Canonical::new(authority);
     let mut out = Vec::new();
@@ -380,10 +350,18 @@ pub fn compare(local: &Node, authority: &Node) -> Vec<Difference> {
         &Path::root(),
         &mut out,
     );
-    if let Some(layout) = layout_difference(&local_c, &auth_c, &out) {
-        out.push(layout);
-    }
-    out
+    let mut cx = rules::Comparison {
+        local,
+        authority,
+        local_canonical: &local_c,
+        authority_canonical: &auth_c,
+        tokens,
+        differences: out,
+    };
+    // The skipped list says only that out-of-range was not looked for without tokens, which
+    // the caller chose by passing none.
+    let _skipped = crate::diagnostic::rule::run(rules::RULES, &mut cx);
+    cx.differences
 }
 
 fn walk(
@@ -461,46 +439,14 @@ fn difference(
     Difference {
         path: path.clone(),
         kind,
-        severity: severity_of(path),
+        // Classified by the kind's rule (`rules`) once the walk is done.
+        severity: Severity::Error,
         local_path: local.map(|_| lc.real_path(path)),
         authority_path: authority.map(|_| ac.real_path(path)),
         local: local.cloned(),
         authority: authority.cloned(),
         note: None,
     }
-}
-
-/// One informational line when a layout field is spelled differently on the two sides.
-fn layout_difference(lc: &Canonical, ac: &Canonical, diffs: &[Difference]) -> Option<Difference> {
-    let mut parts = Vec::new();
-    let differing: std::collections::HashSet<&str> =
-        diffs.iter().filter_map(|d| d.path.first_key()).collect();
-    for ((name, l), (_, a)) in lc.layouts.iter().zip(&ac.layouts) {
-        let value_differs = differing.contains(name);
-        if l != a && *l != Layout::Absent && *a != Layout::Absent && !value_differs {
-            parts.push(format!(
-                "{name}: local {}, authority {}",
-                l.as_str(),
-                a.as_str()
-            ));
-        }
-    }
-    if parts.is_empty() {
-        return None;
-    }
-    Some(Difference {
-        path: Path::root(),
-        kind: DiffKind::Layout,
-        severity: Severity::Info,
-        local_path: None,
-        authority_path: None,
-        local: None,
-        authority: None,
-        note: Some(format!(
-            "same values, different layout ({}); loaders that read one layout only may miss them",
-            parts.join("; ")
-        )),
-    })
 }
 
 /// Sorts differences for display: critical first, then by kind, keeping file order within.
