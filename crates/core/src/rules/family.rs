@@ -176,148 +176,181 @@ const DSPARK_FIELDS: &[&str] = &["markov_rank", "markov_head_type", "enable_conf
 /// Detects the family from the config's own fields: the speculators format first, then the
 /// architectures (refined by `projector_type` and DFlash2's fields), then fields alone.
 pub fn detect(root: &Node) -> Option<Detection> {
-    let archs = config::architectures(root);
-    let arch_text = |a: &str| format!("architectures [{}]", crate::json::quote(a));
-    let dflash_config = root
-        .get("dflash_config")
-        .filter(|n| n.as_object().is_some());
-    let in_either = |k: &str| {
-        dflash_config
-            .and_then(|d| d.get(k))
-            .or_else(|| root.get(k))
+    let seen = Seen::new(root);
+    by_speculators_format(root)
+        .or_else(|| by_architecture(&seen))
+        .or_else(|| by_fields(&seen))
+}
+
+/// What detection reads of a config, once.
+struct Seen<'a> {
+    root: &'a Node,
+    dflash_config: Option<&'a Node>,
+    projector: Option<&'a str>,
+    /// DFlash2's own fields that are present, as evidence lines.
+    dflash2_fields: Vec<String>,
+}
+
+impl<'a> Seen<'a> {
+    fn new(root: &'a Node) -> Seen<'a> {
+        let mut seen = Seen {
+            root,
+            dflash_config: root
+                .get("dflash_config")
+                .filter(|n| n.as_object().is_some()),
+            projector: None,
+            dflash2_fields: Vec::new(),
+        };
+        seen.projector = seen.in_either("projector_type").and_then(Node::as_str);
+        seen.dflash2_fields = seen.present(DFLASH2_FIELDS);
+        seen
+    }
+
+    /// A non-null field in `dflash_config` or at the top level.
+    fn in_either(&self, key: &str) -> Option<&'a Node> {
+        self.dflash_config
+            .and_then(|d| d.get(key))
+            .or_else(|| self.root.get(key))
             .filter(|n| !n.is_null())
-    };
-    let projector = in_either("projector_type").and_then(Node::as_str);
-    let make = |name, evidence| {
-        Some(Detection {
-            name,
-            evidence,
-            forced: false,
-            speculators_model_type: None,
-        })
-    };
-    let dflash2_fields: Vec<String> = DFLASH2_FIELDS
-        .iter()
-        .filter(|k| in_either(k).is_some())
-        .map(|k| format!("{k} present"))
-        .collect();
-    // A DFlash-style config refined by its fields: SpecForge exports Domino as DFlashDraftModel
-    // with projector_type "domino", and SGLang decides Domino by projector_type alone.
-    let refine = |mut evidence: Vec<String>| -> Option<Detection> {
-        match projector {
+    }
+
+    /// `"{key} present"` for each of `keys` found by [`Seen::in_either`].
+    fn present(&self, keys: &[&str]) -> Vec<String> {
+        keys.iter()
+            .filter(|k| self.in_either(k).is_some())
+            .map(|k| format!("{k} present"))
+            .collect()
+    }
+
+    /// A DFlash-style config refined by its fields: SpecForge exports Domino as
+    /// DFlashDraftModel with projector_type "domino", and SGLang decides Domino by
+    /// projector_type alone.
+    fn refine(&self, mut evidence: Vec<String>) -> Option<Detection> {
+        match self.projector {
             Some("domino") => {
                 evidence.push("projector_type \"domino\"".into());
-                make(Family::Domino, evidence)
+                found(Family::Domino, evidence)
             }
             Some("dspark") => {
                 evidence.push("projector_type \"dspark\"".into());
-                make(Family::Dspark, evidence)
+                found(Family::Dspark, evidence)
             }
-            _ if !dflash2_fields.is_empty() => {
-                evidence.extend(dflash2_fields.iter().cloned());
-                make(Family::Dflash2, evidence)
+            _ if !self.dflash2_fields.is_empty() => {
+                evidence.extend(self.dflash2_fields.iter().cloned());
+                found(Family::Dflash2, evidence)
             }
-            _ => make(Family::Dflash, evidence),
+            _ => found(Family::Dflash, evidence),
         }
-    };
-
-    // 1. The speculators format.
-    let spec_type = root.get("speculators_model_type").and_then(Node::as_str);
-    if spec_type.is_some() || root.get("speculators_config").is_some() {
-        let mut ev = Vec::new();
-        if let Some(t) = spec_type {
-            ev.push(format!("speculators_model_type {}", crate::json::quote(t)));
-        }
-        if root.get("speculators_config").is_some() {
-            ev.push("speculators_config present".into());
-        }
-        let mut d = make(Family::Speculators, ev)?;
-        d.speculators_model_type = spec_type.map(str::to_ascii_lowercase);
-        return Some(d);
     }
+}
 
-    // 2. Architectures, in order.
-    for a in &archs {
+fn found(name: Family, evidence: Vec<String>) -> Option<Detection> {
+    Some(Detection {
+        name,
+        evidence,
+        forced: false,
+        speculators_model_type: None,
+    })
+}
+
+/// 1. The speculators format: `speculators_model_type` or `speculators_config`.
+fn by_speculators_format(root: &Node) -> Option<Detection> {
+    let spec_type = root.get("speculators_model_type").and_then(Node::as_str);
+    if spec_type.is_none() && root.get("speculators_config").is_none() {
+        return None;
+    }
+    let mut ev = Vec::new();
+    if let Some(t) = spec_type {
+        ev.push(format!("speculators_model_type {}", crate::json::quote(t)));
+    }
+    if root.get("speculators_config").is_some() {
+        ev.push("speculators_config present".into());
+    }
+    let mut d = found(Family::Speculators, ev)?;
+    d.speculators_model_type = spec_type.map(str::to_ascii_lowercase);
+    Some(d)
+}
+
+/// 2. The first architecture that names a family.
+fn by_architecture(seen: &Seen) -> Option<Detection> {
+    for a in &config::architectures(seen.root) {
         let name = a.as_str();
-        let ev = vec![arch_text(name)];
+        let ev = vec![format!("architectures [{}]", crate::json::quote(name))];
         if name == "DFlash2DraftModel" {
             let mut ev = ev;
-            ev.extend(dflash2_fields.iter().cloned());
-            return make(Family::Dflash2, ev);
+            ev.extend(seen.dflash2_fields.iter().cloned());
+            return found(Family::Dflash2, ev);
         }
-        if DSPARK_ARCHS.contains(&name) {
-            return make(Family::Dspark, ev);
-        }
-        if DOMINO_ARCHS.contains(&name) {
-            return make(Family::Domino, ev);
-        }
-        if PEAGLE_ARCHS.contains(&name) {
-            return make(Family::Peagle, ev);
-        }
-        if DFLASH_ARCHS.contains(&name) || name.contains("DFlash") {
-            return refine(ev);
-        }
-        if name.to_ascii_lowercase().contains("eagle3") {
-            return make(Family::Eagle3, ev);
-        }
-        if name.ends_with("MTP") || name.ends_with("MTPModel") || name.contains("NextN") {
-            return make(Family::Mtp, ev);
-        }
+        let family = if DSPARK_ARCHS.contains(&name) {
+            Family::Dspark
+        } else if DOMINO_ARCHS.contains(&name) {
+            Family::Domino
+        } else if PEAGLE_ARCHS.contains(&name) {
+            Family::Peagle
+        } else if DFLASH_ARCHS.contains(&name) || name.contains("DFlash") {
+            return seen.refine(ev);
+        } else if name.to_ascii_lowercase().contains("eagle3") {
+            Family::Eagle3
+        } else if name.ends_with("MTP") || name.ends_with("MTPModel") || name.contains("NextN") {
+            Family::Mtp
+        } else {
+            continue;
+        };
+        return found(family, ev);
     }
+    None
+}
 
-    // 3. Fields alone.
-    if dflash_config.is_some() {
-        let dspark: Vec<String> = DSPARK_FIELDS
-            .iter()
-            .filter(|k| in_either(k).is_some())
-            .map(|k| format!("{k} present"))
-            .collect();
-        if projector.is_none() && !dspark.is_empty() {
-            return make(Family::Dspark, dspark);
+/// 3. Fields alone, when no architecture names a family.
+fn by_fields(seen: &Seen) -> Option<Detection> {
+    let root = seen.root;
+    if seen.dflash_config.is_some() {
+        let dspark = seen.present(DSPARK_FIELDS);
+        if seen.projector.is_none() && !dspark.is_empty() {
+            return found(Family::Dspark, dspark);
         }
-        return refine(vec!["dflash_config present".into()]);
+        return seen.refine(vec!["dflash_config present".into()]);
     }
     // DeepSeek-V4 style: the DSpark head lives in the target checkpoint and its settings are
     // `dspark_*` keys of the target's own config (vLLM PR 41834, sglang PR 29538).
-    for key in [
+    let top_level = |keys: &[&str]| -> Vec<String> {
+        keys.iter()
+            .filter(|k| root.get(k).is_some())
+            .map(|k| format!("{k} present"))
+            .collect()
+    };
+    let embedded_dspark = top_level(&[
         "dspark_target_layer_ids",
         "dspark_noise_token_id",
         "dspark_block_size",
         "dspark_markov_rank",
-    ] {
-        if root.get(key).is_some() {
-            return make(Family::Dspark, vec![format!("{key} present")]);
-        }
+    ]);
+    if let Some(first) = embedded_dspark.into_iter().next() {
+        return found(Family::Dspark, vec![first]);
     }
-    for key in ["pard_token", "ptd_token_id"] {
-        if root.get(key).is_some() {
-            return make(Family::Peagle, vec![format!("{key} present")]);
-        }
+    if let Some(first) = top_level(&["pard_token", "ptd_token_id"])
+        .into_iter()
+        .next()
+    {
+        return found(Family::Peagle, vec![first]);
     }
-    let eagle_fields: Vec<String> = [
+    let eagle_fields = top_level(&[
         "eagle_config",
         "eagle_aux_hidden_state_layer_ids",
         "draft_vocab_size",
         "truncated_vocab_size",
-    ]
-    .iter()
-    .filter(|k| root.get(k).is_some())
-    .map(|k| format!("{k} present"))
-    .collect();
+    ]);
     if !eagle_fields.is_empty() {
-        return make(Family::Eagle3, eagle_fields);
+        return found(Family::Eagle3, eagle_fields);
     }
-    if let Some(mt) = root
+    let mtp = root
         .get("model_type")
         .and_then(Node::as_str)
-        .filter(|m| m.ends_with("_mtp"))
-    {
-        return make(
-            Family::Mtp,
-            vec![format!("model_type {}", crate::json::quote(mt))],
-        );
-    }
-    None
+        .filter(|m| m.ends_with("_mtp"))?;
+    found(
+        Family::Mtp,
+        vec![format!("model_type {}", crate::json::quote(mtp))],
+    )
 }
 
 /// The error for a config of no known drafter family.
