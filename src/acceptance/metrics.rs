@@ -310,7 +310,14 @@ impl<'t> Parser<'t, '_> {
         } else {
             at.offset = after_name;
         }
-        // Value and optional timestamp, separated by blanks.
+        let value = self.value_and_timestamp(at)?;
+        self.record(at, name, value)
+    }
+
+    /// The value and the optional timestamp after a sample's name and labels.
+    fn value_and_timestamp(&self, at: &mut At<'t>) -> Result<f64> {
+        let line = at.line;
+        // Separated by blanks.
         let after = &line[at.offset..];
         let fields = after.trim_start_matches([' ', '\t']);
         if fields.len() == after.len() {
@@ -335,7 +342,13 @@ impl<'t> Parser<'t, '_> {
             at.offset = line.len() - fields.len() + fields.rfind(extra).unwrap_or(0);
             return Err(self.error(at, &format!("unexpected `{extra}` after the timestamp")));
         }
-        // Family bookkeeping.
+        Ok(value)
+    }
+
+    /// Files a parsed sample under its family, refusing duplicates and more series than one
+    /// engine exposes, and keeps it when `acceptance` reads that metric.
+    fn record(&mut self, at: &mut At<'t>, name: &'t str, value: f64) -> Result<()> {
+        let line = at.line;
         at.offset = line.len() - line.trim_start_matches([' ', '\t']).len();
         let family = self.family_of(name);
         self.enter(at, family)?;
