@@ -18,6 +18,11 @@ pub fn rules() -> Vec<&'static dyn Documented> {
             .into_iter()
             .map(|r| r as &'static dyn Documented),
     );
+    all.extend(
+        crate::launch::rules::RULES
+            .iter()
+            .map(|r| r as &'static dyn Documented),
+    );
     all
 }
 
