@@ -7,23 +7,25 @@
 //! beside the code that raises them. This module sits above all of them and answers
 //! `dflash-check explain CODE` and the generated docs/rules.md for every code alike.
 
-use crate::diagnostic::rule::Documented;
+use crate::diagnostic::rule::{Documented, Rule, RuleFamily};
 use crate::diagnostic::{Code, CodeInfo};
 
 /// Every rule of every rule family, in a stable order.
 pub fn rules() -> Vec<&'static dyn Documented> {
-    let mut all: Vec<&'static dyn Documented> = Vec::new();
-    all.extend(
-        crate::rules::all_rules()
-            .into_iter()
-            .map(|r| r as &'static dyn Documented),
-    );
-    all.extend(
-        crate::diff::rules::RULES
-            .iter()
-            .map(|r| r as &'static dyn Documented),
-    );
+    let mut all: Vec<&'static dyn Documented> = crate::rules::all_rules()
+        .into_iter()
+        .map(|r| r as &'static dyn Documented)
+        .collect();
+    all.extend(documented(crate::diff::rules::RULES));
+    all.extend(documented(crate::launch::rules::RULES));
     all
+}
+
+/// A family's rules as the registry sees them.
+fn documented<F: RuleFamily>(
+    rules: &'static [Rule<F>],
+) -> impl Iterator<Item = &'static dyn Documented> {
+    rules.iter().map(|r| r as &'static dyn Documented)
 }
 
 /// The rule that raises `code`, when its family is a rule family.

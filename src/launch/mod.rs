@@ -27,222 +27,45 @@ pub use rules::{DrafterFacts, DrafterKind};
 
 pub use crate::diagnostic::codes::LaunchCode;
 
-/// The documentation of each code this family raises.
+/// The documentation of any launch code: its rule's, or for a code launch raises about its
+/// inputs rather than by a rule, the [`CodeInfo`] below.
 pub fn info(code: LaunchCode) -> &'static CodeInfo {
+    rules::rule(code)
+        .map(|r| &r.info)
+        .or_else(|| input_info(code))
+        .expect("every launch code has a rule or an input's documentation (tested)")
+}
+
+/// The codes that are no rule's judgement but what launch says about its inputs: a model the
+/// command names could not be read (raised by `locate`), or lint did not run on the drafter
+/// (raised by [`check`]).
+fn input_info(code: LaunchCode) -> Option<&'static CodeInfo> {
     match code {
-        LaunchCode::MethodFamily => &CodeInfo {
-            severity: Severity::Warning,
-            summary: "the vLLM method or SGLang algorithm does not match the drafter's family",
-            explanation: "vLLM picks the proposer from `method` (`dflash`, `dspark`, `eagle3`) and, when it is absent, \
-infers it from \"dflash\" or \"eagle3\" in the drafter's name; SGLang picks the worker from --speculative-algorithm \
-(DFLASH, DSPARK, EAGLE3). Another method loads the drafter with the wrong proposer (vLLM's DFlash proposer asserts \
-method == \"dflash\"; its V2 DFlash path refuses DSpark's sample_from_anchor). DSpark drafters are recognised by a \
-DSpark architecture (DSparkDraftModel, Qwen3DSparkModel), dspark_* keys, sample_from_anchor or projector_type \
-\"dspark\", so method \"dspark\" is not flagged for them.",
-            source: "vllm-project/vllm vllm/config/speculative.py@002e77c (method inferred from the drafter's name); vllm-project/vllm v1/spec_decode DFlashProposer (asserts method == \"dflash\"); sgl-project/sglang python/sglang/srt/server_args.py (handle_speculative_decoding: one handler per algorithm)",
-        },
-        LaunchCode::NumSpeculativeTokensMissing => &CodeInfo {
-            severity: Severity::Error,
-            summary: "vLLM --speculative-config without a positive num_speculative_tokens",
-            explanation: "vLLM refuses to start: \"num_speculative_tokens must be provided with speculative model unless \
-the draft model config contains an n_predict parameter\", and the field must be > 0. The DFlash convention is \
-block_size - 1 (15 for -b16 drafters); DSpark drafters may use block_size.",
-            source: "vllm-project/vllm vllm/config/speculative.py@002e77c (_verify_args; num_speculative_tokens Field gt=0)",
-        },
-        LaunchCode::KExceedsBlock => &CodeInfo {
-            severity: Severity::Warning,
-            summary: "num_speculative_tokens exceeds what the drafter's block drafts (DFlash: block_size - 1; DSpark: block_size)",
-            explanation: "A DFlash block of block_size positions holds the last verified token and block_size - 1 \
-drafted ones, so K = block_size - 1 is the convention (z-lab README: 15 for block_size 16; speculators' converter; \
-vLLM recipes). No engine enforces it: vLLM never reads the drafter's block_size (its `block_size` is the KV page \
-size), so a larger K drafts positions the drafter was not trained for. A warning, not an error. DSpark drafters draft \
-a whole block (K = block_size is legal).",
-            source: "z-lab/dflash README.md@44947fb (num_speculative_tokens 15 with block_size 16); vllm-project/speculators src/speculators/convert/dflash/converter.py@c05b95b:132; vllm-project/recipes#837; vllm-project/vllm#50012 (block_size in vLLM is the KV page size)",
-        },
-        LaunchCode::BatchedTokens => &CodeInfo {
-            severity: Severity::Error,
-            summary: "max_num_batched_tokens < max_num_seqs × (K+1) for a DFlash/DSpark drafter",
-            explanation: "DFlash and DSpark drafters issue max_num_seqs × (K+1) query tokens in one unchunkable decode \
-step (a bonus query and K mask queries per request). vLLM sizes the drafter's input buffers to \
-max_num_batched_tokens, so a full batch indexes past them (CUDA out-of-bounds gather); v0.26.0 rejects some such \
-configs at start-up with a negative max_num_scheduled_tokens. Checked only when both flags are on the command line: \
-vLLM's defaults depend on the GPU and the entrypoint, and the report says so.",
-            source: "vllm-project/vllm#53970 (DFlash/DSpark token budget: out-of-bounds gather when max_num_seqs × (L+1) > max_num_batched_tokens); vllm-project/vllm#50708 (v0.26.0: max_num_scheduled_tokens negative at config build)",
-        },
-        LaunchCode::MixedAttentionRunner => &CodeInfo {
-            severity: Severity::Error,
-            summary: "a drafter with mixed sliding/full attention layers under vLLM without VLLM_USE_V2_MODEL_RUNNER=1",
-            explanation: "vLLM's DFlash loader raises NotImplementedError for a drafter whose layer_types mix \
-sliding_attention and full_attention unless the V2 model runner is used. Error when the command sets \
-VLLM_USE_V2_MODEL_RUNNER to 0 (V1 forced). Warning when the variable is unset, because the default depends on the \
-version and the target: the error was hit on v0.26.0rc (vllm-ascend#15650); vllm#44443 (merged 2026-07-02) made \
-MRv2 the default for dense targets only. Note vllm#49559: on vLLM 0.25.1 a speculators-trained DFlash drafter had ~0% \
-acceptance with the V2 runner: check acceptance after deploy.",
-            source: "vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d (_resolve_layer_attention: NotImplementedError without use_v2_model_runner); vllm-project/vllm-ascend#15650 (v0.26.0rc); vllm-project/vllm#44443",
-        },
-        LaunchCode::RejectedKey => &CodeInfo {
-            severity: Severity::Error,
-            summary: "tensor_parallel_size inside vLLM's --speculative-config (vLLM wants draft_tensor_parallel_size)",
-            explanation: "vLLM refuses to start: \"'tensor_parallel_size' is not a valid argument in the speculative_config. \
-Please pass 'draft_tensor_parallel_size' instead.\" The draft's tensor parallelism can only be 1 or the target's.",
-            source: "vllm-project/vllm vllm/config/speculative.py@002e77c (_verify_args)",
-        },
-        LaunchCode::DraftTpIgnored => &CodeInfo {
-            severity: Severity::Warning,
-            summary: "vLLM's draft_tensor_parallel_size differs from the target's TP: vLLM runs the draft at the target's anyway",
-            explanation: "vLLM accepts `draft_tensor_parallel_size` (1 or the target's) but builds the EAGLE-3 draft with \
-the target's tensor-parallel group: with tensor_parallel_size 4 and draft_tensor_parallel_size 1 the draft still \
-runs at TP 4 (vllm issue 31345; the fix, PR 31886, is open; vllm-ascend fixed its own path in PR 5519). Nothing \
-fails, the setting does nothing: a warning. launch-draft-heads-tp checks the drafter's heads at the TP it really \
-runs at.",
-            source: "vllm-project/vllm#31345 (draft_tensor_parallel_size does not take effect); vllm-project/vllm#31886 (open fix: the draft's layers still report the target's tp_size); vllm-project/vllm-ascend#5519",
-        },
-        LaunchCode::DraftHeadsTp => &CodeInfo {
-            severity: Severity::Error,
-            summary: "the drafter's attention or KV heads are not divisible by the tensor-parallel size it runs at",
-            explanation: "A draft runs at the target's tensor-parallel size (vLLM ignores draft_tensor_parallel_size, \
-SGLang has no separate draft TP). Its attention splits heads across ranks and asserts num_attention_heads % tp == 0, \
-and num_key_value_heads % tp == 0 (or tp % num_key_value_heads == 0 when the KV heads are replicated): a drafter \
-with 12 heads under TP 8 fails while the server builds it. An error; NeMo-RL caps the draft's TP at its KV heads \
-for the same reason.",
-            source: "vllm-project/vllm vllm/model_executor/models/llama.py@0035bdf2b1ac243ef6f31eef27411b022461df8e (LlamaAttention.__init__: the head asserts); vllm-project/vllm#31345 (the draft runs at the target's TP); NVIDIA-NeMo/RL#3723 (TP capped at the KV heads)",
-        },
-        LaunchCode::DraftQuantInherited => &CodeInfo {
-            severity: Severity::Error,
-            summary: "SGLang --quantization with a draft that has no quantization_config and no --speculative-draft-model-quantization",
-            explanation: "SGLang copies --quantization onto --speculative-draft-model-quantization when that is not \
-given, and ModelConfig clears it only when the draft checkpoint has its own quantization_config: an unquantized \
-EAGLE-3/MTP draft is then loaded as AWQ/GPTQ and the server fails (\"ValueError: Cannot find the config file for \
-awq\", sglang PR 28196, open in every release): an error for AWQ/GPTQ-family methods, a warning for others (the \
-draft is quantized on load). `--speculative-draft-model-quantization unquant` avoids it, except for Qwen3.5 MTP \
-drafts read from a GPTQ checkpoint, which inherit GPTQ anyway (sglang PR 34622, open: accept length below 3 instead \
-of ~3.5): a warning.",
-            source: "sgl-project/sglang#28196 (open: the inherited quantization; ValueError for awq); sgl-project/sglang#34622 (open: unquant not honoured for the Qwen3.5 MTP draft)",
-        },
-        LaunchCode::ChatTemplateOverride => &CodeInfo {
-            severity: Severity::Warning,
-            summary: "speculative decoding with --chat-template: the target is served with another template than its own",
-            explanation: "A drafter is distilled on the target's answers to prompts rendered by one chat template (the \
-target's own, or the one its training recipe used). vLLM's and SGLang's --chat-template replace the template for \
-every request; when it differs from the one the drafter was trained with (Luce-Org/lucebox PR 293: a template without \
-the empty `<think></think>` prefill) the drafter drafts text the target does not write and acceptance falls to about \
-zero, with no error. A warning: the override may be the drafter's own template. Make sure it is, and measure \
-acceptance; `dflash-check pin` records the target's template and `check` fails when it changes.",
-            source: "Luce-Org/lucebox#293 (template without the think prefill: acceptance near 0); vLLM and SGLang --chat-template (replaces the tokenizer's template)",
-        },
-        LaunchCode::ThinkingDefault => &CodeInfo {
-            severity: Severity::Warning,
-            summary: "speculative decoding with --default-chat-template-kwargs setting thinking (enable_thinking / thinking)",
-            explanation: "A server-wide `enable_thinking` (or vLLM's alias `thinking`) changes what every prompt renders \
-to. Drafters for reasoning targets are trained on thinking traces: with thinking off, a DFlash drafter for \
-Qwen3.5-35B-A3B went from 9.5 to under 4 accepted tokens per round, slower than no drafter (z-lab/dflash issue 60); \
-the opposite mismatch hurts a drafter trained without thinking the same way. A warning: check which mode the \
-drafter was trained for (its model card) and measure acceptance in the mode you serve. vLLM's \
---default-chat-template-kwargs and SGLang's flag of the same name (recent SGLang ServerArgs hold \
-default_chat_template_kwargs) are read; per-request `chat_template_kwargs` are not visible in a launch command.",
-            source: "z-lab/dflash#60 (enable_thinking=False: acceptance collapses); vLLM --default-chat-template-kwargs and SGLang ServerArgs default_chat_template_kwargs (server-wide chat template kwargs)",
-        },
-        LaunchCode::RevisionUnpinned => &CodeInfo {
-            severity: Severity::Warning,
-            summary: "a Hub drafter loaded without a commit sha (vLLM speculative-config revision, SGLang --speculative-draft-model-revision)",
-            explanation: "Without a revision the engine loads the repo's `main` as it is at start-up. Drafter repos are \
-re-published with different architectures under the same name (z-lab/dflash#152: the same repo at two commits is \
-6 layers with 8 target layers and SWA 4096, or 4 layers with 6 target layers and SWA 2048), so a restart can load \
-another drafter. Pin the commit sha that was checked (`dflash-check pin` records it).",
-            source: "z-lab/dflash#152",
-        },
-        LaunchCode::DrafterMissing => &CodeInfo {
-            severity: Severity::Error,
-            summary: "SGLang --speculative-algorithm DFLASH without --speculative-draft-model-path",
-            explanation: "SGLang refuses to start: \"DFLASH speculative decoding requires setting \
---speculative-draft-model-path\".",
-            source: "sgl-project/sglang python/sglang/srt/server_args.py (_handle_dflash)",
-        },
-        LaunchCode::SglangBlockSizeConflict => &CodeInfo {
-            severity: Severity::Error,
-            summary: "SGLang --speculative-num-draft-tokens differs from --speculative-dflash-block-size",
-            explanation: "SGLang refuses to start: \"Both --speculative-num-draft-tokens and --speculative-dflash-block-size \
-are set but they differ. For DFLASH they must match.\"",
-            source: "sgl-project/sglang python/sglang/srt/server_args.py (_handle_dflash)",
-        },
-        LaunchCode::SglangDraftTokensMismatch => &CodeInfo {
-            severity: Severity::Warning,
-            summary: "SGLang DFLASH draft tokens on the command line differ from the drafter's block_size",
-            explanation: "SGLang reads block_size from the drafter only when neither --speculative-num-draft-tokens nor \
---speculative-dflash-block-size is given; an explicit value that differs from the drafter's block_size is not \
-compared at start-up, and the DFlash worker only logs \"DFLASH block size mismatch\". Omit the flag or make it equal \
-to block_size (16 for -b16 drafters).",
-            source: "sgl-project/sglang python/sglang/srt/speculative/dflash_worker.py@7f151c5 (block size mismatch warning); sgl-project/sglang python/sglang/srt/server_args.py (_handle_dflash infers the block size only when unset)",
-        },
-        LaunchCode::SglangWindowTooSmall => &CodeInfo {
-            severity: Severity::Error,
-            summary: "SGLang DFLASH draft window smaller than the block",
-            explanation: "SGLang refuses to start when --speculative-dflash-draft-window-size (older versions: \
---speculative-draft-window-size) is below the draft tokens (the block size): the compact draft cache must hold a \
-whole block.",
-            source: "sgl-project/sglang python/sglang/srt/server_args.py (_handle_dflash: window_size must be >= --speculative-num-draft-tokens)",
-        },
-        LaunchCode::SglangEaglePartial => &CodeInfo {
-            severity: Severity::Error,
-            summary: "SGLang EAGLE topk or draft tokens given without --speculative-num-steps",
-            explanation: "When --speculative-num-steps is unset, SGLang asserts that --speculative-eagle-topk and \
---speculative-num-draft-tokens are unset too and chooses all three itself; setting only some of them stops the \
-server at start-up. Set all three or none.",
-            source: "sgl-project/sglang python/sglang/srt/server_args.py (_handle_eagle_family: assert topk and num_draft_tokens are None when num_steps is None); sgl-project/sglang docs/advanced_features/speculative_decoding.md@067ad4d",
-        },
-        LaunchCode::SglangEagleChain => &CodeInfo {
-            severity: Severity::Warning,
-            summary: "SGLang EAGLE with topk 1: draft tokens differ from steps + 1",
-            explanation: "With --speculative-eagle-topk 1 the draft is a chain of --speculative-num-steps tokens, verified \
-with the last accepted one: --speculative-num-draft-tokens must be steps + 1. SGLang replaces another value with a \
-log line (\"speculative_num_draft_tokens is adjusted to speculative_num_steps + 1\"), so the flag does not do what it \
-says, and its acceptance-rate metric was computed from the wrong count (sglang#13212).",
-            source: "sgl-project/sglang python/sglang/srt/server_args.py (_handle_eagle_family); sgl-project/sglang#13212; THUDM/slime#1017",
-        },
-        LaunchCode::SglangEagleTree => &CodeInfo {
-            severity: Severity::Warning,
-            summary: "SGLang EAGLE tree: draft tokens exceed what steps and topk can draft",
-            explanation: "A draft tree of --speculative-num-steps levels with --speculative-eagle-topk branches has at most \
-topk + (steps - 1)·topk² candidate nodes; --speculative-num-draft-tokens - 1 above that asks for candidates that do \
-not exist, and SGLang has no start-up check for it.",
-            source: "sgl-project/sglang#24054 (no start-up check of the tree arithmetic)",
-        },
-        LaunchCode::SglangTokenMap => &CodeInfo {
-            severity: Severity::Warning,
-            summary: "SGLang EAGLE drafter with a truncated vocabulary but no --speculative-token-map (or a token map given to EAGLE-3)",
-            explanation: "An EAGLE-2 head whose output vocabulary (draft_vocab_size, else vocab_size) is smaller than the \
-target's predicts ids in its own reduced vocabulary; SGLang maps them to target ids with the FR-Spec \
---speculative-token-map. Without it the ids are \
-misread and acceptance collapses. For EAGLE-3 the map ships in the weights (d2t) and SGLang ignores the flag (info).",
-            source: "sgl-project/sglang docs/advanced_features/speculative_decoding.md@067ad4d (FR-Spec token map; \"--speculative-token-map is ignored for EAGLE-3 models\")",
-        },
-        LaunchCode::DrafterUnavailable => &CodeInfo {
-            severity: Severity::Warning,
-            summary: "the drafter named in the command could not be read (Hub unreachable, gated, not found, or no such path)",
-            explanation: "The drafter's config.json is needed for the rules that compare the flags with the drafter \
+        LaunchCode::DrafterUnavailable => Some(&DRAFTER_UNAVAILABLE),
+        LaunchCode::TargetUnavailable => Some(&TARGET_UNAVAILABLE),
+        LaunchCode::LintSkipped => Some(&LINT_SKIPPED),
+        _ => None,
+    }
+}
+
+const DRAFTER_UNAVAILABLE: CodeInfo = CodeInfo {
+        severity: Severity::Warning,
+        summary: "the drafter named in the command could not be read (Hub unreachable, gated, not found, or no such path)",
+        explanation: "The drafter's config.json is needed for the rules that compare the flags with the drafter \
 (method vs family, K vs block_size, mixed attention, SGLang draft tokens) and for lint. The message names the repo \
 or path and why it could not be read; those checks are listed as not checked. A container path can be pointed at a \
 local copy with --drafter DIR.",
-            source: "dflash-check: reads the drafter through the Hub client in src/hub (docs/hub.md)",
-        },
-        LaunchCode::TargetUnavailable => &CodeInfo {
-            severity: Severity::Warning,
-            summary: "the target model named in the command could not be read",
-            explanation: "Lint compares the drafter with its target (layer count, hidden size, vocabulary, tokens). When \
+        source: "dflash-check: reads the drafter through the Hub client in src/hub (docs/hub.md)",
+};
+
+const TARGET_UNAVAILABLE: CodeInfo = CodeInfo {
+        severity: Severity::Warning,
+        summary: "the target model named in the command could not be read",
+        explanation: "Lint compares the drafter with its target (layer count, hidden size, vocabulary, tokens). When \
 the target cannot be read, lint falls back to built-in facts of a known target matching the drafter, or skips those \
 rules. A container path can be pointed at a local copy with --target DIR.",
-            source: "dflash-check: reads the target through analysis::resolve_target (docs/hub.md)",
-        },
-        LaunchCode::LintSkipped => &CodeInfo {
-            severity: Severity::Info,
-            summary: "the drafter's config is not a family lint knows, so only the launch rules ran",
-            explanation: "lint knows DFlash, DFlash2, EAGLE-3 and the speculators format. A plain language model used \
-as a draft model, or a target with a fused draft module (DeepSeek MTP/DSpark checkpoints), is checked by the \
-launch rules only.",
-            source: "dflash-check: rules::family::detect",
-        },
-    }
-}
+        source: "dflash-check: reads the target through analysis::resolve_target (docs/hub.md)",
+};
 
 /// How to run the check.
 #[derive(Debug, Clone, Default)]
@@ -274,6 +97,10 @@ pub struct LaunchReport {
     pub diagnostics: Vec<Diagnostic>,
     /// Checks that could not be made, and why.
     pub not_checked: Vec<String>,
+    /// The launch rules skipped for want of an input (the drafter's config, the target's
+    /// vocabulary), each with what it lacked: the rules behind `not_checked`'s first lines.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<rules::Skipped>,
     /// Other things worth saying (more engine commands in the file).
     pub notes: Vec<String>,
     pub summary: Summary,
@@ -337,6 +164,15 @@ pub fn lint_drafter(
         .collect())
 }
 
+const LINT_SKIPPED: CodeInfo = CodeInfo {
+        severity: Severity::Info,
+        summary: "the drafter's config is not a family lint knows, so only the launch rules ran",
+        explanation: "lint knows DFlash, DFlash2, EAGLE-3 and the speculators format. A plain language model used \
+as a draft model, or a target with a fused draft module (DeepSeek MTP/DSpark checkpoints), is checked by the \
+launch rules only.",
+        source: "dflash-check: rules::family::detect",
+};
+
 /// Checks a launch command: locates the drafter and target, runs the launch rules and lint.
 pub fn check(launch: Launch, notes: Vec<String>, options: &CheckOptions) -> Result<LaunchReport> {
     let found = locate::locate(&launch, options)?;
@@ -359,6 +195,7 @@ pub fn check(launch: Launch, notes: Vec<String>, options: &CheckOptions) -> Resu
     launch_diags.extend(outcome.diagnostics);
     launch_diags.sort_by_key(|d| d.severity);
     let mut not_checked = outcome.not_checked;
+    let skipped = outcome.skipped;
     let mut lint_diags = Vec::new();
     if let Some(config) = &found.drafter_config {
         match lint_drafter(config, &launch, &found.target_context) {
@@ -369,7 +206,7 @@ pub fn check(launch: Launch, notes: Vec<String>, options: &CheckOptions) -> Resu
             Err(e) => {
                 let d = Diagnostic::new(
                     LaunchCode::LintSkipped,
-                    info(LaunchCode::LintSkipped),
+                    &LINT_SKIPPED,
                     "",
                     format!("lint did not run: {}", e.message),
                 )
@@ -396,6 +233,7 @@ pub fn check(launch: Launch, notes: Vec<String>, options: &CheckOptions) -> Resu
         drafter_facts: facts,
         diagnostics,
         not_checked,
+        skipped,
         notes,
         summary,
     })
@@ -477,6 +315,19 @@ mod tests {
         for c in LaunchCode::ALL {
             assert!(c.as_str().starts_with("launch-"), "{}", c.as_str());
             assert!(!info(*c).source.is_empty() && !info(*c).explanation.is_empty());
+        }
+    }
+
+    /// Every code is documented once: by its rule, or (the three about inputs) beside the code
+    /// that raises it, never both.
+    #[test]
+    fn every_code_has_a_rule_or_is_about_an_input() {
+        for c in LaunchCode::ALL {
+            let rules = rules::RULES.iter().filter(|r| r.code == *c).count();
+            match input_info(*c) {
+                Some(_) => assert_eq!(rules, 0, "{}", c.as_str()),
+                None => assert_eq!(rules, 1, "{}", c.as_str()),
+            }
         }
     }
 

@@ -1,18 +1,26 @@
 //! The launch rules: the engine's flags and environment against each other and against the
 //! drafter's config. Pure functions of a [`Launch`] and the [`DrafterFacts`] read from the
-//! drafter's `config.json`; one small function per rule, each emitting its own code.
+//! drafter's `config.json`.
 //!
-//! A rule that needs something the command does not say (a flag left at the engine's default,
-//! a drafter config that could not be read) does not guess: it adds a line to the "not checked"
-//! notes saying what it would have checked and why it could not.
+//! Every rule is a [`Rule`] value declared beside its function: its code, its documentation
+//! (severity, summary, explanation, cited source), the engines it applies to ([`Engines`]) and
+//! the inputs it cannot run without ([`Need`]). [`check`] hands [`RULES`] to the one engine,
+//! `diagnostic::rule::run`, which runs the rules of the command's engine and skips — and lists —
+//! those whose needs are unmet (the drafter's config could not be read): the report's "not
+//! checked" lines say so, and its `skipped` field names each rule.
+//!
+//! What is not an input but a flag left at the engine's default, or a value the input leaves to
+//! a shell variable, is the launch's own business: a rule that meets one does not guess, it adds
+//! a "not checked" line saying what it would have checked and why it could not.
 
 use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::parse::Launch;
-use super::{info, LaunchCode};
+use super::LaunchCode;
 use crate::config::ConfigFile;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::rule::{Describe, NeedKind, RuleFamily};
+use crate::diagnostic::{CodeInfo, Diagnostic, Severity};
 use crate::json::Node;
 use crate::rules::{family, Engine, Family};
 
@@ -183,16 +191,153 @@ pub struct Input<'a> {
     pub target_vocab: Option<u64>,
 }
 
-/// Findings and the checks that could not be made.
+/// The engines a launch rule applies to: it runs only on a command that starts one of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engines {
+    Vllm,
+    Sglang,
+    Both,
+}
+
+impl Describe for Engines {
+    fn describe(self) -> String {
+        match self {
+            Engines::Vllm => "vLLM commands",
+            Engines::Sglang => "SGLang commands",
+            Engines::Both => "vLLM and SGLang commands",
+        }
+        .to_string()
+    }
+}
+
+/// An input a launch rule cannot run without. Rules whose needs are unmet are skipped and
+/// listed as not checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Need {
+    /// The drafter's `config.json` ([`DrafterFacts`]): read from the path or Hub repo the
+    /// command names, or `--drafter DIR`.
+    DrafterConfig,
+    /// The target's vocabulary size, from its config or a built-in known target.
+    TargetVocab,
+}
+
+impl NeedKind for Need {
+    fn describe(self) -> &'static str {
+        match self {
+            Need::DrafterConfig => {
+                "the drafter's config.json (the path or Hub repo the command names, or --drafter DIR)"
+            }
+            Need::TargetVocab => {
+                "the target's vocabulary size (the target's config.json, or --target DIR)"
+            }
+        }
+    }
+}
+
+impl Need {
+    /// The report's "not checked" line for the rules skipped for want of it.
+    fn not_checked(self) -> &'static str {
+        match self {
+            Need::DrafterConfig => {
+                "the rules that need the drafter's config (method vs family, K vs block_size, mixed attention, \
+                 SGLang draft tokens vs block_size): the drafter's config.json could not be read"
+            }
+            Need::TargetVocab => {
+                "--speculative-token-map: the target's vocabulary is unknown, so a truncated EAGLE head cannot be told"
+            }
+        }
+    }
+}
+
+/// The launch family of rules: they judge one engine command ([`Cx`]).
+pub struct LaunchRules;
+
+/// A launch rule: its code, its documentation, its engines, its needs, and its check.
+pub type Rule = crate::diagnostic::rule::Rule<LaunchRules>;
+
+/// A rule that did not run, and the inputs it lacked.
+pub type Skipped = crate::diagnostic::rule::Skipped<LaunchCode, Need>;
+
+impl RuleFamily for LaunchRules {
+    type Cx<'a> = Cx<'a>;
+    type Code = LaunchCode;
+    type Scope = Engines;
+    type Need = Need;
+
+    fn in_scope(cx: &Cx<'_>, scope: Engines) -> bool {
+        match scope {
+            Engines::Both => true,
+            Engines::Vllm => cx.launch().engine == Engine::Vllm,
+            Engines::Sglang => cx.launch().engine == Engine::Sglang,
+        }
+    }
+
+    fn has(cx: &Cx<'_>, need: Need) -> bool {
+        match need {
+            Need::DrafterConfig => cx.input.drafter.is_some(),
+            Need::TargetVocab => cx.input.target_vocab.is_some(),
+        }
+    }
+
+    fn enter(cx: &mut Cx<'_>, rule: &'static Rule) {
+        cx.rule = rule;
+    }
+
+    fn leave(cx: &mut Cx<'_>) -> Vec<Need> {
+        std::mem::take(&mut cx.late)
+    }
+}
+
+/// Every launch rule, in the order they run (findings of one severity keep this order).
+pub const RULES: &[Rule] = &[
+    METHOD_FAMILY,
+    REVISION_UNPINNED,
+    // vLLM
+    REJECTED_KEY,
+    DRAFT_TP_IGNORED,
+    NUM_SPECULATIVE_TOKENS_MISSING,
+    K_EXCEEDS_BLOCK,
+    BATCHED_TOKENS,
+    MIXED_ATTENTION_RUNNER,
+    // SGLang
+    DRAFTER_MISSING,
+    SGLANG_BLOCK_SIZE_CONFLICT,
+    SGLANG_DRAFT_TOKENS_MISMATCH,
+    SGLANG_WINDOW_TOO_SMALL,
+    SGLANG_EAGLE_PARTIAL,
+    SGLANG_EAGLE_CHAIN,
+    SGLANG_EAGLE_TREE,
+    SGLANG_TOKEN_MAP,
+    DRAFT_QUANT_INHERITED,
+    // both
+    DRAFT_HEADS_TP,
+    CHAT_TEMPLATE_OVERRIDE,
+    THINKING_DEFAULT,
+];
+
+/// The rule that raises `code` (`None` for the codes launch raises about its inputs).
+pub fn rule(code: LaunchCode) -> Option<&'static Rule> {
+    crate::diagnostic::rule::find(RULES, code)
+}
+
+/// Findings, the checks that could not be made, and the rules skipped for want of an input.
 #[derive(Debug, Default)]
 pub struct Outcome {
     pub diagnostics: Vec<Diagnostic>,
     pub not_checked: Vec<String>,
+    pub skipped: Vec<Skipped>,
 }
 
-struct Cx<'a> {
+/// What a launch rule sees while it checks, and where it reports.
+pub struct Cx<'a> {
     input: &'a Input<'a>,
-    out: Outcome,
+    /// The running rule: what [`Cx::emit`] reports under (set by the engine, `enter`).
+    rule: &'static Rule,
+    diagnostics: Vec<Diagnostic>,
+    not_checked: Vec<String>,
+    /// Needs the running rule found unmet while checking (listed as skipped by `leave`).
+    late: Vec<Need>,
 }
 
 impl Cx<'_> {
@@ -200,17 +345,17 @@ impl Cx<'_> {
         self.input.launch
     }
 
-    /// A diagnostic at `path`, located in the input file at `needle` (after `after`).
+    /// A diagnostic of the running rule at `path`, located in the input file at `anchor.1`
+    /// (after `anchor.0` when given).
     fn emit(
         &mut self,
-        code: LaunchCode,
         path: &str,
         anchor: (Option<&str>, &str),
         message: String,
         expected: Option<Value>,
     ) -> &mut Diagnostic {
         let origin = &self.input.launch.origin;
-        let mut d = Diagnostic::new(code, info(code), path, message);
+        let mut d = Diagnostic::new(self.rule.code, &self.rule.info, path, message);
         if let Some(file) = &origin.file {
             d = d.file(file.clone());
             if let Some((line, column)) = origin
@@ -223,58 +368,59 @@ impl Cx<'_> {
         if let Some(e) = expected {
             d = d.expected(e);
         }
-        self.out.diagnostics.push(d);
-        self.out.diagnostics.last_mut().expect("just pushed")
+        self.diagnostics.push(d);
+        self.diagnostics.last_mut().expect("just pushed")
     }
 
+    /// A check the command leaves to the engine's defaults or to a shell variable.
     fn not_checked(&mut self, what: impl Into<String>) {
-        self.out.not_checked.push(what.into());
+        self.not_checked.push(what.into());
+    }
+
+    /// The running rule found, while checking, that it needs `need` and it is unmet.
+    fn lacks(&mut self, need: Need) {
+        self.late.push(need);
     }
 }
 
-/// Runs every launch rule.
+/// Runs the launch rules of the command's engine.
 pub fn check(input: &Input) -> Outcome {
     let mut cx = Cx {
         input,
-        out: Outcome::default(),
+        // Replaced by the engine before each check runs (`RuleFamily::enter`).
+        rule: &RULES[0],
+        diagnostics: Vec::new(),
+        not_checked: Vec::new(),
+        late: Vec::new(),
     };
-    if input.drafter.is_none() && input.launch.drafter.is_some() {
-        cx.not_checked(
-            "the rules that need the drafter's config (method vs family, K vs block_size, mixed attention, \
-             SGLang draft tokens vs block_size): the drafter's config.json could not be read",
-        );
-    }
-    method_family(&mut cx);
-    revision_unpinned(&mut cx);
-    match input.launch.engine {
-        Engine::Vllm => {
-            rejected_key(&mut cx);
-            draft_tp_ignored(&mut cx);
-            num_speculative_tokens_missing(&mut cx);
-            k_exceeds_block(&mut cx);
-            batched_tokens(&mut cx);
-            mixed_attention_runner(&mut cx);
+    let mut skipped = crate::diagnostic::rule::run(RULES, &mut cx);
+    if input.launch.drafter.is_none() {
+        // A command that names no drafter has no drafter config to miss: a model-free method
+        // (ngram), or a fused draft module read from the target (when the target could not be
+        // read, launch-target-unavailable says so).
+        for s in &mut skipped {
+            s.needs.retain(|&n| n != Need::DrafterConfig);
         }
-        Engine::Sglang => {
-            drafter_missing(&mut cx);
-            sglang_block_size_conflict(&mut cx);
-            sglang_draft_tokens_mismatch(&mut cx);
-            sglang_window_too_small(&mut cx);
-            sglang_eagle_partial(&mut cx);
-            sglang_eagle_chain(&mut cx);
-            sglang_eagle_tree(&mut cx);
-            sglang_token_map(&mut cx);
-            draft_quant_inherited(&mut cx);
+        skipped.retain(|s| !s.needs.is_empty());
+    }
+    let mut not_checked: Vec<String> = Vec::new();
+    for need in skipped.iter().flat_map(|s| s.needs.iter()) {
+        let line = need.not_checked();
+        if !not_checked.iter().any(|l| l == line) {
+            not_checked.push(line.to_string());
         }
     }
-    draft_heads_tp(&mut cx);
-    chat_template_override(&mut cx);
+    not_checked.extend(cx.not_checked);
     for flag in &input.launch.unresolved {
-        cx.out.not_checked.push(format!(
+        not_checked.push(format!(
             "{flag}: its value is a shell variable the input never assigns"
         ));
     }
-    cx.out
+    Outcome {
+        diagnostics: cx.diagnostics,
+        not_checked,
+        skipped,
+    }
 }
 
 /// The method vLLM would use: the given one, else inferred from the drafter's name like vLLM
@@ -297,6 +443,24 @@ fn vllm_method(launch: &Launch) -> (Option<String>, bool) {
     };
     (inferred.map(str::to_string), true)
 }
+
+const METHOD_FAMILY: Rule = Rule {
+    code: LaunchCode::MethodFamily,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "the vLLM method or SGLang algorithm does not match the drafter's family",
+        explanation: "vLLM picks the proposer from `method` (`dflash`, `dspark`, `eagle3`) and, when it is absent, \
+infers it from \"dflash\" or \"eagle3\" in the drafter's name; SGLang picks the worker from --speculative-algorithm \
+(DFLASH, DSPARK, EAGLE3). Another method loads the drafter with the wrong proposer (vLLM's DFlash proposer asserts \
+method == \"dflash\"; its V2 DFlash path refuses DSpark's sample_from_anchor). DSpark drafters are recognised by a \
+DSpark architecture (DSparkDraftModel, Qwen3DSparkModel), dspark_* keys, sample_from_anchor or projector_type \
+\"dspark\", so method \"dspark\" is not flagged for them.",
+        source: "vllm-project/vllm vllm/config/speculative.py@002e77c (method inferred from the drafter's name); vllm-project/vllm v1/spec_decode DFlashProposer (asserts method == \"dflash\"); sgl-project/sglang python/sglang/srt/server_args.py (handle_speculative_decoding: one handler per algorithm)",
+    },
+    applies: Engines::Both,
+    needs: &[Need::DrafterConfig],
+    check: method_family,
+};
 
 /// vLLM `method` / SGLang `--speculative-algorithm` against the drafter's family.
 fn method_family(cx: &mut Cx) {
@@ -328,7 +492,6 @@ fn method_family(cx: &mut Cx) {
                 ),
             };
             cx.emit(
-                LaunchCode::MethodFamily,
                 "--speculative-config.method",
                 (Some("--speculative-config"), "\"method\""),
                 message,
@@ -344,7 +507,6 @@ fn method_family(cx: &mut Cx) {
             };
             if algorithm != want {
                 cx.emit(
-                    LaunchCode::MethodFamily,
                     "--speculative-algorithm",
                     (None, "--speculative-algorithm"),
                     format!(
@@ -358,6 +520,22 @@ fn method_family(cx: &mut Cx) {
         }
     }
 }
+
+const REVISION_UNPINNED: Rule = Rule {
+    code: LaunchCode::RevisionUnpinned,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "a Hub drafter loaded without a commit sha (vLLM speculative-config revision, SGLang --speculative-draft-model-revision)",
+        explanation: "Without a revision the engine loads the repo's `main` as it is at start-up. Drafter repos are \
+re-published with different architectures under the same name (z-lab/dflash#152: the same repo at two commits is \
+6 layers with 8 target layers and SWA 4096, or 4 layers with 6 target layers and SWA 2048), so a restart can load \
+another drafter. Pin the commit sha that was checked (`dflash-check pin` records it).",
+        source: "z-lab/dflash#152",
+    },
+    applies: Engines::Both,
+    needs: &[],
+    check: revision_unpinned,
+};
 
 /// A Hub drafter without a commit sha: the repo can change under the deployment.
 fn revision_unpinned(cx: &mut Cx) {
@@ -383,14 +561,22 @@ fn revision_unpinned(cx: &mut Cx) {
         ),
     };
     let expected = cx.input.drafter_sha.map(|s| json!(s));
-    cx.emit(
-        LaunchCode::RevisionUnpinned,
-        path,
-        (None, anchor),
-        message,
-        expected,
-    );
+    cx.emit(path, (None, anchor), message, expected);
 }
+
+const REJECTED_KEY: Rule = Rule {
+    code: LaunchCode::RejectedKey,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "tensor_parallel_size inside vLLM's --speculative-config (vLLM wants draft_tensor_parallel_size)",
+        explanation: "vLLM refuses to start: \"'tensor_parallel_size' is not a valid argument in the speculative_config. \
+Please pass 'draft_tensor_parallel_size' instead.\" The draft's tensor parallelism can only be 1 or the target's.",
+        source: "vllm-project/vllm vllm/config/speculative.py@002e77c (_verify_args)",
+    },
+    applies: Engines::Vllm,
+    needs: &[],
+    check: rejected_key,
+};
 
 /// `tensor_parallel_size` inside vLLM's speculative config.
 fn rejected_key(cx: &mut Cx) {
@@ -398,7 +584,6 @@ fn rejected_key(cx: &mut Cx) {
         return;
     };
     cx.emit(
-        LaunchCode::RejectedKey,
         "--speculative-config.tensor_parallel_size",
         (Some("--speculative-config"), "tensor_parallel_size"),
         "vLLM refuses `tensor_parallel_size` inside --speculative-config (\"not a valid argument in the \
@@ -415,6 +600,21 @@ fn k_of(launch: &Launch) -> Option<u64> {
         .and_then(Value::as_u64)
         .filter(|&k| k > 0)
 }
+
+const NUM_SPECULATIVE_TOKENS_MISSING: Rule = Rule {
+    code: LaunchCode::NumSpeculativeTokensMissing,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "vLLM --speculative-config without a positive num_speculative_tokens",
+        explanation: "vLLM refuses to start: \"num_speculative_tokens must be provided with speculative model unless \
+the draft model config contains an n_predict parameter\", and the field must be > 0. The DFlash convention is \
+block_size - 1 (15 for -b16 drafters); DSpark drafters may use block_size.",
+        source: "vllm-project/vllm vllm/config/speculative.py@002e77c (_verify_args; num_speculative_tokens Field gt=0)",
+    },
+    applies: Engines::Vllm,
+    needs: &[],
+    check: num_speculative_tokens_missing,
+};
 
 /// vLLM requires a positive `num_speculative_tokens` (unless the drafter has `n_predict`).
 fn num_speculative_tokens_missing(cx: &mut Cx) {
@@ -439,7 +639,6 @@ fn num_speculative_tokens_missing(cx: &mut Cx) {
                 return;
             }
             cx.emit(
-                LaunchCode::NumSpeculativeTokensMissing,
                 "--speculative-config.num_speculative_tokens",
                 (None, "--speculative-config"),
                 format!(
@@ -451,7 +650,6 @@ fn num_speculative_tokens_missing(cx: &mut Cx) {
         Some(v) if k_of(launch).is_none() => {
             let v = v.to_string();
             cx.emit(
-                LaunchCode::NumSpeculativeTokensMissing,
                 "--speculative-config.num_speculative_tokens",
                 (Some("--speculative-config"), "num_speculative_tokens"),
                 format!("num_speculative_tokens is {v}: vLLM requires a positive integer{hint}"),
@@ -461,6 +659,23 @@ fn num_speculative_tokens_missing(cx: &mut Cx) {
         Some(_) => {}
     }
 }
+
+const K_EXCEEDS_BLOCK: Rule = Rule {
+    code: LaunchCode::KExceedsBlock,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "num_speculative_tokens exceeds what the drafter's block drafts (DFlash: block_size - 1; DSpark: block_size)",
+        explanation: "A DFlash block of block_size positions holds the last verified token and block_size - 1 \
+drafted ones, so K = block_size - 1 is the convention (z-lab README: 15 for block_size 16; speculators' converter; \
+vLLM recipes). No engine enforces it: vLLM never reads the drafter's block_size (its `block_size` is the KV page \
+size), so a larger K drafts positions the drafter was not trained for. A warning, not an error. DSpark drafters draft \
+a whole block (K = block_size is legal).",
+        source: "z-lab/dflash README.md@44947fb (num_speculative_tokens 15 with block_size 16); vllm-project/speculators src/speculators/convert/dflash/converter.py@c05b95b:132; vllm-project/recipes#837; vllm-project/vllm#50012 (block_size in vLLM is the KV page size)",
+    },
+    applies: Engines::Vllm,
+    needs: &[Need::DrafterConfig],
+    check: k_exceeds_block,
+};
 
 /// K against the drafter's block_size, by family: DFlash drafts block_size - 1 tokens (the
 /// first position is the last verified token); DSpark may draft block_size.
@@ -487,7 +702,6 @@ fn k_exceeds_block(cx: &mut Cx) {
     };
     if k > limit {
         cx.emit(
-            LaunchCode::KExceedsBlock,
             "--speculative-config.num_speculative_tokens",
             (Some("--speculative-config"), "num_speculative_tokens"),
             format!(
@@ -498,6 +712,23 @@ fn k_exceeds_block(cx: &mut Cx) {
         );
     }
 }
+
+const BATCHED_TOKENS: Rule = Rule {
+    code: LaunchCode::BatchedTokens,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "max_num_batched_tokens < max_num_seqs × (K+1) for a DFlash/DSpark drafter",
+        explanation: "DFlash and DSpark drafters issue max_num_seqs × (K+1) query tokens in one unchunkable decode \
+step (a bonus query and K mask queries per request). vLLM sizes the drafter's input buffers to \
+max_num_batched_tokens, so a full batch indexes past them (CUDA out-of-bounds gather); v0.26.0 rejects some such \
+configs at start-up with a negative max_num_scheduled_tokens. Checked only when both flags are on the command line: \
+vLLM's defaults depend on the GPU and the entrypoint, and the report says so.",
+        source: "vllm-project/vllm#53970 (DFlash/DSpark token budget: out-of-bounds gather when max_num_seqs × (L+1) > max_num_batched_tokens); vllm-project/vllm#50708 (v0.26.0: max_num_scheduled_tokens negative at config build)",
+    },
+    applies: Engines::Vllm,
+    needs: &[],
+    check: batched_tokens,
+};
 
 /// `max_num_batched_tokens ≥ max_num_seqs × (K+1)` for parallel drafters (DFlash, DSpark).
 fn batched_tokens(cx: &mut Cx) {
@@ -518,7 +749,6 @@ fn batched_tokens(cx: &mut Cx) {
             let need = seqs.saturating_mul(per_seq);
             if tokens < need {
                 cx.emit(
-                    LaunchCode::BatchedTokens,
                     "--max-num-batched-tokens",
                     (None, "--max-num-batched-tokens"),
                     format!(
@@ -546,6 +776,24 @@ fn batched_tokens(cx: &mut Cx) {
     }
 }
 
+const MIXED_ATTENTION_RUNNER: Rule = Rule {
+    code: LaunchCode::MixedAttentionRunner,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "a drafter with mixed sliding/full attention layers under vLLM without VLLM_USE_V2_MODEL_RUNNER=1",
+        explanation: "vLLM's DFlash loader raises NotImplementedError for a drafter whose layer_types mix \
+sliding_attention and full_attention unless the V2 model runner is used. Error when the command sets \
+VLLM_USE_V2_MODEL_RUNNER to 0 (V1 forced). Warning when the variable is unset, because the default depends on the \
+version and the target: the error was hit on v0.26.0rc (vllm-ascend#15650); vllm#44443 (merged 2026-07-02) made \
+MRv2 the default for dense targets only. Note vllm#49559: on vLLM 0.25.1 a speculators-trained DFlash drafter had ~0% \
+acceptance with the V2 runner: check acceptance after deploy.",
+        source: "vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d (_resolve_layer_attention: NotImplementedError without use_v2_model_runner); vllm-project/vllm-ascend#15650 (v0.26.0rc); vllm-project/vllm#44443",
+    },
+    applies: Engines::Vllm,
+    needs: &[Need::DrafterConfig],
+    check: mixed_attention_runner,
+};
+
 /// Mixed sliding/full draft layers under vLLM need the V2 model runner.
 fn mixed_attention_runner(cx: &mut Cx) {
     let Some(drafter) = cx.input.drafter else {
@@ -563,7 +811,6 @@ fn mixed_attention_runner(cx: &mut Cx) {
         Some(v) => {
             let v = v.to_string();
             cx.emit(
-                LaunchCode::MixedAttentionRunner,
                 &path,
                 (None, var),
                 format!(
@@ -575,7 +822,6 @@ fn mixed_attention_runner(cx: &mut Cx) {
         }
         None => {
             cx.emit(
-                LaunchCode::MixedAttentionRunner,
                 &path,
                 (None, "--speculative-config"),
                 format!(
@@ -590,12 +836,25 @@ fn mixed_attention_runner(cx: &mut Cx) {
     }
 }
 
+const DRAFTER_MISSING: Rule = Rule {
+    code: LaunchCode::DrafterMissing,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "SGLang --speculative-algorithm DFLASH without --speculative-draft-model-path",
+        explanation: "SGLang refuses to start: \"DFLASH speculative decoding requires setting \
+--speculative-draft-model-path\".",
+        source: "sgl-project/sglang python/sglang/srt/server_args.py (_handle_dflash)",
+    },
+    applies: Engines::Sglang,
+    needs: &[],
+    check: drafter_missing,
+};
+
 /// SGLang DFLASH without a drafter path.
 fn drafter_missing(cx: &mut Cx) {
     let launch = cx.launch();
     if launch.sglang.algorithm.as_deref() == Some("DFLASH") && launch.drafter.is_none() {
         cx.emit(
-            LaunchCode::DrafterMissing,
             "--speculative-draft-model-path",
             (None, "--speculative-algorithm"),
             "--speculative-algorithm DFLASH without --speculative-draft-model-path: SGLang refuses to start"
@@ -616,6 +875,20 @@ fn is_eagle(launch: &Launch) -> bool {
     )
 }
 
+const SGLANG_BLOCK_SIZE_CONFLICT: Rule = Rule {
+    code: LaunchCode::SglangBlockSizeConflict,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "SGLang --speculative-num-draft-tokens differs from --speculative-dflash-block-size",
+        explanation: "SGLang refuses to start: \"Both --speculative-num-draft-tokens and --speculative-dflash-block-size \
+are set but they differ. For DFLASH they must match.\"",
+        source: "sgl-project/sglang python/sglang/srt/server_args.py (_handle_dflash)",
+    },
+    applies: Engines::Sglang,
+    needs: &[],
+    check: sglang_block_size_conflict,
+};
+
 /// SGLang DFLASH: `--speculative-num-draft-tokens` and `--speculative-dflash-block-size` differ.
 fn sglang_block_size_conflict(cx: &mut Cx) {
     let s = &cx.launch().sglang;
@@ -624,7 +897,6 @@ fn sglang_block_size_conflict(cx: &mut Cx) {
     };
     if is_dflash(cx.launch()) && tokens != block {
         cx.emit(
-            LaunchCode::SglangBlockSizeConflict,
             "--speculative-num-draft-tokens",
             (None, "--speculative-num-draft-tokens"),
             format!(
@@ -646,6 +918,22 @@ fn dflash_tokens(launch: &Launch) -> Option<(u64, &'static str)> {
             .map(|b| (b, "--speculative-dflash-block-size")))
 }
 
+const SGLANG_DRAFT_TOKENS_MISMATCH: Rule = Rule {
+    code: LaunchCode::SglangDraftTokensMismatch,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "SGLang DFLASH draft tokens on the command line differ from the drafter's block_size",
+        explanation: "SGLang reads block_size from the drafter only when neither --speculative-num-draft-tokens nor \
+--speculative-dflash-block-size is given; an explicit value that differs from the drafter's block_size is not \
+compared at start-up, and the DFlash worker only logs \"DFLASH block size mismatch\". Omit the flag or make it equal \
+to block_size (16 for -b16 drafters).",
+        source: "sgl-project/sglang python/sglang/srt/speculative/dflash_worker.py@7f151c5 (block size mismatch warning); sgl-project/sglang python/sglang/srt/server_args.py (_handle_dflash infers the block size only when unset)",
+    },
+    applies: Engines::Sglang,
+    needs: &[Need::DrafterConfig],
+    check: sglang_draft_tokens_mismatch,
+};
+
 /// SGLang DFLASH: the draft tokens given on the command line differ from the drafter's block_size.
 fn sglang_draft_tokens_mismatch(cx: &mut Cx) {
     if !is_dflash(cx.launch()) {
@@ -659,7 +947,6 @@ fn sglang_draft_tokens_mismatch(cx: &mut Cx) {
     };
     if tokens != block {
         cx.emit(
-            LaunchCode::SglangDraftTokensMismatch,
             flag,
             (None, flag),
             format!(
@@ -671,6 +958,21 @@ fn sglang_draft_tokens_mismatch(cx: &mut Cx) {
         );
     }
 }
+
+const SGLANG_WINDOW_TOO_SMALL: Rule = Rule {
+    code: LaunchCode::SglangWindowTooSmall,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "SGLang DFLASH draft window smaller than the block",
+        explanation: "SGLang refuses to start when --speculative-dflash-draft-window-size (older versions: \
+--speculative-draft-window-size) is below the draft tokens (the block size): the compact draft cache must hold a \
+whole block.",
+        source: "sgl-project/sglang python/sglang/srt/server_args.py (_handle_dflash: window_size must be >= --speculative-num-draft-tokens)",
+    },
+    applies: Engines::Sglang,
+    needs: &[],
+    check: sglang_window_too_small,
+};
 
 /// SGLang DFLASH: the draft window must hold a whole block.
 fn sglang_window_too_small(cx: &mut Cx) {
@@ -699,7 +1001,6 @@ fn sglang_window_too_small(cx: &mut Cx) {
     };
     if window < block {
         cx.emit(
-            LaunchCode::SglangWindowTooSmall,
             flag,
             (None, flag),
             format!(
@@ -710,6 +1011,21 @@ fn sglang_window_too_small(cx: &mut Cx) {
         );
     }
 }
+
+const SGLANG_EAGLE_PARTIAL: Rule = Rule {
+    code: LaunchCode::SglangEaglePartial,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "SGLang EAGLE topk or draft tokens given without --speculative-num-steps",
+        explanation: "When --speculative-num-steps is unset, SGLang asserts that --speculative-eagle-topk and \
+--speculative-num-draft-tokens are unset too and chooses all three itself; setting only some of them stops the \
+server at start-up. Set all three or none.",
+        source: "sgl-project/sglang python/sglang/srt/server_args.py (_handle_eagle_family: assert topk and num_draft_tokens are None when num_steps is None); sgl-project/sglang docs/advanced_features/speculative_decoding.md@067ad4d",
+    },
+    applies: Engines::Sglang,
+    needs: &[],
+    check: sglang_eagle_partial,
+};
 
 /// SGLang EAGLE: `--speculative-eagle-topk` or `--speculative-num-draft-tokens` without
 /// `--speculative-num-steps` trips an assertion at start-up.
@@ -735,7 +1051,6 @@ fn sglang_eagle_partial(cx: &mut Cx) {
     }
     let first = given[0];
     cx.emit(
-        LaunchCode::SglangEaglePartial,
         "--speculative-num-steps",
         (None, first),
         format!(
@@ -746,6 +1061,22 @@ fn sglang_eagle_partial(cx: &mut Cx) {
         None,
     );
 }
+
+const SGLANG_EAGLE_CHAIN: Rule = Rule {
+    code: LaunchCode::SglangEagleChain,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "SGLang EAGLE with topk 1: draft tokens differ from steps + 1",
+        explanation: "With --speculative-eagle-topk 1 the draft is a chain of --speculative-num-steps tokens, verified \
+with the last accepted one: --speculative-num-draft-tokens must be steps + 1. SGLang replaces another value with a \
+log line (\"speculative_num_draft_tokens is adjusted to speculative_num_steps + 1\"), so the flag does not do what it \
+says, and its acceptance-rate metric was computed from the wrong count (sglang#13212).",
+        source: "sgl-project/sglang python/sglang/srt/server_args.py (_handle_eagle_family); sgl-project/sglang#13212; THUDM/slime#1017",
+    },
+    applies: Engines::Sglang,
+    needs: &[],
+    check: sglang_eagle_chain,
+};
 
 /// SGLang EAGLE chain (topk 1): the draft tokens are steps + 1.
 fn sglang_eagle_chain(cx: &mut Cx) {
@@ -758,7 +1089,6 @@ fn sglang_eagle_chain(cx: &mut Cx) {
     let chain = steps.saturating_add(1);
     if is_eagle(launch) && tokens != chain {
         cx.emit(
-            LaunchCode::SglangEagleChain,
             "--speculative-num-draft-tokens",
             (None, "--speculative-num-draft-tokens"),
             format!(
@@ -772,6 +1102,21 @@ fn sglang_eagle_chain(cx: &mut Cx) {
         );
     }
 }
+
+const SGLANG_EAGLE_TREE: Rule = Rule {
+    code: LaunchCode::SglangEagleTree,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "SGLang EAGLE tree: draft tokens exceed what steps and topk can draft",
+        explanation: "A draft tree of --speculative-num-steps levels with --speculative-eagle-topk branches has at most \
+topk + (steps - 1)·topk² candidate nodes; --speculative-num-draft-tokens - 1 above that asks for candidates that do \
+not exist, and SGLang has no start-up check for it.",
+        source: "sgl-project/sglang#24054 (no start-up check of the tree arithmetic)",
+    },
+    applies: Engines::Sglang,
+    needs: &[],
+    check: sglang_eagle_tree,
+};
 
 /// SGLang EAGLE tree (topk > 1): the draft tokens cannot exceed the tree's nodes.
 fn sglang_eagle_tree(cx: &mut Cx) {
@@ -787,7 +1132,6 @@ fn sglang_eagle_tree(cx: &mut Cx) {
     let nodes = topk.saturating_add((steps - 1).saturating_mul(topk.saturating_mul(topk)));
     if tokens - 1 > nodes {
         cx.emit(
-            LaunchCode::SglangEagleTree,
             "--speculative-num-draft-tokens",
             (None, "--speculative-num-draft-tokens"),
             format!(
@@ -801,6 +1145,22 @@ fn sglang_eagle_tree(cx: &mut Cx) {
     }
 }
 
+const SGLANG_TOKEN_MAP: Rule = Rule {
+    code: LaunchCode::SglangTokenMap,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "SGLang EAGLE drafter with a truncated vocabulary but no --speculative-token-map (or a token map given to EAGLE-3)",
+        explanation: "An EAGLE-2 head whose output vocabulary (draft_vocab_size, else vocab_size) is smaller than the \
+target's predicts ids in its own reduced vocabulary; SGLang maps them to target ids with the FR-Spec \
+--speculative-token-map. Without it the ids are \
+misread and acceptance collapses. For EAGLE-3 the map ships in the weights (d2t) and SGLang ignores the flag (info).",
+        source: "sgl-project/sglang docs/advanced_features/speculative_decoding.md@067ad4d (FR-Spec token map; \"--speculative-token-map is ignored for EAGLE-3 models\")",
+    },
+    applies: Engines::Sglang,
+    needs: &[],
+    check: sglang_token_map,
+};
+
 /// SGLang EAGLE-2 with a truncated draft vocabulary needs `--speculative-token-map`; EAGLE-3
 /// ignores it.
 fn sglang_token_map(cx: &mut Cx) {
@@ -808,7 +1168,6 @@ fn sglang_token_map(cx: &mut Cx) {
     let algorithm = launch.sglang.algorithm.as_deref();
     if algorithm == Some("EAGLE3") && launch.sglang.token_map.is_some() {
         cx.emit(
-            LaunchCode::SglangTokenMap,
             "--speculative-token-map",
             (None, "--speculative-token-map"),
             "--speculative-token-map is ignored for EAGLE-3: the draft-to-target mapping ships in the drafter's \
@@ -822,7 +1181,10 @@ fn sglang_token_map(cx: &mut Cx) {
     if algorithm != Some("EAGLE") || launch.sglang.token_map.is_some() {
         return;
     }
+    // Only this part reads the drafter and the target: an unmet need is found here, not before
+    // the rule runs (the EAGLE-3 part above needs neither).
     let Some(drafter) = cx.input.drafter else {
+        cx.lacks(Need::DrafterConfig);
         return;
     };
     // The head's own output vocabulary: `draft_vocab_size`, else its `vocab_size`.
@@ -830,14 +1192,11 @@ fn sglang_token_map(cx: &mut Cx) {
         return;
     };
     let Some(vocab) = cx.input.target_vocab else {
-        cx.not_checked(
-            "--speculative-token-map: the target's vocabulary is unknown, so a truncated EAGLE head cannot be told",
-        );
+        cx.lacks(Need::TargetVocab);
         return;
     };
     if draft_vocab < vocab {
         cx.emit(
-            LaunchCode::SglangTokenMap,
             "--speculative-token-map",
             (None, "--speculative-algorithm"),
             format!(
@@ -863,6 +1222,23 @@ fn target_tp(launch: &Launch) -> Option<u64> {
     }
 }
 
+const DRAFT_TP_IGNORED: Rule = Rule {
+    code: LaunchCode::DraftTpIgnored,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "vLLM's draft_tensor_parallel_size differs from the target's TP: vLLM runs the draft at the target's anyway",
+        explanation: "vLLM accepts `draft_tensor_parallel_size` (1 or the target's) but builds the EAGLE-3 draft with \
+the target's tensor-parallel group: with tensor_parallel_size 4 and draft_tensor_parallel_size 1 the draft still \
+runs at TP 4 (vllm issue 31345; the fix, PR 31886, is open; vllm-ascend fixed its own path in PR 5519). Nothing \
+fails, the setting does nothing: a warning. launch-draft-heads-tp checks the drafter's heads at the TP it really \
+runs at.",
+        source: "vllm-project/vllm#31345 (draft_tensor_parallel_size does not take effect); vllm-project/vllm#31886 (open fix: the draft's layers still report the target's tp_size); vllm-project/vllm-ascend#5519",
+    },
+    applies: Engines::Vllm,
+    needs: &[],
+    check: draft_tp_ignored,
+};
+
 /// vLLM's `draft_tensor_parallel_size` different from the target's: vLLM builds the draft at
 /// the target's TP anyway (vllm issue 31345; the fix, PR 31886, is open).
 fn draft_tp_ignored(cx: &mut Cx) {
@@ -880,7 +1256,6 @@ fn draft_tp_ignored(cx: &mut Cx) {
         return;
     }
     cx.emit(
-        LaunchCode::DraftTpIgnored,
         "--speculative-config.draft_tensor_parallel_size",
         (Some("--speculative-config"), "draft_tensor_parallel_size"),
         format!(
@@ -890,6 +1265,23 @@ fn draft_tp_ignored(cx: &mut Cx) {
         Some(json!(tp)),
     );
 }
+
+const DRAFT_HEADS_TP: Rule = Rule {
+    code: LaunchCode::DraftHeadsTp,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "the drafter's attention or KV heads are not divisible by the tensor-parallel size it runs at",
+        explanation: "A draft runs at the target's tensor-parallel size (vLLM ignores draft_tensor_parallel_size, \
+SGLang has no separate draft TP). Its attention splits heads across ranks and asserts num_attention_heads % tp == 0, \
+and num_key_value_heads % tp == 0 (or tp % num_key_value_heads == 0 when the KV heads are replicated): a drafter \
+with 12 heads under TP 8 fails while the server builds it. An error; NeMo-RL caps the draft's TP at its KV heads \
+for the same reason.",
+        source: "vllm-project/vllm vllm/model_executor/models/llama.py@0035bdf2b1ac243ef6f31eef27411b022461df8e (LlamaAttention.__init__: the head asserts); vllm-project/vllm#31345 (the draft runs at the target's TP); NVIDIA-NeMo/RL#3723 (TP capped at the KV heads)",
+    },
+    applies: Engines::Both,
+    needs: &[Need::DrafterConfig],
+    check: draft_heads_tp,
+};
 
 /// Drafter attention / KV heads the tensor-parallel size the draft runs at does not divide.
 fn draft_heads_tp(cx: &mut Cx) {
@@ -917,7 +1309,6 @@ fn draft_heads_tp(cx: &mut Cx) {
         Engine::Sglang => ("--tp-size", "SGLang runs the draft at the target's tensor-parallel size"),
     };
     cx.emit(
-        LaunchCode::DraftHeadsTp,
         flag,
         (None, flag),
         format!(
@@ -929,6 +1320,25 @@ fn draft_heads_tp(cx: &mut Cx) {
         None,
     );
 }
+
+const DRAFT_QUANT_INHERITED: Rule = Rule {
+    code: LaunchCode::DraftQuantInherited,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "SGLang --quantization with a draft that has no quantization_config and no --speculative-draft-model-quantization",
+        explanation: "SGLang copies --quantization onto --speculative-draft-model-quantization when that is not \
+given, and ModelConfig clears it only when the draft checkpoint has its own quantization_config: an unquantized \
+EAGLE-3/MTP draft is then loaded as AWQ/GPTQ and the server fails (\"ValueError: Cannot find the config file for \
+awq\", sglang PR 28196, open in every release): an error for AWQ/GPTQ-family methods, a warning for others (the \
+draft is quantized on load). `--speculative-draft-model-quantization unquant` avoids it, except for Qwen3.5 MTP \
+drafts read from a GPTQ checkpoint, which inherit GPTQ anyway (sglang PR 34622, open: accept length below 3 instead \
+of ~3.5): a warning.",
+        source: "sgl-project/sglang#28196 (open: the inherited quantization; ValueError for awq); sgl-project/sglang#34622 (open: unquant not honoured for the Qwen3.5 MTP draft)",
+    },
+    applies: Engines::Sglang,
+    needs: &[Need::DrafterConfig],
+    check: draft_quant_inherited,
+};
 
 /// SGLang hands a draft without its own quantization_config the target's --quantization, and
 /// ignores `unquant` for a Qwen3.5 MTP draft (sglang PRs 28196, 34622; both open).
@@ -955,7 +1365,6 @@ fn draft_quant_inherited(cx: &mut Cx) {
                 Severity::Warning
             };
             cx.emit(
-                LaunchCode::DraftQuantInherited,
                 "--quantization",
                 (None, "--quantization"),
                 format!(
@@ -971,7 +1380,6 @@ fn draft_quant_inherited(cx: &mut Cx) {
         (_, Some("unquant"), Some(m)) if int_weights(m) && d.kind == DrafterKind::Other => {
             let m = m.to_string();
             cx.emit(
-                LaunchCode::DraftQuantInherited,
                 "--speculative-draft-model-quantization",
                 (None, "--speculative-draft-model-quantization"),
                 format!(
@@ -987,14 +1395,31 @@ fn draft_quant_inherited(cx: &mut Cx) {
     }
 }
 
-/// `--chat-template` and `--default-chat-template-kwargs`' thinking default (both engines): the drafter was
-/// distilled on text one template rendered (Luce-Org/lucebox PR 293; z-lab/dflash issue 60).
-/// (`launch` refuses a command without speculative decoding, so there is always a drafter.)
+const CHAT_TEMPLATE_OVERRIDE: Rule = Rule {
+    code: LaunchCode::ChatTemplateOverride,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "speculative decoding with --chat-template: the target is served with another template than its own",
+        explanation: "A drafter is distilled on the target's answers to prompts rendered by one chat template (the \
+target's own, or the one its training recipe used). vLLM's and SGLang's --chat-template replace the template for \
+every request; when it differs from the one the drafter was trained with (Luce-Org/lucebox PR 293: a template without \
+the empty `<think></think>` prefill) the drafter drafts text the target does not write and acceptance falls to about \
+zero, with no error. A warning: the override may be the drafter's own template. Make sure it is, and measure \
+acceptance; `dflash-check pin` records the target's template and `check` fails when it changes.",
+        source: "Luce-Org/lucebox#293 (template without the think prefill: acceptance near 0); vLLM and SGLang --chat-template (replaces the tokenizer's template)",
+    },
+    applies: Engines::Both,
+    needs: &[],
+    check: chat_template_override,
+};
+
+/// `--chat-template` (both engines): the drafter was distilled on text one template rendered
+/// (Luce-Org/lucebox PR 293). (`launch` refuses a command without speculative decoding, so there
+/// is always a drafter.)
 fn chat_template_override(cx: &mut Cx) {
     if let Some(t) = cx.launch().flag("--chat-template") {
         let shown = crate::text::clip(t, 80);
         cx.emit(
-            LaunchCode::ChatTemplateOverride,
             "--chat-template",
             (None, "--chat-template"),
             format!(
@@ -1006,6 +1431,30 @@ fn chat_template_override(cx: &mut Cx) {
             None,
         );
     }
+}
+
+const THINKING_DEFAULT: Rule = Rule {
+    code: LaunchCode::ThinkingDefault,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "speculative decoding with --default-chat-template-kwargs setting thinking (enable_thinking / thinking)",
+        explanation: "A server-wide `enable_thinking` (or vLLM's alias `thinking`) changes what every prompt renders \
+to. Drafters for reasoning targets are trained on thinking traces: with thinking off, a DFlash drafter for \
+Qwen3.5-35B-A3B went from 9.5 to under 4 accepted tokens per round, slower than no drafter (z-lab/dflash issue 60); \
+the opposite mismatch hurts a drafter trained without thinking the same way. A warning: check which mode the \
+drafter was trained for (its model card) and measure acceptance in the mode you serve. vLLM's \
+--default-chat-template-kwargs and SGLang's flag of the same name (recent SGLang ServerArgs hold \
+default_chat_template_kwargs) are read; per-request `chat_template_kwargs` are not visible in a launch command.",
+        source: "z-lab/dflash#60 (enable_thinking=False: acceptance collapses); vLLM --default-chat-template-kwargs and SGLang ServerArgs default_chat_template_kwargs (server-wide chat template kwargs)",
+    },
+    applies: Engines::Both,
+    needs: &[],
+    check: thinking_default,
+};
+
+/// `--default-chat-template-kwargs`' thinking default (both engines): a drafter trained on one
+/// mode drafts badly in the other (z-lab/dflash issue 60).
+fn thinking_default(cx: &mut Cx) {
     // vLLM's flag, and SGLang's of the same name (recent ServerArgs hold
     // default_chat_template_kwargs); an SGLang without it refuses the flag at start-up.
     let Some(kwargs) = cx.launch().flag("--default-chat-template-kwargs") else {
@@ -1024,7 +1473,6 @@ fn chat_template_override(cx: &mut Cx) {
         return;
     };
     cx.emit(
-        LaunchCode::ThinkingDefault,
         "--default-chat-template-kwargs",
         (None, "--default-chat-template-kwargs"),
         format!(
@@ -1168,5 +1616,142 @@ mod tests {
             codes(&l, None, false),
             vec![("launch-sglang-eagle-chain".to_string(), Severity::Warning)]
         );
+    }
+
+    fn run(l: &Launch, d: Option<&DrafterFacts>, target_vocab: Option<u64>) -> Outcome {
+        check(&Input {
+            launch: l,
+            drafter: d,
+            drafter_on_hub: false,
+            drafter_sha: None,
+            target_vocab,
+        })
+    }
+
+    fn skipped(o: &Outcome) -> Vec<(&'static str, Vec<Need>)> {
+        o.skipped
+            .iter()
+            .map(|s| (s.code.as_str(), s.needs.clone()))
+            .collect()
+    }
+
+    const DRAFTER_LINE: &str = "the rules that need the drafter's config (method vs family, K vs block_size, \
+        mixed attention, SGLang draft tokens vs block_size): the drafter's config.json could not be read";
+
+    /// An unreadable drafter: the engine skips the rules of the command's engine that need its
+    /// config, lists them, and the report says so once; the rules that need only the command
+    /// still run.
+    #[test]
+    fn rules_needing_the_drafter_are_skipped_and_listed() {
+        let l = launch(
+            r#"vllm serve T --speculative-config '{"method": "dflash", "model": "o/d", "num_speculative_tokens": 15, "tensor_parallel_size": 2}'"#,
+        );
+        let o = run(&l, None, None);
+        let for_want_of_the_drafter = |codes: &[&'static str]| {
+            codes
+                .iter()
+                .map(|c| (*c, vec![Need::DrafterConfig]))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            skipped(&o),
+            for_want_of_the_drafter(&[
+                "launch-method-family",
+                "launch-k-exceeds-block",
+                "launch-mixed-attention-runner",
+                "launch-draft-heads-tp",
+            ])
+        );
+        assert_eq!(o.not_checked[0], DRAFTER_LINE);
+        assert_eq!(
+            o.not_checked.iter().filter(|n| *n == DRAFTER_LINE).count(),
+            1
+        );
+        assert!(o
+            .diagnostics
+            .iter()
+            .any(|d| d.code.as_str() == "launch-rejected-key"));
+
+        let sglang = launch("python -m sglang.launch_server --model-path T --speculative-algorithm DFLASH --speculative-draft-model-path o/d --quantization awq");
+        let o = run(&sglang, None, None);
+        assert_eq!(
+            skipped(&o),
+            for_want_of_the_drafter(&[
+                "launch-method-family",
+                "launch-sglang-draft-tokens-mismatch",
+                "launch-draft-quant-inherited",
+                "launch-draft-heads-tp",
+            ])
+        );
+        // With the drafter read, nothing is skipped.
+        assert!(run(&l, Some(&facts(DFLASH16)), None).skipped.is_empty());
+    }
+
+    /// A command that names no drafter (a model-free method) has no config to miss.
+    #[test]
+    fn no_drafter_named_nothing_listed() {
+        let l = launch(
+            r#"vllm serve T --speculative-config '{"method": "ngram", "num_speculative_tokens": 3, "prompt_lookup_max": 4}'"#,
+        );
+        let o = run(&l, None, None);
+        assert!(o.skipped.is_empty(), "{:?}", o.skipped);
+        assert!(!o.not_checked.iter().any(|n| n == DRAFTER_LINE));
+    }
+
+    /// The token-map rule finds its needs while checking: the target's vocabulary only for an
+    /// EAGLE head with no map.
+    #[test]
+    fn the_token_map_rule_lists_the_target_vocabulary_it_lacked() {
+        let l = launch("python -m sglang.launch_server --model-path T --speculative-algorithm EAGLE --speculative-draft-model-path d --speculative-num-steps 3 --speculative-eagle-topk 1 --speculative-num-draft-tokens 4");
+        let head = facts(r#"{"architectures": ["LlamaForCausalLMEagle"], "vocab_size": 32000}"#);
+        let o = run(&l, Some(&head), None);
+        assert_eq!(
+            skipped(&o),
+            vec![("launch-sglang-token-map", vec![Need::TargetVocab])]
+        );
+        assert_eq!(
+            o.not_checked,
+            vec![Need::TargetVocab.not_checked().to_string()]
+        );
+        let o = run(&l, Some(&head), Some(151_936));
+        assert!(o.skipped.is_empty());
+        assert_eq!(
+            o.diagnostics
+                .iter()
+                .map(|d| d.code.as_str())
+                .collect::<Vec<_>>(),
+            vec!["launch-sglang-token-map"]
+        );
+    }
+
+    /// Each rule is declared once, and each engine runs only its own rules and the shared ones.
+    #[test]
+    fn rules_are_declared_once_with_their_engines() {
+        for (i, r) in RULES.iter().enumerate() {
+            assert!(
+                RULES[..i].iter().all(|o| o.code != r.code),
+                "{} declared twice",
+                r.code.as_str()
+            );
+            assert!(!r.info.summary.is_empty() && !r.info.source.is_empty());
+        }
+        let vllm =
+            launch(r#"vllm serve T --speculative-config '{"method": "dflash", "model": "d"}'"#);
+        let cx = Cx {
+            input: &Input {
+                launch: &vllm,
+                drafter: None,
+                drafter_on_hub: false,
+                drafter_sha: None,
+                target_vocab: None,
+            },
+            rule: &RULES[0],
+            diagnostics: Vec::new(),
+            not_checked: Vec::new(),
+            late: Vec::new(),
+        };
+        assert!(LaunchRules::in_scope(&cx, Engines::Vllm));
+        assert!(LaunchRules::in_scope(&cx, Engines::Both));
+        assert!(!LaunchRules::in_scope(&cx, Engines::Sglang));
     }
 }
