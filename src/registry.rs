@@ -23,6 +23,11 @@ pub fn rules() -> Vec<&'static dyn Documented> {
             .iter()
             .map(|r| r as &'static dyn Documented),
     );
+    all.extend(
+        crate::acceptance::rules::RULES
+            .iter()
+            .map(|r| r as &'static dyn Documented),
+    );
     all
 }
 
