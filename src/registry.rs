@@ -18,6 +18,7 @@ pub fn rules() -> Vec<&'static dyn Documented> {
         .collect();
     all.extend(documented(crate::diff::rules::RULES));
     all.extend(documented(crate::launch::rules::RULES));
+    all.extend(documented(crate::acceptance::rules::RULES));
     all
 }
 

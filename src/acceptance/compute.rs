@@ -1,8 +1,8 @@
 //! The pure arithmetic of `acceptance`: which engine exported the metrics, which model to read,
-//! the window's deltas (vLLM counters) or samples (SGLang gauges), and the shape of the
-//! per-position acceptance. No I/O here: every function takes parsed scrapes and returns data
-//! or an [`Error`], so the edge cases (idle, reset, several models) are unit-tested without a
-//! server.
+//! and the window's deltas (vLLM counters) or samples (SGLang gauges); also the [`Shape`] the
+//! cause rules sort the per-position acceptance into ([`rules::shape`](super::rules::shape)).
+//! No I/O here: every function takes parsed scrapes and returns data or an [`Error`], so the
+//! edge cases (idle, reset, several models) are unit-tested without a server.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -34,15 +34,6 @@ pub fn reads(name: &str) -> bool {
 
 /// The label every engine puts the served model's name in.
 pub const MODEL_LABEL: &str = "model_name";
-
-/// Per-position acceptance below this is "about zero".
-pub const NEAR_ZERO: f64 = 0.02;
-/// A cliff: acceptance at least this high at the position before the first near-zero one (a
-/// drafter that decays gradually reaches ~0 only from low values; one whose later positions
-/// are broken drops there from a healthy value).
-pub const CLIFF_BEFORE_MIN: f64 = 0.2;
-/// Position 1 accepted less often than this: the drafter's first guess is already wrong.
-pub const FIRST_POSITION_LOW: f64 = 0.2;
 
 /// The serving engine whose metrics were scraped.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -215,6 +206,46 @@ impl VllmCounters {
             [] => metric.to_string(),
         }
     }
+
+    /// Records a `<counter>_created` sample of a counter this check reads, for reset detection.
+    fn note_created(&mut self, s: &Sample) {
+        let Some(base) = s.name.strip_suffix("_created") else {
+            return;
+        };
+        let counter = format!("{base}_total");
+        if [VLLM_DRAFTS, VLLM_DRAFT_TOKENS, VLLM_ACCEPTED, VLLM_PER_POS].contains(&counter.as_str())
+        {
+            let mut key = s.clone();
+            key.name = counter;
+            self.created.insert(key.display_name(), s.value);
+        }
+    }
+
+    /// Each replica's counter is finite, but their sum can still overflow (two engines at
+    /// 1.7e308): an infinite total would make the window's delta NaN.
+    fn check_totals(&self, origin: &str) -> Result<()> {
+        let totals = [
+            (VLLM_DRAFTS, None, self.drafts),
+            (VLLM_DRAFT_TOKENS, None, self.draft_tokens),
+            (VLLM_ACCEPTED, None, self.accepted),
+        ];
+        let positions = self
+            .per_position
+            .iter()
+            .map(|(&p, &v)| (VLLM_PER_POS, Some(p), v));
+        for (metric, position, total) in totals.into_iter().chain(positions) {
+            if !total.is_finite() {
+                return Err(impossible(
+                    origin,
+                    &format!(
+                        "{} is {total}: each series is finite but their sum is not a count",
+                        self.describe(metric, position)
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Reads vLLM's counters for `model` from one scrape.
@@ -245,17 +276,8 @@ pub fn vllm_counters(e: &Exposition, model: Option<&str>, origin: &str) -> Resul
                 })?;
                 (VLLM_PER_POS, Some(pos))
             }
-            name => {
-                if let Some(base) = name.strip_suffix("_created") {
-                    let counter = format!("{base}_total");
-                    if [VLLM_DRAFTS, VLLM_DRAFT_TOKENS, VLLM_ACCEPTED, VLLM_PER_POS]
-                        .contains(&counter.as_str())
-                    {
-                        let mut key = s.clone();
-                        key.name = counter;
-                        c.created.insert(key.display_name(), s.value);
-                    }
-                }
+            _ => {
+                c.note_created(s);
                 continue;
             }
         };
@@ -286,28 +308,7 @@ pub fn vllm_counters(e: &Exposition, model: Option<&str>, origin: &str) -> Resul
         }
         c.series.insert(s.display_name(), s.value);
     }
-    // Each replica's counter is finite, but their sum can still overflow (two engines at
-    // 1.7e308): an infinite total would make the window's delta NaN.
-    let totals = [
-        (VLLM_DRAFTS, None, c.drafts),
-        (VLLM_DRAFT_TOKENS, None, c.draft_tokens),
-        (VLLM_ACCEPTED, None, c.accepted),
-    ];
-    let positions = c
-        .per_position
-        .iter()
-        .map(|(&p, &v)| (VLLM_PER_POS, Some(p), v));
-    for (metric, position, total) in totals.into_iter().chain(positions) {
-        if !total.is_finite() {
-            return Err(impossible(
-                origin,
-                &format!(
-                    "{} is {total}: each series is finite but their sum is not a count",
-                    c.describe(metric, position)
-                ),
-            ));
-        }
-    }
+    c.check_totals(origin)?;
     for needed in [VLLM_DRAFTS, VLLM_DRAFT_TOKENS, VLLM_ACCEPTED] {
         if !seen.contains(needed) {
             return Err(Error::new(format!(
@@ -354,30 +355,7 @@ pub fn vllm_window(
     after: &VllmCounters,
     origin: &str,
 ) -> Result<VllmWindow> {
-    for (series, old) in &before.series {
-        match after.series.get(series) {
-            Some(new) if new < old => {
-                return Err(reset(origin, &format!("{series} went from {old} to {new}")))
-            }
-            None => {
-                return Err(reset(
-                    origin,
-                    &format!("{series} was exported at the start of the window and not at the end"),
-                ))
-            }
-            _ => {}
-        }
-    }
-    for (series, old) in &before.created {
-        if let Some(new) = after.created.get(series) {
-            if new != old {
-                return Err(reset(
-                    origin,
-                    &format!("{series} was created again during the window (its _created timestamp changed)"),
-                ));
-            }
-        }
-    }
+    check_no_reset(before, after, origin)?;
     let drafts = after.drafts - before.drafts;
     let draft_tokens = after.draft_tokens - before.draft_tokens;
     let accepted = after.accepted - before.accepted;
@@ -447,6 +425,35 @@ pub fn vllm_window(
         per_position,
         engines: after.engines.iter().cloned().collect(),
     })
+}
+
+/// A counter lower at the end of the window than at its start, gone, or created again.
+fn check_no_reset(before: &VllmCounters, after: &VllmCounters, origin: &str) -> Result<()> {
+    for (series, old) in &before.series {
+        match after.series.get(series) {
+            Some(new) if new < old => {
+                return Err(reset(origin, &format!("{series} went from {old} to {new}")))
+            }
+            None => {
+                return Err(reset(
+                    origin,
+                    &format!("{series} was exported at the start of the window and not at the end"),
+                ))
+            }
+            _ => {}
+        }
+    }
+    for (series, old) in &before.created {
+        if let Some(new) = after.created.get(series) {
+            if new != old {
+                return Err(reset(
+                    origin,
+                    &format!("{series} was created again during the window (its _created timestamp changed)"),
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A value no engine can export (NaN, infinite, negative, more accepted than drafted, above
@@ -646,49 +653,6 @@ pub enum Shape {
     Gradual,
 }
 
-/// The shape of a per-position acceptance curve (position 1 first).
-pub fn shape(per_position: &[PositionAcceptance]) -> Shape {
-    let Some(first) = per_position.first() else {
-        return Shape::Gradual;
-    };
-    if first.acceptance < FIRST_POSITION_LOW {
-        return Shape::FirstPositionLow {
-            value: first.acceptance,
-            measured: true,
-        };
-    }
-    for pair in per_position.windows(2) {
-        let (prev, cur) = (&pair[0], &pair[1]);
-        if cur.acceptance < NEAR_ZERO {
-            return if prev.acceptance >= CLIFF_BEFORE_MIN {
-                Shape::Cliff {
-                    position: cur.position,
-                    before: prev.acceptance,
-                    at: cur.acceptance,
-                }
-            } else {
-                Shape::Gradual
-            };
-        }
-    }
-    Shape::Gradual
-}
-
-/// Without per-position counters (SGLang): acceptance length − 1 is the sum of the
-/// per-position acceptances, each at most position 1's, so a length under 1 +
-/// [`FIRST_POSITION_LOW`] bounds position 1 below it too.
-pub fn shape_from_length(acceptance_length: f64) -> Shape {
-    let bound = acceptance_length - 1.0;
-    if bound < FIRST_POSITION_LOW {
-        Shape::FirstPositionLow {
-            value: bound.max(0.0),
-            measured: false,
-        }
-    } else {
-        Shape::Gradual
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -833,51 +797,6 @@ mod tests {
         assert_eq!(detect_engine(&e, "u").unwrap(), ServerEngine::Sglang);
         let e = parse("process_cpu_seconds_total 1\n", "u").unwrap();
         assert!(detect_engine(&e, "u").is_err());
-    }
-
-    fn positions(values: &[f64]) -> Vec<PositionAcceptance> {
-        values
-            .iter()
-            .enumerate()
-            .map(|(i, &a)| PositionAcceptance {
-                position: i as u32 + 1,
-                accepted: a,
-                acceptance: a,
-            })
-            .collect()
-    }
-
-    /// The three shapes: a cliff after position 4, position 1 near zero, and a healthy
-    /// geometric decay that reaches small values gradually (not a cliff).
-    #[test]
-    fn shapes() {
-        let cliff = positions(&[0.85, 0.72, 0.6, 0.45, 0.004, 0.001, 0.0]);
-        assert_eq!(
-            shape(&cliff),
-            Shape::Cliff {
-                position: 5,
-                before: 0.45,
-                at: 0.004
-            }
-        );
-        let collapse = positions(&[0.09, 0.02, 0.01, 0.0]);
-        assert!(matches!(
-            shape(&collapse),
-            Shape::FirstPositionLow { measured: true, .. }
-        ));
-        let healthy: Vec<f64> = (0..15).map(|k| 0.92 * 0.86f64.powi(k)).collect();
-        assert_eq!(shape(&positions(&healthy)), Shape::Gradual);
-        let fast_decay: Vec<f64> = (0..15).map(|k| 0.9 * 0.6f64.powi(k)).collect();
-        assert_eq!(shape(&positions(&fast_decay)), Shape::Gradual);
-        assert_eq!(shape(&[]), Shape::Gradual);
-        assert!(matches!(
-            shape_from_length(1.12),
-            Shape::FirstPositionLow {
-                measured: false,
-                ..
-            }
-        ));
-        assert_eq!(shape_from_length(3.2), Shape::Gradual);
     }
 
     /// SGLang: stats over scrapes and ranks, zeros ignored; idle and reset are errors.

@@ -1,10 +1,14 @@
-//! From a measured window to a verdict: the threshold comparison, the likely cause named from
-//! the per-position shape, and the `dflash-check` commands to run next. Pure: no I/O.
+//! From a measured window to a report: what was measured, the threshold it is held to (given,
+//! or the break-even point), and the report built by running the family's [`rules`] — the
+//! verdict, the likely cause, the `dflash-check` commands to run next, and the rules skipped for
+//! want of a fact. Pure: no I/O.
 
 use serde::Serialize;
 
 use super::compute::{self, SglangWindow, Shape, VllmWindow};
-use super::{AcceptanceCode, ServerEngine};
+use super::rules::{self, Skipped};
+use super::ServerEngine;
+use crate::diagnostic::rule::run;
 use crate::diagnostic::{Diagnostic, Summary};
 use crate::source::builtin::{self, Snapshot};
 
@@ -48,12 +52,9 @@ impl Measurement {
         }
     }
 
+    /// The likely cause the acceptance points at ([`rules::shape`]).
     pub fn shape(&self) -> Shape {
-        match self {
-            Measurement::Vllm(w) if !w.per_position.is_empty() => compute::shape(&w.per_position),
-            Measurement::Vllm(w) => compute::shape_from_length(w.acceptance_length),
-            Measurement::Sglang(w) => compute::shape_from_length(w.accept_length.mean),
-        }
+        rules::shape(self)
     }
 }
 
@@ -166,10 +167,13 @@ pub struct AcceptanceReport {
     pub diagnostics: Vec<Diagnostic>,
     /// The `dflash-check` commands that check the likely cause.
     pub next_steps: Vec<String>,
+    /// The rules not run for want of a fact (a threshold, per-position counters, …).
+    pub skipped: Vec<Skipped>,
 }
 
 impl AcceptanceReport {
-    /// Builds the verdict, diagnostics and next steps for a measured window.
+    /// Builds the verdict, and runs the family's rules for the diagnostics, the next steps and
+    /// the rules skipped for want of a fact.
     pub fn build(
         url: String,
         model_name: Option<String>,
@@ -178,137 +182,16 @@ impl AcceptanceReport {
         measurement: Measurement,
         threshold: Option<Threshold>,
     ) -> AcceptanceReport {
-        let engine = measurement.engine();
-        let al = measurement.acceptance_length();
-        let shape = measurement.shape();
         let snapshots = model_name
             .as_deref()
             .map(snapshots_for_model)
             .unwrap_or_default();
-        let mut diagnostics = Vec::new();
-        let verdict = match &threshold {
-            Some(t) if al < t.value => {
-                diagnostics.push(
-                    Diagnostic::new(
-                        AcceptanceCode::BelowThreshold,
-                        super::info(AcceptanceCode::BelowThreshold),
-                        length_metric(engine),
-                        match t.source.strip_prefix("break-even ") {
-                            Some(formula) => format!(
-                                "acceptance length {} is below the break-even point {} where speculative decoding is slower than none ({formula}; {}; --min-acceptance-length overrides)",
-                                fmt2(al),
-                                fmt2(t.value),
-                                of_max(&measurement)
-                            ),
-                            None => format!(
-                                "acceptance length {} is below {} {} ({})",
-                                fmt2(al),
-                                t.source,
-                                fmt2(t.value),
-                                of_max(&measurement)
-                            ),
-                        },
-                    )
-                    .expected(serde_json::json!(t.value)),
-                );
-                Verdict::Fail
-            }
-            Some(_) => Verdict::Pass,
-            None => {
-                let snap_note = match snapshots.as_slice() {
-                    [] => String::new(),
-                    list => format!(
-                        "; the built-in snapshot{} {} match{} the served model but record{} no expected acceptance length",
-                        if list.len() > 1 { "s" } else { "" },
-                        list.join(", "),
-                        if list.len() > 1 { "" } else { "es" },
-                        if list.len() > 1 { "" } else { "s" },
-                    ),
-                };
-                diagnostics.push(Diagnostic::new(
-                    AcceptanceCode::NoThreshold,
-                    super::info(AcceptanceCode::NoThreshold),
-                    length_metric(engine),
-                    format!(
-                        "no threshold: pass --min-acceptance-length X to gate on the acceptance length{snap_note}"
-                    ),
-                ));
-                Verdict::NoThreshold
-            }
-        };
         let target = model_name.as_deref().filter(|m| looks_like_model_path(m));
-        let mut next_steps = Vec::new();
-        match shape {
-            Shape::Cliff {
-                position,
-                before,
-                at,
-            } => {
-                diagnostics.push(Diagnostic::new(
-                    AcceptanceCode::Cliff,
-                    super::info(AcceptanceCode::Cliff),
-                    format!("{}{{position=\"{}\"}}", compute::VLLM_PER_POS, position - 1),
-                    format!(
-                        "per-position acceptance falls from {} at position {} to {} at position {} and stays near 0: sliding-window draft layers run as full attention, or with the wrong window",
-                        fmt3(before),
-                        position - 1,
-                        fmt3(at),
-                        position
-                    ),
-                ));
-                next_steps.push(lint_command(engine, target));
-                next_steps.push(diff_command(&snapshots, target));
-            }
-            Shape::FirstPositionLow { value, measured } => {
-                let what = if measured {
-                    format!("position 1 is accepted in only {} of drafts", pct(value))
-                } else {
-                    format!(
-                        "acceptance length {} bounds position 1 below {} of drafts",
-                        fmt2(al),
-                        pct(value)
-                    )
-                };
-                let path = if measured {
-                    format!("{}{{position=\"0\"}}", compute::VLLM_PER_POS)
-                } else {
-                    length_metric(engine).to_string()
-                };
-                diagnostics.push(Diagnostic::new(
-                    AcceptanceCode::FirstPositionLow,
-                    super::info(AcceptanceCode::FirstPositionLow),
-                    path,
-                    format!(
-                        "{what}: the drafter's first guess is already wrong (mask_token_id, target_layer_ids, or a drafter for another target)"
-                    ),
-                ));
-                next_steps.push(diff_command(&snapshots, target));
-                next_steps.push(lint_command(engine, target));
-            }
-            Shape::Gradual => {
-                if verdict == Verdict::Fail {
-                    // Below the bar without a signature: the config checks still apply.
-                    next_steps.push(lint_command(engine, target));
-                    next_steps.push(diff_command(&snapshots, target));
-                }
-            }
-        }
-        if let Measurement::Sglang(w) = &measurement {
-            if w.static_gauge {
-                diagnostics.push(Diagnostic::new(
-                    AcceptanceCode::StaticGauge,
-                    super::info(AcceptanceCode::StaticGauge),
-                    compute::SGLANG_ACCEPT_LENGTH,
-                    format!(
-                        "{} was {} in all {} samples and no token counter shows traffic: it may be the last batch before the window",
-                        compute::SGLANG_ACCEPT_LENGTH,
-                        fmt2(w.accept_length.mean),
-                        w.accept_length.samples
-                    ),
-                ));
-            }
-        }
+        let mut cx = rules::Cx::new(&measurement, threshold.as_ref(), &snapshots, target);
+        let skipped = run(rules::RULES, &mut cx);
+        let (shape, mut diagnostics, next_steps) = (cx.shape, cx.diagnostics, cx.next_steps);
         crate::diagnostic::sort(&mut diagnostics);
+        let verdict = rules::verdict(&measurement, threshold.as_ref());
         AcceptanceReport {
             url,
             model_name,
@@ -321,6 +204,7 @@ impl AcceptanceReport {
             snapshots,
             diagnostics,
             next_steps,
+            skipped,
         }
     }
 
@@ -335,7 +219,7 @@ impl AcceptanceReport {
     }
 }
 
-fn length_metric(engine: ServerEngine) -> &'static str {
+pub(super) fn length_metric(engine: ServerEngine) -> &'static str {
     match engine {
         ServerEngine::Vllm => compute::VLLM_ACCEPTED,
         ServerEngine::Sglang => compute::SGLANG_ACCEPT_LENGTH,
@@ -343,7 +227,7 @@ fn length_metric(engine: ServerEngine) -> &'static str {
 }
 
 /// `of 16` when K is known.
-fn of_max(m: &Measurement) -> String {
+pub(super) fn of_max(m: &Measurement) -> String {
     match m.max_acceptance_length() {
         Some(max) => format!("of at most {max}"),
         None => "K unknown: SGLang exports no per-position counters".to_string(),
@@ -384,7 +268,7 @@ fn target_arg(target: Option<&str>) -> String {
     }
 }
 
-fn lint_command(engine: ServerEngine, target: Option<&str>) -> String {
+pub(super) fn lint_command(engine: ServerEngine, target: Option<&str>) -> String {
     format!(
         "dflash-check lint DRAFTER_DIR --target {} --engine {}",
         target_arg(target),
@@ -392,7 +276,7 @@ fn lint_command(engine: ServerEngine, target: Option<&str>) -> String {
     )
 }
 
-fn diff_command(snapshots: &[String], target: Option<&str>) -> String {
+pub(super) fn diff_command(snapshots: &[String], target: Option<&str>) -> String {
     let authority = match snapshots {
         [one] => format!(" --snapshot {}", shell_word(one)),
         _ => " --from-hub DRAFTER_REPO".to_string(),
@@ -422,7 +306,7 @@ pub(crate) fn pct(x: f64) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::acceptance::compute::{PositionAcceptance, Stats};
 
@@ -449,7 +333,8 @@ mod tests {
         })
     }
 
-    fn report(m: Measurement, min: Option<f64>, model: &str) -> AcceptanceReport {
+    /// A report on `m` for the served `model`, against `min` when given.
+    pub(crate) fn report(m: Measurement, min: Option<f64>, model: &str) -> AcceptanceReport {
         AcceptanceReport::build(
             "http://127.0.0.1:8000/metrics".into(),
             Some(model.into()),

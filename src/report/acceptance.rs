@@ -1,6 +1,6 @@
 //! The acceptance report for people (a summary line, a per-position bar chart in Unicode
-//! blocks, the findings, the verdict and the commands to run next) and for machines (JSON,
-//! `command: "acceptance"`).
+//! blocks, the findings, the rules not checked, the verdict and the commands to run next) and
+//! for machines (JSON, `command: "acceptance"`, with the skipped rules as lint lists them).
 
 use std::io::{self, Write};
 
@@ -8,8 +8,10 @@ use serde_json::json;
 
 use super::style::Painter;
 use super::{RenderOptions, Report};
-use crate::acceptance::compute::{Shape, NEAR_ZERO};
+use crate::acceptance::compute::Shape;
+use crate::acceptance::rules::{Need, NEAR_ZERO};
 use crate::acceptance::verdict::{fmt2, pct, AcceptanceReport, Measurement, Verdict};
+use crate::diagnostic::rule::NeedKind;
 use crate::diagnostic::{Diagnostic, Severity};
 
 /// Bar width, in character cells, of an acceptance of 100%.
@@ -109,7 +111,16 @@ pub fn write_human(out: &mut dyn Write, r: &AcceptanceReport, p: Painter) -> io:
         p.bold(&fmt2(al))
     )?;
     writeln!(out)?;
-    match m {
+    write_per_position(out, r, p)?;
+    write_findings(out, r, p)?;
+    write_verdict(out, r, p)?;
+    Ok(())
+}
+
+/// The per-position bar chart, or the line saying it is not exported (and which rules that
+/// leaves unchecked).
+fn write_per_position(out: &mut dyn Write, r: &AcceptanceReport, p: Painter) -> io::Result<()> {
+    match &r.measurement {
         Measurement::Vllm(w) if !w.per_position.is_empty() => {
             writeln!(
                 out,
@@ -137,48 +148,81 @@ pub fn write_human(out: &mut dyn Write, r: &AcceptanceReport, p: Painter) -> io:
         Measurement::Vllm(_) => {
             writeln!(
                 out,
-                "  per-position acceptance: not exported (no vllm:spec_decode_num_accepted_tokens_per_pos)"
+                "  per-position acceptance: not exported (no vllm:spec_decode_num_accepted_tokens_per_pos){}",
+                not_checked(r, Need::PerPosition)
             )?;
             writeln!(out)?;
         }
         Measurement::Sglang(_) => {
             writeln!(
                 out,
-                "  per-position acceptance: SGLang exports none; acceptance length is the gauge's mean"
+                "  per-position acceptance: SGLang exports none; acceptance length is the gauge's mean{}",
+                not_checked(r, Need::PerPosition)
             )?;
             writeln!(out)?;
         }
     }
-    if !r.diagnostics.is_empty() {
-        let cw = r
-            .diagnostics
-            .iter()
-            .map(|d| d.code.as_str().len())
-            .max()
-            .unwrap_or(0);
-        for d in &r.diagnostics {
-            writeln!(
-                out,
-                "  {} {:<cw$}  {}",
-                severity(p, d.severity),
-                d.code.as_str(),
-                d.message
-            )?;
-        }
-        writeln!(out)?;
+    Ok(())
+}
+
+/// The findings, then the rules not checked that no other line names (the per-position line
+/// names those that lack per-position counters, the verdict those that lack a threshold).
+fn write_findings(out: &mut dyn Write, r: &AcceptanceReport, p: Painter) -> io::Result<()> {
+    let unlisted: Vec<_> = r
+        .skipped
+        .iter()
+        .filter(|s| {
+            !s.needs
+                .iter()
+                .all(|n| matches!(n, Need::PerPosition | Need::Threshold))
+        })
+        .collect();
+    if r.diagnostics.is_empty() && unlisted.is_empty() {
+        return Ok(());
     }
+    let cw = r
+        .diagnostics
+        .iter()
+        .map(|d| d.code.as_str().len())
+        .max()
+        .unwrap_or(0);
+    for d in &r.diagnostics {
+        writeln!(
+            out,
+            "  {} {:<cw$}  {}",
+            severity(p, d.severity),
+            d.code.as_str(),
+            d.message
+        )?;
+    }
+    for s in unlisted {
+        let needs: Vec<&str> = s.needs.iter().map(|n| n.describe()).collect();
+        writeln!(
+            out,
+            "  {} {}: needs {}",
+            p.dim("not checked"),
+            s.code.as_str(),
+            needs.join("; ")
+        )?;
+    }
+    writeln!(out)
+}
+
+/// The verdict against the threshold, and the commands to run next.
+fn write_verdict(out: &mut dyn Write, r: &AcceptanceReport, p: Painter) -> io::Result<()> {
+    let al = fmt2(r.measurement.acceptance_length());
     let verdict = match (&r.verdict, &r.threshold) {
         (Verdict::Fail, Some(t)) => format!(
             "{}: {} < {} ({})",
             p.red("FAIL"),
-            fmt2(al),
+            al,
             fmt2(t.value),
             t.source
         ),
         (Verdict::Pass, Some(t)) => format!(
             "{}: {} ≥ {} ({})",
             p.green("ok"),
-            fmt2(al),
+            al,
             fmt2(t.value),
             t.source
         ),
@@ -260,7 +304,23 @@ fn json_body(r: &AcceptanceReport) -> serde_json::Value {
         "verdict": r.verdict,
         "snapshots": r.snapshots,
         "next_steps": r.next_steps,
+        "skipped": r.skipped,
     })
+}
+
+/// `; not checked: acceptance-cliff` for the rules skipped for want of `need`.
+fn not_checked(r: &AcceptanceReport, need: Need) -> String {
+    let codes: Vec<&str> = r
+        .skipped
+        .iter()
+        .filter(|s| s.needs.contains(&need))
+        .map(|s| s.code.as_str())
+        .collect();
+    if codes.is_empty() {
+        String::new()
+    } else {
+        format!("; not checked: {}", codes.join(", "))
+    }
 }
 
 fn secs(s: f64) -> String {
@@ -279,6 +339,75 @@ fn count(x: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::acceptance::compute::{SglangWindow, Stats, VllmWindow};
+
+    /// A report on `measurement` without a threshold, for a served model that names no target.
+    fn report(measurement: Measurement) -> AcceptanceReport {
+        crate::acceptance::verdict::tests::report(measurement, None, "m")
+    }
+
+    fn human(r: &AcceptanceReport) -> String {
+        let mut out = Vec::new();
+        write_human(&mut out, r, Painter { enabled: false }).unwrap();
+        String::from_utf8(out).unwrap()
+    }
+
+    /// The rules skipped for want of a fact are listed: on the per-position line (the cliff,
+    /// without per-position counters), by the verdict (no threshold), on a line of their own
+    /// otherwise (a single sample of SGLang's gauge), and in the JSON's `skipped`.
+    #[test]
+    fn skipped_rules_are_listed() {
+        let r = report(Measurement::Vllm(VllmWindow {
+            drafts: 100.0,
+            draft_tokens: 300.0,
+            accepted_tokens: 150.0,
+            num_speculative_tokens: Some(3),
+            acceptance_length: 2.5,
+            draft_acceptance_rate: Some(0.5),
+            per_position: vec![],
+            engines: vec![],
+        }));
+        let text = human(&r);
+        assert!(
+            text.contains("not exported (no vllm:spec_decode_num_accepted_tokens_per_pos); not checked: acceptance-cliff\n"),
+            "{text}"
+        );
+        assert!(text.contains("no verdict: no threshold"), "{text}");
+        assert!(!text.contains("not checked acceptance-"), "{text}");
+        assert_eq!(
+            json_body(&r)["skipped"],
+            json!([
+                {"code": "acceptance-cliff", "needs": ["per_position"]},
+                {"code": "acceptance-below-threshold", "needs": ["threshold"]},
+            ])
+        );
+        let r = report(Measurement::Sglang(SglangWindow {
+            scrapes: 2,
+            series: 2,
+            accept_length: Stats {
+                mean: 3.0,
+                min: 3.0,
+                max: 3.0,
+                samples: 1,
+            },
+            accept_rate: None,
+            generation_tokens: None,
+            static_gauge: false,
+        }));
+        let text = human(&r);
+        assert!(
+            text.contains("gauge's mean; not checked: acceptance-cliff\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("  not checked acceptance-gauge-static: needs two samples of sglang:spec_accept_length"),
+            "{text}"
+        );
+        assert_eq!(
+            json_body(&r)["skipped"][2]["needs"],
+            json!(["gauge_samples"])
+        );
+    }
 
     /// Bars are proportional in eighth-cell steps and always `width` cells wide.
     #[test]
