@@ -236,15 +236,16 @@ impl NeedKind for Need {
 }
 
 impl Need {
-    /// The report's "not checked" line for the rules skipped for want of it.
-    fn not_checked(self) -> &'static str {
+    /// The report's "not checked" line for `codes`, the rules skipped for want of it.
+    fn not_checked(self, codes: &[&str]) -> String {
         match self {
-            Need::DrafterConfig => {
-                "the rules that need the drafter's config (method vs family, K vs block_size, mixed attention, \
-                 SGLang draft tokens vs block_size): the drafter's config.json could not be read"
-            }
+            Need::DrafterConfig => format!(
+                "the rules that need the drafter's config ({}): the drafter's config.json could not be read",
+                codes.join(", ")
+            ),
             Need::TargetVocab => {
                 "--speculative-token-map: the target's vocabulary is unknown, so a truncated EAGLE head cannot be told"
+                    .to_string()
             }
         }
     }
@@ -403,13 +404,24 @@ pub fn check(input: &Input) -> Outcome {
         }
         skipped.retain(|s| !s.needs.is_empty());
     }
-    let mut not_checked: Vec<String> = Vec::new();
-    for need in skipped.iter().flat_map(|s| s.needs.iter()) {
-        let line = need.not_checked();
-        if !not_checked.iter().any(|l| l == line) {
-            not_checked.push(line.to_string());
+    // One line per missing input, naming the rules it kept from running.
+    let mut needs: Vec<Need> = Vec::new();
+    for &need in skipped.iter().flat_map(|s| s.needs.iter()) {
+        if !needs.contains(&need) {
+            needs.push(need);
         }
     }
+    let mut not_checked: Vec<String> = needs
+        .iter()
+        .map(|&need| {
+            let codes: Vec<&str> = skipped
+                .iter()
+                .filter(|s| s.needs.contains(&need))
+                .map(|s| s.code.as_str())
+                .collect();
+            need.not_checked(&codes)
+        })
+        .collect();
     not_checked.extend(cx.not_checked);
     for flag in &input.launch.unresolved {
         not_checked.push(format!(
@@ -1635,8 +1647,10 @@ mod tests {
             .collect()
     }
 
-    const DRAFTER_LINE: &str = "the rules that need the drafter's config (method vs family, K vs block_size, \
-        mixed attention, SGLang draft tokens vs block_size): the drafter's config.json could not be read";
+    /// The "not checked" line names the rules the unreadable drafter kept from running.
+    const DRAFTER_LINE: &str = "the rules that need the drafter's config (launch-method-family, \
+        launch-k-exceeds-block, launch-mixed-attention-runner, launch-draft-heads-tp): the drafter's \
+        config.json could not be read";
 
     /// An unreadable drafter: the engine skips the rules of the command's engine that need its
     /// config, lists them, and the report says so once; the rules that need only the command
@@ -1695,7 +1709,7 @@ mod tests {
         );
         let o = run(&l, None, None);
         assert!(o.skipped.is_empty(), "{:?}", o.skipped);
-        assert!(!o.not_checked.iter().any(|n| n == DRAFTER_LINE));
+        assert!(!o.not_checked.iter().any(|n| n.contains("drafter's config")));
     }
 
     /// The token-map rule finds its needs while checking: the target's vocabulary only for an
