@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use crate::config::{self, ConfigFile, TargetFacts};
 use crate::diagnostic::{Diagnostic, Severity, Summary};
 use crate::diff::{self, token_fields, token_ids, DiffKind, Difference};
-use crate::hub::{HubError, HubErrorKind, HubSettings, RepoRef};
+use crate::hub::{HubError, HubErrorKind, HubSettings, RepoRef, SettingsCell};
 use crate::json::Node;
 use crate::source::builtin::{self, Snapshot};
 use crate::source::{self, choose, file, Authority};
@@ -54,21 +54,23 @@ pub struct TargetChoice {
 
 impl AuthorityChoice {
     /// With no authority named, a drafter path inside a Hub cache snapshot names its repo: the
-    /// cached commit is compared with what the repo's main branch is now.
-    pub fn infer(local: &std::path::Path, settings: Option<HubSettings>) -> AuthorityChoice {
-        match (crate::hub::detect_cache_snapshot(local), settings) {
-            (Some((repo, sha)), Some(settings)) => AuthorityChoice::Hub {
-                repo: RepoRef {
-                    repo: repo.clone(),
-                    revision: None,
-                },
-                settings: Box::new(settings),
-                inferred: Some(format!(
-                    "the path is a Hub cache snapshot of {repo} at commit {sha}; compared with the repo's main branch"
-                )),
+    /// cached commit is compared with what the repo's main branch is now. The Hub settings are
+    /// resolved only then, and their error is this call's.
+    pub fn infer(local: &std::path::Path, hub: &SettingsCell) -> Result<AuthorityChoice> {
+        let Some((repo, sha)) = crate::hub::detect_cache_snapshot(local) else {
+            return Ok(AuthorityChoice::Auto);
+        };
+        let settings = hub.get().map_err(Error::from)?;
+        Ok(AuthorityChoice::Hub {
+            repo: RepoRef {
+                repo: repo.clone(),
+                revision: None,
             },
-            _ => AuthorityChoice::Auto,
-        }
+            settings: Box::new(settings.clone()),
+            inferred: Some(format!(
+                "the path is a Hub cache snapshot of {repo} at commit {sha}; compared with the repo's main branch"
+            )),
+        })
     }
 }
 
@@ -152,24 +154,28 @@ impl AmbiguousDiff {
 /// can name a target, so Hub look-ups for the target happen only then (or when the target is
 /// a Hub repo itself).
 ///
-/// `hub` is the Hub settings for inferring the authority from a Hub cache path (see
-/// [`AuthorityChoice::infer`]) when `authority` is `Auto`.
+/// `hub` is the command's Hub settings, for inferring the authority from a Hub cache path
+/// (see [`AuthorityChoice::infer`]) when `authority` is `Auto`. A Hub authority's settings
+/// are the target's too (its model card may name the target).
 pub fn resolve_inputs(
     path: &std::path::Path,
     authority: &AuthorityChoice,
     target: &TargetChoice,
-    hub: Option<HubSettings>,
+    hub: &SettingsCell,
 ) -> Result<Inputs> {
     let local = crate::config::load(path)?;
     let authority_choice = match authority {
-        AuthorityChoice::Auto => AuthorityChoice::infer(&local.path, hub),
+        AuthorityChoice::Auto => AuthorityChoice::infer(&local.path, hub)?,
         other => other.clone(),
     };
     let mut target_choice = target.clone();
-    if !matches!(authority_choice, AuthorityChoice::Hub { .. })
-        && target_choice.target_hub.is_none()
-    {
-        target_choice.hub = None;
+    match &authority_choice {
+        AuthorityChoice::Hub { settings, .. } if target_choice.hub.is_none() => {
+            target_choice.hub = Some(settings.clone());
+        }
+        AuthorityChoice::Hub { .. } => {}
+        _ if target_choice.target_hub.is_none() => target_choice.hub = None,
+        _ => {}
     }
     let authority = match authority_choice {
         AuthorityChoice::Auto => {

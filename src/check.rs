@@ -18,7 +18,8 @@ use crate::diagnostic::Code;
 use crate::diagnostic::{CodeInfo, Severity as DSeverity};
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::diff::DiffKind;
-use crate::hub::{HubSettings, RepoRef};
+use crate::hub::RepoRef;
+use crate::input::Resolver;
 use crate::pins::{LoadedPins, Pin, PinAuthority};
 use crate::rules::{self, family, EngineSpec, LintOptions};
 use crate::source::choose;
@@ -120,8 +121,9 @@ pub struct CheckOptions {
     pub lint: LintOptions,
     /// The engine came from `--engine`: it wins over the engine a pin was reviewed for.
     pub engine_from_flag: bool,
-    /// Hub settings for pinned Hub authorities and targets.
-    pub hub: Option<HubSettings>,
+    /// The command's inputs resolver, for pinned Hub authorities and targets (its settings
+    /// are resolved when a pin first needs the Hub; `None`: no Hub).
+    pub hub: Option<Resolver>,
     /// Paths in findings are shown relative to this directory (the repository root).
     pub root: PathBuf,
 }
@@ -438,7 +440,7 @@ fn check_one(
             &pin_root,
             options,
         ),
-        None => TargetChoice::default(),
+        None => Ok(TargetChoice::default()),
     };
     let authority = choice.map(|c| analysis::resolve_authority(local, &c));
     let authority = match authority {
@@ -470,11 +472,15 @@ fn check_one(
     let resolved = match cached {
         Some(t) => Ok(t),
         None => {
-            analysis::resolve_target(&target_choice, &configs, authority.as_ref()).inspect(|t| {
-                if let Some(k) = cache_key {
-                    targets.0.insert(k, t.clone());
-                }
-            })
+            // A pinned target that could not be chosen (Hub settings) fails like one that
+            // could not be read.
+            target_choice
+                .and_then(|c| analysis::resolve_target(&c, &configs, authority.as_ref()))
+                .inspect(|t| {
+                    if let Some(k) = cache_key {
+                        targets.0.insert(k, t.clone());
+                    }
+                })
         }
     };
     let target = match resolved {
@@ -559,8 +565,11 @@ fn weights_findings(
     let headers = match crate::weights::read_local(&local.path) {
         Ok(Some(h)) => Ok(Some(h)),
         Ok(None) => match (pin.map(|p| &p.authority), options.hub.as_ref()) {
-            (Some(PinAuthority::Hub { repo, revision }), Some(settings)) => {
-                match crate::weights::read_hub_headers(settings, repo, revision) {
+            (Some(PinAuthority::Hub { repo, revision }), Some(inputs)) => {
+                let read = inputs.settings().and_then(|settings| {
+                    crate::weights::read_hub_headers(settings, repo, revision)
+                });
+                match read {
                     // The pinned repo's weights are an input nobody named: when the Hub cannot
                     // answer (offline, down, gated, not cached) they are not checked, and the
                     // gate stands on the config alone. A hostile header is still an error.
@@ -661,8 +670,10 @@ fn pin_choice(pin: &Pin, root: &Path, options: &CheckOptions) -> Result<Authorit
         PinAuthority::Hub { repo, revision } => {
             let settings = options
                 .hub
-                .clone()
-                .ok_or_else(|| Error::new("Hub settings are needed for a Hub pin"))?;
+                .as_ref()
+                .ok_or_else(|| Error::new("Hub settings are needed for a Hub pin"))?
+                .settings()?
+                .clone();
             let repo: RepoRef = format!("{repo}@{revision}").parse().map_err(Error::from)?;
             Ok(AuthorityChoice::Hub {
                 repo,
@@ -678,23 +689,60 @@ fn target_choice(
     revision: Option<&str>,
     root: &Path,
     options: &CheckOptions,
-) -> TargetChoice {
+) -> Result<TargetChoice> {
     let dir = root.join(target);
     if dir.is_dir() {
-        return TargetChoice {
+        return Ok(TargetChoice {
             target_dir: Some(dir),
             ..TargetChoice::default()
-        };
+        });
     }
     let spec = match revision {
         Some(rev) => format!("{target}@{rev}"),
         None => target.to_string(),
     };
-    TargetChoice {
-        target_hub: spec.parse().ok(),
-        hub: options.hub.clone().map(Box::new),
+    // Not a directory beside the pin file: a Hub repo, read with the run's settings (their
+    // error is the target's). A pinned name that is not a repo id is left to the built-in
+    // tables, as before.
+    let (Ok(repo), Some(inputs)) = (spec.parse::<RepoRef>(), options.hub.as_ref()) else {
+        return Ok(TargetChoice::default());
+    };
+    Ok(TargetChoice {
+        target_hub: Some(repo),
+        hub: Some(Box::new(inputs.settings()?.clone())),
         ..TargetChoice::default()
+    })
+}
+
+/// `check --prune-ignores`: removes the stale entries this run reported from the pin file, and
+/// their findings from the report (an entry written inline, without its own `[[ignore]]`
+/// header, cannot be located and stays reported). Returns how many entries were removed.
+pub fn prune_ignores(report: &mut CheckReport, pins: &LoadedPins) -> Result<usize> {
+    let entries = suppress::entries(pins)?;
+    let lines: Vec<usize> = report
+        .suppressions
+        .stale
+        .iter()
+        .filter_map(|&i| entries.get(i).and_then(|e| e.line))
+        .collect();
+    if lines.is_empty() {
+        return Ok(0);
     }
+    let text = std::fs::read_to_string(&pins.path)
+        .map_err(|e| Error::new(format!("cannot read `{}`: {e}", pins.path.display())))?;
+    suppress::write_pin_file(&pins.path, &suppress::without_entries(&text, &lines))?;
+    let pruned: Vec<bool> = report
+        .suppressions
+        .stale
+        .iter()
+        .map(|&i| entries.get(i).is_some_and(|e| e.line.is_some()))
+        .collect();
+    let mut keep = pruned.iter().map(|p| !p);
+    report
+        .suppressions
+        .findings
+        .retain(|_| keep.next().unwrap_or(true));
+    Ok(lines.len())
 }
 
 /// Diff differences as located findings, with `diff`'s own codes (one finding, one code, in

@@ -18,8 +18,9 @@ use crate::acceptance::{self, AcceptanceReport, MeasureOptions, MetricsSource, S
 use crate::analysis::{self, AmbiguousDiff, DiffReport, TargetChoice};
 use crate::config::{self, ConfigFile};
 use crate::diagnostic::{Code, Diagnostic, Severity};
-use crate::hub::{HubSettings, RepoRef};
-use crate::launch::{self, Launch, LaunchReport};
+use crate::hub::RepoRef;
+use crate::input::{InputRef, Resolver};
+use crate::launch::{self, LaunchReport};
 use crate::source::choose::{self, TargetIdentity};
 use crate::{Error, Result};
 
@@ -105,8 +106,7 @@ impl ServerInfo {
     }
 }
 
-/// A parsed launch command, its notes, and the directory its relative paths resolve in.
-pub type LaunchInput = (Launch, Vec<String>, Option<PathBuf>);
+pub use crate::launch::LaunchInput;
 
 /// What the user gave.
 #[derive(Debug, Clone, Default)]
@@ -116,11 +116,11 @@ pub struct DoctorInputs {
     pub launch: Option<LaunchInput>,
     /// `--drafter DIR`: the drafter's files on this machine.
     pub drafter_dir: Option<PathBuf>,
-    /// `--target DIR`: the target's files on this machine.
-    pub target_dir: Option<PathBuf>,
-    /// `--target hf://ORG/NAME[@REV]`.
-    pub target_repo: Option<RepoRef>,
-    pub hub: Option<HubSettings>,
+    /// `--target DIR|REPO`: the target's files on this machine, or a Hub repo in an explicit
+    /// form (`hf://ORG/NAME[@REV]`); decided by [`InputRef::parse`].
+    pub target: Option<String>,
+    /// The command's inputs resolver (its Hub settings); `None` reads local files only.
+    pub hub: Option<Resolver>,
     /// How to measure, when a server is given.
     pub measure: Option<MeasureOptions>,
 }
@@ -393,6 +393,14 @@ pub fn run(
     let symptom = acceptance
         .as_ref()
         .map_or(Symptom::NotMeasured, Symptom::of);
+    let target = match inputs.target.as_deref() {
+        None => None,
+        Some(t) => Some(InputRef::parse(t, "--target")?),
+    };
+    let target_dir = match &target {
+        Some(InputRef::Local(dir)) => Some(dir.clone()),
+        _ => None,
+    };
     let mut located = Located::default();
     let mut not_checked = Vec::new();
     let mut findings: Vec<Diagnostic> = Vec::new();
@@ -417,9 +425,9 @@ pub fn run(
             parsed.clone(),
             notes.clone(),
             &launch::CheckOptions {
-                hub: inputs.hub.clone(),
+                inputs: inputs.hub.clone(),
                 drafter_dir: inputs.drafter_dir.clone(),
-                target_dir: inputs.target_dir.clone(),
+                target_dir: target_dir.clone(),
                 base_dir: base.clone(),
             },
         )?),
@@ -438,6 +446,7 @@ pub fn run(
     }
     let subject = subject(
         inputs,
+        target.as_ref(),
         launch_report.as_ref(),
         launch.as_ref().map(|l| l.1),
         &mut located,
@@ -488,7 +497,13 @@ pub fn run(
 
     // Diff against the authority the target names.
     let mut fix_line = None;
-    match compare(drafter, &subject, inputs.hub.as_ref(), &mut located) {
+    match compare(
+        drafter,
+        &subject,
+        inputs.hub.as_ref(),
+        &mut located,
+        &mut not_checked,
+    ) {
         Ok(Compared::One(report)) => {
             if report.fails(false) {
                 fix_line = Some(report.fix_command());
@@ -540,16 +555,25 @@ pub fn run(
 /// the server's own description.
 fn subject(
     inputs: &DoctorInputs,
+    target: Option<&InputRef>,
     launch: Option<&LaunchReport>,
     launch_from: Option<&str>,
     located: &mut Located,
 ) -> Result<Subject> {
-    let mut target_choice = TargetChoice {
-        target_dir: inputs.target_dir.clone(),
-        target_hub: inputs.target_repo.clone(),
-        hub: inputs.hub.clone().map(Box::new),
-        ..TargetChoice::default()
-    };
+    let mut target_choice = TargetChoice::default();
+    match target {
+        Some(InputRef::Local(dir)) => target_choice.target_dir = Some(dir.clone()),
+        Some(InputRef::Hub(repo)) => {
+            let resolver = inputs.hub.as_ref().ok_or_else(|| {
+                Error::new(format!(
+                    "--target {repo} is a Hub repo, and this run does not ask the Hub"
+                ))
+            })?;
+            target_choice.target_hub = Some(repo.clone());
+            target_choice.hub = Some(Box::new(resolver.settings()?.clone()));
+        }
+        None => {}
+    }
     let mut drafter = None;
     let mut drafter_on_hub = None;
     if let Some(dir) = &inputs.drafter_dir {
@@ -623,8 +647,9 @@ enum Compared {
 fn compare(
     drafter: &ConfigFile,
     subject: &Subject,
-    hub: Option<&HubSettings>,
+    hub: Option<&Resolver>,
     located: &mut Located,
+    not_checked: &mut Vec<String>,
 ) -> Result<Compared> {
     let chosen = match choose::choose(drafter, subject.target_identity.as_ref()) {
         choose::Choice::One(a) => *a,
@@ -635,16 +660,33 @@ fn compare(
         }
     };
     let why = chosen.matched_by.clone();
-    let authority = hub
-        .and_then(|settings| {
-            let repo: RepoRef = chosen.id.parse().ok()?;
-            crate::source::hub::load(settings, &repo, why.clone()).ok()
-        })
-        .unwrap_or(chosen);
+    let mut target_choice = subject.target_choice.clone();
+    let settings = match hub.map(Resolver::settings) {
+        Some(Ok(settings)) => Some(settings),
+        Some(Err(e)) => {
+            not_checked.push(format!(
+                "diff: the authority was not read from the Hub ({}); compared with the built-in snapshot",
+                e.message
+            ));
+            None
+        }
+        None => None,
+    };
+    // The served repo at its current commit when the Hub answers; else the snapshot itself.
+    let fresh = settings.and_then(|settings| {
+        let repo: RepoRef = chosen.id.parse().ok()?;
+        let a = crate::source::hub::load(settings, &repo, why.clone()).ok()?;
+        // Its model card may name the target.
+        target_choice
+            .hub
+            .get_or_insert_with(|| Box::new(settings.clone()));
+        Some(a)
+    });
+    let authority = fresh.unwrap_or(chosen);
     located.authority = Some(authority.describe());
     located.authority_chosen_by = authority.matched_by.clone().or(why);
     let target = analysis::resolve_target(
-        &subject.target_choice,
+        &target_choice,
         &[drafter, &authority.config],
         Some(&authority),
     )?;

@@ -10,6 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::input::{InputRef, Resolver};
 use crate::rules::EngineSpec;
 use crate::{Error, Result};
 
@@ -281,6 +282,16 @@ pub fn discover(start: &Path) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
+/// The pin file of a run: `explicit` (`--pins FILE`), else `dflash-check.toml` in the working
+/// directory or a parent; `None` when there is none.
+pub fn find(explicit: Option<&Path>) -> Result<Option<LoadedPins>> {
+    let path = match explicit {
+        Some(p) => Some(p.to_path_buf()),
+        None => discover(Path::new(".")),
+    };
+    path.as_deref().map(load).transpose()
+}
+
 /// Reads and validates a pin file.
 pub fn load(path: &Path) -> Result<LoadedPins> {
     let bytes = crate::config::read_capped(path, crate::config::MAX_CONFIG_BYTES)?;
@@ -342,12 +353,13 @@ pub struct PinRequest {
     /// The drafter directory or config file.
     pub drafter: PathBuf,
     pub source: PinSource,
-    /// A Hub repo `ORG/NAME[@REV]` (its sha is recorded) or a directory.
+    /// `--target DIR|REPO`: a directory, or a Hub repo in an explicit form
+    /// (`hf://ORG/NAME[@REV]`, its sha is recorded); decided by [`InputRef::parse`].
     pub target: Option<String>,
     /// The pin file; default: found from the drafter upwards, else ./dflash-check.toml.
     pub pins: Option<PathBuf>,
-    /// For Hub authorities and targets.
-    pub hub: Option<crate::hub::HubSettings>,
+    /// The command's inputs resolver, for Hub authorities and targets (`None`: no Hub).
+    pub hub: Option<Resolver>,
     /// The date to record (YYYY-MM-DD); [`today`] in production.
     pub date: String,
     /// The engine (and version) the pin is reviewed for (`pin --engine`).
@@ -367,6 +379,10 @@ pub struct Recorded {
 /// Resolves the request (Hub revisions to shas) and writes the pin into the pin file.
 pub fn record(request: &PinRequest) -> Result<Recorded> {
     use crate::source::builtin;
+    let target_input = match request.target.as_deref() {
+        Some(t) => Some(InputRef::parse(t, "--target")?),
+        None => None,
+    };
     let local = crate::config::load(&request.drafter)?;
     let pins_path = request
         .pins
@@ -387,14 +403,18 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
         .with_hint("pass --pins with a pin file at the repository root")
     })?;
     let settings = || {
-        request.hub.clone().ok_or_else(|| {
-            Error::new("Hub settings are needed to pin a Hub repo")
-                .kind(crate::error::ErrorKind::Usage)
-        })
+        request
+            .hub
+            .as_ref()
+            .ok_or_else(|| {
+                Error::new("Hub settings are needed to pin a Hub repo")
+                    .kind(crate::error::ErrorKind::Usage)
+            })
+            .and_then(Resolver::settings)
     };
     let (authority, mut summary) = match &request.source {
         PinSource::Hub(repo) => {
-            let authority = crate::source::hub::load(&settings()?, repo, None)?;
+            let authority = crate::source::hub::load(settings()?, repo, None)?;
             let sha = authority.sha.clone().unwrap_or_default();
             let summary = format!("{}@{sha} ({})", authority.id, authority.provenance);
             (
@@ -423,7 +443,7 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
             (PinAuthority::File(rel.clone()), format!("file {rel}"))
         }
         PinSource::Auto => {
-            let a = auto_snapshot(&local, request.target.as_deref())?;
+            let a = auto_snapshot(&local, target_input.as_ref())?;
             let summary = format!(
                 "built-in snapshot {} ({})",
                 a.id,
@@ -435,10 +455,10 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
     // A target directory's chat template: what the drafter must be served with. (A Hub target
     // is pinned at a sha, whose template cannot change, so nothing is recorded for it.)
     let mut chat_template = None;
-    let target = match &request.target {
+    let target = match &target_input {
         None => None,
-        Some(t) if Path::new(t).is_dir() => {
-            if let Some(c) = digest::chat_template(Path::new(t))? {
+        Some(InputRef::Local(t)) => {
+            if let Some(c) = digest::chat_template(t)? {
                 summary.push_str(&format!(
                     "; chat template sha256 {} ({})",
                     short(&c.sha256),
@@ -447,13 +467,12 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
                 chat_template = Some(c.sha256);
             }
             Some(PinTarget {
-                target: crate::config::display(Path::new(t), &where_.root()),
+                target: crate::config::display(t, &where_.root()),
                 revision: None,
             })
         }
-        Some(t) => {
-            let repo: crate::hub::RepoRef = t.parse().map_err(Error::from)?;
-            let fetched = crate::source::hub::fetch_target(&settings()?, &repo, false)?;
+        Some(InputRef::Hub(repo)) => {
+            let fetched = crate::source::hub::fetch_target(settings()?, repo, false)?;
             summary.push_str(&format!("; target {}@{}", fetched.repo, fetched.sha));
             Some(PinTarget {
                 target: fetched.repo,
@@ -585,19 +604,21 @@ pub fn save(path: &Path, file: &PinFile) -> Result<()> {
 /// target, exact equality), never by the folder name alone.
 fn auto_snapshot(
     local: &crate::config::ConfigFile,
-    target: Option<&str>,
+    target: Option<&InputRef>,
 ) -> Result<crate::source::Authority> {
     use crate::source::choose::{self, Choice, TargetIdentity};
-    let identity = target.and_then(|t| {
-        let path = Path::new(t);
-        if path.is_dir() {
-            TargetIdentity::of_dir(path, t)
-        } else {
-            Some(TargetIdentity {
-                name: t.split('@').next().unwrap_or(t).to_string(),
-                from: format!("--target {t}"),
-            })
+    let identity = target.and_then(|t| match t {
+        InputRef::Local(path) if path.is_dir() => {
+            TargetIdentity::of_dir(path, &path.display().to_string())
         }
+        InputRef::Local(path) => Some(TargetIdentity {
+            name: path.display().to_string(),
+            from: format!("--target {}", path.display()),
+        }),
+        InputRef::Hub(repo) => Some(TargetIdentity {
+            name: repo.repo.clone(),
+            from: format!("--target {repo}"),
+        }),
     });
     match choose::choose(local, identity.as_ref()) {
         Choice::One(a) => Ok(*a),

@@ -18,7 +18,7 @@
 //! drafters the run did not check (pre-commit passes only the changed files) are left alone.
 //! The pin file keeps the entries as raw TOML (`PinFile::ignore`), so `pin` writes them back.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
@@ -335,6 +335,26 @@ pub fn without_entries(text: &str, lines: &[usize]) -> String {
         }
     }
     out
+}
+
+/// `check --baseline`: appends an `[[ignore]]` entry for each of `findings` (errors and
+/// warnings) to the pin file, created as `dflash-check.toml` in the working directory when
+/// there is none. Returns the file and the number of entries written.
+pub fn append_baseline(
+    findings: &[Diagnostic],
+    pins: Option<&LoadedPins>,
+) -> Result<(PathBuf, usize)> {
+    let entries = baseline_entries(findings);
+    let path = pins.map_or_else(|| PathBuf::from(crate::pins::FILE_NAME), |p| p.path.clone());
+    let text = match pins {
+        Some(_) => std::fs::read_to_string(&path)
+            .map_err(|e| Error::new(format!("cannot read `{}`: {e}", path.display())))?,
+        None => format!("version = {}\n", crate::pins::VERSION),
+    };
+    if !entries.is_empty() {
+        write_pin_file(&path, &format!("{text}{entries}"))?;
+    }
+    Ok((path, entries.matches("[[ignore]]").count()))
 }
 
 /// Replaces the pin file with `text` atomically (a temporary file beside it, renamed over it).

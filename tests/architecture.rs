@@ -18,9 +18,11 @@ const LAYERS: &[&[&str]] = &[
     // to here is the core crate (crates/core), which has no network dependency to import.
     &["rules"],
     &["hub"],
-    &["source", "input"],
+    &["source"],
     &["analysis"],
     &["fix", "weights", "acceptance"],
+    // Every input a command names, resolved (configs, weights, Hub repos): above what it reads.
+    &["input"],
     // The pin file is written with fix's safe writer and lock.
     &["pins"],
     &["suppress"],
@@ -375,4 +377,113 @@ fn core_crate_has_no_network_dependency() {
         .filter(|n| NETWORK_CRATES.contains(n))
         .collect();
     assert!(network.is_empty(), "the core crate depends on {network:?}");
+}
+
+/// Each file of the binary's `src/cli/`, comments and strings removed.
+fn cli_files() -> Vec<(String, String)> {
+    let mut files: Vec<(String, String)> = std::fs::read_dir("src/cli")
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "rs"))
+        .map(|p| {
+            let text = code_only(&std::fs::read_to_string(&p).unwrap());
+            (p.display().to_string(), text)
+        })
+        .collect();
+    files.sort();
+    files
+}
+
+/// What the command line may not do itself: read configs, weights or pin files, fetch from the
+/// Hub, probe paths, or resolve Hub settings; those are the library's (`input::Resolver`, one
+/// per command). It writes its outputs (stdout, stderr, the GitHub step summary), so
+/// `std::fs::OpenOptions` for appending is not on the list.
+const CLI_FORBIDDEN: &[&str] = &[
+    "config::load",
+    "read_capped",
+    "read_local",
+    "read_hub",
+    "read_file",
+    "fetch",
+    "pins::load",
+    "pins::discover",
+    ".is_file()",
+    ".is_dir()",
+    ".exists()",
+    ".is_symlink()",
+    "fs::read",
+    "fs::metadata",
+    "fs::symlink_metadata",
+    "fs::canonicalize",
+    "File::open",
+    "HubSettings",
+    "InputRef::parse",
+];
+
+/// Issue 21, "inputs resolved once": the CLI only defines arguments, builds the library's
+/// request and dispatches.
+#[test]
+fn cli_reads_no_input_itself() {
+    let mut found = Vec::new();
+    for (file, text) in cli_files() {
+        for (n, line) in text.lines().enumerate() {
+            for word in CLI_FORBIDDEN {
+                if line.contains(word) {
+                    found.push(format!("{file}:{}: `{word}`", n + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "the CLI reads or probes inputs itself (move it into the library):\n{}",
+        found.join("\n")
+    );
+}
+
+/// The library's non-test source of `file`: up to its `#[cfg(test)]` module.
+fn non_test_code(file: &Path) -> String {
+    let text = code_only(&std::fs::read_to_string(file).unwrap());
+    match text.find("#[cfg(test)]") {
+        Some(i) => text[..i].to_string(),
+        None => text,
+    }
+}
+
+/// Hub settings are resolved once per command: `HubSettings::resolve` is called in one place,
+/// `SettingsCell::get` (a `OnceLock`: once per cell, its error kept for every caller; see
+/// `input::tests::a_diff_resolves_the_hub_settings_once`); the binary builds one cell, in
+/// `HubArgs::resolver`, and each command asks for its resolver at most once.
+#[test]
+fn hub_settings_are_resolved_once_per_command() {
+    let mut files = Vec::new();
+    walk(Path::new("src"), &mut files);
+    let mut resolve_calls = Vec::new();
+    let mut cells = Vec::new();
+    for file in &files {
+        let code = non_test_code(file);
+        for (n, line) in code.lines().enumerate() {
+            let at = format!("{}:{}", file.display(), n + 1);
+            if line.contains("HubSettings::resolve(") {
+                resolve_calls.push(at.clone());
+            }
+            if line.contains("SettingsCell::from_env(") {
+                cells.push(at);
+            }
+        }
+    }
+    assert_eq!(resolve_calls.len(), 1, "{resolve_calls:?}");
+    assert!(
+        resolve_calls[0].starts_with("src/hub/settings.rs"),
+        "{resolve_calls:?}"
+    );
+    assert_eq!(cells.len(), 1, "{cells:?}");
+    assert!(cells[0].starts_with("src/cli/mod.rs"), "{cells:?}");
+    for (file, text) in cli_files() {
+        let asked = text.matches(".resolver()").count();
+        assert!(
+            asked <= 1,
+            "{file} builds {asked} resolvers: one command, one set of Hub settings"
+        );
+    }
 }

@@ -399,3 +399,46 @@ fn listing_commands_take_json_and_refuse_finding_formats() {
         assert!(out.is_empty(), "{args:?}: {out}");
     }
 }
+
+/// Hub settings that cannot be resolved are the error of the input that needs the Hub, not a
+/// silent "no Hub": a drafter inside a Hub cache snapshot names its repo (the authority), and a
+/// bad `HF_ENDPOINT` stops `diff` (exit 2, what and where) instead of falling back to the
+/// built-in snapshot. The same run with every input local does not need the settings at all.
+#[test]
+fn a_hub_settings_error_is_returned_not_dropped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let snapshot = tmp
+        .path()
+        .join("models--z-lab--Qwen3.6-27B-DFlash/snapshots")
+        .join("0123456789abcdef0123456789abcdef01234567");
+    fs::create_dir_all(&snapshot).unwrap();
+    fs::copy(
+        "fixtures/incident/Qwen3.6-27B-DFlash/config.json",
+        snapshot.join("config.json"),
+    )
+    .unwrap();
+    let out = dflash()
+        .env("HF_ENDPOINT", "ftp://mirror.example")
+        .arg("diff")
+        .arg(&snapshot)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("invalid Hub endpoint `ftp://mirror.example` (from env HF_ENDPOINT)"),
+        "{stderr}"
+    );
+    let out = dflash()
+        .env("HF_ENDPOINT", "ftp://mirror.example")
+        .args(["diff", "fixtures/incident/Qwen3.6-27B-DFlash"])
+        .args(["--against", "fixtures/incident/authority"])
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

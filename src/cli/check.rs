@@ -41,11 +41,7 @@ pub struct CheckArgs {
 }
 
 pub fn run(args: &CheckArgs, out: &mut Vec<u8>) -> Result<u8> {
-    let pins_path = match &args.pins {
-        Some(p) => Some(p.clone()),
-        None => pins::discover(std::path::Path::new(".")),
-    };
-    let pins = pins_path.as_deref().map(pins::load).transpose()?;
+    let pins = pins::find(args.pins.as_deref())?;
     let root = pins
         .as_ref()
         .map(|p| p.root())
@@ -60,8 +56,8 @@ pub fn run(args: &CheckArgs, out: &mut Vec<u8>) -> Result<u8> {
         // drafter when no flag is given.
         lint: LintOptions::default().with_engine(engine),
         engine_from_flag: args.engine.is_some(),
-        // Resolved now, used only by Hub pins: building settings does no I/O.
-        hub: args.hub.settings().ok(),
+        // Resolved when a Hub pin first needs them.
+        hub: Some(args.hub.resolver()),
         root,
     };
     let mut report = check::run(&args.paths, &options)?;
@@ -86,62 +82,27 @@ fn baseline(
     out: &mut Vec<u8>,
 ) -> Result<u8> {
     use dflash_check::report::Report;
-    let entries = suppress::baseline_entries(&report.diagnostics());
-    let path = pins.map_or_else(|| PathBuf::from(pins::FILE_NAME), |p| p.path.clone());
-    let text = match pins {
-        Some(_) => std::fs::read_to_string(&path).map_err(|e| {
-            dflash_check::Error::new(format!("cannot read `{}`: {e}", path.display()))
-        })?,
-        None => format!("version = {}\n", pins::VERSION),
-    };
-    if !entries.is_empty() {
-        suppress::write_pin_file(&path, &format!("{text}{entries}"))?;
-    }
+    let (path, count) = suppress::append_baseline(&report.diagnostics(), pins)?;
     finish(report, &args.output, false, false, out)?;
     eprintln!(
-        "dflash-check: {} [[ignore]] entr{} appended to `{}`: replace each reason `{}` before the next run",
-        entries.matches("[[ignore]]").count(),
-        if entries.matches("[[ignore]]").count() == 1 { "y" } else { "ies" },
+        "dflash-check: {count} [[ignore]] entr{} appended to `{}`: replace each reason `{}` before the next run",
+        if count == 1 { "y" } else { "ies" },
         path.display(),
         suppress::PLACEHOLDER_REASON
     );
     Ok(dflash_check::exit::CLEAN)
 }
 
-/// `--prune-ignores`: removes the stale entries this run reported from the pin file, and their
-/// findings from the report (an entry written inline, without its own `[[ignore]]` header,
-/// cannot be located and stays reported).
+/// `--prune-ignores`: the stale entries this run reported, removed from the pin file and from
+/// the report.
 fn prune(report: &mut check::CheckReport, pins: &pins::LoadedPins) -> Result<()> {
-    let entries = suppress::entries(pins)?;
-    let lines: Vec<usize> = report
-        .suppressions
-        .stale
-        .iter()
-        .filter_map(|&i| entries.get(i).and_then(|e| e.line))
-        .collect();
-    if lines.is_empty() {
-        return Ok(());
+    let removed = check::prune_ignores(report, pins)?;
+    if removed > 0 {
+        eprintln!(
+            "dflash-check: removed {removed} stale [[ignore]] entr{} from `{}`",
+            if removed == 1 { "y" } else { "ies" },
+            pins.path.display()
+        );
     }
-    let text = std::fs::read_to_string(&pins.path).map_err(|e| {
-        dflash_check::Error::new(format!("cannot read `{}`: {e}", pins.path.display()))
-    })?;
-    suppress::write_pin_file(&pins.path, &suppress::without_entries(&text, &lines))?;
-    let pruned: Vec<bool> = report
-        .suppressions
-        .stale
-        .iter()
-        .map(|&i| entries.get(i).is_some_and(|e| e.line.is_some()))
-        .collect();
-    let mut keep = pruned.iter().map(|p| !p);
-    report
-        .suppressions
-        .findings
-        .retain(|_| keep.next().unwrap_or(true));
-    eprintln!(
-        "dflash-check: removed {} stale [[ignore]] entr{} from `{}`",
-        lines.len(),
-        if lines.len() == 1 { "y" } else { "ies" },
-        pins.path.display()
-    );
     Ok(())
 }

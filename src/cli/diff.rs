@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
-use dflash_check::analysis::{self, DiffReport, Inputs};
+use dflash_check::analysis::{DiffReport, Inputs};
 
 use super::{finish, AuthorityArgs, DenyArgs, OutputArgs, TargetArgs};
 
@@ -25,12 +25,10 @@ pub struct DiffArgs {
 }
 
 pub fn run(args: &DiffArgs, out: &mut Vec<u8>) -> Result<u8> {
-    let hub = args.authority.hub.settings().ok();
-    let inputs = analysis::resolve_inputs(
+    let inputs = args.authority.hub.resolver().diff_inputs(
         &args.path,
-        &args.authority.choice()?,
-        &args.target.choice(&args.authority.hub)?,
-        hub,
+        &args.authority.spec(),
+        &args.target.spec(),
     )?;
     let deny = args.deny.warnings();
     match inputs {

@@ -10,7 +10,6 @@ use clap::Args;
 use dflash_check::acceptance::verdict::DraftFamily;
 use dflash_check::acceptance::{scrape, HttpSource, MeasureOptions, MetricsSource};
 use dflash_check::doctor::{self, DoctorInputs};
-use dflash_check::input::InputRef;
 
 use super::{finish, HubArgs, OutputArgs};
 
@@ -77,13 +76,6 @@ fn secs(v: f64, what: &str) -> Result<Duration> {
 
 pub fn run_doctor(args: &DoctorArgs, out: &mut Vec<u8>) -> Result<u8> {
     let launch = super::launch::read_launch(args.file.as_deref(), &args.command)?;
-    let (mut target_dir, mut target_repo) = (None, None);
-    if let Some(t) = &args.target {
-        match InputRef::parse(t, "--target")? {
-            InputRef::Local(dir) => target_dir = Some(dir),
-            InputRef::Hub(repo) => target_repo = Some(repo),
-        }
-    }
     if launch.is_none() && args.metrics.is_none() && args.drafter.is_none() {
         return Err(dflash_check::Error::new("doctor needs something to look at")
             .kind(dflash_check::error::ErrorKind::Usage)
@@ -108,9 +100,8 @@ pub fn run_doctor(args: &DoctorArgs, out: &mut Vec<u8>) -> Result<u8> {
     let inputs = DoctorInputs {
         launch,
         drafter_dir: args.drafter.clone(),
-        target_dir,
-        target_repo,
-        hub: args.hub.settings().ok(),
+        target: args.target.clone(),
+        hub: Some(args.hub.resolver()),
         measure: args.metrics.as_ref().map(|_| MeasureOptions {
             window,
             model_name: args.model_name.clone(),

@@ -18,7 +18,8 @@ pub struct EnvArgs {
 }
 
 pub fn run(args: &EnvArgs, out: &mut Vec<u8>) -> Result<u8> {
-    let settings = args.hub.settings()?;
+    let inputs = args.hub.resolver();
+    let settings = inputs.settings()?;
     let rows = settings.describe();
     args.output.listing_only("env")?;
     match args.output.format {

@@ -5,7 +5,6 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
-use dflash_check::analysis;
 use dflash_check::fix;
 
 use super::{finish, AuthorityArgs, OutputArgs, TargetArgs};
@@ -36,13 +35,12 @@ pub struct FixArgs {
 }
 
 pub fn run(args: &FixArgs, out: &mut Vec<u8>) -> Result<u8> {
-    let (local, authority, target) = analysis::resolve_inputs(
-        &args.path,
-        &args.authority.choice()?,
-        &args.target.choice(&args.authority.hub)?,
-        args.authority.hub.settings().ok(),
-    )?
-    .single()?;
+    let (local, authority, target) = args
+        .authority
+        .hub
+        .resolver()
+        .diff_inputs(&args.path, &args.authority.spec(), &args.target.spec())?
+        .single()?;
     super::status::warn_inputs(&target.warnings);
     let mode = if args.exact {
         fix::Mode::Exact

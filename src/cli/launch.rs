@@ -1,13 +1,11 @@
 //! `dflash-check launch`: its arguments and its run function. The work is in
 //! `dflash_check::launch`; this file resolves flags into options and picks the renderer.
 
-use std::io::Read;
 use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::Args;
 
-use dflash_check::config;
 use dflash_check::launch::{self, CheckOptions};
 
 use super::{finish, DenyArgs, HubArgs, OutputArgs};
@@ -22,9 +20,6 @@ Examples:
   dflash-check launch --file Dockerfile --drafter ./models/drafter
 
 Exit codes: 0 no error (warnings shown), 1 errors found (with --deny warnings: warnings too), 2 could not run.";
-
-/// Largest launch script, Dockerfile or compose file read.
-const MAX_FILE_BYTES: u64 = 1 << 20;
 
 #[derive(Debug, Args)]
 pub struct LaunchArgs {
@@ -56,7 +51,7 @@ pub fn run_launch(args: &LaunchArgs, out: &mut Vec<u8>) -> Result<u8> {
             )
         })?;
     let options = CheckOptions {
-        hub: Some(args.hub.settings()?),
+        inputs: Some(args.hub.resolver()),
         drafter_dir: args.drafter.clone(),
         target_dir: args.target.clone(),
         base_dir,
@@ -66,53 +61,15 @@ pub fn run_launch(args: &LaunchArgs, out: &mut Vec<u8>) -> Result<u8> {
     finish(&report, &args.output, report.fails(deny), deny, out)
 }
 
-/// The launch command from `--file` (a script, Dockerfile or compose file; `-` is stdin) or the
-/// words after `--`, parsed; with the notes and the directory relative paths resolve in.
-/// `None` when neither was given.
+/// The launch command from `--file` (`-` is stdin) or the words after `--`, read and parsed by
+/// the library; `None` when neither was given.
 pub(super) fn read_launch(
     file: Option<&std::path::Path>,
     command: &[String],
-) -> Result<Option<dflash_check::doctor::LaunchInput>> {
-    let file = match file {
-        None => None,
-        Some(path) if path.as_os_str() == "-" => {
-            let mut text = String::new();
-            std::io::stdin()
-                .take(MAX_FILE_BYTES + 1)
-                .read_to_string(&mut text)
-                .map_err(|e| dflash_check::Error::new(format!("reading stdin: {e}")))?;
-            if text.len() as u64 > MAX_FILE_BYTES {
-                return Err(dflash_check::Error::new(format!(
-                    "stdin holds more than {} MiB: not a launch script",
-                    MAX_FILE_BYTES >> 20
-                ))
-                .into());
-            }
-            Some(("<stdin>".to_string(), text, None))
-        }
-        Some(path) => {
-            let bytes = config::read_capped(path, MAX_FILE_BYTES)?;
-            let text = String::from_utf8(bytes).map_err(|e| {
-                dflash_check::Error::new(format!(
-                    "`{}` is not UTF-8 text (byte {})",
-                    path.display(),
-                    e.utf8_error().valid_up_to()
-                ))
-                .with_hint("save the file as UTF-8 (for example `iconv -f latin1 -t utf-8`); a launch script, Dockerfile or compose file is text")
-            })?;
-            Some((
-                path.display().to_string(),
-                text,
-                path.parent().map(PathBuf::from),
-            ))
-        }
-    };
-    if file.is_none() && command.is_empty() {
-        return Ok(None);
-    }
-    let (parsed, notes) = launch::parse_input(
+) -> Result<Option<launch::LaunchInput>> {
+    Ok(launch::read::read_launch(
+        file,
         command,
-        file.as_ref().map(|(n, t, _)| (n.as_str(), t.as_str())),
-    )?;
-    Ok(Some((parsed, notes, file.and_then(|(_, _, dir)| dir))))
+        &mut std::io::stdin(),
+    )?)
 }

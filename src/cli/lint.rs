@@ -4,11 +4,11 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::{Args, ValueEnum};
-use dflash_check::input::InputRef;
-
 use dflash_check::config::ConfigFile;
 use dflash_check::rules::{self, Engine, EngineSpec, Family, LintOptions};
-use dflash_check::{analysis, config, weights};
+use dflash_check::{analysis, weights};
+
+use dflash_check::input::TargetSpec;
 
 use super::{finish, DenyArgs, HubArgs, OutputArgs, TargetArgs};
 
@@ -107,39 +107,26 @@ impl LintArgs {
 
 pub fn run(args: &LintArgs, out: &mut Vec<u8>) -> Result<u8> {
     let options = args.options()?;
-    let (local, headers) = drafter(args)?;
-    let mut choice = args.target.choice(&args.hub)?;
-    choice.no_builtin = args.no_builtin;
+    let inputs = args.hub.resolver();
+    // The config and, unless `--no-weights`, its safetensors headers: from disk, or from the
+    // Hub at the resolved sha (headers by range requests).
+    let drafter = inputs.drafter(&args.path.to_string_lossy(), !args.no_weights)?;
+    let choice = inputs.target_choice(&TargetSpec {
+        no_builtin: args.no_builtin,
+        ..args.target.spec()
+    })?;
+    let local = drafter.config;
     let target = analysis::resolve_target(&choice, &[&local], None)?;
     super::status::warn_inputs(&target.warnings);
     let mut report = rules::lint(&local, &options, &target)?;
-    if let Some(headers) = headers {
+    if let Some(headers) = drafter.headers {
         report.add(weights::check(&local, &headers, target.facts.as_ref()));
     }
-    if args.path.exists() {
+    if drafter.local {
         report.published = published(&local, &args.path);
     }
     let deny = args.deny.warnings();
     finish(&report, &args.output, report.fails(deny), deny, out)
-}
-
-/// The drafter's config and, unless `--no-weights`, its safetensors headers: from disk, or from
-/// the Hub when the path is no file but a repo id (headers by range requests at the sha).
-fn drafter(args: &LintArgs) -> Result<(ConfigFile, Option<weights::WeightsHeaders>)> {
-    let text = args.path.to_string_lossy();
-    if let InputRef::Hub(repo) = InputRef::parse(&text, "the drafter")? {
-        let settings = args.hub.settings()?;
-        let d = weights::read_hub(&settings, &repo)?;
-        let headers = if args.no_weights { None } else { d.headers };
-        return Ok((d.config, headers));
-    }
-    let local = config::load(&args.path)?;
-    let headers = if args.no_weights {
-        None
-    } else {
-        weights::read_local(&local.path)?
-    };
-    Ok((local, headers))
 }
 
 /// The built-in snapshots of the drafter's shape, with the `diff` that compares it with each.

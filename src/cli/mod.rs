@@ -22,10 +22,9 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use dflash_check::analysis::{AuthorityChoice, TargetChoice};
 use dflash_check::exit;
-use dflash_check::hub::{HubFlags, HubSettings, RepoRef};
-use dflash_check::input::InputRef;
+use dflash_check::hub::{HubFlags, SettingsCell};
+use dflash_check::input::{AuthoritySpec, Resolver, TargetSpec};
 use dflash_check::report::{self, Format, Painter, RenderOptions, Report};
 
 mod status;
@@ -187,8 +186,9 @@ pub struct HubArgs {
 }
 
 impl HubArgs {
-    /// Resolves flags and environment into settings, once.
-    pub fn settings(&self) -> Result<HubSettings> {
+    /// The command's input resolver: the one set of Hub settings of the command, resolved
+    /// (from these flags, then the environment) when an input first needs the Hub.
+    pub fn resolver(&self) -> Resolver {
         let flags = HubFlags {
             endpoint: self.endpoint.clone(),
             cache_dir: self.cache_dir.clone(),
@@ -196,10 +196,10 @@ impl HubArgs {
             timeout_secs: self.timeout,
             require_fresh: self.require_fresh,
         };
-        let env = |name: &str| std::env::var(name).ok();
-        let mut settings = HubSettings::resolve(&flags, &env).map_err(dflash_check::Error::from)?;
-        settings.progress = status::progress_sink(self.quiet);
-        Ok(settings)
+        Resolver::new(SettingsCell::from_env(
+            flags,
+            status::progress_sink(self.quiet),
+        ))
     }
 }
 
@@ -219,24 +219,13 @@ pub struct AuthorityArgs {
 }
 
 impl AuthorityArgs {
-    /// The authority the user named (`Auto` when none: a built-in snapshot, or the repo of a
-    /// Hub cache path).
-    pub fn choice(&self) -> Result<AuthorityChoice> {
-        if let Some(p) = &self.against {
-            return Ok(AuthorityChoice::File(p.clone()));
+    /// The authority the user named, for the library to resolve.
+    pub fn spec(&self) -> AuthoritySpec {
+        AuthoritySpec {
+            against: self.against.clone(),
+            snapshot: self.snapshot.clone(),
+            from_hub: self.from_hub.clone(),
         }
-        if let Some(s) = &self.snapshot {
-            return Ok(AuthorityChoice::Snapshot(s.clone()));
-        }
-        if let Some(r) = &self.from_hub {
-            let repo: RepoRef = r.parse().map_err(dflash_check::Error::from)?;
-            return Ok(AuthorityChoice::Hub {
-                repo,
-                settings: Box::new(self.hub.settings()?),
-                inferred: None,
-            });
-        }
-        Ok(AuthorityChoice::Auto)
     }
 }
 
@@ -254,27 +243,14 @@ pub struct TargetArgs {
 }
 
 impl TargetArgs {
-    /// Resolves `--target` (a directory or a Hub repo) and `--tokenizer` into a choice.
-    pub fn choice(&self, hub_args: &HubArgs) -> Result<TargetChoice> {
-        let mut choice = TargetChoice {
-            tokenizer_dir: self.tokenizer.clone(),
+    /// `--target` and `--tokenizer`, for the library to resolve.
+    pub fn spec(&self) -> TargetSpec {
+        TargetSpec {
+            target: self.target.clone(),
+            tokenizer: self.tokenizer.clone(),
             full_tokenizer: self.full_tokenizer,
-            ..TargetChoice::default()
-        };
-        if let Some(t) = &self.target {
-            match InputRef::parse(t, "--target")? {
-                InputRef::Local(dir) => choice.target_dir = Some(dir),
-                InputRef::Hub(repo) => {
-                    choice.target_hub = Some(repo);
-                    choice.hub = Some(Box::new(hub_args.settings()?));
-                }
-            }
+            no_builtin: false,
         }
-        if choice.hub.is_none() && self.target.is_none() && self.tokenizer.is_none() {
-            // Only a Hub authority's model card can name a target: settings are cheap, no I/O.
-            choice.hub = hub_args.settings().ok().map(Box::new);
-        }
-        Ok(choice)
     }
 }
 

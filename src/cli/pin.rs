@@ -7,7 +7,6 @@ use anyhow::Result;
 use clap::Args;
 
 use dflash_check::hub::RepoRef;
-use dflash_check::input::InputRef;
 use dflash_check::{exit, pins};
 
 use super::{FormatArg, HubArgs, OutputArgs};
@@ -53,31 +52,12 @@ pub fn run(args: &PinArgs, out: &mut Vec<u8>) -> Result<u8> {
     } else {
         pins::PinSource::Auto
     };
-    // The target in the form `pins::record` takes: a directory, or ORG/NAME[@REV] for the Hub
-    // (only from an explicit form: a mistyped directory is never looked up on the Hub).
-    let target = match args
-        .target
-        .as_deref()
-        .map(|t| InputRef::parse(t, "--target"))
-    {
-        None => None,
-        Some(Err(e)) => return Err(e.into()),
-        Some(Ok(InputRef::Local(dir))) => Some((dir.display().to_string(), false)),
-        Some(Ok(InputRef::Hub(repo))) => Some((repo.to_string(), true)),
-    };
-    let needs_hub =
-        matches!(source, pins::PinSource::Hub(_)) || target.as_ref().is_some_and(|t| t.1);
-    let hub = if needs_hub {
-        Some(args.hub.settings()?)
-    } else {
-        None
-    };
     let recorded = pins::record(&pins::PinRequest {
         drafter: args.path.clone(),
         source,
-        target: target.map(|t| t.0),
+        target: args.target.clone(),
         pins: args.pins.clone(),
-        hub,
+        hub: Some(args.hub.resolver()),
         date: pins::today(),
         engine: args.engine,
     })?;

@@ -29,5 +29,6 @@ pub use range::{
 };
 pub use repo_ref::{check_revision, is_commit_sha, RepoRef, MAX_NAME_LEN, MAX_REVISION_LEN};
 pub use settings::{
-    HubFlags, HubSettings, SettingSource, Sourced, Token, DEFAULT_ENDPOINT, DEFAULT_TIMEOUT_SECS,
+    Env, HubFlags, HubSettings, SettingSource, SettingsCell, Sourced, Token, DEFAULT_ENDPOINT,
+    DEFAULT_TIMEOUT_SECS,
 };

@@ -344,6 +344,84 @@ impl HubSettings {
     }
 }
 
+/// The environment a command resolves its Hub settings from (`std::env::var` in the binary,
+/// a fake in tests).
+pub type Env = dyn Fn(&str) -> Option<String> + Send + Sync;
+
+/// One command's Hub settings: resolved from its flags and the environment the first time an
+/// input needs the Hub, then shared by every input of the command (clones share the result).
+///
+/// Why lazily: a command whose inputs are all local must run with no `HOME` and with a bad
+/// `HF_ENDPOINT`. Why once: every part of a command (the authority, the target, a model card's
+/// target) must see the same settings, and the token file is read once. A resolution error is
+/// kept and returned to every caller that needs the Hub; nothing turns it into "no Hub".
+#[derive(Clone)]
+pub struct SettingsCell(std::sync::Arc<CellInner>);
+
+struct CellInner {
+    flags: HubFlags,
+    env: Box<Env>,
+    progress: super::progress::ProgressSink,
+    resolved: std::sync::OnceLock<Result<HubSettings, HubError>>,
+}
+
+impl SettingsCell {
+    /// Settings from `flags`, then the process environment, reporting downloads to `progress`.
+    pub fn from_env(flags: HubFlags, progress: super::progress::ProgressSink) -> SettingsCell {
+        SettingsCell::with_env(flags, Box::new(|name| std::env::var(name).ok()), progress)
+    }
+
+    /// Settings from `flags`, then `env`.
+    pub fn with_env(
+        flags: HubFlags,
+        env: Box<Env>,
+        progress: super::progress::ProgressSink,
+    ) -> SettingsCell {
+        SettingsCell(std::sync::Arc::new(CellInner {
+            flags,
+            env,
+            progress,
+            resolved: std::sync::OnceLock::new(),
+        }))
+    }
+
+    /// Settings resolved already (by a caller that built them itself).
+    pub fn resolved(settings: HubSettings) -> SettingsCell {
+        let cell = SettingsCell::with_env(
+            HubFlags::default(),
+            Box::new(|_| None),
+            settings.progress.clone(),
+        );
+        let _ = cell.0.resolved.set(Ok(settings));
+        cell
+    }
+
+    /// The settings, resolved on the first call (the only call of [`HubSettings::resolve`] a
+    /// command makes); the same error on every call when they cannot be resolved.
+    pub fn get(&self) -> Result<&HubSettings, HubError> {
+        let inner = &*self.0;
+        inner
+            .resolved
+            .get_or_init(|| {
+                HubSettings::resolve(&inner.flags, &*inner.env).map(|mut s| {
+                    s.progress = inner.progress.clone();
+                    s
+                })
+            })
+            .as_ref()
+            .map_err(Clone::clone)
+    }
+}
+
+impl fmt::Debug for SettingsCell {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SettingsCell")
+            .field("flags", &self.0.flags)
+            .field("resolved", &self.0.resolved.get())
+            .finish()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,10 +1,10 @@
 //! Finding the drafter and the target a launch command names, the way the engines do: a path
-//! that exists is a local model; otherwise `org/name` is a Hub repo, read through the Hub client
-//! in `crate::hub` (the standard cache first, offline honoured). A repo that cannot be read is a
-//! warning that names it and says why, never a failure: the launch rules that do not need it
-//! still run.
+//! that exists is a local model; otherwise `org/name` is a Hub repo (both decided by
+//! [`InputRef::engine`] and read by [`crate::input::Resolver`], the standard cache first,
+//! offline honoured). A repo that cannot be read is a warning that names it and says why, never
+//! a failure: the launch rules that do not need it still run.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Serialize;
 
@@ -13,7 +13,7 @@ use super::{info, CheckOptions, LaunchCode};
 use crate::analysis::{self, TargetChoice, TargetContext};
 use crate::config::{self, ConfigFile};
 use crate::diagnostic::Diagnostic;
-use crate::hub::RepoRef;
+use crate::input::{EngineName, InputRef, Role};
 use crate::rules::Engine;
 use crate::Result;
 
@@ -100,95 +100,59 @@ pub struct Found {
 /// vLLM methods and SGLang algorithms that draft without a model of their own.
 const MODEL_FREE: &[&str] = &["ngram", "ngram_gpu", "suffix", "NGRAM"];
 
-/// A local directory or file for `given`: as written, then relative to `base`.
-fn local_path(given: &str, base: Option<&Path>) -> Option<PathBuf> {
-    let p = Path::new(given);
-    if p.exists() {
-        return Some(p.to_path_buf());
-    }
-    let joined = base.filter(|_| p.is_relative())?.join(p);
-    joined.exists().then_some(joined)
-}
-
 /// Whether the engine would load `given` from the Hub: not a path that exists here, and an
 /// `ORG/NAME` repo id. (`--drafter DIR` only says where to read a copy; the engine still loads
 /// what the command names.)
 pub fn names_hub_repo(given: &str, base: Option<&Path>) -> bool {
-    local_path(given, base).is_none() && !given.contains('$') && given.parse::<RepoRef>().is_ok()
+    matches!(InputRef::engine(given, base), EngineName::Hub(_))
 }
 
 /// Reads the config of a model named `given` (at `revision`, for a Hub repo).
-/// A target is read with its `tokenizer_config.json` (lint decodes token ids with it).
 fn read_model(
     given: &str,
     revision: Option<&str>,
     options: &CheckOptions,
-    is_target: bool,
+    role: Role,
 ) -> Result<(Location, Option<ConfigFile>)> {
     let mut loc = Location::new(Some(given), LocationKind::Unavailable);
-    if given.contains('$') {
-        loc.note = Some(format!(
-            "`{given}` holds a shell variable the input never assigns"
-        ));
-        return Ok((loc, None));
-    }
-    if let Some(path) = local_path(given, options.base_dir.as_deref()) {
-        // A local model that exists but whose config is broken is bad input, as in `lint`.
-        let config = config::load(&path)?;
-        loc.kind = LocationKind::Local;
-        loc.path = Some(config.path.display().to_string());
-        return Ok((loc, Some(config)));
-    }
-    let Ok(mut repo) = given.parse::<RepoRef>() else {
-        loc.note = Some(format!(
-            "no such directory here, and `{given}` is not a Hub repo id (ORG/NAME)"
-        ));
-        return Ok((loc, None));
+    let mut repo = match InputRef::engine(given, options.base_dir.as_deref()) {
+        EngineName::Unreadable(why) => {
+            loc.note = Some(why);
+            return Ok((loc, None));
+        }
+        EngineName::Local(path) => {
+            // A local model that exists but whose config is broken is bad input, as in `lint`.
+            let config = config::load(&path)?;
+            loc.kind = LocationKind::Local;
+            loc.path = Some(config.path.display().to_string());
+            return Ok((loc, Some(config)));
+        }
+        EngineName::Hub(repo) => repo,
     };
     if repo.revision.is_none() {
         repo.revision = revision.map(str::to_string);
     }
     loc.repo = Some(repo.repo.clone());
     loc.revision = Some(repo.revision_or_main().to_string());
-    let Some(settings) = &options.hub else {
+    let Some(inputs) = &options.inputs else {
         loc.note = Some("not a local directory, and the Hub was not asked".into());
         return Ok((loc, None));
     };
-    if is_target {
-        return match crate::source::hub::fetch_target(settings, &repo, false) {
-            Ok(t) => {
-                let config = config::load(&t.dir)?;
-                loc.kind = LocationKind::Hub;
-                loc.freshness = Some(t.freshness.label().to_string());
-                loc.note = Some(format!(
-                    "{} at commit {} ({})",
-                    t.repo,
-                    t.sha,
-                    t.freshness.label()
-                ));
-                loc.sha = Some(t.sha);
-                loc.path = Some(config.path.display().to_string());
-                Ok((loc, Some(config)))
-            }
-            Err(e) => {
-                loc.note = Some(explain(e));
-                Ok((loc, None))
-            }
-        };
-    }
-    match crate::source::hub::load(settings, &repo, None) {
-        Ok(authority) => {
+    match inputs.hub_model(&repo, role) {
+        Ok((config, hub)) => {
             loc.kind = LocationKind::Hub;
-            loc.sha = authority.sha.clone();
-            loc.freshness = Some(authority.kind.as_str().to_string());
-            loc.note = Some(authority.provenance.clone());
-            loc.path = Some(authority.config.path.display().to_string());
-            Ok((loc, Some(authority.config)))
+            loc.sha = hub.sha;
+            loc.freshness = Some(hub.freshness);
+            loc.note = Some(hub.provenance);
+            loc.path = Some(config.path.display().to_string());
+            Ok((loc, Some(config)))
         }
-        Err(e) => {
+        // A local config that cannot be read is bad input; a repo that cannot be had is a note.
+        Err(e) if matches!(e.kind, crate::error::ErrorKind::Hub(_)) || role == Role::Drafter => {
             loc.note = Some(explain(e));
             Ok((loc, None))
         }
+        Err(e) => Err(e),
     }
 }
 
@@ -241,7 +205,12 @@ pub fn locate(launch: &Launch, options: &CheckOptions) -> Result<Found> {
             loc.note = Some("--target".into());
             (loc, Some(config))
         }
-        (None, Some(given)) => read_model(given, launch.target_revision.as_deref(), options, true)?,
+        (None, Some(given)) => read_model(
+            given,
+            launch.target_revision.as_deref(),
+            options,
+            Role::Target,
+        )?,
         (None, None) => (Location::new(None, LocationKind::None), None),
     };
     if target.kind == LocationKind::Unavailable {
@@ -264,8 +233,12 @@ pub fn locate(launch: &Launch, options: &CheckOptions) -> Result<Found> {
             (loc, Some(config))
         }
         (None, Some(given)) => {
-            let (loc, config) =
-                read_model(given, launch.drafter_revision.as_deref(), options, false)?;
+            let (loc, config) = read_model(
+                given,
+                launch.drafter_revision.as_deref(),
+                options,
+                Role::Drafter,
+            )?;
             if loc.kind == LocationKind::Unavailable {
                 diagnostics.push(unavailable(
                     launch,

@@ -10,6 +10,7 @@
 
 pub mod locate;
 pub mod parse;
+pub mod read;
 pub mod rules;
 pub mod shell;
 
@@ -23,6 +24,7 @@ use crate::Result;
 
 pub use locate::{Location, LocationKind};
 pub use parse::{EnvVar, Flag, Launch, SglangSpec};
+pub use read::LaunchInput;
 pub use rules::{DrafterFacts, DrafterKind};
 
 pub use crate::diagnostic::codes::LaunchCode;
@@ -70,8 +72,9 @@ rules. A container path can be pointed at a local copy with --target DIR.",
 /// How to run the check.
 #[derive(Debug, Clone, Default)]
 pub struct CheckOptions {
-    /// Hub settings for repo ids in the command; `None` reads local paths only.
-    pub hub: Option<crate::hub::HubSettings>,
+    /// Resolves the models the command names, with the command's Hub settings; `None` reads
+    /// local paths only.
+    pub inputs: Option<crate::input::Resolver>,
     /// Read the drafter from this directory instead of what the command names.
     pub drafter_dir: Option<std::path::PathBuf>,
     /// Read the target from this directory instead of what the command names.

@@ -1725,7 +1725,7 @@ mod tests {
         );
         assert_eq!(
             o.not_checked,
-            vec![Need::TargetVocab.not_checked().to_string()]
+            vec![Need::TargetVocab.not_checked(&[])]
         );
         let o = run(&l, Some(&head), Some(151_936));
         assert!(o.skipped.is_empty());

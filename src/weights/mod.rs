@@ -341,6 +341,51 @@ pub fn read_local(path: &Path) -> Result<Option<WeightsHeaders>> {
     }))
 }
 
+/// A drafter named by a local path, as `dflash-check weights` takes it: a directory, its config
+/// file, or one `.safetensors` file; with the config beside it when there is one.
+pub fn read_path(path: &Path) -> Result<(WeightsHeaders, Option<ConfigFile>)> {
+    let is_safetensors = path.is_file()
+        && path
+            .extension()
+            .is_some_and(|e| e.eq_ignore_ascii_case("safetensors"));
+    let dir = weights_dir(path);
+    let headers = if is_safetensors {
+        let file = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        WeightsHeaders {
+            source: path.display().to_string(),
+            index: None,
+            shards: vec![header::read_file(path, &file)?],
+            missing_shards: vec![],
+            requests: 0,
+            body_bytes: 0,
+        }
+    } else {
+        read_local(path)?.ok_or_else(|| {
+            Error::new(format!(
+                "no `model.safetensors` or `model.safetensors.index.json` in `{}`",
+                dir.display()
+            ))
+            .with_hint(
+                "pass the directory that holds the drafter's weights, or a .safetensors file",
+            )
+        })?
+    };
+    let config_path = if path.is_file() && !is_safetensors {
+        path.to_path_buf()
+    } else {
+        dir.join("config.json")
+    };
+    let config = if config_path.is_file() {
+        Some(config::load(&config_path)?)
+    } else {
+        None
+    };
+    Ok((headers, config))
+}
+
 /// Tensors over this many bytes are not read whole: a `d2t` of a 256k-token draft vocabulary
 /// is 2 MB of int64, so anything near the cap is not a token map.
 pub const MAX_TENSOR_READ_BYTES: u64 = 64 * 1024 * 1024;
