@@ -59,7 +59,7 @@ for Qwen3 that is 151669, exactly z-lab's mask id; for Qwen3.5/3.6 it is 248077,
 and wrong for those trained with 248070. NeMo-Automodel once fell back to the pad token (PR 2461). An error \
 (vLLM refuses); a warning with --engine sglang, where the fallback may be the trained id. Copy the id from the \
 published config.",
-        source: "vllm-project/vllm vllm/v1/spec_decode/llm_base_proposer.py@00c4f22 (_init_parallel_drafting_params); sgl-project/sglang python/sglang/srt/speculative/dflash_worker.py@7f151c5 (_resolve_mask_token_id); NVIDIA-NeMo/Automodel PR 2461",
+        source: "vllm-project/vllm vllm/v1/spec_decode/llm_base_proposer.py@v0.26.0 (_init_parallel_drafting_params), vllm/v1/worker/gpu/spec_decode/utils.py@v0.26.0 (get_parallel_drafting_token_id); sgl-project/sglang python/sglang/srt/speculative/dflash_worker.py@7f151c5 (_resolve_mask_token_id); NVIDIA-NeMo/Automodel PR 2461",
     },
     applies: Applies::BlockDrafters,
     needs: &[],
