@@ -111,6 +111,30 @@ class VerifyEvidence(unittest.TestCase):
         self.assertEqual(code, 0, out)
         self.assertIn(f'"{self.c1}" = "saved files"', verified)
 
+    def test_a_release_is_read_from_its_unpacked_wheel(self):
+        # An entry citing a PyPI release instead of a commit reads <repo>/<package>==<version>/.
+        saved = os.path.join(self.dir, "saved")
+        f = os.path.join(saved, "acme", "engine", "engine==1.2.0", "pkg", "mod.py")
+        os.makedirs(os.path.dirname(f))
+        with open(f, "w") as fh:
+            fh.write(FILE_V2)
+        self.sources = saved
+        with open(self.evidence()) as fh:
+            text = fh.read().replace(f'commit = "{self.c1}"', 'release = "engine==1.2.0"').replace("[3, 5]", "[5, 7]")
+        rel = os.path.join(self.dir, "release.toml")
+        with open(rel, "w") as fh:
+            fh.write(text)
+        code, out, verified = self.run_script("--evidence", rel)
+        self.assertEqual(code, 0, out)
+        self.assertIn('"engine==1.2.0" = "release wheel"', verified)
+        self.assertIn('release = "engine==1.2.0"', verified)
+        # A commit and a release together is ambiguous: refused.
+        with open(rel, "w") as fh:
+            fh.write(text.replace("lines =", f'commit = "{self.c1}"\nlines ='))
+        code, out, _ = self.run_script("--evidence", rel)
+        self.assertEqual(code, 2, out)
+        self.assertIn("one of them", out)
+
     def test_newer_commit_reports_moved_lines(self):
         c2 = commit(self.repo, FILE_V2, "v2")
         code, out, _ = self.run_script("--evidence", self.evidence(), "--newer", f"acme/engine={c2}")

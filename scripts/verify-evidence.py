@@ -10,10 +10,12 @@ Sources directory (kept outside the repository, or under the git-ignored /eviden
 
     <dir>/<owner>/<repo>.git                     a git mirror (small repositories, fetched whole)
     <dir>/<owner>/<repo>/<commit>/<path>         one file saved at one commit (vLLM, SGLang)
+    <dir>/<owner>/<repo>/<pkg>==<ver>/<path>     a released wheel's files, for entries that cite a
+                                                 `release` (PyPI) instead of a commit
 
 `--git owner/repo=GITDIR` points at a mirror elsewhere. `--fetch` populates the directory (needs
 network): `git clone --mirror` for the repositories in MIRRORED, single raw files at their commit
-for the others.
+for the others, `pip download` of the wheel for entries that cite a release.
 
 Usage:
     scripts/verify-evidence.py --sources DIR              # verify, write evidence/verified.toml
@@ -36,13 +38,22 @@ import re
 import subprocess
 import sys
 import tomllib
+import tempfile
 import urllib.request
+import zipfile
 
 # Repositories small enough to mirror whole; the others are read one file at a time.
 MIRRORED = {"z-lab/dflash", "vllm-project/speculators", "sgl-project/SpecForge"}
 
 HEX40 = re.compile(r"^[0-9a-f]{40}$")
 HEX64 = re.compile(r"^[0-9a-f]{64}$")
+# A release on PyPI, cited where the repository's tag commit is not known: `package==version`.
+RELEASE = re.compile(r"^[A-Za-z0-9_.-]+==[0-9][A-Za-z0-9_.+-]*$")
+
+
+def rev(e):
+    """What an entry was read at: its full commit, or its PyPI release (`package==version`)."""
+    return e["commit"] if "commit" in e else e["release"]
 
 
 def die(message):
@@ -94,7 +105,9 @@ class Sources:
         return None
 
     def via(self, repo, commit):
-        """How `commit` of `repo` is read here: "git mirror" or "saved files"."""
+        """How `commit` of `repo` is read here: "git mirror", "saved files" or "release wheel"."""
+        if RELEASE.match(commit):
+            return "release wheel"
         g = self.git_dir(repo)
         if g:
             r = subprocess.run(["git", "--git-dir", g, "cat-file", "-e", f"{commit}^{{commit}}"], capture_output=True)
@@ -136,9 +149,9 @@ def load_evidence(path):
 
 def check_source(src, e):
     """ok / mismatch / missing for one `source` entry, and a detail."""
-    lines = src.read(e["repo"], e["commit"], e["path"])
+    lines = src.read(e["repo"], rev(e), e["path"])
     if lines is None:
-        return "missing", "no mirror or saved copy of the file at that commit"
+        return "missing", "no mirror or saved copy of the file at that commit or release"
     a, b = e["lines"]
     if b > len(lines):
         return "mismatch", f"the file has {len(lines)} lines, fewer than {b}"
@@ -186,7 +199,7 @@ def newer(src, entries, repo, commit):
         if lines is None:
             out.append(("vanished", f"{where}: no such file at {commit[:12]} (or not saved)"))
             continue
-        old = src.read(repo, e["commit"], e["path"])
+        old = src.read(repo, rev(e), e["path"])
         count = len(normalise(old[a - 1 : b]).split("\n")) if old else None
         if b <= len(lines) and digest(lines[a - 1 : b]) == e["sha256"]:
             out.append(("same", where))
@@ -207,13 +220,16 @@ def fetch(root, entries, extra):
     wanted = {}
     for e in entries:
         if e.get("kind") in ("source", "absence"):
-            wanted.setdefault(e["repo"], set()).add((e["commit"], e.get("path")))
+            wanted.setdefault(e["repo"], set()).add((rev(e), e.get("path")))
     for repo, commit in extra:
         for e in entries:
             if e.get("kind") == "source" and e["repo"] == repo:
                 wanted.setdefault(repo, set()).add((commit, e["path"]))
     for repo, items in sorted(wanted.items()):
-        if repo in MIRRORED:
+        for release in sorted({c for c, _ in items if RELEASE.match(c)}):
+            fetch_release(root, repo, release)
+        items = {(c, p) for c, p in items if not RELEASE.match(c)}
+        if repo in MIRRORED and items:
             d = os.path.join(root, repo + ".git")
             url = f"https://github.com/{repo}.git"
             cmd = ["git", "--git-dir", d, "fetch", "--prune", "origin"] if os.path.isdir(d) else ["git", "clone", "--mirror", url, d]
@@ -239,6 +255,23 @@ def fetch(root, entries, extra):
                 fh.write(body)
 
 
+def fetch_release(root, repo, release):
+    """A release's wheel, unpacked under <root>/<repo>/<package>==<version>/ (pip, no deps)."""
+    dest = os.path.join(root, repo, release)
+    if os.path.isdir(dest):
+        return
+    with tempfile.TemporaryDirectory() as tmp:
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "-d", tmp, release]
+        print("$", " ".join(cmd), file=sys.stderr)
+        if subprocess.run(cmd, check=False).returncode != 0:
+            print(f"  not fetched: pip could not download {release}", file=sys.stderr)
+            return
+        for name in os.listdir(tmp):
+            if name.endswith(".whl"):
+                with zipfile.ZipFile(os.path.join(tmp, name)) as z:
+                    z.extractall(dest, [m for m in z.namelist() if m.endswith(".py")])
+
+
 def toml_str(s):
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
@@ -249,7 +282,7 @@ def write_verified(path, results, when, src):
     repos = {}
     for e, result, _ in results:
         r = repos.setdefault(e["repo"], {"commits": set(), "codes": {}})
-        r["commits"].add(e["commit"])
+        r["commits"].add(rev(e))
         old = r["codes"].get(e["code"], "ok")
         r["codes"][e["code"]] = max(old, result, key=rank.get)
     out = [
@@ -274,7 +307,8 @@ def write_verified(path, results, when, src):
         out.append(f"code = {toml_str(e['code'])}")
         out.append(f"kind = {toml_str(e['kind'])}")
         out.append(f"repo = {toml_str(e['repo'])}")
-        out.append(f"commit = {toml_str(e['commit'])}")
+        key = "commit" if "commit" in e else "release"
+        out.append(f"{key} = {toml_str(rev(e))}")
         if e["kind"] == "source":
             out.append(f"path = {toml_str(e['path'])}")
             out.append(f"lines = [{e['lines'][0]}, {e['lines'][1]}]")
@@ -290,7 +324,7 @@ def write_verified(path, results, when, src):
 def validate(entries):
     """Refuses an evidence file whose entries lack a field (exit 2: bad input)."""
     need = {
-        "source": ["code", "repo", "path", "commit", "lines", "sha256", "claim"],
+        "source": ["code", "repo", "path", "lines", "sha256", "claim"],
         "absence": ["code", "repo", "commit", "paths", "identifiers", "claim"],
         "report": ["code", "url", "shows"],
     }
@@ -301,8 +335,14 @@ def validate(entries):
         for f in need[kind]:
             if f not in e:
                 die(f"evidence entry {i + 1} ({e.get('code')}): no `{f}`; add it")
+        if kind != "report" and ("commit" in e) == ("release" in e):
+            die(f"evidence entry {i + 1} ({e.get('code')}): give a `commit` or a `release`, one of them")
+        if kind == "absence" and "release" in e:
+            die(f"evidence entry {i + 1} ({e['code']}): an absence is searched at a commit, not a release")
         if "commit" in e and not HEX40.match(e["commit"]):
             die(f"evidence entry {i + 1} ({e['code']}): commit is not 40 hex digits")
+        if "release" in e and not RELEASE.match(e["release"]):
+            die(f"evidence entry {i + 1} ({e['code']}): release is not package==version")
         if kind == "source" and not HEX64.match(e["sha256"]):
             die(f"evidence entry {i + 1} ({e['code']}): sha256 is not 64 hex digits")
 
@@ -370,7 +410,7 @@ def main():
         if result != "ok":
             bad += 1
             where = e.get("path") or ",".join(e.get("paths", []))
-            print(f"{result:8} {e['code']}: {e['repo']} {where}@{e['commit'][:12]}: {detail}")
+            print(f"{result:8} {e['code']}: {e['repo']} {where}@{rev(e)[:14]}: {detail}")
     # Codes that claim engine behaviour but carry no checkable evidence yet.
     for p_ in data.get("pending", []):
         print(f"pending  {p_['code']}: {p_['why']}")

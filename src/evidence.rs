@@ -32,12 +32,19 @@ pub struct Evidence {
 #[derive(Debug, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
 pub enum Entry {
-    /// Lines of a repository at a commit, and the sha256 of those lines normalised.
+    /// Lines of a repository at a commit (or of a released wheel of it, `release`), and the
+    /// sha256 of those lines normalised.
     Source {
         code: String,
         repo: String,
         path: String,
-        commit: String,
+        /// The full commit; absent when the entry cites a `release`.
+        #[serde(default)]
+        commit: Option<String>,
+        /// A PyPI release, `package==version`, read from its wheel where the tag's commit is not
+        /// known (SGLang publishes none in its wheels); `path` is then the path in the wheel.
+        #[serde(default)]
+        release: Option<String>,
         lines: [u32; 2],
         sha256: String,
         claim: String,
@@ -68,6 +75,17 @@ pub struct Note {
 }
 
 impl Entry {
+    /// What a source or absence was read at: its commit, or its release (`package==version`).
+    pub fn revision(&self) -> Option<&str> {
+        match self {
+            Entry::Source {
+                commit, release, ..
+            } => commit.as_deref().or(release.as_deref()),
+            Entry::Absence { commit, .. } => Some(commit),
+            Entry::Report { .. } => None,
+        }
+    }
+
     pub fn code(&self) -> &str {
         match self {
             Entry::Source { code, .. }
@@ -88,12 +106,13 @@ impl Entry {
     pub fn location(&self) -> String {
         match self {
             Entry::Source {
-                repo,
-                path,
-                commit,
-                lines,
-                ..
-            } => format!("{repo} {path}@{commit}:{}-{}", lines[0], lines[1]),
+                repo, path, lines, ..
+            } => format!(
+                "{repo} {path}@{}:{}-{}",
+                self.revision().unwrap_or_default(),
+                lines[0],
+                lines[1]
+            ),
             Entry::Absence {
                 repo,
                 commit,
@@ -173,11 +192,13 @@ pub fn markdown() -> String {
     let ev = evidence();
     let mut commits: BTreeMap<(&str, &str), usize> = BTreeMap::new();
     for e in &ev.evidence {
-        if let Entry::Source { repo, commit, .. } | Entry::Absence { repo, commit, .. } = e {
-            *commits.entry((repo, commit)).or_default() += 1;
+        if let (Entry::Source { repo, .. } | Entry::Absence { repo, .. }, Some(rev)) =
+            (e, e.revision())
+        {
+            *commits.entry((repo, rev)).or_default() += 1;
         }
     }
-    let mut out = String::from("Sources the line-level evidence was read at:\n\n| repository | commit | entries |\n|---|---|---|\n");
+    let mut out = String::from("Sources the line-level evidence was read at:\n\n| repository | commit or release | entries |\n|---|---|---|\n");
     for ((repo, commit), n) in &commits {
         out.push_str(&format!("| {repo} | `{commit}` | {n} |\n"));
     }
@@ -187,14 +208,10 @@ pub fn markdown() -> String {
         let locations: Vec<String> = for_code(name)
             .map(|e| match e {
                 Entry::Source {
-                    repo,
-                    path,
-                    commit,
-                    lines,
-                    ..
+                    repo, path, lines, ..
                 } => format!(
                     "`{repo}` `{path}`@{}:{}-{}",
-                    &commit[..12.min(commit.len())],
+                    short(e.revision().unwrap_or_default()),
                     lines[0],
                     lines[1]
                 ),
@@ -207,7 +224,7 @@ pub fn markdown() -> String {
                     format!(
                         "absence of `{}` in `{repo}`@{}",
                         identifiers.join("`, `"),
-                        &commit[..12.min(commit.len())]
+                        short(commit)
                     )
                 }
                 Entry::Report { url, .. } => format!("<{url}>"),
@@ -231,4 +248,13 @@ pub fn markdown() -> String {
         ));
     }
     out
+}
+
+/// A commit shortened to 12 digits for the table; a release (`package==version`) as it is.
+fn short(rev: &str) -> &str {
+    if rev.contains("==") {
+        rev
+    } else {
+        &rev[..12.min(rev.len())]
+    }
 }

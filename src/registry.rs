@@ -46,12 +46,20 @@ pub fn info(code: Code) -> &'static CodeInfo {
     }
 }
 
+/// The severities by engine and version a code's rule declares (lint rules only for now).
+pub fn by_engine(code: Code) -> Option<&'static crate::rules::ByEngine> {
+    match code {
+        Code::Lint(c) => crate::rules::by_engine::of(c),
+        _ => None,
+    }
+}
+
 /// The markdown table of every code, for docs/rules.md: family, code, severity, what it
 /// catches, and its source. Generated from the registry (`cargo run --example gen_docs`); a
 /// test fails when the committed file is stale.
 pub fn codes_table() -> String {
     let mut out = String::from(
-        "| family | code | severity | applies to | needs | what it catches | source |\n|---|---|---|---|---|---|---|\n",
+        "| family | code | severity | by engine | applies to | needs | what it catches | source |\n|---|---|---|---|---|---|---|---|\n",
     );
     for code in Code::all() {
         let i = info(code);
@@ -67,11 +75,13 @@ pub fn codes_table() -> String {
             }
             None => ("—".to_string(), "—".to_string()),
         };
+        let rows = by_engine(code).map_or("—".to_string(), |b| escape(&b.lines().join("<br>")));
         out.push_str(&format!(
-            "| {} | `{}` | {} | {} | {} | {} | {} |\n",
+            "| {} | `{}` | {} | {} | {} | {} | {} | {} |\n",
             code.family(),
             code.as_str(),
             i.severity.as_str(),
+            rows,
             applies,
             needs,
             escape(i.summary),

@@ -76,7 +76,7 @@ fn evidence_names_only_known_codes() {
     assert!(unknown.is_empty(), "unknown codes: {unknown:?}");
 }
 
-/// Every entry is complete: a full commit, a line range, a sha256, a claim in our words; an
+/// Every entry is complete: a full commit (or a PyPI release), a line range, a sha256, a claim in our words; an
 /// absence names files and identifiers; a report is a public thread with what it shows.
 #[test]
 fn every_entry_is_complete() {
@@ -87,6 +87,7 @@ fn every_entry_is_complete() {
                 repo,
                 path,
                 commit,
+                release,
                 lines,
                 sha256,
                 claim,
@@ -97,10 +98,20 @@ fn every_entry_is_complete() {
                     !path.is_empty() && !path.starts_with('/'),
                     "{code}: path {path:?}"
                 );
-                assert!(
-                    is_hex(commit, 40),
-                    "{code}: commit {commit:?} is not 40 hex digits"
-                );
+                match (commit, release) {
+                    (Some(commit), None) => assert!(
+                        is_hex(commit, 40),
+                        "{code}: commit {commit:?} is not 40 hex digits"
+                    ),
+                    (None, Some(release)) => {
+                        assert!(
+                            release.split_once("==").is_some_and(|(p, v)| !p.is_empty()
+                                && v.starts_with(|c: char| c.is_ascii_digit())),
+                            "{code}: release {release:?} is not package==version"
+                        )
+                    }
+                    _ => panic!("{code}: give a commit or a release, one of them"),
+                }
                 assert!(
                     lines[0] >= 1 && lines[0] <= lines[1],
                     "{code}: line range {lines:?}"
@@ -170,7 +181,10 @@ fn recorded_verification_covers_every_entry_and_is_green() {
             "{} {} {} {} {} {}",
             e["code"].as_str().unwrap_or(""),
             e["repo"].as_str().unwrap_or(""),
-            e["commit"].as_str().unwrap_or(""),
+            e.get("commit")
+                .or_else(|| e.get("release"))
+                .and_then(|c| c.as_str())
+                .unwrap_or(""),
             e.get("path").and_then(|p| p.as_str()).unwrap_or(""),
             e.get("lines").map(|l| l.to_string()).unwrap_or_default(),
             e.get("sha256").and_then(|p| p.as_str()).unwrap_or(""),
@@ -184,13 +198,14 @@ fn recorded_verification_covers_every_entry_and_is_green() {
                 code,
                 repo,
                 path,
-                commit,
                 lines,
                 sha256,
                 ..
             } => format!(
-                "{code} {repo} {commit} {path} [{}, {}] {sha256}",
-                lines[0], lines[1]
+                "{code} {repo} {} {path} [{}, {}] {sha256}",
+                e.revision().unwrap_or_default(),
+                lines[0],
+                lines[1]
             ),
             Entry::Absence {
                 code, repo, commit, ..

@@ -467,6 +467,24 @@ type ByEngine = (
     [Option<&'static str>; 3],
 );
 const BY_ENGINE: &[ByEngine] = &[
+    // Issue 22: vLLM's DFlash speculator refuses sample_from_anchor from v0.27 (the newest: an
+    // error under plain --engine vllm and without an engine); SGLang reads it for DSpark only.
+    (
+        "cases/sample-from-anchor-dflash",
+        Some(Q36),
+        &[],
+        "sample-from-anchor-dflash",
+        [Some("error"), Some("error"), Some("warning")],
+    ),
+    // Issue 22: SGLang 0.5.23 raises on a mask_token string the tokenizer has under another id;
+    // vLLM reads only mask_token_id.
+    (
+        "cases/mask-token-string",
+        Some(Q36),
+        &[],
+        "mask-token-string",
+        [Some("error"), Some("info"), Some("error")],
+    ),
     // 1. id == the layer count is the last layer's output (sglang PR 32334): info, not error;
     //    above it, an error everywhere.
     (
@@ -815,6 +833,20 @@ fn engine_versions_change_the_verdict() {
             "sglang@0.5",
             "norm-before-fc-engine",
             Some("info"),
+        ),
+        // vLLM v0.26.0's DFlash speculator does not read sample_from_anchor (ignored: a
+        // warning); v0.27.1's raises (an error).
+        (
+            "cases/sample-from-anchor-dflash",
+            "vllm@0.26",
+            "sample-from-anchor-dflash",
+            Some("warning"),
+        ),
+        (
+            "cases/sample-from-anchor-dflash",
+            "vllm@0.27",
+            "sample-from-anchor-dflash",
+            Some("error"),
         ),
         // vllm PR 28549 (merged 2025-11-12; PR 27732): the drafter's lm_head overwritten before.
         (
@@ -1301,4 +1333,39 @@ fn explain_lists_codes_and_explains_one() {
     let (code, _, err) = run(&["explain", "no-such-rule"]);
     assert_eq!(code, 2);
     assert!(err.contains("dflash-check explain"), "{err}");
+}
+
+/// Issue 22: the messages say what the pinned engine source does. vLLM v0.26.0 logs the aux
+/// layers it falls back to at info level (no "Acceptance will be low" warning); its DFlash
+/// speculator up to v0.26 ignores sample_from_anchor rather than refusing it.
+#[test]
+fn messages_say_what_the_pinned_source_does() {
+    let message = |path: &str, extra: &[&str], code: &str| -> String {
+        let (_, report) = lint_json(path, extra);
+        report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["code"] == code)
+            .unwrap_or_else(|| panic!("{path}: no {code}"))["message"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let missing = message(
+        "tests/fixtures/real-configs/SafeAILab__EAGLE-traineagle3",
+        &["--no-builtin"],
+        "eagle-aux-layer-ids-missing",
+    );
+    assert!(missing.contains("info log"), "{missing}");
+    assert!(!missing.contains("Acceptance will be low"), "{missing}");
+    let anchor = |engine: &str| {
+        message(
+            "tests/lint/cases/sample-from-anchor-dflash",
+            &["--no-builtin", "--target", Q36, "--engine", engine],
+            "sample-from-anchor-dflash",
+        )
+    };
+    assert!(anchor("vllm@0.26").contains("does not read it"));
+    assert!(anchor("vllm@0.27").contains("refuses it"));
 }

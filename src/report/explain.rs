@@ -56,6 +56,15 @@ pub fn write_explanation(out: &mut dyn Write, code: Code) -> io::Result<()> {
         };
         writeln!(out, "Needs: {needs}")?;
     }
+    if let Some(by) = registry::by_engine(code) {
+        writeln!(
+            out,
+            "Severity by engine (--engine ENGINE[@VERSION] picks a row):"
+        )?;
+        for line in by.lines() {
+            writeln!(out, "  {line}")?;
+        }
+    }
     writeln!(out, "Source: {}", info.source)?;
     write!(out, "{}", crate::evidence::describe(code.as_str()))
 }

@@ -69,7 +69,7 @@ gate/up projections intermediate_size rows, and every norm hidden_size entries (
 2 × hidden_size inputs). A different shape fails vLLM's weight loader (\"Attempted to load weight (...) into \
 parameter (...)\", or a QKV shard that does not fit) and transformers' from_pretrained (size mismatch). The \
 config's sizes are wrong for these weights, or the weights belong to another drafter.",
-            source: "vllm-project/vllm:vllm/model_executor/model_loader/weight_utils.py@0a1ee72ed53f07ca8e57e5e82fdbd89734b39026 (default_weight_loader); z-lab/dflash:dflash/model.py@10129599dffb338ff38cfd235a53ca6d3667b4dd (Qwen3DFlashAttention, Qwen3MLP); Luce-Org/lucebox-hub issue 195 (k_norm shape[0]=128 expected 256)",
+            source: "vllm-project/vllm:vllm/model_executor/model_loader/weight_utils.py@0a1ee72ed53f07ca8e57e5e82fdbd89734b39026, @v0.26.0 (default_weight_loader); z-lab/dflash:dflash/model.py@10129599dffb338ff38cfd235a53ca6d3667b4dd (Qwen3DFlashAttention, Qwen3MLP); Luce-Org/lucebox-hub issue 195 (k_norm shape[0]=128 expected 256)",
         },
         WeightsCode::VocabRows => &CodeInfo {
             severity: Severity::Error,
@@ -157,7 +157,7 @@ load in vLLM. An error. Save the state dict without the prefix (the published dr
             explanation: "transformers, vLLM and huggingface_hub open every file that \
 `model.safetensors.index.json` names in `weight_map`; a missing one fails the load (or the download). \
 Download the missing shard, or regenerate the index.",
-            source: "huggingface/transformers:src/transformers/utils/hub.py@00511f2b97756629c5668aec5ad4371cbfd9c466 (get_checkpoint_shard_files: every shard in weight_map); huggingface/huggingface_hub:src/huggingface_hub/hf_api.py@1fb0107bb68bae38c8f55cc6055dad11cbcb9e83 (get_safetensors_metadata)",
+            source: "vllm-project/vllm:vllm/model_executor/model_loader/weight_utils.py@v0.26.0 (filter_duplicate_safetensors_files: FileNotFoundError for weight files the index names and the folder lacks); huggingface/transformers:src/transformers/utils/hub.py@00511f2b97756629c5668aec5ad4371cbfd9c466 (get_checkpoint_shard_files: every shard in weight_map); huggingface/huggingface_hub:src/huggingface_hub/hf_api.py@1fb0107bb68bae38c8f55cc6055dad11cbcb9e83 (get_safetensors_metadata)",
         },
         WeightsCode::DuplicateTensor => &CodeInfo {
             severity: Severity::Warning,

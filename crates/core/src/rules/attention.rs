@@ -2,9 +2,21 @@
 //! and MiMo-style `dflash_config.use_swa` / `swa_window_size`. Running sliding layers as full
 //! attention crashes nothing and collapses acceptance past about 2k tokens of context.
 
-use super::{positive_int, Applies, Ctx, Engine, Family, LintCode, Need, Rule};
+use super::{
+    positive_int, Applies, ByEngine, Ctx, Engine, EngineRow, Family, LintCode, Need, Rule,
+};
 use crate::diagnostic::{CodeInfo, Severity};
 use crate::json::{Node, Path};
+
+/// The rules here whose severity follows the engine and its version.
+pub(super) const BY_ENGINE: &[(LintCode, &ByEngine)] = &[
+    (LintCode::LayerTypesUnknown, &LAYER_TYPES_UNKNOWN_BY_ENGINE),
+    (LintCode::DflashUseSwa, &DFLASH_USE_SWA_BY_ENGINE),
+    (
+        LintCode::MixedAttentionVllm,
+        &MIXED_ATTENTION_VLLM_BY_ENGINE,
+    ),
+];
 
 pub(super) const RULES: &[Rule] = &[
     LAYER_TYPES_MISSING,
@@ -196,12 +208,30 @@ layer as full attention).",
     check: layer_types_unknown,
 };
 
+const LAYER_TYPES_UNKNOWN_BY_ENGINE: ByEngine = ByEngine {
+    no_engine: Some(Severity::Error),
+    rows: &[
+        EngineRow::any_version(
+            Engine::Sglang,
+            Some(Severity::Error),
+            "raises ValueError for an unsupported layer type (read at 0.5.23)",
+        ),
+        EngineRow::any_version(
+            Engine::Vllm,
+            Some(Severity::Warning),
+            "runs an unknown value as full attention",
+        ),
+    ],
+};
+
 fn layer_types_unknown(cx: &mut Ctx) {
     let (base, base_path) = base(cx);
     let Some(items) = layer_types(base).and_then(Node::as_array) else {
         return;
     };
-    let severity = cx.vllm_or(Severity::Warning, Severity::Error);
+    let Some(severity) = cx.engine_severity() else {
+        return;
+    };
     let path = base_path.child("layer_types");
     for (i, item) in items.iter().enumerate() {
         if !item.as_str().is_some_and(|s| KNOWN.contains(&s)) {
@@ -325,9 +355,7 @@ fn use_swa_rule(cx: &mut Ctx) {
         return;
     };
     if full > 0 {
-        let severity = cx.vllm_or(Severity::Info, Severity::Warning);
-        cx.emit_as(
-            severity,
+        cx.emit_by_engine(
             &base_path.child("layer_types"),
             format!(
                 "`dflash_config.use_swa` is true, so vLLM runs all layers sliding, but layer_types lists {full} \
@@ -382,6 +410,22 @@ fn use_sliding_window_inconsistent(cx: &mut Ctx) {
     }
 }
 
+const DFLASH_USE_SWA_BY_ENGINE: ByEngine = ByEngine {
+    no_engine: Some(Severity::Warning),
+    rows: &[
+        EngineRow::any_version(
+            Engine::Vllm,
+            Some(Severity::Info),
+            "runs every layer sliding, as the export intends",
+        ),
+        EngineRow::any_version(
+            Engine::Sglang,
+            Some(Severity::Warning),
+            "follows layer_types: the full layers run full",
+        ),
+    ],
+};
+
 const MIXED_ATTENTION_VLLM: Rule = Rule {
     code: LintCode::MixedAttentionVllm,
     info: CodeInfo {
@@ -410,12 +454,7 @@ fn mixed_attention_vllm(cx: &mut Ctx) {
     if sliding == 0 || full == 0 || use_swa(cx) {
         return;
     }
-    let severity = match cx.options.engine_version {
-        Some(v) if v <= (0, 26) => Severity::Error,
-        _ => Severity::Warning,
-    };
-    cx.emit_as(
-        severity,
+    cx.emit_by_engine(
         &base_path.child("layer_types"),
         format!(
             "{sliding} sliding and {full} full attention layers: vLLM raises NotImplementedError for mixed drafters \
@@ -424,3 +463,22 @@ fn mixed_attention_vllm(cx: &mut Ctx) {
         ),
     );
 }
+
+const MIXED_ATTENTION_VLLM_BY_ENGINE: ByEngine = ByEngine {
+    // The rule runs only under vLLM (it needs the engine).
+    no_engine: None,
+    rows: &[
+        EngineRow::until(
+            Engine::Vllm,
+            (0, 26),
+            Some(Severity::Error),
+            "NotImplementedError unless VLLM_USE_V2_MODEL_RUNNER=1",
+        ),
+        EngineRow::since(
+            Engine::Vllm,
+            (0, 27),
+            Some(Severity::Warning),
+            "the V2 runner is the default for dense targets only",
+        ),
+    ],
+};

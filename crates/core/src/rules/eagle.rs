@@ -4,10 +4,23 @@
 use serde_json::json;
 
 use super::{
-    find, id_list, list_text, positive_int, Applies, Ctx, Engine, Family, LintCode, Need, Rule,
+    find, id_list, list_text, positive_int, Applies, ByEngine, Ctx, Engine, EngineRow, Family,
+    LintCode, Need, Rule,
 };
 use crate::diagnostic::{CodeInfo, Severity};
 use crate::json::{Node, Path};
+
+/// The rules here whose severity follows the engine and its version.
+pub(super) const BY_ENGINE: &[(LintCode, &ByEngine)] = &[
+    (
+        LintCode::EagleAuxLayerIdsCount,
+        &EAGLE_AUX_LAYER_IDS_COUNT_BY_ENGINE,
+    ),
+    (
+        LintCode::EagleMaxPositionShort,
+        &EAGLE_MAX_POSITION_SHORT_BY_ENGINE,
+    ),
+];
 
 pub(super) const RULES: &[Rule] = &[
     EAGLE_AUX_LAYER_IDS_MISSING,
@@ -21,8 +34,8 @@ pub(super) const RULES: &[Rule] = &[
     EAGLE_MAX_POSITION_SHORT,
 ];
 
-/// Where vLLM reads the aux ids: the top-level key, or `eagle_config.layer_ids`; speculators
-/// configs use `aux_hidden_state_layer_ids`.
+/// Where vLLM reads the aux ids: the top-level key, or `eagle_config.layer_ids` (from v0.27; not
+/// read at v0.26.0); speculators configs use `aux_hidden_state_layer_ids`.
 fn read_by_vllm(root: &Node) -> Option<(Path, &Node)> {
     find(
         root,
@@ -48,13 +61,14 @@ const EAGLE_AUX_LAYER_IDS_MISSING: Rule = Rule {
         severity: Severity::Warning,
         summary: "no eagle_aux_hidden_state_layer_ids: vLLM falls back to default layers",
         explanation: "EAGLE-3 heads read target layers named by `eagle_aux_hidden_state_layer_ids`. Without it \
-vLLM uses the target's default (2, n / 2, n - 3) and logs \"Acceptance will be low if the draft was trained on \
-other layers\" — right for heads trained with those defaults (SpecForge's default), wrong otherwise: vLLM PR 50170 \
-measured 1.2% acceptance for nvidia/Llama-3.3-70B-Instruct-Eagle3, which omits them. A warning, since the defaults \
+vLLM uses the target model's default layers (2, n / 2, n - 3 for most models) and says so only in an info log \
+(\"Using Eagle3 auxiliary layers from model\", v0.26.0; no warning) — right for heads trained with those defaults \
+(SpecForge's default), wrong otherwise: vLLM PR 50170 measured 1.2% acceptance for \
+nvidia/Llama-3.3-70B-Instruct-Eagle3, which omits them. A warning, since the defaults \
 may be the trained layers. Nothing is said for heads with `eagle_config.use_aux_hidden_state: false`: they read no \
 auxiliary states at all (vLLM's EAGLE-3 and DFlash heads read the flag from `eagle_config` and build no fc without \
 them), so no ids are expected.",
-        source: "vllm-project/vllm vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py@0cfdd2e; vllm-project/vllm PR 50170; vllm-project/vllm vllm/model_executor/models/llama_eagle3.py (LlamaModel.__init__: use_aux_hidden_state from eagle_config, default true; commit not pinned: read from an unpinned copy), vllm/model_executor/models/qwen3_dflash.py@d952bda805e64a425276f59161a915d31abbfd13 (DFlashQwen3Model.__init__: fc only when use_aux_hidden_state)",
+        source: "vllm-project/vllm vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py@v0.26.0 (set_eagle3_aux_hidden_state_layers); vllm-project/vllm PR 50170; vllm-project/vllm vllm/model_executor/models/llama_eagle3.py (LlamaModel.__init__: use_aux_hidden_state from eagle_config, default true; commit not pinned: read from an unpinned copy), vllm/model_executor/models/qwen3_dflash.py@d952bda805e64a425276f59161a915d31abbfd13 (DFlashQwen3Model.__init__: fc only when use_aux_hidden_state)",
     },
     applies: Applies::EagleHeads,
     needs: &[],
@@ -77,8 +91,9 @@ fn eagle_aux_layer_ids_missing(cx: &mut Ctx) {
     }
     cx.emit(
         &Path::key("eagle_aux_hidden_state_layer_ids"),
-        "no `eagle_aux_hidden_state_layer_ids`: vLLM falls back to its default layers (2, n / 2, n - 3) and warns \
-         \"Acceptance will be low\" unless the head was trained with them"
+        "no `eagle_aux_hidden_state_layer_ids`: vLLM falls back to the target model's default layers (2, n / 2, \
+         n - 3 for most models), saying so only in an info log; acceptance collapses unless the head was trained \
+         with them"
             .to_string(),
     );
 }
@@ -89,11 +104,12 @@ const EAGLE_AUX_LAYER_IDS_NESTED: Rule = Rule {
         severity: Severity::Warning,
         summary: "aux layer ids only under eagle_config.eagle_aux_hidden_state_layer_ids, where vLLM does not read them",
         explanation: "vLLM's get_eagle3_aux_layers_from_config reads the top-level \
-`eagle_aux_hidden_state_layer_ids` (or `eagle_config.layer_ids`), not `eagle_config.eagle_aux_hidden_state_layer_ids`: \
-ids written only there are ignored and vLLM falls back to its default layers. SGLang and SpecForge read the nested \
+`eagle_aux_hidden_state_layer_ids` (else a DFlash/DSpark drafter's target_layer_ids + 1; from v0.27 also \
+`eagle_config.layer_ids`, not read at v0.26.0), never `eagle_config.eagle_aux_hidden_state_layer_ids`: ids written \
+only there are ignored and vLLM falls back to its default layers. SGLang and SpecForge read the nested \
 key (no finding with --engine sglang). For vLLM, copy the list to the top level — in vLLM's input-of-layer \
 convention, which may be SpecForge's output-of-layer ids + 1: check.",
-        source: "vllm-project/vllm vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py@0cfdd2e (get_eagle3_aux_layers_from_config)",
+        source: "vllm-project/vllm vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py@v0.26.0, @v0.27.1 (get_eagle3_aux_layers_from_config)",
     },
     applies: Applies::EagleHeads,
     needs: &[],
@@ -135,7 +151,7 @@ nvidia/gpt-oss-120b-Eagle3-v3. So an id equal to n is legitimate, reported as in
 capture loop captures nothing there); an id above n is a boundary that does not exist: nothing captures it and the \
 head gets fewer features than its fc expects — an error. The ids' meaning differs by model (MiniMax is off by one, \
 vllm#43671). The list's type is checked here too.",
-        source: "sgl-project/sglang PR 32334 (GPT-OSS EAGLE3 hidden-state boundaries [24, 30, 36] on 36 layers); vllm-project/vllm PR 46788 (EagleModelMixin._maybe_add_hidden_state, final-layer extraction); ggml-org/llama.cpp PR 25794; vllm-project/vllm#43671",
+        source: "vllm-project/vllm vllm/model_executor/models/llama.py@v0.26.0 (boundary 0, then idx + 1 after each layer), interfaces.py@v0.26.0 (_maybe_add_hidden_state); sgl-project/sglang PR 32334 (GPT-OSS EAGLE3 hidden-state boundaries [24, 30, 36] on 36 layers); vllm-project/vllm PR 46788 (EagleModelMixin._maybe_add_hidden_state, final-layer extraction); ggml-org/llama.cpp PR 25794; vllm-project/vllm#43671",
     },
     applies: Applies::EagleHeads,
     needs: &[],
@@ -198,6 +214,22 @@ warning otherwise (other engines may accept other counts).",
     check: eagle_aux_layer_ids_count,
 };
 
+const EAGLE_AUX_LAYER_IDS_COUNT_BY_ENGINE: ByEngine = ByEngine {
+    no_engine: Some(Severity::Warning),
+    rows: &[
+        EngineRow::any_version(
+            Engine::Vllm,
+            Some(Severity::Error),
+            "the Llama EAGLE-3 fc takes 3 x hidden inputs: the weight does not load",
+        ),
+        EngineRow::any_version(
+            Engine::Sglang,
+            Some(Severity::Warning),
+            "other counts may be accepted",
+        ),
+    ],
+};
+
 fn eagle_aux_layer_ids_count(cx: &mut Ctx) {
     let Some((path, node)) = any_ids(cx.root) else {
         return;
@@ -206,9 +238,7 @@ fn eagle_aux_layer_ids_count(cx: &mut Ctx) {
     if ids.len() == 3 {
         return;
     }
-    let severity = cx.vllm_or(Severity::Error, Severity::Warning);
-    cx.emit_as(
-        severity,
+    cx.emit_by_engine(
         &path,
         format!(
             "{} aux layer ids: vLLM's EAGLE-3 fc takes 3 × target hidden inputs, so a head trained on {} layers \
@@ -379,6 +409,22 @@ fn peagle_parallel_drafting_off(cx: &mut Ctx) {
     }
 }
 
+const EAGLE_MAX_POSITION_SHORT_BY_ENGINE: ByEngine = ByEngine {
+    no_engine: Some(Severity::Warning),
+    rows: &[
+        EngineRow::any_version(
+            Engine::Vllm,
+            Some(Severity::Info),
+            "raises it to the target's max_model_len",
+        ),
+        EngineRow::any_version(
+            Engine::Sglang,
+            Some(Severity::Warning),
+            "acceptance falls past that length",
+        ),
+    ],
+};
+
 const EAGLE_MAX_POSITION_SHORT: Rule = Rule {
     code: LintCode::EagleMaxPositionShort,
     info: CodeInfo {
@@ -407,15 +453,15 @@ fn eagle_max_position_short(cx: &mut Ctx) {
         return;
     };
     if d < target {
-        let severity = cx.vllm_or(Severity::Info, Severity::Warning);
-        cx.emit_as(
-            severity,
+        let Some(d) = cx.emit_by_engine(
             &Path::key("max_position_embeddings"),
             format!(
                 "max_position_embeddings {d} is below the target's {target}: under SGLang acceptance falls past that \
                  length (sglang#6783); vLLM raises it to the target's max_model_len"
             ),
-        )
-        .expected = Some(json!(target));
+        ) else {
+            return;
+        };
+        d.expected = Some(json!(target));
     }
 }

@@ -115,7 +115,7 @@ const NUM_SPECULATIVE_TOKENS_MISSING: Rule = Rule {
 was provided, but `num_speculative_tokens` was not provided\") unless the drafter config carries `n_predict` (MTP \
 heads: num_nextn_predict_layers); speculators-format configs carry `speculative_tokens` and are exempt. The convention for DFlash is block_size - 1 \
 (15 for -b16 drafters); DSpark uses block_size.",
-        source: "vllm-project/vllm vllm/config/speculative.py@002e77c",
+        source: "vllm-project/vllm vllm/config/speculative.py@v0.26.0 (__post_init__: n_predict default, raise; _verify_args)",
     },
     applies: Applies::All,
     needs: &[Need::Engine],

@@ -4,9 +4,18 @@
 //! version replaces with the target's. Each rule's severity follows the engine and, where the
 //! behaviour changed, its version (`--engine vllm@0.18`).
 
-use super::{Applies, Ctx, Engine, Family, LintCode, Rule};
+use super::{Applies, ByEngine, Ctx, Engine, EngineRow, Family, LintCode, Rule};
 use crate::diagnostic::{CodeInfo, Severity};
 use crate::json::{Node, Path};
+
+/// The rules here whose severity follows the engine and its version.
+pub(super) const BY_ENGINE: &[(LintCode, &ByEngine)] = &[
+    (
+        LintCode::DsparkSampleFromAnchorImplicit,
+        &DSPARK_SAMPLE_FROM_ANCHOR_IMPLICIT_BY_ENGINE,
+    ),
+    (LintCode::DraftLmHeadShared, &DRAFT_LM_HEAD_SHARED_BY_ENGINE),
+];
 
 pub(super) const RULES: &[Rule] = &[
     DSPARK_SAMPLE_FROM_ANCHOR_IMPLICIT,
@@ -35,6 +44,24 @@ DSpark heads inside a DeepSeek-V4 config are anchor-first and not flagged.",
     check: dspark_sample_from_anchor_implicit,
 };
 
+const DSPARK_SAMPLE_FROM_ANCHOR_IMPLICIT_BY_ENGINE: ByEngine = ByEngine {
+    // Without an engine the layout the export was trained in is unknown and so is the default
+    // that will read it: worth knowing only.
+    no_engine: Some(Severity::Info),
+    rows: &[
+        EngineRow::any_version(
+            Engine::Vllm,
+            Some(Severity::Warning),
+            "defaults sample_from_anchor to true (anchor-first)",
+        ),
+        EngineRow::any_version(
+            Engine::Sglang,
+            Some(Severity::Warning),
+            "defaults sample_from_anchor to true (anchor-first)",
+        ),
+    ],
+};
+
 fn dspark_sample_from_anchor_implicit(cx: &mut Ctx) {
     let declared = cx.root.get("sample_from_anchor").is_some()
         || cx
@@ -46,13 +73,7 @@ fn dspark_sample_from_anchor_implicit(cx: &mut Ctx) {
     if declared || cx.embedded_dspark() || !training_arch {
         return;
     }
-    let severity = if cx.engine().is_some() {
-        Severity::Warning
-    } else {
-        Severity::Info
-    };
-    cx.emit_as(
-        severity,
+    cx.emit_by_engine(
         &Path::key("dflash_config"),
         "no `sample_from_anchor` in a DSparkDraftModel export: vLLM and SGLang default it to true (anchor-first); \
          a drafter trained in the DFlash fill-in layout (SpecForge's and DeepSpec's default) then serves every \
@@ -185,6 +206,26 @@ modelled: check acceptance there).",
     check: draft_lm_head_shared,
 };
 
+const DRAFT_LM_HEAD_SHARED_BY_ENGINE: ByEngine = ByEngine {
+    // Only a version known to replace the head is flagged: every EAGLE-3 head with a reduced
+    // vocabulary ships its own lm_head, and draft-vocab-size-mismatch already says so.
+    no_engine: None,
+    rows: &[
+        EngineRow::until(
+            Engine::Vllm,
+            (0, 11),
+            Some(Severity::Error),
+            "replaces the drafter's lm_head with the target's (before PR 28549)",
+        ),
+        EngineRow::since(
+            Engine::Vllm,
+            (0, 12),
+            None,
+            "keeps the drafter's own lm_head",
+        ),
+    ],
+};
+
 fn draft_lm_head_shared(cx: &mut Ctx) {
     let Some(draft) = cx.root.get("draft_vocab_size").and_then(Node::as_u64) else {
         return;
@@ -203,14 +244,7 @@ fn draft_lm_head_shared(cx: &mut Ctx) {
     if vocab.is_none_or(|v| draft >= v) {
         return;
     }
-    // Only a version known to replace the head is flagged: every EAGLE-3 head with a reduced
-    // vocabulary ships its own lm_head, and draft-vocab-size-mismatch already says so.
-    let old = cx.engine() == Some(Engine::Vllm)
-        && cx.options.engine_version.is_some_and(|v| v <= (0, 11));
-    if !old {
-        return;
-    }
-    cx.emit(
+    cx.emit_by_engine(
         &Path::key("draft_vocab_size"),
         format!(
             "the drafter's own lm_head has {draft} rows (draft_vocab_size): vLLM before PR 28549 and some Ascend \

@@ -4,10 +4,17 @@
 use serde_json::json;
 
 use super::{
-    find, id_list, list_text, positive_int, Applies, Ctx, Engine, Family, LintCode, Need, Rule,
+    find, id_list, list_text, positive_int, Applies, ByEngine, Ctx, Engine, EngineRow, Family,
+    LintCode, Need, Rule,
 };
 use crate::diagnostic::{CodeInfo, Severity};
 use crate::json::{Node, Path};
+
+/// The rules here whose severity follows the engine.
+pub(super) const BY_ENGINE: &[(LintCode, &ByEngine)] = &[(
+    LintCode::TargetLayerIdsDuplicate,
+    &TARGET_LAYER_IDS_DUPLICATE_BY_ENGINE,
+)];
 
 pub(super) const RULES: &[Rule] = &[
     TARGET_LAYER_IDS_MISSING,
@@ -318,13 +325,27 @@ hidden features\". SGLang was not checked: a warning with --engine sglang.",
     check: target_layer_ids_duplicate,
 };
 
+const TARGET_LAYER_IDS_DUPLICATE_BY_ENGINE: ByEngine = ByEngine {
+    no_engine: Some(Severity::Error),
+    rows: &[
+        EngineRow::any_version(
+            Engine::Vllm,
+            Some(Severity::Error),
+            "captures the layer once but sizes fc for every id: raises at the first step",
+        ),
+        EngineRow::any_version(
+            Engine::Sglang,
+            Some(Severity::Warning),
+            "not checked by line",
+        ),
+    ],
+};
+
 fn target_layer_ids_duplicate(cx: &mut Ctx) {
     let Some(ids) = layer_ids(cx) else { return };
     let mut seen = std::collections::BTreeSet::new();
-    let severity = if cx.engine() == Some(Engine::Sglang) {
-        Severity::Warning
-    } else {
-        Severity::Error
+    let Some(severity) = cx.engine_severity() else {
+        return;
     };
     for (i, id) in ids.ids.iter().enumerate() {
         if !seen.insert(*id) {

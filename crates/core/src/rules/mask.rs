@@ -2,7 +2,8 @@
 //! inferred; it must be the id used in training, and an embedding row of the target.
 
 use super::{
-    find, is_base_vocab, is_text_marker, Applies, Ctx, Engine, LintCode, Need, Rule, CONTROL_TOKENS,
+    find, is_base_vocab, is_text_marker, Applies, ByEngine, Ctx, Engine, EngineRow, LintCode, Need,
+    Rule, CONTROL_TOKENS,
 };
 use crate::diagnostic::{CodeInfo, Severity};
 use crate::json::{Node, Path};
@@ -15,6 +16,12 @@ pub(super) const RULES: &[Rule] = &[
     MASK_TOKEN_TEXT_TOKEN,
     MASK_TOKEN_STRING,
     MASK_TOKEN_STRING_ADDED,
+];
+
+/// The rules here whose severity follows the engine.
+pub(super) const BY_ENGINE: &[(LintCode, &ByEngine)] = &[
+    (LintCode::MaskTokenMissing, &MASK_TOKEN_MISSING_BY_ENGINE),
+    (LintCode::MaskTokenString, &MASK_TOKEN_STRING_BY_ENGINE),
 ];
 
 fn locate<'a>(cx: &Ctx<'a>) -> Option<(Path, &'a Node)> {
@@ -52,25 +59,34 @@ for Qwen3 that is 151669, exactly z-lab's mask id; for Qwen3.5/3.6 it is 248077,
 and wrong for those trained with 248070. NeMo-Automodel once fell back to the pad token (PR 2461). An error \
 (vLLM refuses); a warning with --engine sglang, where the fallback may be the trained id. Copy the id from the \
 published config.",
-        source: "vllm-project/vllm vllm/v1/spec_decode/llm_base_proposer.py@00c4f22 (_init_parallel_drafting_params); sgl-project/sglang python/sglang/srt/speculative/dflash_worker.py@7f151c5 (_resolve_mask_token_id); NVIDIA-NeMo/Automodel PR 2461",
+        source: "vllm-project/vllm vllm/v1/spec_decode/llm_base_proposer.py@v0.26.0 (_init_parallel_drafting_params), vllm/v1/worker/gpu/spec_decode/utils.py@v0.26.0 (get_parallel_drafting_token_id); sgl-project/sglang python/sglang/srt/speculative/dflash_worker.py@7f151c5 (_resolve_mask_token_id); NVIDIA-NeMo/Automodel PR 2461",
     },
     applies: Applies::BlockDrafters,
     needs: &[],
     check: mask_token_missing,
 };
 
+const MASK_TOKEN_MISSING_BY_ENGINE: ByEngine = ByEngine {
+    no_engine: Some(Severity::Error),
+    rows: &[
+        EngineRow::any_version(
+            Engine::Vllm,
+            Some(Severity::Error),
+            "raises ValueError at load",
+        ),
+        EngineRow::any_version(
+            Engine::Sglang,
+            Some(Severity::Warning),
+            "adds <|MASK|> at id len(tokenizer), the trained id only for some drafters",
+        ),
+    ],
+};
+
 fn mask_token_missing(cx: &mut Ctx) {
-    let sglang = cx.engine() == Some(Engine::Sglang);
     match locate(cx) {
         None => {
             let path = Path::key("dflash_config").child("mask_token_id");
-            let severity = if sglang {
-                Severity::Warning
-            } else {
-                Severity::Error
-            };
-            cx.emit_as(
-                severity,
+            cx.emit_by_engine(
                 &path,
                 "`dflash_config.mask_token_id` is missing: vLLM raises ValueError at load; SGLang adds `<|MASK|>` \
                  at id len(tokenizer), which is the trained id only for drafters trained that way"
@@ -78,13 +94,7 @@ fn mask_token_missing(cx: &mut Ctx) {
             );
         }
         Some((path, node)) if node.is_null() => {
-            let severity = if sglang {
-                Severity::Warning
-            } else {
-                Severity::Error
-            };
-            cx.emit_as(
-                severity,
+            cx.emit_by_engine(
                 &path,
                 format!(
                     "`{path}` is null: vLLM's V2 runner fails on int(None); SGLang adds `<|MASK|>` at id \
@@ -102,10 +112,12 @@ const MASK_TOKEN_OUT_OF_RANGE: Rule = Rule {
         severity: Severity::Error,
         summary: "mask_token_id is not an embedding row of the target",
         explanation: "The mask id indexes the target's embedding matrix: it must be a non-negative integer < the \
-target's vocab_size (text_config.vocab_size for multimodal targets). SGLang's _resolve_mask_token_id raises \
-\"outside the target vocab size\"; an embedding lookup past the table fails in any engine. Ids between the \
-tokenizer length and vocab_size are unused rows and valid (Qwen3's 151669). The value's type is checked here too.",
-        source: "sgl-project/sglang python/sglang/srt/speculative/dflash_worker.py@7f151c5 (_resolve_mask_token_id)",
+target's vocab_size (text_config.vocab_size for multimodal targets). SGLang refuses both: parse_dflash_draft_config \
+raises for a negative or non-integer mask_token_id, _resolve_mask_token_id raises \"outside the target vocab size\" \
+(read at 0.5.23; at 7f151c5 the check applied only to the id resolved from the mask_token string). Other engines \
+index the embedding with it unchecked (not cited by line). Ids between the tokenizer length and vocab_size are \
+unused rows and valid (Qwen3's 151669). The value's type is checked here too.",
+        source: "sgl-project/sglang 0.5.23 python/sglang/srt/speculative/dflash_utils.py (parse_dflash_draft_config), dflash_worker_v2.py (_resolve_mask_token_id)",
     },
     applies: Applies::BlockDrafters,
     needs: &[],
@@ -289,8 +301,9 @@ const MASK_TOKEN_STRING: Rule = Rule {
         summary: "dflash_config.mask_token names a token whose id is not mask_token_id",
         explanation: "SGLang reads `dflash_config.mask_token` (a string) beside mask_token_id; when the tokenizer \
 already has that token under another id, _resolve_mask_token_id raises \"mask_token_id conflicts with tokenizer \
-vocab id\". vLLM ignores the string (info with --engine vllm). Make the two agree, or drop the string.",
-        source: "sgl-project/sglang python/sglang/srt/speculative/dflash_worker.py@7f151c5 (_resolve_mask_token_id)",
+vocab id\" (read at 0.5.23; the older 7f151c5 had no such check and used the string's id). vLLM ignores the string \
+(info with --engine vllm). Make the two agree, or drop the string.",
+        source: "sgl-project/sglang 0.5.23 python/sglang/srt/speculative/dflash_worker_v2.py (_resolve_mask_token_id)",
     },
     applies: Applies::BlockDrafters,
     needs: &[],
@@ -320,23 +333,35 @@ fn mask_token_string_conflict(cx: &mut Ctx) {
         return;
     };
     if found != id {
-        let severity = if cx.engine() == Some(Engine::Vllm) {
-            Severity::Info
-        } else {
-            Severity::Error
-        };
-        cx.emit_as(
-            severity,
+        let Some(d) = cx.emit_by_engine(
             &path,
             format!(
                 "mask_token {} is id {found} in the target's tokenizer, but mask_token_id is {id}: SGLang raises \
                  \"mask_token_id conflicts with tokenizer vocab id\"",
                 crate::json::quote(text)
             ),
-        )
-        .expected = Some(serde_json::json!(found));
+        ) else {
+            return;
+        };
+        d.expected = Some(serde_json::json!(found));
     }
 }
+
+const MASK_TOKEN_STRING_BY_ENGINE: ByEngine = ByEngine {
+    no_engine: Some(Severity::Error),
+    rows: &[
+        EngineRow::any_version(
+            Engine::Sglang,
+            Some(Severity::Error),
+            "raises ValueError on the conflict (read at 0.5.23)",
+        ),
+        EngineRow::any_version(
+            Engine::Vllm,
+            Some(Severity::Info),
+            "reads mask_token_id only",
+        ),
+    ],
+};
 
 const MASK_TOKEN_STRING_ADDED: Rule = Rule {
     code: LintCode::MaskTokenStringAdded,

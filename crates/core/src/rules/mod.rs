@@ -22,6 +22,7 @@ use crate::tokens::{DecodedToken, TokenClass, TokenTable};
 use crate::Result;
 
 pub mod attention;
+pub mod by_engine;
 pub mod eagle;
 pub mod engine;
 pub mod export;
@@ -34,6 +35,7 @@ pub mod tokens;
 pub mod variants;
 
 pub use crate::diagnostic::codes::LintCode;
+pub use by_engine::{ByEngine, EngineRow};
 pub use family::{Detection, Family};
 
 /// A fact a rule cannot run without. Rules whose needs are unmet are skipped and listed.
@@ -522,6 +524,22 @@ impl<'a> Ctx<'a> {
 
     pub fn engine(&self) -> Option<Engine> {
         self.options.engine
+    }
+
+    /// The running rule's severity for the engine and version it runs under, from the rule's
+    /// [`ByEngine`] rows (`None`: not a finding there). A rule without rows has its own severity.
+    pub fn engine_severity(&self) -> Option<Severity> {
+        match by_engine::of(self.rule.code) {
+            Some(by) => by.pick(self.options.engine, self.options.engine_version),
+            None => Some(self.rule.info.severity),
+        }
+    }
+
+    /// Reports a finding at the severity [`Ctx::engine_severity`] picks; nothing when the rows
+    /// say the engine does not read what the rule checks.
+    pub fn emit_by_engine(&mut self, path: &Path, message: String) -> Option<&mut Diagnostic> {
+        let severity = self.engine_severity()?;
+        Some(self.emit_as(severity, path, message))
     }
 
     /// `vllm` under `--engine vllm`, `otherwise` under SGLang or without an engine: the severity

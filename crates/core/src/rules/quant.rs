@@ -5,10 +5,19 @@
 //! without complaint and with nothing accepted; rotated targets feed a drafter hidden states in
 //! another basis). A model without `quantization_config` is never flagged here.
 
-use super::{Applies, Ctx, Engine, Family, LintCode, Rule};
+use super::{Applies, ByEngine, Ctx, Engine, EngineRow, Family, LintCode, Rule};
 use crate::config::QuantFacts;
 use crate::diagnostic::{CodeInfo, Severity};
 use crate::json::Path;
+
+/// The rules here whose severity follows the engine and its version.
+pub(super) const BY_ENGINE: &[(LintCode, &ByEngine)] = &[
+    (
+        LintCode::QuantizedBlockDrafter,
+        &QUANTIZED_BLOCK_DRAFTER_BY_ENGINE,
+    ),
+    (LintCode::DsparkNvfp4Target, &DSPARK_NVFP4_TARGET_BY_ENGINE),
+];
 
 pub(super) const RULES: &[Rule] = &[
     DRAFT_QUANT_INHERITED,
@@ -85,19 +94,29 @@ start-up before it: info under --engine vllm. A warning without an engine.",
     check: quantized_block_drafter,
 };
 
+const QUANTIZED_BLOCK_DRAFTER_BY_ENGINE: ByEngine = ByEngine {
+    no_engine: Some(Severity::Warning),
+    rows: &[
+        EngineRow::any_version(
+            Engine::Sglang,
+            Some(Severity::Error),
+            "serves it at acceptance ~1.0 with no error (issue 39087)",
+        ),
+        EngineRow::any_version(
+            Engine::Vllm,
+            Some(Severity::Info),
+            "no report of a collapse",
+        ),
+    ],
+};
+
 fn quantized_block_drafter(cx: &mut Ctx) {
     let Some(q) = drafter_quant(cx) else { return };
     if cx.embedded_dspark() {
         // A DeepSeek-V4 target's own config: its quantization is the target's.
         return;
     }
-    let severity = match cx.engine() {
-        Some(Engine::Sglang) => Severity::Error,
-        Some(Engine::Vllm) => Severity::Info,
-        None => Severity::Warning,
-    };
-    cx.emit_as(
-        severity,
+    cx.emit_by_engine(
         &Path::key("quantization_config"),
         format!(
             "the drafter is quantized ({}): SGLang serves a quantized DFlash-family drafter with acceptance ~1.0 \
@@ -123,14 +142,24 @@ Fires only when the target's quantization_config says NVFP4 (quant_algo / moe_qu
     check: dspark_nvfp4_target,
 };
 
+const DSPARK_NVFP4_TARGET_BY_ENGINE: ByEngine = ByEngine {
+    no_engine: Some(Severity::Warning),
+    rows: &[
+        EngineRow::any_version(
+            Engine::Vllm,
+            Some(Severity::Error),
+            "drafted token 0 for this pairing (PR 49133)",
+        ),
+        EngineRow::any_version(Engine::Sglang, None, "no such report"),
+    ],
+};
+
 fn dspark_nvfp4_target(cx: &mut Ctx) {
     let Some(q) = target_quant(cx).filter(QuantFacts::is_nvfp4) else {
         return;
     };
-    let severity = match cx.engine() {
-        Some(Engine::Vllm) => Severity::Error,
-        Some(Engine::Sglang) => return,
-        None => Severity::Warning,
+    let Some(severity) = cx.engine_severity() else {
+        return;
     };
     let own = drafter_quant(cx).map_or("unquantized".to_string(), |d| d.describe());
     cx.emit_as(

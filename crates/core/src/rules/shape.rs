@@ -1,7 +1,9 @@
 //! Shapes and layout: the types of the fields every other rule relies on, sizes that must match
 //! the target, the block size, and the flat/nested layout.
 
-use super::{find, positive_int, Applies, Ctx, Family, LintCode, Need, Rule};
+use super::{
+    find, positive_int, Applies, ByEngine, Ctx, Engine, EngineRow, Family, LintCode, Need, Rule,
+};
 use crate::config::{Layout, LAYOUT_FIELDS};
 use crate::diagnostic::{CodeInfo, Severity};
 use crate::json::{Node, Path};
@@ -12,6 +14,10 @@ const DFLASH_FAMILIES: &[Family] = &[
     Family::Dspark,
     Family::Domino,
 ];
+
+/// The rules here whose severity follows the engine and its version.
+pub(super) const BY_ENGINE: &[(LintCode, &ByEngine)] =
+    &[(LintCode::BlockSizeMissing, &BLOCK_SIZE_MISSING_BY_ENGINE)];
 
 pub(super) const RULES: &[Rule] = &[
     FIELD_TYPE,
@@ -282,13 +288,27 @@ engine and with --engine sglang (the default may not be the trained block), info
     check: block_size_missing,
 };
 
+const BLOCK_SIZE_MISSING_BY_ENGINE: ByEngine = ByEngine {
+    no_engine: Some(Severity::Warning),
+    rows: &[
+        EngineRow::any_version(
+            Engine::Vllm,
+            Some(Severity::Info),
+            "does not read the drafter's block_size",
+        ),
+        EngineRow::any_version(
+            Engine::Sglang,
+            Some(Severity::Warning),
+            "assumes a block of 16",
+        ),
+    ],
+};
+
 fn block_size_missing(cx: &mut Ctx) {
     if super::block_size_field(cx.root).is_some() {
         return;
     }
-    let severity = cx.vllm_or(Severity::Info, Severity::Warning);
-    cx.emit_as(
-        severity,
+    cx.emit_by_engine(
         &LAYOUT_FIELDS[0].flat_path(),
         "block_size is missing from both layouts (top-level `block_size` and `dflash_config.block_size`): SGLang \
          and z-lab's newer reference assume a block of 16, vLLM does not read it; write the block the drafter \

@@ -1,7 +1,7 @@
 //! Settings of the DFlash variants that engines validate: DFlash2's paired conv/selector
 //! settings, Domino's projector fields, and the RoPE style the draft layers are built with.
 
-use super::{positive_int, Applies, Ctx, Engine, Family, LintCode, Rule};
+use super::{positive_int, Applies, ByEngine, Ctx, Engine, EngineRow, Family, LintCode, Rule};
 use crate::diagnostic::{CodeInfo, Severity};
 use crate::json::{Node, Path};
 
@@ -16,6 +16,12 @@ pub(super) const RULES: &[Rule] = &[
     DSPARK_PROJECTOR_TYPE,
     DSPARK_MARKOV,
 ];
+
+/// The rules here whose severity follows the engine and its version.
+pub(super) const BY_ENGINE: &[(LintCode, &ByEngine)] = &[(
+    LintCode::SampleFromAnchorDflash,
+    &SAMPLE_FROM_ANCHOR_DFLASH_BY_ENGINE,
+)];
 
 /// A key of `dflash_config`, or of the top level, with its path.
 fn dflash_field<'a>(cx: &Ctx<'a>, key: &str) -> Option<(Path, &'a Node)> {
@@ -37,7 +43,7 @@ key counting as 0, and raises ValueError when one of a pair is non-zero and the 
 convolution needs conv_kernel_size and conv_group_size together\", \"DFLASH selector needs rank and top_k \
 together\"). Set both, as the published DFlash2 config does. (Keys at the top level are not read: see \
 conv-selector-top-level.)",
-        source: "sgl-project/sglang python/sglang/srt/speculative/dflash_utils.py@00731f0 (parse_dflash_draft_config)",
+        source: "sgl-project/sglang 0.5.23 python/sglang/srt/speculative/dflash_utils.py (parse_dflash_draft_config); sgl-project/sglang PR 35371",
     },
     applies: Applies::BlockDrafters,
     needs: &[],
@@ -85,7 +91,7 @@ const CONV_SELECTOR_TOP_LEVEL: Rule = Rule {
 `dflash_config`) is ignored: SGLang runs the drafter without its convolution or selector, quietly, and a drafter \
 trained with them drafts from a different model than the one that was trained. No engine refuses it, so a warning: \
 move the key under `dflash_config`.",
-        source: "sgl-project/sglang python/sglang/srt/speculative/dflash_utils.py@00731f0 (parse_dflash_draft_config)",
+        source: "sgl-project/sglang 0.5.23 python/sglang/srt/speculative/dflash_utils.py (parse_dflash_draft_config); sgl-project/sglang PR 35371",
     },
     applies: Applies::BlockDrafters,
     needs: &[],
@@ -128,7 +134,7 @@ const DOMINO_CONFIG: Rule = Rule {
         explanation: "SGLang serves Domino drafters (`projector_type: domino`) only with `pure_draft_prefix_len` = \
 1, positive `gru_hidden_dim` and `emb_dim`, a boolean `shift_label`, and block_size > 1, in `dflash_config`; it \
 raises ValueError otherwise. SpecForge's template (configs/qwen3-8b-domino.json) has all of them.",
-        source: "sgl-project/sglang python/sglang/srt/speculative/dflash_utils.py@00731f0 (Domino settings); sgl-project/SpecForge configs/qwen3-8b-domino.json@a6b6b02",
+        source: "sgl-project/sglang 0.5.23 python/sglang/srt/speculative/dflash_utils.py (parse_dflash_draft_config: Domino settings); sgl-project/SpecForge configs/qwen3-8b-domino.json@a6b6b02",
     },
     applies: Applies::Only(&[Family::Domino]),
     needs: &[],
@@ -246,15 +252,40 @@ const SAMPLE_FROM_ANCHOR_DFLASH: Rule = Rule {
     info: CodeInfo {
         severity: Severity::Error,
         summary: "dflash_config.sample_from_anchor is true in a DFlash (not DSpark) drafter",
-        explanation: "Anchor sampling belongs to DSpark drafters. vLLM's DFlash speculator refuses it \
-(\"sample_from_anchor=True is not supported for DFlash\"); an anchor-sampling drafter is a DSpark drafter \
-(architectures DSparkDraftModel / Qwen3DSparkModel, vLLM method dspark). A warning with --engine sglang (not read \
-there). Read at vLLM's V2-runner DFlash speculator; the V1 proposer was not checked.",
-        source: "vllm-project/vllm vllm/v1/worker/gpu/spec_decode/dflash/speculator.py@0074614 (DFlashSpeculator.__init__)",
+        explanation: "Anchor sampling belongs to DSpark drafters (architectures DSparkDraftModel / \
+Qwen3DSparkModel, vLLM method dspark). vLLM's V2-runner DFlash speculator refuses it from v0.27 on \
+(\"sample_from_anchor=True is not supported for DFlash\"); up to v0.26 it does not read the key and runs the \
+drafter with the anchor as the bonus token, so an anchor-sampling drafter drafts in a layout it was not trained for \
+(a warning there). SGLang reads sample_from_anchor only for DSpark drafters (a warning). Without an engine, an \
+error: the newest vLLM refuses it. The V1-runner DFlash proposer does not read the key either.",
+        source: "vllm-project/vllm vllm/v1/worker/gpu/spec_decode/dflash/speculator.py@v0.27.1 (DFlashSpeculator.__init__ raises) and @v0.26.0 (sample_from_anchor = False, not read); sgl-project/sglang 0.5.23 python/sglang/srt/speculative/dflash_utils.py (get_dspark_sample_from_anchor: DSpark only)",
     },
     applies: Applies::Only(&[Family::Dflash, Family::Dflash2, Family::Domino]),
     needs: &[],
     check: sample_from_anchor_dflash,
+};
+
+const SAMPLE_FROM_ANCHOR_DFLASH_BY_ENGINE: ByEngine = ByEngine {
+    no_engine: Some(Severity::Error),
+    rows: &[
+        EngineRow::since(
+            Engine::Vllm,
+            (0, 27),
+            Some(Severity::Error),
+            "the V2-runner DFlash speculator raises ValueError",
+        ),
+        EngineRow::until(
+            Engine::Vllm,
+            (0, 26),
+            Some(Severity::Warning),
+            "not read: the anchor is the bonus token",
+        ),
+        EngineRow::any_version(
+            Engine::Sglang,
+            Some(Severity::Warning),
+            "read for DSpark drafters only",
+        ),
+    ],
 };
 
 fn sample_from_anchor_dflash(cx: &mut Ctx) {
@@ -264,17 +295,18 @@ fn sample_from_anchor_dflash(cx: &mut Ctx) {
     if node.as_bool() != Some(true) {
         return;
     }
-    let severity = if cx.engine() == Some(Engine::Sglang) {
-        Severity::Warning
+    let refused = cx.engine_severity() == Some(Severity::Error);
+    let what = if refused {
+        "vLLM's DFlash speculator refuses it (v0.27 and later)"
     } else {
-        Severity::Error
+        "this engine does not read it for DFlash, so the drafter runs with the anchor as the bonus token"
     };
-    cx.emit_as(
-        severity,
+    cx.emit_by_engine(
         &Path::key("dflash_config").child("sample_from_anchor"),
-        "`dflash_config.sample_from_anchor` is true: vLLM's DFlash speculator refuses it; anchor-sampling \
-         drafters are DSpark drafters (architectures DSparkDraftModel, method dspark)"
-            .to_string(),
+        format!(
+            "`dflash_config.sample_from_anchor` is true: {what}; anchor-sampling drafters are DSpark drafters \
+             (architectures DSparkDraftModel, method dspark)"
+        ),
     );
 }
 
