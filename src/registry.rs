@@ -18,6 +18,11 @@ pub fn rules() -> Vec<&'static dyn Documented> {
             .into_iter()
             .map(|r| r as &'static dyn Documented),
     );
+    all.extend(
+        crate::weights::all_rules()
+            .into_iter()
+            .map(|r| r as &'static dyn Documented),
+    );
     all
 }
 
@@ -64,8 +69,8 @@ pub fn codes_table() -> String {
             code.family(),
             code.as_str(),
             i.severity.as_str(),
-            applies,
-            needs,
+            escape(&applies),
+            escape(&needs),
             escape(i.summary),
             escape(i.source)
         ));

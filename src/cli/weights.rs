@@ -140,9 +140,12 @@ pub fn run_weights(args: &WeightsArgs, out: &mut Vec<u8>) -> Result<u8> {
         }
     };
     let target = target_facts(args)?;
-    let diagnostics = match &config {
-        Some(c) => weights::check(c, &headers, target.as_ref().map(|t| &t.0)),
-        None => Vec::new(),
+    let checked = match &config {
+        Some(c) => weights::run(c, &headers, target.as_ref().map(|t| &t.0)),
+        None => weights::Checked {
+            diagnostics: Vec::new(),
+            skipped: Vec::new(),
+        },
     };
     let report = weights::WeightsReport {
         family: config
@@ -153,7 +156,8 @@ pub fn run_weights(args: &WeightsArgs, out: &mut Vec<u8>) -> Result<u8> {
         target: target.map(|t| t.1),
         headers,
         hub,
-        diagnostics,
+        diagnostics: checked.diagnostics,
+        skipped: checked.skipped,
     };
     let deny = args.deny.warnings();
     finish(&report, &args.output, report.fails(deny), deny, out)
