@@ -368,4 +368,35 @@ mod tests {
         );
         assert_eq!(group_of("fc.weight"), None);
     }
+
+    /// Skipped rules are listed one line per set of missing facts, codes in run order.
+    #[test]
+    fn skipped_rules_are_grouped_by_what_they_lack() {
+        use crate::weights::{Need, WeightsCode};
+        let skipped = [
+            Skipped {
+                code: WeightsCode::D2tMissing,
+                needs: vec![Need::DraftVocab],
+            },
+            Skipped {
+                code: WeightsCode::D2tLength,
+                needs: vec![Need::DraftVocab],
+            },
+            Skipped {
+                code: WeightsCode::T2dLength,
+                needs: vec![Need::TargetVocab],
+            },
+        ];
+        let mut out = Vec::new();
+        write_skipped(&mut out, &skipped).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2, "{text}");
+        assert!(lines[0].starts_with("skipped for want of the draft vocabulary size"));
+        assert!(lines[0].ends_with(": weights-d2t-missing, weights-d2t-length"));
+        assert!(lines[1].ends_with(": weights-t2d-length"));
+        let mut none = Vec::new();
+        write_skipped(&mut none, &[]).unwrap();
+        assert!(none.is_empty(), "nothing skipped: no line");
+    }
 }
