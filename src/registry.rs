@@ -17,6 +17,11 @@ pub fn rules() -> Vec<&'static dyn Documented> {
         .map(|r| r as &'static dyn Documented)
         .collect();
     all.extend(documented(crate::diff::rules::RULES));
+    all.extend(
+        crate::weights::all_rules()
+            .into_iter()
+            .map(|r| r as &'static dyn Documented),
+    );
     all.extend(documented(crate::launch::rules::RULES));
     all.extend(documented(crate::acceptance::rules::RULES));
     all
@@ -82,8 +87,8 @@ pub fn codes_table() -> String {
             code.as_str(),
             i.severity.as_str(),
             rows,
-            applies,
-            needs,
+            escape(&applies),
+            escape(&needs),
             escape(i.summary),
             escape(i.source)
         ));

@@ -48,9 +48,12 @@ pub fn run_weights(args: &WeightsArgs, out: &mut Vec<u8>) -> Result<u8> {
         .as_deref()
         .map(|t| inputs.target_facts(t))
         .transpose()?;
-    let diagnostics = match &config {
-        Some(c) => weights::check(c, &headers, target.as_ref().map(|t| &t.0)),
-        None => Vec::new(),
+    let checked = match &config {
+        Some(c) => weights::run(c, &headers, target.as_ref().map(|t| &t.0)),
+        None => weights::Checked {
+            diagnostics: Vec::new(),
+            skipped: Vec::new(),
+        },
     };
     let report = weights::WeightsReport {
         family: config
@@ -61,7 +64,8 @@ pub fn run_weights(args: &WeightsArgs, out: &mut Vec<u8>) -> Result<u8> {
         target: target.map(|t| t.1),
         headers,
         hub,
-        diagnostics,
+        diagnostics: checked.diagnostics,
+        skipped: checked.skipped,
     };
     let deny = args.deny.warnings();
     finish(&report, &args.output, report.fails(deny), deny, out)

@@ -8,8 +8,9 @@ use serde_json::json;
 
 use super::style::Painter;
 use super::{RenderOptions, Report};
+use crate::diagnostic::rule::NeedKind;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::weights::{Tensor, Totals, WeightsHeaders, WeightsReport};
+use crate::weights::{Skipped, Tensor, Totals, WeightsHeaders, WeightsReport};
 
 /// `layers.3` for a layer tensor (aliases and a `model.` prefix understood), else `None`.
 fn group_of(name: &str) -> Option<(u64, String)> {
@@ -213,6 +214,7 @@ pub fn write_human(
                     writeln!(out, "  {} {f}", p.dim("-->"))?;
                 }
             }
+            write_skipped(out, &r.skipped)?;
             let s = r.summary();
             let verdict = if r.fails(deny_warnings) {
                 p.red("FAIL")
@@ -225,6 +227,24 @@ pub fn write_human(
                 s.errors, s.warnings, s.infos
             )?;
         }
+    }
+    Ok(())
+}
+
+/// The rules not run for want of a fact, grouped by what they lacked:
+/// `skipped for want of the target's hidden size (--target DIR|REPO): weights-fc-width`.
+fn write_skipped(out: &mut dyn Write, skipped: &[Skipped]) -> io::Result<()> {
+    let mut by_need: Vec<(String, Vec<&str>)> = Vec::new();
+    for s in skipped {
+        let needs: Vec<&str> = s.needs.iter().map(|n| n.describe()).collect();
+        let needs = needs.join("; ");
+        match by_need.iter_mut().find(|(n, _)| *n == needs) {
+            Some((_, codes)) => codes.push(s.code.as_str()),
+            None => by_need.push((needs, vec![s.code.as_str()])),
+        }
+    }
+    for (needs, codes) in by_need {
+        writeln!(out, "skipped for want of {needs}: {}", codes.join(", "))?;
     }
     Ok(())
 }
@@ -323,6 +343,7 @@ fn json_body(r: &WeightsReport) -> serde_json::Value {
         "config": r.config,
         "family": r.family,
         "target": r.target,
+        "skipped": r.skipped,
     })
 }
 
@@ -346,5 +367,36 @@ mod tests {
             Some((0, "hidden_norm.weight".into()))
         );
         assert_eq!(group_of("fc.weight"), None);
+    }
+
+    /// Skipped rules are listed one line per set of missing facts, codes in run order.
+    #[test]
+    fn skipped_rules_are_grouped_by_what_they_lack() {
+        use crate::weights::{Need, WeightsCode};
+        let skipped = [
+            Skipped {
+                code: WeightsCode::D2tMissing,
+                needs: vec![Need::DraftVocab],
+            },
+            Skipped {
+                code: WeightsCode::D2tLength,
+                needs: vec![Need::DraftVocab],
+            },
+            Skipped {
+                code: WeightsCode::T2dLength,
+                needs: vec![Need::TargetVocab],
+            },
+        ];
+        let mut out = Vec::new();
+        write_skipped(&mut out, &skipped).unwrap();
+        let text = String::from_utf8(out).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines.len(), 2, "{text}");
+        assert!(lines[0].starts_with("skipped for want of the draft vocabulary size"));
+        assert!(lines[0].ends_with(": weights-d2t-missing, weights-d2t-length"));
+        assert!(lines[1].ends_with(": weights-t2d-length"));
+        let mut none = Vec::new();
+        write_skipped(&mut none, &[]).unwrap();
+        assert!(none.is_empty(), "nothing skipped: no line");
     }
 }

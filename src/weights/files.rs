@@ -1,0 +1,187 @@
+//! Rules about the files and the names in them, for any config: a shard the index names that
+//! does not exist, an index that disagrees with its shards, a tensor saved twice, names with a
+//! `model.` prefix.
+
+use std::collections::BTreeSet;
+
+use serde_json::json;
+
+use super::check::{Applies, Cx, Need, Rule};
+use super::WeightsCode;
+use crate::diagnostic::{CodeInfo, Diagnostic, Severity};
+
+pub(super) const RULES: &[Rule] = &[
+    SHARD_MISSING,
+    INDEX_MISMATCH,
+    DUPLICATE_TENSOR,
+    MODEL_PREFIX,
+];
+
+const SHARD_MISSING: Rule = Rule {
+    code: WeightsCode::ShardMissing,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "the index names a shard that does not exist",
+        explanation: "transformers, vLLM and huggingface_hub open every file that \
+`model.safetensors.index.json` names in `weight_map`; a missing one fails the load (or the download). \
+Download the missing shard, or regenerate the index.",
+        source: "vllm-project/vllm:vllm/model_executor/model_loader/weight_utils.py@v0.26.0 (filter_duplicate_safetensors_files: FileNotFoundError for weight files the index names and the folder lacks); huggingface/transformers:src/transformers/utils/hub.py@00511f2b97756629c5668aec5ad4371cbfd9c466 (get_checkpoint_shard_files: every shard in weight_map); huggingface/huggingface_hub:src/huggingface_hub/hf_api.py@1fb0107bb68bae38c8f55cc6055dad11cbcb9e83 (get_safetensors_metadata)",
+    },
+    applies: Applies::Any,
+    needs: &[Need::Index],
+    check: shard_missing,
+};
+
+fn shard_missing(cx: &mut Cx) {
+    let h = cx.v.headers;
+    let Some(index) = &h.index else { return };
+    for s in &h.missing_shards {
+        let n = index.weight_map.iter().filter(|(_, f)| f == s).count();
+        cx.emit(
+            s,
+            &index.display,
+            format!(
+                "the index maps {n} tensor(s) to `{s}`, which does not exist: loaders fail opening it"
+            ),
+        );
+    }
+}
+
+const INDEX_MISMATCH: Rule = Rule {
+    code: WeightsCode::IndexMismatch,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "the index's weight_map disagrees with the shards' contents",
+        explanation: "`weight_map` names, for each tensor, the shard that holds it. A tensor in a shard but not \
+in the map, or mapped to a shard that does not hold it, means the index and the shards come from different \
+saves: transformers reports keys from the map, loaders read the shards.",
+        source: "huggingface/transformers:src/transformers/utils/hub.py@00511f2b97756629c5668aec5ad4371cbfd9c466 (all_checkpoint_keys come from weight_map; the shards are read)",
+    },
+    applies: Applies::Any,
+    needs: &[Need::Index],
+    check: index_mismatch,
+};
+
+/// The first disagreement is named, the others counted.
+fn index_mismatch(cx: &mut Cx) {
+    let mut found = disagreements(cx).into_iter();
+    let Some(mut d) = found.next() else { return };
+    let more = found.count();
+    if more > 0 {
+        d.message
+            .push_str(&format!(" ({more} more disagreement(s))"));
+    }
+    cx.push(d);
+}
+
+/// Tensors mapped to a present shard that does not hold them, then tensors in no entry of the
+/// map, in that order.
+fn disagreements(cx: &Cx) -> Vec<Diagnostic> {
+    let h = cx.v.headers;
+    let Some(index) = &h.index else {
+        return Vec::new();
+    };
+    let in_shard: BTreeSet<(&str, &str)> = h
+        .tensors()
+        .map(|t| (t.name.as_str(), t.shard.as_str()))
+        .collect();
+    let mapped: BTreeSet<(&str, &str)> = index
+        .weight_map
+        .iter()
+        .map(|(t, f)| (t.as_str(), f.as_str()))
+        .collect();
+    let present: BTreeSet<&str> = h.shards.iter().map(|s| s.file.as_str()).collect();
+    let mut out = Vec::new();
+    for &(t, f) in &mapped {
+        if present.contains(f) && !in_shard.contains(&(t, f)) {
+            let holder = h.tensors().find(|x| x.name == t).map(|x| x.shard.clone());
+            let message = format!("the index maps `{t}` to `{f}`, which does not hold it");
+            out.push(cx.diag(t, &index.display, message).expected(json!(holder)));
+        }
+    }
+    let mapped_names: BTreeSet<&str> = mapped.iter().map(|(t, _)| *t).collect();
+    for t in h.tensors() {
+        if !mapped_names.contains(t.name.as_str()) {
+            let message = format!(
+                "`{}` is in `{}` but not in the index's weight_map",
+                t.name, t.shard
+            );
+            out.push(
+                cx.diag(&t.name, &index.display, message)
+                    .expected(json!(t.shard)),
+            );
+        }
+    }
+    out
+}
+
+const DUPLICATE_TENSOR: Rule = Rule {
+    code: WeightsCode::DuplicateTensor,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "a tensor appears in two shards (or twice through an alias)",
+        explanation: "Loaders read every shard and assign tensors in file order, so the last copy wins and \
+which one that is depends on the loader. Keep each tensor in one shard.",
+        source: "vllm-project/vllm:vllm/model_executor/models/utils.py@d30d0c133c3f47a6436788f82398b21eb23df8c0 (each weight is loaded as it comes)",
+    },
+    applies: Applies::Any,
+    needs: &[],
+    check: duplicate_tensor,
+};
+
+fn duplicate_tensor(cx: &mut Cx) {
+    let v = cx.v;
+    for dup in &v.names.duplicates {
+        let (first, t) = (dup.first, dup.again);
+        let message = if first.name == t.name {
+            format!(
+                "`{}` is in `{}` and again in `{}`: loaders keep whichever they read last",
+                t.name, first.shard, t.shard
+            )
+        } else {
+            format!(
+                "`{}` (in `{}`) and `{}` (in `{}`) are the same tensor `{}` once aliases are \
+                 applied: loaders keep whichever they read last",
+                first.name, first.shard, t.name, t.shard, dup.canonical
+            )
+        };
+        cx.emit(&t.name, &v.file_of(t), message);
+    }
+}
+
+const MODEL_PREFIX: Rule = Rule {
+    code: WeightsCode::ModelPrefix,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "tensor names carry a `model.` prefix: vLLM fails to load them",
+        explanation: "transformers strips a leading `model.` (the base-model prefix) when loading, so the \
+reference code reads these names. vLLM's DFlash and EAGLE-3 loaders instead prepend `model.` to every name except \
+`lm_head` (and `d2t`), giving `model.model.layers...`, and hand the result to AutoWeightsLoader, whose _load_module \
+raises (\"There is no module or parameter named ...\") for a name that matches no parameter: the drafter does not \
+load in vLLM. An error. Save the state dict without the prefix (the published drafters have none).",
+        source: "vllm-project/vllm:vllm/model_executor/models/qwen3_dflash.py@d952bda805e64a425276f59161a915d31abbfd13 (DFlashQwen3ForCausalLM.load_weights: name = \"model.\" + name, then AutoWeightsLoader); vllm-project/vllm:vllm/model_executor/models/utils.py@d30d0c133c3f47a6436788f82398b21eb23df8c0 (AutoWeightsLoader._load_module raises for an unmatched name)",
+    },
+    applies: Applies::Any,
+    needs: &[],
+    check: model_prefix,
+};
+
+/// One finding for all prefixed names, naming the first.
+fn model_prefix(cx: &mut Cx) {
+    let v = cx.v;
+    let prefixed = &v.names.prefixed;
+    let Some(first) = prefixed.first() else {
+        return;
+    };
+    cx.emit(
+        &first.name,
+        &v.file_of(first),
+        format!(
+            "{} tensor name(s) start with `model.` (`{}`): transformers strips the prefix, but vLLM's DFlash and \
+             EAGLE-3 loaders prepend `model.` to every name except lm_head and refuse the unmatched \
+             `model.model.*` names at load",
+            prefixed.len(),
+            first.name
+        ),
+    );
+}

@@ -1,0 +1,455 @@
+//! What the weights rules see: the headers' tensors under one spelling of their names, and —
+//! for a config of a family whose tensor layout is known — the config's sizes and the tensors
+//! the engine builds from them. Built once per check from parsed headers and the parsed config;
+//! nothing here reads a file or the network.
+//!
+//! Names are first brought to one spelling: an optional `model.` prefix is stripped (the
+//! `weights-model-prefix` rule reports it, because vLLM does not strip it), and the aliases vLLM
+//! maps are applied (`midlayer.` → `layers.0.`, `encoder.fc.` → `fc.`,
+//! `encoder.output_norm_enc.` → `hidden_norm.`; DFlash2's bare codebook names get their
+//! `.weight`). The first tensor of a canonical name wins; a later one is a duplicate.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use super::expected::{expected, Expect};
+use super::{Tensor, WeightsHeaders};
+use crate::config::{self, ConfigFile, TargetFacts};
+use crate::json::Node;
+use crate::rules::family::{self, Family};
+
+/// The aliases vLLM's DFlash loader maps (`hf_to_vllm_mapper`); EAGLE-3's maps `midlayer.` too.
+const ALIASES: &[(&str, &str)] = &[
+    ("midlayer.", "layers.0."),
+    ("encoder.fc.", "fc."),
+    ("encoder.output_norm_enc.", "hidden_norm."),
+];
+
+/// More decoder layers than any drafter has: such a count is reported, not enumerated.
+pub(super) const MAX_LAYERS: u64 = 4096;
+
+/// Tensors loaders skip by name.
+const ROTARY_BUFFERS: &[&str] = &[
+    "rotary_emb.inv_freq",
+    "rotary_emb.cos_cached",
+    "rotary_emb.sin_cached",
+];
+
+/// Name endings of quantization companions (scales, zero points, packed weights).
+const QUANT_SUFFIXES: &[&str] = &[
+    "_scale",
+    "_scale_inv",
+    "weight_packed",
+    "weight_shape",
+    "zero_point",
+    "qweight",
+    "qzeros",
+    "scales",
+    "g_idx",
+];
+
+/// A drafter family whose tensor layout was read from its loaders.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Dflash,
+    /// DFlash plus DFlash2's convolutions and candidate selector.
+    Dflash2,
+    Eagle3,
+}
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Dflash => "DFlash",
+            Kind::Dflash2 => "DFlash2",
+            Kind::Eagle3 => "EAGLE-3",
+        }
+    }
+
+    pub fn is_dflash(self) -> bool {
+        matches!(self, Kind::Dflash | Kind::Dflash2)
+    }
+
+    fn of(config: &ConfigFile) -> Option<Kind> {
+        match family::detect(config.root())?.name {
+            Family::Dflash => Some(Kind::Dflash),
+            Family::Dflash2 => Some(Kind::Dflash2),
+            Family::Eagle3 => Some(Kind::Eagle3),
+            // The speculators format renames tensors, and DSpark, Domino, P-EAGLE and MTP heads
+            // carry tensors of their own whose names were not read from a loader: not checked,
+            // so a real tensor is never called unexpected.
+            Family::Speculators
+            | Family::Dspark
+            | Family::Domino
+            | Family::Peagle
+            | Family::Mtp => None,
+        }
+    }
+}
+
+/// The config's numbers that shape the tensors.
+#[derive(Debug, Default)]
+pub struct Sizes {
+    pub hidden: Option<u64>,
+    pub layers: Option<u64>,
+    pub heads: Option<u64>,
+    pub kv_heads: Option<u64>,
+    pub head_dim: Option<u64>,
+    pub intermediate: Option<u64>,
+    pub vocab: Option<u64>,
+    /// `draft_vocab_size`, else `vocab_size`.
+    pub draft_vocab: Option<u64>,
+    pub draft_vocab_explicit: bool,
+    /// `target_hidden_size`, else `hidden_size`, and which field it came from.
+    pub target_hidden: Option<(u64, &'static str)>,
+    /// The number of aux hidden states `fc` concatenates, and the field that says so.
+    pub aux: Option<(u64, String)>,
+    pub use_aux: bool,
+    pub attention_bias: bool,
+    pub mlp_bias: bool,
+    pub sink_bias: bool,
+    pub quantized: bool,
+    pub conv_kernel: Option<u64>,
+    pub conv_group: Option<u64>,
+    pub selector_rank: Option<u64>,
+}
+
+fn uint(root: &Node, path: &str) -> Option<u64> {
+    config::field(root, path).and_then(|(_, n)| n.as_u64())
+}
+
+fn first_uint(root: &Node, paths: &[&str]) -> Option<u64> {
+    paths.iter().find_map(|p| uint(root, p))
+}
+
+fn flag(root: &Node, paths: &[&str]) -> Option<bool> {
+    paths
+        .iter()
+        .find_map(|p| config::field(root, p).and_then(|(_, n)| n.as_bool()))
+}
+
+fn list_len(root: &Node, paths: &[&str]) -> Option<(u64, String)> {
+    paths.iter().find_map(|p| {
+        config::field(root, p)
+            .and_then(|(path, n)| n.as_array().map(|a| (a.len() as u64, path.to_string())))
+            .filter(|(n, _)| *n > 0)
+    })
+}
+
+/// `head_dim`, else the default of the config class the engine builds: transformers'
+/// Qwen3Config defaults it to 128, LlamaConfig (EAGLE-3) to hidden / heads.
+fn head_dim(root: &Node, kind: Kind, hidden: Option<u64>, heads: Option<u64>) -> Option<u64> {
+    uint(root, "head_dim").or(match kind {
+        Kind::Eagle3 => hidden
+            .zip(heads)
+            .filter(|(_, h)| *h > 0)
+            .map(|(a, h)| a / h),
+        Kind::Dflash | Kind::Dflash2 => {
+            let model_type = root.get("model_type").and_then(Node::as_str);
+            (model_type == Some("qwen3")).then_some(128)
+        }
+    })
+}
+
+/// How many target hidden states `fc` concatenates, and the field that says so.
+fn aux_layers(root: &Node, kind: Kind) -> Option<(u64, String)> {
+    const EAGLE: [&str; 2] = [
+        "eagle_aux_hidden_state_layer_ids",
+        "eagle_config.eagle_aux_hidden_state_layer_ids",
+    ];
+    match kind {
+        // vLLM takes explicit EAGLE-style aux ids first, then the DFlash target layer ids.
+        Kind::Dflash | Kind::Dflash2 => list_len(
+            root,
+            &[
+                EAGLE[0],
+                EAGLE[1],
+                "dflash_config.target_layer_ids",
+                "target_layer_ids",
+            ],
+        ),
+        Kind::Eagle3 => {
+            list_len(root, &EAGLE).or(Some((3, "the EAGLE-3 default (3 aux layers)".to_string())))
+        }
+    }
+}
+
+impl Sizes {
+    fn read(root: &Node, kind: Kind) -> Sizes {
+        let hidden = uint(root, "hidden_size");
+        let heads = uint(root, "num_attention_heads");
+        let vocab = uint(root, "vocab_size");
+        let draft_vocab_field = uint(root, "draft_vocab_size");
+        let target_hidden = match uint(root, "target_hidden_size") {
+            Some(t) => Some((t, "target_hidden_size")),
+            None => hidden.map(|h| (h, "hidden_size")),
+        };
+        let dv = |k: &str| first_uint(root, &[&format!("dflash_config.{k}"), k]);
+        let use_aux = [
+            "dflash_config.use_aux_hidden_state",
+            "eagle_config.use_aux_hidden_state",
+            "use_aux_hidden_state",
+        ];
+        let sink = [
+            "dflash_config.attention_sink_bias",
+            "add_swa_attention_sink_bias",
+        ];
+        Sizes {
+            hidden,
+            layers: uint(root, "num_hidden_layers"),
+            heads,
+            kv_heads: uint(root, "num_key_value_heads").or(heads),
+            head_dim: head_dim(root, kind, hidden, heads),
+            intermediate: uint(root, "intermediate_size"),
+            vocab,
+            draft_vocab: draft_vocab_field.or(vocab),
+            draft_vocab_explicit: draft_vocab_field.is_some(),
+            target_hidden,
+            aux: aux_layers(root, kind),
+            use_aux: flag(root, &use_aux).unwrap_or(true),
+            attention_bias: flag(root, &["attention_bias"]).unwrap_or(false),
+            mlp_bias: flag(root, &["mlp_bias"]).unwrap_or(false),
+            sink_bias: flag(root, &sink).unwrap_or(false),
+            quantized: root.get("quantization_config").is_some(),
+            conv_kernel: dv("conv_kernel_size"),
+            conv_group: dv("conv_group_size"),
+            selector_rank: dv("selector_rank"),
+        }
+    }
+}
+
+/// `model.layers.0.x` → (`layers.0.x`, prefixed); aliases applied.
+pub(super) fn canonical(name: &str) -> (String, bool) {
+    let (rest, prefixed) = match name.strip_prefix("model.") {
+        Some(r) => (r, true),
+        None => (name, false),
+    };
+    let mut n = rest.to_string();
+    for (from, to) in ALIASES {
+        if let Some(tail) = n.strip_prefix(from) {
+            n = format!("{to}{tail}");
+            break;
+        }
+    }
+    // DFlash2 ships its codebooks as bare parameters; z-lab's from_pretrained maps them.
+    if n == "candidate_selector.predecessor_codebook"
+        || n == "candidate_selector.successor_codebook"
+    {
+        n.push_str(".weight");
+    }
+    (n, prefixed)
+}
+
+/// `layers.3.self_attn.q_proj.weight` → (3, `self_attn.q_proj.weight`).
+pub(super) fn layer_of(canonical: &str) -> Option<(u64, &str)> {
+    let rest = canonical.strip_prefix("layers.")?;
+    let (idx, tail) = rest.split_once('.')?;
+    if idx.is_empty() || !idx.bytes().all(|b| b.is_ascii_digit()) || idx.len() > 9 {
+        return None;
+    }
+    Some((idx.parse().ok()?, tail))
+}
+
+/// A tensor whose canonical name an earlier tensor already has.
+pub struct Duplicate<'a> {
+    pub first: &'a Tensor,
+    pub again: &'a Tensor,
+    pub canonical: String,
+}
+
+/// The headers' tensors by canonical name.
+pub struct Names<'a> {
+    /// The first tensor of each canonical name.
+    pub by_name: BTreeMap<String, &'a Tensor>,
+    /// Tensors written with a `model.` prefix, in file order.
+    pub prefixed: Vec<&'a Tensor>,
+    pub duplicates: Vec<Duplicate<'a>>,
+}
+
+impl<'a> Names<'a> {
+    fn of(headers: &'a WeightsHeaders) -> Names<'a> {
+        let mut names = Names {
+            by_name: BTreeMap::new(),
+            prefixed: Vec::new(),
+            duplicates: Vec::new(),
+        };
+        for t in headers.tensors() {
+            let (canon, had_prefix) = canonical(&t.name);
+            if had_prefix {
+                names.prefixed.push(t);
+            }
+            match names.by_name.get(&canon) {
+                Some(first) => names.duplicates.push(Duplicate {
+                    first,
+                    again: t,
+                    canonical: canon,
+                }),
+                None => {
+                    names.by_name.insert(canon, t);
+                }
+            }
+        }
+        names
+    }
+}
+
+/// What a file tensor is, for a config of a known layout.
+pub enum Class<'e> {
+    /// A tensor the engine builds: its shape is compared.
+    Expected(&'e Expect),
+    /// `d2t` / `t2d`: compared with the vocabularies.
+    VocabMap,
+    /// `mask_hidden`: refused by DFlash, skipped by EAGLE-3 without parallel drafting.
+    MaskHidden,
+    /// A DFlash `mask_embedding` tensor: skipped.
+    MaskEmbedding,
+    /// A rotary buffer: skipped.
+    Rotary,
+    /// A tensor of a layer past `num_hidden_layers`: reported as `weights-layer-count`.
+    BeyondLayers,
+    /// A quantization companion in a quantized checkpoint.
+    QuantCompanion,
+    /// Nothing the engine has a parameter for.
+    Unknown,
+}
+
+/// The config's tensor layout: its family, sizes and the tensors the engine builds.
+pub struct Layout {
+    pub kind: Kind,
+    pub sizes: Sizes,
+    /// Canonical names the index maps to a shard that does not exist (reported as
+    /// `weights-shard-missing` only).
+    pub in_missing_shard: BTreeSet<String>,
+    /// The decoder layers the weights hold (or the index maps to a missing shard).
+    pub file_layers: BTreeSet<u64>,
+    /// The decoder layers the engine builds.
+    pub layers: BTreeSet<u64>,
+    pub expect: BTreeMap<String, Expect>,
+    /// The target's vocabulary (`--target`), else the config's `vocab_size`.
+    pub target_vocab: Option<u64>,
+    /// Whether the draft vocabulary differs from the target's, so a `d2t` is needed.
+    pub need_map: Option<bool>,
+}
+
+impl Layout {
+    fn of(
+        kind: Kind,
+        config: &ConfigFile,
+        headers: &WeightsHeaders,
+        names: &Names,
+        target: Option<&TargetFacts>,
+    ) -> Layout {
+        let sizes = Sizes::read(config.root(), kind);
+        let in_missing_shard: BTreeSet<String> = match &headers.index {
+            Some(index) => index
+                .weight_map
+                .iter()
+                .filter(|(_, f)| headers.missing_shards.contains(f))
+                .map(|(t, _)| canonical(t).0)
+                .collect(),
+            None => BTreeSet::new(),
+        };
+        let file_layers: BTreeSet<u64> = names
+            .by_name
+            .keys()
+            .chain(in_missing_shard.iter())
+            .filter_map(|n| layer_of(n))
+            .map(|l| l.0)
+            .collect();
+        // A layer count no drafter has (a hostile or mistyped config) is not enumerated.
+        let layers: BTreeSet<u64> = match sizes.layers {
+            Some(n) if n <= MAX_LAYERS => (0..n).collect(),
+            Some(n) => file_layers.iter().copied().filter(|&l| l < n).collect(),
+            None => file_layers.clone(),
+        };
+        let target_vocab = target.and_then(|t| t.vocab_size).or(sizes.vocab);
+        let need_map = sizes.draft_vocab.zip(target_vocab).map(|(d, t)| d != t);
+        Layout {
+            expect: expected(kind, &sizes, &layers),
+            kind,
+            sizes,
+            in_missing_shard,
+            file_layers,
+            layers,
+            target_vocab,
+            need_map,
+        }
+    }
+
+    /// Whether a `d2t` is needed, leaving out a `d2t` the index puts in a missing shard
+    /// (reported as `weights-shard-missing`).
+    pub fn map_needed(&self) -> Option<bool> {
+        self.need_map
+            .filter(|_| !self.in_missing_shard.contains("d2t"))
+    }
+
+    /// What the file tensor of canonical name `canon` is.
+    pub fn classify(&self, canon: &str) -> Class<'_> {
+        if let Some(e) = self.expect.get(canon) {
+            return Class::Expected(e);
+        }
+        if canon == "d2t" || canon == "t2d" {
+            return Class::VocabMap;
+        }
+        if canon == "mask_hidden" || canon.ends_with(".mask_hidden") {
+            return Class::MaskHidden;
+        }
+        if canon == "mask_embedding" && self.kind.is_dflash() {
+            return Class::MaskEmbedding;
+        }
+        if ROTARY_BUFFERS.iter().any(|r| canon.ends_with(r)) {
+            return Class::Rotary;
+        }
+        if layer_of(canon).is_some_and(|(l, _)| !self.layers.contains(&l)) {
+            return Class::BeyondLayers;
+        }
+        let last = canon.rsplit('.').next().unwrap_or("");
+        if self.sizes.quantized && QUANT_SUFFIXES.iter().any(|s| last.ends_with(s)) {
+            return Class::QuantCompanion;
+        }
+        Class::Unknown
+    }
+}
+
+/// Everything the rules see: the parsed config and headers, the target's facts, and what is
+/// derived from them once.
+pub struct View<'a> {
+    pub config: &'a ConfigFile,
+    pub headers: &'a WeightsHeaders,
+    pub target: Option<&'a TargetFacts>,
+    pub names: Names<'a>,
+    /// `None` for a config of no family whose tensor layout is known.
+    pub layout: Option<Layout>,
+}
+
+impl<'a> View<'a> {
+    pub fn new(
+        config: &'a ConfigFile,
+        headers: &'a WeightsHeaders,
+        target: Option<&'a TargetFacts>,
+    ) -> View<'a> {
+        let names = Names::of(headers);
+        let layout = Kind::of(config).map(|k| Layout::of(k, config, headers, &names, target));
+        View {
+            config,
+            headers,
+            target,
+            names,
+            layout,
+        }
+    }
+
+    /// The file to name for something about the whole set: the single file, or the index.
+    pub fn whole_file(&self) -> String {
+        let h = self.headers;
+        match (&h.index, h.shards.first()) {
+            (Some(i), _) => i.display.clone(),
+            (None, Some(s)) => s.display.clone(),
+            (None, None) => h.source.clone(),
+        }
+    }
+
+    /// How findings name the file that holds `t`.
+    pub fn file_of(&self, t: &Tensor) -> String {
+        self.headers.display_of(&t.shard)
+    }
+}
