@@ -127,5 +127,5 @@ pub fn run_acceptance(args: &AcceptanceArgs, out: &mut Vec<u8>) -> Result<u8> {
         );
     }
     let report = acceptance::measure(&mut source, &options, &mut std::thread::sleep)?;
-    finish(&report, &args.output, report.fails(), false, out)
+    finish(&report, &args.output, false, out)
 }

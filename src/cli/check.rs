@@ -74,7 +74,7 @@ pub fn run(args: &CheckArgs, out: &mut Vec<u8>) -> Result<u8> {
         }
     }
     let deny = args.deny.warnings();
-    finish(&report, &args.output, report.fails(deny), deny, out)
+    finish(&report, &args.output, deny, out)
 }
 
 /// `--baseline`: the report as it is, then its findings appended to the pin file as entries
@@ -97,7 +97,7 @@ fn baseline(
     if !entries.is_empty() {
         suppress::write_pin_file(&path, &format!("{text}{entries}"))?;
     }
-    finish(report, &args.output, false, false, out)?;
+    super::render(report, &args.output, false, false, out)?;
     eprintln!(
         "dflash-check: {} [[ignore]] entr{} appended to `{}`: replace each reason `{}` before the next run",
         entries.matches("[[ignore]]").count(),

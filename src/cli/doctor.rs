@@ -133,5 +133,5 @@ pub fn run_doctor(args: &DoctorArgs, out: &mut Vec<u8>) -> Result<u8> {
         server,
         &mut std::thread::sleep,
     )?;
-    finish(&report, &args.output, report.fails(), false, out)
+    finish(&report, &args.output, false, out)
 }

@@ -120,7 +120,7 @@ pub fn run(args: &LintArgs, out: &mut Vec<u8>) -> Result<u8> {
         report.published = published(&local, &args.path);
     }
     let deny = args.deny.warnings();
-    finish(&report, &args.output, report.fails(deny), deny, out)
+    finish(&report, &args.output, deny, out)
 }
 
 /// The drafter's config and, unless `--no-weights`, its safetensors headers: from disk, or from

@@ -118,9 +118,26 @@ pub fn run(cli: Cli) -> Result<u8> {
     }
 }
 
-/// Renders `report` and maps its verdict to the exit code: the one place a verdict becomes a
-/// code.
+/// Renders `report` and maps its verdict (the report says whether it fails) to the exit code:
+/// the one place a verdict becomes a code.
 fn finish(
+    report: &dyn Report,
+    output: &OutputArgs,
+    deny_warnings: bool,
+    out: &mut Vec<u8>,
+) -> Result<u8> {
+    render(
+        report,
+        output,
+        report.fails(deny_warnings),
+        deny_warnings,
+        out,
+    )
+}
+
+/// Renders `report` with a verdict the caller decided (`check --baseline` passes), and maps it
+/// to the exit code.
+fn render(
     report: &dyn Report,
     output: &OutputArgs,
     fails: bool,

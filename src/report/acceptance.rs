@@ -1,16 +1,15 @@
-//! The acceptance report for people (a summary line, a per-position bar chart in Unicode
-//! blocks, the findings, the verdict and the commands to run next) and for machines (JSON,
+//! The acceptance report for people (the measurement and acceptance length in the header, the
+//! findings, a per-position bar chart in Unicode blocks, the commands to run next, and the
+//! threshold's verdict on the summary line) and for machines (JSON,
 //! `command: "acceptance"`).
-
-use std::io::{self, Write};
 
 use serde_json::json;
 
 use super::style::Painter;
-use super::{RenderOptions, Report};
+use super::{RenderOptions, Report, Status, Verdict as HumanVerdict};
 use crate::acceptance::compute::{Shape, NEAR_ZERO};
 use crate::acceptance::verdict::{fmt2, pct, AcceptanceReport, Measurement, Verdict};
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Diagnostic;
 
 /// Bar width, in character cells, of an acceptance of 100%.
 pub const BAR_WIDTH: usize = 32;
@@ -32,19 +31,10 @@ pub fn bar(value: f64, width: usize) -> String {
     s
 }
 
-fn severity(p: Painter, s: Severity) -> String {
-    let label = format!("{:<7}", s.as_str());
-    match s {
-        Severity::Error => p.red(&label),
-        Severity::Warning => p.yellow(&label),
-        Severity::Info => p.dim(&label),
-    }
-}
-
-/// The human report.
-pub fn write_human(out: &mut dyn Write, r: &AcceptanceReport, p: Painter) -> io::Result<()> {
+/// The header: the server, its engine and model, the window, the acceptance length.
+fn header(r: &AcceptanceReport, p: Painter) -> Vec<String> {
     let m = &r.measurement;
-    writeln!(out, "{} {}", p.bold("dflash-check acceptance"), r.url)?;
+    let mut lines = vec![format!("{} {}", p.bold("dflash-check acceptance"), r.url)];
     let model = match &r.model_name {
         Some(name) if r.models.len() > 1 => {
             format!("model {name} (of {})", r.models.join(", "))
@@ -59,32 +49,29 @@ pub fn write_human(out: &mut dyn Write, r: &AcceptanceReport, p: Painter) -> io:
                 0 | 1 => String::new(),
                 n => format!(", summed over {n} engines"),
             };
-            writeln!(out, "  engine   vLLM, {model}{engines}")?;
-            writeln!(
-                out,
+            lines.push(format!("  engine   vLLM, {model}{engines}"));
+            lines.push(format!(
                 "  window   {} s: {} drafts, {} draft tokens, {} accepted",
                 secs(window.measured_secs),
                 count(w.drafts),
                 count(w.draft_tokens),
                 count(w.accepted_tokens)
-            )?;
+            ));
         }
         Measurement::Sglang(w) => {
-            writeln!(out, "  engine   SGLang, {model}")?;
+            lines.push(format!("  engine   SGLang, {model}"));
             let tokens = w
                 .generation_tokens
                 .map(|t| format!(", {} tokens generated", count(t)))
                 .unwrap_or_default();
-            writeln!(
-                out,
+            lines.push(format!(
                 "  window   {} s: {} samples of {} series{tokens}",
                 secs(window.measured_secs),
                 w.scrapes,
                 w.series
-            )?;
+            ));
         }
     }
-    writeln!(out)?;
     let al = m.acceptance_length();
     let of = match m.max_acceptance_length() {
         Some(max) => format!(" of {max} (K={})", max - 1),
@@ -92,7 +79,7 @@ pub fn write_human(out: &mut dyn Write, r: &AcceptanceReport, p: Painter) -> io:
     };
     let rate = m
         .draft_acceptance_rate()
-        .map(|r| format!("   draft-token acceptance {}", pct(r)))
+        .map(|r| format!("; draft-token acceptance {}", pct(r)))
         .unwrap_or_default();
     let spread = match m {
         Measurement::Sglang(w) => format!(
@@ -102,19 +89,20 @@ pub fn write_human(out: &mut dyn Write, r: &AcceptanceReport, p: Painter) -> io:
         ),
         Measurement::Vllm(_) => String::new(),
     };
-    writeln!(
-        out,
-        "  {} {}{of}{spread}{rate}",
-        p.bold("acceptance length"),
+    lines.push(format!(
+        "  acceptance length {}{of}{spread}{rate}",
         p.bold(&fmt2(al))
-    )?;
-    writeln!(out)?;
-    match m {
+    ));
+    lines
+}
+
+/// The per-position chart (or why there is none).
+fn chart(r: &AcceptanceReport, p: Painter) -> Vec<String> {
+    match &r.measurement {
         Measurement::Vllm(w) if !w.per_position.is_empty() => {
-            writeln!(
-                out,
-                "  per-position acceptance (share of drafts accepted at least this far)"
-            )?;
+            let mut lines = vec![
+                "per-position acceptance (share of drafts accepted at least this far)".to_string(),
+            ];
             let width = w.per_position.len().to_string().len().max(2);
             for pos in &w.per_position {
                 let bad = match r.shape {
@@ -130,66 +118,53 @@ pub fn write_human(out: &mut dyn Write, r: &AcceptanceReport, p: Painter) -> io:
                 } else {
                     value
                 };
-                writeln!(out, "  {:>width$} │{b}│ {value}", pos.position)?;
+                lines.push(format!("  {:>width$} │{b}│ {value}", pos.position));
             }
-            writeln!(out)?;
+            lines
         }
-        Measurement::Vllm(_) => {
-            writeln!(
-                out,
-                "  per-position acceptance: not exported (no vllm:spec_decode_num_accepted_tokens_per_pos)"
-            )?;
-            writeln!(out)?;
-        }
-        Measurement::Sglang(_) => {
-            writeln!(
-                out,
-                "  per-position acceptance: SGLang exports none; acceptance length is the gauge's mean"
-            )?;
-            writeln!(out)?;
-        }
+        Measurement::Vllm(_) => vec![
+            "per-position acceptance: not exported (no vllm:spec_decode_num_accepted_tokens_per_pos)"
+                .to_string(),
+        ],
+        Measurement::Sglang(_) => vec![
+            "per-position acceptance: SGLang exports none; acceptance length is the gauge's mean"
+                .to_string(),
+        ],
     }
-    if !r.diagnostics.is_empty() {
-        let cw = r
-            .diagnostics
-            .iter()
-            .map(|d| d.code.as_str().len())
-            .max()
-            .unwrap_or(0);
-        for d in &r.diagnostics {
-            writeln!(
-                out,
-                "  {} {:<cw$}  {}",
-                severity(p, d.severity),
-                d.code.as_str(),
-                d.message
-            )?;
-        }
-        writeln!(out)?;
-    }
-    let verdict = match (&r.verdict, &r.threshold) {
-        (Verdict::Fail, Some(t)) => format!(
-            "{}: {} < {} ({})",
-            p.red("FAIL"),
+}
+
+/// The commands to run next.
+fn next_steps(r: &AcceptanceReport) -> Vec<String> {
+    r.next_steps
+        .iter()
+        .enumerate()
+        .map(|(i, cmd)| {
+            let label = if i == 0 { "next:" } else { "     " };
+            format!("{label} {cmd}")
+        })
+        .collect()
+}
+
+/// The threshold's verdict: `acceptance length 1.12 < 5.00 (source)`, or no threshold.
+fn verdict(r: &AcceptanceReport, options: &RenderOptions) -> HumanVerdict {
+    let al = r.measurement.acceptance_length();
+    match (&r.verdict, &r.threshold) {
+        (Verdict::Fail, Some(t)) => HumanVerdict::new(Status::of(options.fails)).detail(format!(
+            "acceptance length {} < {} ({})",
             fmt2(al),
             fmt2(t.value),
             t.source
-        ),
-        (Verdict::Pass, Some(t)) => format!(
-            "{}: {} ≥ {} ({})",
-            p.green("ok"),
+        )),
+        (Verdict::Pass, Some(t)) => HumanVerdict::new(Status::of(options.fails)).detail(format!(
+            "acceptance length {} ≥ {} ({})",
             fmt2(al),
             fmt2(t.value),
             t.source
-        ),
-        _ => format!("{}: no threshold", p.dim("no verdict")),
-    };
-    writeln!(out, "  verdict  {verdict}")?;
-    for (i, cmd) in r.next_steps.iter().enumerate() {
-        let label = if i == 0 { "next    " } else { "        " };
-        writeln!(out, "  {label} {cmd}")?;
+        )),
+        _ if options.fails => HumanVerdict::new(Status::Fail),
+        _ => HumanVerdict::new(Status::Unverified("no threshold".into()))
+            .detail(format!("acceptance length {} not judged", fmt2(al))),
     }
-    Ok(())
 }
 
 /// `acceptance` renders in every format.
@@ -202,8 +177,20 @@ impl Report for AcceptanceReport {
         self.diagnostics.clone()
     }
 
-    fn write_human(&self, out: &mut dyn Write, options: &RenderOptions) -> io::Result<()> {
-        write_human(out, self, options.painter)
+    fn fails(&self, _deny_warnings: bool) -> bool {
+        AcceptanceReport::fails(self)
+    }
+
+    fn header(&self, p: Painter) -> Vec<String> {
+        header(self, p)
+    }
+
+    fn sections(&self, options: &RenderOptions) -> Vec<Vec<String>> {
+        vec![chart(self, options.painter), next_steps(self)]
+    }
+
+    fn verdict(&self, options: &RenderOptions) -> HumanVerdict {
+        verdict(self, options)
     }
 
     fn json_body(&self) -> serde_json::Value {
