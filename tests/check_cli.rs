@@ -773,7 +773,7 @@ fn github_step_summary_gets_a_table() {
     let md = fs::read_to_string(&summary).unwrap();
     assert!(
         md.ends_with(
-            "### dflash-check check: ✅ 0 error(s), 0 warning(s), 0 info\n\nNo findings.\n\n"
+            "### dflash-check check: ✅ OK: 0 errors, 0 warnings, 0 info; 1 drafter checked\n\nNo findings.\n\n"
         ),
         "{md}"
     );

@@ -151,7 +151,7 @@ fn render(
     };
     report::render(report, output.format.into(), &options, out)?;
     if output.format == FormatArg::Github {
-        append_step_summary(report, fails)?;
+        append_step_summary(report, &options)?;
     }
     Ok(if fails { exit::FINDINGS } else { exit::CLEAN })
 }
@@ -159,11 +159,11 @@ fn render(
 /// In a GitHub Actions step (`$GITHUB_STEP_SUMMARY` names a file), appends the findings as a
 /// Markdown table to the job's summary page. The runner creates the file; a missing directory
 /// or an unwritable file is an error (exit 2), as a gate must not pass on output it lost.
-fn append_step_summary(report: &dyn Report, fails: bool) -> Result<()> {
+fn append_step_summary(report: &dyn Report, options: &RenderOptions) -> Result<()> {
     let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
         return Ok(());
     };
-    let table = report::github::step_summary(report.command(), &report.diagnostics(), fails);
+    let table = report::github::step_summary(report, options);
     std::fs::OpenOptions::new()
         .append(true)
         .create(true)

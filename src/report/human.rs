@@ -111,6 +111,20 @@ pub fn write(report: &dyn Report, options: &RenderOptions, out: &mut dyn Write) 
     )
 }
 
+/// The report's summary line without colours, for the formats that quote it (GitHub's log line
+/// and step summary heading).
+pub fn plain_summary(report: &dyn Report, options: &RenderOptions) -> String {
+    let plain = RenderOptions {
+        painter: Painter { enabled: false },
+        ..*options
+    };
+    summary_line(
+        &report.verdict(&plain),
+        &Summary::of(&report.diagnostics()),
+        &plain,
+    )
+}
+
 /// `FAIL: 2 errors, 1 warning, 0 info (warnings denied); detail`: the last line of every
 /// command's human output.
 pub fn summary_line(verdict: &Verdict, s: &Summary, options: &RenderOptions) -> String {

@@ -5,8 +5,8 @@
 //! body, and whether it fails the gate. [`render`] then writes any report in any [`Format`]:
 //! `human` (one layout for every command, [`human`]: header, one line per finding, sections,
 //! one summary line), `json` (a versioned envelope around the report's body), `github`
-//! (workflow annotations, plus a step summary table), `sarif` (2.1.0) and `gitlab` (Code Quality
-//! JSON), the last three built from the diagnostics alone. Renderers write to any `io::Write`
+//! (workflow annotations and the summary line, plus a step summary table under it), `sarif`
+//! (2.1.0) and `gitlab` (Code Quality JSON); each takes any report. Renderers write to any `io::Write`
 //! and never choose exit codes: the caller asks the report whether it fails and passes that in.
 
 pub mod acceptance;
@@ -127,12 +127,9 @@ pub fn render(
             serde_json::to_writer_pretty(&mut *out, &envelope(report, options))?;
             writeln!(out)
         }
-        Format::Github => github::write(out, &report.diagnostics()),
-        Format::Sarif => {
-            let engine = report.engine_dependent().then(|| report.engine());
-            sarif::write(out, report.command(), &report.diagnostics(), engine)
-        }
-        Format::Gitlab => gitlab::write(out, &report.diagnostics()),
+        Format::Github => github::write(out, report, options),
+        Format::Sarif => sarif::write(out, report),
+        Format::Gitlab => gitlab::write(out, report),
     }
 }
 
