@@ -328,6 +328,24 @@ fn cliff_above_break_even_is_exit_0_with_cause() {
         "{}",
         r.stdout
     );
+    // `--deny warnings`, as on every gating command: the cliff fails the gate.
+    let r = run(&[
+        &s.url(),
+        "--window",
+        "0.2",
+        "--color",
+        "never",
+        "--deny",
+        "warnings",
+    ]);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains(
+            "\nFAIL: 0 errors, 1 warning, 0 info (warnings denied); acceptance length 3.62"
+        ),
+        "{}",
+        r.stdout
+    );
 }
 
 /// SGLang exports no K, so an EAGLE-style break-even (1 + K·c) cannot be computed: the numbers

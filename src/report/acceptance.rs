@@ -177,8 +177,10 @@ impl Report for AcceptanceReport {
         self.diagnostics.clone()
     }
 
-    fn fails(&self, _deny_warnings: bool) -> bool {
-        AcceptanceReport::fails(self)
+    /// Below the threshold (an error); with `--deny warnings`, a warning too (a cliff, a low
+    /// first position above the threshold).
+    fn fails(&self, deny_warnings: bool) -> bool {
+        AcceptanceReport::fails(self) || self.summary().fails(deny_warnings)
     }
 
     fn header(&self, p: Painter) -> Vec<String> {

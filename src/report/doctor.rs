@@ -21,8 +21,10 @@ impl Report for DoctorReport {
         DoctorReport::diagnostics(self)
     }
 
-    fn fails(&self, _deny_warnings: bool) -> bool {
+    /// A cause that explains the symptom, or an error; with `--deny warnings`, any warning.
+    fn fails(&self, deny_warnings: bool) -> bool {
         DoctorReport::fails(self)
+            || crate::diagnostic::Summary::of(&self.diagnostics()).fails(deny_warnings)
     }
 
     fn header(&self, p: Painter) -> Vec<String> {
