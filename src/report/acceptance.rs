@@ -3,6 +3,8 @@
 //! threshold's verdict on the summary line) and for machines (JSON,
 //! `command: "acceptance"`).
 
+use std::borrow::Cow;
+
 use serde_json::json;
 
 use super::style::Painter;
@@ -173,8 +175,8 @@ impl Report for AcceptanceReport {
         "acceptance"
     }
 
-    fn diagnostics(&self) -> Vec<Diagnostic> {
-        self.diagnostics.clone()
+    fn diagnostics(&self) -> Cow<'_, [Diagnostic]> {
+        Cow::Borrowed(&self.diagnostics)
     }
 
     /// Below the threshold (an error); with `--deny warnings`, a warning too (a cliff, a low

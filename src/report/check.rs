@@ -3,6 +3,8 @@
 //! drafters with their authorities and findings, the files skipped and the pin file, beside the
 //! diagnostics of every drafter.
 
+use std::borrow::Cow;
+
 use serde_json::json;
 
 use super::human::count;
@@ -15,7 +17,7 @@ impl Report for CheckReport {
         "check"
     }
 
-    fn diagnostics(&self) -> Vec<Diagnostic> {
+    fn diagnostics(&self) -> Cow<'_, [Diagnostic]> {
         self.run_findings
             .iter()
             .chain(&self.suppressions.findings)

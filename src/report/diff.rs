@@ -3,6 +3,8 @@
 //! difference), the notes on unusual ids, the exact command that repairs the file, the verdict. JSON: the authority, the tokens' source and every difference
 //! with both values, beside the diagnostics of the envelope.
 
+use std::borrow::Cow;
+
 use serde::Serialize;
 
 use crate::analysis::{AmbiguousDiff, DiffReport, InputWarning, ReportedDifference};
@@ -321,8 +323,8 @@ impl super::Report for DiffReport {
         "diff"
     }
 
-    fn diagnostics(&self) -> Vec<Diagnostic> {
-        DiffReport::diagnostics(self)
+    fn diagnostics(&self) -> Cow<'_, [Diagnostic]> {
+        Cow::Owned(DiffReport::diagnostics(self))
     }
 
     fn fails(&self, deny_warnings: bool) -> bool {
@@ -374,8 +376,8 @@ impl super::Report for AmbiguousDiff {
         "diff"
     }
 
-    fn diagnostics(&self) -> Vec<Diagnostic> {
-        AmbiguousDiff::diagnostics(self)
+    fn diagnostics(&self) -> Cow<'_, [Diagnostic]> {
+        Cow::Owned(AmbiguousDiff::diagnostics(self))
     }
 
     /// Equal to none of several candidates: not the published config of any of them.

@@ -2,6 +2,8 @@
 //! came from; then the causes, most likely first, each with the findings that show it (in the
 //! one finding format) and its repair; what was ruled out; the restart; the summary line. JSON: the same, structured.
 
+use std::borrow::Cow;
+
 use serde_json::json;
 
 use super::human::{count, finding_line};
@@ -17,8 +19,8 @@ impl Report for DoctorReport {
         "doctor"
     }
 
-    fn diagnostics(&self) -> Vec<Diagnostic> {
-        DoctorReport::diagnostics(self)
+    fn diagnostics(&self) -> Cow<'_, [Diagnostic]> {
+        Cow::Owned(DoctorReport::diagnostics(self))
     }
 
     /// A cause that explains the symptom, or an error; with `--deny warnings`, any warning.
@@ -54,8 +56,8 @@ impl Report for DoctorReport {
     }
 
     /// The findings are listed inside their causes.
-    fn human_findings(&self) -> Vec<Diagnostic> {
-        Vec::new()
+    fn human_findings(&self) -> Cow<'_, [Diagnostic]> {
+        Cow::Borrowed(&[])
     }
 
     fn sections(&self, options: &RenderOptions) -> Vec<Vec<String>> {

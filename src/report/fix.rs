@@ -2,6 +2,8 @@
 //! line each); the keys kept, the unified diff of a dry run, the write and its verification are sections. The
 //! JSON fields are documented in docs/fix.md.
 
+use std::borrow::Cow;
+
 use super::style::Painter;
 use super::{Status, Verdict};
 use crate::diagnostic::codes::DiffCode;
@@ -18,7 +20,7 @@ impl super::Report for FixReport {
         "fix"
     }
 
-    fn diagnostics(&self) -> Vec<Diagnostic> {
+    fn diagnostics(&self) -> Cow<'_, [Diagnostic]> {
         let severity = if self.dry_run {
             Severity::Error
         } else {
@@ -58,12 +60,12 @@ impl super::Report for FixReport {
     }
 
     /// The edits, without the file each is in: the header names it, and an edit has no line.
-    fn human_findings(&self) -> Vec<Diagnostic> {
-        let mut edits = self.diagnostics();
+    fn human_findings(&self) -> Cow<'_, [Diagnostic]> {
+        let mut edits = self.diagnostics().into_owned();
         for e in &mut edits {
             e.file = None;
         }
-        edits
+        Cow::Owned(edits)
     }
 
     fn sections(&self, options: &super::RenderOptions) -> Vec<Vec<String>> {

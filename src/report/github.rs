@@ -27,7 +27,7 @@ pub fn escape_property(s: &str) -> String {
 /// Writes any report's findings as annotations, then its summary line (the one every command's
 /// human output ends with).
 pub fn write(out: &mut dyn Write, report: &dyn Report, options: &RenderOptions) -> io::Result<()> {
-    for f in &report.diagnostics() {
+    for f in report.diagnostics().iter() {
         let command = match f.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",

@@ -103,7 +103,7 @@ pub fn write(report: &dyn Report, options: &RenderOptions, out: &mut dyn Write) 
         }
     }
     writeln!(out)?;
-    let summary = Summary::of(&report.diagnostics());
+    let summary = Summary::of(report.diagnostics().iter());
     writeln!(
         out,
         "{}",
@@ -120,7 +120,7 @@ pub fn plain_summary(report: &dyn Report, options: &RenderOptions) -> String {
     };
     summary_line(
         &report.verdict(&plain),
-        &Summary::of(&report.diagnostics()),
+        &Summary::of(report.diagnostics().iter()),
         &plain,
     )
 }

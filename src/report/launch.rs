@@ -1,6 +1,8 @@
 //! Renderers for a [`LaunchReport`]: the parsed launch (engine, target, drafter, K) and then the
 //! diagnostics; the notes and what was not checked as a section.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use super::style::Painter;
@@ -112,8 +114,8 @@ impl Report for LaunchReport {
         "launch"
     }
 
-    fn diagnostics(&self) -> Vec<Diagnostic> {
-        self.diagnostics.clone()
+    fn diagnostics(&self) -> Cow<'_, [Diagnostic]> {
+        Cow::Borrowed(&self.diagnostics)
     }
 
     fn fails(&self, deny_warnings: bool) -> bool {

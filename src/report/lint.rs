@@ -2,6 +2,8 @@
 //! want of a fact and the published configs of the drafter's shape. JSON: the family
 //! and its evidence, the target facts used, and the skipped rules, beside the diagnostics.
 
+use std::borrow::Cow;
+
 use serde_json::json;
 
 use super::{Painter, RenderOptions, Report};
@@ -13,8 +15,8 @@ impl Report for LintReport {
         "lint"
     }
 
-    fn diagnostics(&self) -> Vec<Diagnostic> {
-        self.findings.clone()
+    fn diagnostics(&self) -> Cow<'_, [Diagnostic]> {
+        Cow::Borrowed(&self.findings)
     }
 
     fn fails(&self, deny_warnings: bool) -> bool {

@@ -24,6 +24,7 @@ pub mod sarif;
 pub mod style;
 pub mod weights;
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 
 use serde_json::{json, Value};
@@ -67,21 +68,22 @@ pub struct RenderOptions {
 pub trait Report {
     /// The command's name (`diff`, `lint`, `check`, …), for the envelope and the header.
     fn command(&self) -> &'static str;
-    /// Everything found, as diagnostics.
-    fn diagnostics(&self) -> Vec<Diagnostic>;
+    /// Everything found, as diagnostics: borrowed when the report holds them, built when it
+    /// derives them (a comparison's differences, a fix's edits).
+    fn diagnostics(&self) -> Cow<'_, [Diagnostic]>;
     /// The command-specific JSON fields, merged into the envelope.
     fn json_body(&self) -> Value;
     /// Whether the report fails the gate (exit 1): by default any error, or any warning when
     /// warnings are denied.
     fn fails(&self, deny_warnings: bool) -> bool {
-        Summary::of(&self.diagnostics()).fails(deny_warnings)
+        Summary::of(self.diagnostics().iter()).fails(deny_warnings)
     }
     /// The header block: `dflash-check COMMAND SUBJECT`, then `  key  value` lines saying what
     /// was read and compared.
     fn header(&self, p: Painter) -> Vec<String>;
     /// The findings listed one per line (by default every diagnostic; a report that shows
     /// them inside a section of its own, as doctor's causes, lists none here).
-    fn human_findings(&self) -> Vec<Diagnostic> {
+    fn human_findings(&self) -> Cow<'_, [Diagnostic]> {
         self.diagnostics()
     }
     /// Lines indented under the `index`-th human finding (after its location).
@@ -136,7 +138,7 @@ pub fn render(
 /// `{schema_version, command, assumed (engine-dependent commands), …body, diagnostics, summary}`.
 pub fn envelope(report: &dyn Report, options: &RenderOptions) -> Value {
     let diagnostics = report.diagnostics();
-    let summary = Summary::of(&diagnostics);
+    let summary = Summary::of(diagnostics.iter());
     let mut value = json!({
         "schema_version": SCHEMA_VERSION,
         "command": report.command(),

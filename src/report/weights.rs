@@ -3,6 +3,8 @@
 
 use std::collections::BTreeMap;
 
+use std::borrow::Cow;
+
 use serde_json::json;
 
 use super::human::count;
@@ -209,8 +211,8 @@ impl Report for WeightsReport {
         "weights"
     }
 
-    fn diagnostics(&self) -> Vec<Diagnostic> {
-        self.diagnostics.clone()
+    fn diagnostics(&self) -> Cow<'_, [Diagnostic]> {
+        Cow::Borrowed(&self.diagnostics)
     }
 
     fn fails(&self, deny_warnings: bool) -> bool {
