@@ -631,9 +631,15 @@ impl DiffReport {
                 let path = diff.local_path.clone().unwrap_or_else(|| diff.path.clone());
                 let (line, column) = self.local.doc.position_of(&path);
                 let code = diff.kind.code();
-                let local = crate::text::short_value(diff.local.as_ref(), &d.local_tokens);
-                let authority =
-                    crate::text::short_value(diff.authority.as_ref(), &d.authority_tokens);
+                // A token field shows every id decoded and anything else as written, so a
+                // string or a float in an id list is never hidden behind the decoded ids.
+                let show = if diff::is_token_field(&diff.path) {
+                    crate::text::short_ids
+                } else {
+                    crate::text::short_value
+                };
+                let local = show(diff.local.as_ref(), &d.local_tokens);
+                let authority = show(diff.authority.as_ref(), &d.authority_tokens);
                 let message = match (diff.kind, &diff.note) {
                     (DiffKind::Layout, Some(note)) => note.clone(),
                     _ => format!("{local} here, {authority} in the authority"),

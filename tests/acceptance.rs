@@ -194,7 +194,10 @@ fn incident_collapse_fails() {
     assert!(o.contains("acceptance-below-threshold"), "{o}");
     assert!(o.contains("acceptance-first-position-low"), "{o}");
     assert!(o.contains("   1 │██▉"), "{o}");
-    assert!(o.contains("FAIL: 1.12 < 5.00"), "{o}");
+    assert!(
+        o.contains("\nFAIL: 1 error, 1 warning, 0 info; acceptance length 1.12 < 5.00 (--min-acceptance-length)\n"),
+        "{o}"
+    );
     assert!(
         o.contains(&format!(
             "dflash-check diff DRAFTER_DIR --snapshot z-lab/Qwen3.6-27B-DFlash --target hf://{TARGET}"
@@ -277,7 +280,7 @@ fn collapse_fails_by_default() {
         1,
         &[
             "acceptance-below-threshold",
-            "FAIL: 1.12 < 1.15 (break-even 1 + c, c = 0.15 (default; DFlash",
+            "; acceptance length 1.12 < 1.15 (break-even 1 + c, c = 0.15 (default; DFlash",
         ],
     );
     // The flag sets c, and --min-acceptance-length still overrides the break-even point.
@@ -319,7 +322,27 @@ fn cliff_above_break_even_is_exit_0_with_cause() {
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     assert!(r.stdout.contains("acceptance-cliff"), "{}", r.stdout);
     assert!(
-        r.stdout.contains("ok: 3.62 ≥ 1.15 (break-even"),
+        r.stdout.contains(
+            "\nOK: 0 errors, 1 warning, 0 info; acceptance length 3.62 ≥ 1.15 (break-even"
+        ),
+        "{}",
+        r.stdout
+    );
+    // `--deny warnings`, as on every gating command: the cliff fails the gate.
+    let r = run(&[
+        &s.url(),
+        "--window",
+        "0.2",
+        "--color",
+        "never",
+        "--deny",
+        "warnings",
+    ]);
+    assert_eq!(r.code, 1, "{}{}", r.stdout, r.stderr);
+    assert!(
+        r.stdout.contains(
+            "\nFAIL: 0 errors, 1 warning, 0 info (warnings denied); acceptance length 3.62"
+        ),
         "{}",
         r.stdout
     );
@@ -343,7 +366,11 @@ fn no_threshold_when_k_is_unknown() {
     ]);
     assert_eq!(r.code, 0, "{}{}", r.stdout, r.stderr);
     assert!(r.stdout.contains("acceptance-no-threshold"), "{}", r.stdout);
-    assert!(r.stdout.contains("no verdict"), "{}", r.stdout);
+    assert!(
+        r.stdout.contains("\nOK (no threshold): ") && r.stdout.contains(" not judged\n"),
+        "{}",
+        r.stdout
+    );
 }
 
 /// An idle server (counters do not move): exit 2, says idle, names the URL, no division by 0.

@@ -112,29 +112,32 @@ fn check_reports_every_drafter() {
     );
     let (code, out, err) = dflash(dir.path(), &["check", "models", "targets"]);
     assert_eq!(code, 1, "{out}{err}");
-    assert!(out.contains("models/good/config.json  [dflash] against builtin z-lab/Qwen3.6-27B-DFlash (pin)\n  clean"), "{out}");
+    assert!(out.contains("  drafter  models/good/config.json  [dflash] against builtin z-lab/Qwen3.6-27B-DFlash (pin)  (clean)"), "{out}");
     assert!(
         out.contains("models/wrong/config.json  [dflash] against file"),
         "{out}"
     );
     assert!(
-        out.contains("error[changed] models/wrong/config.json:13:5 dflash_config.mask_token_id"),
+        out.contains("error[changed] dflash_config.mask_token_id: 248064 <|repo_name|>")
+            && out.contains("  --> models/wrong/config.json:13:5"),
         "{out}"
     );
     assert!(
-        out.contains("error[config-unreadable] models/broken/config.json:4:1"),
+        out.contains("error[config-unreadable] `models/broken/config.json`: invalid JSON")
+            && out.contains("  --> models/broken/config.json:4:1"),
         "{out}"
     );
     assert!(out.contains("models/Qwen3-8B-DFlash-b16/config.json  [dflash] against builtin z-lab/Qwen3-8B-DFlash-b16 (builtin-match)"), "{out}");
     assert!(
-        out.contains("not drafters (skipped): targets/Qwen3.6-27B/config.json"),
+        out.contains("\n  skipped  targets/Qwen3.6-27B/config.json (not drafters)\n"),
         "{out}"
     );
     assert!(!out.contains(".git"), "hidden folders are skipped: {out}");
     // --require-pin makes the unpinned drafters errors.
     let (_, out, _) = dflash(dir.path(), &["check", "models", "--require-pin"]);
     assert!(
-        out.contains("error[pin-missing] models/Qwen3-8B-DFlash-b16/config.json"),
+        out.contains("error[pin-missing] no pin for this drafter")
+            && out.contains("  --> models/Qwen3-8B-DFlash-b16/config.json:1:1"),
         "{out}"
     );
     // A clean drafter alone exits 0.
@@ -154,7 +157,8 @@ fn the_incident_in_an_ordinary_folder_fails_check() {
     let (code, out, err) = dflash(dir.path(), &["check", "."]);
     assert_eq!(code, 1, "{out}{err}");
     assert!(
-        out.contains("error[authority-ambiguous] models/my-drafter/config.json:1:1"),
+        out.contains("error[authority-ambiguous] equal to none of 2 published configs")
+            && out.contains("  --> models/my-drafter/config.json:1:1"),
         "{out}"
     );
     assert!(
@@ -166,10 +170,13 @@ fn the_incident_in_an_ordinary_folder_fails_check() {
         "{out}"
     );
     assert!(
-        out.starts_with("models/my-drafter/config.json  [dflash] no single authority"),
+        out.contains("\n  drafter  models/my-drafter/config.json  [dflash] no single authority"),
         "{out}"
     );
-    assert!(out.contains("FAIL: 1 drafter(s) checked"), "{out}");
+    assert!(
+        out.contains("\nFAIL: 1 error, 3 warnings, 0 info; 1 drafter checked\n"),
+        "{out}"
+    );
     // Fixed against its real authority, the same folder passes with no flag.
     let (code, out, err) = dflash(
         dir.path(),
@@ -185,7 +192,7 @@ fn the_incident_in_an_ordinary_folder_fails_check() {
     let (code, out, _) = dflash(dir.path(), &["check", "."]);
     assert_eq!(code, 0, "{out}");
     assert!(
-        out.contains("against builtin z-lab/Qwen3.6-27B-DFlash (builtin-match)\n  clean"),
+        out.contains("against builtin z-lab/Qwen3.6-27B-DFlash (builtin-match)  (clean)"),
         "{out}"
     );
 }
@@ -203,17 +210,20 @@ fn unverified_drafters_empty_trees_and_stale_pins_are_not_ok() {
     let (code, out, _) = dflash(dir.path(), &["check", "."]);
     assert_eq!(code, 0, "{out}");
     assert!(
-        out.contains("warning[no-authority] models/odd/config.json:1:1 unverified"),
+        out.contains("warning[no-authority] unverified: no pin")
+            && out.contains("  --> models/odd/config.json:1:1"),
         "{out}"
     );
     assert!(
-        out.contains("OK (1 unverified): 1 drafter(s) checked"),
+        out.contains("OK (1 unverified): 0 errors, 1 warning, 0 info; 1 drafter checked"),
         "{out}"
     );
     let (code, out, _) = dflash(dir.path(), &["check", ".", "--deny", "warnings"]);
     assert_eq!(code, 1, "{out}");
     assert!(
-        out.contains("FAIL: 1 drafter(s) checked (1 unverified)"),
+        out.contains(
+            "FAIL: 0 errors, 1 warning, 0 info (warnings denied); 1 drafter checked, 1 unverified"
+        ),
         "{out}"
     );
 
@@ -223,7 +233,7 @@ fn unverified_drafters_empty_trees_and_stale_pins_are_not_ok() {
     assert_eq!(code, 0, "{out}");
     assert!(out.contains("warning[no-drafters]"), "{out}");
     assert!(
-        out.contains("NOTHING CHECKED: 0 drafter(s) checked"),
+        out.contains("NOTHING CHECKED: 0 errors, 1 warning, 0 info; 0 drafters checked"),
         "{out}"
     );
     assert!(!out.contains("OK"), "{out}");
@@ -237,7 +247,8 @@ fn unverified_drafters_empty_trees_and_stale_pins_are_not_ok() {
     .unwrap();
     let (_, out, err) = dflash(dir.path(), &["check", "."]);
     assert!(
-        out.contains("warning[pin-path-missing] dflash-check.toml:3:1 the pin `models/gone`"),
+        out.contains("warning[pin-path-missing] the pin `models/gone`")
+            && out.contains("  --> dflash-check.toml:3:1"),
         "{out}{err}"
     );
 }
@@ -762,7 +773,7 @@ fn github_step_summary_gets_a_table() {
     let md = fs::read_to_string(&summary).unwrap();
     assert!(
         md.ends_with(
-            "### dflash-check check: ✅ 0 error(s), 0 warning(s), 0 info\n\nNo findings.\n\n"
+            "### dflash-check check: ✅ OK: 0 errors, 0 warnings, 0 info; 1 drafter checked\n\nNo findings.\n\n"
         ),
         "{md}"
     );
@@ -913,7 +924,13 @@ fn baseline_then_prune() {
     fs::write(&pins, &reasoned).unwrap();
     let (code, out, _) = dflash(dir.path(), &["check", "models"]);
     assert_eq!(code, 0, "every error and warning is accepted: {out}");
-    assert!(out.contains("suppressed by [[ignore]]: "), "{out}");
+    assert!(
+        out.contains("\nsuppressed by [[ignore]]:\n  ")
+            && out.contains(
+                "\n  changed models/wrong/config.json/dflash_config/mask_token_id (accepted in review)\n"
+            ),
+        "{out}"
+    );
 
     // Fix the wrong drafter: its entries are now unused, and fail the gate until pruned.
     fs::copy(
@@ -924,7 +941,8 @@ fn baseline_then_prune() {
     let (code, out, _) = dflash(dir.path(), &["check", "models"]);
     assert_eq!(code, 1);
     assert!(
-        out.contains("error[suppression-unused] dflash-check.toml:"),
+        out.contains("error[suppression-unused] ignore[")
+            && out.contains("  --> dflash-check.toml:"),
         "{out}"
     );
     let (code, out, err) = dflash(dir.path(), &["check", "models", "--prune-ignores"]);
@@ -978,7 +996,8 @@ fn a_changed_chat_template_fails_check() {
     let (code, out, _) = dflash(dir.path(), &["check", "models/good"]);
     assert_eq!(code, 1, "{out}");
     assert!(
-        out.contains("error[pin-chat-template-changed] models/good/config.json:1:1"),
+        out.contains("error[pin-chat-template-changed] ")
+            && out.contains("  --> models/good/config.json:1:1"),
         "{out}"
     );
     assert!(out.contains("Luce-Org/lucebox PR 293"), "{out}");
@@ -1028,7 +1047,7 @@ fn a_version_one_pin_file_still_checks() {
     let (code, out, err) = dflash(dir.path(), &["check", "models/good", "models/wrong"]);
     assert_eq!(code, 1, "{out}{err}");
     assert!(
-        out.contains("models/good/config.json  [dflash] against builtin z-lab/Qwen3.6-27B-DFlash (pin)\n  clean"),
+        out.contains("  drafter  models/good/config.json  [dflash] against builtin z-lab/Qwen3.6-27B-DFlash (pin)  (clean)"),
         "{out}"
     );
     assert!(out.contains("models/wrong/config.json"), "{out}");

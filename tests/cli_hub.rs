@@ -504,11 +504,16 @@ fn pin_then_check_with_the_hub_gone() {
     assert_eq!(code, 1, "{out}{err}");
     assert!(
         out.contains(&format!(
-            "models/good/config.json  [dflash] against cache {DRAFTER}@{sha} (pin)\n  clean"
+            "  drafter  models/good/config.json  [dflash] against cache {DRAFTER}@{sha} (pin)  (clean)"
         )),
         "{out}"
     );
-    assert!(out.contains("error[changed] models/wrong/config.json:13:5 dflash_config.mask_token_id: 248064 <|repo_name|> (added, not special)"), "{out}");
+    assert!(
+        out.contains(
+            "error[changed] dflash_config.mask_token_id: 248064 <|repo_name|> (added, not special)"
+        ) && out.contains("  --> models/wrong/config.json:13:5"),
+        "{out}"
+    );
     assert!(
         !out.contains("authority-unavailable") && !out.contains("pin-missing"),
         "{out}"

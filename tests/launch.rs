@@ -191,7 +191,7 @@ fn human_output_lists_the_parsed_launch() {
         "drafter   z-lab/Qwen3.5-27B-DFlash  (Hub, commit 5ab0e2c2",
         "dflash drafter; block_size 16",
         "method dflash; K (num_speculative_tokens) 15; max_num_batched_tokens 32768",
-        "ok: 0 errors, 0 warnings, 0 info",
+        "OK: 0 errors, 0 warnings, 0 info",
     ] {
         assert!(out.contains(needle), "missing {needle:?} in\n{out}");
     }

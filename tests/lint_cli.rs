@@ -991,7 +991,7 @@ fn builtin_target_says_what_it_matched_by() {
     assert_eq!(code, 0, "{out}");
     assert!(
         out.contains(
-            "target: built-in facts of Qwen/Qwen3.6-27B, matched by vocab_size 248320, hidden_size 5120, \
+            "  target   built-in facts of Qwen/Qwen3.6-27B, matched by vocab_size 248320, hidden_size 5120, \
              num_target_layers 64"
         ),
         "{out}"
@@ -1144,7 +1144,7 @@ fn incident_authority_lints_clean() {
         "warnings",
     ]);
     assert_eq!(code, 0, "{out}");
-    assert!(out.contains("ok: 0 errors, 0 warnings, 0 info"), "{out}");
+    assert!(out.contains("OK: 0 errors, 0 warnings, 0 info"), "{out}");
 }
 
 /// Real configs of other trainers produce no errors (warnings and infos where they deviate).

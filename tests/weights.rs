@@ -319,7 +319,7 @@ fn a_realistic_sparse_three_shard_drafter_reads_and_checks_clean() {
         "{out}"
     );
     assert!(
-        out.contains("ok: 0 error(s), 0 warning(s), 0 info"),
+        out.contains("\nOK: 0 errors, 0 warnings, 0 info\n"),
         "{out}"
     );
 }

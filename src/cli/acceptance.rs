@@ -9,7 +9,7 @@ use clap::Args;
 
 use dflash_check::acceptance::{self, scrape, DraftFamily, HttpSource, MeasureOptions};
 
-use super::{finish, OutputArgs};
+use super::{finish, DenyArgs, OutputArgs};
 
 pub const ACCEPTANCE_EXAMPLES: &str = "\
 Examples:
@@ -24,7 +24,8 @@ every second over the window (mean, min, max).
 Threshold: --min-acceptance-length, else the break-even point below which speculative decoding
 is slower than none: 1 + c (dflash) or 1 + K·c (eagle), c = --draft-cost-ratio.
 
-Exit codes: 0 at or above the threshold (or none computable), 1 below it, 2 could not measure
+Exit codes: 0 at or above the threshold (or none computable), 1 below it (with --deny warnings:
+a warning too, such as a cliff), 2 could not measure
 (server down, slow past --timeout, not HTTP 200, malformed metrics, idle server, counter reset,
 several models without --model-name).";
 
@@ -53,6 +54,8 @@ pub struct AcceptanceArgs {
     /// Seconds each scrape may take, end to end (connect, headers and the whole body).
     #[arg(long, value_name = "SECS", default_value = "5", value_parser = parse_timeout)]
     pub timeout: f64,
+    #[command(flatten)]
+    pub deny: DenyArgs,
     #[command(flatten)]
     pub output: OutputArgs,
 }
@@ -127,5 +130,5 @@ pub fn run_acceptance(args: &AcceptanceArgs, out: &mut Vec<u8>) -> Result<u8> {
         );
     }
     let report = acceptance::measure(&mut source, &options, &mut std::thread::sleep)?;
-    finish(&report, &args.output, report.fails(), false, out)
+    finish(&report, &args.output, args.deny.warnings(), out)
 }

@@ -70,7 +70,7 @@ pub fn run(args: &CheckArgs, out: &mut Vec<u8>) -> Result<u8> {
         }
     }
     let deny = args.deny.warnings();
-    finish(&report, &args.output, report.fails(deny), deny, out)
+    finish(&report, &args.output, deny, out)
 }
 
 /// `--baseline`: the report as it is, then its findings appended to the pin file as entries
@@ -83,7 +83,7 @@ fn baseline(
 ) -> Result<u8> {
     use dflash_check::report::Report;
     let (path, count) = suppress::append_baseline(&report.diagnostics(), pins)?;
-    finish(report, &args.output, false, false, out)?;
+    super::render(report, &args.output, false, false, out)?;
     eprintln!(
         "dflash-check: {count} [[ignore]] entr{} appended to `{}`: replace each reason `{}` before the next run",
         if count == 1 { "y" } else { "ies" },

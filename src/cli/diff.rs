@@ -35,9 +35,9 @@ pub fn run(args: &DiffArgs, out: &mut Vec<u8>) -> Result<u8> {
         Inputs::One(inputs) => {
             let (local, authority, target) = *inputs;
             let report = DiffReport::build(local, authority, target);
-            finish(&report, &args.output, report.fails(deny), deny, out)
+            finish(&report, &args.output, deny, out)
         }
         // Equal to none of several candidates: not the published config of any of them.
-        Inputs::Ambiguous(report) => finish(&*report, &args.output, true, deny, out),
+        Inputs::Ambiguous(report) => finish(&*report, &args.output, deny, out),
     }
 }

@@ -11,7 +11,7 @@ use dflash_check::acceptance::verdict::DraftFamily;
 use dflash_check::acceptance::{scrape, HttpSource, MeasureOptions, MetricsSource};
 use dflash_check::doctor::{self, DoctorInputs};
 
-use super::{finish, HubArgs, OutputArgs};
+use super::{finish, DenyArgs, HubArgs, OutputArgs};
 
 pub const DOCTOR_EXAMPLES: &str = "\
 Examples:
@@ -20,7 +20,8 @@ Examples:
       --speculative-config '{\"method\": \"dflash\", \"model\": \"models/drafter\", \"num_speculative_tokens\": 15}'
   dflash-check doctor --drafter models/drafter --target models/Qwen3.6-27B     # no server: the files alone
 
-Exit codes: 0 nothing wrong found, 1 a cause was found (or acceptance fails), 2 could not look
+Exit codes: 0 nothing wrong found, 1 a cause was found (or acceptance fails; with --deny warnings,
+any warning), 2 could not look
 (no drafter found, server unreachable, bad input).";
 
 #[derive(Debug, Args)]
@@ -54,6 +55,8 @@ pub struct DoctorArgs {
     /// point (default per family: docs/acceptance.md).
     #[arg(long, value_name = "C")]
     pub draft_cost_ratio: Option<f64>,
+    #[command(flatten)]
+    pub deny: DenyArgs,
     #[command(flatten)]
     pub hub: HubArgs,
     #[command(flatten)]
@@ -124,5 +127,5 @@ pub fn run_doctor(args: &DoctorArgs, out: &mut Vec<u8>) -> Result<u8> {
         server,
         &mut std::thread::sleep,
     )?;
-    finish(&report, &args.output, report.fails(), false, out)
+    finish(&report, &args.output, args.deny.warnings(), out)
 }

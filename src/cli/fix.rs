@@ -55,5 +55,5 @@ pub fn run(args: &FixArgs, out: &mut Vec<u8>) -> Result<u8> {
         backup: !args.no_backup,
     };
     let report = fix::run(&local, &authority, &target, &opts)?;
-    finish(&report, &args.output, report.fails(), false, out)
+    finish(&report, &args.output, false, out)
 }

@@ -58,7 +58,7 @@ pub fn run_launch(args: &LaunchArgs, out: &mut Vec<u8>) -> Result<u8> {
     };
     let report = launch::check(parsed, notes, &options)?;
     let deny = args.deny.warnings();
-    finish(&report, &args.output, report.fails(deny), deny, out)
+    finish(&report, &args.output, deny, out)
 }
 
 /// The launch command from `--file` (`-` is stdin) or the words after `--`, read and parsed by

@@ -126,7 +126,7 @@ pub fn run(args: &LintArgs, out: &mut Vec<u8>) -> Result<u8> {
         report.published = published(&local, &args.path);
     }
     let deny = args.deny.warnings();
-    finish(&report, &args.output, report.fails(deny), deny, out)
+    finish(&report, &args.output, deny, out)
 }
 
 /// The built-in snapshots of the drafter's shape, with the `diff` that compares it with each.

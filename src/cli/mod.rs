@@ -117,9 +117,26 @@ pub fn run(cli: Cli) -> Result<u8> {
     }
 }
 
-/// Renders `report` and maps its verdict to the exit code: the one place a verdict becomes a
-/// code.
+/// Renders `report` and maps its verdict (the report says whether it fails) to the exit code:
+/// the one place a verdict becomes a code.
 fn finish(
+    report: &dyn Report,
+    output: &OutputArgs,
+    deny_warnings: bool,
+    out: &mut Vec<u8>,
+) -> Result<u8> {
+    render(
+        report,
+        output,
+        report.fails(deny_warnings),
+        deny_warnings,
+        out,
+    )
+}
+
+/// Renders `report` with a verdict the caller decided (`check --baseline` passes), and maps it
+/// to the exit code.
+fn render(
     report: &dyn Report,
     output: &OutputArgs,
     fails: bool,
@@ -133,7 +150,7 @@ fn finish(
     };
     report::render(report, output.format.into(), &options, out)?;
     if output.format == FormatArg::Github {
-        append_step_summary(report, fails)?;
+        append_step_summary(report, &options)?;
     }
     Ok(if fails { exit::FINDINGS } else { exit::CLEAN })
 }
@@ -141,11 +158,11 @@ fn finish(
 /// In a GitHub Actions step (`$GITHUB_STEP_SUMMARY` names a file), appends the findings as a
 /// Markdown table to the job's summary page. The runner creates the file; a missing directory
 /// or an unwritable file is an error (exit 2), as a gate must not pass on output it lost.
-fn append_step_summary(report: &dyn Report, fails: bool) -> Result<()> {
+fn append_step_summary(report: &dyn Report, options: &RenderOptions) -> Result<()> {
     let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
         return Ok(());
     };
-    let table = report::github::step_summary(report.command(), &report.diagnostics(), fails);
+    let table = report::github::step_summary(report, options);
     std::fs::OpenOptions::new()
         .append(true)
         .create(true)

@@ -1,18 +1,19 @@
-//! The acceptance report for people (a summary line, a per-position bar chart in Unicode
-//! blocks, the findings, the rules not checked, the verdict and the commands to run next) and
-//! for machines (JSON, `command: "acceptance"`, with the skipped rules as lint lists them).
+//! The acceptance report for people (the measurement and acceptance length in the header, the
+//! findings, a per-position bar chart in Unicode blocks, the commands to run next, and the
+//! threshold's verdict on the summary line) and for machines (JSON, `command: "acceptance"`,
+//! with the skipped rules as lint lists them).
 
-use std::io::{self, Write};
+use std::borrow::Cow;
 
 use serde_json::json;
 
 use super::style::Painter;
-use super::{RenderOptions, Report};
+use super::{RenderOptions, Report, Status, Verdict as HumanVerdict};
 use crate::acceptance::compute::Shape;
 use crate::acceptance::rules::{Need, NEAR_ZERO};
 use crate::acceptance::verdict::{fmt2, pct, AcceptanceReport, Measurement, Verdict};
 use crate::diagnostic::rule::NeedKind;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Diagnostic;
 
 /// Bar width, in character cells, of an acceptance of 100%.
 pub const BAR_WIDTH: usize = 32;
@@ -34,19 +35,10 @@ pub fn bar(value: f64, width: usize) -> String {
     s
 }
 
-fn severity(p: Painter, s: Severity) -> String {
-    let label = format!("{:<7}", s.as_str());
-    match s {
-        Severity::Error => p.red(&label),
-        Severity::Warning => p.yellow(&label),
-        Severity::Info => p.dim(&label),
-    }
-}
-
-/// The human report.
-pub fn write_human(out: &mut dyn Write, r: &AcceptanceReport, p: Painter) -> io::Result<()> {
+/// The header: the server, its engine and model, the window, the acceptance length.
+fn header(r: &AcceptanceReport, p: Painter) -> Vec<String> {
     let m = &r.measurement;
-    writeln!(out, "{} {}", p.bold("dflash-check acceptance"), r.url)?;
+    let mut lines = vec![format!("{} {}", p.bold("dflash-check acceptance"), r.url)];
     let model = match &r.model_name {
         Some(name) if r.models.len() > 1 => {
             format!("model {name} (of {})", r.models.join(", "))
@@ -61,32 +53,29 @@ pub fn write_human(out: &mut dyn Write, r: &AcceptanceReport, p: Painter) -> io:
                 0 | 1 => String::new(),
                 n => format!(", summed over {n} engines"),
             };
-            writeln!(out, "  engine   vLLM, {model}{engines}")?;
-            writeln!(
-                out,
+            lines.push(format!("  engine   vLLM, {model}{engines}"));
+            lines.push(format!(
                 "  window   {} s: {} drafts, {} draft tokens, {} accepted",
                 secs(window.measured_secs),
                 count(w.drafts),
                 count(w.draft_tokens),
                 count(w.accepted_tokens)
-            )?;
+            ));
         }
         Measurement::Sglang(w) => {
-            writeln!(out, "  engine   SGLang, {model}")?;
+            lines.push(format!("  engine   SGLang, {model}"));
             let tokens = w
                 .generation_tokens
                 .map(|t| format!(", {} tokens generated", count(t)))
                 .unwrap_or_default();
-            writeln!(
-                out,
+            lines.push(format!(
                 "  window   {} s: {} samples of {} series{tokens}",
                 secs(window.measured_secs),
                 w.scrapes,
                 w.series
-            )?;
+            ));
         }
     }
-    writeln!(out)?;
     let al = m.acceptance_length();
     let of = match m.max_acceptance_length() {
         Some(max) => format!(" of {max} (K={})", max - 1),
@@ -94,7 +83,7 @@ pub fn write_human(out: &mut dyn Write, r: &AcceptanceReport, p: Painter) -> io:
     };
     let rate = m
         .draft_acceptance_rate()
-        .map(|r| format!("   draft-token acceptance {}", pct(r)))
+        .map(|r| format!("; draft-token acceptance {}", pct(r)))
         .unwrap_or_default();
     let spread = match m {
         Measurement::Sglang(w) => format!(
@@ -104,28 +93,20 @@ pub fn write_human(out: &mut dyn Write, r: &AcceptanceReport, p: Painter) -> io:
         ),
         Measurement::Vllm(_) => String::new(),
     };
-    writeln!(
-        out,
-        "  {} {}{of}{spread}{rate}",
-        p.bold("acceptance length"),
+    lines.push(format!(
+        "  acceptance length {}{of}{spread}{rate}",
         p.bold(&fmt2(al))
-    )?;
-    writeln!(out)?;
-    write_per_position(out, r, p)?;
-    write_findings(out, r, p)?;
-    write_verdict(out, r, p)?;
-    Ok(())
+    ));
+    lines
 }
 
-/// The per-position bar chart, or the line saying it is not exported (and which rules that
-/// leaves unchecked).
-fn write_per_position(out: &mut dyn Write, r: &AcceptanceReport, p: Painter) -> io::Result<()> {
+/// The per-position chart (or why there is none).
+fn chart(r: &AcceptanceReport, p: Painter) -> Vec<String> {
     match &r.measurement {
         Measurement::Vllm(w) if !w.per_position.is_empty() => {
-            writeln!(
-                out,
-                "  per-position acceptance (share of drafts accepted at least this far)"
-            )?;
+            let mut lines = vec![
+                "per-position acceptance (share of drafts accepted at least this far)".to_string(),
+            ];
             let width = w.per_position.len().to_string().len().max(2);
             for pos in &w.per_position {
                 let bad = match r.shape {
@@ -141,99 +122,90 @@ fn write_per_position(out: &mut dyn Write, r: &AcceptanceReport, p: Painter) -> 
                 } else {
                     value
                 };
-                writeln!(out, "  {:>width$} │{b}│ {value}", pos.position)?;
+                lines.push(format!("  {:>width$} │{b}│ {value}", pos.position));
             }
-            writeln!(out)?;
+            lines
         }
-        Measurement::Vllm(_) => {
-            writeln!(
-                out,
-                "  per-position acceptance: not exported (no vllm:spec_decode_num_accepted_tokens_per_pos){}",
-                not_checked(r, Need::PerPosition)
-            )?;
-            writeln!(out)?;
-        }
-        Measurement::Sglang(_) => {
-            writeln!(
-                out,
-                "  per-position acceptance: SGLang exports none; acceptance length is the gauge's mean{}",
-                not_checked(r, Need::PerPosition)
-            )?;
-            writeln!(out)?;
-        }
+        Measurement::Vllm(_) => vec![format!(
+            "per-position acceptance: not exported (no vllm:spec_decode_num_accepted_tokens_per_pos){}",
+            not_checked(r, Need::PerPosition)
+        )],
+        Measurement::Sglang(_) => vec![format!(
+            "per-position acceptance: SGLang exports none; acceptance length is the gauge's mean{}",
+            not_checked(r, Need::PerPosition)
+        )],
     }
-    Ok(())
 }
 
-/// The findings, then the rules not checked that no other line names (the per-position line
-/// names those that lack per-position counters, the verdict those that lack a threshold).
-fn write_findings(out: &mut dyn Write, r: &AcceptanceReport, p: Painter) -> io::Result<()> {
-    let unlisted: Vec<_> = r
+/// `; not checked: acceptance-cliff` for the rules skipped for want of `need`.
+fn not_checked(r: &AcceptanceReport, need: Need) -> String {
+    let codes: Vec<&str> = r
         .skipped
+        .iter()
+        .filter(|s| s.needs.contains(&need))
+        .map(|s| s.code.as_str())
+        .collect();
+    if codes.is_empty() {
+        String::new()
+    } else {
+        format!("; not checked: {}", codes.join(", "))
+    }
+}
+
+/// The rules not checked that no other line names (the chart names those that lack
+/// per-position counters, the verdict those that lack a threshold).
+fn unlisted_skipped(r: &AcceptanceReport, p: Painter) -> Vec<String> {
+    r.skipped
         .iter()
         .filter(|s| {
             !s.needs
                 .iter()
                 .all(|n| matches!(n, Need::PerPosition | Need::Threshold))
         })
-        .collect();
-    if r.diagnostics.is_empty() && unlisted.is_empty() {
-        return Ok(());
-    }
-    let cw = r
-        .diagnostics
-        .iter()
-        .map(|d| d.code.as_str().len())
-        .max()
-        .unwrap_or(0);
-    for d in &r.diagnostics {
-        writeln!(
-            out,
-            "  {} {:<cw$}  {}",
-            severity(p, d.severity),
-            d.code.as_str(),
-            d.message
-        )?;
-    }
-    for s in unlisted {
-        let needs: Vec<&str> = s.needs.iter().map(|n| n.describe()).collect();
-        writeln!(
-            out,
-            "  {} {}: needs {}",
-            p.dim("not checked"),
-            s.code.as_str(),
-            needs.join("; ")
-        )?;
-    }
-    writeln!(out)
+        .map(|s| {
+            let needs: Vec<&str> = s.needs.iter().map(|n| n.describe()).collect();
+            format!(
+                "{} {}: needs {}",
+                p.dim("not checked"),
+                s.code.as_str(),
+                needs.join("; ")
+            )
+        })
+        .collect()
 }
 
-/// The verdict against the threshold, and the commands to run next.
-fn write_verdict(out: &mut dyn Write, r: &AcceptanceReport, p: Painter) -> io::Result<()> {
-    let al = fmt2(r.measurement.acceptance_length());
-    let verdict = match (&r.verdict, &r.threshold) {
-        (Verdict::Fail, Some(t)) => format!(
-            "{}: {} < {} ({})",
-            p.red("FAIL"),
-            al,
+/// The commands to run next.
+fn next_steps(r: &AcceptanceReport) -> Vec<String> {
+    r.next_steps
+        .iter()
+        .enumerate()
+        .map(|(i, cmd)| {
+            let label = if i == 0 { "next:" } else { "     " };
+            format!("{label} {cmd}")
+        })
+        .collect()
+}
+
+/// The threshold's verdict: `acceptance length 1.12 < 5.00 (source)`, or no threshold.
+fn verdict(r: &AcceptanceReport, options: &RenderOptions) -> HumanVerdict {
+    let al = r.measurement.acceptance_length();
+    match (&r.verdict, &r.threshold) {
+        (Verdict::Fail, Some(t)) => HumanVerdict::new(Status::of(options.fails)).detail(format!(
+            "acceptance length {} < {} ({})",
+            fmt2(al),
             fmt2(t.value),
             t.source
-        ),
-        (Verdict::Pass, Some(t)) => format!(
-            "{}: {} ≥ {} ({})",
-            p.green("ok"),
-            al,
+        )),
+        (Verdict::Pass, Some(t)) => HumanVerdict::new(Status::of(options.fails)).detail(format!(
+            "acceptance length {} ≥ {} ({})",
+            fmt2(al),
             fmt2(t.value),
             t.source
-        ),
-        _ => format!("{}: no threshold", p.dim("no verdict")),
-    };
-    writeln!(out, "  verdict  {verdict}")?;
-    for (i, cmd) in r.next_steps.iter().enumerate() {
-        let label = if i == 0 { "next    " } else { "        " };
-        writeln!(out, "  {label} {cmd}")?;
+        )),
+        _ if options.fails => HumanVerdict::new(Status::Fail),
+        _ => HumanVerdict::new(Status::Unverified("no threshold".into()))
+            .detail(format!("acceptance length {} not judged", fmt2(al))),
     }
-    Ok(())
 }
 
 /// `acceptance` renders in every format.
@@ -242,12 +214,30 @@ impl Report for AcceptanceReport {
         "acceptance"
     }
 
-    fn diagnostics(&self) -> Vec<Diagnostic> {
-        self.diagnostics.clone()
+    fn diagnostics(&self) -> Cow<'_, [Diagnostic]> {
+        Cow::Borrowed(&self.diagnostics)
     }
 
-    fn write_human(&self, out: &mut dyn Write, options: &RenderOptions) -> io::Result<()> {
-        write_human(out, self, options.painter)
+    /// Below the threshold (an error); with `--deny warnings`, a warning too (a cliff, a low
+    /// first position above the threshold).
+    fn fails(&self, deny_warnings: bool) -> bool {
+        AcceptanceReport::fails(self) || self.summary().fails(deny_warnings)
+    }
+
+    fn header(&self, p: Painter) -> Vec<String> {
+        header(self, p)
+    }
+
+    fn sections(&self, options: &RenderOptions) -> Vec<Vec<String>> {
+        vec![
+            chart(self, options.painter),
+            unlisted_skipped(self, options.painter),
+            next_steps(self),
+        ]
+    }
+
+    fn verdict(&self, options: &RenderOptions) -> HumanVerdict {
+        verdict(self, options)
     }
 
     fn json_body(&self) -> serde_json::Value {
@@ -308,21 +298,6 @@ fn json_body(r: &AcceptanceReport) -> serde_json::Value {
     })
 }
 
-/// `; not checked: acceptance-cliff` for the rules skipped for want of `need`.
-fn not_checked(r: &AcceptanceReport, need: Need) -> String {
-    let codes: Vec<&str> = r
-        .skipped
-        .iter()
-        .filter(|s| s.needs.contains(&need))
-        .map(|s| s.code.as_str())
-        .collect();
-    if codes.is_empty() {
-        String::new()
-    } else {
-        format!("; not checked: {}", codes.join(", "))
-    }
-}
-
 fn secs(s: f64) -> String {
     format!("{s:.1}")
 }
@@ -346,15 +321,13 @@ mod tests {
         crate::acceptance::verdict::tests::report(measurement, None, "m")
     }
 
-    fn human(r: &AcceptanceReport) -> String {
-        let mut out = Vec::new();
-        write_human(&mut out, r, Painter { enabled: false }).unwrap();
-        String::from_utf8(out).unwrap()
+    fn plain() -> Painter {
+        Painter { enabled: false }
     }
 
-    /// The rules skipped for want of a fact are listed: on the per-position line (the cliff,
-    /// without per-position counters), by the verdict (no threshold), on a line of their own
-    /// otherwise (a single sample of SGLang's gauge), and in the JSON's `skipped`.
+    /// The rules skipped for want of a fact are listed: on the chart's line (the cliff, without
+    /// per-position counters), on a line of their own otherwise (a single sample of SGLang's
+    /// gauge), and in the JSON's `skipped`; the verdict says there is no threshold.
     #[test]
     fn skipped_rules_are_listed() {
         let r = report(Measurement::Vllm(VllmWindow {
@@ -367,13 +340,12 @@ mod tests {
             per_position: vec![],
             engines: vec![],
         }));
-        let text = human(&r);
+        let chart_lines = chart(&r, plain());
         assert!(
-            text.contains("not exported (no vllm:spec_decode_num_accepted_tokens_per_pos); not checked: acceptance-cliff\n"),
-            "{text}"
+            chart_lines[0].ends_with("not exported (no vllm:spec_decode_num_accepted_tokens_per_pos); not checked: acceptance-cliff"),
+            "{chart_lines:?}"
         );
-        assert!(text.contains("no verdict: no threshold"), "{text}");
-        assert!(!text.contains("not checked acceptance-"), "{text}");
+        assert!(unlisted_skipped(&r, plain()).is_empty());
         assert_eq!(
             json_body(&r)["skipped"],
             json!([
@@ -394,14 +366,13 @@ mod tests {
             generation_tokens: None,
             static_gauge: false,
         }));
-        let text = human(&r);
-        assert!(
-            text.contains("gauge's mean; not checked: acceptance-cliff\n"),
-            "{text}"
-        );
-        assert!(
-            text.contains("  not checked acceptance-gauge-static: needs two samples of sglang:spec_accept_length"),
-            "{text}"
+        assert!(chart(&r, plain())[0].ends_with("gauge's mean; not checked: acceptance-cliff"));
+        assert_eq!(
+            unlisted_skipped(&r, plain()),
+            vec![format!(
+                "not checked acceptance-gauge-static: needs {}",
+                Need::GaugeSamples.describe()
+            )]
         );
         assert_eq!(
             json_body(&r)["skipped"][2]["needs"],

@@ -1,21 +1,23 @@
-//! `check`'s report: per drafter (its authority, then its findings), then a total. JSON: the
+//! `check`'s report: a header line per drafter (its authority, clean or how many findings), the
+//! findings of every drafter and of the run, what `[[ignore]]` suppressed, then the verdict. JSON: the
 //! drafters with their authorities and findings, the files skipped and the pin file, beside the
 //! diagnostics of every drafter.
 
-use std::io::{self, Write};
+use std::borrow::Cow;
 
 use serde_json::json;
 
-use super::{RenderOptions, Report};
+use super::human::count;
+use super::{Painter, RenderOptions, Report, Status, Verdict};
 use crate::check::{CheckReport, DrafterCheck};
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Diagnostic;
 
 impl Report for CheckReport {
     fn command(&self) -> &'static str {
         "check"
     }
 
-    fn diagnostics(&self) -> Vec<Diagnostic> {
+    fn diagnostics(&self) -> Cow<'_, [Diagnostic]> {
         self.run_findings
             .iter()
             .chain(&self.suppressions.findings)
@@ -28,75 +30,59 @@ impl Report for CheckReport {
             .collect()
     }
 
-    fn write_human(&self, out: &mut dyn Write, options: &RenderOptions) -> io::Result<()> {
-        let p = options.painter;
+    fn fails(&self, deny_warnings: bool) -> bool {
+        CheckReport::fails(self, deny_warnings)
+    }
+
+    fn header(&self, p: Painter) -> Vec<String> {
+        let mut lines = vec![p.bold("dflash-check check")];
         if let Some(pins) = &self.pins {
-            writeln!(out, "pins: {pins}")?;
+            lines.push(format!("  pins     {pins}"));
         }
-        for d in &self.drafters {
-            write_drafter(out, d, options)?;
-        }
-        for f in &self.run_findings {
-            write_finding(out, f, f.file.as_deref().unwrap_or(""), options)?;
-        }
+        lines.extend(self.drafters.iter().map(|d| drafter_line(d, p)));
         if !self.skipped.is_empty() {
-            writeln!(out, "not drafters (skipped): {}", self.skipped.join(", "))?;
+            lines.push(format!(
+                "  skipped  {} (not drafters)",
+                self.skipped.join(", ")
+            ));
         }
-        for f in &self.suppressions.findings {
-            let at = f.span.map_or(String::new(), |s| format!(":{}", s.line));
-            let file = f.file.as_deref().unwrap_or("");
-            writeln!(
-                out,
-                "{}[{}] {file}{at} {}",
-                p.level(f.severity),
-                f.code,
-                f.message
-            )?;
+        lines
+    }
+
+    fn sections(&self, _options: &RenderOptions) -> Vec<Vec<String>> {
+        if self.suppressions.suppressed.is_empty() {
+            return Vec::new();
         }
-        if !self.suppressions.suppressed.is_empty() {
-            writeln!(
-                out,
-                "suppressed by [[ignore]]: {}",
-                self.suppressions
-                    .suppressed
-                    .iter()
-                    .map(|s| format!(
-                        "{} {}{} ({})",
-                        s.code,
-                        s.file.as_deref().unwrap_or(""),
-                        s.pointer,
-                        s.reason
-                    ))
-                    .collect::<Vec<_>>()
-                    .join("; ")
-            )?;
-        }
-        let (e, w, i) = (
-            self.count(Severity::Error),
-            self.count(Severity::Warning),
-            self.count(Severity::Info),
-        );
+        let mut lines = vec!["suppressed by [[ignore]]:".to_string()];
+        lines.extend(self.suppressions.suppressed.iter().map(|s| {
+            format!(
+                "  {} {}{} ({})",
+                s.code,
+                s.file.as_deref().unwrap_or(""),
+                s.pointer,
+                s.reason
+            )
+        }));
+        vec![lines]
+    }
+
+    /// `OK` only for what was verified: an unverified drafter or an empty run says so.
+    fn verdict(&self, options: &RenderOptions) -> Verdict {
         let unverified = self.unverified();
-        // `OK` only for what was verified: an unverified drafter or an empty run says so.
-        let verdict = if options.fails {
-            p.red("FAIL")
+        let status = if options.fails {
+            Status::Fail
         } else if self.drafters.is_empty() {
-            p.yellow("NOTHING CHECKED")
+            Status::NothingChecked
         } else if unverified > 0 {
-            p.yellow(&format!("OK ({unverified} unverified)"))
+            Status::Unverified(format!("{unverified} unverified"))
         } else {
-            p.green("OK")
+            Status::Ok
         };
-        let unverified_note = if unverified > 0 && options.fails {
-            format!(" ({unverified} unverified)")
-        } else {
-            String::new()
-        };
-        writeln!(
-            out,
-            "{verdict}: {} drafter(s) checked{unverified_note}: {e} error(s), {w} warning(s), {i} info",
-            self.drafters.len()
-        )
+        let mut detail = format!("{} checked", count(self.drafters.len(), "drafter"));
+        if unverified > 0 && options.fails {
+            detail.push_str(&format!(", {unverified} unverified"));
+        }
+        Verdict::new(status).detail(detail)
     }
 
     fn engine_dependent(&self) -> bool {
@@ -118,8 +104,8 @@ impl Report for CheckReport {
     }
 }
 
-fn write_drafter(out: &mut dyn Write, d: &DrafterCheck, options: &RenderOptions) -> io::Result<()> {
-    let p = options.painter;
+/// `  drafter  FILE  [family] against AUTHORITY (chosen by)  (clean | N findings)`.
+fn drafter_line(d: &DrafterCheck, p: Painter) -> String {
     let against = match &d.authority {
         Some(a) => format!(
             "against {} {}{} ({})",
@@ -137,31 +123,13 @@ fn write_drafter(out: &mut dyn Write, d: &DrafterCheck, options: &RenderOptions)
         None => "no authority: lint only".into(),
     };
     let family = d.family.as_deref().unwrap_or("?");
-    writeln!(out, "{}  [{family}] {against}", p.bold(&d.file))?;
-    for f in &d.findings {
-        write_finding(out, f, &d.file, options)?;
-    }
-    if d.findings.is_empty() {
-        writeln!(out, "  {}", p.green("clean"))?;
-    }
-    Ok(())
-}
-
-/// One line per finding: `  error[code] file:line:col message`.
-fn write_finding(
-    out: &mut dyn Write,
-    f: &Diagnostic,
-    file: &str,
-    options: &RenderOptions,
-) -> io::Result<()> {
-    let at = f
-        .span
-        .map_or(String::new(), |s| format!(":{}:{}", s.line, s.column));
-    writeln!(
-        out,
-        "  {}[{}] {file}{at} {}",
-        options.painter.level(f.severity),
-        f.code,
-        f.message
+    let found = if d.findings.is_empty() {
+        p.green("clean")
+    } else {
+        count(d.findings.len(), "finding")
+    };
+    format!(
+        "  drafter  {}  [{family}] {against}  ({found})",
+        p.bold(&d.file)
     )
 }

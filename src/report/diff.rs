@@ -1,9 +1,9 @@
-//! `diff`'s report. Human: what was compared against, then the differences (errors first) as
-//! aligned `path  local → authority` lines with decoded tokens, then a summary and the exact
-//! command that repairs the file. JSON: the authority, the tokens' source and every difference
+//! `diff`'s report. Human: what was compared against, then one finding per difference (errors
+//! first; the message names both values with decoded tokens, a note under it the kind of
+//! difference), the notes on unusual ids, the exact command that repairs the file, the verdict. JSON: the authority, the tokens' source and every difference
 //! with both values, beside the diagnostics of the envelope.
 
-use std::io::{self, Write};
+use std::borrow::Cow;
 
 use serde::Serialize;
 
@@ -12,27 +12,30 @@ use crate::diff::DiffKind;
 use crate::json::Node;
 use crate::tokens::{DecodedToken, TokenClass};
 
+use super::human::count;
 use super::style::Painter;
-use crate::text::{short_ids, short_value};
+use super::{RenderOptions, Status, Verdict};
+use crate::diagnostic::Diagnostic;
 
-/// Writes the header lines: what was compared with what.
-pub fn write_header(out: &mut dyn Write, report: &DiffReport, p: Painter) -> io::Result<()> {
+/// The header lines: what was compared with what.
+pub fn header(report: &DiffReport, p: Painter) -> Vec<String> {
     let a = &report.authority;
-    writeln!(
-        out,
-        "{} {}",
-        p.bold("dflash-check diff"),
-        report.local.path.display()
-    )?;
-    writeln!(out, "  against     {}", a.describe())?;
+    let mut lines = vec![
+        format!(
+            "{} {}",
+            p.bold("dflash-check diff"),
+            report.local.path.display()
+        ),
+        format!("  against     {}", a.describe()),
+    ];
     if let Some(why) = &a.matched_by {
-        writeln!(out, "  matched by  {why}")?;
+        lines.push(format!("  matched by  {why}"));
     }
-    writeln!(out, "  provenance  {}", a.provenance)?;
+    lines.push(format!("  provenance  {}", a.provenance));
     let tokens = &report.target.tokens;
     match &report.target.hint {
-        Some(hint) => writeln!(out, "  tokens      {}", p.yellow(hint))?,
-        None => writeln!(out, "  tokens      {}", tokens.source)?,
+        Some(hint) => lines.push(format!("  tokens      {}", p.yellow(hint))),
+        None => lines.push(format!("  tokens      {}", tokens.source)),
     }
     if let Some(facts) = &report.target.facts {
         if let Some(vocab) = facts.vocab_size {
@@ -40,198 +43,91 @@ pub fn write_header(out: &mut dyn Write, report: &DiffReport, p: Painter) -> io:
                 .origins
                 .get("vocab_size")
                 .map_or(String::new(), |path| format!("{path} in "));
-            writeln!(out, "  vocab       {vocab} ({from}{})", facts.source)?;
+            lines.push(format!("  vocab       {vocab} ({from}{})", facts.source));
         }
     }
     for w in &report.target.warnings {
-        writeln!(out, "  {}     {w}", p.yellow("warning"))?;
+        lines.push(format!("  {}     {w}", p.yellow("warning")));
     }
-    Ok(())
+    lines
 }
 
-/// Writes the whole diff report.
-pub fn write_diff(
-    out: &mut dyn Write,
-    report: &DiffReport,
-    fails: bool,
-    p: Painter,
-) -> io::Result<()> {
-    write_header(out, report, p)?;
-    writeln!(out)?;
-    if write_rows(out, report, p)? {
-        writeln!(out)?;
-    }
-    let s = report.summary;
-    if fails {
-        writeln!(
-            out,
-            "{}: {} error(s), {} warning(s){}; this drafter does not match its authority.",
-            p.red("FAIL"),
-            s.errors,
-            s.warnings,
-            if s.infos > 0 {
-                format!(", {} info", s.infos)
-            } else {
-                String::new()
-            }
-        )?;
-        writeln!(out, "To repair it: {}", p.bold(&report.fix_command()))?;
-    } else if s.warnings > 0 || s.infos > 0 {
-        writeln!(
-            out,
-            "{}: no error-level difference ({} warning(s), {} info).",
-            p.green("OK"),
-            s.warnings,
-            s.infos
-        )?;
-    } else {
-        writeln!(out, "{}: identical to the authority.", p.green("OK"))?;
-    }
-    Ok(())
+/// Notes on ids that are not plain tokens, once each, as a section.
+fn notes_section(report: &DiffReport) -> Vec<String> {
+    token_notes(report)
+        .into_iter()
+        .map(|n| format!("note: {n}"))
+        .collect()
 }
 
-/// One aligned `severity  path  local  →  authority` line per difference, then the notes on
-/// ids that are not plain tokens. Returns whether anything was written.
-fn write_rows(out: &mut dyn Write, report: &DiffReport, p: Painter) -> io::Result<bool> {
-    let rows: Vec<(String, String, String, &ReportedDifference)> = report
-        .differences
-        .iter()
-        .map(|d| {
-            let (path, left, right) = columns(d);
-            (path, left, right, d)
-        })
-        .collect();
-    let path_w = rows
-        .iter()
-        .map(|r| r.0.chars().count())
-        .max()
-        .unwrap_or(0)
-        .min(40);
-    let left_w = rows
-        .iter()
-        .map(|r| r.1.chars().count())
-        .max()
-        .unwrap_or(0)
-        .min(40);
-    for (path, left, right, d) in &rows {
-        if d.diff.kind == DiffKind::Layout {
-            writeln!(
-                out,
-                "{}  {:<path_w$}  {}",
-                p.severity(d.diff.severity),
-                path,
-                p.dim(right)
-            )?;
-            continue;
-        }
-        writeln!(
-            out,
-            "{}  {:<path_w$}  {:<left_w$}  →  {}{}",
-            p.severity(d.diff.severity),
-            path,
-            left,
-            right,
-            kind_note(d)
-        )?;
-    }
-    let notes = token_notes(report);
-    if !notes.is_empty() {
-        writeln!(out)?;
-        for n in notes {
-            writeln!(out, "  note: {n}")?;
+/// A difference's own note under its finding line: the JSON types that differ, the row that
+/// does not exist, the authority's other location.
+fn difference_notes(d: &ReportedDifference) -> Vec<String> {
+    let mut notes = Vec::new();
+    // The finding names the canonical path; say where this file has it when elsewhere.
+    if let Some(real) = &d.diff.local_path {
+        if *real != d.diff.path {
+            notes.push(format!("this file has it at {real}"));
         }
     }
-    Ok(!rows.is_empty())
+    let note = kind_note(d);
+    if !note.is_empty() {
+        notes.push(note);
+    }
+    notes
 }
 
-/// The drafter against every candidate: a header, one section per candidate, and a verdict
-/// that names the flag picking one instead of a `fix` line.
-pub fn write_ambiguous(out: &mut dyn Write, report: &AmbiguousDiff, p: Painter) -> io::Result<()> {
+/// The ambiguous diff's header: the drafter, why no single authority, the hint.
+fn ambiguous_header(report: &AmbiguousDiff, p: Painter) -> Vec<String> {
     let a = &report.ambiguity;
-    writeln!(
-        out,
-        "{} {}",
-        p.bold("dflash-check diff"),
-        report.local.path.display()
-    )?;
-    writeln!(
-        out,
-        "  against     no single authority: the drafter {}",
-        a.describe()
-    )?;
+    let mut lines = vec![
+        format!(
+            "{} {}",
+            p.bold("dflash-check diff"),
+            report.local.path.display()
+        ),
+        format!(
+            "  against     no single authority: the drafter {}",
+            a.describe()
+        ),
+    ];
     if let Some((snap, why)) = &a.hint {
-        writeln!(
-            out,
+        lines.push(format!(
             "  hint        the {why} suggests {} (a hint, not evidence)",
             snap.repo
-        )?;
+        ));
     }
     if let Some(first) = report.reports.first() {
         match &first.target.hint {
-            Some(hint) => writeln!(out, "  tokens      {}", p.yellow(hint))?,
-            None => writeln!(out, "  tokens      {}", first.target.tokens.source)?,
+            Some(hint) => lines.push(format!("  tokens      {}", p.yellow(hint))),
+            None => lines.push(format!("  tokens      {}", first.target.tokens.source)),
         }
     }
+    lines
+}
+
+/// Each candidate with its target and counts, then the flag that picks one.
+fn candidates_section(report: &AmbiguousDiff, p: Painter) -> Vec<String> {
+    let mut lines = vec!["candidates (the findings above say against which):".to_string()];
     for r in &report.reports {
         let s = r.summary;
-        writeln!(out)?;
-        writeln!(
-            out,
-            "{} {}, for target {}: {} error(s), {} warning(s)",
-            p.bold("against"),
+        lines.push(format!(
+            "  against {}, for target {}: {}, {}",
             r.authority.describe(),
             target_of(&r.authority.id),
-            s.errors,
-            s.warnings
-        )?;
-        write_rows(out, r, p)?;
+            count(s.errors, "error"),
+            count(s.warnings, "warning")
+        ));
     }
-    writeln!(out)?;
-    writeln!(
-        out,
-        "{}: the drafter equals none of the {} published configs of its shape; no fix is suggested against a guess.",
-        p.red("FAIL"),
-        a.candidates.len()
-    )?;
-    writeln!(out, "Pick its authority: {}", p.bold(&a.pick_flags()))
+    lines.push(format!(
+        "Pick its authority: {}",
+        p.bold(&report.ambiguity.pick_flags())
+    ));
+    lines
 }
 
 fn target_of(repo: &str) -> &'static str {
     crate::source::builtin::Snapshot::find(repo).map_or("?", |s| s.target.repo)
-}
-
-fn columns(d: &ReportedDifference) -> (String, String, String) {
-    if d.diff.kind == DiffKind::Layout {
-        return (
-            "layout".into(),
-            String::new(),
-            d.diff.note.clone().unwrap_or_default(),
-        );
-    }
-    let mut path = d.diff.path.to_string();
-    // Name the real location when it differs from the canonical one.
-    let real = d
-        .diff
-        .local_path
-        .as_ref()
-        .or(d.diff.authority_path.as_ref());
-    if let Some(real) = real {
-        if *real != d.diff.path {
-            path = real.to_string();
-        }
-    }
-    let (left, right) = if crate::diff::is_token_field(&d.diff.path) {
-        (
-            short_ids(d.diff.local.as_ref(), &d.local_tokens),
-            short_ids(d.diff.authority.as_ref(), &d.authority_tokens),
-        )
-    } else {
-        (
-            short_value(d.diff.local.as_ref(), &d.local_tokens),
-            short_value(d.diff.authority.as_ref(), &d.authority_tokens),
-        )
-    };
-    (path, left, right)
 }
 
 /// `integer` or `float` for a number, `list of floats` / `list of integers` for a list of
@@ -264,13 +160,13 @@ fn kind_note(d: &ReportedDifference) -> String {
                 Some(n) if both_numbers => number_label(n),
                 Some(n) => n.type_name(),
             };
-            format!("   (type: {} vs {})", label(l), label(a))
+            format!("type: {} vs {}", label(l), label(a))
         }
-        DiffKind::OutOfRange => "   (no embedding row for this id)".into(),
+        DiffKind::OutOfRange => "no embedding row for this id".into(),
         _ => {
             if let (Some(l), Some(a)) = (&d.diff.local_path, &d.diff.authority_path) {
                 if l != a {
-                    return format!("   (authority has it at {a})");
+                    return format!("the authority has it at {a}");
                 }
             }
             String::new()
@@ -427,12 +323,45 @@ impl super::Report for DiffReport {
         "diff"
     }
 
-    fn diagnostics(&self) -> Vec<crate::diagnostic::Diagnostic> {
-        DiffReport::diagnostics(self)
+    fn diagnostics(&self) -> Cow<'_, [Diagnostic]> {
+        Cow::Owned(DiffReport::diagnostics(self))
     }
 
-    fn write_human(&self, out: &mut dyn Write, options: &super::RenderOptions) -> io::Result<()> {
-        write_diff(out, self, options.fails, options.painter)
+    fn fails(&self, deny_warnings: bool) -> bool {
+        DiffReport::fails(self, deny_warnings)
+    }
+
+    fn header(&self, p: Painter) -> Vec<String> {
+        header(self, p)
+    }
+
+    fn finding_notes(&self, index: usize, _finding: &Diagnostic) -> Vec<String> {
+        self.differences
+            .get(index)
+            .map_or_else(Vec::new, difference_notes)
+    }
+
+    fn sections(&self, options: &RenderOptions) -> Vec<Vec<String>> {
+        let fix = if options.fails {
+            vec![format!(
+                "To repair it: {}",
+                options.painter.bold(&self.fix_command())
+            )]
+        } else {
+            Vec::new()
+        };
+        vec![notes_section(self), fix]
+    }
+
+    fn verdict(&self, options: &RenderOptions) -> Verdict {
+        let verdict = Verdict::new(Status::of(options.fails));
+        if options.fails {
+            verdict.detail("this drafter does not match its authority")
+        } else if self.differences.is_empty() {
+            verdict.detail("identical to the authority")
+        } else {
+            verdict
+        }
     }
 
     fn json_body(&self) -> serde_json::Value {
@@ -447,12 +376,44 @@ impl super::Report for AmbiguousDiff {
         "diff"
     }
 
-    fn diagnostics(&self) -> Vec<crate::diagnostic::Diagnostic> {
-        AmbiguousDiff::diagnostics(self)
+    fn diagnostics(&self) -> Cow<'_, [Diagnostic]> {
+        Cow::Owned(AmbiguousDiff::diagnostics(self))
     }
 
-    fn write_human(&self, out: &mut dyn Write, options: &super::RenderOptions) -> io::Result<()> {
-        write_ambiguous(out, self, options.painter)
+    /// Equal to none of several candidates: not the published config of any of them.
+    fn fails(&self, _deny_warnings: bool) -> bool {
+        true
+    }
+
+    fn header(&self, p: Painter) -> Vec<String> {
+        ambiguous_header(self, p)
+    }
+
+    /// Its diagnostics are the `authority-ambiguous` error, then each candidate's differences
+    /// in order: the `index`-th finding's notes are its difference's.
+    fn finding_notes(&self, index: usize, _finding: &Diagnostic) -> Vec<String> {
+        self.reports
+            .iter()
+            .flat_map(|r| &r.differences)
+            .nth(index.wrapping_sub(1))
+            .map_or_else(Vec::new, difference_notes)
+    }
+
+    fn sections(&self, options: &RenderOptions) -> Vec<Vec<String>> {
+        let mut notes: Vec<String> = Vec::new();
+        for n in self.reports.iter().flat_map(notes_section) {
+            if !notes.contains(&n) {
+                notes.push(n);
+            }
+        }
+        vec![notes, candidates_section(self, options.painter)]
+    }
+
+    fn verdict(&self, _options: &RenderOptions) -> Verdict {
+        Verdict::new(Status::Fail).detail(format!(
+            "the drafter equals none of the {} published configs of its shape; no fix is suggested against a guess",
+            self.ambiguity.candidates.len()
+        ))
     }
 
     fn json_body(&self) -> serde_json::Value {

@@ -1,12 +1,13 @@
 //! `doctor`'s report: one screen. What was measured and where the drafter, target and authority
-//! came from; then the causes, most likely first, each with the findings that show it and its
-//! repair; what was ruled out; the restart; a verdict line. JSON: the same, structured.
+//! came from; then the causes, most likely first, each with the findings that show it (in the
+//! one finding format) and its repair; what was ruled out; the restart; the summary line. JSON: the same, structured.
 
-use std::io::{self, Write};
+use std::borrow::Cow;
 
 use serde_json::json;
 
-use super::{RenderOptions, Report};
+use super::human::{count, finding_line};
+use super::{Painter, RenderOptions, Report, Status, Verdict};
 use crate::diagnostic::Diagnostic;
 use crate::doctor::DoctorReport;
 
@@ -18,96 +19,63 @@ impl Report for DoctorReport {
         "doctor"
     }
 
-    fn diagnostics(&self) -> Vec<Diagnostic> {
-        DoctorReport::diagnostics(self)
+    fn diagnostics(&self) -> Cow<'_, [Diagnostic]> {
+        Cow::Owned(DoctorReport::diagnostics(self))
     }
 
-    fn write_human(&self, out: &mut dyn Write, options: &RenderOptions) -> io::Result<()> {
-        let p = options.painter;
-        writeln!(out, "{}", p.bold("dflash-check doctor"))?;
+    /// A cause that explains the symptom, or an error; with `--deny warnings`, any warning.
+    fn fails(&self, deny_warnings: bool) -> bool {
+        DoctorReport::fails(self)
+            || crate::diagnostic::Summary::of(&self.diagnostics()).fails(deny_warnings)
+    }
+
+    fn header(&self, p: Painter) -> Vec<String> {
+        let mut lines = vec![p.bold("dflash-check doctor")];
         if let Some(a) = &self.acceptance_summary {
-            writeln!(out, "  measured   {a}")?;
+            lines.push(format!("  measured   {a}"));
         }
-        writeln!(out, "  symptom    {}", self.symptom.describe())?;
+        lines.push(format!("  symptom    {}", self.symptom.describe()));
         let l = &self.located;
         let line = |what: &Option<String>, from: &Option<String>| match (what, from) {
             (Some(w), Some(f)) => format!("{w}  (from {f})"),
             (Some(w), None) => w.clone(),
             _ => "unknown".to_string(),
         };
-        writeln!(out, "  drafter    {}", line(&l.drafter, &l.drafter_from))?;
-        writeln!(out, "  target     {}", line(&l.target, &l.target_from))?;
+        lines.push(format!(
+            "  drafter    {}",
+            line(&l.drafter, &l.drafter_from)
+        ));
+        lines.push(format!("  target     {}", line(&l.target, &l.target_from)));
         if let Some(a) = &l.authority {
-            writeln!(out, "  authority  {a}")?;
+            lines.push(format!("  authority  {a}"));
             if let Some(why) = &l.authority_chosen_by {
-                writeln!(out, "             chosen by {why}")?;
+                lines.push(format!("             chosen by {why}"));
             }
         }
-        writeln!(out)?;
-        if self.causes.is_empty() {
-            writeln!(
-                out,
-                "No cause found in the drafter, its target, its weights or the launch."
-            )?;
-        } else {
-            writeln!(out, "Causes, most likely first:")?;
-        }
-        // The same repair (one `fix` line repairs every field that differs) is printed once.
-        let mut repairs_seen: Vec<(&String, usize)> = Vec::new();
-        for (i, c) in self.causes.iter().enumerate() {
-            let tag = if c.explains_symptom {
-                " — explains the symptom"
-            } else {
-                ""
-            };
-            writeln!(out, "{:>2}. {}{tag}", i + 1, p.bold(c.title))?;
-            for f in c.findings.iter().take(SHOWN_PER_CAUSE) {
-                writeln!(
-                    out,
-                    "      {}[{}] {}",
-                    p.level(f.severity),
-                    f.code,
-                    one_line(&f.message, 110)
-                )?;
-            }
-            if c.findings.len() > SHOWN_PER_CAUSE {
-                writeln!(
-                    out,
-                    "      … {} more (--format json lists them)",
-                    c.findings.len() - SHOWN_PER_CAUSE
-                )?;
-            }
-            for r in &c.repair {
-                match repairs_seen.iter().find(|(seen, _)| *seen == r) {
-                    Some((_, n)) => writeln!(out, "      repair: the same as {n}.")?,
-                    None => {
-                        writeln!(out, "      repair: {}", p.bold(r))?;
-                        repairs_seen.push((r, i + 1));
-                    }
-                }
-            }
-        }
+        lines
+    }
+
+    /// The findings are listed inside their causes.
+    fn human_findings(&self) -> Cow<'_, [Diagnostic]> {
+        Cow::Borrowed(&[])
+    }
+
+    fn sections(&self, options: &RenderOptions) -> Vec<Vec<String>> {
+        let mut rest: Vec<String> = Vec::new();
         if !self.ruled_out.is_empty() {
-            writeln!(out)?;
-            writeln!(out, "Ruled out: {}", self.ruled_out.join(", "))?;
+            rest.push(format!("Ruled out: {}", self.ruled_out.join(", ")));
         }
         for n in &self.not_checked {
-            writeln!(out, "Not checked: {}", one_line(n, 150))?;
+            rest.push(format!("Not checked: {}", one_line(n, 150)));
         }
         if let Some(r) = &self.restart {
-            writeln!(out, "Then: {r}")?;
+            rest.push(format!("Then: {r}"));
         }
-        let verdict = if options.fails {
-            p.red("FAIL")
-        } else {
-            p.green("OK")
-        };
-        writeln!(
-            out,
-            "{verdict}: {} cause(s), {} finding(s)",
-            self.causes.len(),
-            self.causes.iter().map(|c| c.findings.len()).sum::<usize>()
-        )
+        vec![causes(self, options.painter), rest]
+    }
+
+    fn verdict(&self, options: &RenderOptions) -> Verdict {
+        Verdict::new(Status::of(options.fails)).detail(count(self.causes.len(), "cause"))
     }
 
     fn engine_dependent(&self) -> bool {
@@ -137,6 +105,49 @@ impl Report for DoctorReport {
             "restart": self.restart,
         })
     }
+}
+
+/// The causes, most likely first, each with its findings (one line each, as every command
+/// writes them) and its repair.
+fn causes(report: &DoctorReport, p: Painter) -> Vec<String> {
+    if report.causes.is_empty() {
+        return vec![
+            "No cause found in the drafter, its target, its weights or the launch.".into(),
+        ];
+    }
+    let mut lines = vec!["Causes, most likely first:".to_string()];
+    // The same repair (one `fix` line repairs every field that differs) is printed once.
+    let mut repairs_seen: Vec<(&String, usize)> = Vec::new();
+    for (i, c) in report.causes.iter().enumerate() {
+        let tag = if c.explains_symptom {
+            " — explains the symptom"
+        } else {
+            ""
+        };
+        lines.push(format!("{:>2}. {}{tag}", i + 1, p.bold(c.title)));
+        for f in c.findings.iter().take(SHOWN_PER_CAUSE) {
+            let mut short = f.clone();
+            short.message = one_line(&f.message, 110);
+            short.expected = None;
+            lines.push(format!("      {}", finding_line(p, &short)));
+        }
+        if c.findings.len() > SHOWN_PER_CAUSE {
+            lines.push(format!(
+                "      … {} more (--format json lists them)",
+                c.findings.len() - SHOWN_PER_CAUSE
+            ));
+        }
+        for r in &c.repair {
+            match repairs_seen.iter().find(|(seen, _)| *seen == r) {
+                Some((_, n)) => lines.push(format!("      repair: the same as {n}.")),
+                None => {
+                    lines.push(format!("      repair: {}", p.bold(r)));
+                    repairs_seen.push((r, i + 1));
+                }
+            }
+        }
+    }
+    lines
 }
 
 /// The first line of `s`, at most `max` characters.

@@ -1,12 +1,14 @@
-//! `fix`'s report: human and JSON output of a [`FixReport`]. The JSON fields are documented in
-//! docs/fix.md.
+//! `fix`'s report: human and JSON output of a [`FixReport`]. Its findings are its edits (one
+//! line each); the keys kept, the unified diff of a dry run, the write and its verification are sections. The
+//! JSON fields are documented in docs/fix.md.
 
-use std::io::{self, Write};
+use std::borrow::Cow;
 
 use super::style::Painter;
+use super::{Status, Verdict};
 use crate::diagnostic::codes::DiffCode;
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::fix::{self as fixing, Action, FixReport};
+use crate::fix::{self as fixing, FixReport};
 
 /// The reminder every real write ends with.
 pub const RESTART_REMINDER: &str = "A running vLLM or SGLang server read the old config at startup: restart it to pick up the change.";
@@ -18,7 +20,7 @@ impl super::Report for FixReport {
         "fix"
     }
 
-    fn diagnostics(&self) -> Vec<Diagnostic> {
+    fn diagnostics(&self) -> Cow<'_, [Diagnostic]> {
         let severity = if self.dry_run {
             Severity::Error
         } else {
@@ -49,8 +51,29 @@ impl super::Report for FixReport {
             .collect()
     }
 
-    fn write_human(&self, out: &mut dyn Write, options: &super::RenderOptions) -> io::Result<()> {
-        write_human(out, self, options.painter)
+    fn fails(&self, _deny_warnings: bool) -> bool {
+        FixReport::fails(self)
+    }
+
+    fn header(&self, p: Painter) -> Vec<String> {
+        header(self, p)
+    }
+
+    /// The edits, without the file each is in: the header names it, and an edit has no line.
+    fn human_findings(&self) -> Cow<'_, [Diagnostic]> {
+        let mut edits = self.diagnostics().into_owned();
+        for e in &mut edits {
+            e.file = None;
+        }
+        Cow::Owned(edits)
+    }
+
+    fn sections(&self, options: &super::RenderOptions) -> Vec<Vec<String>> {
+        sections(self, options.painter)
+    }
+
+    fn verdict(&self, options: &super::RenderOptions) -> Verdict {
+        verdict(self, options)
     }
 
     fn json_body(&self) -> serde_json::Value {
@@ -61,152 +84,124 @@ impl super::Report for FixReport {
 }
 
 /// The keys this run kept that `diff` still counts as errors, and the flag that removes them.
-fn write_remaining(out: &mut dyn Write, report: &FixReport, p: Painter) -> io::Result<()> {
+fn remaining(report: &FixReport) -> Vec<String> {
     if report.remaining_errors.is_empty() {
-        return Ok(());
+        return Vec::new();
     }
-    writeln!(
-        out,
-        "{}: {} key(s) only in this file are error-level differences from the authority ({}); \
-         `diff` still fails. Remove them with --prune (or --exact).",
-        p.red("FAIL"),
-        report.remaining_errors.len(),
+    vec![format!(
+        "error-level differences from the authority only in this file (kept): {}; `diff` still \
+         fails. Remove them with --prune (or --exact).",
         report.remaining_errors.join(", ")
-    )
+    )]
 }
 
-pub fn write_human(out: &mut dyn Write, report: &FixReport, p: Painter) -> io::Result<()> {
-    writeln!(out, "{} {}", p.bold("dflash-check fix"), report.path)?;
-    writeln!(out, "  against     {}", report.authority.description)?;
-    writeln!(out, "  provenance  {}", report.authority.provenance)?;
+fn header(report: &FixReport, p: Painter) -> Vec<String> {
     let mode = match report.mode {
         fixing::Mode::Minimal => "minimal edits (keys only in this file are kept)",
         fixing::Mode::Prune => "minimal edits, keys only in this file removed (--prune)",
         fixing::Mode::Exact => "the authority's bytes, verbatim (--exact)",
     };
-    writeln!(out, "  mode        {mode}")?;
-    writeln!(out)?;
+    vec![
+        format!("{} {}", p.bold("dflash-check fix"), report.path),
+        format!("  against     {}", report.authority.description),
+        format!("  provenance  {}", report.authority.provenance),
+        format!("  mode        {mode}"),
+    ]
+}
 
-    if !report.changed {
-        if report.remaining_errors.is_empty() {
-            writeln!(
-                out,
-                "{}: the file already matches the authority; nothing written.",
-                p.green("OK")
-            )?;
-        } else {
-            writeln!(
-                out,
-                "{}: nothing written, and the file does not match the authority.",
-                p.red("NOT FIXED")
-            )?;
-        }
-        for k in &report.kept_local_only {
-            writeln!(
-                out,
-                "  kept    {k}  (only in this file; --prune removes it)"
-            )?;
-        }
-        write_remaining(out, report, p)?;
-        return Ok(());
-    }
-
-    let w = report
-        .edits
+/// The keys kept, the unified diff (dry run), the write and its backup,
+/// the notes, the keys that still fail, the verification, the restart reminder.
+fn sections(report: &FixReport, p: Painter) -> Vec<Vec<String>> {
+    let kept: Vec<String> = report
+        .kept_local_only
         .iter()
-        .map(|e| e.path.chars().count())
-        .chain(report.kept_local_only.iter().map(|k| k.chars().count()))
-        .max()
-        .unwrap_or(0)
-        .min(40);
-    for e in &report.edits {
-        let line = match e.action {
-            Action::Set => format!("{}  →  {}", e.old_display, e.new_display),
-            Action::Add => format!("(absent)  →  {}", e.new_display),
-            Action::Remove => format!("{}  →  (removed)", e.old_display),
-        };
-        writeln!(out, "  {:<6}  {:<w$}  {line}", e.action.as_str(), e.path)?;
+        .map(|k| format!("kept {k}: only in this file (--prune removes it)"))
+        .collect();
+    let notes: Vec<String> = report.notes.iter().map(|n| format!("note: {n}")).collect();
+    if !report.changed {
+        return vec![kept, remaining(report)];
     }
-    for k in &report.kept_local_only {
-        writeln!(
-            out,
-            "  {:<6}  {k:<w$}  only in this file; kept (--prune removes it)",
-            "keep"
-        )?;
-    }
-    writeln!(out)?;
-
     if report.dry_run {
-        if let Some(d) = &report.unified_diff {
-            out.write_all(d.as_bytes())?;
-            if !d.ends_with('\n') {
-                writeln!(out)?;
-            }
-            writeln!(out)?;
-        }
-        for n in &report.notes {
-            writeln!(out, "  note: {n}")?;
-        }
-        write_remaining(out, report, p)?;
-        writeln!(
-            out,
-            "{}: {} edit(s) would be made; nothing was written. Run without --dry-run to apply.",
-            p.yellow("DRY RUN"),
-            report.edits.len()
-        )?;
-        return Ok(());
+        let diff = report
+            .unified_diff
+            .as_ref()
+            .map_or_else(Vec::new, |d| d.lines().map(str::to_string).collect());
+        return vec![kept, diff, notes, remaining(report)];
     }
-
-    writeln!(
-        out,
-        "{} {} ({} edit(s)).",
+    let mut wrote = vec![format!(
+        "{} {} ({}).",
         p.green("Wrote"),
         report.path,
-        report.edits.len()
-    )?;
-    match &report.backup {
-        Some(b) => writeln!(out, "  backup      {b}")?,
-        None => writeln!(out, "  backup      none (--no-backup)")?,
-    }
-    for n in &report.notes {
-        writeln!(out, "  note: {n}")?;
-    }
-    writeln!(out)?;
-    if !report.remaining_errors.is_empty() {
-        write_remaining(out, report, p)?;
-        writeln!(out)?;
-        writeln!(out, "{}", p.bold(RESTART_REMINDER))?;
-        return Ok(());
-    }
-    writeln!(
-        out,
-        "{}: re-read from disk; it matches the authority{}.",
-        p.green("Verified"),
-        if report.kept_local_only.is_empty() {
-            String::new()
-        } else {
+        super::human::count(report.edits.len(), "edit")
+    )];
+    wrote.push(match &report.backup {
+        Some(b) => format!("  backup      {b}"),
+        None => "  backup      none (--no-backup)".to_string(),
+    });
+    wrote.extend(notes);
+    let mut verified = Vec::new();
+    if report.remaining_errors.is_empty() {
+        verified.push(format!(
+            "{}: re-read from disk; it matches the authority{}.",
+            p.green("Verified"),
+            if report.kept_local_only.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " (plus {} only in this file)",
+                    super::human::count(report.kept_local_only.len(), "key")
+                )
+            }
+        ));
+        let fw = report
+            .checked_fields
+            .iter()
+            .map(|f| f.path.chars().count())
+            .max()
+            .unwrap_or(0);
+        verified.extend(report.checked_fields.iter().map(|f| {
             format!(
-                " (plus {} key(s) only in this file)",
-                report.kept_local_only.len()
+                "  {:<fw$}  {}{}",
+                f.path,
+                f.display,
+                if f.fixed { "   (fixed)" } else { "" }
             )
-        }
-    )?;
-    let fw = report
-        .checked_fields
-        .iter()
-        .map(|f| f.path.chars().count())
-        .max()
-        .unwrap_or(0);
-    for f in &report.checked_fields {
-        writeln!(
-            out,
-            "  {:<fw$}  {}{}",
-            f.path,
-            f.display,
-            if f.fixed { "   (fixed)" } else { "" }
-        )?;
+        }));
     }
-    writeln!(out)?;
-    writeln!(out, "{}", p.bold(RESTART_REMINDER))?;
-    Ok(())
+    vec![
+        kept,
+        wrote,
+        remaining(report),
+        verified,
+        vec![p.bold(RESTART_REMINDER)],
+    ]
+}
+
+/// `OK` when the file matches (already, or once written and re-read), `FAIL` when it does not
+/// or a dry run would change it; the detail says which.
+fn verdict(report: &FixReport, options: &super::RenderOptions) -> Verdict {
+    let status = Status::of(options.fails);
+    let detail = if !report.changed {
+        if report.remaining_errors.is_empty() {
+            "the file already matches the authority; nothing written".to_string()
+        } else {
+            "not fixed: nothing written, and the file does not match the authority".to_string()
+        }
+    } else if report.dry_run {
+        format!(
+            "dry run: {} would be made, nothing written; run without --dry-run to apply",
+            super::human::count(report.edits.len(), "edit")
+        )
+    } else if report.remaining_errors.is_empty() {
+        format!(
+            "{} written and verified",
+            super::human::count(report.edits.len(), "edit")
+        )
+    } else {
+        format!(
+            "{} written; the file still does not match the authority",
+            super::human::count(report.edits.len(), "edit")
+        )
+    };
+    Verdict::new(status).detail(detail)
 }

@@ -8,7 +8,9 @@
 
 use std::io::{self, Write};
 
-use crate::diagnostic::{Diagnostic, Severity, Summary};
+use super::human::plain_summary;
+use super::{RenderOptions, Report};
+use crate::diagnostic::{Diagnostic, Severity};
 
 /// Escapes a message (`%`, CR, LF), as the runner's parser expects.
 pub fn escape_data(s: &str) -> String {
@@ -22,8 +24,10 @@ pub fn escape_property(s: &str) -> String {
     escape_data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-pub fn write(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> io::Result<()> {
-    for f in diagnostics {
+/// Writes any report's findings as annotations, then its summary line (the one every command's
+/// human output ends with).
+pub fn write(out: &mut dyn Write, report: &dyn Report, options: &RenderOptions) -> io::Result<()> {
+    for f in report.diagnostics().iter() {
         let command = match f.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
@@ -49,11 +53,11 @@ pub fn write(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> io::Result<()> 
             escape_data(&f.message)
         )?;
     }
-    let s = Summary::of(diagnostics);
     writeln!(
         out,
-        "dflash-check: {} error(s), {} warning(s), {} info",
-        s.errors, s.warnings, s.infos
+        "dflash-check {}: {}",
+        report.command(),
+        plain_summary(report, options)
     )
 }
 
@@ -67,16 +71,22 @@ fn cell(s: &str) -> String {
         .replace('|', "\\|")
 }
 
-/// The Markdown step summary of `command`'s findings: a heading with the counts and the verdict,
-/// then one row per finding (severity, code, where, message).
-pub fn step_summary(command: &str, diagnostics: &[Diagnostic], fails: bool) -> String {
-    let s = Summary::of(diagnostics);
+/// The Markdown step summary of any report: a heading with its summary line (the one every
+/// command's human output ends with), then one row per finding (severity, code, where,
+/// message).
+pub fn step_summary(report: &dyn Report, options: &RenderOptions) -> String {
+    table(
+        report.command(),
+        &plain_summary(report, options),
+        options.fails,
+        &report.diagnostics(),
+    )
+}
+
+fn table(command: &str, summary: &str, fails: bool, diagnostics: &[Diagnostic]) -> String {
     let mut md = format!(
-        "### dflash-check {command}: {} {} error(s), {} warning(s), {} info\n\n",
+        "### dflash-check {command}: {} {summary}\n\n",
         if fails { "❌" } else { "✅" },
-        s.errors,
-        s.warnings,
-        s.infos
     );
     if diagnostics.is_empty() {
         md.push_str("No findings.\n\n");
@@ -134,14 +144,14 @@ mod tests {
         let d = Diagnostic::new(CheckCode::ConfigUnreadable, &INFO, "a.b", "x | y\nz")
             .file("m/config.json")
             .span(3, 5);
-        let md = step_summary("check", &[d], true);
-        assert!(md.starts_with("### dflash-check check: ❌ 1 error(s), 0 warning(s), 0 info\n"));
+        let md = table("check", "FAIL: 1 error, 0 warnings, 0 info", true, &[d]);
+        assert!(md.starts_with("### dflash-check check: ❌ FAIL: 1 error, 0 warnings, 0 info\n"));
         assert!(md.contains(
             "| error | `config-unreadable` | `m/config.json:3` | `a.b` | x \\| y<br>z |\n"
         ));
         assert_eq!(
-            step_summary("lint", &[], false),
-            "### dflash-check lint: ✅ 0 error(s), 0 warning(s), 0 info\n\nNo findings.\n\n"
+            table("lint", "OK: 0 errors, 0 warnings, 0 info", false, &[]),
+            "### dflash-check lint: ✅ OK: 0 errors, 0 warnings, 0 info\n\nNo findings.\n\n"
         );
     }
 }

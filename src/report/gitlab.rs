@@ -13,6 +13,7 @@ use std::io::{self, Write};
 
 use serde_json::{json, Value};
 
+use super::Report;
 use crate::diagnostic::{Diagnostic, Severity};
 
 fn severity(s: Severity) -> &'static str {
@@ -47,7 +48,8 @@ pub fn gitlab(diagnostics: &[Diagnostic]) -> Value {
     Value::Array(issues)
 }
 
-pub fn write(out: &mut dyn Write, diagnostics: &[Diagnostic]) -> io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, &gitlab(diagnostics))?;
+/// Writes any report's findings as a Code Quality report.
+pub fn write(out: &mut dyn Write, report: &dyn Report) -> io::Result<()> {
+    serde_json::to_writer_pretty(&mut *out, &gitlab(&report.diagnostics()))?;
     writeln!(out)
 }

@@ -1,23 +1,15 @@
 //! Renderers for a [`LaunchReport`]: the parsed launch (engine, target, drafter, K) and then the
-//! diagnostics, as text or JSON. They write to any `io::Write`.
+//! diagnostics; the notes and what was not checked as a section.
 
-use std::io::{self, Write};
+use std::borrow::Cow;
 
 use serde_json::Value;
 
 use super::style::Painter;
 use super::{RenderOptions, Report};
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Diagnostic;
 use crate::launch::{LaunchReport, Location, LocationKind};
 use crate::rules::Engine;
-
-fn level(p: Painter, s: Severity) -> String {
-    match s {
-        Severity::Error => p.red("error"),
-        Severity::Warning => p.yellow("warning"),
-        Severity::Info => p.dim("info"),
-    }
-}
 
 fn describe(loc: &Location) -> String {
     let given = loc.given.clone().unwrap_or_else(|| "-".into());
@@ -43,23 +35,23 @@ fn describe(loc: &Location) -> String {
     }
 }
 
-/// The header (what was parsed and found), the diagnostics, what was not checked, the verdict.
-pub fn write_human(
-    out: &mut dyn Write,
-    report: &LaunchReport,
-    deny_warnings: bool,
-    p: Painter,
-) -> io::Result<()> {
+/// The header: what was parsed and found.
+fn header(report: &LaunchReport, p: Painter) -> Vec<String> {
+    let mut lines = Vec::new();
     let l = &report.launch;
     let from = match &report.file {
         Some(f) if l.origin.line > 1 => format!("  ({f}:{})", l.origin.line),
         Some(f) => format!("  ({f})"),
         None => String::new(),
     };
-    writeln!(out, "{}{from}", p.bold("dflash-check launch"))?;
-    writeln!(out, "  engine    {} ({})", l.engine.as_str(), l.entrypoint)?;
-    writeln!(out, "  target    {}", describe(&report.target))?;
-    writeln!(out, "  drafter   {}", describe(&report.drafter))?;
+    lines.push(format!("{}{from}", p.bold("dflash-check launch")));
+    lines.push(format!(
+        "  engine    {} ({})",
+        l.engine.as_str(),
+        l.entrypoint
+    ));
+    lines.push(format!("  target    {}", describe(&report.target)));
+    lines.push(format!("  drafter   {}", describe(&report.drafter)));
     if let Some(f) = &report.drafter_facts {
         let mut facts = vec![format!("{} drafter", f.kind.as_str())];
         if let Some(b) = f.block_size {
@@ -68,7 +60,7 @@ pub fn write_human(
         if let Some(t) = &f.layer_types {
             facts.push(format!("layer_types {t}"));
         }
-        writeln!(out, "            {}", facts.join("; "))?;
+        lines.push(format!("            {}", facts.join("; ")));
     }
     match l.engine {
         Engine::Vllm => {
@@ -83,7 +75,7 @@ pub fn write_human(
             if let Some(t) = l.max_num_batched_tokens {
                 line.push_str(&format!("; max_num_batched_tokens {t}"));
             }
-            writeln!(out, "  spec      {line}")?;
+            lines.push(format!("  spec      {line}"));
         }
         Engine::Sglang => {
             let s = &l.sglang;
@@ -102,7 +94,7 @@ pub fn write_human(
                     parts.push(format!("{name} {v}"));
                 }
             }
-            writeln!(out, "  spec      {}", parts.join("; "))?;
+            lines.push(format!("  spec      {}", parts.join("; ")));
         }
     }
     if !l.env.is_empty() {
@@ -111,78 +103,9 @@ pub fn write_human(
             .iter()
             .map(|e| format!("{}={}", e.name, e.value))
             .collect();
-        writeln!(out, "  env       {}", env.join(" "))?;
+        lines.push(format!("  env       {}", env.join(" ")));
     }
-    writeln!(out)?;
-    for d in &report.diagnostics {
-        write_diagnostic(out, d, p)?;
-    }
-    if !report.diagnostics.is_empty() {
-        writeln!(out)?;
-    }
-    for n in &report.notes {
-        writeln!(out, "note: {n}")?;
-    }
-    for n in &report.not_checked {
-        writeln!(out, "not checked: {n}")?;
-    }
-    if !report.notes.is_empty() || !report.not_checked.is_empty() {
-        writeln!(out)?;
-    }
-    let s = report.summary;
-    let verdict = if report.fails(deny_warnings) {
-        p.red("FAIL")
-    } else {
-        p.green("ok")
-    };
-    writeln!(
-        out,
-        "{verdict}: {} error{}, {} warning{}, {} info{}",
-        s.errors,
-        plural(s.errors),
-        s.warnings,
-        plural(s.warnings),
-        s.infos,
-        if deny_warnings && s.warnings > 0 {
-            " (warnings denied)"
-        } else {
-            ""
-        }
-    )
-}
-
-fn write_diagnostic(out: &mut dyn Write, d: &Diagnostic, p: Painter) -> io::Result<()> {
-    let expected = d
-        .expected
-        .as_ref()
-        .map_or(String::new(), |e| format!(" (expected {e})"));
-    let path = if d.path.is_empty() {
-        String::new()
-    } else {
-        format!(" {}:", d.path)
-    };
-    writeln!(
-        out,
-        "{}[{}]{path} {}{expected}",
-        level(p, d.severity),
-        d.code,
-        d.message
-    )?;
-    if let Some(file) = &d.file {
-        match d.span {
-            Some(s) => writeln!(out, "  {} {file}:{}:{}", p.dim("-->"), s.line, s.column)?,
-            None => writeln!(out, "  {} {file}", p.dim("-->"))?,
-        }
-    }
-    Ok(())
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
+    lines
 }
 
 /// `launch` renders in every format.
@@ -191,12 +114,22 @@ impl Report for LaunchReport {
         "launch"
     }
 
-    fn diagnostics(&self) -> Vec<Diagnostic> {
-        self.diagnostics.clone()
+    fn diagnostics(&self) -> Cow<'_, [Diagnostic]> {
+        Cow::Borrowed(&self.diagnostics)
     }
 
-    fn write_human(&self, out: &mut dyn Write, options: &RenderOptions) -> io::Result<()> {
-        write_human(out, self, options.deny_warnings, options.painter)
+    fn fails(&self, deny_warnings: bool) -> bool {
+        LaunchReport::fails(self, deny_warnings)
+    }
+
+    fn header(&self, p: Painter) -> Vec<String> {
+        header(self, p)
+    }
+
+    fn sections(&self, _options: &RenderOptions) -> Vec<Vec<String>> {
+        let notes = self.notes.iter().map(|n| format!("note: {n}"));
+        let not_checked = self.not_checked.iter().map(|n| format!("not checked: {n}"));
+        vec![notes.chain(not_checked).collect()]
     }
 
     fn engine_dependent(&self) -> bool {

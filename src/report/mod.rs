@@ -1,11 +1,13 @@
 //! Renderers: one per output format, for every command alike.
 //!
 //! A command's result implements [`Report`]: its diagnostics (the one model every command
-//! shares), its human rendering, and its JSON body. [`render`] then writes any report in any
-//! [`Format`]: `human` (the report's own), `json` (a versioned envelope around the report's
-//! body), `github` (workflow annotations, plus a step summary table), `sarif` (2.1.0) and
-//! `gitlab` (Code Quality JSON), the last three built from the diagnostics alone. Renderers write to any `io::Write` and never choose exit codes: the
-//! caller decides whether the report fails and passes that in.
+//! shares), the parts of its human page (header lines, sections, the verdict's detail), its JSON
+//! body, and whether it fails the gate. [`render`] then writes any report in any [`Format`]:
+//! `human` (one layout for every command, [`human`]: header, one line per finding, sections,
+//! one summary line), `json` (a versioned envelope around the report's body), `github`
+//! (workflow annotations and the summary line, plus a step summary table under it), `sarif`
+//! (2.1.0) and `gitlab` (Code Quality JSON); each takes any report. Renderers write to any `io::Write`
+//! and never choose exit codes: the caller asks the report whether it fails and passes that in.
 
 pub mod acceptance;
 pub mod check;
@@ -15,12 +17,14 @@ pub mod explain;
 pub mod fix;
 pub mod github;
 pub mod gitlab;
+pub mod human;
 pub mod launch;
 pub mod lint;
 pub mod sarif;
 pub mod style;
 pub mod weights;
 
+use std::borrow::Cow;
 use std::io::{self, Write};
 
 use serde_json::{json, Value};
@@ -28,6 +32,7 @@ use serde_json::{json, Value};
 use crate::diagnostic::{Diagnostic, Summary};
 use crate::rules::EngineSpec;
 
+pub use human::{Status, Verdict};
 pub use style::Painter;
 
 /// Version of the machine-readable output. Bumped on any incompatible change: 2 brought one
@@ -55,15 +60,45 @@ pub struct RenderOptions {
 }
 
 /// A command's result, renderable in every format.
+///
+/// The human page is laid out by [`human::write`] alone, from the parts a report provides:
+/// [`header`](Report::header), the findings (one line each, [`human::finding_line`], with
+/// [`finding_notes`](Report::finding_notes) indented under it),
+/// [`sections`](Report::sections), then one summary line from [`verdict`](Report::verdict).
 pub trait Report {
-    /// The command's name (`diff`, `lint`, `check`, …), for the JSON envelope.
+    /// The command's name (`diff`, `lint`, `check`, …), for the envelope and the header.
     fn command(&self) -> &'static str;
-    /// Everything found, as diagnostics.
-    fn diagnostics(&self) -> Vec<Diagnostic>;
-    /// The human rendering.
-    fn write_human(&self, out: &mut dyn Write, options: &RenderOptions) -> io::Result<()>;
+    /// Everything found, as diagnostics: borrowed when the report holds them, built when it
+    /// derives them (a comparison's differences, a fix's edits).
+    fn diagnostics(&self) -> Cow<'_, [Diagnostic]>;
     /// The command-specific JSON fields, merged into the envelope.
     fn json_body(&self) -> Value;
+    /// Whether the report fails the gate (exit 1): by default any error, or any warning when
+    /// warnings are denied.
+    fn fails(&self, deny_warnings: bool) -> bool {
+        Summary::of(self.diagnostics().iter()).fails(deny_warnings)
+    }
+    /// The header block: `dflash-check COMMAND SUBJECT`, then `  key  value` lines saying what
+    /// was read and compared.
+    fn header(&self, p: Painter) -> Vec<String>;
+    /// The findings listed one per line (by default every diagnostic; a report that shows
+    /// them inside a section of its own, as doctor's causes, lists none here).
+    fn human_findings(&self) -> Cow<'_, [Diagnostic]> {
+        self.diagnostics()
+    }
+    /// Lines indented under the `index`-th human finding (after its location).
+    fn finding_notes(&self, _index: usize, _finding: &Diagnostic) -> Vec<String> {
+        Vec::new()
+    }
+    /// Blocks between the findings and the summary line (a table, a fix line, the ranked
+    /// causes), each separated from the next by a blank line.
+    fn sections(&self, _options: &RenderOptions) -> Vec<Vec<String>> {
+        Vec::new()
+    }
+    /// The summary line's status and detail; by default `FAIL` or `OK` as the caller decided.
+    fn verdict(&self, options: &RenderOptions) -> Verdict {
+        Verdict::new(Status::of(options.fails))
+    }
     /// Whether the command's verdict depends on the engine (lint rules run): then JSON and SARIF
     /// say which engine it assumed, even none.
     fn engine_dependent(&self) -> bool {
@@ -89,24 +124,21 @@ pub fn render(
     out: &mut dyn Write,
 ) -> io::Result<()> {
     match format {
-        Format::Human => report.write_human(out, options),
+        Format::Human => human::write(report, options, out),
         Format::Json => {
             serde_json::to_writer_pretty(&mut *out, &envelope(report, options))?;
             writeln!(out)
         }
-        Format::Github => github::write(out, &report.diagnostics()),
-        Format::Sarif => {
-            let engine = report.engine_dependent().then(|| report.engine());
-            sarif::write(out, report.command(), &report.diagnostics(), engine)
-        }
-        Format::Gitlab => gitlab::write(out, &report.diagnostics()),
+        Format::Github => github::write(out, report, options),
+        Format::Sarif => sarif::write(out, report),
+        Format::Gitlab => gitlab::write(out, report),
     }
 }
 
 /// `{schema_version, command, assumed (engine-dependent commands), …body, diagnostics, summary}`.
 pub fn envelope(report: &dyn Report, options: &RenderOptions) -> Value {
     let diagnostics = report.diagnostics();
-    let summary = Summary::of(&diagnostics);
+    let summary = Summary::of(diagnostics.iter());
     let mut value = json!({
         "schema_version": SCHEMA_VERSION,
         "command": report.command(),

@@ -125,14 +125,12 @@ pub fn sarif(command: &str, diagnostics: &[Diagnostic]) -> Value {
 
 /// Writes the SARIF log; `engine` is `Some` for commands whose verdict depends on the engine,
 /// recorded in the run's property bag (`properties.engine`, `properties.version`).
-pub fn write(
-    out: &mut dyn Write,
-    command: &str,
-    diagnostics: &[Diagnostic],
-    engine: Option<Option<crate::rules::EngineSpec>>,
-) -> io::Result<()> {
-    let mut log = sarif(command, diagnostics);
-    if let Some(engine) = engine {
+/// Writes any report as a SARIF log: its findings, and for an engine-dependent command the
+/// engine its verdict assumed (the run's properties).
+pub fn write(out: &mut dyn Write, report: &dyn super::Report) -> io::Result<()> {
+    let mut log = sarif(report.command(), &report.diagnostics());
+    if report.engine_dependent() {
+        let engine = report.engine();
         let assumed = super::assumed_json(engine);
         log["runs"][0]["properties"] = json!({
             "engine": assumed["engine"],

@@ -40,13 +40,4 @@ impl Painter {
             Severity::Info => self.dim("info"),
         }
     }
-
-    pub fn severity(&self, s: Severity) -> String {
-        let label = format!("{:<8}", s.as_str());
-        match s {
-            Severity::Error => self.red(&label),
-            Severity::Warning => self.yellow(&label),
-            Severity::Info => self.dim(&label),
-        }
-    }
 }

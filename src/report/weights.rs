@@ -1,15 +1,17 @@
-//! The `weights` report: the tensor table grouped by decoder layer, totals, then the
-//! diagnostics; as text or as JSON. Renderers write to any `io::Write`.
+//! The `weights` report: where the headers came from and what was checked, the findings, then
+//! the tensor table grouped by decoder layer and the totals as sections; as text or as JSON.
 
 use std::collections::BTreeMap;
-use std::io::{self, Write};
+
+use std::borrow::Cow;
 
 use serde_json::json;
 
+use super::human::count;
 use super::style::Painter;
-use super::{RenderOptions, Report};
+use super::{RenderOptions, Report, Status, Verdict};
 use crate::diagnostic::rule::NeedKind;
-use crate::diagnostic::{Diagnostic, Severity};
+use crate::diagnostic::Diagnostic;
 use crate::weights::{Skipped, Tensor, Totals, WeightsHeaders, WeightsReport};
 
 /// `layers.3` for a layer tensor (aliases and a `model.` prefix understood), else `None`.
@@ -68,40 +70,77 @@ pub fn human_bytes(n: u64) -> String {
     }
 }
 
-fn level(p: Painter, s: Severity) -> String {
-    match s {
-        Severity::Error => p.red(s.as_str()),
-        Severity::Warning => p.yellow(s.as_str()),
-        Severity::Info => p.dim(s.as_str()),
-    }
-}
-
 fn shape_text(s: &[u64]) -> String {
     let items: Vec<String> = s.iter().map(u64::to_string).collect();
     format!("[{}]", items.join(", "))
 }
 
-/// The table, the totals, then the diagnostics and a summary.
-pub fn write_human(
-    out: &mut dyn Write,
-    r: &WeightsReport,
-    deny_warnings: bool,
-    p: Painter,
-) -> io::Result<()> {
+/// The header: where the headers came from, how many files and tensors, what was checked.
+fn header(r: &WeightsReport, p: Painter) -> Vec<String> {
     let h = &r.headers;
-    let totals = h.totals();
     let origin = match &r.hub {
         Some(o) => format!("{} at {} ({}, {})", o.repo, o.sha, o.revision, o.freshness),
         None => h.source.clone(),
     };
-    writeln!(
-        out,
-        "{} {origin}  ({} file{}, {} tensors)",
-        p.bold("weights"),
-        h.shards.len(),
-        if h.shards.len() == 1 { "" } else { "s" },
-        totals.tensors
-    )?;
+    let mut lines = vec![
+        format!("{} {origin}", p.bold("dflash-check weights")),
+        format!(
+            "  files     {}, {} tensors",
+            count(h.shards.len(), "file"),
+            h.totals().tensors
+        ),
+    ];
+    match &r.config {
+        None => lines.push(
+            "  checked   nothing: no config.json beside the weights (tensor table only)".into(),
+        ),
+        Some(c) => {
+            lines.push(format!(
+                "  config    {c}{}",
+                r.family
+                    .as_ref()
+                    .map_or(String::new(), |f| format!(" ({f} drafter)"))
+            ));
+            if let Some(t) = &r.target {
+                lines.push(format!("  target    {t}"));
+            }
+            match r.family.as_deref() {
+                None => lines.push(
+                    "  checked   only the index and shards: the config is no known drafter family"
+                        .into(),
+                ),
+                Some("speculators") => lines.push(
+                    "  checked   only the index and shards: the speculators format names its tensors differently"
+                        .into(),
+                ),
+                Some(_) => {}
+            }
+            lines.extend(skipped_lines(&r.skipped));
+        }
+    }
+    lines
+}
+
+/// The rules not run for want of a fact, grouped by what they lacked:
+/// `  skipped   for want of the draft vocabulary size (…): weights-d2t-missing, …`.
+fn skipped_lines(skipped: &[Skipped]) -> Vec<String> {
+    let mut by_need: Vec<(String, Vec<&str>)> = Vec::new();
+    for s in skipped {
+        let needs: Vec<&str> = s.needs.iter().map(|n| n.describe()).collect();
+        let needs = needs.join("; ");
+        match by_need.iter_mut().find(|(n, _)| *n == needs) {
+            Some((_, codes)) => codes.push(s.code.as_str()),
+            None => by_need.push((needs, vec![s.code.as_str()])),
+        }
+    }
+    by_need
+        .into_iter()
+        .map(|(needs, codes)| format!("  skipped   for want of {needs}: {}", codes.join(", ")))
+        .collect()
+}
+
+/// The tensor table grouped by decoder layer.
+fn table(h: &WeightsHeaders, p: Painter) -> Vec<String> {
     let g = groups(h);
     let name_w = g
         .values()
@@ -117,15 +156,13 @@ pub fn write_human(
         .max()
         .unwrap_or(5)
         .max(5);
-    writeln!(out)?;
-    writeln!(
-        out,
+    let mut lines = vec![format!(
         "  {}",
         p.dim(&format!(
             "{:<name_w$}  {:<dtype_w$}  {:<shape_w$}  shard",
             "name", "dtype", "shape"
         ))
-    )?;
+    )];
     for (layer, rows) in &g {
         let params = rows
             .iter()
@@ -134,142 +171,58 @@ pub fn write_human(
             Some(l) => format!("layers.{l}"),
             None => "model".to_string(),
         };
-        writeln!(
-            out,
+        lines.push(format!(
             "{}  {}",
             p.bold(&title),
             p.dim(&format!(
-                "({} tensor{}, {} parameters)",
-                rows.len(),
-                if rows.len() == 1 { "" } else { "s" },
+                "({}, {} parameters)",
+                count(rows.len(), "tensor"),
                 thousands(params)
             ))
-        )?;
+        ));
         for (t, name) in rows {
-            writeln!(
-                out,
+            lines.push(format!(
                 "  {name:<name_w$}  {:<dtype_w$}  {:<shape_w$}  {}",
                 t.dtype,
                 shape_text(&t.shape),
                 t.shard
-            )?;
+            ));
         }
     }
-    writeln!(out)?;
-    write_totals(out, &totals, h)?;
-    if !h.missing_shards.is_empty() {
-        writeln!(out, "missing shards: {}", h.missing_shards.join(", "))?;
-    }
-    if h.requests > 0 || r.hub.is_some() {
-        writeln!(
-            out,
-            "headers read with {} range request(s), {} body bytes",
-            h.requests,
-            thousands(h.body_bytes)
-        )?;
-    }
-    writeln!(out)?;
-    match &r.config {
-        None => writeln!(
-            out,
-            "no config.json beside the weights: tensor table only, nothing checked"
-        )?,
-        Some(c) => {
-            writeln!(
-                out,
-                "checked against {c}{}{}",
-                r.family
-                    .as_ref()
-                    .map_or(String::new(), |f| format!(" ({f} drafter)")),
-                r.target
-                    .as_ref()
-                    .map_or(String::new(), |t| format!("; target {t}"))
-            )?;
-            match r.family.as_deref() {
-                None => writeln!(
-                    out,
-                    "the config is no known drafter family: only the index and shards were checked"
-                )?,
-                Some("speculators") => writeln!(
-                    out,
-                    "the speculators format names its tensors differently: only the index and shards were checked"
-                )?,
-                Some(_) => {}
-            }
-            for d in &r.diagnostics {
-                let expected = d
-                    .expected
-                    .as_ref()
-                    .map_or(String::new(), |e| format!(" (expected {e})"));
-                writeln!(
-                    out,
-                    "{}[{}] {}: {}{}",
-                    level(p, d.severity),
-                    d.code,
-                    d.path,
-                    d.message,
-                    expected.replace(',', ", ")
-                )?;
-                if let Some(f) = &d.file {
-                    writeln!(out, "  {} {f}", p.dim("-->"))?;
-                }
-            }
-            write_skipped(out, &r.skipped)?;
-            let s = r.summary();
-            let verdict = if r.fails(deny_warnings) {
-                p.red("FAIL")
-            } else {
-                p.green("ok")
-            };
-            writeln!(
-                out,
-                "{verdict}: {} error(s), {} warning(s), {} info",
-                s.errors, s.warnings, s.infos
-            )?;
-        }
-    }
-    Ok(())
+    lines
 }
 
-/// The rules not run for want of a fact, grouped by what they lacked:
-/// `skipped for want of the target's hidden size (--target DIR|REPO): weights-fc-width`.
-fn write_skipped(out: &mut dyn Write, skipped: &[Skipped]) -> io::Result<()> {
-    let mut by_need: Vec<(String, Vec<&str>)> = Vec::new();
-    for s in skipped {
-        let needs: Vec<&str> = s.needs.iter().map(|n| n.describe()).collect();
-        let needs = needs.join("; ");
-        match by_need.iter_mut().find(|(n, _)| *n == needs) {
-            Some((_, codes)) => codes.push(s.code.as_str()),
-            None => by_need.push((needs, vec![s.code.as_str()])),
-        }
-    }
-    for (needs, codes) in by_need {
-        writeln!(out, "skipped for want of {needs}: {}", codes.join(", "))?;
-    }
-    Ok(())
-}
-
-fn write_totals(out: &mut dyn Write, t: &Totals, h: &WeightsHeaders) -> io::Result<()> {
-    writeln!(
-        out,
-        "total: {} tensors, {} parameters, {} bytes of data ({}) in {} file{} of {} bytes",
+/// The totals, the shards missing and what reading the headers took.
+fn totals(h: &WeightsHeaders, has_hub: bool) -> Vec<String> {
+    let t: Totals = h.totals();
+    let mut lines = vec![format!(
+        "total: {} tensors, {} parameters, {} bytes of data ({}) in {} of {} bytes",
         thousands(t.tensors as u64),
         thousands(t.parameters),
         thousands(t.bytes),
         human_bytes(t.bytes),
-        h.shards.len(),
-        if h.shards.len() == 1 { "" } else { "s" },
+        count(h.shards.len(), "file"),
         thousands(t.file_bytes)
-    )?;
+    )];
     let by: Vec<String> = t
         .by_dtype
         .iter()
         .map(|(d, p, b)| format!("{d} {} parameters ({})", thousands(*p), human_bytes(*b)))
         .collect();
     if !by.is_empty() {
-        writeln!(out, "by dtype: {}", by.join("; "))?;
+        lines.push(format!("by dtype: {}", by.join("; ")));
     }
-    Ok(())
+    if !h.missing_shards.is_empty() {
+        lines.push(format!("missing shards: {}", h.missing_shards.join(", ")));
+    }
+    if h.requests > 0 || has_hub {
+        lines.push(format!(
+            "headers read with {} range request(s), {} body bytes",
+            h.requests,
+            thousands(h.body_bytes)
+        ));
+    }
+    lines
 }
 
 /// `weights` renders in every format.
@@ -278,12 +231,31 @@ impl Report for WeightsReport {
         "weights"
     }
 
-    fn diagnostics(&self) -> Vec<Diagnostic> {
-        self.diagnostics.clone()
+    fn diagnostics(&self) -> Cow<'_, [Diagnostic]> {
+        Cow::Borrowed(&self.diagnostics)
     }
 
-    fn write_human(&self, out: &mut dyn Write, options: &RenderOptions) -> io::Result<()> {
-        write_human(out, self, options.deny_warnings, options.painter)
+    fn fails(&self, deny_warnings: bool) -> bool {
+        WeightsReport::fails(self, deny_warnings)
+    }
+
+    fn header(&self, p: Painter) -> Vec<String> {
+        header(self, p)
+    }
+
+    fn sections(&self, options: &RenderOptions) -> Vec<Vec<String>> {
+        vec![
+            table(&self.headers, options.painter),
+            totals(&self.headers, self.hub.is_some()),
+        ]
+    }
+
+    /// Without a config beside the weights nothing is checked, and the verdict says so.
+    fn verdict(&self, options: &RenderOptions) -> Verdict {
+        match &self.config {
+            None => Verdict::new(Status::NothingChecked).detail("tensor table only"),
+            Some(_) => Verdict::new(Status::of(options.fails)),
+        }
     }
 
     fn json_body(&self) -> serde_json::Value {
@@ -387,16 +359,11 @@ mod tests {
                 needs: vec![Need::TargetVocab],
             },
         ];
-        let mut out = Vec::new();
-        write_skipped(&mut out, &skipped).unwrap();
-        let text = String::from_utf8(out).unwrap();
-        let lines: Vec<&str> = text.lines().collect();
-        assert_eq!(lines.len(), 2, "{text}");
-        assert!(lines[0].starts_with("skipped for want of the draft vocabulary size"));
+        let lines = skipped_lines(&skipped);
+        assert_eq!(lines.len(), 2, "{lines:?}");
+        assert!(lines[0].starts_with("  skipped   for want of the draft vocabulary size"));
         assert!(lines[0].ends_with(": weights-d2t-missing, weights-d2t-length"));
         assert!(lines[1].ends_with(": weights-t2d-length"));
-        let mut none = Vec::new();
-        write_skipped(&mut none, &[]).unwrap();
-        assert!(none.is_empty(), "nothing skipped: no line");
+        assert!(skipped_lines(&[]).is_empty(), "nothing skipped: no line");
     }
 }

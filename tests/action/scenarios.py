@@ -74,7 +74,7 @@ check("::error file=models/Qwen3.6-27B-DFlash/config.json,line=1,col=1,title=aut
       in check_step["stdout"], "the ambiguity is an error annotation", record)
 check("::warning file=models/Qwen3.6-27B-DFlash/config.json,line=13,col=5,title=mask-token-text-token (dflash_config.mask_token_id)::"
       in check_step["stdout"], "annotation on the mask token's line", record)
-check(summary.startswith("earlier\n### dflash-check check: ❌ 1 error(s), 3 warning(s), 0 info\n"), "summary appended", record)
+check(summary.startswith("earlier\n### dflash-check check: ❌ FAIL: 1 error, 3 warnings, 0 info; 1 drafter checked\n"), "summary appended", record)
 check("| error | `authority-ambiguous` | `models/Qwen3.6-27B-DFlash/config.json:1` |" in summary,
       "summary row of the ambiguity", record)
 sarif_file = record["outputs"]["sarif-file"]
@@ -97,7 +97,7 @@ check("::warning file=models/Qwen3.6-27B-DFlash/config.json" in step(record, "Ch
 shutil.rmtree(base)
 record, summary, base = run(warning_only, version=VERSION, paths="models", min_severity="warning")
 check(record["outputs"]["exit-code"] == "1" and record["failed"], "min-severity warning fails on a warning", record)
-check("### dflash-check check: ❌ 0 error(s), 1 warning(s), 0 info" in summary, "summary verdict under --deny warnings", record)
+check("### dflash-check check: ❌ FAIL: 0 errors, 1 warning, 0 info (warnings denied)" in summary, "summary verdict under --deny warnings", record)
 shutil.rmtree(base)
 
 # 3. require-pin: the unpinned drafter is an error.

@@ -1,0 +1,264 @@
+//! The one human layout, for every command: a header block (`dflash-check COMMAND SUBJECT`,
+//! then `  key  value` lines), one line per finding (`severity[code] where: message (expected
+//! …)`, its `  --> file:line:column` and any notes indented under it), the report's own
+//! sections (a table, the fix line, the ranked causes), and one summary line in one wording:
+//! `FAIL: 2 errors, 1 warning, 0 info`, `OK: …`, `OK (1 unverified): …`, `NOTHING CHECKED: …`,
+//! then `; ` and what the command adds. Blocks are separated by one blank line.
+//!
+//! The status follows `check`'s rule: `OK` only for what was verified; a run that verified
+//! less says so in the status itself, so a reader of the last line alone is not misled.
+
+use std::io::{self, Write};
+
+use super::style::Painter;
+use super::{plural, RenderOptions, Report};
+use crate::diagnostic::{Code, Diagnostic, Summary};
+
+/// The status word of the summary line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Status {
+    /// The gate fails (exit 1).
+    Fail,
+    /// Everything checked passed.
+    Ok,
+    /// Passed, but not everything could be verified: `OK (…)` says what (`1 unverified`,
+    /// `no threshold`).
+    Unverified(String),
+    /// Nothing was there to check.
+    NothingChecked,
+}
+
+impl Status {
+    /// `Fail` or `Ok`, as the caller decided.
+    pub fn of(fails: bool) -> Status {
+        if fails {
+            Status::Fail
+        } else {
+            Status::Ok
+        }
+    }
+
+    fn painted(&self, p: Painter) -> String {
+        match self {
+            Status::Fail => p.red("FAIL"),
+            Status::Ok => p.green("OK"),
+            Status::Unverified(what) => p.yellow(&format!("OK ({what})")),
+            Status::NothingChecked => p.yellow("NOTHING CHECKED"),
+        }
+    }
+}
+
+/// The summary line: a status, and what the command says after the counts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Verdict {
+    pub status: Status,
+    /// `this drafter does not match its authority`, `3 drafters checked`, …
+    pub detail: Option<String>,
+}
+
+impl Verdict {
+    pub fn new(status: Status) -> Verdict {
+        Verdict {
+            status,
+            detail: None,
+        }
+    }
+
+    pub fn detail(mut self, detail: impl Into<String>) -> Verdict {
+        self.detail = Some(detail.into());
+        self
+    }
+}
+
+/// `2 errors`, `1 warning`: a count and its noun, plural when not one.
+pub fn count(n: usize, noun: &str) -> String {
+    format!("{n} {noun}{}", plural(n))
+}
+
+/// Writes `report`'s human page.
+pub fn write(report: &dyn Report, options: &RenderOptions, out: &mut dyn Write) -> io::Result<()> {
+    let p = options.painter;
+    for line in report.header(p) {
+        writeln!(out, "{line}")?;
+    }
+    let findings = report.human_findings();
+    if !findings.is_empty() {
+        writeln!(out)?;
+    }
+    for (i, f) in findings.iter().enumerate() {
+        for line in finding_lines(p, f) {
+            writeln!(out, "{line}")?;
+        }
+        for note in report.finding_notes(i, f) {
+            writeln!(out, "  {note}")?;
+        }
+    }
+    for section in report.sections(options) {
+        if section.is_empty() {
+            continue;
+        }
+        writeln!(out)?;
+        for line in section {
+            writeln!(out, "{line}")?;
+        }
+    }
+    writeln!(out)?;
+    let summary = Summary::of(report.diagnostics().iter());
+    writeln!(
+        out,
+        "{}",
+        summary_line(&report.verdict(options), &summary, options)
+    )
+}
+
+/// The report's summary line without colours, for the formats that quote it (GitHub's log line
+/// and step summary heading).
+pub fn plain_summary(report: &dyn Report, options: &RenderOptions) -> String {
+    let plain = RenderOptions {
+        painter: Painter { enabled: false },
+        ..*options
+    };
+    summary_line(
+        &report.verdict(&plain),
+        &Summary::of(report.diagnostics().iter()),
+        &plain,
+    )
+}
+
+/// `FAIL: 2 errors, 1 warning, 0 info (warnings denied); detail`: the last line of every
+/// command's human output.
+pub fn summary_line(verdict: &Verdict, s: &Summary, options: &RenderOptions) -> String {
+    let denied = if options.deny_warnings && s.warnings > 0 {
+        " (warnings denied)"
+    } else {
+        ""
+    };
+    let detail = verdict
+        .detail
+        .as_ref()
+        .map_or(String::new(), |d| format!("; {d}"));
+    format!(
+        "{}: {}, {}, {} info{denied}{detail}",
+        verdict.status.painted(options.painter),
+        count(s.errors, "error"),
+        count(s.warnings, "warning"),
+        s.infos
+    )
+}
+
+/// A finding's lines: `severity[code] where: message (expected …)`, then `  --> file:line:col`
+/// when it is about a file.
+pub fn finding_lines(p: Painter, f: &Diagnostic) -> Vec<String> {
+    let mut lines = vec![finding_line(p, f)];
+    if let Some(file) = &f.file {
+        let at = f
+            .span
+            .map_or(String::new(), |s| format!(":{}:{}", s.line, s.column));
+        lines.push(format!("  {} {file}{at}", p.dim("-->")));
+    }
+    lines
+}
+
+/// `severity[code] where: message (expected …)`. A difference's message already names the
+/// authority's value, so its `expected` (there for machines) is not repeated; a message that
+/// already starts with its path (check's, written for one-line renderers) is not prefixed twice.
+pub fn finding_line(p: Painter, f: &Diagnostic) -> String {
+    let named = f
+        .message
+        .strip_prefix(f.path.as_str())
+        .is_some_and(|rest| rest.starts_with(": "));
+    let at = if f.path.is_empty() || named {
+        String::new()
+    } else {
+        format!(" {}:", f.path)
+    };
+    let expected = match (&f.expected, f.code) {
+        (Some(e), code) if !matches!(code, Code::Diff(_)) => {
+            format!(" (expected {})", e.to_string().replace(',', ", "))
+        }
+        _ => String::new(),
+    };
+    format!(
+        "{}[{}]{at} {}{expected}",
+        p.level(f.severity),
+        f.code,
+        f.message
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::diagnostic::codes::LintCode;
+
+    fn options(fails: bool, deny_warnings: bool) -> RenderOptions {
+        RenderOptions {
+            painter: Painter { enabled: false },
+            deny_warnings,
+            fails,
+        }
+    }
+
+    /// One wording for every status, with plurals and the detail after the counts.
+    #[test]
+    fn summary_lines() {
+        let s = Summary {
+            errors: 2,
+            warnings: 1,
+            infos: 0,
+        };
+        assert_eq!(
+            summary_line(&Verdict::new(Status::Fail), &s, &options(true, false)),
+            "FAIL: 2 errors, 1 warning, 0 info"
+        );
+        let clean = Summary::default();
+        assert_eq!(
+            summary_line(
+                &Verdict::new(Status::Unverified("1 unverified".into()))
+                    .detail("1 drafter checked"),
+                &clean,
+                &options(false, false)
+            ),
+            "OK (1 unverified): 0 errors, 0 warnings, 0 info; 1 drafter checked"
+        );
+        let warned = Summary {
+            errors: 0,
+            warnings: 1,
+            infos: 1,
+        };
+        assert_eq!(
+            summary_line(&Verdict::new(Status::Fail), &warned, &options(true, true)),
+            "FAIL: 0 errors, 1 warning, 1 info (warnings denied)"
+        );
+        assert_eq!(
+            summary_line(
+                &Verdict::new(Status::NothingChecked),
+                &clean,
+                &options(false, false)
+            ),
+            "NOTHING CHECKED: 0 errors, 0 warnings, 0 info"
+        );
+    }
+
+    /// A finding: severity, code, where, message, expected; its location under it.
+    #[test]
+    fn finding_layout() {
+        let code = LintCode::ALL[0];
+        let d = Diagnostic::new(code, crate::rules::info(code), "a.b", "is wrong")
+            .expected(serde_json::json!([1, 2]))
+            .file("x/config.json")
+            .span(3, 5);
+        let lines = finding_lines(Painter { enabled: false }, &d);
+        assert_eq!(
+            lines,
+            vec![
+                format!(
+                    "{}[{}] a.b: is wrong (expected [1, 2])",
+                    d.severity.as_str(),
+                    d.code
+                ),
+                "  --> x/config.json:3:5".to_string()
+            ]
+        );
+    }
+}
