@@ -487,3 +487,101 @@ fn hub_settings_are_resolved_once_per_command() {
         );
     }
 }
+
+/// The rule layers: where every check that turns inputs into diagnostics lives.
+const RULE_LAYERS: &[&str] = &[
+    "crates/core/src/rules",
+    "crates/core/src/diff",
+    "src/weights",
+    "src/launch",
+    "src/acceptance",
+];
+const MAX_FUNCTION_LINES: usize = 100;
+
+/// Every function in `code` (comments and strings removed): its name, first line and length in
+/// lines from `fn` to its closing brace.
+fn function_lengths(code: &str) -> Vec<(String, usize, usize)> {
+    let line_of = |at: usize| code[..at].matches('\n').count() + 1;
+    let bytes = code.as_bytes();
+    let mut out = Vec::new();
+    let mut search = 0;
+    while let Some(found) = code[search..].find("fn ") {
+        let at = search + found;
+        search = at + 3;
+        let word_start =
+            at == 0 || !(bytes[at - 1].is_ascii_alphanumeric() || bytes[at - 1] == b'_');
+        let name = ident(&code[at + 3..]);
+        if !word_start || name.is_empty() {
+            continue;
+        }
+        // The body opens at the first `{` before any `;` (a declaration without a body).
+        let rest = &code[at..];
+        let (Some(open), semi) = (rest.find('{'), rest.find(';')) else {
+            continue;
+        };
+        if semi.is_some_and(|s| s < open) {
+            continue;
+        }
+        let mut depth = 0usize;
+        let mut end = None;
+        let body = &rest.as_bytes()[open..];
+        let mut i = 0;
+        while i < body.len() {
+            match body[i] {
+                // A char literal (`'{'`, `'\''`) is no brace; a lifetime (`'a`) has no closing quote.
+                b'\'' if body.get(i + 1) == Some(&b'\\') => {
+                    i += 2 + body[i + 2..].iter().position(|&b| b == b'\'').unwrap_or(0);
+                }
+                b'\'' if body.get(i + 2) == Some(&b'\'') => i += 2,
+                b'{' => depth += 1,
+                b'}' => {
+                    depth -= 1;
+                    if depth == 0 {
+                        end = Some(at + open + i);
+                        break;
+                    }
+                }
+                _ => {}
+            }
+            i += 1;
+        }
+        if let Some(end) = end {
+            out.push((name, line_of(at), line_of(end) - line_of(at) + 1));
+        }
+    }
+    out
+}
+
+/// No function in the rule layers is longer than 100 lines: a rule reads as its knowledge
+/// (issue 21), not as a walk through a long function.
+#[test]
+fn rule_layer_functions_are_short() {
+    let mut long = Vec::new();
+    for root in RULE_LAYERS {
+        let mut files = Vec::new();
+        walk(Path::new(root), &mut files);
+        for file in files {
+            let code = code_only(&std::fs::read_to_string(&file).unwrap());
+            for (name, line, len) in function_lengths(&code) {
+                if len > MAX_FUNCTION_LINES {
+                    long.push(format!("{}:{line} fn {name}: {len} lines", file.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        long.is_empty(),
+        "functions over {MAX_FUNCTION_LINES} lines in the rule layers:\n{}",
+        long.join("\n")
+    );
+}
+
+#[test]
+fn function_lengths_are_counted_from_fn_to_its_brace() {
+    let code = "fn a() {\n    if x { y }\n}\ntrait T { fn b(&self); }\nfn c() -> u8 { 1 }\n\
+                fn d<'a>(s: &'a str) -> bool {\n    s.starts_with('{') || s.ends_with('\\'')\n}\n";
+    assert_eq!(
+        function_lengths(code),
+        vec![("a".into(), 1, 3), ("c".into(), 5, 1), ("d".into(), 6, 3)]
+    );
+}

@@ -195,24 +195,8 @@ pub fn locate(launch: &Launch, options: &CheckOptions) -> Result<Found> {
         Engine::Vllm => ("--speculative-config.model", "model"),
         Engine::Sglang => ("--speculative-draft-model-path", "--model-path"),
     };
-
     // The target first: a fused draft module is read from it.
-    let (target, target_config) = match (&options.target_dir, &launch.target) {
-        (Some(dir), _) => {
-            let config = config::load(dir)?;
-            let mut loc = Location::new(launch.target.as_deref(), LocationKind::Local);
-            loc.path = Some(config.path.display().to_string());
-            loc.note = Some("--target".into());
-            (loc, Some(config))
-        }
-        (None, Some(given)) => read_model(
-            given,
-            launch.target_revision.as_deref(),
-            options,
-            Role::Target,
-        )?,
-        (None, None) => (Location::new(None, LocationKind::None), None),
-    };
+    let (target, target_config) = locate_target(launch, options)?;
     if target.kind == LocationKind::Unavailable {
         diagnostics.push(unavailable(
             launch,
@@ -222,41 +206,87 @@ pub fn locate(launch: &Launch, options: &CheckOptions) -> Result<Found> {
             target_flag,
         ));
     }
+    let (drafter, drafter_config) = locate_drafter(launch, options, &target, &target_config)?;
+    if drafter.kind == LocationKind::Unavailable {
+        diagnostics.push(unavailable(
+            launch,
+            LaunchCode::DrafterUnavailable,
+            "drafter",
+            &drafter,
+            drafter_flag,
+        ));
+    }
+    let target_context = lint_target(
+        target_config.as_ref(),
+        drafter_config.as_ref(),
+        target_flag,
+        &mut diagnostics,
+    )?;
+    let drafter_config = drafter_config.filter(|_| drafter.kind != LocationKind::None);
+    Ok(Found {
+        drafter,
+        target,
+        drafter_config,
+        target_context,
+        diagnostics,
+    })
+}
 
+/// A model given by `--target DIR` / `--drafter DIR`: read from the directory, whatever the
+/// command names.
+fn given_dir(
+    dir: &Path,
+    named: Option<&str>,
+    flag: &str,
+) -> Result<(Location, Option<ConfigFile>)> {
+    let config = config::load(dir)?;
+    let mut loc = Location::new(named, LocationKind::Local);
+    loc.path = Some(config.path.display().to_string());
+    loc.note = Some(flag.into());
+    Ok((loc, Some(config)))
+}
+
+/// The target: `--target DIR`, else the model the command serves.
+fn locate_target(
+    launch: &Launch,
+    options: &CheckOptions,
+) -> Result<(Location, Option<ConfigFile>)> {
+    match (&options.target_dir, &launch.target) {
+        (Some(dir), _) => given_dir(dir, launch.target.as_deref(), "--target"),
+        (None, Some(given)) => read_model(
+            given,
+            launch.target_revision.as_deref(),
+            options,
+            Role::Target,
+        ),
+        (None, None) => Ok((Location::new(None, LocationKind::None), None)),
+    }
+}
+
+/// The drafter: `--drafter DIR`, else the model the command names, else none (a model-free
+/// method) or the target's own draft module (fused).
+fn locate_drafter(
+    launch: &Launch,
+    options: &CheckOptions,
+    target: &Location,
+    target_config: &Option<ConfigFile>,
+) -> Result<(Location, Option<ConfigFile>)> {
     let method = launch.method();
-    let (drafter, drafter_config) = match (&options.drafter_dir, &launch.drafter) {
-        (Some(dir), _) => {
-            let config = config::load(dir)?;
-            let mut loc = Location::new(launch.drafter.as_deref(), LocationKind::Local);
-            loc.path = Some(config.path.display().to_string());
-            loc.note = Some("--drafter".into());
-            (loc, Some(config))
-        }
-        (None, Some(given)) => {
-            let (loc, config) = read_model(
-                given,
-                launch.drafter_revision.as_deref(),
-                options,
-                Role::Drafter,
-            )?;
-            if loc.kind == LocationKind::Unavailable {
-                diagnostics.push(unavailable(
-                    launch,
-                    LaunchCode::DrafterUnavailable,
-                    "drafter",
-                    &loc,
-                    drafter_flag,
-                ));
-            }
-            (loc, config)
-        }
+    match (&options.drafter_dir, &launch.drafter) {
+        (Some(dir), _) => given_dir(dir, launch.drafter.as_deref(), "--drafter"),
+        (None, Some(given)) => read_model(
+            given,
+            launch.drafter_revision.as_deref(),
+            options,
+            Role::Drafter,
+        ),
         (None, None) if method.as_deref().is_some_and(|m| MODEL_FREE.contains(&m)) => {
             let mut loc = Location::new(None, LocationKind::None);
             loc.note = Some(format!(
                 "method {} drafts without a model",
                 method.unwrap_or_default()
             ));
-            (loc, None)
+            Ok((loc, None))
         }
         (None, None) => {
             let mut loc = Location::new(None, LocationKind::Fused);
@@ -264,22 +294,27 @@ pub fn locate(launch: &Launch, options: &CheckOptions) -> Result<Found> {
             loc.note = Some(
                 "no separate drafter: the draft module is read from the target's config".into(),
             );
-            (loc, target_config.clone())
+            Ok((loc, target_config.clone()))
         }
-    };
+    }
+}
 
-    // Lint's target context: the target's directory (local or the Hub cache snapshot), else
-    // the built-in facts of a known target matching the drafter.
-    let configs: Vec<&ConfigFile> = drafter_config.iter().collect();
-    let target_dir = target_config
-        .as_ref()
-        .and_then(|c| c.path.parent().map(Path::to_path_buf));
+/// Lint's target context: the target's directory (local or the Hub cache snapshot), else the
+/// built-in facts of a known target matching the drafter. A target whose files cannot be read
+/// is a finding, and lint falls back to the built-in facts.
+fn lint_target(
+    target_config: Option<&ConfigFile>,
+    drafter_config: Option<&ConfigFile>,
+    target_flag: &str,
+    diagnostics: &mut Vec<Diagnostic>,
+) -> Result<TargetContext> {
+    let configs: Vec<&ConfigFile> = drafter_config.into_iter().collect();
     let choice = TargetChoice {
-        target_dir,
+        target_dir: target_config.and_then(|c| c.path.parent().map(Path::to_path_buf)),
         ..TargetChoice::default()
     };
-    let target_context = match analysis::resolve_target(&choice, &configs, None) {
-        Ok(t) => t,
+    match analysis::resolve_target(&choice, &configs, None) {
+        Ok(t) => Ok(t),
         Err(e) => {
             diagnostics.push(Diagnostic::new(
                 LaunchCode::TargetUnavailable,
@@ -290,15 +325,7 @@ pub fn locate(launch: &Launch, options: &CheckOptions) -> Result<Found> {
                     e.message
                 ),
             ));
-            analysis::resolve_target(&TargetChoice::default(), &configs, None)?
+            analysis::resolve_target(&TargetChoice::default(), &configs, None)
         }
-    };
-    let drafter_config = drafter_config.filter(|_| drafter.kind != LocationKind::None);
-    Ok(Found {
-        drafter,
-        target,
-        drafter_config,
-        target_context,
-        diagnostics,
-    })
+    }
 }
