@@ -47,11 +47,12 @@ start=$(date +%s%N)
 code=0; out="$(run_hook 2>&1)" || code=$?
 echo "pre-commit-mirror-test: hook installed and run in $(( ($(date +%s%N) - start) / 1000000 )) ms"
 
-if [ "$code" != 1 ] || ! grep -qF 'error[authority-ambiguous] models/Qwen3.6-27B-DFlash/config.json' <<<"$out"; then
+if [ "$code" != 1 ] || ! grep -qF 'error[authority-ambiguous] equal to none of 2 published configs' <<<"$out" \
+    || ! grep -qF -- '--> models/Qwen3.6-27B-DFlash/config.json' <<<"$out"; then
     echo "pre-commit-mirror-test: expected the hook to fail on the incident config (exit $code):" >&2
     echo "$out" >&2; exit 1
 fi
-grep -qxF 'not drafters (skipped): app/config.json' <<<"$out" \
+grep -qxF '  skipped  app/config.json (not drafters)' <<<"$out" \
     || { echo "pre-commit-mirror-test: the non-drafter config.json was not skipped:" >&2; echo "$out" >&2; exit 1; }
 # The hook ran the wheel's binary, installed by pip into pre-commit's venv for the mirror.
 ls "$tmp"/cache/repo*/py_env-*/bin/dflash-check >/dev/null

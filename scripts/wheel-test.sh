@@ -38,7 +38,7 @@ expect_main_job() { # $1: how it was run; stdin: its output; $2: its exit code
     fi
     grep -qF 'To repair it: dflash-check fix fixtures/incident/Qwen3.6-27B-DFlash --snapshot z-lab/Qwen3.6-27B-DFlash' <<<"$out" \
         || { echo "wheel-test: $1 printed no repair command" >&2; echo "$out" >&2; exit 1; }
-    grep -qE 'dflash_config\.mask_token_id +248064 <\|repo_name\|> .*→ +248070 <\|audio_start\|>' <<<"$out" \
+    grep -qE 'dflash_config\.mask_token_id: 248064 <\|repo_name\|> .* 248070 <\|audio_start\|>' <<<"$out" \
         || { echo "wheel-test: $1 did not show the wrong mask token" >&2; echo "$out" >&2; exit 1; }
     echo "wheel-test: $1: exit 1 and the repair command, as expected"
 }
