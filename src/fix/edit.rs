@@ -62,6 +62,9 @@ pub struct Splice {
 pub struct Plan {
     /// The new file text.
     pub text: String,
+    /// `text` parsed: the planner parses and compares its result before returning it, so the
+    /// caller can use this tree instead of parsing the text again.
+    pub root: Node,
     pub edits: Vec<Edit>,
     /// The text changes, sorted and non-overlapping, that turn the original into `text`.
     pub splices: Vec<Splice>,
@@ -216,6 +219,7 @@ pub fn plan(doc: &Document, authority: &Node, prune: bool) -> Result<Plan> {
     }
     Ok(Plan {
         text,
+        root: fixed.root,
         edits,
         splices,
         kept_local_only: kept,
