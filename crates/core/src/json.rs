@@ -15,10 +15,14 @@ use std::ops::Range;
 /// Deeper nesting than this is refused. Python's own limit is about 1,000; real configs use 3.
 pub const MAX_DEPTH: usize = 256;
 /// Most values (objects, arrays, strings, numbers, literals) one document may hold. A drafter
-/// config holds about a hundred, the largest real configs (an `id2label` of 22k classes) tens
-/// of thousands; every later step (diff, fix, lint) is linear in this count, and a parsed value
-/// costs about 130 bytes, so this bounds a document's tree to some 25 MB.
-pub const MAX_VALUES: usize = 200_000;
+/// config holds about a hundred; the largest real configs, image classifiers trained on
+/// ImageNet-21k (`google/vit-huge-patch14-224-in21k`: an `id2label` and a `label2id` of 21,843
+/// classes each), about 44,000: this leaves them more than twice that. Every later step
+/// (diff, fix, lint) is linear in this count, but a difference per value costs about a
+/// kilobyte end to end (the difference, its diagnostic, its line of JSON output, which is held
+/// until the command succeeds): at 200,000 values `diff --format json` and `fix --format json`
+/// peaked at 360–690 MB, at 100,000 they stay under 200 MB (BENCHMARKS.md, "Hostile shapes").
+pub const MAX_VALUES: usize = 100_000;
 /// Objects up to this many members look keys up by scanning (faster than hashing when small).
 const SCAN_MEMBERS: usize = 16;
 
@@ -1071,7 +1075,7 @@ mod tests {
         let array = format!("{{\"x\": [{}]}}", vec!["0"; MAX_VALUES].join(","));
         let err = Document::parse(&array).unwrap_err();
         assert!(
-            err.message.contains("more than 200000 values"),
+            err.message.contains("more than 100000 values"),
             "{}",
             err.message
         );
