@@ -26,7 +26,7 @@ pub const LENGTH_BYTES: u64 = 8;
 /// Most tensors one header may list. A drafter holds tens to a few hundred (DFlash: about ten
 /// a layer over a few layers; EAGLE-3: one layer), a shard of the largest MoE checkpoints a few
 /// thousand. The header's byte cap alone let through about 360,000 minimal entries, which cost
-/// 660 MB and 2.4 s in `weights` (a finding per unknown tensor); at this cap the command stays
+/// 660 MB and 2.8 s in `weights` (a finding per unknown tensor); at this cap the command stays
 /// under 200 MB and a second (BENCHMARKS.md, "Hostile shapes").
 pub const MAX_TENSORS: usize = 50_000;
 

@@ -20,8 +20,9 @@ pub const MAX_DEPTH: usize = 256;
 /// classes each), about 44,000: this leaves them more than twice that. Every later step
 /// (diff, fix, lint) is linear in this count, but a difference per value costs about a
 /// kilobyte end to end (the difference, its diagnostic, its line of JSON output, which is held
-/// until the command succeeds): at 200,000 values `diff --format json` and `fix --format json`
-/// peaked at 360–690 MB, at 100,000 they stay under 200 MB (BENCHMARKS.md, "Hostile shapes").
+/// until the command succeeds): at 190,000 differences `diff --format json` and `fix --format
+/// json` peaked at 360 and 690 MB, at 95,000 at 178 and 237 MB (BENCHMARKS.md, "Hostile
+/// shapes").
 pub const MAX_VALUES: usize = 100_000;
 /// Objects up to this many members look keys up by scanning (faster than hashing when small).
 const SCAN_MEMBERS: usize = 16;
