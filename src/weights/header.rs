@@ -150,13 +150,12 @@ pub fn parse_prefix(display: &str, file: &str, prefix: &[u8], file_size: u64) ->
     };
     // Counted before the real parse, which builds every entry.
     if let Some(n) = count_entries(json).filter(|&n| n > MAX_TENSORS + 1) {
-        return Err(invalid(
-            display,
-            format_args!(
-                "its header lists {n} entries, over the {MAX_TENSORS}-tensor limit (a drafter holds \
-                 a few hundred)"
-            ),
-        ));
+        // A valid file may list that many; it is refused as a cap, not as corrupt.
+        return Err(Error::new(format!(
+            "`{display}`: its header lists {n} entries, over the {MAX_TENSORS}-tensor limit of a \
+             safetensors header here (a drafter holds a few hundred)"
+        ))
+        .with_hint("check that the path names a drafter's weights"));
     }
     let meta: safetensors::tensor::Metadata = serde_json::from_slice(json)
         .map_err(|e| invalid(display, format_args!("invalid header: {e}")))?;
