@@ -48,13 +48,14 @@ def main(out):
     base = json.dumps(incident(), indent=2)[:-1].rstrip()
     members = ",".join("\n  \"k%07d\": 0" % i for i in range(size // 18))
     drafter(out, "top-keys", base + "," + members + "\n}\n")
-    # The same shapes just under the 200,000-value cap, to show the work up to it is linear.
-    cap = 190_000
+    # The same shapes just under the 100,000-value cap (`json::MAX_VALUES`), to show the work
+    # up to it is linear and within the goal.
+    cap = 95_000
     drafter(out, "array-cap", with_extra("[" + ",".join(["0"] * cap) + "]", size))
     drafter(out, "keys-cap", with_extra("{" + ",".join('"k%07d":0' % i for i in range(cap)) + "}", size))
     members = ",".join("\n  \"k%07d\": 0" % i for i in range(cap))
     drafter(out, "top-keys-cap", base + "," + members + "\n}\n")
-    # An authority with those keys and a local file without them: `fix` adds 190,000 keys.
+    # An authority with those keys and a local file without them: `fix` adds 95,000 keys.
     auth = incident()
     for i in range(cap):
         auth["k%07d" % i] = i
@@ -62,6 +63,9 @@ def main(out):
         json.dump(auth, f, indent=2)
     # One long string.
     drafter(out, "string", with_extra('"' + "a" * size + '"', size))
+    # An object of 95,000 keys inside an array, diffed against itself: equal values compared
+    # whole (`same_value`), not key by key.
+    drafter(out, "nested-cap", with_extra("[{" + ",".join('"k%07d":0' % i for i in range(cap)) + "}]", size))
 
     # Many shards: an index whose every tensor is in its own shard (~300,000).
     wdir = os.path.join(out, "shards")
@@ -93,6 +97,56 @@ def main(out):
     h += b" " * ((8 - len(h) % 8) % 8)
     with open(os.path.join(tdir, "model.safetensors"), "wb") as f:
         f.write(struct.pack("<Q", len(h)) + h + b"\0" * (2 * i))
+
+    # A tokenizer.json at --full-tokenizer's 64 MiB cap: a BPE model of ~1.7 million tokens,
+    # each built by one merge ("a1234" = "a123" + "4"), so the tokenizers crate builds its whole
+    # vocabulary and merge table. The target's config is the incident target's.
+    tok = os.path.join(out, "tokenizer-target")
+    os.makedirs(tok, exist_ok=True)
+    with open(os.path.join(ROOT, "fixtures/targets/Qwen3.6-27B/config.json")) as f:
+        target_config = f.read()
+    with open(os.path.join(tok, "config.json"), "w") as f:
+        f.write(target_config)
+    vocab = ['"a":0'] + ['"%d":%d' % (d, d + 1) for d in range(10)]
+    merges, total, i = [], 0, 0
+    budget = 64 * MIB - 4096
+    while total < budget - 200:
+        token, prefix, last = "a%d" % i, ("a%d" % (i // 10)) if i >= 10 else "a", "%d" % (i % 10)
+        v = '"%s":%d' % (token, 11 + i)
+        m = '"%s %s"' % (prefix, last)
+        vocab.append(v)
+        merges.append(m)
+        total += len(v) + len(m) + 2
+        i += 1
+    with open(os.path.join(tok, "tokenizer.json"), "w") as f:
+        f.write(
+            '{"version":"1.0","truncation":null,"padding":null,"added_tokens":[],'
+            '"normalizer":null,"pre_tokenizer":null,"post_processor":null,"decoder":null,'
+            '"model":{"type":"BPE","dropout":null,"unk_token":null,"continuing_subword_prefix":null,'
+            '"end_of_word_suffix":null,"fuse_unk":false,"byte_fallback":false,'
+            '"vocab":{' + ",".join(vocab) + '},"merges":[' + ",".join(merges) + "]}}"
+        )
+
+    # Many tensors: the shortest entries, as many as the header's 25 MB byte cap allows
+    # (~360,000, refused at the 50,000-tensor cap), and 47,500 (just under it).
+    def minimal_tensors(name, n=None, budget=25_000_000 - 200):
+        tdir = os.path.join(out, name)
+        os.makedirs(tdir, exist_ok=True)
+        with open(os.path.join(tdir, "config.json"), "w") as f:
+            json.dump(incident(), f)
+        entries, total, i = [], 0, 0
+        while (n is None and total < budget) or (n is not None and i < n):
+            e = '"t%d":{"dtype":"BF16","shape":[1],"data_offsets":[%d,%d]}' % (i, 2 * i, 2 * i + 2)
+            entries.append(e)
+            total += len(e) + 1
+            i += 1
+        h = ("{" + ",".join(entries) + "}").encode()
+        h += b" " * ((8 - len(h) % 8) % 8)
+        with open(os.path.join(tdir, "model.safetensors"), "wb") as f:
+            f.write(struct.pack("<Q", len(h)) + h + b"\0" * (2 * i))
+
+    minimal_tensors("tensors-cap")
+    minimal_tensors("tensors-under-cap", n=47_500)
 
     # YAML aliases: a 0.5 MB anchored scalar aliased from every list item (file under 1 MiB).
     big = "a" * (500 * 1000)

@@ -5,7 +5,8 @@
 #   bench/shapes.sh [BINARY]      (default target/profiling/dflash-check, else target/debug)
 #
 # Each run is bounded (60 s, 4 GB of address space) so a regression fails here instead of
-# taking the machine down. Prints: case, exit code, wall seconds, peak RSS in MB.
+# taking the machine down. Prints: case, exit code, wall seconds, CPU seconds (user + system:
+# on a shared machine the wall time also counts waiting for a core), peak RSS in MB.
 set -u
 cd "$(dirname "$0")/.."
 BIN=${1:-}
@@ -24,25 +25,47 @@ run() {
     # fix rewrites its input: work on a fresh copy each time.
     if [ "$1" = fix ]; then
         rm -rf "$OUT/fix-copy" && cp -r "$2" "$OUT/fix-copy"
-        set -- fix "$OUT/fix-copy" "$3" "$4" --no-backup
+        shift 2
+        set -- fix "$OUT/fix-copy" "$@" --no-backup
     fi
-    /usr/bin/time -f "%e %M" -o "$OUT/time" sh -c 'ulimit -v 4000000; exec timeout 60 "$@" >/dev/null 2>"$0"' \
+    /usr/bin/time -f "%e %U %S %M" -o "$OUT/time" sh -c 'ulimit -v 4000000; exec timeout 60 "$@" >/dev/null 2>"$0"' \
         "$OUT/stderr" "$BIN" "$@"
     code=$?
     set -- $(tail -n 1 "$OUT/time")
-    printf '%-24s exit %-3s %7s s %7d MB   %s\n' "$name" "$code" "$1" $(( ${2:-0} / 1024 )) \
-        "$(head -c 100 "$OUT/stderr" | head -n 1)"
+    cpu=$(echo "${2:-0} ${3:-0}" | awk '{printf "%.2f", $1 + $2}')
+    printf '%-26s exit %-3s %7s s wall %6s s cpu %6d MB   %s\n' "$name" "$code" "$1" "$cpu" \
+        $(( ${4:-0} / 1024 )) "$(head -c 80 "$OUT/stderr" | head -n 1)"
 }
 
-echo "binary: $BIN"
+echo "binary: $BIN; $(nproc) cores; load average at start: $(cut -d" " -f1-3 /proc/loadavg)"
 for shape in deep array keys top-keys string array-cap keys-cap top-keys-cap; do
     run "diff $shape" diff "$OUT/$shape" --against "$AUTH"
+    run "diff-json $shape" diff "$OUT/$shape" --against "$AUTH" --format json
     run "fix $shape" fix "$OUT/$shape" --against "$AUTH"
+    run "fix-json $shape" fix "$OUT/$shape" --against "$AUTH" --format json
     run "lint $shape" lint "$OUT/$shape"
 done
+run "diff self nested-cap" diff "$OUT/nested-cap" --against "$OUT/nested-cap/config.json"
 run "diff adds-cap" diff fixtures/incident/Qwen3.6-27B-DFlash --against "$OUT/authority-keys.json"
+run "diff-json adds-cap" diff fixtures/incident/Qwen3.6-27B-DFlash --against "$OUT/authority-keys.json" --format json
 run "fix adds-cap" fix fixtures/incident/Qwen3.6-27B-DFlash --against "$OUT/authority-keys.json"
+run "fix-json adds-cap" fix fixtures/incident/Qwen3.6-27B-DFlash --against "$OUT/authority-keys.json" --format json
+run "fix-dry adds-cap" fix fixtures/incident/Qwen3.6-27B-DFlash --against "$OUT/authority-keys.json" --dry-run
 run "weights many-shards" weights "$OUT/shards"
 run "weights many-tensors" weights "$OUT/tensors"
+run "weights tensors-cap" weights "$OUT/tensors-cap"
+run "weights tensors-under-cap" weights "$OUT/tensors-under-cap"
+run "weights-json tensors-under-cap" weights "$OUT/tensors-under-cap" --format json
 run "launch yaml-aliases" launch --file "$OUT/compose.yml"
 run "launch shell-expansion" launch --file "$OUT/run.sh"
+# --full-tokenizer at its own 64 MiB cap (a BPE of ~1.7 million merges), and the default
+# reader on the same file; then the real Qwen3 tokenizer when QWEN3_TOKENIZER_DIR names it
+# (bench/fetch-qwen3-tokenizer.sh).
+INCIDENT="fixtures/incident/Qwen3.6-27B-DFlash --against $AUTH"
+run "diff full-tokenizer-cap" diff $INCIDENT --target "$OUT/tokenizer-target" --full-tokenizer
+run "diff tokenizer-cap" diff $INCIDENT --target "$OUT/tokenizer-target"
+if [ -n "${QWEN3_TOKENIZER_DIR:-}" ]; then
+    run "diff full-tokenizer qwen3" diff $INCIDENT --tokenizer "$QWEN3_TOKENIZER_DIR" --full-tokenizer
+    run "diff tokenizer qwen3" diff $INCIDENT --tokenizer "$QWEN3_TOKENIZER_DIR"
+fi
+echo "load average at end: $(cut -d" " -f1-3 /proc/loadavg)"

@@ -243,6 +243,49 @@ fn invalid_json_and_missing_file_exit_two() {
     assert!(err.contains("no `config.json` in `fixtures`"), "{err}");
 }
 
+/// `--full-tokenizer` has a byte cap of its own (64 MiB, under the default reader's 256 MiB):
+/// a larger tokenizer.json is refused with exit 2 before it is read, naming the flag; the same
+/// target works with the flag when its tokenizer is small.
+#[test]
+fn full_tokenizer_over_its_cap_exits_two() {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("target");
+    fs::create_dir(&target).unwrap();
+    fs::copy(
+        "fixtures/targets/Qwen3.6-27B/config.json",
+        target.join("config.json"),
+    )
+    .unwrap();
+    let t = target.to_str().unwrap();
+    let args = |t| {
+        [
+            "diff",
+            "fixtures/incident/Qwen3.6-27B-DFlash",
+            "--against",
+            "fixtures/incident/authority",
+            "--target",
+            t,
+            "--full-tokenizer",
+        ]
+    };
+    let (code, _, err) = run(&args("fixtures/targets/Qwen3.6-27B"));
+    assert_eq!(code, 1, "{err}");
+    // Sparse: 64 MiB + 1 byte without writing them.
+    let f = fs::File::create(target.join("tokenizer.json")).unwrap();
+    f.set_len((64 << 20) + 1).unwrap();
+    let (code, out, err) = run(&args(t));
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains("tokenizer.json` is 67108865 bytes, over the 64 MiB limit"),
+        "{err}"
+    );
+    assert!(
+        err.contains("--full-tokenizer loads at most 64 MiB"),
+        "{err}"
+    );
+}
+
 /// No built-in snapshot matches: exit 2 naming the flags that would help.
 #[test]
 fn no_authority_exits_two_with_hint() {

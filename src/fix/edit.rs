@@ -62,6 +62,9 @@ pub struct Splice {
 pub struct Plan {
     /// The new file text.
     pub text: String,
+    /// `text` parsed: the planner parses and compares its result before returning it, so the
+    /// caller can use this tree instead of parsing the text again.
+    pub root: Node,
     pub edits: Vec<Edit>,
     /// The text changes, sorted and non-overlapping, that turn the original into `text`.
     pub splices: Vec<Splice>,
@@ -134,6 +137,9 @@ pub fn plan(doc: &Document, authority: &Node, prune: bool) -> Result<Plan> {
             DiffKind::OutOfRange | DiffKind::Layout => {}
         }
     }
+    // What was needed of the differences is copied out; at the value cap they are tens of
+    // megabytes, and the result's own parse and comparison below need as much again.
+    drop(diffs);
     // An add inside another add is already covered by it.
     adds.retain(|a| {
         let full = a.full();
@@ -198,6 +204,8 @@ pub fn plan(doc: &Document, authority: &Node, prune: bool) -> Result<Plan> {
     splices.sort_by_key(|s| (s.range.start, s.range.end));
     let text = apply(&doc.text, &splices)?;
     edits.sort_by(|a, b| a.path.cmp(&b.path));
+    // Likewise the plan's working sets, before the result is parsed.
+    drop((sets, adds, removes, added, lookup, root_lookup));
 
     let fixed = Document::parse(&text).map_err(|e| {
         Error::new(format!(
@@ -216,6 +224,7 @@ pub fn plan(doc: &Document, authority: &Node, prune: bool) -> Result<Plan> {
     }
     Ok(Plan {
         text,
+        root: fixed.root,
         edits,
         splices,
         kept_local_only: kept,

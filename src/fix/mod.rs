@@ -144,11 +144,13 @@ pub fn run(
     let path = &local.path;
     let original = local.doc.text.as_bytes();
     let state = write::inspect(path)?;
-    let (new_bytes, edits, kept) = match opts.mode {
+    // `planned`: the new text's tree, when the planner parsed and checked it already.
+    let (new_bytes, edits, kept, planned) = match opts.mode {
         Mode::Exact => (
             authority.bytes.clone(),
             exact_edits(local, authority),
             vec![],
+            None,
         ),
         Mode::Minimal | Mode::Prune => {
             let plan = edit::plan(
@@ -156,7 +158,12 @@ pub fn run(
                 authority.config.root(),
                 opts.mode == Mode::Prune,
             )?;
-            (plan.text.into_bytes(), plan.edits, plan.kept_local_only)
+            (
+                plan.text.into_bytes(),
+                plan.edits,
+                plan.kept_local_only,
+                Some(plan.root),
+            )
         }
     };
     let changed = new_bytes != original;
@@ -206,9 +213,17 @@ pub fn run(
                 report.notes.push(e.message);
             }
         }
-        let doc = Document::parse_bytes(&new_bytes)
-            .map_err(|e| Error::new(format!("internal error: the fixed text is not JSON ({e})")))?;
-        report.checked_fields = checked_fields(&doc.root, target, &edited);
+        let parsed;
+        let root = match &planned {
+            Some(root) => root,
+            None => {
+                parsed = Document::parse_bytes(&new_bytes).map_err(|e| {
+                    Error::new(format!("internal error: the fixed text is not JSON ({e})"))
+                })?;
+                &parsed.root
+            }
+        };
+        report.checked_fields = checked_fields(root, target, &edited);
         return Ok(report);
     }
 
@@ -241,10 +256,10 @@ pub fn run(
         ));
     }
 
-    match verify(&state, &new_bytes, authority, &kept, opts.mode) {
-        Ok(doc) => {
+    match verify(&state, &new_bytes, authority, planned) {
+        Ok(root) => {
             report.verified = true;
-            report.checked_fields = checked_fields(&doc.root, target, &edited);
+            report.checked_fields = checked_fields(&root, target, &edited);
             Ok(report)
         }
         Err(why) => {
@@ -269,22 +284,27 @@ pub fn run(
     }
 }
 
-/// Re-reads the file from disk and checks it against the authority.
+/// Re-reads the file from disk and checks it against the authority. The minimal edit's text
+/// was parsed and compared with the authority by the planner (`planned`, its tree): the file
+/// reading back byte for byte as that text is the same check, without a second parse and
+/// comparison (which cost as much memory as the file's tree again). `--exact`'s text is the
+/// authority's bytes, never parsed on their own: they are parsed and compared here.
 fn verify(
     state: &write::FileState,
     expected: &[u8],
     authority: &Authority,
-    kept: &[Path],
-    mode: Mode,
-) -> std::result::Result<Document, String> {
+    planned: Option<Node>,
+) -> std::result::Result<Node, String> {
     write::fail_point("verify").map_err(|e| e.to_string())?;
     let bytes = config::read_capped(&state.path, MAX_CONFIG_BYTES).map_err(|e| e.message)?;
     if bytes != expected {
         return Err("the file read back differs from what was written".into());
     }
+    if let Some(root) = planned {
+        return Ok(root);
+    }
     let doc = Document::parse_bytes(&bytes).map_err(|e| format!("the file is not JSON: {e}"))?;
-    let kept = if mode == Mode::Exact { &[][..] } else { kept };
-    let left = edit::residual(&doc.root, authority.config.root(), kept);
+    let left = edit::residual(&doc.root, authority.config.root(), &[]);
     if let Some(d) = left.first() {
         return Err(format!(
             "`{}` still differs from the authority ({})",
@@ -292,7 +312,7 @@ fn verify(
             d.kind.as_str()
         ));
     }
-    Ok(doc)
+    Ok(doc.root)
 }
 
 /// `--exact` replaces the whole file; its edits are the differences, for the report.
@@ -373,7 +393,12 @@ fn checked_fields(root: &Node, target: &TargetContext, edited: &[Path]) -> Vec<C
 
 /// A unified diff of the change, both sides labelled with the file path.
 pub fn unified_diff(label: &str, old: &str, new: &str) -> String {
-    similar::TextDiff::from_lines(old, new)
+    // Myers' diff costs lines × edits: adding 190,000 keys took a minute. Past the deadline
+    // `similar` stops looking for the smallest diff and reports the rest as one replacement,
+    // still a correct diff; a config of normal size finishes in microseconds, far before it.
+    similar::TextDiff::configure()
+        .timeout(std::time::Duration::from_millis(200))
+        .diff_lines(old, new)
         .unified_diff()
         .context_radius(3)
         .header(label, label)

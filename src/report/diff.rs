@@ -257,6 +257,14 @@ pub struct DifferenceOutput {
 }
 
 pub fn diff_output(report: &DiffReport) -> DiffOutput<'_> {
+    DiffOutput {
+        differences: report.differences.iter().map(difference_output).collect(),
+        ..diff_output_head(report)
+    }
+}
+
+/// Everything of [`diff_output`] but the differences (left empty).
+fn diff_output_head(report: &DiffReport) -> DiffOutput<'_> {
     let a = &report.authority;
     let fails = report.fails(false);
     DiffOutput {
@@ -287,33 +295,34 @@ pub fn diff_output(report: &DiffReport) -> DiffOutput<'_> {
                 .and_then(|f| f.origins.get("vocab_size").cloned()),
         },
         warnings: &report.target.warnings,
-        differences: report
-            .differences
-            .iter()
-            .map(|d| DifferenceOutput {
-                path: d.diff.path.to_string(),
-                kind: d.diff.kind.as_str(),
-                severity: d.diff.severity.as_str(),
-                local_path: d.diff.local_path.as_ref().map(ToString::to_string),
-                authority_path: d.diff.authority_path.as_ref().map(ToString::to_string),
-                local: d
-                    .diff
-                    .local
-                    .as_ref()
-                    .map_or(serde_json::Value::Null, |n| n.to_serde()),
-                local_present: d.diff.local.is_some(),
-                authority: d
-                    .diff
-                    .authority
-                    .as_ref()
-                    .map_or(serde_json::Value::Null, |n| n.to_serde()),
-                authority_present: d.diff.authority.is_some(),
-                local_token: d.local_tokens.clone(),
-                authority_token: d.authority_tokens.clone(),
-                note: d.diff.note.clone(),
-            })
-            .collect(),
+        differences: Vec::new(),
         fix_command: fails.then(|| report.fix_command()),
+    }
+}
+
+/// One difference as JSON.
+fn difference_output(d: &ReportedDifference) -> DifferenceOutput {
+    DifferenceOutput {
+        path: d.diff.path.to_string(),
+        kind: d.diff.kind.as_str(),
+        severity: d.diff.severity.as_str(),
+        local_path: d.diff.local_path.as_ref().map(ToString::to_string),
+        authority_path: d.diff.authority_path.as_ref().map(ToString::to_string),
+        local: d
+            .diff
+            .local
+            .as_ref()
+            .map_or(serde_json::Value::Null, |n| n.to_serde()),
+        local_present: d.diff.local.is_some(),
+        authority: d
+            .diff
+            .authority
+            .as_ref()
+            .map_or(serde_json::Value::Null, |n| n.to_serde()),
+        authority_present: d.diff.authority.is_some(),
+        local_token: d.local_tokens.clone(),
+        authority_token: d.authority_tokens.clone(),
+        note: d.diff.note.clone(),
     }
 }
 
@@ -364,8 +373,25 @@ impl super::Report for DiffReport {
         }
     }
 
+    /// Without the differences' items: [`Report::write_json_entry`] writes them one by one.
     fn json_body(&self) -> serde_json::Value {
-        serde_json::to_value(diff_output(self)).unwrap_or_default()
+        serde_json::to_value(diff_output_head(self)).unwrap_or_default()
+    }
+
+    fn write_json_entry(
+        &self,
+        key: &str,
+        map: &mut super::JsonMap<'_, '_>,
+    ) -> Option<serde_json::Result<()>> {
+        use serde::ser::SerializeMap;
+        /// The differences, each turned into its output form as it is written.
+        struct Differences<'a>(&'a [ReportedDifference]);
+        impl Serialize for Differences<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_seq(self.0.iter().map(difference_output))
+            }
+        }
+        (key == "differences").then(|| map.serialize_entry(key, &Differences(&self.differences)))
     }
 }
 

@@ -76,10 +76,48 @@ impl super::Report for FixReport {
         verdict(self, options)
     }
 
+    /// The lists (an edit, a checked field or a kept key per key of the file) and the unified
+    /// diff are placeholders here: [`Report::write_json_entry`] writes them from the report
+    /// (190,000 edits and checked fields cost 180 MB as `Value`s).
+    ///
+    /// [`Report::write_json_entry`]: super::Report::write_json_entry
     fn json_body(&self) -> serde_json::Value {
-        let mut body = serde_json::to_value(self).unwrap_or_default();
+        let head = FixReport {
+            path: self.path.clone(),
+            authority: self.authority.clone(),
+            mode: self.mode,
+            dry_run: self.dry_run,
+            changed: self.changed,
+            written: self.written,
+            edits: Vec::new(),
+            kept_local_only: Vec::new(),
+            remaining_errors: Vec::new(),
+            backup: self.backup.clone(),
+            replaced_symlink: self.replaced_symlink,
+            verified: self.verified,
+            checked_fields: Vec::new(),
+            unified_diff: None,
+            notes: self.notes.clone(),
+        };
+        let mut body = serde_json::to_value(head).unwrap_or_default();
         body["restart_required"] = self.written.into();
         body
+    }
+
+    fn write_json_entry(
+        &self,
+        key: &str,
+        map: &mut super::JsonMap<'_, '_>,
+    ) -> Option<serde_json::Result<()>> {
+        use serde::ser::SerializeMap;
+        Some(match key {
+            "edits" => map.serialize_entry(key, &self.edits),
+            "kept_local_only" => map.serialize_entry(key, &self.kept_local_only),
+            "remaining_errors" => map.serialize_entry(key, &self.remaining_errors),
+            "checked_fields" => map.serialize_entry(key, &self.checked_fields),
+            "unified_diff" => map.serialize_entry(key, &self.unified_diff),
+            _ => return None,
+        })
     }
 }
 

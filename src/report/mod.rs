@@ -99,6 +99,17 @@ pub trait Report {
     fn verdict(&self, options: &RenderOptions) -> Verdict {
         Verdict::new(Status::of(options.fails))
     }
+    /// Writes the body's entry `key` straight into the envelope, instead of `json_body`'s value
+    /// for it (then a placeholder that keeps the key's place): for a list too long to copy into
+    /// a `Value` first (`diff`'s differences, one per key of a large config, cost over a
+    /// kilobyte each as `Value`s). `None`: `json_body`'s value is written.
+    fn write_json_entry(
+        &self,
+        _key: &str,
+        _map: &mut JsonMap<'_, '_>,
+    ) -> Option<serde_json::Result<()>> {
+        None
+    }
     /// Whether the command's verdict depends on the engine (lint rules run): then JSON and SARIF
     /// say which engine it assumed, even none.
     fn engine_dependent(&self) -> bool {
@@ -126,7 +137,7 @@ pub fn render(
     match format {
         Format::Human => human::write(report, options, out),
         Format::Json => {
-            serde_json::to_writer_pretty(&mut *out, &envelope(report, options))?;
+            write_envelope(report, options, &mut *out)?;
             writeln!(out)
         }
         Format::Github => github::write(out, report, options),
@@ -135,26 +146,54 @@ pub fn render(
     }
 }
 
-/// `{schema_version, command, assumed (engine-dependent commands), …body, diagnostics, summary}`.
-pub fn envelope(report: &dyn Report, options: &RenderOptions) -> Value {
+/// The JSON envelope's map while it is being written.
+pub type JsonMap<'a, 'w> =
+    serde_json::ser::Compound<'a, &'w mut dyn Write, serde_json::ser::PrettyFormatter<'static>>;
+
+/// Writes `{schema_version, command, assumed (engine-dependent commands), …body, diagnostics,
+/// summary}`, pretty-printed. A body key of an envelope key's name replaces it in place. The
+/// diagnostics, and the body entries a report writes itself ([`Report::write_json_entry`]),
+/// are serialized from the report's own structs, never copied into a `serde_json::Value`:
+/// a diff with a difference per key of a 200,000-key config holds 200,000 of each.
+fn write_envelope(
+    report: &dyn Report,
+    options: &RenderOptions,
+    out: &mut dyn Write,
+) -> io::Result<()> {
+    use serde::ser::{SerializeMap, Serializer};
     let diagnostics = report.diagnostics();
-    let summary = Summary::of(diagnostics.iter());
-    let mut value = json!({
-        "schema_version": SCHEMA_VERSION,
-        "command": report.command(),
-    });
+    let mut summary = json!(Summary::of(diagnostics.iter()));
+    summary["deny_warnings"] = json!(options.deny_warnings);
+    summary["fails"] = json!(options.fails);
+    let mut head = serde_json::Map::new();
+    head.insert("schema_version".into(), json!(SCHEMA_VERSION));
+    head.insert("command".into(), json!(report.command()));
     if report.engine_dependent() {
-        value["assumed"] = assumed_json(report.engine());
+        head.insert("assumed".into(), assumed_json(report.engine()));
     }
-    if let (Some(map), Value::Object(body)) = (value.as_object_mut(), report.json_body()) {
-        map.extend(body);
+    if let Value::Object(body) = report.json_body() {
+        head.extend(body);
     }
-    value["diagnostics"] = json!(diagnostics);
-    let mut s = json!(summary);
-    s["deny_warnings"] = json!(options.deny_warnings);
-    s["fails"] = json!(options.fails);
-    value["summary"] = s;
-    value
+    let mut serializer = serde_json::Serializer::pretty(out);
+    let mut map = serializer.serialize_map(None)?;
+    for (key, value) in &head {
+        match key.as_str() {
+            "diagnostics" => map.serialize_entry(key, &diagnostics)?,
+            "summary" => map.serialize_entry(key, &summary)?,
+            _ => match report.write_json_entry(key, &mut map) {
+                Some(written) => written?,
+                None => map.serialize_entry(key, value)?,
+            },
+        }
+    }
+    if !head.contains_key("diagnostics") {
+        map.serialize_entry("diagnostics", &diagnostics)?;
+    }
+    if !head.contains_key("summary") {
+        map.serialize_entry("summary", &summary)?;
+    }
+    map.end()?;
+    Ok(())
 }
 
 /// `s` for plurals.

@@ -23,6 +23,36 @@ pub const MAX_HEADER_BYTES: u64 = crate::hub::MAX_SAFETENSORS_HEADER_BYTES;
 /// The byte count of the length prefix.
 pub const LENGTH_BYTES: u64 = 8;
 
+/// Most tensors one header may list. A drafter holds tens to a few hundred (DFlash: about ten
+/// a layer over a few layers; EAGLE-3: one layer), a shard of the largest MoE checkpoints a few
+/// thousand. The header's byte cap alone let through about 360,000 minimal entries, which cost
+/// 660 MB and 2.8 s in `weights` (a finding per unknown tensor); at this cap the command stays
+/// under 200 MB and a second (BENCHMARKS.md, "Hostile shapes").
+pub const MAX_TENSORS: usize = 50_000;
+
+/// The number of top-level entries of a header's JSON (tensors and `__metadata__`), counted
+/// without building anything; `None` when it is not a JSON object (the full parse says why).
+fn count_entries(json: &[u8]) -> Option<usize> {
+    use serde::de::{Deserializer, IgnoredAny, MapAccess, Visitor};
+    struct Count;
+    impl<'de> Visitor<'de> for Count {
+        type Value = usize;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str("a JSON object")
+        }
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<usize, A::Error> {
+            let mut n = 0;
+            while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {
+                n += 1;
+            }
+            Ok(n)
+        }
+    }
+    serde_json::Deserializer::from_slice(json)
+        .deserialize_map(Count)
+        .ok()
+}
+
 /// One tensor of a header.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Tensor {
@@ -118,6 +148,15 @@ pub fn parse_prefix(display: &str, file: &str, prefix: &[u8], file_size: u64) ->
             ),
         ));
     };
+    // Counted before the real parse, which builds every entry.
+    if let Some(n) = count_entries(json).filter(|&n| n > MAX_TENSORS + 1) {
+        // A valid file may list that many; it is refused as a cap, not as corrupt.
+        return Err(Error::new(format!(
+            "`{display}`: its header lists {n} entries, over the {MAX_TENSORS}-tensor limit of a \
+             safetensors header here (a drafter holds a few hundred)"
+        ))
+        .with_hint("check that the path names a drafter's weights"));
+    }
     let meta: safetensors::tensor::Metadata = serde_json::from_slice(json)
         .map_err(|e| invalid(display, format_args!("invalid header: {e}")))?;
     // Offsets up to 2^64 - 1 are valid u64s; the header's end plus them may not be, so the
@@ -244,6 +283,35 @@ mod tests {
             let size = bytes.len() as u64;
             let _ = parse_prefix("f.safetensors", "f.safetensors", &bytes, size);
         }
+    }
+
+    /// More than [`MAX_TENSORS`] entries is refused before the entries are built (360,000
+    /// minimal entries within the byte cap cost 660 MB); at the cap the header is read.
+    #[test]
+    fn tensor_count_is_capped() {
+        let header = |n: usize| {
+            let entries: Vec<String> = (0..n)
+                .map(|i| {
+                    format!(
+                        r#""t{i}":{{"dtype":"BF16","shape":[1],"data_offsets":[{},{}]}}"#,
+                        2 * i,
+                        2 * i + 2
+                    )
+                })
+                .collect();
+            file_bytes(&format!("{{{}}}", entries.join(",")), 2 * n)
+        };
+        let at_cap = header(MAX_TENSORS);
+        let shard = parse_prefix("m", "m", &at_cap, at_cap.len() as u64).unwrap();
+        assert_eq!(shard.tensors.len(), MAX_TENSORS);
+        let over = header(MAX_TENSORS + 2);
+        let err = parse_prefix("m", "m", &over, over.len() as u64).unwrap_err();
+        assert!(
+            err.message
+                .contains("50002 entries, over the 50000-tensor limit"),
+            "{}",
+            err.message
+        );
     }
 
     #[test]

@@ -15,10 +15,15 @@ use std::ops::Range;
 /// Deeper nesting than this is refused. Python's own limit is about 1,000; real configs use 3.
 pub const MAX_DEPTH: usize = 256;
 /// Most values (objects, arrays, strings, numbers, literals) one document may hold. A drafter
-/// config holds about a hundred, the largest real configs (an `id2label` of 22k classes) tens
-/// of thousands; every later step (diff, fix, lint) is linear in this count, and a parsed value
-/// costs about 130 bytes, so this bounds a document's tree to some 25 MB.
-pub const MAX_VALUES: usize = 200_000;
+/// config holds about a hundred; the largest real configs, image classifiers trained on
+/// ImageNet-21k (`google/vit-huge-patch14-224-in21k`: an `id2label` and a `label2id` of 21,843
+/// classes each), about 44,000: this leaves them more than twice that. Every later step
+/// (diff, fix, lint) is linear in this count, but a difference per value costs about a
+/// kilobyte end to end (the difference, its diagnostic, its line of JSON output, which is held
+/// until the command succeeds): at 190,000 differences `diff --format json` and `fix --format
+/// json` peaked at 360 and 690 MB, at 95,000 at 178 and 237 MB (BENCHMARKS.md, "Hostile
+/// shapes").
+pub const MAX_VALUES: usize = 100_000;
 /// Objects up to this many members look keys up by scanning (faster than hashing when small).
 const SCAN_MEMBERS: usize = 16;
 
@@ -186,13 +191,11 @@ impl Node {
                 a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.same_value(y))
             }
             (Value::Object(_), Value::Object(_)) => {
-                let keys_a = self.effective_keys();
-                let keys_b = other.effective_keys();
-                keys_a.len() == keys_b.len()
-                    && keys_a.iter().all(|k| match (self.get(k), other.get(k)) {
-                        (Some(x), Some(y)) => x.same_value(y),
-                        _ => false,
-                    })
+                // Maps, not `get`: a scan per key is quadratic in the object's size.
+                let (a, b) = (self.members_by_key(), other.members_by_key());
+                a.len() == b.len()
+                    && a.iter()
+                        .all(|(k, x)| b.get(k).is_some_and(|y| x.same_value(y)))
             }
             _ => false,
         }
@@ -282,9 +285,12 @@ impl Node {
             Value::String(s) => serde_json::Value::String(s.clone()),
             Value::Array(items) => items.iter().map(Node::to_serde).collect(),
             Value::Object(_) => {
-                let mut map = serde_json::Map::new();
+                // Keys in first-seen order, values of the last duplicate (a map lookup per key,
+                // not a scan: linear in the object's size).
+                let last = self.members_by_key();
+                let mut map = serde_json::Map::with_capacity(last.len());
                 for key in self.effective_keys() {
-                    if let Some(v) = self.get(key) {
+                    if let Some(v) = last.get(key) {
                         map.insert(key.to_string(), v.to_serde());
                     }
                 }
@@ -918,8 +924,9 @@ impl<'a> Parser<'a> {
     fn object(&mut self, depth: usize) -> ParseResult<Value> {
         self.pos += 1; // {
         let mut members: Vec<Member> = Vec::new();
-        // Keys seen, once the object is too large to scan for duplicates.
-        let mut seen: std::collections::HashSet<String> = std::collections::HashSet::new();
+        // Once the object is too large to scan for duplicates: each key's last index. It finds
+        // duplicates and becomes the document's member index (one copy of each key, not two).
+        let mut index: HashMap<String, usize> = HashMap::new();
         self.skip_ws();
         if self.bytes.get(self.pos) == Some(&b'}') {
             self.pos += 1;
@@ -954,21 +961,29 @@ impl<'a> Parser<'a> {
             }
             self.pos += 1;
             self.skip_ws();
-            self.path.push(Segment::Key(key.clone()));
+            // The path is only read below a container (its members' paths) and for a
+            // duplicate: a scalar's key is not copied into it.
+            let container = matches!(self.bytes.get(self.pos), Some(b'{' | b'['));
+            if container {
+                self.path.push(Segment::Key(key.clone()));
+            }
             let value = self.value(depth + 1)?;
+            if container {
+                self.path.pop();
+            }
             let duplicate = if members.len() < SCAN_MEMBERS {
                 members.iter().any(|m| m.key == key)
             } else {
-                if seen.is_empty() {
-                    seen.extend(members.iter().map(|m| m.key.clone()));
+                if index.is_empty() {
+                    index.extend(members.iter().enumerate().map(|(i, m)| (m.key.clone(), i)));
                 }
-                !seen.insert(key.clone())
+                index.insert(key.clone(), members.len()).is_some()
             };
             if duplicate {
-                self.duplicates
-                    .push((Path(self.path.clone()), value.span.start));
+                let mut path = self.path.clone();
+                path.push(Segment::Key(key.clone()));
+                self.duplicates.push((Path(path), value.span.start));
             }
-            self.path.pop();
             members.push(Member {
                 key,
                 key_span,
@@ -980,11 +995,6 @@ impl<'a> Parser<'a> {
                 Some(b'}') => {
                     self.pos += 1;
                     if members.len() > SCAN_MEMBERS {
-                        let index = members
-                            .iter()
-                            .enumerate()
-                            .map(|(i, m)| (m.key.clone(), i))
-                            .collect();
                         self.member_index.insert(Path(self.path.clone()), index);
                     }
                     return Ok(Value::Object(members));
@@ -1066,7 +1076,7 @@ mod tests {
         let array = format!("{{\"x\": [{}]}}", vec!["0"; MAX_VALUES].join(","));
         let err = Document::parse(&array).unwrap_err();
         assert!(
-            err.message.contains("more than 200000 values"),
+            err.message.contains("more than 100000 values"),
             "{}",
             err.message
         );
@@ -1090,6 +1100,16 @@ mod tests {
             lookup.get(&doc.root, "k59999").unwrap().as_u64(),
             Some(59_999)
         );
+        // Whole-object comparison and JSON output look keys up in a map: a scan per key made
+        // both quadratic (an object of 190,000 keys in an array, diffed against itself or
+        // written by `diff --format json`, ran past a minute). Last duplicate wins in both.
+        let other = doc.root.clone();
+        assert!(doc.root.same_value(&other));
+        let serde = doc.root.to_serde();
+        let map = serde.as_object().unwrap();
+        assert_eq!(map.len(), n);
+        assert_eq!(map["k7"], serde_json::json!(0));
+        assert_eq!(map.keys().nth(7).map(String::as_str), Some("k7"));
     }
 
     #[test]

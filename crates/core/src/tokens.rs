@@ -27,6 +27,15 @@ use crate::{Error, Result};
 /// Large tokenizers (Qwen3.5: 248k entries) are about 20 MB; leave room, refuse absurd files.
 pub const MAX_TOKENIZER_BYTES: u64 = 256 * 1024 * 1024;
 pub const MAX_TOKENIZER_CONFIG_BYTES: u64 = 16 * 1024 * 1024;
+/// `--full-tokenizer` hands the whole file to the `tokenizers` crate, whose model costs about
+/// 16 times the file in memory (the 11 MB Qwen3 tokenizer: 165 MB peak; a 64 MiB BPE: 1 GB and
+/// 6–7 s; BENCHMARKS.md), so it has a cap of its own, under [`MAX_TOKENIZER_BYTES`]: about twice
+/// the largest tokenizer.json published for a current target (Gemma 3's, 33 MB).
+pub const MAX_FULL_TOKENIZER_BYTES: u64 = 64 * 1024 * 1024;
+/// `--full-tokenizer`'s time cap: building runs the crate's own code (regex compilation, the
+/// BPE merge table) over a file we do not control. The Qwen3 tokenizer builds in 0.3 s; a file
+/// still building after this long is refused instead of holding the command.
+pub const FULL_TOKENIZER_SECONDS: u64 = 30;
 
 /// An added token: its text and whether the tokenizer marks it special.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
@@ -297,13 +306,37 @@ impl TokenTable {
     ) -> Result<TokenTable> {
         let tokenizer_path = dir.join("tokenizer.json");
         // Read by us (a FIFO or device is refused, the size capped), parsed by `tokenizers`.
-        let bytes = read_capped(&tokenizer_path, MAX_TOKENIZER_BYTES)?;
-        let tokenizer = tokenizers::Tokenizer::from_bytes(&bytes).map_err(|e| {
-            Error::new(format!(
-                "`{}`: the tokenizers crate cannot load it: {e}",
-                tokenizer_path.display()
+        let bytes = read_capped(&tokenizer_path, MAX_FULL_TOKENIZER_BYTES).map_err(|e| {
+            e.with_hint(format!(
+                "--full-tokenizer loads at most {} MiB (the full tokenizer costs about 16 times \
+                 its file in memory); without --full-tokenizer the file is read up to {} MiB",
+                MAX_FULL_TOKENIZER_BYTES >> 20,
+                MAX_TOKENIZER_BYTES >> 20
             ))
         })?;
+        let loaded = within(
+            std::time::Duration::from_secs(FULL_TOKENIZER_SECONDS),
+            move || tokenizers::Tokenizer::from_bytes(&bytes).map_err(|e| e.to_string()),
+        );
+        let cannot_load = |why: String| {
+            Error::new(format!(
+                "`{}`: the tokenizers crate cannot load it: {why}",
+                tokenizer_path.display()
+            ))
+        };
+        let tokenizer =
+            match loaded {
+                Ok(Ok(tokenizer)) => tokenizer,
+                Ok(Err(why)) | Err(Unfinished::Failed(why)) => return Err(cannot_load(why)),
+                Err(Unfinished::TimedOut) => return Err(Error::new(format!(
+                    "`{}`: the full tokenizer was still building after {FULL_TOKENIZER_SECONDS} s \
+                     (--full-tokenizer's time limit)",
+                    tokenizer_path.display()
+                ))
+                .with_hint(
+                    "drop --full-tokenizer: the default reader decodes the ids without building it",
+                )),
+            };
         let mut table = TokenTable {
             vocab_size,
             has_vocab: true,
@@ -347,6 +380,41 @@ impl TokenTable {
         table.finish_len();
         Ok(table)
     }
+}
+
+/// Why [`within`] has no result.
+#[derive(Debug)]
+enum Unfinished {
+    /// Still running when the time was up.
+    TimedOut,
+    /// It panicked, or no thread could be started (the reason).
+    Failed(String),
+}
+
+/// Runs `work` on its own thread and waits at most `limit` for it. The thread is left to finish
+/// on its own after a timeout (Rust cannot stop a thread); the command reports an error and
+/// exits, which ends it. A panic in `work` (third-party code) becomes an error where panics
+/// unwind (debug builds, tests); the release profile's `panic = "abort"` still ends the process
+/// on one (RELIABILITY.md, "Panics": `--full-tokenizer` is opt-in third-party code).
+fn within<T: Send + 'static>(
+    limit: std::time::Duration,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> std::result::Result<T, Unfinished> {
+    use std::sync::mpsc::RecvTimeoutError;
+    let (send, receive) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .name("full-tokenizer".into())
+        .spawn(move || {
+            // The receiver is gone only after a timeout; nobody wants the result then.
+            let _ = send.send(work());
+        })
+        .map_err(|e| Unfinished::Failed(format!("no thread to build it on ({e})")))?;
+    receive.recv_timeout(limit).map_err(|e| match e {
+        RecvTimeoutError::Timeout => Unfinished::TimedOut,
+        RecvTimeoutError::Disconnected => {
+            Unfinished::Failed("the tokenizers crate panicked".into())
+        }
+    })
 }
 
 /// The parts of `tokenizer.json` this tool needs.
@@ -666,6 +734,49 @@ fn unicode_to_byte(c: char) -> Option<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `--full-tokenizer`'s time cap: work past the limit is abandoned with `TimedOut`, a panic
+    /// in the work is an error instead of a crash, and quick work returns its result.
+    #[test]
+    fn full_tokenizer_work_is_bounded_in_time() {
+        use std::time::{Duration, Instant};
+        let start = Instant::now();
+        let slow = within(Duration::from_millis(50), || {
+            std::thread::sleep(Duration::from_secs(5));
+            1
+        });
+        assert!(matches!(slow, Err(Unfinished::TimedOut)), "{slow:?}");
+        assert!(start.elapsed() < Duration::from_secs(4));
+        assert_eq!(within(Duration::from_secs(5), || 7).unwrap(), 7);
+        let panicked = within(Duration::from_secs(5), || -> u8 { panic!("hostile") });
+        assert!(
+            matches!(panicked, Err(Unfinished::Failed(_))),
+            "{panicked:?}"
+        );
+    }
+
+    /// `--full-tokenizer`'s byte cap is its own, below the default reader's: a file over it is
+    /// refused before it is read (a sparse file: no 64 MiB written), naming the flag.
+    #[test]
+    fn full_tokenizer_has_its_own_byte_cap() {
+        let dir = std::env::temp_dir().join(format!("dflash-full-cap-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let f = std::fs::File::create(dir.join("tokenizer.json")).unwrap();
+        f.set_len(MAX_FULL_TOKENIZER_BYTES + 1).unwrap();
+        let err = TokenTable::from_dir_full(&dir, &BTreeSet::new(), None).unwrap_err();
+        std::fs::remove_dir_all(&dir).unwrap();
+        assert!(
+            err.message.contains("over the 64 MiB limit"),
+            "{}",
+            err.message
+        );
+        let hint = err.hint.unwrap_or_default();
+        assert!(
+            hint.contains("--full-tokenizer loads at most 64 MiB"),
+            "{hint}"
+        );
+        const { assert!(MAX_FULL_TOKENIZER_BYTES < MAX_TOKENIZER_BYTES) };
+    }
 
     #[test]
     fn byte_level_reverses_gpt2_mapping() {

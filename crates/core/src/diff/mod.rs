@@ -9,6 +9,9 @@
 //! Objects are walked key by key; arrays are compared whole, as one value, because a layer list
 //! is one setting.
 
+use std::borrow::Cow;
+use std::collections::HashMap;
+
 use serde::Serialize;
 
 use crate::config::{Layout, LAYOUT_FIELDS};
@@ -207,80 +210,142 @@ pub struct Difference {
 }
 
 /// A config brought to the canonical layout, remembering where moved values came from.
-pub struct Canonical {
-    pub root: Node,
+///
+/// Only top-level members move, so the canonical layout is a view: the top-level members in
+/// canonical order, each borrowed from the original except the few the move rebuilds (an
+/// emptied `dflash_config`, `rope_scaling`). Nothing else is copied: a whole-tree clone per
+/// side and per comparison cost as much memory as the parsed file.
+pub struct Canonical<'a> {
+    /// The top-level members in canonical layout (last duplicate wins, as in the file), when
+    /// the root is an object.
+    top: Option<Vec<(&'a str, Cow<'a, Node>)>>,
     /// (canonical path, real path) for every value that was moved.
     moved: Vec<(Path, Path)>,
     pub layouts: Vec<(&'static str, Layout)>,
 }
 
-impl Canonical {
-    pub fn new(original: &Node) -> Canonical {
-        let mut root = original.clone();
+/// The last member `key` of a top-level view.
+fn top_get<'v, 'a>(top: &'v [(&'a str, Cow<'a, Node>)], key: &str) -> Option<&'v Node> {
+    top.iter().rev().find(|(k, _)| *k == key).map(|(_, n)| &**n)
+}
+
+/// Removes every member `key` of the view, returning the last one.
+fn top_take<'a>(top: &mut Vec<(&'a str, Cow<'a, Node>)>, key: &str) -> Option<Cow<'a, Node>> {
+    let index = top.iter().rposition(|(k, _)| *k == key)?;
+    let taken = top.remove(index).1;
+    top.retain(|(k, _)| *k != key);
+    Some(taken)
+}
+
+/// Sets `key` last in the view, replacing every member of that name.
+fn top_set<'a>(top: &mut Vec<(&'a str, Cow<'a, Node>)>, key: &'a str, value: Cow<'a, Node>) {
+    top.retain(|(k, _)| *k != key);
+    top.push((key, value));
+}
+
+/// Takes the member `key` out of the object `parent` (every duplicate; the last is returned):
+/// the member borrowed when `parent` is, and `parent` rebuilt without it.
+fn take_from<'a>(parent: &Cow<'a, Node>, key: &str) -> Option<(Cow<'a, Node>, Cow<'a, Node>)> {
+    let members = parent.as_object()?;
+    let index = members.iter().rposition(|m| m.key == key)?;
+    let value = match parent {
+        Cow::Borrowed(node) => {
+            let node: &'a Node = node;
+            Cow::Borrowed(&node.as_object()?[index].value)
+        }
+        Cow::Owned(node) => Cow::Owned(node.as_object()?[index].value.clone()),
+    };
+    let rest = Node {
+        value: Value::Object(members.iter().filter(|m| m.key != key).cloned().collect()),
+        span: parent.span.clone(),
+    };
+    Some((value, Cow::Owned(rest)))
+}
+
+impl<'a> Canonical<'a> {
+    pub fn new(original: &'a Node) -> Canonical<'a> {
         let mut moved = Vec::new();
         let layouts = LAYOUT_FIELDS
             .iter()
             .map(|f| (f.name, f.layout_in(original)))
             .collect();
+        let top = original.as_object().map(|members| {
+            let mut top: Vec<(&'a str, Cow<'a, Node>)> = members
+                .iter()
+                .map(|m| (m.key.as_str(), Cow::Borrowed(&m.value)))
+                .collect();
+            Self::fold(&mut top, &mut moved);
+            top
+        });
+        Canonical {
+            top,
+            moved,
+            layouts,
+        }
+    }
+
+    /// Moves the nested spellings of the layout fields to the flat ones.
+    fn fold(top: &mut Vec<(&'a str, Cow<'a, Node>)>, moved: &mut Vec<(Path, Path)>) {
         // block_size: dflash_config.block_size -> block_size, unless both exist.
-        if root.get("block_size").is_none() {
-            if let Some(value) = take_member(&mut root, &["dflash_config"], "block_size") {
-                set_member(&mut root, "block_size", value);
+        if top_get(top, "block_size").is_none() {
+            // The last `dflash_config` is the one that counts (duplicates: last wins).
+            let dflash = top
+                .iter()
+                .rposition(|(k, _)| *k == "dflash_config")
+                .and_then(|i| take_from(&top[i].1, "block_size").map(|t| (i, t)));
+            if let Some((i, (value, rest))) = dflash {
+                top[i].1 = rest;
+                top_set(top, "block_size", value);
                 moved.push((
                     Path::key("block_size"),
                     Path::key("dflash_config").child("block_size"),
                 ));
                 // A dflash_config that held only block_size is not a field of its own.
-                let emptied = root
-                    .get("dflash_config")
+                let emptied = top_get(top, "dflash_config")
                     .and_then(Node::as_object)
                     .is_some_and(<[Member]>::is_empty);
                 if emptied {
-                    take_member(&mut root, &[], "dflash_config");
+                    top_take(top, "dflash_config");
                 }
             }
         }
         // rope_parameters -> rope_theta + rope_scaling, unless the flat fields exist.
-        let has_flat_rope = root.get("rope_theta").is_some()
-            || root.get("rope_scaling").is_some_and(|n| !n.is_null());
-        if !has_flat_rope
-            && root
-                .get("rope_parameters")
+        let has_flat_rope = top_get(top, "rope_theta").is_some()
+            || top_get(top, "rope_scaling").is_some_and(|n| !n.is_null());
+        if has_flat_rope
+            || top_get(top, "rope_parameters")
                 .and_then(Node::as_object)
-                .is_some()
+                .is_none()
         {
-            if let Some(theta) = take_member(&mut root, &["rope_parameters"], "rope_theta") {
-                set_member(&mut root, "rope_theta", theta);
-                moved.push((
-                    Path::key("rope_theta"),
-                    Path::key("rope_parameters").child("rope_theta"),
-                ));
-            }
-            if let Some(params) = take_member(&mut root, &[], "rope_parameters") {
-                let default_only = params.as_object().is_some_and(|ms| {
-                    ms.is_empty()
-                        || ms
-                            .iter()
-                            .all(|m| m.key == "rope_type" && m.value.as_str() == Some("default"))
-                });
-                let span = params.span.clone();
-                let scaling = if default_only {
-                    Node {
-                        value: Value::Null,
-                        span,
-                    }
-                } else {
-                    params
-                };
-                set_member(&mut root, "rope_scaling", scaling);
-                moved.push((Path::key("rope_scaling"), Path::key("rope_parameters")));
-            }
+            return;
         }
-        Canonical {
-            root,
-            moved,
-            layouts,
+        let Some(mut params) = top_take(top, "rope_parameters") else {
+            return;
+        };
+        if let Some((theta, rest)) = take_from(&params, "rope_theta") {
+            params = rest;
+            top_set(top, "rope_theta", theta);
+            moved.push((
+                Path::key("rope_theta"),
+                Path::key("rope_parameters").child("rope_theta"),
+            ));
         }
+        let default_only = params.as_object().is_some_and(|ms| {
+            ms.is_empty()
+                || ms
+                    .iter()
+                    .all(|m| m.key == "rope_type" && m.value.as_str() == Some("default"))
+        });
+        let scaling = if default_only {
+            Cow::Owned(Node {
+                value: Value::Null,
+                span: params.span.clone(),
+            })
+        } else {
+            params
+        };
+        top_set(top, "rope_scaling", scaling);
+        moved.push((Path::key("rope_scaling"), Path::key("rope_parameters")));
     }
 
     /// The real path in the original file of a canonical path.
@@ -293,34 +358,6 @@ impl Canonical {
             }
         }
         canonical.clone()
-    }
-}
-
-fn take_member(root: &mut Node, parents: &[&str], key: &str) -> Option<Node> {
-    let mut node = root;
-    for p in parents {
-        let Value::Object(members) = &mut node.value else {
-            return None;
-        };
-        node = &mut members.iter_mut().rev().find(|m| m.key == *p)?.value;
-    }
-    let Value::Object(members) = &mut node.value else {
-        return None;
-    };
-    let index = members.iter().rposition(|m| m.key == key)?;
-    let taken = members.remove(index).value;
-    members.retain(|m| m.key != key);
-    Some(taken)
-}
-
-fn set_member(root: &mut Node, key: &str, value: Node) {
-    if let Value::Object(members) = &mut root.value {
-        members.retain(|m| m.key != key);
-        members.push(Member {
-            key: key.to_string(),
-            key_span: value.span.clone(),
-            value,
-        });
     }
 }
 
@@ -342,14 +379,17 @@ pub fn compare_with(
     let local_c = Canonical::new(local);
     let auth_c = Canonical::new(authority);
     let mut out = Vec::new();
-    walk(
-        &local_c,
-        &auth_c,
-        &local_c.root,
-        &auth_c.root,
-        &Path::root(),
-        &mut out,
-    );
+    match (&local_c.top, &auth_c.top) {
+        (Some(l), Some(a)) => walk_members(
+            &local_c,
+            &auth_c,
+            top_members(l),
+            top_members(a),
+            &Path::root(),
+            &mut out,
+        ),
+        _ => walk(&local_c, &auth_c, local, authority, &Path::root(), &mut out),
+    }
     let mut cx = rules::Comparison {
         local,
         authority,
@@ -364,6 +404,56 @@ pub fn compare_with(
     cx.differences
 }
 
+/// An object's distinct keys in first-seen order and its members by key (the last duplicate).
+type Members<'n> = (Vec<&'n str>, HashMap<&'n str, &'n Node>);
+
+fn top_members<'n>(top: &'n [(&'n str, Cow<'n, Node>)]) -> Members<'n> {
+    let mut keys = Vec::new();
+    let mut map: HashMap<&str, &Node> = HashMap::with_capacity(top.len());
+    for (key, node) in top {
+        if map.insert(key, node).is_none() {
+            keys.push(*key);
+        }
+    }
+    (keys, map)
+}
+
+/// Walks two objects' members: the local keys in order, then the authority's other keys.
+/// Maps, not `get`: a walk that scans for each of n keys is quadratic.
+fn walk_members(
+    lc: &Canonical,
+    ac: &Canonical,
+    (mut keys, lm): Members,
+    (auth_keys, am): Members,
+    path: &Path,
+    out: &mut Vec<Difference>,
+) {
+    keys.extend(auth_keys.into_iter().filter(|k| !lm.contains_key(k)));
+    for key in keys {
+        let child = path.child(key);
+        match (lm.get(key).copied(), am.get(key).copied()) {
+            (Some(l), Some(a)) => walk(lc, ac, l, a, &child, out),
+            (Some(l), None) => out.push(difference(
+                lc,
+                ac,
+                &child,
+                DiffKind::OnlyLocal,
+                Some(l),
+                None,
+            )),
+            (None, Some(a)) => out.push(difference(
+                lc,
+                ac,
+                &child,
+                DiffKind::OnlyAuthority,
+                None,
+                Some(a),
+            )),
+            (None, None) => {}
+        }
+    }
+}
+
 fn walk(
     lc: &Canonical,
     ac: &Canonical,
@@ -372,39 +462,10 @@ fn walk(
     path: &Path,
     out: &mut Vec<Difference>,
 ) {
-    if let (Some(_), Some(_)) = (local.as_object(), authority.as_object()) {
-        // Maps, not `get`: a walk that scans for each of n keys is quadratic.
-        let (lm, am) = (local.members_by_key(), authority.members_by_key());
-        let mut keys: Vec<&str> = local.effective_keys();
-        keys.extend(
-            authority
-                .effective_keys()
-                .into_iter()
-                .filter(|k| !lm.contains_key(k)),
-        );
-        for key in keys {
-            let child = path.child(key);
-            match (lm.get(key).copied(), am.get(key).copied()) {
-                (Some(l), Some(a)) => walk(lc, ac, l, a, &child, out),
-                (Some(l), None) => out.push(difference(
-                    lc,
-                    ac,
-                    &child,
-                    DiffKind::OnlyLocal,
-                    Some(l),
-                    None,
-                )),
-                (None, Some(a)) => out.push(difference(
-                    lc,
-                    ac,
-                    &child,
-                    DiffKind::OnlyAuthority,
-                    None,
-                    Some(a),
-                )),
-                (None, None) => {}
-            }
-        }
+    if local.as_object().is_some() && authority.as_object().is_some() {
+        let members = (local.effective_keys(), local.members_by_key());
+        let auth_members = (authority.effective_keys(), authority.members_by_key());
+        walk_members(lc, ac, members, auth_members, path, out);
         return;
     }
     if local.same_value(authority) {

@@ -31,8 +31,8 @@ pub type Rule = crate::diagnostic::rule::Rule<DiffRules>;
 pub struct Comparison<'a> {
     pub local: &'a Node,
     pub authority: &'a Node,
-    pub local_canonical: &'a Canonical,
-    pub authority_canonical: &'a Canonical,
+    pub local_canonical: &'a Canonical<'a>,
+    pub authority_canonical: &'a Canonical<'a>,
     pub tokens: Option<&'a TokenTable>,
     pub differences: Vec<Difference>,
 }
