@@ -467,6 +467,15 @@ type ByEngine = (
     [Option<&'static str>; 3],
 );
 const BY_ENGINE: &[ByEngine] = &[
+    // Issue 22: SGLang 0.5.23 captures each target layer once but sizes fc for every listed id,
+    // and raises a feature dim mismatch, as vLLM does (it was a warning under SGLang, unread).
+    (
+        "cases/target-layer-ids-duplicate",
+        Some(Q36),
+        &[],
+        "target-layer-ids-duplicate",
+        [Some("error"), Some("error"), Some("error")],
+    ),
     // Issue 22: vLLM's DFlash speculator refuses sample_from_anchor from v0.27 (the newest: an
     // error under plain --engine vllm and without an engine); SGLang reads it for DSpark only.
     (
