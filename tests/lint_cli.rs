@@ -195,8 +195,18 @@ const FIRES: &[(&str, &str, &[&str], &str, &str)] = &[
         "sliding-window-missing",
         "error",
     ),
+    // Issue 22: transformers' Qwen3Config drops sliding_window when use_sliding_window is false,
+    // and vLLM and SGLang read the drafter's config through it: no window, both refuse (an error);
+    // a model type whose config class keeps the window only makes readers disagree (info).
     (
         "cases/use-sliding-window-inconsistent",
+        Q36,
+        &[],
+        "use-sliding-window-inconsistent",
+        "error",
+    ),
+    (
+        "cases/use-sliding-window-inconsistent-llama",
         Q36,
         &[],
         "use-sliding-window-inconsistent",
