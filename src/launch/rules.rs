@@ -1166,7 +1166,7 @@ const SGLANG_TOKEN_MAP: Rule = Rule {
 target's predicts ids in its own reduced vocabulary; SGLang maps them to target ids with the FR-Spec \
 --speculative-token-map. Without it the ids are \
 misread and acceptance collapses. For EAGLE-3 the map ships in the weights (d2t) and SGLang ignores the flag (info).",
-        source: "sgl-project/sglang docs/advanced_features/speculative_decoding.md@067ad4d (FR-Spec token map; \"--speculative-token-map is ignored for EAGLE-3 models\")",
+        source: "sgl-project/sglang docs/advanced_features/speculative_decoding.md@067ad4d (FR-Spec token map; \"--speculative-token-map is ignored for EAGLE-3 models\"); sglang==0.5.23 sglang/srt/speculative/eagle_worker_v2.py (init_token_map)",
     },
     applies: Engines::Sglang,
     needs: &[],
