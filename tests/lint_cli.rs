@@ -867,6 +867,21 @@ fn engine_versions_change_the_verdict() {
             "sample-from-anchor-dflash",
             Some("error"),
         ),
+        // vllm#48894: up to v0.26.0 the EAGLE draft's rotary cache is sized by its own
+        // max_position_embeddings and positions past it fail a device-side assert; v0.27.1
+        // raises the value to the target's max_model_len.
+        (
+            "cases/eagle-max-position-short",
+            "vllm@0.26",
+            "eagle-max-position-short",
+            Some("error"),
+        ),
+        (
+            "cases/eagle-max-position-short",
+            "vllm@0.27",
+            "eagle-max-position-short",
+            Some("info"),
+        ),
         // vllm PR 28549 (merged 2025-11-12; PR 27732): the drafter's lm_head overwritten before.
         (
             "cases/draft-lm-head-shared",
