@@ -467,7 +467,7 @@ infers it from \"dflash\" or \"eagle3\" in the drafter's name; SGLang picks the 
 method == \"dflash\"; its V2 DFlash path refuses DSpark's sample_from_anchor). DSpark drafters are recognised by a \
 DSpark architecture (DSparkDraftModel, Qwen3DSparkModel), dspark_* keys, sample_from_anchor or projector_type \
 \"dspark\", so method \"dspark\" is not flagged for them.",
-        source: "vllm-project/vllm vllm/config/speculative.py@002e77c (method inferred from the drafter's name); vllm-project/vllm v1/spec_decode DFlashProposer (asserts method == \"dflash\"); sgl-project/sglang python/sglang/srt/server_args.py (handle_speculative_decoding: one handler per algorithm)",
+        source: "vllm-project/vllm vllm/config/speculative.py@002e77c (method inferred from the drafter's name); vllm-project/vllm v1/spec_decode DFlashProposer (asserts method == \"dflash\"); sglang==0.5.23 sglang/srt/speculative/spec_info.py (create_worker: one worker per algorithm)",
     },
     applies: Engines::Both,
     needs: &[Need::DrafterConfig],
