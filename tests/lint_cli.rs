@@ -477,6 +477,16 @@ type ByEngine = (
     [Option<&'static str>; 3],
 );
 const BY_ENGINE: &[ByEngine] = &[
+    // Issue 22: vLLM v0.25.1 to v0.27.1 load DSparkDraftModel as DeepSeek-V4's DSpark head (model_type
+    // rewritten to deepseek_v4) and fail on the hc_mult a dense Qwen3 drafter lacks; SGLang only
+    // reads the Markov settings elsewhere.
+    (
+        "cases/dspark-export-layout",
+        Some(Q36),
+        &[],
+        "dspark-export-layout",
+        [Some("info"), Some("error"), Some("info")],
+    ),
     // Issue 22: SGLang 0.5.23 captures each target layer once but sizes fc for every listed id,
     // and raises a feature dim mismatch, as vLLM does (it was a warning under SGLang, unread).
     (
