@@ -168,6 +168,16 @@ class VerifyEvidence(unittest.TestCase):
         self.assertEqual(code, 1, out)
         self.assertIn("now names config.bos_token_id", out)
 
+    def test_hash_prints_a_range_and_refuses_one_past_the_end(self):
+        # --hash is how a new entry gets its sha256: a range the file does not have must not hash
+        # its shorter tail silently.
+        code, out, _ = self.run_script("--hash", "acme/engine", self.c1, "pkg/mod.py", "3-5")
+        self.assertEqual(code, 0, out)
+        self.assertEqual(out.strip(), self.h)
+        code, out, _ = self.run_script("--hash", "acme/engine", self.c1, "pkg/mod.py", "3-9")
+        self.assertEqual(code, 2, out)
+        self.assertIn("has 6 lines", out)
+
     def test_incomplete_entry_is_refused(self):
         bad = os.path.join(self.dir, "bad.toml")
         with open(bad, "w") as fh:

@@ -219,8 +219,14 @@ def fetch(root, entries, extra):
     """Populate `root`: mirrors for small repositories, single raw files for the others."""
     wanted = {}
     for e in entries:
-        if e.get("kind") in ("source", "absence"):
-            wanted.setdefault(e["repo"], set()).add((rev(e), e.get("path")))
+        if e.get("kind") == "source":
+            wanted.setdefault(e["repo"], set()).add((rev(e), e["path"]))
+        elif e.get("kind") == "absence":
+            # A repository too large to mirror is searched in the files an absence names
+            # one by one; a glob there can only be searched in a mirror.
+            paths = [p for p in e["paths"] if not any(c in p for c in "*?[")] or [None]
+            for p in paths:
+                wanted.setdefault(e["repo"], set()).add((e["commit"], p))
     for repo, commit in extra:
         for e in entries:
             if e.get("kind") == "source" and e["repo"] == repo:
@@ -379,6 +385,8 @@ def main():
         if lines is None or not re.match(r"^\d+-\d+$", span):
             die(f"no copy of {repo} {path}@{commit} in the sources, or {span!r} is not A-B")
         a, b = map(int, span.split("-"))
+        if not 1 <= a <= b <= len(lines):
+            die(f"{path}@{commit} has {len(lines)} lines: {span} is not a range in it")
         print(digest(lines[a - 1 : b]))
         return 0
     newers = pairs(args.newer, "--newer")

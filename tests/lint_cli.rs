@@ -195,8 +195,18 @@ const FIRES: &[(&str, &str, &[&str], &str, &str)] = &[
         "sliding-window-missing",
         "error",
     ),
+    // Issue 22: transformers' Qwen3Config drops sliding_window when use_sliding_window is false,
+    // and vLLM and SGLang read the drafter's config through it: no window, both refuse (an error);
+    // a model type whose config class keeps the window only makes readers disagree (info).
     (
         "cases/use-sliding-window-inconsistent",
+        Q36,
+        &[],
+        "use-sliding-window-inconsistent",
+        "error",
+    ),
+    (
+        "cases/use-sliding-window-inconsistent-llama",
         Q36,
         &[],
         "use-sliding-window-inconsistent",
@@ -467,6 +477,25 @@ type ByEngine = (
     [Option<&'static str>; 3],
 );
 const BY_ENGINE: &[ByEngine] = &[
+    // Issue 22: vLLM v0.25.1 to v0.27.1 load DSparkDraftModel as DeepSeek-V4's DSpark head (model_type
+    // rewritten to deepseek_v4) and fail on the hc_mult a dense Qwen3 drafter lacks; SGLang only
+    // reads the Markov settings elsewhere.
+    (
+        "cases/dspark-export-layout",
+        Some(Q36),
+        &[],
+        "dspark-export-layout",
+        [Some("info"), Some("error"), Some("info")],
+    ),
+    // Issue 22: SGLang 0.5.23 captures each target layer once but sizes fc for every listed id,
+    // and raises a feature dim mismatch, as vLLM does (it was a warning under SGLang, unread).
+    (
+        "cases/target-layer-ids-duplicate",
+        Some(Q36),
+        &[],
+        "target-layer-ids-duplicate",
+        [Some("error"), Some("error"), Some("error")],
+    ),
     // Issue 22: vLLM's DFlash speculator refuses sample_from_anchor from v0.27 (the newest: an
     // error under plain --engine vllm and without an engine); SGLang reads it for DSpark only.
     (
@@ -847,6 +876,21 @@ fn engine_versions_change_the_verdict() {
             "vllm@0.27",
             "sample-from-anchor-dflash",
             Some("error"),
+        ),
+        // vllm#48894: up to v0.26.0 the EAGLE draft's rotary cache is sized by its own
+        // max_position_embeddings and positions past it fail a device-side assert; v0.27.1
+        // raises the value to the target's max_model_len.
+        (
+            "cases/eagle-max-position-short",
+            "vllm@0.26",
+            "eagle-max-position-short",
+            Some("error"),
+        ),
+        (
+            "cases/eagle-max-position-short",
+            "vllm@0.27",
+            "eagle-max-position-short",
+            Some("info"),
         ),
         // vllm PR 28549 (merged 2025-11-12; PR 27732): the drafter's lm_head overwritten before.
         (

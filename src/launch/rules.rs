@@ -467,7 +467,7 @@ infers it from \"dflash\" or \"eagle3\" in the drafter's name; SGLang picks the 
 method == \"dflash\"; its V2 DFlash path refuses DSpark's sample_from_anchor). DSpark drafters are recognised by a \
 DSpark architecture (DSparkDraftModel, Qwen3DSparkModel), dspark_* keys, sample_from_anchor or projector_type \
 \"dspark\", so method \"dspark\" is not flagged for them.",
-        source: "vllm-project/vllm vllm/config/speculative.py@002e77c (method inferred from the drafter's name); vllm-project/vllm v1/spec_decode DFlashProposer (asserts method == \"dflash\"); sgl-project/sglang python/sglang/srt/server_args.py (handle_speculative_decoding: one handler per algorithm)",
+        source: "vllm-project/vllm vllm/config/speculative.py@002e77c (method inferred from the drafter's name); vllm-project/vllm v1/spec_decode DFlashProposer (asserts method == \"dflash\"); sglang==0.5.23 sglang/srt/speculative/spec_info.py (create_worker: one worker per algorithm)",
     },
     applies: Engines::Both,
     needs: &[Need::DrafterConfig],
@@ -1166,7 +1166,7 @@ const SGLANG_TOKEN_MAP: Rule = Rule {
 target's predicts ids in its own reduced vocabulary; SGLang maps them to target ids with the FR-Spec \
 --speculative-token-map. Without it the ids are \
 misread and acceptance collapses. For EAGLE-3 the map ships in the weights (d2t) and SGLang ignores the flag (info).",
-        source: "sgl-project/sglang docs/advanced_features/speculative_decoding.md@067ad4d (FR-Spec token map; \"--speculative-token-map is ignored for EAGLE-3 models\")",
+        source: "sgl-project/sglang docs/advanced_features/speculative_decoding.md@067ad4d (FR-Spec token map; \"--speculative-token-map is ignored for EAGLE-3 models\"); sglang==0.5.23 sglang/srt/speculative/eagle_worker_v2.py (init_token_map)",
     },
     applies: Engines::Sglang,
     needs: &[],

@@ -181,7 +181,7 @@ const MISSING_TENSOR: Rule = Rule {
 and EAGLE-3 loaders do not check that all parameters were loaded, and transformers initialises missing ones \
 randomly (with a warning): the drafter runs with garbage weights and acceptance collapses. A reduced draft \
 vocabulary also needs its own `lm_head`.",
-        source: "vllm-project/vllm:vllm/model_executor/models/qwen3_dflash.py@036a00d1f5d00d449d02dce9babdd15a5b4d06c9 (load_weights returns nothing to check); z-lab/dflash:dflash/model.py@10129599dffb338ff38cfd235a53ca6d3667b4dd",
+        source: "vllm-project/vllm:vllm/model_executor/models/qwen3_dflash.py@036a00d1f5d00d449d02dce9babdd15a5b4d06c9 (load_weights returns nothing to check), vllm/model_executor/model_loader/default_loader.py@v0.26.0 (the loaded-names check runs only when load_weights returns them); transformers==5.25.0 transformers/modeling_utils.py (_initialize_missing_keys), transformers/utils/loading_report.py (missing keys only logged); z-lab/dflash:dflash/model.py@10129599dffb338ff38cfd235a53ca6d3667b4dd",
     },
     applies: KNOWN_LAYOUTS,
     needs: &[],

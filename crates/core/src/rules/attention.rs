@@ -369,19 +369,30 @@ fn use_swa_rule(cx: &mut Ctx) {
 const USE_SLIDING_WINDOW_INCONSISTENT: Rule = Rule {
     code: LintCode::UseSlidingWindowInconsistent,
     info: CodeInfo {
-        severity: Severity::Info,
+        severity: Severity::Error,
         summary: "use_sliding_window disagrees with layer_types",
-        explanation: "Neither vLLM's nor SGLang's DFlash path reads use_sliding_window (they read layer_types), but \
-transformers' Qwen3Config derives layer_types from it when the list is absent, and tools built on transformers \
-(z-lab's reference) read both. When it says false while layer_types has sliding layers (or true while all layers \
-are full), readers disagree. The published configs keep them consistent (Qwen3.6-27B: true with 4 sliding layers; \
-Qwen3.5-27B: false, all full). Worth knowing: info.",
-        source: "huggingface/transformers src/transformers/models/qwen3/configuration_qwen3.py (layer_types derivation); z-lab/Qwen3.6-27B-DFlash config.json",
+        explanation: "vLLM's and SGLang's DFlash paths read layer_types and sliding_window, not \
+use_sliding_window, but they read them from the config object transformers builds, and transformers' Qwen2, \
+Qwen3 and Qwen3-MoE config classes set sliding_window to None when use_sliding_window is false (and derive \
+layer_types from the flag when the list is absent). So a `qwen2`/`qwen3`/`qwen3_moe` drafter with \
+use_sliding_window false and sliding_attention layers has no window: vLLM raises \"DFlash sliding attention \
+requires a window size\" unless dflash_config.swa_window_size gives one, SGLang raises \"DFLASH \
+sliding_attention layers require config.sliding_window\", and z-lab's reference (transformers) runs those \
+layers as full attention: an error (info under --engine vllm when swa_window_size is set). Other model types keep \
+sliding_window, so there the flag only makes readers disagree (info), as does a true flag with every layer full. \
+The published configs keep them consistent (Qwen3.6-27B: true with 4 sliding layers; Qwen3.5-27B: false, all \
+full).",
+        source: "huggingface/transformers transformers/models/qwen3/configuration_qwen3.py@transformers==5.25.0 (__post_init__); vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d (_resolve_layer_attention); sglang==0.5.23 sglang/srt/speculative/dflash_utils.py (get_dflash_attention_sliding_window_size); z-lab/Qwen3.6-27B-DFlash config.json",
     },
     applies: Applies::BlockDrafters,
     needs: &[],
     check: use_sliding_window_inconsistent,
 };
+
+/// Model types whose transformers config class drops `sliding_window` when `use_sliding_window`
+/// is false (transformers 5.25.0: configuration_qwen2.py, configuration_qwen3.py,
+/// configuration_qwen3_moe.py), so the engines, which read the config through it, see no window.
+const DROPS_WINDOW_WITHOUT_FLAG: &[&str] = &["qwen2", "qwen3", "qwen3_moe"];
 
 fn use_sliding_window_inconsistent(cx: &mut Ctx) {
     let (base, base_path) = base(cx);
@@ -393,16 +404,42 @@ fn use_sliding_window_inconsistent(cx: &mut Ctx) {
     };
     let path = base_path.child("use_sliding_window");
     if !use_sw && sliding > 0 {
-        cx.emit(
-            &path,
-            format!(
-                "use_sliding_window is false but layer_types has {sliding} sliding_attention layers: readers that \
-                 derive attention from the flag run them as full attention"
+        let model_type = base
+            .get("model_type")
+            .and_then(Node::as_str)
+            .filter(|t| DROPS_WINDOW_WITHOUT_FLAG.contains(t));
+        let (severity, message) = match model_type {
+            Some(t) => {
+                // vLLM takes dflash_config.swa_window_size before sliding_window; SGLang does not.
+                let vllm_window = cx
+                    .dflash_config()
+                    .is_some_and(|d| d.get("swa_window_size").is_some_and(|n| !n.is_null()));
+                let severity = if vllm_window {
+                    cx.vllm_or(Severity::Info, Severity::Error)
+                } else {
+                    Severity::Error
+                };
+                (
+                    severity,
+                    format!(
+                        "use_sliding_window is false but layer_types has {sliding} sliding_attention layers: \
+                         transformers' {t} config then drops sliding_window, so vLLM and SGLang find no window \
+                         for those layers and refuse the drafter (z-lab's reference runs them as full attention)"
+                    ),
+                )
+            }
+            None => (
+                Severity::Info,
+                format!(
+                    "use_sliding_window is false but layer_types has {sliding} sliding_attention layers: readers \
+                     that derive attention from the flag run them as full attention"
+                ),
             ),
-        )
-        .expected = Some(true.into());
+        };
+        cx.emit_as(severity, &path, message).expected = Some(true.into());
     } else if use_sw && sliding == 0 && full > 0 && !use_swa(cx) {
-        cx.emit(
+        cx.emit_as(
+            Severity::Info,
             &path,
             "use_sliding_window is true but every layer_types entry is full_attention".to_string(),
         )

@@ -412,8 +412,15 @@ fn peagle_parallel_drafting_off(cx: &mut Ctx) {
 const EAGLE_MAX_POSITION_SHORT_BY_ENGINE: ByEngine = ByEngine {
     no_engine: Some(Severity::Warning),
     rows: &[
-        EngineRow::any_version(
+        EngineRow::until(
             Engine::Vllm,
+            (0, 26),
+            Some(Severity::Error),
+            "sizes the draft's rotary cache by it: a device-side assert past that length (vllm#48894)",
+        ),
+        EngineRow::since(
+            Engine::Vllm,
+            (0, 27),
             Some(Severity::Info),
             "raises it to the target's max_model_len",
         ),
@@ -432,9 +439,12 @@ const EAGLE_MAX_POSITION_SHORT: Rule = Rule {
         summary: "the EAGLE head's max_position_embeddings is below the target's",
         explanation: "Under SGLang, EAGLE-3 heads with a short max_position_embeddings do worse than no \
 speculation past that length (sglang#6783); SpecForge PR #271 raised its Qwen3-8B template from 2048 to 40960 for \
-\"extremely low\" acceptance. vLLM raises the value to the target's max_model_len (vllm#48894), so this is info \
-with --engine vllm. SGLang's code for it was not read: the mechanism is not claimed, only the reports.",
-        source: "sgl-project/sglang#6783; sgl-project/SpecForge PR #271; vllm-project/vllm vllm/config/speculative.py@002e77c (_maybe_override_draft_max_position_embeddings)",
+\"extremely low\" acceptance. vLLM up to v0.26 sizes the draft's rotary cache by it and feeds positions up to \
+the target's max_model_len: past the draft's length the cache gather fails a device-side assert under \
+torch.compile and reads garbage in eager mode (vllm#48894): an error with --engine vllm@0.26 or older. vLLM v0.27 \
+raises the value to the target's max_model_len: info with --engine vllm (the newest). SGLang's code for it was \
+not read: the mechanism is not claimed, only the reports.",
+        source: "sgl-project/sglang#6783; sgl-project/SpecForge PR #271; vllm-project/vllm vllm/config/speculative.py@v0.27.1 (_maybe_override_draft_max_position_embeddings; absent at v0.26.0); vllm-project/vllm#48894",
     },
     applies: Applies::EagleHeads,
     needs: &[],
@@ -457,7 +467,8 @@ fn eagle_max_position_short(cx: &mut Ctx) {
             &Path::key("max_position_embeddings"),
             format!(
                 "max_position_embeddings {d} is below the target's {target}: under SGLang acceptance falls past that \
-                 length (sglang#6783); vLLM raises it to the target's max_model_len"
+                 length (sglang#6783); vLLM up to v0.26 crashes past it (vllm#48894), v0.27 raises it to the \
+                 target's max_model_len"
             ),
         ) else {
             return;

@@ -38,7 +38,7 @@ name when absent): `dflash` for DFlash and DFlash2, `dspark` for DSpark, `eagle3
 asserts method == \"dflash\"; another method loads the drafter with the wrong proposer. A DSpark drafter served as \
 `dflash` with `sample_from_anchor: true` is refused by vLLM's V2 DFlash speculator (an error); otherwise a mismatch \
 is a warning.",
-        source: "vllm-project/vllm vllm/config/speculative.py@002e77c (method auto-detection); vllm/v1/worker/gpu/spec_decode/dflash/speculator.py@0074614 (sample_from_anchor)",
+        source: "vllm-project/vllm vllm/config/speculative.py@v0.26.0 (method auto-detection), vllm/v1/spec_decode/dflash.py@v0.26.0 (DFlashProposer asserts method == \"dflash\"); vllm/v1/worker/gpu/spec_decode/dflash/speculator.py@0074614 (sample_from_anchor)",
     },
     applies: Applies::All,
     needs: &[Need::Engine],

@@ -315,10 +315,10 @@ const TARGET_LAYER_IDS_DUPLICATE: Rule = Rule {
     info: CodeInfo {
         severity: Severity::Error,
         summary: "a target layer id is listed twice",
-        explanation: "vLLM sizes fc for one feature per listed id but captures each layer once (inside the \
-layer loop), so a duplicate leaves fc short of input and vLLM raises \"DFlash drafter expects … concatenated aux \
-hidden features\". SGLang was not checked: a warning with --engine sglang.",
-        source: "vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d (_get_dflash_fc_input_size, combine_hidden_states)",
+        explanation: "vLLM and SGLang size fc for one feature per listed id but capture each layer once (a \
+membership test inside the target's layer loop), so a duplicate leaves fc short of input: vLLM raises \"DFlash \
+drafter expects … concatenated aux hidden features\", SGLang \"DFLASH target_hidden feature dim mismatch\".",
+        source: "vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d (_get_dflash_fc_input_size, combine_hidden_states), vllm/model_executor/models/interfaces.py@v0.26.0 (_maybe_add_hidden_state); sglang==0.5.23 sglang/srt/models/llama.py (layers_to_capture), sglang/srt/models/dflash.py (project_target_hidden)",
     },
     applies: Applies::BlockDrafters,
     needs: &[],
@@ -335,8 +335,8 @@ const TARGET_LAYER_IDS_DUPLICATE_BY_ENGINE: ByEngine = ByEngine {
         ),
         EngineRow::any_version(
             Engine::Sglang,
-            Some(Severity::Warning),
-            "not checked by line",
+            Some(Severity::Error),
+            "captures the layer once but sizes fc for every id: raises a feature dim mismatch",
         ),
     ],
 };
@@ -353,8 +353,8 @@ fn target_layer_ids_duplicate(cx: &mut Ctx) {
                 severity,
                 &ids.path.index(i),
                 format!(
-                    "layer id {} is listed twice: vLLM captures it once but sizes fc for {} features and \
-                     raises at the first step",
+                    "layer id {} is listed twice: vLLM and SGLang capture it once but size fc for {} \
+                     features and raise at the first step",
                     id + ids.offset,
                     ids.ids.len()
                 ),

@@ -61,7 +61,7 @@ exist (< vocab_size). No engine reads a drafter's own bos/eos/pad ids — the ta
 decide — so a wrong one breaks nothing by itself, but it says the config was written for another model. `-1` is \
 the old \"no token\" convention and is accepted; other negative numbers, strings and floats are reported here too. \
 A warning.",
-        source: "vllm-project/vllm vllm/config/speculative.py@002e77c (the draft ModelConfig uses the target's tokenizer); sgl-project/sglang python/sglang/srt/speculative/dflash_worker.py@7f151c5",
+        source: "vllm-project/vllm vllm/config/speculative.py@v0.26.0 (the draft ModelConfig uses the target's tokenizer); sgl-project/sglang python/sglang/srt/speculative/dflash_worker.py@7f151c5",
     },
     applies: Applies::All,
     needs: &[],

@@ -18,10 +18,16 @@ pub(super) const RULES: &[Rule] = &[
 ];
 
 /// The rules here whose severity follows the engine and its version.
-pub(super) const BY_ENGINE: &[(LintCode, &ByEngine)] = &[(
-    LintCode::SampleFromAnchorDflash,
-    &SAMPLE_FROM_ANCHOR_DFLASH_BY_ENGINE,
-)];
+pub(super) const BY_ENGINE: &[(LintCode, &ByEngine)] = &[
+    (
+        LintCode::SampleFromAnchorDflash,
+        &SAMPLE_FROM_ANCHOR_DFLASH_BY_ENGINE,
+    ),
+    (
+        LintCode::DsparkExportLayout,
+        &DSPARK_EXPORT_LAYOUT_BY_ENGINE,
+    ),
+];
 
 /// A key of `dflash_config`, or of the top level, with its path.
 fn dflash_field<'a>(cx: &Ctx<'a>, key: &str) -> Option<(Path, &'a Node)> {
@@ -334,16 +340,37 @@ fn block_size_too_small(cx: &mut Ctx) {
     }
 }
 
+const DSPARK_EXPORT_LAYOUT_BY_ENGINE: ByEngine = ByEngine {
+    no_engine: Some(Severity::Info),
+    rows: &[
+        EngineRow::any_version(
+            Engine::Vllm,
+            Some(Severity::Error),
+            "loads DSparkDraftModel as DeepSeek-V4's DSpark head and fails on the fields a dense drafter lacks",
+        ),
+        EngineRow::any_version(
+            Engine::Sglang,
+            Some(Severity::Info),
+            "its standalone DSpark loader reads the Markov settings at the top level",
+        ),
+    ],
+};
+
 const DSPARK_EXPORT_LAYOUT: Rule = Rule {
     code: LintCode::DsparkExportLayout,
     info: CodeInfo {
         severity: Severity::Info,
-        summary: "a DSpark drafter in SpecForge's training layout (Markov settings only under dflash_config)",
+        summary: "a DSpark drafter in SpecForge's training layout (DSparkDraftModel; Markov settings only under dflash_config)",
         explanation: "SGLang's standalone DSpark loader reads `markov_rank` / `markov_head_type` at the top level \
 with architectures Qwen3DSparkModel; SpecForge's normalize_dflash_export.py rewrites an exported config that way \
-before serving. vLLM maps DSparkDraftModel + model_type qwen3 to Qwen3DSparkModel itself. Worth knowing before \
-serving the file as it is under SGLang.",
-        source: "sgl-project/SpecForge scripts/gates/normalize_dflash_export.py@a6b6b02 (_normalize_dspark); vllm-project/vllm vllm/config/speculative.py@002e77c",
+before serving. vLLM (v0.25.1, v0.26.0 and v0.27.1 read) registers DSparkDraftModel as DeepSeek-V4's DSpark head: \
+with method dspark and neither Qwen3DSparkModel nor Gemma4DSparkModel in architectures it rewrites model_type to \
+deepseek_v4 and builds that head, which reads DeepSeek-V4 fields (hc_mult, hc_eps, dspark_target_layer_ids) a \
+dense drafter's config does not have: the load fails. So a DSparkDraftModel config whose model_type is not \
+deepseek_v4 is an error with --engine vllm (a newer main commit, 002e77c, was read as mapping it to \
+Qwen3DSparkModel: not in a release read). Without an engine or under SGLang, the nested Markov layout is worth \
+knowing: info.",
+        source: "sgl-project/SpecForge scripts/gates/normalize_dflash_export.py@a6b6b02 (_normalize_dspark); vllm-project/vllm vllm/config/speculative.py@v0.26.0 (method dspark: model_type rewritten to deepseek_v4), vllm/model_executor/models/registry.py@v0.26.0 (DSparkDraftModel), vllm/models/deepseek_v4/nvidia/dspark.py@v0.26.0 (DSparkDeepseekV4Model.__init__)",
     },
     applies: Applies::Only(&[Family::Dspark]),
     needs: &[],
@@ -354,17 +381,41 @@ fn dspark_export_layout(cx: &mut Ctx) {
     let training_arch = crate::config::architectures(cx.root)
         .iter()
         .any(|a| a == "DSparkDraftModel");
+    if !training_arch {
+        return;
+    }
     let nested_only = ["markov_rank", "markov_head_type"].iter().any(|k| {
         cx.dflash_config().is_some_and(|d| d.get(k).is_some()) && cx.root.get(k).is_none()
     });
-    if training_arch && nested_only {
-        cx.emit(
-            &Path::key("dflash_config"),
-            "Markov settings only under dflash_config with architectures DSparkDraftModel: SpecForge's training \
-             layout; SGLang's standalone DSpark loader reads them at the top level (SpecForge's \
-             normalize_dflash_export.py rewrites the config so)"
-                .to_string(),
-        );
+    // A dense drafter's model type: vLLM would take it for DeepSeek-V4's DSpark head.
+    let dense = cx
+        .root
+        .get("model_type")
+        .and_then(Node::as_str)
+        .filter(|t| *t != "deepseek_v4");
+    match dense {
+        Some(t) if cx.engine() == Some(Engine::Vllm) => {
+            cx.emit_by_engine(
+                &Path::key("architectures"),
+                format!(
+                    "architectures DSparkDraftModel with model_type {t}: vLLM loads DSparkDraftModel as \
+                     DeepSeek-V4's DSpark head (model_type rewritten to deepseek_v4), which needs hc_mult and \
+                     the other DeepSeek-V4 fields this config lacks, and the load fails; serve the exported layout \
+                     (SpecForge's normalize_dflash_export.py: Qwen3DSparkModel, Markov settings at the top level)"
+                ),
+            );
+        }
+        _ if nested_only => {
+            cx.emit_as(
+                Severity::Info,
+                &Path::key("dflash_config"),
+                "Markov settings only under dflash_config with architectures DSparkDraftModel: SpecForge's training \
+                 layout; SGLang's standalone DSpark loader reads them at the top level (SpecForge's \
+                 normalize_dflash_export.py rewrites the config so)"
+                    .to_string(),
+            );
+        }
+        _ => {}
     }
 }
 
