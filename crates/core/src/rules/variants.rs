@@ -343,10 +343,21 @@ fn block_size_too_small(cx: &mut Ctx) {
 const DSPARK_EXPORT_LAYOUT_BY_ENGINE: ByEngine = ByEngine {
     no_engine: Some(Severity::Info),
     rows: &[
-        EngineRow::any_version(
+        // Read in the v0.25.1, v0.26.0 and v0.27.1 releases.
+        EngineRow::until(
             Engine::Vllm,
+            (0, 27),
             Some(Severity::Error),
             "loads DSparkDraftModel as DeepSeek-V4's DSpark head and fails on the fields a dense drafter lacks",
+        ),
+        // main at 002e77c was read as mapping the training layout to Qwen3DSparkModel; no
+        // release holding it was read, so without a version the refusal is a warning, not an
+        // error (a false error on a real SpecForge template is as bad as a missed one).
+        EngineRow::since(
+            Engine::Vllm,
+            (0, 28),
+            Some(Severity::Warning),
+            "main (002e77c, unreleased when read) was read as mapping it to Qwen3DSparkModel; releases up to 0.27.1 refuse it",
         ),
         EngineRow::any_version(
             Engine::Sglang,
@@ -367,8 +378,8 @@ before serving. vLLM (v0.25.1, v0.26.0 and v0.27.1 read) registers DSparkDraftMo
 with method dspark and neither Qwen3DSparkModel nor Gemma4DSparkModel in architectures it rewrites model_type to \
 deepseek_v4 and builds that head, which reads DeepSeek-V4 fields (hc_mult, hc_eps, dspark_target_layer_ids) a \
 dense drafter's config does not have: the load fails. So a DSparkDraftModel config whose model_type is not \
-deepseek_v4 is an error with --engine vllm (a newer main commit, 002e77c, was read as mapping it to \
-Qwen3DSparkModel: not in a release read). Without an engine or under SGLang, the nested Markov layout is worth \
+deepseek_v4 is an error with --engine vllm@0.27 or older, and a warning with --engine vllm alone (a newer main \
+commit, 002e77c, was read as mapping it to Qwen3DSparkModel: not in a release read). Without an engine or under SGLang, the nested Markov layout is worth \
 knowing: info.",
         source: "sgl-project/SpecForge scripts/gates/normalize_dflash_export.py@a6b6b02 (_normalize_dspark); vllm-project/vllm vllm/config/speculative.py@v0.26.0 (method dspark: model_type rewritten to deepseek_v4), vllm/model_executor/models/registry.py@v0.26.0 (DSparkDraftModel), vllm/models/deepseek_v4/nvidia/dspark.py@v0.26.0 (DSparkDeepseekV4Model.__init__)",
     },
@@ -398,9 +409,10 @@ fn dspark_export_layout(cx: &mut Ctx) {
             cx.emit_by_engine(
                 &Path::key("architectures"),
                 format!(
-                    "architectures DSparkDraftModel with model_type {t}: vLLM loads DSparkDraftModel as \
-                     DeepSeek-V4's DSpark head (model_type rewritten to deepseek_v4), which needs hc_mult and \
-                     the other DeepSeek-V4 fields this config lacks, and the load fails; serve the exported layout \
+                    "architectures DSparkDraftModel with model_type {t}: vLLM releases up to 0.27.1 load \
+                     DSparkDraftModel as DeepSeek-V4's DSpark head (model_type rewritten to deepseek_v4), which \
+                     needs hc_mult and the other DeepSeek-V4 fields this config lacks, and the load fails (a newer \
+                     main commit maps it: name your version, --engine vllm@0.27); serve the exported layout \
                      (SpecForge's normalize_dflash_export.py: Qwen3DSparkModel, Markov settings at the top level)"
                 ),
             );
