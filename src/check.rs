@@ -340,7 +340,7 @@ pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
 /// Pins whose drafter directory no longer exists, located at their table in the pin file.
 fn stale_pins(pins: &LoadedPins, root: &Path) -> Vec<Diagnostic> {
     let pin_root = pins.root();
-    let text = std::fs::read_to_string(&pins.path).unwrap_or_default();
+    let text = &pins.text;
     pins.file
         .drafters
         .keys()

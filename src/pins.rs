@@ -220,6 +220,9 @@ impl From<Pin> for RawPin {
 pub struct LoadedPins {
     pub path: PathBuf,
     pub file: PinFile,
+    /// The text the file was parsed from: what `[[ignore]]` entries and the lines of pins are
+    /// read from, so nothing reads the file a second time (and no read error is dropped).
+    pub text: String,
 }
 
 impl LoadedPins {
@@ -331,6 +334,7 @@ pub fn load(path: &Path) -> Result<LoadedPins> {
     Ok(LoadedPins {
         path: path.to_path_buf(),
         file,
+        text,
     })
 }
 
@@ -392,6 +396,7 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
     let where_ = LoadedPins {
         path: pins_path.clone(),
         file: PinFile::default(),
+        text: String::new(),
     };
     let key = where_.key_for(&local.path).ok_or_else(|| {
         Error::new(format!(

@@ -85,7 +85,7 @@ struct RawEntry {
 
 /// The entries of a pin file, validated: a bad entry is an error (exit 2) naming its index.
 pub fn entries(pins: &LoadedPins) -> Result<Vec<Suppression>> {
-    let text = std::fs::read_to_string(&pins.path).unwrap_or_default();
+    let text = &pins.text;
     let mut headers = text
         .lines()
         .enumerate()
