@@ -675,12 +675,23 @@ fn compare(
     // The served repo at its current commit when the Hub answers; else the snapshot itself.
     let fresh = settings.and_then(|settings| {
         let repo: RepoRef = chosen.id.parse().ok()?;
-        let a = crate::source::hub::load(settings, &repo, why.clone()).ok()?;
-        // Its model card may name the target.
-        target_choice
-            .hub
-            .get_or_insert_with(|| Box::new(settings.clone()));
-        Some(a)
+        match crate::source::hub::load(settings, &repo, why.clone()) {
+            Ok(a) => {
+                // Its model card may name the target.
+                target_choice
+                    .hub
+                    .get_or_insert_with(|| Box::new(settings.clone()));
+                Some(a)
+            }
+            // Offline, gated or unreachable: say so, and compare with the snapshot.
+            Err(e) => {
+                not_checked.push(format!(
+                    "diff: the authority was not read from the Hub ({}); compared with the built-in snapshot",
+                    e.message
+                ));
+                None
+            }
+        }
     });
     let authority = fresh.unwrap_or(chosen);
     located.authority = Some(authority.describe());

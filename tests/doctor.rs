@@ -302,3 +302,33 @@ fn healthy_shape_but_no_speed_up_is_break_even() {
     assert!(out.contains("break-even"), "{out}");
     assert!(out.contains("lower num_speculative_tokens"), "{out}");
 }
+
+/// A Hub that cannot be reached is said, not silently replaced: doctor compares with the
+/// built-in snapshot and lists the failed fresh read among what it did not check.
+#[test]
+fn an_unreachable_hub_is_listed_not_hidden() {
+    let cache = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_dflash-check"))
+        .args([
+            "doctor",
+            "--drafter",
+            "fixtures/incident/authority",
+            "--target",
+            "fixtures/targets/Qwen3.6-27B",
+        ])
+        .env("HF_HUB_CACHE", cache.path())
+        // Port 9 (discard) on loopback: nothing listens there, the connection is refused.
+        .env("HF_ENDPOINT", "http://127.0.0.1:9")
+        .env_remove("HF_HUB_OFFLINE")
+        .env_remove("HF_TOKEN")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("the authority was not read from the Hub (cannot reach http://127.0.0.1:9"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("built-in snapshot"), "{stdout}");
+}
