@@ -22,16 +22,24 @@ fn read(p: &str) -> Vec<u8> {
 }
 
 fn doctor(args: &[&str], cache: &Path) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_dflash-check"))
+    doctor_at(args, cache, None)
+}
+
+/// `doctor` with the Hub at `endpoint` (`HF_ENDPOINT`), or the default when `None`.
+fn doctor_at(args: &[&str], cache: &Path, endpoint: Option<&str>) -> (i32, String, String) {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_dflash-check"));
+    command
         .arg("doctor")
         .args(args)
         .env("HF_HUB_CACHE", cache)
         .env_remove("HF_ENDPOINT")
         .env_remove("HF_HUB_OFFLINE")
         .env_remove("HF_TOKEN")
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
+        .env("NO_COLOR", "1");
+    if let Some(endpoint) = endpoint {
+        command.env("HF_ENDPOINT", endpoint);
+    }
+    let out = command.output().unwrap();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8(out.stdout).unwrap(),
@@ -308,24 +316,18 @@ fn healthy_shape_but_no_speed_up_is_break_even() {
 #[test]
 fn an_unreachable_hub_is_listed_not_hidden() {
     let cache = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_dflash-check"))
-        .args([
-            "doctor",
+    // Port 9 (discard) on loopback: nothing listens there, the connection is refused.
+    let (code, stdout, _) = doctor_at(
+        &[
             "--drafter",
             "fixtures/incident/authority",
             "--target",
             "fixtures/targets/Qwen3.6-27B",
-        ])
-        .env("HF_HUB_CACHE", cache.path())
-        // Port 9 (discard) on loopback: nothing listens there, the connection is refused.
-        .env("HF_ENDPOINT", "http://127.0.0.1:9")
-        .env_remove("HF_HUB_OFFLINE")
-        .env_remove("HF_TOKEN")
-        .env("NO_COLOR", "1")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&out.stdout);
-    assert_eq!(out.status.code(), Some(0), "{stdout}");
+        ],
+        cache.path(),
+        Some("http://127.0.0.1:9"),
+    );
+    assert_eq!(code, 0, "{stdout}");
     assert!(
         stdout.contains("the authority was not read from the Hub (cannot reach http://127.0.0.1:9"),
         "{stdout}"
