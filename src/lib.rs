@@ -15,6 +15,7 @@ pub mod hub;
 pub mod input;
 pub mod launch;
 pub mod pins;
+pub mod pipeline;
 pub mod registry;
 pub mod report;
 pub mod source;

@@ -26,6 +26,9 @@ const LAYERS: &[&[&str]] = &[
     // The pin file is written with fix's safe writer and lock.
     &["pins"],
     &["suppress"],
+    // One drafter through authority, target, diff, lint and weights, each input read once
+    // through `input`: what check, lint, launch and doctor report differently.
+    &["pipeline"],
     &["check"],
     &["launch"],
     &["doctor"],
