@@ -716,26 +716,7 @@ fn finish(
         let has_error = c.findings.iter().any(|f| f.severity == Severity::Error);
         (!c.explains_symptom, !has_error, c.kind.rank(symptom))
     });
-    let checked = [
-        CauseKind::MaskToken,
-        CauseKind::TargetLayers,
-        CauseKind::SlidingWindow,
-        CauseKind::Pairing,
-        CauseKind::Quantization,
-        CauseKind::Weights,
-        CauseKind::LaunchFlags,
-    ];
-    // Only what was looked at can be ruled out.
-    let looked_at = |k: &CauseKind| match k {
-        CauseKind::LaunchFlags => launch_checked,
-        CauseKind::Weights => weights_checked,
-        _ => true,
-    };
-    let ruled_out = checked
-        .iter()
-        .filter(|k| looked_at(k) && !causes.iter().any(|c| c.kind == **k))
-        .map(|k| k.title().to_string())
-        .collect();
+    let ruled_out = ruled_out(&causes, launch_checked, weights_checked);
     let restart = (!causes.is_empty()).then(|| {
         "vLLM and SGLang read config.json and their flags at start: restart the server after the repair".to_string()
     });
@@ -761,6 +742,30 @@ fn finish(
         not_checked,
         restart,
     }
+}
+
+/// The kinds of cause that were looked at and not found. Only what was looked at can be ruled
+/// out: the launch flags without a launch, the weights without weights, are not.
+fn ruled_out(causes: &[Cause], launch_checked: bool, weights_checked: bool) -> Vec<String> {
+    let checked = [
+        CauseKind::MaskToken,
+        CauseKind::TargetLayers,
+        CauseKind::SlidingWindow,
+        CauseKind::Pairing,
+        CauseKind::Quantization,
+        CauseKind::Weights,
+        CauseKind::LaunchFlags,
+    ];
+    let looked_at = |k: &CauseKind| match k {
+        CauseKind::LaunchFlags => launch_checked,
+        CauseKind::Weights => weights_checked,
+        _ => true,
+    };
+    checked
+        .iter()
+        .filter(|k| looked_at(k) && !causes.iter().any(|c| c.kind == **k))
+        .map(|k| k.title().to_string())
+        .collect()
 }
 
 /// The repair of one cause: the `fix` line for fields that differ from the authority, the

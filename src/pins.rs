@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::input::{InputRef, Resolver};
+use crate::input::{InputRef, Resolver, Role};
 use crate::rules::EngineSpec;
 use crate::{Error, Result};
 
@@ -380,14 +380,14 @@ pub struct Recorded {
     pub summary: String,
 }
 
-/// Resolves the request (Hub revisions to shas) and writes the pin into the pin file.
+/// Resolves the request (Hub revisions to shas) and writes the pin into the pin file. Every
+/// input is read through the request's [`Resolver`].
 pub fn record(request: &PinRequest) -> Result<Recorded> {
-    use crate::source::builtin;
     let target_input = match request.target.as_deref() {
         Some(t) => Some(InputRef::parse(t, "--target")?),
         None => None,
     };
-    let local = crate::config::load(&request.drafter)?;
+    let local = Resolver::local_config(&request.drafter)?;
     let pins_path = request
         .pins
         .clone()
@@ -407,19 +407,50 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
         .kind(crate::error::ErrorKind::Usage)
         .with_hint("pass --pins with a pin file at the repository root")
     })?;
-    let settings = || {
-        request
-            .hub
-            .as_ref()
-            .ok_or_else(|| {
-                Error::new("Hub settings are needed to pin a Hub repo")
-                    .kind(crate::error::ErrorKind::Usage)
-            })
-            .and_then(Resolver::settings)
+    let root = where_.root();
+    let (authority, mut summary) = pin_authority(request, &local, target_input.as_ref(), &root)?;
+    let (target, chat_template) = pin_target(request, target_input.as_ref(), &root, &mut summary)?;
+    let d2t = match digest::d2t(&local.path)? {
+        digest::D2t::Found(c) => {
+            summary.push_str(&format!("; d2t sha256 {} ({})", short(&c.sha256), c.from));
+            Some(c.sha256)
+        }
+        digest::D2t::NoWeights | digest::D2t::Absent => None,
     };
-    let (authority, mut summary) = match &request.source {
+    let pin = Pin {
+        authority,
+        target,
+        pinned: Some(request.date.clone()),
+        chat_template,
+        d2t,
+        engine: request.engine,
+    };
+    let pin_file = write_pin(where_, &key, pin)?;
+    Ok(Recorded {
+        pin_file,
+        key,
+        summary,
+    })
+}
+
+/// The request's resolver, which a Hub authority or target needs.
+fn hub_resolver(request: &PinRequest) -> Result<&Resolver> {
+    request.hub.as_ref().ok_or_else(|| {
+        Error::new("Hub settings are needed to pin a Hub repo").kind(crate::error::ErrorKind::Usage)
+    })
+}
+
+/// The authority to record, and one line saying what it is.
+fn pin_authority(
+    request: &PinRequest,
+    local: &crate::config::ConfigFile,
+    target: Option<&InputRef>,
+    root: &Path,
+) -> Result<(PinAuthority, String)> {
+    use crate::source::builtin;
+    Ok(match &request.source {
         PinSource::Hub(repo) => {
-            let authority = crate::source::hub::load(settings()?, repo, None)?;
+            let authority = hub_resolver(request)?.hub_authority(repo, None)?;
             let sha = authority.sha.clone().unwrap_or_default();
             let summary = format!("{}@{sha} ({})", authority.id, authority.provenance);
             (
@@ -443,12 +474,12 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
         }
         PinSource::File(p) => {
             let file = crate::config::config_path(p)?;
-            crate::config::load(&file)?;
-            let rel = crate::config::display(&file, &where_.root());
+            Resolver::local_config(&file)?;
+            let rel = crate::config::display(&file, root);
             (PinAuthority::File(rel.clone()), format!("file {rel}"))
         }
         PinSource::Auto => {
-            let a = auto_snapshot(&local, target_input.as_ref())?;
+            let a = auto_snapshot(local, target)?;
             let summary = format!(
                 "built-in snapshot {} ({})",
                 a.id,
@@ -456,13 +487,22 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
             );
             (PinAuthority::Snapshot(a.id), summary)
         }
-    };
-    // A target directory's chat template: what the drafter must be served with. (A Hub target
-    // is pinned at a sha, whose template cannot change, so nothing is recorded for it.)
-    let mut chat_template = None;
-    let target = match &target_input {
-        None => None,
+    })
+}
+
+/// The target to record and, for a target directory, its chat template's digest: what the
+/// drafter must be served with. (A Hub target is pinned at a sha, whose template cannot
+/// change, so nothing is recorded for it.)
+fn pin_target(
+    request: &PinRequest,
+    target: Option<&InputRef>,
+    root: &Path,
+    summary: &mut String,
+) -> Result<(Option<PinTarget>, Option<String>)> {
+    match target {
+        None => Ok((None, None)),
         Some(InputRef::Local(t)) => {
+            let mut chat_template = None;
             if let Some(c) = digest::chat_template(t)? {
                 summary.push_str(&format!(
                     "; chat template sha256 {} ({})",
@@ -471,29 +511,29 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
                 ));
                 chat_template = Some(c.sha256);
             }
-            Some(PinTarget {
-                target: crate::config::display(t, &where_.root()),
+            let target = PinTarget {
+                target: crate::config::display(t, root),
                 revision: None,
-            })
+            };
+            Ok((Some(target), chat_template))
         }
         Some(InputRef::Hub(repo)) => {
-            let fetched = crate::source::hub::fetch_target(settings()?, repo, false)?;
-            summary.push_str(&format!("; target {}@{}", fetched.repo, fetched.sha));
-            Some(PinTarget {
-                target: fetched.repo,
-                revision: Some(fetched.sha),
-            })
+            let (_, read) = hub_resolver(request)?.hub_model(repo, Role::Target)?;
+            let sha = read.sha.unwrap_or_default();
+            summary.push_str(&format!("; target {}@{sha}", read.repo));
+            let target = PinTarget {
+                target: read.repo,
+                revision: Some(sha),
+            };
+            Ok((Some(target), None))
         }
-    };
-    let d2t = match digest::d2t(&local.path)? {
-        digest::D2t::Found(c) => {
-            summary.push_str(&format!("; d2t sha256 {} ({})", short(&c.sha256), c.from));
-            Some(c.sha256)
-        }
-        digest::D2t::NoWeights | digest::D2t::Absent => None,
-    };
-    // Read, insert and write under the lock, so concurrent `pin` runs each add their pin to
-    // what the others wrote (the Hub was asked above, outside the lock).
+    }
+}
+
+/// Reads, inserts and writes under the lock, so concurrent `pin` runs each add their pin to
+/// what the others wrote (the Hub was asked before, outside the lock). Returns the pin file.
+fn write_pin(where_: LoadedPins, key: &str, pin: Pin) -> Result<PathBuf> {
+    let pins_path = where_.path.clone();
     let _lock = crate::fix::write::lock(&pins_path)?;
     let mut loaded = if pins_path.is_file() {
         load(&pins_path)?
@@ -508,23 +548,9 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
     };
     // A version-1 file gains version 2's fields, so it is written as version 2.
     loaded.file.version = VERSION;
-    loaded.file.drafters.insert(
-        key.clone(),
-        Pin {
-            authority,
-            target,
-            pinned: Some(request.date.clone()),
-            chat_template,
-            d2t,
-            engine: request.engine,
-        },
-    );
-    save_pin(&loaded.path, &loaded.file, &key)?;
-    Ok(Recorded {
-        pin_file: loaded.path,
-        key,
-        summary,
-    })
+    loaded.file.drafters.insert(key.to_string(), pin);
+    save_pin(&loaded.path, &loaded.file, key)?;
+    Ok(loaded.path)
 }
 
 /// The first 12 hex digits of a digest, for one-line summaries.
