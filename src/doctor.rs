@@ -627,6 +627,15 @@ fn shape(run: &DrafterRun, g: &mut Gathered) {
         g.fix_line = Some(report.fix_command());
     }
     g.located.authority = run.authority_line();
+    if let Some(ambiguity) = &run.ambiguity {
+        // Doctor names the flags that pick the authority, as `diff` does.
+        let pick = analysis::pick_authority(ambiguity, &run.path);
+        for f in &mut g.findings {
+            if f.code == pick.code {
+                *f = pick.clone();
+            }
+        }
+    }
     g.located.authority_chosen_by = run.authority.as_ref().and_then(|a| a.matched_by.clone());
     match &run.weights {
         Weighed::Checked(c) => {

@@ -210,3 +210,32 @@ fn the_weights_skipped_list_is_in_lint_check_and_doctor() {
         .collect();
     assert!(not_checked.contains(&line), "{not_checked:?}");
 }
+
+/// With no target to pick one of several published configs, `doctor` keeps its own wording of
+/// `authority-ambiguous` (the flags that pick the authority) and its file, through the pipeline.
+#[test]
+fn doctor_names_the_flags_that_pick_the_authority() {
+    let doctor_inputs = doctor::DoctorInputs {
+        drafter_dir: Some(PathBuf::from(INCIDENT)),
+        hub: Some(resolver()),
+        ..doctor::DoctorInputs::default()
+    };
+    let report = doctor::run(&doctor_inputs, None, None, &mut |_| {}).unwrap();
+    let ambiguous: Vec<_> = report
+        .diagnostics()
+        .into_iter()
+        .filter(|d| d.code.as_str() == "authority-ambiguous")
+        .collect();
+    assert_eq!(ambiguous.len(), 1, "{ambiguous:?}");
+    assert!(
+        ambiguous[0]
+            .message
+            .contains("pick its authority: --target"),
+        "{}",
+        ambiguous[0].message
+    );
+    assert_eq!(
+        ambiguous[0].file.as_deref(),
+        Some("fixtures/incident/Qwen3.6-27B-DFlash/config.json")
+    );
+}
