@@ -17,6 +17,9 @@ const LAYERS: &[&[&str]] = &[
     // Pure judgement ends here: no I/O below this line is reachable from rules. Everything up
     // to here is the core crate (crates/core), which has no network dependency to import.
     &["rules"],
+    // The one HTTP client (redirects, deadline, caps, proxy and loopback, the token's origin):
+    // below the Hub and the scraper, which both use it.
+    &["net"],
     &["hub"],
     &["source"],
     &["analysis"],
@@ -831,7 +834,7 @@ fn re_exports(
                 .chars()
                 .filter(|c| !c.is_whitespace() || *c == ' ')
                 .collect();
-            for leaf in flat.split(|c| matches!(c, ',' | '{' | '}')) {
+            for leaf in flat.split([',', '{', '}']) {
                 let leaf = leaf.trim();
                 let name = match leaf.split_once(" as ") {
                     Some((_, alias)) => alias.trim().to_string(),
@@ -969,5 +972,29 @@ fn no_import_circle_inside_a_folder() {
     assert!(
         stale.is_empty(),
         "PENDING_CIRCLES lists circles that are gone: remove {stale:?}"
+    );
+}
+
+/// One HTTP client (issue 29): only `src/net.rs` names the HTTP stack or its runtime, so every
+/// request gets its redirects, token rule, deadline, caps and proxy rule from one place.
+#[test]
+fn only_net_names_the_http_stack() {
+    let mut found = Vec::new();
+    for (file, path, code) in library_files() {
+        if path == ["net"] {
+            continue;
+        }
+        for (n, line) in code.lines().enumerate() {
+            for word in ["reqwest", "tokio", "hyper"] {
+                if line.contains(word) {
+                    found.push(format!("{}:{}: `{word}`", file.display(), n + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "HTTP outside src/net.rs (use crate::net):\n{}",
+        found.join("\n")
     );
 }

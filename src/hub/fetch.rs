@@ -18,17 +18,15 @@
 use std::fs;
 use std::path::PathBuf;
 
-use reqwest::Method;
+use crate::net::{header_text, read_capped, BodyError, Follow, HeaderMap, Method};
 
 use super::cache::{is_content_hash, matches_etag, safe_etag, RepoCache};
-use super::error::{entry_not_found, status_error, HubError, HubErrorKind, Target};
-use super::http::{announced_size, header_text, read_capped, BodyError, Follow, Http};
+use super::error::{entry_not_found, status_error, transport, HubError, HubErrorKind, Target};
+use super::http::{announced_size, Http, RETRIES};
 use super::progress::DownloadProgress;
 use super::repo_ref::{is_commit_sha, RepoRef};
 use super::settings::{HubSettings, SettingSource};
 
-/// Retries after the first attempt for transient failures (5xx, 429, connect errors, timeouts).
-pub const RETRIES: usize = 2;
 /// Largest `config.json`, `tokenizer_config.json` or other small file we accept.
 pub const MAX_CONFIG_BYTES: u64 = 4 << 20;
 /// Largest `tokenizer.json` we accept.
@@ -412,7 +410,7 @@ fn bad_response(t: &Target<'_>, what: impl std::fmt::Display) -> HubError {
 
 /// `huggingface_hub`'s normalization: `X-Linked-Etag` (LFS, on the redirect to the CDN) or
 /// `ETag`, without `W/` and quotes.
-fn etag_of(headers: &reqwest::header::HeaderMap) -> Option<String> {
+fn etag_of(headers: &HeaderMap) -> Option<String> {
     let raw = header_text(headers, "x-linked-etag").or_else(|| header_text(headers, "etag"))?;
     let raw = raw.trim();
     Some(
@@ -511,14 +509,19 @@ fn download(
                 }
             }
             let cap = expected.unwrap_or(limit).min(limit);
-            let body = read_capped(&mut resp, cap, t, |done| {
+            let body = read_capped(&mut resp, cap, |done| {
                 if let Some(p) = progress {
                     p.advance(done);
                 }
             })
             .await
             .map_err(|e| match e {
-                BodyError::Transport(e) => e,
+                BodyError::Transport(e) => transport(&e, t),
+                BodyError::Announced(n) if cap == limit => too_large(t, n, limit),
+                BodyError::Announced(n) => bad_response(
+                    t,
+                    format_args!("a Content-Length of {n} bytes where {cap} were announced; nothing was cached"),
+                ),
                 BodyError::OverCap(n) if cap == limit => too_large_streamed(t, n, limit),
                 BodyError::OverCap(n) => bad_response(
                     t,

@@ -15,14 +15,15 @@
 //! exist at the sha gets the standard `.no_exist/<sha>/<file>` marker. A commit never changes,
 //! so a cached answer is the Hub's answer and a warm run sends no request.
 
-use reqwest::Method;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use crate::net::{header_text, read_part, Follow, Method};
+
 use super::cache::{write_atomic, RepoCache};
 use super::error::{status_error, transport, HubError, HubErrorKind, Target};
-use super::fetch::{Freshness, RETRIES};
-use super::http::{announced_size, header_text, Follow, Http};
+use super::fetch::Freshness;
+use super::http::{announced_size, Http, RETRIES};
 use super::repo_ref::is_commit_sha;
 use super::settings::HubSettings;
 
@@ -348,18 +349,9 @@ impl<'a> RangeReader<'a> {
             .min(total.saturating_sub(1))
             .saturating_add(1)
             .saturating_sub(start);
-        let mut body: Vec<u8> = Vec::new();
-        let mut seen: u64 = 0;
-        while (body.len() as u64) < want {
-            let Some(chunk) = resp.chunk().await.map_err(|e| transport(&e, t))? else {
-                break;
-            };
-            let from = skip.saturating_sub(seen).min(chunk.len() as u64) as usize;
-            seen += chunk.len() as u64;
-            let room = (want - body.len() as u64) as usize;
-            let take = (chunk.len() - from).min(room);
-            body.extend_from_slice(&chunk[from..from + take]);
-        }
+        let body = read_part(&mut resp, skip, want)
+            .await
+            .map_err(|e| transport(&e, t))?;
         // (Reading stops at `want`: the rest of a 200 is the weights.)
         if (body.len() as u64) < want {
             return Err(HubError::new(
