@@ -261,62 +261,81 @@ fn fetch(settings: &HubSettings, repo: &RepoRef, filename: &str) -> Result<Looku
             return Ok(found);
         }
     }
-
     // 2. Offline: the cache is the only source.
     if settings.offline.value {
-        let why = format!("offline ({})", offline_source(settings));
-        if settings.require_fresh.value {
-            return Err(HubError::new(
-                HubErrorKind::NotFresh,
-                format!(
-                    "--require-fresh is set but {why}: cannot ask the Hub for {}",
-                    t.what()
-                ),
-            )
-            .with_hint(
-                "drop --offline / unset HF_HUB_OFFLINE, or pin a commit sha that is in the cache",
-            ));
-        }
-        let sha = if pinned {
-            None
-        } else {
-            cache.read_ref(revision)
-        };
-        if let Some(sha) = &sha {
-            if let Some(found) = read_cached(
-                &cache,
-                &t,
-                sha,
-                Freshness::Cache {
-                    reason: why.clone(),
-                },
-            )? {
-                return Ok(found);
-            }
-        }
+        return read_offline(settings, &cache, &t, repo, pinned);
+    }
+    // 3. Ask the Hub.
+    ask_hub(settings, &cache, &t, repo, pinned)
+}
+
+/// Offline: the cached copy the branch's ref names, labelled as such, or what to run to get it.
+fn read_offline(
+    settings: &HubSettings,
+    cache: &RepoCache,
+    t: &Target<'_>,
+    repo: &RepoRef,
+    pinned: bool,
+) -> Result<Lookup, HubError> {
+    let why = format!("offline ({})", offline_source(settings));
+    if settings.require_fresh.value {
         return Err(HubError::new(
-            HubErrorKind::NotInCache,
+            HubErrorKind::NotFresh,
             format!(
-                "{why} and {} is not in the cache `{}`",
-                t.what(),
-                settings.cache_dir.value.display()
+                "--require-fresh is set but {why}: cannot ask the Hub for {}",
+                t.what()
             ),
         )
-        .with_hint(format!(
-            "run once online, or `hf download {} {}{}`",
-            repo.repo,
-            filename,
-            repo.revision
-                .as_deref()
-                .map(|r| format!(" --revision {r}"))
-                .unwrap_or_default()
-        )));
+        .with_hint(
+            "drop --offline / unset HF_HUB_OFFLINE, or pin a commit sha that is in the cache",
+        ));
     }
+    let sha = if pinned {
+        None
+    } else {
+        cache.read_ref(t.revision)
+    };
+    if let Some(sha) = &sha {
+        let freshness = Freshness::Cache {
+            reason: why.clone(),
+        };
+        if let Some(found) = read_cached(cache, t, sha, freshness)? {
+            return Ok(found);
+        }
+    }
+    Err(HubError::new(
+        HubErrorKind::NotInCache,
+        format!(
+            "{why} and {} is not in the cache `{}`",
+            t.what(),
+            settings.cache_dir.value.display()
+        ),
+    )
+    .with_hint(format!(
+        "run once online, or `hf download {} {}{}`",
+        repo.repo,
+        t.filename,
+        repo.revision
+            .as_deref()
+            .map(|r| format!(" --revision {r}"))
+            .unwrap_or_default()
+    )))
+}
 
-    // 3. Ask the Hub: a HEAD resolves the sha, the ETag and the size.
+/// Online: a `HEAD` resolves the sha, the ETag and the size; the bytes come from the blob
+/// cached under that ETag or from one download, checked against it; then the cache records
+/// the branch's sha and the snapshot's link. No answer from the Hub falls back to the cache.
+fn ask_hub(
+    settings: &HubSettings,
+    cache: &RepoCache,
+    t: &Target<'_>,
+    repo: &RepoRef,
+    pinned: bool,
+) -> Result<Lookup, HubError> {
+    let (revision, filename) = (t.revision, t.filename);
     let token = settings.token_text();
-    let http = Http::new(settings, &t, "hub")?;
-    let meta = match head(&http, &t, pinned) {
+    let http = Http::new(settings, t, "hub")?;
+    let meta = match head(&http, t, pinned) {
         Ok(meta) => meta,
         Err(err) => {
             let err = err.redact(token);
@@ -327,59 +346,24 @@ fn fetch(settings: &HubSettings, repo: &RepoRef, filename: &str) -> Result<Looku
                 return Ok(Lookup::Missing);
             }
             if err.is_no_answer() {
-                return fall_back_to_cache(settings, &cache, &t, err);
+                return fall_back_to_cache(settings, cache, t, err);
             }
             return Err(err);
         }
     };
-    let Meta { sha, etag, size } = meta;
-    let limit = size_limit(filename);
-
-    let blob = cache.blob_path(&etag);
-    // Only a regular file within the cap, and only if it still matches its name: anything
-    // else planted in the cache could block the read or stand in for the file.
-    let cached_blob = fs::metadata(&blob)
-        .is_ok_and(|m| m.is_file() && m.len() <= limit)
-        .then(|| fs::read(&blob).ok())
-        .flatten()
-        .filter(|b| size.is_none_or(|n| b.len() as u64 == n) && matches_etag(b, &etag));
-    let bytes = match cached_blob {
+    let bytes = match cached_blob(cache, &meta, size_limit(filename)) {
         Some(bytes) => bytes,
-        None => {
-            // A large file (tokenizer.json) reports its progress, if anyone listens.
-            let progress = settings.progress.for_size(size.unwrap_or(0));
-            if let Some(p) = &progress {
-                p.start(&format!("{} {filename}", repo.repo), size.unwrap_or(0));
-            }
-            let result = download(&http, &t, &sha, size, limit, progress.as_deref());
-            if let Some(p) = &progress {
-                p.finish();
-            }
-            let bytes = result.map_err(|e| e.redact(token))?;
-            if !matches_etag(&bytes, &etag) {
-                return Err(HubError::new(
-                    HubErrorKind::BadResponse,
-                    format!(
-                        "download of {} does not match its ETag `{etag}`; nothing was cached",
-                        t.what()
-                    ),
-                )
-                .with_hint("retry; if it persists a proxy or mirror is altering the file"));
-            }
-            cache
-                .write_blob(&etag, &bytes)
-                .map_err(|e| io_error(&t, "write", &blob, e))?;
-            bytes
-        }
+        None => download_verified(settings, &http, cache, t, &meta, repo)?,
     };
+    let Meta { sha, etag, .. } = meta;
     if !sha.eq_ignore_ascii_case(revision) {
         cache
             .write_ref(revision, &sha)
-            .map_err(|e| io_error(&t, "write the ref for", &blob, e))?;
+            .map_err(|e| io_error(t, "write the ref for", &cache.blob_path(&etag), e))?;
     }
     let path = cache
         .link_snapshot(&sha, filename, &etag)
-        .map_err(|e| io_error(&t, "link", &cache.snapshot_path(&sha, filename), e))?;
+        .map_err(|e| io_error(t, "link", &cache.snapshot_path(&sha, filename), e))?;
     Ok(Lookup::Found(HubFile {
         repo: repo.repo.clone(),
         revision: revision.to_string(),
@@ -389,6 +373,56 @@ fn fetch(settings: &HubSettings, repo: &RepoRef, filename: &str) -> Result<Looku
         bytes,
         freshness: Freshness::Hub,
     }))
+}
+
+/// The blob cached under the file's ETag, if it is a regular file within the cap that still
+/// matches its name and size: anything else planted in the cache could block the read or
+/// stand in for the file.
+fn cached_blob(cache: &RepoCache, meta: &Meta, limit: u64) -> Option<Vec<u8>> {
+    let blob = cache.blob_path(&meta.etag);
+    fs::metadata(&blob)
+        .is_ok_and(|m| m.is_file() && m.len() <= limit)
+        .then(|| fs::read(&blob).ok())
+        .flatten()
+        .filter(|b| meta.size.is_none_or(|n| b.len() as u64 == n) && matches_etag(b, &meta.etag))
+}
+
+/// Downloads the file at the resolved sha (with a progress bar for a large one, if anyone
+/// listens), checks it against its ETag and only then caches the blob.
+fn download_verified(
+    settings: &HubSettings,
+    http: &Http<'_>,
+    cache: &RepoCache,
+    t: &Target<'_>,
+    meta: &Meta,
+    repo: &RepoRef,
+) -> Result<Vec<u8>, HubError> {
+    let size = meta.size;
+    let progress = settings.progress.for_size(size.unwrap_or(0));
+    if let Some(p) = &progress {
+        p.start(&format!("{} {}", repo.repo, t.filename), size.unwrap_or(0));
+    }
+    let limit = size_limit(t.filename);
+    let result = download(http, t, &meta.sha, size, limit, progress.as_deref());
+    if let Some(p) = &progress {
+        p.finish();
+    }
+    let bytes = result.map_err(|e| e.redact(settings.token_text()))?;
+    if !matches_etag(&bytes, &meta.etag) {
+        return Err(HubError::new(
+            HubErrorKind::BadResponse,
+            format!(
+                "download of {} does not match its ETag `{}`; nothing was cached",
+                t.what(),
+                meta.etag
+            ),
+        )
+        .with_hint("retry; if it persists a proxy or mirror is altering the file"));
+    }
+    cache
+        .write_blob(&meta.etag, &bytes)
+        .map_err(|e| io_error(t, "write", &cache.blob_path(&meta.etag), e))?;
+    Ok(bytes)
 }
 
 /// What the Hub's `HEAD` says of a file.
