@@ -262,117 +262,129 @@ fn fetch(settings: &HubSettings, repo: &RepoRef, filename: &str) -> Result<Looku
         }
     }
     // 2. Offline: the cache is the only source.
+    let ask = Ask {
+        settings,
+        cache,
+        t,
+        repo,
+        pinned,
+    };
     if settings.offline.value {
-        return read_offline(settings, &cache, &t, repo, pinned);
+        return ask.read_offline();
     }
     // 3. Ask the Hub.
-    ask_hub(settings, &cache, &t, repo, pinned)
+    ask.ask_hub()
 }
 
-/// Offline: the cached copy the branch's ref names, labelled as such, or what to run to get it.
-fn read_offline(
-    settings: &HubSettings,
-    cache: &RepoCache,
-    t: &Target<'_>,
-    repo: &RepoRef,
+/// One file asked of one repo: what each step of [`fetch`] reads.
+struct Ask<'a> {
+    settings: &'a HubSettings,
+    cache: RepoCache,
+    t: Target<'a>,
+    repo: &'a RepoRef,
     pinned: bool,
-) -> Result<Lookup, HubError> {
-    let why = format!("offline ({})", offline_source(settings));
-    if settings.require_fresh.value {
-        return Err(HubError::new(
-            HubErrorKind::NotFresh,
+}
+
+impl Ask<'_> {
+    fn parts(&self) -> (&HubSettings, &RepoCache, &Target<'_>, &RepoRef, bool) {
+        (self.settings, &self.cache, &self.t, self.repo, self.pinned)
+    }
+
+    /// Offline: the cached copy the branch's ref names, labelled as such, or what to run to get it.
+    fn read_offline(&self) -> Result<Lookup, HubError> {
+        let (settings, cache, t, repo, pinned) = self.parts();
+        let why = format!("offline ({})", offline_source(settings));
+        if settings.require_fresh.value {
+            return Err(HubError::new(
+                HubErrorKind::NotFresh,
+                format!(
+                    "--require-fresh is set but {why}: cannot ask the Hub for {}",
+                    t.what()
+                ),
+            )
+            .with_hint(
+                "drop --offline / unset HF_HUB_OFFLINE, or pin a commit sha that is in the cache",
+            ));
+        }
+        let sha = if pinned {
+            None
+        } else {
+            cache.read_ref(t.revision)
+        };
+        if let Some(sha) = &sha {
+            let freshness = Freshness::Cache {
+                reason: why.clone(),
+            };
+            if let Some(found) = read_cached(cache, t, sha, freshness)? {
+                return Ok(found);
+            }
+        }
+        Err(HubError::new(
+            HubErrorKind::NotInCache,
             format!(
-                "--require-fresh is set but {why}: cannot ask the Hub for {}",
-                t.what()
+                "{why} and {} is not in the cache `{}`",
+                t.what(),
+                settings.cache_dir.value.display()
             ),
         )
-        .with_hint(
-            "drop --offline / unset HF_HUB_OFFLINE, or pin a commit sha that is in the cache",
-        ));
+        .with_hint(format!(
+            "run once online, or `hf download {} {}{}`",
+            repo.repo,
+            t.filename,
+            repo.revision
+                .as_deref()
+                .map(|r| format!(" --revision {r}"))
+                .unwrap_or_default()
+        )))
     }
-    let sha = if pinned {
-        None
-    } else {
-        cache.read_ref(t.revision)
-    };
-    if let Some(sha) = &sha {
-        let freshness = Freshness::Cache {
-            reason: why.clone(),
-        };
-        if let Some(found) = read_cached(cache, t, sha, freshness)? {
-            return Ok(found);
-        }
-    }
-    Err(HubError::new(
-        HubErrorKind::NotInCache,
-        format!(
-            "{why} and {} is not in the cache `{}`",
-            t.what(),
-            settings.cache_dir.value.display()
-        ),
-    )
-    .with_hint(format!(
-        "run once online, or `hf download {} {}{}`",
-        repo.repo,
-        t.filename,
-        repo.revision
-            .as_deref()
-            .map(|r| format!(" --revision {r}"))
-            .unwrap_or_default()
-    )))
-}
 
-/// Online: a `HEAD` resolves the sha, the ETag and the size; the bytes come from the blob
-/// cached under that ETag or from one download, checked against it; then the cache records
-/// the branch's sha and the snapshot's link. No answer from the Hub falls back to the cache.
-fn ask_hub(
-    settings: &HubSettings,
-    cache: &RepoCache,
-    t: &Target<'_>,
-    repo: &RepoRef,
-    pinned: bool,
-) -> Result<Lookup, HubError> {
-    let (revision, filename) = (t.revision, t.filename);
-    let token = settings.token_text();
-    let http = Http::new(settings, t, "hub")?;
-    let meta = match head(&http, t, pinned) {
-        Ok(meta) => meta,
-        Err(err) => {
-            let err = err.redact(token);
-            if err.kind == HubErrorKind::EntryNotFound {
-                if pinned {
-                    let _ = cache.mark_no_exist(&revision.to_ascii_lowercase(), filename);
+    /// Online: a `HEAD` resolves the sha, the ETag and the size; the bytes come from the blob
+    /// cached under that ETag or from one download, checked against it; then the cache records
+    /// the branch's sha and the snapshot's link. No answer from the Hub falls back to the cache.
+    fn ask_hub(&self) -> Result<Lookup, HubError> {
+        let (settings, cache, t, repo, pinned) = self.parts();
+        let (revision, filename) = (t.revision, t.filename);
+        let token = settings.token_text();
+        let http = Http::new(settings, t, "hub")?;
+        let meta = match head(&http, t, pinned) {
+            Ok(meta) => meta,
+            Err(err) => {
+                let err = err.redact(token);
+                if err.kind == HubErrorKind::EntryNotFound {
+                    if pinned {
+                        let _ = cache.mark_no_exist(&revision.to_ascii_lowercase(), filename);
+                    }
+                    return Ok(Lookup::Missing);
                 }
-                return Ok(Lookup::Missing);
+                if err.is_no_answer() {
+                    return fall_back_to_cache(settings, cache, t, err);
+                }
+                return Err(err);
             }
-            if err.is_no_answer() {
-                return fall_back_to_cache(settings, cache, t, err);
-            }
-            return Err(err);
+        };
+        let bytes = match cached_blob(cache, &meta, size_limit(filename)) {
+            Some(bytes) => bytes,
+            None => download_verified(settings, &http, cache, t, &meta, repo)?,
+        };
+        let Meta { sha, etag, .. } = meta;
+        if !sha.eq_ignore_ascii_case(revision) {
+            cache
+                .write_ref(revision, &sha)
+                .map_err(|e| io_error(t, "write the ref for", &cache.blob_path(&etag), e))?;
         }
-    };
-    let bytes = match cached_blob(cache, &meta, size_limit(filename)) {
-        Some(bytes) => bytes,
-        None => download_verified(settings, &http, cache, t, &meta, repo)?,
-    };
-    let Meta { sha, etag, .. } = meta;
-    if !sha.eq_ignore_ascii_case(revision) {
-        cache
-            .write_ref(revision, &sha)
-            .map_err(|e| io_error(t, "write the ref for", &cache.blob_path(&etag), e))?;
+        let path = cache
+            .link_snapshot(&sha, filename, &etag)
+            .map_err(|e| io_error(t, "link", &cache.snapshot_path(&sha, filename), e))?;
+        Ok(Lookup::Found(HubFile {
+            repo: repo.repo.clone(),
+            revision: revision.to_string(),
+            sha,
+            filename: filename.to_string(),
+            path,
+            bytes,
+            freshness: Freshness::Hub,
+        }))
     }
-    let path = cache
-        .link_snapshot(&sha, filename, &etag)
-        .map_err(|e| io_error(t, "link", &cache.snapshot_path(&sha, filename), e))?;
-    Ok(Lookup::Found(HubFile {
-        repo: repo.repo.clone(),
-        revision: revision.to_string(),
-        sha,
-        filename: filename.to_string(),
-        path,
-        bytes,
-        freshness: Freshness::Hub,
-    }))
 }
 
 /// The blob cached under the file's ETag, if it is a regular file within the cap that still
