@@ -380,8 +380,7 @@ pub struct Recorded {
     pub summary: String,
 }
 
-/// Resolves the request (Hub revisions to shas) and writes the pin into the pin file. Every
-/// input is read through the request's [`Resolver`].
+/// Resolves the request (Hub revisions to shas) and writes the pin into the pin file.
 pub fn record(request: &PinRequest) -> Result<Recorded> {
     let target_input = match request.target.as_deref() {
         Some(t) => Some(InputRef::parse(t, "--target")?),
@@ -407,9 +406,10 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
         .kind(crate::error::ErrorKind::Usage)
         .with_hint("pass --pins with a pin file at the repository root")
     })?;
-    let root = where_.root();
-    let (authority, mut summary) = pin_authority(request, &local, target_input.as_ref(), &root)?;
-    let (target, chat_template) = pin_target(request, target_input.as_ref(), &root, &mut summary)?;
+    let (authority, mut summary) =
+        pin_authority(request, &local, target_input.as_ref(), &where_.root())?;
+    let (target, chat_template) =
+        pin_target(request, target_input.as_ref(), &where_.root(), &mut summary)?;
     let d2t = match digest::d2t(&local.path)? {
         digest::D2t::Found(c) => {
             summary.push_str(&format!("; d2t sha256 {} ({})", short(&c.sha256), c.from));
@@ -433,18 +433,21 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
     })
 }
 
-/// The request's resolver, which a Hub authority or target needs.
+/// The command's inputs resolver, needed only to pin a Hub repo (every input of `pin` is read
+/// through it).
 fn hub_resolver(request: &PinRequest) -> Result<&Resolver> {
     request.hub.as_ref().ok_or_else(|| {
         Error::new("Hub settings are needed to pin a Hub repo").kind(crate::error::ErrorKind::Usage)
     })
 }
 
-/// The authority to record, and one line saying what it is.
+/// The authority to pin, as the request names it (a Hub repo at its resolved sha, a built-in
+/// snapshot, a file relative to the pin file's `root`, or the snapshot matching the drafter),
+/// and its one-line summary.
 fn pin_authority(
     request: &PinRequest,
     local: &crate::config::ConfigFile,
-    target: Option<&InputRef>,
+    target_input: Option<&InputRef>,
     root: &Path,
 ) -> Result<(PinAuthority, String)> {
     use crate::source::builtin;
@@ -479,7 +482,7 @@ fn pin_authority(
             (PinAuthority::File(rel.clone()), format!("file {rel}"))
         }
         PinSource::Auto => {
-            let a = auto_snapshot(local, target)?;
+            let a = auto_snapshot(local, target_input)?;
             let summary = format!(
                 "built-in snapshot {} ({})",
                 a.id,
@@ -490,16 +493,17 @@ fn pin_authority(
     })
 }
 
-/// The target to record and, for a target directory, its chat template's digest: what the
-/// drafter must be served with. (A Hub target is pinned at a sha, whose template cannot
-/// change, so nothing is recorded for it.)
+/// The target to pin (a directory relative to `root`, or a Hub repo at its resolved sha) and,
+/// for a directory, its chat template's digest: what the drafter must be served with. (A Hub
+/// target is pinned at a sha, whose template cannot change, so nothing is recorded for it.)
+/// Each adds its part to `summary`.
 fn pin_target(
     request: &PinRequest,
-    target: Option<&InputRef>,
+    target_input: Option<&InputRef>,
     root: &Path,
     summary: &mut String,
 ) -> Result<(Option<PinTarget>, Option<String>)> {
-    match target {
+    match target_input {
         None => Ok((None, None)),
         Some(InputRef::Local(t)) => {
             let mut chat_template = None;
@@ -530,13 +534,13 @@ fn pin_target(
     }
 }
 
-/// Reads, inserts and writes under the lock, so concurrent `pin` runs each add their pin to
-/// what the others wrote (the Hub was asked before, outside the lock). Returns the pin file.
+/// Reads, inserts `pin` under `key` and writes the pin file at `where_.path`, under the lock,
+/// so concurrent `pin` runs each add their pin to what the others wrote (the Hub is asked
+/// before, outside the lock). Returns the file's path.
 fn write_pin(where_: LoadedPins, key: &str, pin: Pin) -> Result<PathBuf> {
-    let pins_path = where_.path.clone();
-    let _lock = crate::fix::write::lock(&pins_path)?;
-    let mut loaded = if pins_path.is_file() {
-        load(&pins_path)?
+    let _lock = crate::fix::write::lock(&where_.path)?;
+    let mut loaded = if where_.path.is_file() {
+        load(&where_.path)?
     } else {
         LoadedPins {
             file: PinFile {
