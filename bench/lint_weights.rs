@@ -42,16 +42,20 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         ..Default::default()
     };
     let target = analysis::resolve_target(&choice, &[&local], None)?;
-    let report = rules::lint(&local, &rules::LintOptions::default(), &target)?;
+    let report = dflash_check::pipeline::LintRun {
+        lint: rules::lint(&local, &rules::LintOptions::default(), &target)?,
+        weights_skipped: Vec::new(),
+        warnings: Vec::new(),
+    };
     let mut out = Vec::new();
     let p = Painter { enabled: false };
     let options = RenderOptions {
         painter: p,
         deny_warnings: false,
-        fails: report.fails(false),
+        fails: report.lint.fails(false),
     };
     report::render(&report, Format::Human, &options, &mut out)?;
-    let mut failed = report.fails(false);
+    let mut failed = report.lint.fails(false);
     if with_weights {
         if let Some(headers) = weights::read_local(&local.path)? {
             let diags = weights::check(&local, &headers, target.facts.as_ref());

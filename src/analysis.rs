@@ -127,19 +127,7 @@ impl AmbiguousDiff {
     /// One `authority-ambiguous` error at the top of the file, then every candidate's
     /// differences, each message naming its candidate.
     pub fn diagnostics(&self) -> Vec<Diagnostic> {
-        let code = crate::diagnostic::codes::DiffCode::Ambiguous;
-        let mut out = vec![Diagnostic::new(
-            code,
-            diff::info(code),
-            "",
-            format!(
-                "the drafter {}; pick its authority: {}",
-                self.ambiguity.describe(),
-                self.ambiguity.pick_flags()
-            ),
-        )
-        .file(self.local.path.display().to_string())
-        .span(1, 1)];
+        let mut out = vec![pick_authority(&self.ambiguity, &self.local.path)];
         for r in &self.reports {
             out.extend(r.diagnostics().into_iter().map(|mut d| {
                 d.message = format!("against {}: {}", r.authority.id, d.message);
@@ -148,6 +136,24 @@ impl AmbiguousDiff {
         }
         out
     }
+}
+
+/// The `authority-ambiguous` error at the top of the drafter's config, naming the flags that
+/// pick its authority (`diff` and `doctor` say it so).
+pub fn pick_authority(ambiguity: &choose::Ambiguity, config: &std::path::Path) -> Diagnostic {
+    let code = crate::diagnostic::codes::DiffCode::Ambiguous;
+    Diagnostic::new(
+        code,
+        diff::info(code),
+        "",
+        format!(
+            "the drafter {}; pick its authority: {}",
+            ambiguity.describe(),
+            ambiguity.pick_flags()
+        ),
+    )
+    .file(config.display().to_string())
+    .span(1, 1)
 }
 
 /// Loads a drafter and resolves its authority and target. Only a Hub authority's model card

@@ -1,9 +1,10 @@
 //! The CI gate: every drafter config under some paths, checked in one run.
 //!
 //! `check` finds each `config.json` (directories recursed, hidden folders such as `.git`
-//! skipped, files taken as given), keeps the ones that are drafters, compares each with its
-//! pinned authority (`dflash-check.toml`) or a matching built-in snapshot, lints it, and turns
-//! everything into located findings (file, line, column, stable code) for the human, JSON,
+//! skipped, files taken as given), keeps the ones that are drafters ([`pipeline::is_drafter`],
+//! the one rule), runs each through the drafter [`Pipeline`] — its pinned authority
+//! (`dflash-check.toml`) or a matching built-in snapshot, its target, lint, its weights — and
+//! turns everything into located findings (file, line, column, stable code) for the human, JSON,
 //! GitHub and SARIF renderers. One bad drafter never stops the others: a drafter that cannot be
 //! read or whose authority cannot be had becomes an error finding of its own.
 
@@ -11,17 +12,20 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
-use crate::analysis::{self, AuthorityChoice, DiffReport, TargetChoice};
-use crate::config::{self, ConfigFile};
-use crate::diagnostic::codes::{CheckCode, DiffCode};
+use crate::analysis::{AuthorityChoice, TargetChoice};
+use crate::config::ConfigFile;
+use crate::diagnostic::codes::CheckCode;
 use crate::diagnostic::Code;
 use crate::diagnostic::{CodeInfo, Severity as DSeverity};
 use crate::diagnostic::{Diagnostic, Severity};
-use crate::diff::DiffKind;
 use crate::hub::RepoRef;
 use crate::input::Resolver;
 use crate::pins::{LoadedPins, Pin, PinAuthority};
-use crate::rules::{self, family, EngineSpec, LintOptions};
+use crate::pipeline::{
+    self, AuthorityPick, DrafterInput, DrafterRun, IsDrafter, LintWith, Linted, Pipeline, Weighed,
+    WeightsFrom,
+};
+use crate::rules::{EngineSpec, LintOptions};
 use crate::source::choose;
 use crate::suppress;
 use crate::{Error, Result};
@@ -128,6 +132,34 @@ pub struct CheckOptions {
     pub root: PathBuf,
 }
 
+impl CheckOptions {
+    /// The options of a run: the pin file (`--pins`, else found from the working directory
+    /// up), whose directory is the root; the engine from `--engine`, else the pin file's
+    /// top-level `engine` (a pin's own engine then applies per drafter).
+    pub fn new(
+        pins: Option<&Path>,
+        engine: Option<EngineSpec>,
+        require_pin: bool,
+        hub: Resolver,
+    ) -> Result<CheckOptions> {
+        let pins = crate::pins::find(pins)?;
+        let root = pins
+            .as_ref()
+            .map(|p| p.root())
+            .unwrap_or_else(|| PathBuf::from("."));
+        let run_engine = engine.or_else(|| pins.as_ref().and_then(|p| p.file.engine));
+        Ok(CheckOptions {
+            pins,
+            require_pin,
+            lint: LintOptions::default().with_engine(run_engine),
+            engine_from_flag: engine.is_some(),
+            // Resolved when a Hub pin first needs them.
+            hub: Some(hub),
+            root,
+        })
+    }
+}
+
 /// The authority a drafter was compared against.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct AuthoritySummary {
@@ -150,6 +182,9 @@ pub struct DrafterCheck {
     #[serde(serialize_with = "serialize_assumed")]
     pub assumed: Option<EngineSpec>,
     pub findings: Vec<Diagnostic>,
+    /// The weights rules not run for want of a fact (the target's or the draft's vocabulary
+    /// size), as `weights` lists them.
+    pub weights_skipped: Vec<crate::weights::Skipped>,
 }
 
 fn serialize_assumed<S: serde::Serializer>(
@@ -185,6 +220,20 @@ pub struct CheckReport {
 }
 
 impl CheckReport {
+    /// Every finding: the run's, the `[[ignore]]` entries' own, then each drafter's.
+    pub fn all_findings(&self) -> Vec<Diagnostic> {
+        self.run_findings
+            .iter()
+            .chain(&self.suppressions.findings)
+            .cloned()
+            .chain(
+                self.drafters
+                    .iter()
+                    .flat_map(|d| d.findings.iter().cloned()),
+            )
+            .collect()
+    }
+
     pub fn count(&self, level: Severity) -> usize {
         self.drafters.iter().map(|d| d.count(level)).sum::<usize>()
             + self
@@ -212,46 +261,7 @@ impl CheckReport {
     }
 }
 
-/// Every `config.json` under `paths`, sorted, hidden directories skipped.
-pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    let mut found = Vec::new();
-    for path in paths {
-        let meta = std::fs::metadata(path).map_err(|e| config::io_error(path, &e))?;
-        if meta.is_file() {
-            found.push(path.clone());
-        } else {
-            walk(path, &mut found);
-        }
-    }
-    found.sort();
-    found.dedup();
-    Ok(found)
-}
-
-fn walk(dir: &Path, found: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    let mut entries: Vec<_> = entries.filter_map(|e| e.ok()).collect();
-    entries.sort_by_key(|e| e.file_name());
-    for entry in entries {
-        let name = entry.file_name();
-        let name = name.to_string_lossy();
-        let path = entry.path();
-        // file_type() does not follow symlinks: a linked directory is not walked (no loops),
-        // a linked config.json (Hub cache snapshots) is taken.
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        if kind.is_dir() {
-            if !name.starts_with('.') && name != "node_modules" && name != "target" {
-                walk(&path, found);
-            }
-        } else if name == "config.json" {
-            found.push(path);
-        }
-    }
-}
+pub use crate::pipeline::discover;
 
 /// Checks every drafter under `paths`.
 pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
@@ -275,47 +285,12 @@ pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
     if let Some(pins) = &options.pins {
         report.run_findings.extend(stale_pins(pins, &options.root));
     }
-    let mut targets = TargetCache::default();
+    let mut pipeline = Pipeline::new(options.hub.clone());
     for file in files {
         let shown = display(&file, &options.root);
-        match config::load(&file) {
-            Err(e) => report.drafters.push(DrafterCheck {
-                findings: vec![whole_file(CheckCode::ConfigUnreadable, &e).file(shown.clone())],
-                file: shown,
-                family: None,
-                authority: None,
-                assumed: options.lint.assumed(),
-            }),
-            Ok(local) => {
-                let pinned = options
-                    .pins
-                    .as_ref()
-                    .and_then(|p| p.find(&file).map(|(_, pin)| pin.clone()));
-                let family = match (family::detect(local.root()), options.lint.family) {
-                    (Some(d), _) => Some(d.name),
-                    (None, Some(forced)) => Some(forced),
-                    (None, None) if pinned.is_some() => None,
-                    (None, None) => {
-                        report.skipped.push(shown);
-                        continue;
-                    }
-                };
-                let mut result = check_one(&local, pinned.as_ref(), options, &mut targets);
-                let config_file = local.path.display().to_string();
-                for f in &mut result.findings {
-                    // Findings in the config take its shown path; those in other files (the
-                    // weights' shards) are shown relative to the root too.
-                    f.file = Some(match f.file.as_deref() {
-                        Some(other) if other != config_file => {
-                            display(Path::new(other), &options.root)
-                        }
-                        _ => shown.clone(),
-                    });
-                }
-                result.file = shown;
-                result.family = family.map(|f| f.as_str().to_string());
-                report.drafters.push(result);
-            }
+        match check_file(&file, &shown, options, &mut pipeline) {
+            Some(drafter) => report.drafters.push(drafter),
+            None => report.skipped.push(shown),
         }
     }
     if report.drafters.is_empty() {
@@ -335,6 +310,49 @@ pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
         );
     }
     Ok(report)
+}
+
+/// One `config.json`: its result, or `None` when it is no drafter ([`pipeline::is_drafter`]).
+fn check_file(
+    file: &Path,
+    shown: &str,
+    options: &CheckOptions,
+    pipeline: &mut Pipeline,
+) -> Option<DrafterCheck> {
+    let local = match Resolver::local_config(file) {
+        Ok(local) => local,
+        Err(e) => {
+            return Some(DrafterCheck {
+                findings: vec![whole_file(CheckCode::ConfigUnreadable, &e).file(shown)],
+                file: shown.to_string(),
+                family: None,
+                authority: None,
+                assumed: options.lint.assumed(),
+                weights_skipped: Vec::new(),
+            })
+        }
+    };
+    let pinned = options
+        .pins
+        .as_ref()
+        .and_then(|p| p.find(file).map(|(_, pin)| pin.clone()));
+    let family = match pipeline::is_drafter(&local, options.lint.family, pinned.is_some()) {
+        IsDrafter::Yes(family) => family,
+        IsDrafter::No => return None,
+    };
+    let mut result = check_one(&local, pinned.as_ref(), options, pipeline);
+    let config_file = local.path.display().to_string();
+    for f in &mut result.findings {
+        // Findings in the config take its shown path; those in other files (the weights'
+        // shards) are shown relative to the root too.
+        f.file = Some(match f.file.as_deref() {
+            Some(other) if other != config_file => display(Path::new(other), &options.root),
+            _ => shown.to_string(),
+        });
+    }
+    result.file = shown.to_string();
+    result.family = family.map(|f| f.as_str().to_string());
+    Some(result)
 }
 
 /// Pins whose drafter directory no longer exists, located at their table in the pin file.
@@ -386,17 +404,13 @@ fn check_diagnostic(code: CheckCode, path: &str, message: impl Into<String>) -> 
     Diagnostic::new(code, info(code), path, message)
 }
 
-/// Diff (when an authority is known) and lint for one loaded drafter.
-/// Pinned targets shared by many drafters are read once per set of wanted ids, not once per
-/// drafter (a real tokenizer.json is 11–30 MB).
-#[derive(Default)]
-struct TargetCache(std::collections::HashMap<(String, Vec<u64>), analysis::TargetContext>);
-
+/// One loaded drafter through the pipeline (its pin's authority and target, or the built-in
+/// snapshot the one rule picks), turned into `check`'s findings.
 fn check_one(
     local: &ConfigFile,
     pin: Option<&Pin>,
     options: &CheckOptions,
-    targets: &mut TargetCache,
+    pipeline: &mut Pipeline,
 ) -> DrafterCheck {
     let mut findings = Vec::new();
     let pin_root = options
@@ -404,14 +418,11 @@ fn check_one(
         .as_ref()
         .map(LoadedPins::root)
         .unwrap_or_else(|| PathBuf::from("."));
-    let (choice, chosen_by) = match pin {
-        Some(pin) => match pin_choice(pin, &pin_root, options) {
-            Ok(c) => (Some(c), "pin"),
-            Err(e) => {
-                findings.push(whole_file(CheckCode::AuthorityUnavailable, &e));
-                (None, "pin")
-            }
-        },
+    let (authority, chosen_by) = match pin {
+        Some(pin) => (
+            AuthorityPick::Named(pin_choice(pin, &pin_root, options)),
+            "pin",
+        ),
         None => {
             if options.require_pin {
                 findings.push(
@@ -423,88 +434,69 @@ fn check_one(
                     .span(1, 1),
                 );
             }
-            match choose::choose(local, None) {
-                choose::Choice::One(a) => (Some(AuthorityChoice::Resolved(a)), "builtin-match"),
-                choose::Choice::Ambiguous(ambiguity) => {
-                    findings.push(ambiguous_finding(&ambiguity));
-                    (None, "builtin-match")
+            (AuthorityPick::Choose(None), "builtin-match")
+        }
+    };
+    let pinned_target = pin.and_then(|p| p.target.as_ref());
+    // A pin reviewed for an engine is linted for it, unless `--engine` says otherwise.
+    let lint_options = match pin.and_then(|p| p.engine) {
+        Some(spec) if !options.engine_from_flag => options.lint.with_engine(Some(spec)),
+        _ => options.lint.clone(),
+    };
+    let run = pipeline.run(DrafterInput {
+        config: local,
+        authority,
+        fresh_authority: false,
+        // A pinned target that could not be chosen (Hub settings) fails like one that could
+        // not be read.
+        target: match pinned_target {
+            Some(t) => target_choice(&t.target, t.revision.as_deref(), &pin_root, options),
+            None => Ok(TargetChoice::default()),
+        },
+        shared_target: pinned_target
+            .map(|t| format!("{}@{}", t.target, t.revision.as_deref().unwrap_or_default())),
+        builtin_fallback: false,
+        lint: LintWith::Options(lint_options.clone()),
+        weights: WeightsFrom::Local {
+            pinned_hub: match pin.map(|p| &p.authority) {
+                Some(PinAuthority::Hub { repo, revision }) => {
+                    Some((repo.clone(), revision.clone()))
                 }
-                choose::Choice::NoMatch(_) => (None, "builtin-match"),
-            }
-        }
-    };
-    let target_choice = match pin.and_then(|p| p.target.as_ref()) {
-        Some(target) => target_choice(
-            &target.target,
-            target.revision.as_deref(),
-            &pin_root,
-            options,
-        ),
-        None => Ok(TargetChoice::default()),
-    };
-    let authority = choice.map(|c| analysis::resolve_authority(local, &c));
-    let authority = match authority {
-        Some(Ok(a)) => Some(a),
-        Some(Err(e)) => {
-            findings.push(whole_file(CheckCode::AuthorityUnavailable, &e));
-            None
-        }
-        None => None,
-    };
-    let mut configs = vec![local];
-    if let Some(a) = &authority {
-        configs.push(&a.config);
+                _ => None,
+            },
+        },
+    });
+    findings.extend(run_findings(local, pin, &run));
+    if let Some(pin) = pin {
+        findings.extend(digest_findings(local, pin, &pin_root));
     }
-    let cache_key = pin.and_then(|p| p.target.as_ref()).map(|t| {
-        let (t, target_revision) = (&t.target, t.revision.clone());
-        let wanted: std::collections::BTreeSet<u64> = configs
-            .iter()
-            .flat_map(|c| crate::diff::token_fields(c.root()))
-            .flat_map(|(_, node)| crate::diff::token_ids(node))
-            .collect();
-        let revision = target_revision.unwrap_or_default();
-        (
-            format!("{t}@{revision}"),
-            wanted.into_iter().collect::<Vec<u64>>(),
-        )
-    });
-    let cached = cache_key.as_ref().and_then(|k| targets.0.get(k)).cloned();
-    let resolved = match cached {
-        Some(t) => Ok(t),
-        None => {
-            // A pinned target that could not be chosen (Hub settings) fails like one that
-            // could not be read.
-            target_choice
-                .and_then(|c| analysis::resolve_target(&c, &configs, authority.as_ref()))
-                .inspect(|t| {
-                    if let Some(k) = cache_key {
-                        targets.0.insert(k, t.clone());
-                    }
-                })
-        }
-    };
-    let target = match resolved {
-        Ok(t) => t,
-        Err(e) => {
-            findings.push(whole_file(CheckCode::AuthorityUnavailable, &e));
-            analysis::TargetContext::none()
-        }
-    };
-    let summary = authority.as_ref().map(|a| AuthoritySummary {
-        kind: a.kind.as_str(),
-        id: a.id.clone(),
-        sha: a.sha.clone(),
-        chosen_by,
-    });
-    let ambiguous = findings
-        .iter()
-        .any(|f| f.code == Code::Diff(DiffCode::Ambiguous));
-    match &authority {
-        Some(a) => {
-            let report = DiffReport::build(local.clone(), a.clone(), target.clone());
-            findings.extend(diff_findings(&report));
-        }
-        None if pin.is_none() && !ambiguous => findings.push(
+    findings.sort_by_key(|f| (f.severity, f.span));
+    DrafterCheck {
+        file: String::new(),
+        family: None,
+        authority: run.authority.as_ref().map(|a| AuthoritySummary {
+            kind: a.kind.as_str(),
+            id: a.id.clone(),
+            sha: a.sha.clone(),
+            chosen_by,
+        }),
+        assumed: lint_options.assumed(),
+        weights_skipped: run.weights_skipped().to_vec(),
+        findings,
+    }
+}
+
+/// A drafter's run as `check`'s findings: what could not be had, the comparison (or that
+/// there was nothing to compare with), lint where the comparison says nothing new, weights.
+fn run_findings(local: &ConfigFile, pin: Option<&Pin>, run: &DrafterRun) -> Vec<Diagnostic> {
+    let mut findings = Vec::new();
+    let unavailable = [&run.authority_error, &run.target_error];
+    for e in unavailable.into_iter().flatten() {
+        findings.push(whole_file(CheckCode::AuthorityUnavailable, e));
+    }
+    findings.extend(run.diff_findings());
+    if run.authority.is_none() && pin.is_none() && run.ambiguity.is_none() {
+        findings.push(
             check_diagnostic(
                 CheckCode::NoAuthority,
                 "",
@@ -515,77 +507,22 @@ fn check_one(
                 ),
             )
             .span(1, 1),
-        ),
-        None => {}
+        );
     }
-    // A pin reviewed for an engine is linted for it, unless `--engine` says otherwise.
-    let lint_options = match pin.and_then(|p| p.engine) {
-        Some(spec) if !options.engine_from_flag => options.lint.with_engine(Some(spec)),
-        _ => options.lint.clone(),
-    };
-    match rules::lint(local, &lint_options, &target) {
-        Ok(lint) => {
-            // One finding per problem: a lint finding at a field the comparison already
-            // reports at least as severely says nothing new.
-            let covered: Vec<(String, Severity)> = findings
-                .iter()
-                .filter(|f| matches!(f.code, Code::Diff(_)) && !f.path.is_empty())
-                .map(|f| (f.path.clone(), f.severity))
-                .collect();
-            findings.extend(lint.findings.into_iter().filter(|l| {
-                !covered
-                    .iter()
-                    .any(|(path, sev)| *path == l.path && *sev <= l.severity)
-            }));
+    match &run.lint {
+        Linted::Report(lint) => {
+            let lint = pipeline::uncovered(lint.findings.iter().cloned(), &findings);
+            findings.extend(lint);
         }
-        Err(e) => findings.push(whole_file(CheckCode::ConfigUnreadable, &e)),
+        Linted::Failed(e) => findings.push(whole_file(CheckCode::ConfigUnreadable, e)),
+        Linted::NotRun | Linted::Findings(_) => {}
     }
-    findings.extend(weights_findings(local, pin, options, &target));
-    if let Some(pin) = pin {
-        findings.extend(digest_findings(local, pin, &pin_root));
+    match &run.weights {
+        Weighed::Checked(c) => findings.extend(c.diagnostics.iter().cloned()),
+        Weighed::Unreadable(e) => findings.push(whole_file(CheckCode::WeightsUnreadable, e)),
+        Weighed::NotRun | Weighed::NoWeights => {}
     }
-    findings.sort_by_key(|f| (f.severity, f.span));
-    DrafterCheck {
-        file: String::new(),
-        family: None,
-        authority: summary,
-        assumed: lint_options.assumed(),
-        findings,
-    }
-}
-
-/// The safetensors headers beside the config, checked against it; without local weights, those of
-/// a pinned Hub authority at its sha (read with range requests, cached by sha).
-fn weights_findings(
-    local: &ConfigFile,
-    pin: Option<&Pin>,
-    options: &CheckOptions,
-    target: &analysis::TargetContext,
-) -> Vec<Diagnostic> {
-    let headers = match crate::weights::read_local(&local.path) {
-        Ok(Some(h)) => Ok(Some(h)),
-        Ok(None) => match (pin.map(|p| &p.authority), options.hub.as_ref()) {
-            (Some(PinAuthority::Hub { repo, revision }), Some(inputs)) => {
-                let read = inputs.settings().and_then(|settings| {
-                    crate::weights::read_hub_headers(settings, repo, revision)
-                });
-                match read {
-                    // The pinned repo's weights are an input nobody named: when the Hub cannot
-                    // answer (offline, down, gated, not cached) they are not checked, and the
-                    // gate stands on the config alone. A hostile header is still an error.
-                    Err(e) if matches!(e.kind, crate::error::ErrorKind::Hub(_)) => Ok(None),
-                    other => other,
-                }
-            }
-            _ => Ok(None),
-        },
-        Err(e) => Err(e),
-    };
-    match headers {
-        Ok(Some(h)) => crate::weights::check(local, &h, target.facts.as_ref()),
-        Ok(None) => Vec::new(),
-        Err(e) => vec![whole_file(CheckCode::WeightsUnreadable, &e)],
-    }
+    findings
 }
 
 /// The digests the pin recorded (target chat template, drafter `d2t`), recomputed from the
@@ -745,66 +682,58 @@ pub fn prune_ignores(report: &mut CheckReport, pins: &LoadedPins) -> Result<usiz
     Ok(lines.len())
 }
 
-/// Diff differences as located findings, with `diff`'s own codes (one finding, one code, in
-/// every command). The authority is named once, in the drafter's header, not in every line.
-pub fn diff_findings(report: &DiffReport) -> Vec<Diagnostic> {
-    report
-        .diagnostics()
-        .into_iter()
-        .zip(&report.differences)
-        .map(|(mut d, r)| {
-            let shown = r.diff.local_path.as_ref().unwrap_or(&r.diff.path);
-            if r.diff.kind != DiffKind::Layout {
-                d.message = format!("{shown}: {}", d.message);
-                d.path = shown.to_string();
-            } else {
-                d.path = String::new();
-            }
-            d
-        })
-        .collect()
+/// What `check` does to the pin file's `[[ignore]]` entries after the run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum IgnoreEdit {
+    #[default]
+    None,
+    /// `--baseline`: an entry appended for every error and warning found now.
+    Baseline,
+    /// `--prune-ignores`: the expired and unused entries this run reported, removed.
+    Prune,
 }
 
-/// The `authority-ambiguous` error of a drafter equal to none of several published configs of
-/// its shape: which matched, what differs from each, and how to pin the right one.
-fn ambiguous_finding(ambiguity: &choose::Ambiguity) -> Diagnostic {
-    let per_candidate: Vec<String> = ambiguity
-        .candidates
-        .iter()
-        .zip(&ambiguity.differing)
-        .map(|(snap, fields)| {
-            // Short enough for one CI log line: the first few fields, then a count.
-            const SHOWN: usize = 3;
-            let mut named = fields
-                .iter()
-                .take(SHOWN)
-                .cloned()
-                .collect::<Vec<_>>()
-                .join(", ");
-            if fields.len() > SHOWN {
-                named.push_str(&format!(", +{}", fields.len() - SHOWN));
-            }
-            format!(
-                "{} differs in {} field(s) ({named})",
-                snap.repo,
-                fields.len()
-            )
-        })
-        .collect();
-    let code = DiffCode::Ambiguous;
-    Diagnostic::new(
-        code,
-        crate::diff::info(code),
-        "",
-        format!(
-            "equal to none of {} published configs of its shape ({}): {}; `dflash-check diff` shows each, \
-             `dflash-check pin DIR --snapshot REPO` pins the one it was trained for",
-            ambiguity.candidates.len(),
-            ambiguity.fingerprint,
-            per_candidate.join(", ")
-        ),
-    )
-    .span(1, 1)
+/// A run of the gate, and what it wrote to the pin file.
+#[derive(Debug, Clone)]
+pub struct Gate {
+    pub report: CheckReport,
+    /// What was written to the pin file, in one line for the user.
+    pub edited: Option<String>,
+    /// The findings were recorded as `[[ignore]]` entries (`--baseline`): the run passes.
+    pub baselined: bool,
+}
+
+/// `check`: the run, then the pin file's `[[ignore]]` entries edited as asked.
+pub fn gate(paths: &[PathBuf], options: &CheckOptions, edit: IgnoreEdit) -> Result<Gate> {
+    let mut report = run(paths, options)?;
+    let mut edited = None;
+    match (edit, &options.pins) {
+        (IgnoreEdit::Baseline, pins) => {
+            let (path, count) = suppress::append_baseline(&report.all_findings(), pins.as_ref())?;
+            edited = Some(format!(
+                "{count} [[ignore]] entr{} appended to `{}`: replace each reason `{}` before the next run",
+                if count == 1 { "y" } else { "ies" },
+                path.display(),
+                suppress::PLACEHOLDER_REASON
+            ));
+        }
+        (IgnoreEdit::Prune, Some(pins)) => {
+            let removed = prune_ignores(&mut report, pins)?;
+            edited = (removed > 0).then(|| {
+                format!(
+                    "removed {removed} stale [[ignore]] entr{} from `{}`",
+                    if removed == 1 { "y" } else { "ies" },
+                    pins.path.display()
+                )
+            });
+        }
+        (IgnoreEdit::Prune | IgnoreEdit::None, _) => {}
+    }
+    Ok(Gate {
+        report,
+        edited,
+        baselined: edit == IgnoreEdit::Baseline,
+    })
 }
 
 pub use crate::config::display;
@@ -817,7 +746,8 @@ mod tests {
     /// the broken line without reading it back out of the message.
     #[test]
     fn syntax_errors_point_at_their_line() {
-        let err = config::parse(Path::new("x/config.json"), b"{\n  \"a\": 1,\n}").unwrap_err();
+        let err =
+            crate::config::parse(Path::new("x/config.json"), b"{\n  \"a\": 1,\n}").unwrap_err();
         let d = whole_file(CheckCode::ConfigUnreadable, &err);
         assert_eq!(d.span.map(|s| (s.line, s.column)), Some((3, 1)));
     }

@@ -8,20 +8,23 @@
 //! each cause ends with the command that repairs it and the restart the engine needs.
 //!
 //! Nothing here is a new check: every finding comes from `acceptance`, `launch`, `diff`,
-//! `lint` or `weights`, with their codes. This module only puts them in order.
+//! `lint` or `weights`, with their codes, and the drafter goes through the one drafter
+//! pipeline (`crate::pipeline`, inside `launch` when a launch is given) once, its target read
+//! once. This module only puts the findings in order.
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
 use crate::acceptance::{self, AcceptanceReport, MeasureOptions, MetricsSource, Shape};
-use crate::analysis::{self, AmbiguousDiff, DiffReport, TargetChoice};
-use crate::config::{self, ConfigFile};
+use crate::analysis::{self, TargetChoice};
 use crate::diagnostic::{Code, Diagnostic, Severity};
 use crate::hub::RepoRef;
 use crate::input::{InputRef, Resolver};
-use crate::launch::{self, LaunchReport};
-use crate::source::choose::{self, TargetIdentity};
+use crate::launch::{self, LaunchReport, LocationKind};
+use crate::pipeline::{
+    self, AuthorityPick, DrafterInput, DrafterRun, LintWith, Linted, Pipeline, Weighed, WeightsFrom,
+};
 use crate::{Error, Result};
 
 /// What the server says about itself, beyond its metrics.
@@ -369,13 +372,16 @@ impl DoctorReport {
     }
 }
 
-/// The drafter's config, where it was found, and the target's identity and files.
-struct Subject {
-    drafter: Option<ConfigFile>,
-    /// The drafter is a Hub repo served as published: it is its own authority.
-    drafter_on_hub: Option<String>,
-    target_identity: Option<TargetIdentity>,
-    target_choice: TargetChoice,
+/// What the doctor gathered about the drafter, from the launch and the pipeline.
+#[derive(Default)]
+struct Gathered {
+    located: Located,
+    findings: Vec<Diagnostic>,
+    not_checked: Vec<String>,
+    /// The `fix` line for the drafter's differences from its authority.
+    fix_line: Option<String>,
+    launch_checked: bool,
+    weights_checked: bool,
 }
 
 /// Runs the doctor. `source` is the server's metrics (None: not measured); `server` what the
@@ -397,16 +403,36 @@ pub fn run(
         None => None,
         Some(t) => Some(InputRef::parse(t, "--target")?),
     };
-    let target_dir = match &target {
-        Some(InputRef::Local(dir)) => Some(dir.clone()),
-        _ => None,
-    };
-    let mut located = Located::default();
-    let mut not_checked = Vec::new();
-    let mut findings: Vec<Diagnostic> = Vec::new();
-
+    let mut g = Gathered::default();
     // The launch: the user's command, else the one SGLang's server arguments describe.
-    let launch = match (&inputs.launch, &server) {
+    let run = match launch_command(inputs, server.as_ref())? {
+        Some((launch, from)) => from_launch(inputs, target.as_ref(), launch, from, &mut g)?,
+        None => {
+            let engine = acceptance.as_ref().map(|a| match a.measurement.engine() {
+                acceptance::ServerEngine::Vllm => crate::rules::Engine::Vllm,
+                acceptance::ServerEngine::Sglang => crate::rules::Engine::Sglang,
+            });
+            let Some(dir) = &inputs.drafter_dir else {
+                return Err(no_drafter(server.as_ref(), inputs));
+            };
+            Some(from_flags(dir, inputs, target.as_ref(), engine, &mut g)?)
+        }
+    };
+    match run {
+        Some(run) => shape(&run, &mut g),
+        None if g.located.drafter.is_some() => {}
+        None => return Err(no_drafter(server.as_ref(), inputs)),
+    }
+    Ok(finish(acceptance, symptom, server, g))
+}
+
+/// The launch command to check: the user's, else the one SGLang's server arguments describe;
+/// with where it came from.
+fn launch_command(
+    inputs: &DoctorInputs,
+    server: Option<&ServerInfo>,
+) -> Result<Option<(LaunchInput, &'static str)>> {
+    Ok(match (&inputs.launch, server) {
         (Some(l), _) => Some((l.clone(), "the launch command")),
         (None, Some(info)) => match info.sglang_command() {
             Some(args) => {
@@ -419,307 +445,233 @@ pub fn run(
             None => None,
         },
         (None, None) => None,
-    };
-    let launch_report = match &launch {
-        Some(((parsed, notes, base), _)) => Some(launch::check(
-            parsed.clone(),
-            notes.clone(),
-            &launch::CheckOptions {
-                inputs: inputs.hub.clone(),
-                drafter_dir: inputs.drafter_dir.clone(),
-                target_dir: target_dir.clone(),
-                base_dir: base.clone(),
-            },
-        )?),
-        None => None,
-    };
-    if let Some(r) = &launch_report {
-        for d in &r.diagnostics {
-            // A model the launch could not read is a limit of this run, not a cause.
-            if d.code.as_str().ends_with("-unavailable") {
-                not_checked.push(d.message.clone());
-            } else {
-                findings.push(d.clone());
-            }
-        }
-        not_checked.extend(r.not_checked.iter().cloned());
-    }
-    let subject = subject(
-        inputs,
-        target.as_ref(),
-        launch_report.as_ref(),
-        launch.as_ref().map(|l| l.1),
-        &mut located,
-    )?;
-    let Some(drafter) = &subject.drafter else {
-        if let Some(repo) = &subject.drafter_on_hub {
-            not_checked.push(format!(
-                "diff: the drafter is served from the Hub repo {repo} as published, so it is its own authority"
-            ));
-        } else {
-            return Err(no_drafter(server.as_ref(), inputs));
-        }
-        return Ok(finish(
-            launch_report.is_some(),
-            acceptance,
-            symptom,
-            server,
-            located,
-            findings,
-            not_checked,
-            None,
-        ));
-    };
-
-    // The target's facts and tokens, read once for lint and the weights check (the
-    // comparison reads its own, with the authority's token ids).
-    let mut target_context = None;
-    // Lint: the launch ran it with the engine; without a launch, run it here.
-    if launch_report.is_none() {
-        let target: &analysis::TargetContext = target_context.insert(analysis::resolve_target(
-            &subject.target_choice,
-            &[drafter],
-            None,
-        )?);
-        let engine = acceptance.as_ref().map(|a| match a.measurement.engine() {
-            acceptance::ServerEngine::Vllm => crate::rules::Engine::Vllm,
-            acceptance::ServerEngine::Sglang => crate::rules::Engine::Sglang,
-        });
-        let options = crate::rules::LintOptions {
-            engine,
-            ..crate::rules::LintOptions::default()
-        };
-        match crate::rules::lint(drafter, &options, target) {
-            Ok(r) => findings.extend(r.findings),
-            Err(e) => not_checked.push(format!("lint: {}", e.message)),
-        }
-    }
-
-    // Diff against the authority the target names.
-    let mut fix_line = None;
-    match compare(
-        drafter,
-        &subject,
-        inputs.hub.as_ref(),
-        &mut located,
-        &mut not_checked,
-    ) {
-        Ok(Compared::One(report)) => {
-            if report.fails(false) {
-                fix_line = Some(report.fix_command());
-            }
-            findings.extend(crate::check::diff_findings(&report));
-        }
-        Ok(Compared::Ambiguous(report)) => {
-            findings.push(report.diagnostics().remove(0));
-            located.authority = Some(format!("none: {}", report.ambiguity.describe()));
-        }
-        Err(e) => not_checked.push(format!("diff: {}", e.message)),
-    }
-
-    // Weights beside a local drafter.
-    match crate::weights::read_local(&drafter.path) {
-        Ok(Some(headers)) => {
-            let facts = match target_context {
-                Some(t) => t.facts,
-                None => analysis::resolve_target(&subject.target_choice, &[drafter], None)
-                    .ok()
-                    .and_then(|t| t.facts),
-            };
-            findings.extend(crate::weights::check(drafter, &headers, facts.as_ref()));
-        }
-        Ok(None) => not_checked.push("weights: no safetensors beside the drafter's config".into()),
-        Err(e) => findings.push(
-            Diagnostic::new(
-                crate::diagnostic::codes::CheckCode::WeightsUnreadable,
-                crate::check::info(crate::diagnostic::codes::CheckCode::WeightsUnreadable),
-                "",
-                e.message,
-            )
-            .file(drafter.path.display().to_string()),
-        ),
-    }
-    Ok(finish(
-        launch_report.is_some(),
-        acceptance,
-        symptom,
-        server,
-        located,
-        findings,
-        not_checked,
-        fix_line,
-    ))
+    })
 }
 
-/// The drafter and the target's identity, from (in order) the flags, the launch command, and
-/// the server's own description.
-fn subject(
+/// `--target`: a local directory, or a Hub repo (which needs the Hub, asked now so that its
+/// error is this run's).
+fn target_parts(
     inputs: &DoctorInputs,
     target: Option<&InputRef>,
-    launch: Option<&LaunchReport>,
-    launch_from: Option<&str>,
-    located: &mut Located,
-) -> Result<Subject> {
-    let mut target_choice = TargetChoice::default();
+) -> Result<(Option<PathBuf>, Option<RepoRef>)> {
     match target {
-        Some(InputRef::Local(dir)) => target_choice.target_dir = Some(dir.clone()),
+        Some(InputRef::Local(dir)) => Ok((Some(dir.clone()), None)),
         Some(InputRef::Hub(repo)) => {
             let resolver = inputs.hub.as_ref().ok_or_else(|| {
                 Error::new(format!(
                     "--target {repo} is a Hub repo, and this run does not ask the Hub"
                 ))
             })?;
-            target_choice.target_hub = Some(repo.clone());
-            target_choice.hub = Some(Box::new(resolver.settings()?.clone()));
+            resolver.settings()?;
+            Ok((None, Some(repo.clone())))
         }
-        None => {}
+        None => Ok((None, None)),
     }
-    let mut drafter = None;
-    let mut drafter_on_hub = None;
-    if let Some(dir) = &inputs.drafter_dir {
-        drafter = Some(config::load(dir)?);
-        located.drafter = Some(dir.display().to_string());
-        located.drafter_from = Some("--drafter".into());
-    }
-    let mut identity = analysis::target_identity(&target_choice).0;
-    if identity.is_some() {
-        located.target_from = Some("--target".into());
-    }
-    if let Some(r) = launch {
-        let from = launch_from.unwrap_or("the launch command");
-        if drafter.is_none() {
-            match (&r.drafter.kind, &r.drafter.path) {
-                (launch::locate::LocationKind::Local, Some(path)) => {
-                    drafter = Some(config::load(Path::new(path))?);
-                    located.drafter = r.drafter.given.clone().or(Some(path.clone()));
-                    located.drafter_from = Some(from.to_string());
-                }
-                (launch::locate::LocationKind::Hub, _) => {
-                    let at = r.drafter.sha.as_deref().unwrap_or("?");
-                    let repo = r.drafter.repo.clone().unwrap_or_default();
-                    located.drafter = Some(format!("{repo}@{at}"));
-                    located.drafter_from = Some(from.to_string());
-                    drafter_on_hub = Some(repo);
-                }
-                _ => {}
-            }
-        }
-        if identity.is_none() {
-            let name = r.target.repo.clone().or_else(|| r.target.given.clone());
-            if let Some(name) = name {
-                identity = Some(TargetIdentity {
-                    name: name.clone(),
-                    from: format!("the target in {from}"),
-                });
-                located.target = Some(name);
-                located.target_from = Some(from.to_string());
-            }
-            // The target's files as the launch found them (a local directory or the Hub
-            // cache snapshot), for decoding tokens.
-            if target_choice.target_dir.is_none() && target_choice.target_hub.is_none() {
-                target_choice.target_dir = r
-                    .target
-                    .path
-                    .as_ref()
-                    .and_then(|p| Path::new(p).parent().map(Path::to_path_buf));
-            }
-        }
-    }
-    if located.target.is_none() {
-        located.target = identity.as_ref().map(|i| i.name.clone());
-    }
-    Ok(Subject {
-        drafter,
-        drafter_on_hub,
-        target_identity: identity,
-        target_choice,
-    })
 }
 
-enum Compared {
-    One(Box<DiffReport>),
-    Ambiguous(Box<AmbiguousDiff>),
-}
-
-/// The drafter against its authority: the built-in snapshot the target's identity picks (by
-/// the rule of `source::choose`), read fresh from the Hub when it can be (the served repo at its
-/// current commit), else the snapshot itself.
-fn compare(
-    drafter: &ConfigFile,
-    subject: &Subject,
-    hub: Option<&Resolver>,
-    located: &mut Located,
-    not_checked: &mut Vec<String>,
-) -> Result<Compared> {
-    let chosen = match choose::choose(drafter, subject.target_identity.as_ref()) {
-        choose::Choice::One(a) => *a,
-        choose::Choice::NoMatch(e) => return Err(e),
-        choose::Choice::Ambiguous(ambiguity) => {
-            let report = AmbiguousDiff::build(drafter.clone(), ambiguity, &subject.target_choice)?;
-            return Ok(Compared::Ambiguous(Box::new(report)));
-        }
-    };
-    let why = chosen.matched_by.clone();
-    let mut target_choice = subject.target_choice.clone();
-    let settings = match hub.map(Resolver::settings) {
-        Some(Ok(settings)) => Some(settings),
-        Some(Err(e)) => {
-            not_checked.push(format!(
-                "diff: the authority was not read from the Hub ({}); compared with the built-in snapshot",
-                e.message
-            ));
-            None
-        }
-        None => None,
-    };
-    // The served repo at its current commit when the Hub answers; else the snapshot itself.
-    let fresh = settings.and_then(|settings| {
-        let repo: RepoRef = chosen.id.parse().ok()?;
-        match crate::source::hub::load(settings, &repo, why.clone()) {
-            Ok(a) => {
-                // Its model card may name the target.
-                target_choice
-                    .hub
-                    .get_or_insert_with(|| Box::new(settings.clone()));
-                Some(a)
-            }
-            // Offline, gated or unreachable: say so, and compare with the snapshot.
-            Err(e) => {
-                not_checked.push(format!(
-                    "diff: the authority was not read from the Hub ({}); compared with the built-in snapshot",
-                    e.message
-                ));
-                None
-            }
-        }
-    });
-    let authority = fresh.unwrap_or(chosen);
-    located.authority = Some(authority.describe());
-    located.authority_chosen_by = authority.matched_by.clone().or(why);
-    let target = analysis::resolve_target(
-        &target_choice,
-        &[drafter, &authority.config],
-        Some(&authority),
+/// The launch checked (its drafter through the pipeline, fresh authority and weights
+/// included): its findings, and the drafter's run when the drafter is a local one. A drafter
+/// served from the Hub as published is its own authority (`None`, located).
+fn from_launch(
+    inputs: &DoctorInputs,
+    target: Option<&InputRef>,
+    (parsed, notes, base): LaunchInput,
+    from: &str,
+    g: &mut Gathered,
+) -> Result<Option<DrafterRun>> {
+    let (target_dir, target_repo) = target_parts(inputs, target)?;
+    let mut report = launch::check(
+        parsed,
+        notes,
+        &launch::CheckOptions {
+            inputs: inputs.hub.clone(),
+            drafter_dir: inputs.drafter_dir.clone(),
+            target_dir,
+            base_dir: base,
+            target_repo,
+            fresh_authority: true,
+            weights: true,
+        },
     )?;
-    Ok(Compared::One(Box::new(DiffReport::build(
-        drafter.clone(),
-        authority,
-        target,
-    ))))
+    g.launch_checked = true;
+    for d in &report.diagnostics {
+        // A model the launch could not read is a limit of this run, not a cause.
+        if d.code.as_str().ends_with("-unavailable") {
+            g.not_checked.push(d.message.clone());
+        } else {
+            g.findings.push(d.clone());
+        }
+    }
+    g.not_checked.extend(report.not_checked.iter().cloned());
+    locate_target(target, Some((&report, from)), &mut g.located);
+    let run = report.run.take().map(|r| *r);
+    if let Some(dir) = &inputs.drafter_dir {
+        g.located.drafter = Some(dir.display().to_string());
+        g.located.drafter_from = Some("--drafter".into());
+        return Ok(run);
+    }
+    match (&report.drafter.kind, &report.drafter.path) {
+        (LocationKind::Local, Some(path)) => {
+            g.located.drafter = report.drafter.given.clone().or(Some(path.clone()));
+            g.located.drafter_from = Some(from.to_string());
+            Ok(run)
+        }
+        (LocationKind::Hub, _) => {
+            let at = report.drafter.sha.as_deref().unwrap_or("?");
+            let repo = report.drafter.repo.clone().unwrap_or_default();
+            g.located.drafter = Some(format!("{repo}@{at}"));
+            g.located.drafter_from = Some(from.to_string());
+            g.not_checked.push(format!(
+                "diff: the drafter is served from the Hub repo {repo} as published, so it is its own authority"
+            ));
+            Ok(None)
+        }
+        _ => Ok(None),
+    }
+}
+
+/// Where the target was found: `--target`, else the target the launch names.
+fn locate_target(
+    target: Option<&InputRef>,
+    launch: Option<(&LaunchReport, &str)>,
+    located: &mut Located,
+) {
+    let choice = match target {
+        Some(InputRef::Local(dir)) => TargetChoice {
+            target_dir: Some(dir.clone()),
+            ..TargetChoice::default()
+        },
+        Some(InputRef::Hub(repo)) => TargetChoice {
+            target_hub: Some(repo.clone()),
+            ..TargetChoice::default()
+        },
+        None => TargetChoice::default(),
+    };
+    if let Some(identity) = analysis::target_identity(&choice).0 {
+        located.target_from = Some("--target".into());
+        located.target = Some(identity.name);
+        return;
+    }
+    if let Some((r, from)) = launch {
+        if let Some(name) = r.target.repo.clone().or_else(|| r.target.given.clone()) {
+            located.target = Some(name);
+            located.target_from = Some(from.to_string());
+        }
+    }
+}
+
+/// Without a launch: the drafter `--drafter` names through the pipeline, compared with the
+/// authority `--target` picks, linted for the server's engine.
+fn from_flags(
+    dir: &Path,
+    inputs: &DoctorInputs,
+    target: Option<&InputRef>,
+    engine: Option<crate::rules::Engine>,
+    g: &mut Gathered,
+) -> Result<DrafterRun> {
+    let drafter = Resolver::local_config(dir)?;
+    g.located.drafter = Some(dir.display().to_string());
+    g.located.drafter_from = Some("--drafter".into());
+    let choice = match target_parts(inputs, target)? {
+        (dir, None) => TargetChoice {
+            target_dir: dir,
+            ..TargetChoice::default()
+        },
+        (_, Some(repo)) => TargetChoice {
+            target_hub: Some(repo),
+            hub: inputs
+                .hub
+                .as_ref()
+                .map(|r| r.settings().cloned())
+                .transpose()?
+                .map(Box::new),
+            ..TargetChoice::default()
+        },
+    };
+    locate_target(target, None, &mut g.located);
+    let identity = analysis::target_identity(&choice).0;
+    let options = crate::rules::LintOptions {
+        engine,
+        ..crate::rules::LintOptions::default()
+    };
+    let run = Pipeline::new(inputs.hub.clone()).run(DrafterInput {
+        config: &drafter,
+        authority: AuthorityPick::Choose(identity),
+        fresh_authority: true,
+        target: Ok(choice),
+        shared_target: None,
+        builtin_fallback: false,
+        lint: LintWith::Options(options),
+        weights: WeightsFrom::Local { pinned_hub: None },
+    });
+    if let Some(e) = &run.target_error {
+        return Err(e.clone());
+    }
+    let compared = run.diff_findings();
+    match &run.lint {
+        Linted::Report(r) => g
+            .findings
+            .extend(pipeline::uncovered(r.findings.iter().cloned(), &compared)),
+        Linted::Failed(e) => g.not_checked.push(format!("lint: {}", e.message)),
+        Linted::NotRun | Linted::Findings(_) => {}
+    }
+    g.findings.extend(compared);
+    g.not_checked.extend(run.not_checked.iter().cloned());
+    Ok(run)
+}
+
+/// What the doctor takes from a drafter's run besides its findings: the authority, the `fix`
+/// line, and the weights (with the rules skipped for want of a fact).
+fn shape(run: &DrafterRun, g: &mut Gathered) {
+    if let Some(report) = run.diff.as_ref().filter(|r| r.fails(false)) {
+        g.fix_line = Some(report.fix_command());
+    }
+    g.located.authority = run.authority_line();
+    if let Some(ambiguity) = &run.ambiguity {
+        // Doctor names the flags that pick the authority, as `diff` does.
+        let pick = analysis::pick_authority(ambiguity, &run.path);
+        for f in &mut g.findings {
+            if f.code == pick.code {
+                *f = pick.clone();
+            }
+        }
+    }
+    g.located.authority_chosen_by = run.authority.as_ref().and_then(|a| a.matched_by.clone());
+    match &run.weights {
+        Weighed::Checked(c) => {
+            g.weights_checked = true;
+            g.findings.extend(c.diagnostics.iter().cloned());
+            g.not_checked.extend(pipeline::skipped_lines(&c.skipped));
+        }
+        Weighed::NoWeights => g
+            .not_checked
+            .push("weights: no safetensors beside the drafter's config".into()),
+        Weighed::Unreadable(e) => {
+            let code = crate::diagnostic::codes::CheckCode::WeightsUnreadable;
+            g.findings.push(
+                Diagnostic::new(code, crate::check::info(code), "", e.message.clone())
+                    .file(run.path.display().to_string()),
+            );
+        }
+        Weighed::NotRun => {}
+    }
 }
 
 /// Groups the findings into causes, ranked by how well each explains the symptom.
-#[allow(clippy::too_many_arguments)]
 fn finish(
-    launch_checked: bool,
     acceptance: Option<AcceptanceReport>,
     symptom: Symptom,
     server: Option<ServerInfo>,
-    located: Located,
-    findings: Vec<Diagnostic>,
-    not_checked: Vec<String>,
-    fix_line: Option<String>,
+    g: Gathered,
 ) -> DoctorReport {
+    let Gathered {
+        located,
+        findings,
+        not_checked,
+        fix_line,
+        launch_checked,
+        weights_checked,
+    } = g;
     let mut groups: std::collections::BTreeMap<CauseKind, Vec<Diagnostic>> = Default::default();
     // A healthy-shaped curve below break-even: the measurement itself is the cause (too many
     // drafted tokens for what is accepted); under a collapse or a cliff it is only the symptom.
@@ -773,26 +725,7 @@ fn finish(
         let has_error = c.findings.iter().any(|f| f.severity == Severity::Error);
         (!c.explains_symptom, !has_error, c.kind.rank(symptom))
     });
-    let checked = [
-        CauseKind::MaskToken,
-        CauseKind::TargetLayers,
-        CauseKind::SlidingWindow,
-        CauseKind::Pairing,
-        CauseKind::Quantization,
-        CauseKind::Weights,
-        CauseKind::LaunchFlags,
-    ];
-    // Only what was looked at can be ruled out.
-    let looked_at = |k: &CauseKind| match k {
-        CauseKind::LaunchFlags => launch_checked,
-        CauseKind::Weights => !not_checked.iter().any(|n| n.starts_with("weights:")),
-        _ => true,
-    };
-    let ruled_out = checked
-        .iter()
-        .filter(|k| looked_at(k) && !causes.iter().any(|c| c.kind == **k))
-        .map(|k| k.title().to_string())
-        .collect();
+    let ruled_out = ruled_out(&causes, launch_checked, weights_checked);
     let restart = (!causes.is_empty()).then(|| {
         "vLLM and SGLang read config.json and their flags at start: restart the server after the repair".to_string()
     });
@@ -818,6 +751,30 @@ fn finish(
         not_checked,
         restart,
     }
+}
+
+/// The kinds of cause that were looked at and not found. Only what was looked at can be ruled
+/// out: the launch flags without a launch, the weights without weights, are not.
+fn ruled_out(causes: &[Cause], launch_checked: bool, weights_checked: bool) -> Vec<String> {
+    let checked = [
+        CauseKind::MaskToken,
+        CauseKind::TargetLayers,
+        CauseKind::SlidingWindow,
+        CauseKind::Pairing,
+        CauseKind::Quantization,
+        CauseKind::Weights,
+        CauseKind::LaunchFlags,
+    ];
+    let looked_at = |k: &CauseKind| match k {
+        CauseKind::LaunchFlags => launch_checked,
+        CauseKind::Weights => weights_checked,
+        _ => true,
+    };
+    checked
+        .iter()
+        .filter(|k| looked_at(k) && !causes.iter().any(|c| c.kind == **k))
+        .map(|k| k.title().to_string())
+        .collect()
 }
 
 /// The repair of one cause: the `fix` line for fields that differ from the authority, the

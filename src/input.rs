@@ -19,11 +19,14 @@
 //! from its target's.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
 
-use crate::analysis::{self, AuthorityChoice, Inputs, TargetChoice};
+use crate::analysis::{self, AuthorityChoice, Inputs, TargetChoice, TargetContext};
 use crate::config::{self, ConfigFile, TargetFacts};
 use crate::error::ErrorKind;
 use crate::hub::{HubSettings, RepoRef, SettingsCell};
+use crate::source::Authority;
 use crate::weights::{self, HubOrigin, WeightsHeaders};
 use crate::{Error, Result};
 
@@ -182,15 +185,48 @@ pub struct TargetSpec {
 }
 
 /// Resolves one command's inputs with one set of Hub settings (resolved when an input first
-/// needs the Hub; clones share them).
+/// needs the Hub; clones share them, and share the count of targets resolved).
 #[derive(Debug, Clone)]
 pub struct Resolver {
     hub: SettingsCell,
+    /// How many times a target was resolved (facts and tokens read): once per drafter per
+    /// run is the rule (`pipeline`), and tests hold the commands to it.
+    targets: Arc<AtomicUsize>,
 }
 
 impl Resolver {
     pub fn new(hub: SettingsCell) -> Resolver {
-        Resolver { hub }
+        Resolver {
+            hub,
+            targets: Arc::default(),
+        }
+    }
+
+    /// A local config (a directory holding `config.json`, or the file), read as every command
+    /// reads one. Needs no Hub, so it is also there for runs without a resolver.
+    pub fn local_config(path: &Path) -> Result<ConfigFile> {
+        config::load(path)
+    }
+
+    /// The target's facts and tokens for `configs` (the token ids they name), counted.
+    pub fn target(
+        &self,
+        choice: &TargetChoice,
+        configs: &[&ConfigFile],
+        authority: Option<&Authority>,
+    ) -> Result<TargetContext> {
+        self.targets.fetch_add(1, Ordering::SeqCst);
+        analysis::resolve_target(choice, configs, authority)
+    }
+
+    /// How many targets this command has resolved so far.
+    pub fn target_resolutions(&self) -> usize {
+        self.targets.load(Ordering::SeqCst)
+    }
+
+    /// A drafter's Hub repo as an authority, at the revision's commit; `why` says what chose it.
+    pub fn hub_authority(&self, repo: &RepoRef, why: Option<String>) -> Result<Authority> {
+        crate::source::hub::load(self.settings()?, repo, why)
     }
 
     /// The command's Hub settings, for the parts of the library that take them whole.
@@ -239,7 +275,7 @@ impl Resolver {
                 Ok((config, read))
             }
             Role::Drafter => {
-                let a = crate::source::hub::load(settings, repo, None)?;
+                let a = self.hub_authority(repo, None)?;
                 let read = HubRead {
                     repo: repo.repo.clone(),
                     sha: a.sha.clone(),
@@ -421,9 +457,6 @@ mod tests {
         assert!(e.message.contains("does not exist"), "{}", e.message);
         assert!(e.hint.unwrap().contains("hf://models/nothing-here-at-all"));
     }
-
-    use std::sync::atomic::{AtomicUsize, Ordering};
-    use std::sync::Arc;
 
     use crate::hub::{HubFlags, ProgressSink};
 

@@ -16,6 +16,7 @@ pub mod input;
 pub mod launch;
 pub mod net;
 pub mod pins;
+pub mod pipeline;
 pub mod registry;
 pub mod report;
 pub mod source;

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::input::{InputRef, Resolver};
+use crate::input::{InputRef, Resolver, Role};
 use crate::rules::EngineSpec;
 use crate::{Error, Result};
 
@@ -386,7 +386,7 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
         Some(t) => Some(InputRef::parse(t, "--target")?),
         None => None,
     };
-    let local = crate::config::load(&request.drafter)?;
+    let local = Resolver::local_config(&request.drafter)?;
     let pins_path = request
         .pins
         .clone()
@@ -433,16 +433,12 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
     })
 }
 
-/// The command's Hub settings, needed only to pin a Hub repo.
-fn hub_settings(request: &PinRequest) -> Result<&crate::hub::HubSettings> {
-    request
-        .hub
-        .as_ref()
-        .ok_or_else(|| {
-            Error::new("Hub settings are needed to pin a Hub repo")
-                .kind(crate::error::ErrorKind::Usage)
-        })
-        .and_then(Resolver::settings)
+/// The command's inputs resolver, needed only to pin a Hub repo (every input of `pin` is read
+/// through it).
+fn hub_resolver(request: &PinRequest) -> Result<&Resolver> {
+    request.hub.as_ref().ok_or_else(|| {
+        Error::new("Hub settings are needed to pin a Hub repo").kind(crate::error::ErrorKind::Usage)
+    })
 }
 
 /// The authority to pin, as the request names it (a Hub repo at its resolved sha, a built-in
@@ -457,7 +453,7 @@ fn pin_authority(
     use crate::source::builtin;
     Ok(match &request.source {
         PinSource::Hub(repo) => {
-            let authority = crate::source::hub::load(hub_settings(request)?, repo, None)?;
+            let authority = hub_resolver(request)?.hub_authority(repo, None)?;
             let sha = authority.sha.clone().unwrap_or_default();
             let summary = format!("{}@{sha} ({})", authority.id, authority.provenance);
             (
@@ -481,7 +477,7 @@ fn pin_authority(
         }
         PinSource::File(p) => {
             let file = crate::config::config_path(p)?;
-            crate::config::load(&file)?;
+            Resolver::local_config(&file)?;
             let rel = crate::config::display(&file, root);
             (PinAuthority::File(rel.clone()), format!("file {rel}"))
         }
@@ -526,11 +522,12 @@ fn pin_target(
             Ok((Some(target), chat_template))
         }
         Some(InputRef::Hub(repo)) => {
-            let fetched = crate::source::hub::fetch_target(hub_settings(request)?, repo, false)?;
-            summary.push_str(&format!("; target {}@{}", fetched.repo, fetched.sha));
+            let (_, read) = hub_resolver(request)?.hub_model(repo, Role::Target)?;
+            let sha = read.sha.unwrap_or_default();
+            summary.push_str(&format!("; target {}@{sha}", read.repo));
             let target = PinTarget {
-                target: fetched.repo,
-                revision: Some(fetched.sha),
+                target: read.repo,
+                revision: Some(sha),
             };
             Ok((Some(target), None))
         }

@@ -188,8 +188,13 @@ fn every_command_has_one_layout_and_one_summary_line() {
             r#"{"method": "dflash", "model": "fixtures/incident/Qwen3.6-27B-DFlash", "num_speculative_tokens": 15}"#,
         ],
     );
-    assert_eq!(code, 0, "{out}");
-    assert_layout("launch", &out);
+    // The incident's drafter is compared with the authority its target picks, as `check`
+    // compares it (issue 29): its five wrong fields fail the launch.
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(
+        assert_layout("launch", &out),
+        "FAIL: 5 errors, 2 warnings, 0 info"
+    );
 
     let (code, out) = run(None, &["doctor", "--drafter", INCIDENT, "--target", TARGET]);
     assert_eq!(code, 1, "{out}");

@@ -804,27 +804,56 @@ fn draft_quantization_and_parallelism() {
     assert!(has(&report, "launch-draft-heads-tp", "error"), "{report:#}");
 }
 
-/// Lint runs on the drafter with the engine: the incident's hand-written config (local path)
-/// gets lint's findings, with its file and line, after the launch findings.
+/// Lint runs on the drafter with the engine, and a local drafter is compared with the
+/// authority its target picks, as in `check`: the incident's hand-written config (local path)
+/// gets the comparison's error at `target_layer_ids`, with its file and line, and lint's
+/// warning for the same field is not said twice (one finding per problem). A drafter with no
+/// authority gets lint's findings.
 #[test]
 fn lint_runs_on_the_drafter() {
-    let (_, report) = launch_json(
-        &[],
-        &[
-            "vllm",
-            "serve",
-            "Qwen/Qwen3.6-27B",
-            "--speculative-config",
-            r#"{"method": "dflash", "model": "fixtures/incident/Qwen3.6-27B-DFlash", "num_speculative_tokens": 15}"#,
-        ],
+    let serve = |spec: &str| {
+        launch_json(
+            &[],
+            &[
+                "vllm",
+                "serve",
+                "Qwen/Qwen3.6-27B",
+                "--speculative-config",
+                spec,
+            ],
+        )
+        .1
+    };
+    let report = serve(
+        r#"{"method": "dflash", "model": "fixtures/incident/Qwen3.6-27B-DFlash", "num_speculative_tokens": 15}"#,
     );
-    let d = diagnostic(&report, "target-layer-ids-formula");
+    let d = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["path"] == "dflash_config.target_layer_ids")
+        .unwrap_or_else(|| panic!("{report:#}"));
+    assert_eq!(
+        (&d["code"], &d["severity"]),
+        (&Value::from("changed"), &Value::from("error"))
+    );
     assert_eq!(
         d["file"],
         "fixtures/incident/Qwen3.6-27B-DFlash/config.json"
     );
     assert!(d["line"].as_u64().unwrap() > 1);
+    assert!(
+        !has(&report, "target-layer-ids-formula", "warning"),
+        "{report:#}"
+    );
     assert_eq!(report["drafter"]["kind"], "local");
+
+    let report = serve(
+        r#"{"method": "dspark", "model": "tests/launch/models/dspark-qwen3-b7", "num_speculative_tokens": 7}"#,
+    );
+    let d = diagnostic(&report, "dspark-sample-from-anchor-implicit");
+    assert_eq!(d["file"], "tests/launch/models/dspark-qwen3-b7/config.json");
+    assert!(report.get("authority").is_none(), "{report:#}");
 }
 
 /// --file with a shell script: the z-lab README SGLang block verbatim (exports, comments, `\`
@@ -859,6 +888,47 @@ fn a_shell_script() {
         (serde_json::json!(13), serde_json::json!(5))
     );
     assert_eq!(code, 0);
+}
+
+/// The incident's launch line (tests/launch/files/incident.sh: the hand-guessed drafter served
+/// behind Qwen3.6-27B): the drafter is compared with the authority its target picks, as `check`
+/// compares it, and the launch fails with the incident's five errors (it passed before: launch
+/// linted the drafter but never compared it).
+#[test]
+fn the_incident_launch_fails_with_its_five_errors() {
+    let (code, report) = launch_json(&["--file", "tests/launch/files/incident.sh"], &[]);
+    assert_eq!(code, 1, "{report:#}");
+    assert_eq!(
+        report["authority"],
+        "built-in snapshot of z-lab/Qwen3.6-27B-DFlash (not the live Hub)"
+    );
+    let errors: Vec<(String, String)> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["severity"] == "error")
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_string(),
+                d["path"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let expected = [
+        ("changed", "dflash_config.mask_token_id"),
+        ("changed", "dflash_config.target_layer_ids"),
+        ("changed", "layer_types"),
+        ("changed", "use_sliding_window"),
+        ("only-authority", "sliding_window"),
+    ];
+    assert_eq!(
+        errors,
+        expected
+            .iter()
+            .map(|(c, p)| (c.to_string(), p.to_string()))
+            .collect::<Vec<_>>()
+    );
+    assert_eq!(report["summary"]["errors"], 5);
 }
 
 /// --file with a Dockerfile: ENV, and CMD in exec form appended to the vLLM image's entrypoint;
@@ -1160,7 +1230,8 @@ fn the_readme_example_is_what_the_binary_prints() {
             r#"{"method": "dflash", "model": "fixtures/incident/Qwen3.6-27B-DFlash", "num_speculative_tokens": 15}"#,
         ],
     );
-    assert_eq!((code, err.as_str()), (0, ""));
+    // The drafter differs from the authority its target picks: five errors, exit 1.
+    assert_eq!((code, err.as_str()), (1, ""));
     let readme = std::fs::read_to_string("README.md").unwrap();
     assert!(
         readme.contains(&format!("```text\n{out}```")),

@@ -5,8 +5,8 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 
-use dflash_check::rules::{EngineSpec, LintOptions};
-use dflash_check::{check, pins, suppress};
+use dflash_check::check;
+use dflash_check::rules::EngineSpec;
 
 use super::{finish, DenyArgs, HubArgs, OutputArgs};
 
@@ -41,68 +41,27 @@ pub struct CheckArgs {
 }
 
 pub fn run(args: &CheckArgs, out: &mut Vec<u8>) -> Result<u8> {
-    let pins = pins::find(args.pins.as_deref())?;
-    let root = pins
-        .as_ref()
-        .map(|p| p.root())
-        .unwrap_or_else(|| PathBuf::from("."));
-    let engine = args
-        .engine
-        .or_else(|| pins.as_ref().and_then(|p| p.file.engine));
-    let options = check::CheckOptions {
-        pins,
-        require_pin: args.require_pin,
-        // The flag, else the pin file's top-level `engine`; a pin's own engine applies per
-        // drafter when no flag is given.
-        lint: LintOptions::default().with_engine(engine),
-        engine_from_flag: args.engine.is_some(),
-        // Resolved when a Hub pin first needs them.
-        hub: Some(args.hub.resolver()),
-        root,
+    let options = check::CheckOptions::new(
+        args.pins.as_deref(),
+        args.engine,
+        args.require_pin,
+        args.hub.resolver(),
+    )?;
+    let edit = if args.baseline {
+        check::IgnoreEdit::Baseline
+    } else if args.prune_ignores {
+        check::IgnoreEdit::Prune
+    } else {
+        check::IgnoreEdit::None
     };
-    let mut report = check::run(&args.paths, &options)?;
-    if args.baseline {
-        return baseline(&report, options.pins.as_ref(), args, out);
+    let gate = check::gate(&args.paths, &options, edit)?;
+    if let Some(edited) = &gate.edited {
+        eprintln!("dflash-check: {edited}");
     }
-    if args.prune_ignores {
-        if let Some(pins) = &options.pins {
-            prune(&mut report, pins)?;
-        }
+    if gate.baselined {
+        // The report as it is; its findings are now entries, so the run passes.
+        super::render(&gate.report, &args.output, false, false, out)?;
+        return Ok(dflash_check::exit::CLEAN);
     }
-    let deny = args.deny.warnings();
-    finish(&report, &args.output, deny, out)
-}
-
-/// `--baseline`: the report as it is, then its findings appended to the pin file as entries
-/// (the file is created beside the working directory when there is none); exit 0.
-fn baseline(
-    report: &check::CheckReport,
-    pins: Option<&pins::LoadedPins>,
-    args: &CheckArgs,
-    out: &mut Vec<u8>,
-) -> Result<u8> {
-    use dflash_check::report::Report;
-    let (path, count) = suppress::append_baseline(&report.diagnostics(), pins)?;
-    super::render(report, &args.output, false, false, out)?;
-    eprintln!(
-        "dflash-check: {count} [[ignore]] entr{} appended to `{}`: replace each reason `{}` before the next run",
-        if count == 1 { "y" } else { "ies" },
-        path.display(),
-        suppress::PLACEHOLDER_REASON
-    );
-    Ok(dflash_check::exit::CLEAN)
-}
-
-/// `--prune-ignores`: the stale entries this run reported, removed from the pin file and from
-/// the report.
-fn prune(report: &mut check::CheckReport, pins: &pins::LoadedPins) -> Result<()> {
-    let removed = check::prune_ignores(report, pins)?;
-    if removed > 0 {
-        eprintln!(
-            "dflash-check: removed {removed} stale [[ignore]] entr{} from `{}`",
-            if removed == 1 { "y" } else { "ies" },
-            pins.path.display()
-        );
-    }
-    Ok(())
+    finish(&gate.report, &args.output, args.deny.warnings(), out)
 }

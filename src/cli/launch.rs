@@ -55,6 +55,7 @@ pub fn run_launch(args: &LaunchArgs, out: &mut Vec<u8>) -> Result<u8> {
         drafter_dir: args.drafter.clone(),
         target_dir: args.target.clone(),
         base_dir,
+        ..CheckOptions::default()
     };
     let report = launch::check(parsed, notes, &options)?;
     let deny = args.deny.warnings();

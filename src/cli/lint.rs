@@ -4,9 +4,8 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::{Args, ValueEnum};
-use dflash_check::config::ConfigFile;
-use dflash_check::rules::{self, Engine, EngineSpec, Family, LintOptions};
-use dflash_check::{analysis, weights};
+use dflash_check::pipeline;
+use dflash_check::rules::{Engine, EngineSpec, Family, LintOptions};
 
 use dflash_check::input::TargetSpec;
 
@@ -107,41 +106,20 @@ impl LintArgs {
 
 pub fn run(args: &LintArgs, out: &mut Vec<u8>) -> Result<u8> {
     let options = args.options()?;
-    let inputs = args.hub.resolver();
-    // The config and, unless `--no-weights`, its safetensors headers: from disk, or from the
-    // Hub at the resolved sha (headers by range requests).
-    let drafter = inputs.drafter(&args.path.to_string_lossy(), !args.no_weights)?;
-    let choice = inputs.target_choice(&TargetSpec {
+    let target = TargetSpec {
         no_builtin: args.no_builtin,
         ..args.target.spec()
-    })?;
-    let local = drafter.config;
-    let target = analysis::resolve_target(&choice, &[&local], None)?;
-    super::status::warn_inputs(&target.warnings);
-    let mut report = rules::lint(&local, &options, &target)?;
-    if let Some(headers) = drafter.headers {
-        report.add(weights::check(&local, &headers, target.facts.as_ref()));
-    }
-    if drafter.local {
-        report.published = published(&local, &args.path);
-    }
+    };
+    // The config and, unless `--no-weights`, its safetensors headers: from disk, or from the
+    // Hub at the resolved sha (headers by range requests).
+    let report = pipeline::lint(
+        &args.hub.resolver(),
+        &args.path.to_string_lossy(),
+        &target,
+        options,
+        !args.no_weights,
+    )?;
+    super::status::warn_inputs(&report.warnings);
     let deny = args.deny.warnings();
     finish(&report, &args.output, deny, out)
-}
-
-/// The built-in snapshots of the drafter's shape, with the `diff` that compares it with each.
-fn published(local: &ConfigFile, path: &std::path::Path) -> Vec<dflash_check::rules::Published> {
-    dflash_check::source::choose::published(local)
-        .into_iter()
-        .map(|(snap, equal)| dflash_check::rules::Published {
-            repo: snap.repo.to_string(),
-            target: snap.target.repo.to_string(),
-            equal,
-            diff_command: format!(
-                "dflash-check diff {} --snapshot {}",
-                shell_words::quote(&path.display().to_string()),
-                snap.repo
-            ),
-        })
-        .collect()
 }

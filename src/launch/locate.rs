@@ -2,7 +2,9 @@
 //! that exists is a local model; otherwise `org/name` is a Hub repo (both decided by
 //! [`InputRef::engine`] and read by [`crate::input::Resolver`], the standard cache first,
 //! offline honoured). A repo that cannot be read is a warning that names it and says why, never
-//! a failure: the launch rules that do not need it still run.
+//! a failure: the launch rules that do not need it still run. The target's facts and tokens are
+//! not read here: the drafter pipeline (`crate::pipeline`) reads them once, for lint, the
+//! comparison and the launch rules.
 
 use std::path::Path;
 
@@ -10,10 +12,10 @@ use serde::Serialize;
 
 use super::parse::Launch;
 use super::{info, CheckOptions, LaunchCode};
-use crate::analysis::{self, TargetChoice, TargetContext};
-use crate::config::{self, ConfigFile};
+use crate::config::ConfigFile;
 use crate::diagnostic::Diagnostic;
-use crate::input::{EngineName, InputRef, Role};
+use crate::hub::RepoRef;
+use crate::input::{EngineName, InputRef, Resolver, Role};
 use crate::rules::Engine;
 use crate::Result;
 
@@ -91,8 +93,10 @@ pub struct Found {
     pub target: Location,
     /// The drafter's config (the target's own for a fused draft module).
     pub drafter_config: Option<ConfigFile>,
-    /// The target's facts and tokens, for lint.
-    pub target_context: TargetContext,
+    /// The target's config, when it could be read.
+    pub target_config: Option<ConfigFile>,
+    /// The flag that names the target (`model`, `--model-path`), where its findings point.
+    pub target_flag: &'static str,
     /// Warnings about what could not be read.
     pub diagnostics: Vec<Diagnostic>,
 }
@@ -122,7 +126,7 @@ fn read_model(
         }
         EngineName::Local(path) => {
             // A local model that exists but whose config is broken is bad input, as in `lint`.
-            let config = config::load(&path)?;
+            let config = Resolver::local_config(&path)?;
             loc.kind = LocationKind::Local;
             loc.path = Some(config.path.display().to_string());
             return Ok((loc, Some(config)));
@@ -132,13 +136,23 @@ fn read_model(
     if repo.revision.is_none() {
         repo.revision = revision.map(str::to_string);
     }
+    read_repo(loc, &repo, options, role)
+}
+
+/// Reads the config of a Hub repo the command (or `--target hf://…`) names.
+fn read_repo(
+    mut loc: Location,
+    repo: &RepoRef,
+    options: &CheckOptions,
+    role: Role,
+) -> Result<(Location, Option<ConfigFile>)> {
     loc.repo = Some(repo.repo.clone());
     loc.revision = Some(repo.revision_or_main().to_string());
     let Some(inputs) = &options.inputs else {
         loc.note = Some("not a local directory, and the Hub was not asked".into());
         return Ok((loc, None));
     };
-    match inputs.hub_model(&repo, role) {
+    match inputs.hub_model(repo, role) {
         Ok((config, hub)) => {
             loc.kind = LocationKind::Hub;
             loc.sha = hub.sha;
@@ -216,18 +230,13 @@ pub fn locate(launch: &Launch, options: &CheckOptions) -> Result<Found> {
             drafter_flag,
         ));
     }
-    let target_context = lint_target(
-        target_config.as_ref(),
-        drafter_config.as_ref(),
-        target_flag,
-        &mut diagnostics,
-    )?;
     let drafter_config = drafter_config.filter(|_| drafter.kind != LocationKind::None);
     Ok(Found {
         drafter,
         target,
         drafter_config,
-        target_context,
+        target_config,
+        target_flag,
         diagnostics,
     })
 }
@@ -239,18 +248,23 @@ fn given_dir(
     named: Option<&str>,
     flag: &str,
 ) -> Result<(Location, Option<ConfigFile>)> {
-    let config = config::load(dir)?;
+    let config = Resolver::local_config(dir)?;
     let mut loc = Location::new(named, LocationKind::Local);
     loc.path = Some(config.path.display().to_string());
     loc.note = Some(flag.into());
     Ok((loc, Some(config)))
 }
 
-/// The target: `--target DIR`, else the model the command serves.
+/// The target: `--target DIR` (or a Hub repo in `doctor --target`), else the model the
+/// command serves.
 fn locate_target(
     launch: &Launch,
     options: &CheckOptions,
 ) -> Result<(Location, Option<ConfigFile>)> {
+    if let Some(repo) = &options.target_repo {
+        let loc = Location::new(launch.target.as_deref(), LocationKind::Unavailable);
+        return read_repo(loc, repo, options, Role::Target);
+    }
     match (&options.target_dir, &launch.target) {
         (Some(dir), _) => given_dir(dir, launch.target.as_deref(), "--target"),
         (None, Some(given)) => read_model(
@@ -295,37 +309,6 @@ fn locate_drafter(
                 "no separate drafter: the draft module is read from the target's config".into(),
             );
             Ok((loc, target_config.clone()))
-        }
-    }
-}
-
-/// Lint's target context: the target's directory (local or the Hub cache snapshot), else the
-/// built-in facts of a known target matching the drafter. A target whose files cannot be read
-/// is a finding, and lint falls back to the built-in facts.
-fn lint_target(
-    target_config: Option<&ConfigFile>,
-    drafter_config: Option<&ConfigFile>,
-    target_flag: &str,
-    diagnostics: &mut Vec<Diagnostic>,
-) -> Result<TargetContext> {
-    let configs: Vec<&ConfigFile> = drafter_config.into_iter().collect();
-    let choice = TargetChoice {
-        target_dir: target_config.and_then(|c| c.path.parent().map(Path::to_path_buf)),
-        ..TargetChoice::default()
-    };
-    match analysis::resolve_target(&choice, &configs, None) {
-        Ok(t) => Ok(t),
-        Err(e) => {
-            diagnostics.push(Diagnostic::new(
-                LaunchCode::TargetUnavailable,
-                info(LaunchCode::TargetUnavailable),
-                target_flag,
-                format!(
-                    "the target's files could not be read for lint: {}",
-                    e.message
-                ),
-            ));
-            analysis::resolve_target(&TargetChoice::default(), &configs, None)
         }
     }
 }

@@ -5,8 +5,10 @@
 //! [`Launch`] (pure), [`locate`] finds the drafter and the target it names (local paths, the Hub
 //! cache, the Hub; an unreachable repo is a warning, not a failure), [`rules`] checks the flags
 //! and environment against each other and against the drafter's config, and [`lint_drafter`]
-//! runs `lint` on the drafter with the engine and its flags. [`check`] does all of it and
-//! returns a [`LaunchReport`], which `report::launch` renders.
+//! runs `lint` on the drafter with the engine and its flags. [`check`] does all of it — the
+//! drafter through the one drafter pipeline (`crate::pipeline`): a local drafter compared with
+//! the authority its target picks, as `check` compares it, the target read once — and returns
+//! a [`LaunchReport`], which `report::launch` renders.
 
 pub mod locate;
 pub mod parse;
@@ -16,10 +18,12 @@ pub mod shell;
 
 use serde::Serialize;
 
-use crate::analysis::TargetContext;
-use crate::config::ConfigFile;
+use crate::analysis::{TargetChoice, TargetContext};
+use crate::config::{ConfigFile, TargetFacts};
 use crate::diagnostic::{Code, CodeInfo, Diagnostic, Severity, Summary};
+use crate::pipeline::{self, AuthorityPick, DrafterRun, LintWith, Linted, Pipeline, WeightsFrom};
 use crate::rules::{Engine, LintCode, LintOptions};
+use crate::source::choose::TargetIdentity;
 use crate::Result;
 
 pub use locate::{Location, LocationKind};
@@ -81,6 +85,13 @@ pub struct CheckOptions {
     pub target_dir: Option<std::path::PathBuf>,
     /// A second directory to resolve relative paths in (the `--file`'s directory).
     pub base_dir: Option<std::path::PathBuf>,
+    /// Read the target from this Hub repo instead of what the command names (`doctor
+    /// --target hf://…`).
+    pub target_repo: Option<crate::hub::RepoRef>,
+    /// Read the authority the target picks fresh from the Hub when it answers (`doctor`).
+    pub fresh_authority: bool,
+    /// Check the weights beside a local drafter too (`doctor`).
+    pub weights: bool,
 }
 
 /// The result of checking one launch command.
@@ -96,7 +107,11 @@ pub struct LaunchReport {
     /// What the launch rules read from the drafter's config.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub drafter_facts: Option<DrafterFacts>,
-    /// Launch findings, then lint's findings on the drafter's config.
+    /// What a local drafter was compared with: the authority its target picks.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub authority: Option<String>,
+    /// Launch findings, then the comparison's with the authority, then lint's findings on the
+    /// drafter's config.
     pub diagnostics: Vec<Diagnostic>,
     /// Checks that could not be made, and why.
     pub not_checked: Vec<String>,
@@ -107,6 +122,9 @@ pub struct LaunchReport {
     /// Other things worth saying (more engine commands in the file).
     pub notes: Vec<String>,
     pub summary: Summary,
+    /// The drafter's run through the pipeline, for `doctor`, which reports it its own way.
+    #[serde(skip)]
+    pub run: Option<Box<DrafterRun>>,
 }
 
 impl LaunchReport {
@@ -176,10 +194,33 @@ launch rules only.",
         source: "dflash-check: rules::family::detect",
 };
 
-/// Checks a launch command: locates the drafter and target, runs the launch rules and lint.
+/// Checks a launch command: locates the drafter and target, runs the drafter through the
+/// pipeline (compared with the authority its target picks, the target read once, lint with
+/// the engine's flags), then the launch rules.
 pub fn check(launch: Launch, notes: Vec<String>, options: &CheckOptions) -> Result<LaunchReport> {
     let found = locate::locate(&launch, options)?;
     let facts = found.drafter_config.as_ref().map(DrafterFacts::from_config);
+    let run = found
+        .drafter_config
+        .as_ref()
+        .map(|config| drafter_run(&launch, &found, config, options));
+    let mut launch_diags = found.diagnostics.clone();
+    if let Some(e) = run.as_ref().and_then(|r| r.target_error.as_ref()) {
+        launch_diags.push(Diagnostic::new(
+            LaunchCode::TargetUnavailable,
+            info(LaunchCode::TargetUnavailable),
+            found.target_flag,
+            format!(
+                "the target's files could not be read for lint: {}",
+                e.message
+            ),
+        ));
+    }
+    // The target's vocabulary: the facts the pipeline read, else the target's own config.
+    let target_facts = match &run {
+        Some(r) => r.target.facts.clone(),
+        None => found.target_config.as_ref().map(TargetFacts::from_config),
+    };
     let outcome = rules::check(&rules::Input {
         launch: &launch,
         drafter: facts.as_ref(),
@@ -188,45 +229,23 @@ pub fn check(launch: Launch, notes: Vec<String>, options: &CheckOptions) -> Resu
             .as_deref()
             .is_some_and(|d| locate::names_hub_repo(d, options.base_dir.as_deref())),
         drafter_sha: found.drafter.sha.as_deref(),
-        target_vocab: found
-            .target_context
-            .facts
-            .as_ref()
-            .and_then(|f| f.vocab_size),
+        target_vocab: target_facts.and_then(|f| f.vocab_size),
     });
-    let mut launch_diags = found.diagnostics;
     launch_diags.extend(outcome.diagnostics);
     launch_diags.sort_by_key(|d| d.severity);
     let mut not_checked = outcome.not_checked;
-    let skipped = outcome.skipped;
-    let mut lint_diags = Vec::new();
-    if let Some(config) = &found.drafter_config {
-        match lint_drafter(config, &launch, &found.target_context) {
-            Ok(mut d) => {
-                d.sort_by_key(|d| d.severity);
-                lint_diags = d;
-            }
-            Err(e) => {
-                let d = Diagnostic::new(
-                    LaunchCode::LintSkipped,
-                    &LINT_SKIPPED,
-                    "",
-                    format!("lint did not run: {}", e.message),
-                )
-                .file(config.path.display().to_string());
-                launch_diags.push(d);
-            }
-        }
-        if found.target_context.facts.is_none() {
+    let mut diagnostics = launch_diags;
+    if let (Some(run), Some(config)) = (&run, &found.drafter_config) {
+        diagnostics.extend(drafter_findings(run, config));
+        if run.target.facts.is_none() {
             not_checked.push(
                 "lint's target rules (layer ids, sizes, vocabulary): no target facts (the target could not be read \
                  and matches no built-in target)"
                     .to_string(),
             );
         }
+        not_checked.extend(run.not_checked.iter().cloned());
     }
-    let mut diagnostics = launch_diags;
-    diagnostics.extend(lint_diags);
     let summary = Summary::of(&diagnostics);
     Ok(LaunchReport {
         file: launch.origin.file.clone(),
@@ -234,12 +253,107 @@ pub fn check(launch: Launch, notes: Vec<String>, options: &CheckOptions) -> Resu
         drafter: found.drafter,
         target: found.target,
         drafter_facts: facts,
+        authority: run.as_ref().and_then(|r| r.authority_line()),
         diagnostics,
         not_checked,
-        skipped,
+        skipped: outcome.skipped,
         notes,
         summary,
+        run: run.map(Box::new),
     })
+}
+
+/// The drafter the command names through the pipeline: a local drafter is compared with the
+/// authority its target picks (one served from the Hub as published is its own authority), the
+/// target is read once (built-in facts when its files cannot be), and lint runs with the
+/// engine's flags.
+fn drafter_run(
+    launch: &Launch,
+    found: &locate::Found,
+    config: &ConfigFile,
+    options: &CheckOptions,
+) -> DrafterRun {
+    let local = found.drafter.kind == LocationKind::Local;
+    let target_dir = found
+        .target_config
+        .as_ref()
+        .and_then(|c| c.path.parent().map(std::path::Path::to_path_buf));
+    let lint = |c: &ConfigFile, t: &TargetContext| lint_drafter(c, launch, t);
+    let mut pipeline = Pipeline::new(options.inputs.clone());
+    pipeline.run(pipeline::DrafterInput {
+        config,
+        authority: if local {
+            AuthorityPick::Choose(target_identity(&found.target, target_dir.as_deref()))
+        } else {
+            AuthorityPick::Skip
+        },
+        fresh_authority: options.fresh_authority,
+        target: Ok(TargetChoice {
+            target_dir,
+            ..TargetChoice::default()
+        }),
+        shared_target: None,
+        builtin_fallback: true,
+        lint: LintWith::Custom(&lint),
+        weights: if local && options.weights {
+            WeightsFrom::Local { pinned_hub: None }
+        } else {
+            WeightsFrom::Skip
+        },
+    })
+}
+
+/// The target's identity, which picks the drafter's authority: a local target's own name
+/// (`_name_or_path`, else its folder), else the repo or name the command gives.
+fn target_identity(target: &Location, dir: Option<&std::path::Path>) -> Option<TargetIdentity> {
+    let given = target.given.clone().or_else(|| target.path.clone())?;
+    if let (Some(dir), LocationKind::Local) = (dir, target.kind) {
+        // `--target DIR` (doctor, launch) keeps its flag's name; else it is the command's.
+        let by = match target.note.as_deref() {
+            Some("--target") => "--target",
+            _ => "the target in the launch command,",
+        };
+        return TargetIdentity::of_dir(dir, &given).map(|mut id| {
+            id.from = id.from.replacen("--target", by, 1);
+            id
+        });
+    }
+    Some(TargetIdentity {
+        name: target.repo.clone().unwrap_or(given),
+        from: "the target in the launch command".into(),
+    })
+}
+
+/// The drafter's findings: the comparison's, then lint's where the comparison says nothing
+/// new (or why lint did not run).
+fn drafter_findings(run: &DrafterRun, config: &ConfigFile) -> Vec<Diagnostic> {
+    let shown = config.path.display().to_string();
+    let mut out: Vec<Diagnostic> = run
+        .diff_findings()
+        .into_iter()
+        .map(|d| match d.file {
+            Some(_) => d,
+            None => d.file(shown.clone()),
+        })
+        .collect();
+    match &run.lint {
+        Linted::Findings(found) => {
+            let mut lint = pipeline::uncovered(found.iter().cloned(), &out);
+            lint.sort_by_key(|d| d.severity);
+            out.extend(lint);
+        }
+        Linted::Failed(e) => out.push(
+            Diagnostic::new(
+                LaunchCode::LintSkipped,
+                &LINT_SKIPPED,
+                "",
+                format!("lint did not run: {}", e.message),
+            )
+            .file(shown),
+        ),
+        Linted::NotRun | Linted::Report(_) => {}
+    }
+    out
 }
 
 /// Parses the input (a command given after `--`, or a file's text) into a launch and notes.

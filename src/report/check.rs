@@ -18,16 +18,7 @@ impl Report for CheckReport {
     }
 
     fn diagnostics(&self) -> Cow<'_, [Diagnostic]> {
-        self.run_findings
-            .iter()
-            .chain(&self.suppressions.findings)
-            .cloned()
-            .chain(
-                self.drafters
-                    .iter()
-                    .flat_map(|d| d.findings.iter().cloned()),
-            )
-            .collect()
+        Cow::Owned(self.all_findings())
     }
 
     fn fails(&self, deny_warnings: bool) -> bool {
@@ -39,7 +30,15 @@ impl Report for CheckReport {
         if let Some(pins) = &self.pins {
             lines.push(format!("  pins     {pins}"));
         }
-        lines.extend(self.drafters.iter().map(|d| drafter_line(d, p)));
+        for d in &self.drafters {
+            lines.push(drafter_line(d, p));
+            // The weights rules not run for this drafter, and what they lacked.
+            lines.extend(
+                crate::pipeline::skipped_lines(&d.weights_skipped)
+                    .into_iter()
+                    .map(|l| format!("           {l}")),
+            );
+        }
         if !self.skipped.is_empty() {
             lines.push(format!(
                 "  skipped  {} (not drafters)",

@@ -62,6 +62,9 @@ fn header(report: &LaunchReport, p: Painter) -> Vec<String> {
         }
         lines.push(format!("            {}", facts.join("; ")));
     }
+    if let Some(a) = &report.authority {
+        lines.push(format!("  authority {a}"));
+    }
     match l.engine {
         Engine::Vllm => {
             let method = l.method().unwrap_or_else(|| "(none)".into());

@@ -1,6 +1,7 @@
 //! `lint`'s report: the drafter, its target and tokens; the findings; the rules skipped for
-//! want of a fact and the published configs of the drafter's shape. JSON: the family
-//! and its evidence, the target facts used, and the skipped rules, beside the diagnostics.
+//! want of a fact (lint's and the weights') and the published configs of the drafter's shape.
+//! JSON: the family and its evidence, the target facts used, and the skipped rules
+//! (`skipped`, `weights_skipped`), beside the diagnostics.
 
 use std::borrow::Cow;
 
@@ -8,53 +9,56 @@ use serde_json::json;
 
 use super::{Painter, RenderOptions, Report};
 use crate::diagnostic::Diagnostic;
+use crate::pipeline::LintRun;
 use crate::rules::{LintReport, TargetSummary};
 
-impl Report for LintReport {
+impl Report for LintRun {
     fn command(&self) -> &'static str {
         "lint"
     }
 
     fn diagnostics(&self) -> Cow<'_, [Diagnostic]> {
-        Cow::Borrowed(&self.findings)
+        Cow::Borrowed(&self.lint.findings)
     }
 
     fn fails(&self, deny_warnings: bool) -> bool {
-        LintReport::fails(self, deny_warnings)
+        LintReport::fails(&self.lint, deny_warnings)
     }
 
     fn header(&self, p: Painter) -> Vec<String> {
-        let matched = self
+        let report = &self.lint;
+        let matched = report
             .target
             .matched_by
             .as_ref()
             .map_or(String::new(), |why| format!(", matched by {why}"));
         vec![
-            format!("{} {}", p.bold("dflash-check lint"), self.path),
+            format!("{} {}", p.bold("dflash-check lint"), report.path),
             format!(
                 "  drafter  {} ({})",
-                self.family.name.as_str(),
-                self.family.evidence.join(", ")
+                report.family.name.as_str(),
+                report.family.evidence.join(", ")
             ),
             format!(
                 "  target   {}{matched}{}",
-                self.target.source,
-                target_numbers(&self.target)
+                report.target.source,
+                target_numbers(&report.target)
             ),
-            format!("  tokens   {}", self.target.tokens),
+            format!("  tokens   {}", report.target.tokens),
         ]
     }
 
     fn sections(&self, _options: &RenderOptions) -> Vec<Vec<String>> {
         let mut skipped = Vec::new();
-        if !self.skipped.is_empty() {
-            let codes: Vec<&str> = self.skipped.iter().map(|s| s.code.as_str()).collect();
+        if !self.lint.skipped.is_empty() {
+            let codes: Vec<&str> = self.lint.skipped.iter().map(|s| s.code.as_str()).collect();
             skipped.push(format!(
                 "skipped (no target facts; pass --target DIR): {}",
                 codes.join(", ")
             ));
         }
-        vec![skipped, published(&self.published)]
+        skipped.extend(crate::pipeline::skipped_lines(&self.weights_skipped));
+        vec![skipped, published(&self.lint.published)]
     }
 
     fn engine_dependent(&self) -> bool {
@@ -62,16 +66,17 @@ impl Report for LintReport {
     }
 
     fn engine(&self) -> Option<crate::rules::EngineSpec> {
-        self.assumed
+        self.lint.assumed
     }
 
     fn json_body(&self) -> serde_json::Value {
         json!({
-            "path": self.path,
-            "family": self.family,
-            "target": self.target,
-            "skipped": self.skipped,
-            "published": self.published,
+            "path": self.lint.path,
+            "family": self.lint.family,
+            "target": self.lint.target,
+            "skipped": self.lint.skipped,
+            "weights_skipped": self.weights_skipped,
+            "published": self.lint.published,
         })
     }
 }

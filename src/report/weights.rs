@@ -10,7 +10,6 @@ use serde_json::json;
 use super::human::count;
 use super::style::Painter;
 use super::{RenderOptions, Report, Status, Verdict};
-use crate::diagnostic::rule::NeedKind;
 use crate::diagnostic::Diagnostic;
 use crate::weights::{Skipped, Tensor, Totals, WeightsHeaders, WeightsReport};
 
@@ -124,16 +123,7 @@ fn header(r: &WeightsReport, p: Painter) -> Vec<String> {
 /// The rules not run for want of a fact, grouped by what they lacked:
 /// `  skipped   for want of the draft vocabulary size (…): weights-d2t-missing, …`.
 fn skipped_lines(skipped: &[Skipped]) -> Vec<String> {
-    let mut by_need: Vec<(String, Vec<&str>)> = Vec::new();
-    for s in skipped {
-        let needs: Vec<&str> = s.needs.iter().map(|n| n.describe()).collect();
-        let needs = needs.join("; ");
-        match by_need.iter_mut().find(|(n, _)| *n == needs) {
-            Some((_, codes)) => codes.push(s.code.as_str()),
-            None => by_need.push((needs, vec![s.code.as_str()])),
-        }
-    }
-    by_need
+    crate::pipeline::skipped_by_need(skipped)
         .into_iter()
         .map(|(needs, codes)| format!("  skipped   for want of {needs}: {}", codes.join(", ")))
         .collect()

@@ -1,0 +1,612 @@
+//! One drafter through every stage, once: its authority, its target, the comparison, lint and
+//! its weights. `check`, `doctor`, `lint` and `launch` each run a drafter through
+//! [`Pipeline::run`] and differ only in what they report of the [`DrafterRun`]: which stages
+//! they ask for ([`DrafterInput`]) and how they turn each outcome into findings.
+//!
+//! Why one pipeline: each command used to put the stages together itself, and each did it a
+//! little differently — the target read up to three times in one `doctor` run (one of them with
+//! its error dropped), the weights rules skipped for want of a fact forgotten everywhere but
+//! `weights`. Here each input is read once, through the command's [`Resolver`] (which counts the
+//! targets it resolves), every stage's outcome is kept, errors included, and every rule skipped
+//! is returned for the command to list.
+//!
+//! [`is_drafter`] is the one rule of what `check` treats as a drafter, and [`discover`] the
+//! walk that finds the configs it is asked of.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use crate::analysis::{self, AuthorityChoice, DiffReport, TargetChoice, TargetContext};
+use crate::config::{self, ConfigFile};
+use crate::diagnostic::codes::DiffCode;
+use crate::diagnostic::Diagnostic;
+use crate::diff::DiffKind;
+use crate::hub::RepoRef;
+use crate::input::Resolver;
+use crate::rules::{self, family, Family, LintOptions, LintReport};
+use crate::source::choose::{self, TargetIdentity};
+use crate::source::Authority;
+use crate::weights::{self, WeightsHeaders};
+use crate::{Error, Result};
+
+/// How the drafter's authority is found.
+#[derive(Debug, Clone)]
+pub enum AuthorityPick {
+    /// Not compared (`lint` has no authority; a drafter served from the Hub as published is
+    /// its own).
+    Skip,
+    /// Named by the user or a pin; the error when the choice itself could not be made.
+    Named(Result<AuthorityChoice>),
+    /// Chosen by the one rule, [`choose::choose`], narrowed by the target's identity.
+    Choose(Option<TargetIdentity>),
+}
+
+/// How the drafter is linted.
+pub enum LintWith<'a> {
+    Skip,
+    Options(LintOptions),
+    /// The command's own call of lint (launch: with the engine's flags, the codes its own rules
+    /// supersede dropped).
+    Custom(&'a dyn Fn(&ConfigFile, &TargetContext) -> Result<Vec<Diagnostic>>),
+}
+
+/// Where the drafter's weights are read.
+#[derive(Debug, Clone)]
+pub enum WeightsFrom {
+    Skip,
+    /// The safetensors beside the local config; with none there, a pinned Hub repo's at its
+    /// revision (`ORG/NAME`, revision), read when the Hub answers.
+    Local {
+        pinned_hub: Option<(String, String)>,
+    },
+    /// Headers the caller read with the config (a Hub drafter for `lint`); `None`: none.
+    Given(Option<Box<WeightsHeaders>>),
+}
+
+/// What to run on one drafter.
+pub struct DrafterInput<'a> {
+    pub config: &'a ConfigFile,
+    pub authority: AuthorityPick,
+    /// Read a chosen built-in snapshot's repo fresh from the Hub when it answers (`doctor`:
+    /// the served repo as it is now), else compare with the snapshot and say why.
+    pub fresh_authority: bool,
+    /// The target: a directory, a Hub repo, built-in facts; its error when it could not be
+    /// chosen (a pinned Hub target and settings that cannot be resolved).
+    pub target: Result<TargetChoice>,
+    /// The target's name when drafters of one run share it (a pinned target): it is read once
+    /// per set of token ids, not once per drafter (a real tokenizer.json is 11–30 MB).
+    pub shared_target: Option<String>,
+    /// A target whose files cannot be read falls back to built-in facts (`launch`) instead of
+    /// none.
+    pub builtin_fallback: bool,
+    pub lint: LintWith<'a>,
+    pub weights: WeightsFrom,
+}
+
+/// What lint said.
+#[derive(Debug, Clone)]
+pub enum Linted {
+    NotRun,
+    Report(Box<LintReport>),
+    /// Findings of a command's own lint call.
+    Findings(Vec<Diagnostic>),
+    /// Lint could not run (the config is no family it knows).
+    Failed(Error),
+}
+
+/// What the weights check said.
+#[derive(Debug, Clone)]
+pub enum Weighed {
+    NotRun,
+    /// No safetensors beside the config (and none pinned that the Hub gave).
+    NoWeights,
+    Checked(weights::Checked),
+    /// Headers that could not be read (truncated, malformed, hostile).
+    Unreadable(Error),
+}
+
+/// One drafter, through every stage asked for.
+#[derive(Debug, Clone)]
+pub struct DrafterRun {
+    /// The drafter's config file.
+    pub path: PathBuf,
+    /// The authority compared with.
+    pub authority: Option<Authority>,
+    /// A named authority that could not be had.
+    pub authority_error: Option<Error>,
+    /// Several published configs of the drafter's shape, and nothing to pick one.
+    pub ambiguity: Option<choose::Ambiguity>,
+    /// No published config of the drafter's shape (or none for its target).
+    pub no_match: Option<Error>,
+    pub diff: Option<DiffReport>,
+    /// The target's facts and tokens (none when they could not be read).
+    pub target: TargetContext,
+    pub target_error: Option<Error>,
+    pub lint: Linted,
+    pub weights: Weighed,
+    /// What could not be checked, and why (`diff: …`, `weights: …`).
+    pub not_checked: Vec<String>,
+}
+
+impl DrafterRun {
+    /// The weights rules skipped for want of a fact.
+    pub fn weights_skipped(&self) -> &[weights::Skipped] {
+        match &self.weights {
+            Weighed::Checked(c) => &c.skipped,
+            _ => &[],
+        }
+    }
+
+    /// What the drafter was compared with, in one line (`none: …` when nothing picks one).
+    pub fn authority_line(&self) -> Option<String> {
+        match (&self.authority, &self.ambiguity) {
+            (Some(a), _) => Some(a.describe()),
+            (None, Some(ambiguity)) => Some(format!("none: {}", ambiguity.describe())),
+            (None, None) => None,
+        }
+    }
+
+    /// The comparison's findings (`authority-ambiguous` when nothing picks one authority), with
+    /// `diff`'s codes, as every command reports them.
+    pub fn diff_findings(&self) -> Vec<Diagnostic> {
+        match (&self.diff, &self.ambiguity) {
+            (Some(report), _) => diff_findings(report),
+            (None, Some(ambiguity)) => vec![ambiguous_finding(ambiguity)],
+            (None, None) => Vec::new(),
+        }
+    }
+}
+
+/// Runs drafters through the stages with one command's resolver; targets shared by drafters
+/// are kept for the run.
+pub struct Pipeline {
+    resolver: Option<Resolver>,
+    shared: HashMap<(String, Vec<u64>), TargetContext>,
+}
+
+impl Pipeline {
+    /// `resolver`: the command's inputs resolver (`None`: local files only).
+    pub fn new(resolver: Option<Resolver>) -> Pipeline {
+        Pipeline {
+            resolver,
+            shared: HashMap::new(),
+        }
+    }
+
+    /// Every stage asked for, each input read once; nothing here fails: each stage's error is
+    /// kept in the run for the command to report.
+    pub fn run(&mut self, input: DrafterInput<'_>) -> DrafterRun {
+        let local = input.config;
+        let mut run = DrafterRun {
+            path: local.path.clone(),
+            authority: None,
+            authority_error: None,
+            ambiguity: None,
+            no_match: None,
+            diff: None,
+            target: TargetContext::none(),
+            target_error: None,
+            lint: Linted::NotRun,
+            weights: Weighed::NotRun,
+            not_checked: Vec::new(),
+        };
+        let mut target_choice = input.target;
+        self.authority(&input.authority, input.fresh_authority, local, &mut run);
+        if let (Some(a), Ok(choice)) = (&run.authority, &mut target_choice) {
+            // A fresh Hub authority's model card may name the target.
+            if a.kind == crate::source::AuthorityKind::Hub && input.fresh_authority {
+                if let Some(resolver) = &self.resolver {
+                    if let Ok(settings) = resolver.settings() {
+                        choice.hub.get_or_insert_with(|| Box::new(settings.clone()));
+                    }
+                }
+            }
+        }
+        let target = target_choice.and_then(|choice| {
+            self.target(
+                &choice,
+                local,
+                run.authority.as_ref(),
+                input.shared_target.as_deref(),
+            )
+        });
+        run.target = match target {
+            Ok(t) => t,
+            Err(e) => {
+                let fallback = input
+                    .builtin_fallback
+                    .then(|| {
+                        self.target(&TargetChoice::default(), local, None, None)
+                            .ok()
+                    })
+                    .flatten();
+                run.target_error = Some(e);
+                fallback.unwrap_or_else(TargetContext::none)
+            }
+        };
+        if let Some(a) = &run.authority {
+            run.diff = Some(DiffReport::build(
+                local.clone(),
+                a.clone(),
+                run.target.clone(),
+            ));
+        }
+        run.lint = match input.lint {
+            LintWith::Skip => Linted::NotRun,
+            LintWith::Options(options) => match rules::lint(local, &options, &run.target) {
+                Ok(r) => Linted::Report(Box::new(r)),
+                Err(e) => Linted::Failed(e),
+            },
+            LintWith::Custom(lint) => match lint(local, &run.target) {
+                Ok(found) => Linted::Findings(found),
+                Err(e) => Linted::Failed(e),
+            },
+        };
+        run.weights = self.weights(local, input.weights, &run.target);
+        run
+    }
+
+    /// The authority stage: a named choice read, or the one rule's choice (fresh from the Hub
+    /// when asked).
+    fn authority(
+        &self,
+        pick: &AuthorityPick,
+        fresh: bool,
+        local: &ConfigFile,
+        run: &mut DrafterRun,
+    ) {
+        match pick {
+            AuthorityPick::Skip => {}
+            AuthorityPick::Named(Err(e)) => run.authority_error = Some(e.clone()),
+            AuthorityPick::Named(Ok(choice)) => match analysis::resolve_authority(local, choice) {
+                Ok(a) => run.authority = Some(a),
+                Err(e) => run.authority_error = Some(e),
+            },
+            AuthorityPick::Choose(identity) => match choose::choose(local, identity.as_ref()) {
+                choose::Choice::One(a) if fresh => {
+                    run.authority = Some(self.fresh(*a, &mut run.not_checked));
+                }
+                choose::Choice::One(a) => run.authority = Some(*a),
+                choose::Choice::Ambiguous(ambiguity) => run.ambiguity = Some(ambiguity),
+                choose::Choice::NoMatch(e) => {
+                    run.not_checked.push(format!("diff: {}", e.message));
+                    run.no_match = Some(e);
+                }
+            },
+        }
+    }
+
+    /// The served repo at its current commit when the Hub answers; else the snapshot itself,
+    /// and a line saying why.
+    fn fresh(&self, chosen: Authority, not_checked: &mut Vec<String>) -> Authority {
+        let Some(resolver) = &self.resolver else {
+            return chosen;
+        };
+        let Ok(repo) = chosen.id.parse::<RepoRef>() else {
+            return chosen;
+        };
+        match resolver.hub_authority(&repo, chosen.matched_by.clone()) {
+            Ok(a) => a,
+            // Offline, gated, unreachable, or settings that cannot be resolved: say so.
+            Err(e) => {
+                not_checked.push(format!(
+                    "diff: the authority was not read from the Hub ({}); compared with the built-in snapshot",
+                    e.message
+                ));
+                chosen
+            }
+        }
+    }
+
+    /// The target stage, through the resolver (counted); a shared target once per set of
+    /// token ids.
+    fn target(
+        &mut self,
+        choice: &TargetChoice,
+        local: &ConfigFile,
+        authority: Option<&Authority>,
+        shared: Option<&str>,
+    ) -> Result<TargetContext> {
+        let mut configs = vec![local];
+        if let Some(a) = authority {
+            configs.push(&a.config);
+        }
+        let key = shared.map(|name| {
+            let wanted: std::collections::BTreeSet<u64> = configs
+                .iter()
+                .flat_map(|c| crate::diff::token_fields(c.root()))
+                .flat_map(|(_, node)| crate::diff::token_ids(node))
+                .collect();
+            (name.to_string(), wanted.into_iter().collect::<Vec<u64>>())
+        });
+        if let Some(t) = key.as_ref().and_then(|k| self.shared.get(k)) {
+            return Ok(t.clone());
+        }
+        let resolved = match &self.resolver {
+            Some(r) => r.target(choice, &configs, authority),
+            None => analysis::resolve_target(choice, &configs, authority),
+        }?;
+        if let Some(k) = key {
+            self.shared.insert(k, resolved.clone());
+        }
+        Ok(resolved)
+    }
+
+    /// The weights stage: every weights rule over the headers, its skipped rules kept.
+    fn weights(&self, local: &ConfigFile, from: WeightsFrom, target: &TargetContext) -> Weighed {
+        let headers = match from {
+            WeightsFrom::Skip => return Weighed::NotRun,
+            WeightsFrom::Given(h) => Ok(h.map(|h| *h)),
+            WeightsFrom::Local { pinned_hub } => match weights::read_local(&local.path) {
+                Ok(None) => self.pinned_weights(pinned_hub),
+                other => other,
+            },
+        };
+        match headers {
+            Ok(Some(h)) => Weighed::Checked(weights::run(local, &h, target.facts.as_ref())),
+            Ok(None) => Weighed::NoWeights,
+            Err(e) => Weighed::Unreadable(e),
+        }
+    }
+
+    /// A pinned Hub repo's headers at its revision (range requests, cached by sha). They are
+    /// an input nobody named: when the Hub cannot answer (offline, down, gated, not cached)
+    /// they are not checked. A hostile header is still an error.
+    fn pinned_weights(&self, pinned: Option<(String, String)>) -> Result<Option<WeightsHeaders>> {
+        let (Some((repo, revision)), Some(resolver)) = (pinned, &self.resolver) else {
+            return Ok(None);
+        };
+        let read = resolver
+            .settings()
+            .and_then(|settings| weights::read_hub_headers(settings, &repo, &revision));
+        match read {
+            Err(e) if matches!(e.kind, crate::error::ErrorKind::Hub(_)) => Ok(None),
+            other => other,
+        }
+    }
+}
+
+/// `lint`'s result: the report (with the published configs of a local drafter's shape) and the
+/// weights rules skipped for want of a fact.
+#[derive(Debug, Clone)]
+pub struct LintRun {
+    pub lint: LintReport,
+    pub weights_skipped: Vec<weights::Skipped>,
+    /// What the target's inputs said (a model card's target not on the Hub, …), for stderr.
+    pub warnings: Vec<analysis::InputWarning>,
+}
+
+/// `lint`: the drafter `arg` names (a path or a Hub repo) and, unless `with_weights` is off,
+/// its safetensors headers, through the pipeline with no authority: its target, lint, weights.
+pub fn lint(
+    resolver: &Resolver,
+    arg: &str,
+    target: &crate::input::TargetSpec,
+    options: LintOptions,
+    with_weights: bool,
+) -> Result<LintRun> {
+    let drafter = resolver.drafter(arg, with_weights)?;
+    let choice = resolver.target_choice(target)?;
+    let local = drafter.config;
+    let run = Pipeline::new(Some(resolver.clone())).run(DrafterInput {
+        config: &local,
+        authority: AuthorityPick::Skip,
+        fresh_authority: false,
+        target: Ok(choice),
+        shared_target: None,
+        builtin_fallback: false,
+        lint: LintWith::Options(options),
+        weights: match with_weights {
+            true => WeightsFrom::Given(drafter.headers.map(Box::new)),
+            false => WeightsFrom::Skip,
+        },
+    });
+    if let Some(e) = run.target_error {
+        return Err(e);
+    }
+    let mut report = match run.lint {
+        Linted::Report(r) => *r,
+        Linted::Failed(e) => return Err(e),
+        Linted::NotRun | Linted::Findings(_) => return Err(Error::new("lint did not run")),
+    };
+    let mut weights_skipped = Vec::new();
+    if let Weighed::Checked(c) = run.weights {
+        report.add(c.diagnostics);
+        weights_skipped = c.skipped;
+    }
+    if drafter.local {
+        report.published = published(&local, arg);
+    }
+    Ok(LintRun {
+        lint: report,
+        weights_skipped,
+        warnings: run.target.warnings,
+    })
+}
+
+/// The built-in snapshots of the drafter's shape, with the `diff` that compares it with each.
+fn published(local: &ConfigFile, path: &str) -> Vec<rules::Published> {
+    choose::published(local)
+        .into_iter()
+        .map(|(snap, equal)| rules::Published {
+            repo: snap.repo.to_string(),
+            target: snap.target.repo.to_string(),
+            equal,
+            diff_command: format!(
+                "dflash-check diff {} --snapshot {}",
+                shell_words::quote(path),
+                snap.repo
+            ),
+        })
+        .collect()
+}
+
+/// `weights: skipped for want of the draft vocabulary size (…): weights-d2t-missing, …`: the
+/// weights rules not run, grouped by what they lacked.
+pub fn skipped_lines(skipped: &[weights::Skipped]) -> Vec<String> {
+    skipped_by_need(skipped)
+        .into_iter()
+        .map(|(needs, codes)| format!("weights: skipped for want of {needs}: {}", codes.join(", ")))
+        .collect()
+}
+
+/// The weights rules not run, grouped by what they lacked (described), in order.
+pub fn skipped_by_need(skipped: &[weights::Skipped]) -> Vec<(String, Vec<&'static str>)> {
+    use crate::diagnostic::rule::NeedKind;
+    let mut by_need: Vec<(String, Vec<&'static str>)> = Vec::new();
+    for s in skipped {
+        let needs: Vec<&str> = s.needs.iter().map(|n| n.describe()).collect();
+        let needs = needs.join("; ");
+        match by_need.iter_mut().find(|(n, _)| *n == needs) {
+            Some((_, codes)) => codes.push(s.code.as_str()),
+            None => by_need.push((needs, vec![s.code.as_str()])),
+        }
+    }
+    by_need
+}
+
+/// Lint's findings that say something the comparison does not: one finding per problem, so
+/// a lint finding at a field a comparison finding reports at least as severely is dropped.
+pub fn uncovered(
+    lint: impl IntoIterator<Item = Diagnostic>,
+    compared: &[Diagnostic],
+) -> Vec<Diagnostic> {
+    let covered: Vec<(&str, crate::diagnostic::Severity)> = compared
+        .iter()
+        .filter(|f| matches!(f.code, crate::diagnostic::Code::Diff(_)) && !f.path.is_empty())
+        .map(|f| (f.path.as_str(), f.severity))
+        .collect();
+    lint.into_iter()
+        .filter(|l| {
+            !covered
+                .iter()
+                .any(|(path, sev)| *path == l.path && *sev <= l.severity)
+        })
+        .collect()
+}
+
+/// Diff differences as located findings, with `diff`'s own codes (one finding, one code, in
+/// every command). The authority is named once, in the drafter's header, not in every line.
+pub fn diff_findings(report: &DiffReport) -> Vec<Diagnostic> {
+    report
+        .diagnostics()
+        .into_iter()
+        .zip(&report.differences)
+        .map(|(mut d, r)| {
+            let shown = r.diff.local_path.as_ref().unwrap_or(&r.diff.path);
+            if r.diff.kind != DiffKind::Layout {
+                d.message = format!("{shown}: {}", d.message);
+                d.path = shown.to_string();
+            } else {
+                d.path = String::new();
+            }
+            d
+        })
+        .collect()
+}
+
+/// The `authority-ambiguous` error of a drafter equal to none of several published configs of
+/// its shape: which matched, what differs from each, and how to pin the right one.
+pub fn ambiguous_finding(ambiguity: &choose::Ambiguity) -> Diagnostic {
+    let per_candidate: Vec<String> = ambiguity
+        .candidates
+        .iter()
+        .zip(&ambiguity.differing)
+        .map(|(snap, fields)| {
+            // Short enough for one CI log line: the first few fields, then a count.
+            const SHOWN: usize = 3;
+            let mut named = fields
+                .iter()
+                .take(SHOWN)
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ");
+            if fields.len() > SHOWN {
+                named.push_str(&format!(", +{}", fields.len() - SHOWN));
+            }
+            format!(
+                "{} differs in {} field(s) ({named})",
+                snap.repo,
+                fields.len()
+            )
+        })
+        .collect();
+    let code = DiffCode::Ambiguous;
+    Diagnostic::new(
+        code,
+        crate::diff::info(code),
+        "",
+        format!(
+            "equal to none of {} published configs of its shape ({}): {}; `dflash-check diff` shows each, \
+             `dflash-check pin DIR --snapshot REPO` pins the one it was trained for",
+            ambiguity.candidates.len(),
+            ambiguity.fingerprint,
+            per_candidate.join(", ")
+        ),
+    )
+    .span(1, 1)
+}
+
+/// Whether `check` treats a config as a drafter, and of which family.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum IsDrafter {
+    /// A drafter: of this family (detected, else forced), or of none lint knows but pinned.
+    Yes(Option<Family>),
+    /// Not a drafter (a target model, a tokenizer's config): skipped and listed as such.
+    No,
+}
+
+/// The one rule of what `check` treats as a drafter: a config whose family lint detects
+/// (`rules::family::detect`: DFlash, DFlash2, EAGLE-3, the speculators format, …); any config
+/// when a family is forced (`lint --family`); any config a pin names. Everything else is
+/// skipped and listed (docs/ci.md, "What check treats as a drafter").
+pub fn is_drafter(config: &ConfigFile, forced: Option<Family>, pinned: bool) -> IsDrafter {
+    match (family::detect(config.root()), forced) {
+        (Some(d), _) => IsDrafter::Yes(Some(d.name)),
+        (None, Some(forced)) => IsDrafter::Yes(Some(forced)),
+        (None, None) if pinned => IsDrafter::Yes(None),
+        (None, None) => IsDrafter::No,
+    }
+}
+
+/// Every `config.json` under `paths`, sorted: directories recursed (hidden folders,
+/// `node_modules` and `target` skipped, linked directories not followed), files taken as given.
+pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut found = Vec::new();
+    for path in paths {
+        let meta = std::fs::metadata(path).map_err(|e| config::io_error(path, &e))?;
+        if meta.is_file() {
+            found.push(path.clone());
+        } else {
+            walk(path, &mut found);
+        }
+    }
+    found.sort();
+    found.dedup();
+    Ok(found)
+}
+
+fn walk(dir: &Path, found: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.filter_map(|e| e.ok()).collect();
+    entries.sort_by_key(|e| e.file_name());
+    for entry in entries {
+        let name = entry.file_name();
+        let name = name.to_string_lossy();
+        let path = entry.path();
+        // file_type() does not follow symlinks: a linked directory is not walked (no loops),
+        // a linked config.json (Hub cache snapshots) is taken.
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
+        if kind.is_dir() {
+            if !name.starts_with('.') && name != "node_modules" && name != "target" {
+                walk(&path, found);
+            }
+        } else if name == "config.json" {
+            found.push(path);
+        }
+    }
+}
