@@ -3,11 +3,14 @@
 //! The user pastes the command they deploy (or names a script, Dockerfile or compose file).
 //! [`shell`] splits it into commands, [`parse`] turns the engine's command into a typed
 //! [`Launch`] (pure), [`locate`] finds the drafter and the target it names (local paths, the Hub
-//! cache, the Hub; an unreachable repo is a warning, not a failure), [`rules`] checks the flags
-//! and environment against each other and against the drafter's config, and [`lint_drafter`]
-//! runs `lint` on the drafter with the engine and its flags. [`check`] does all of it and
+//! cache, the Hub; an unreachable repo is a warning, not a failure), [`deployment`] turns the
+//! command into the [`Deployment`](crate::deployment::Deployment) the engine claims are judged
+//! on (`rules::deployment`, shared with lint), [`rules`] checks the flags and environment against
+//! each other and against the drafter's config, and [`lint_drafter`] runs lint's config rules on
+//! the drafter with the engine and its flags. [`check`] does all of it and
 //! returns a [`LaunchReport`], which `report::launch` renders.
 
+pub mod deployment;
 pub mod locate;
 pub mod parse;
 pub mod read;
@@ -18,8 +21,8 @@ use serde::Serialize;
 
 use crate::analysis::TargetContext;
 use crate::config::ConfigFile;
-use crate::diagnostic::{Code, CodeInfo, Diagnostic, Severity, Summary};
-use crate::rules::{Engine, LintCode, LintOptions};
+use crate::diagnostic::{CodeInfo, Diagnostic, Severity, Summary};
+use crate::rules::{Engine, LintOptions};
 use crate::Result;
 
 pub use locate::{Location, LocationKind};
@@ -116,19 +119,10 @@ impl LaunchReport {
     }
 }
 
-/// Lint codes whose job the launch rules do with what only the launch knows (the environment,
-/// DSpark drafters, which versions enforce what): dropped from lint's output here so that one
-/// finding is not reported twice with two severities.
-pub const SUPERSEDED_LINT_CODES: &[LintCode] = &[
-    LintCode::SpeculativeConfigMethod,
-    LintCode::NumSpeculativeTokensMissing,
-    LintCode::NumSpeculativeTokensTooLarge,
-    LintCode::NumDraftTokensMismatch,
-    LintCode::MixedAttentionVllm,
-    LintCode::DraftQuantInherited,
-];
-
-/// Runs `lint` on the drafter's config with the engine and its flags, as diagnostics.
+/// Runs lint's config rules on the drafter's config with the engine and its flags, as
+/// diagnostics. The engine claims (the deployment rules) are not lint's here: [`check`] runs
+/// them on the command's [`Deployment`](crate::deployment::Deployment) whether or not lint can
+/// run, so each is reported once, under one code.
 ///
 /// The one place launch calls the lint rule engine: `Err` carries lint's reason when the config
 /// is not a drafter family it knows.
@@ -156,15 +150,7 @@ pub fn lint_drafter(
                 .or(launch.sglang.dflash_block_size),
         },
     };
-    let report = crate::rules::lint(config, &options, target)?;
-    Ok(report
-        .findings
-        .into_iter()
-        .filter(|d| match d.code {
-            Code::Lint(code) => !SUPERSEDED_LINT_CODES.contains(&code),
-            _ => true,
-        })
-        .collect())
+    Ok(crate::rules::lint_config(config, &options, target)?.findings)
 }
 
 const LINT_SKIPPED: CodeInfo = CodeInfo {
@@ -180,8 +166,20 @@ launch rules only.",
 pub fn check(launch: Launch, notes: Vec<String>, options: &CheckOptions) -> Result<LaunchReport> {
     let found = locate::locate(&launch, options)?;
     let facts = found.drafter_config.as_ref().map(DrafterFacts::from_config);
+    let deployment = deployment::of(&launch, found.target_context.facts.as_ref());
+    let detection = found
+        .drafter_config
+        .as_ref()
+        .and_then(|c| crate::rules::family::detect(c.root()));
     let outcome = rules::check(&rules::Input {
         launch: &launch,
+        deployment: &deployment,
+        drafter_config: found.drafter_config.as_ref().map(|config| {
+            crate::rules::deployment::DrafterConfig {
+                config,
+                detection: detection.as_ref(),
+            }
+        }),
         drafter: facts.as_ref(),
         drafter_on_hub: launch
             .drafter
