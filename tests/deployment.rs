@@ -15,6 +15,7 @@ const INCIDENT: &str = "fixtures/incident/Qwen3.6-27B-DFlash";
 const AUTHORITY: &str = "fixtures/incident/authority";
 const DSPARK: &str = "tests/launch/models/dspark-qwen3-b7";
 const EAGLE3: &str = "tests/launch/models/eagle3-qwen3-8b";
+const DOMINO: &str = "tests/fixtures/real-configs/sgl-project__SpecForge-qwen3-8b-domino";
 
 /// (code, severity, message) of the deployment rules' findings.
 fn judged(findings: &[Diagnostic]) -> Vec<(String, String, String)> {
@@ -118,6 +119,13 @@ fn vllm_from_lint_flags_and_from_a_launch_line_agree() {
             EAGLE3,
             Some("dflash"),
             Some(3),
+            &["speculative-config-method"][..],
+        ),
+        // Domino is served as DFlash (SGLang's DFLASH worker reads its projector settings).
+        (
+            DOMINO,
+            Some("eagle3"),
+            Some(15),
             &["speculative-config-method"][..],
         ),
     ] {
