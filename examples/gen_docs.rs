@@ -7,6 +7,7 @@ use dflash_check::registry;
 fn main() -> std::io::Result<()> {
     for (file, name, body) in [
         ("docs/rules.md", "codes", registry::codes_table()),
+        ("docs/rules.md", "aliases", registry::aliases_table()),
         ("README.md", "lint-rules", registry::readme_table()),
         (
             "docs/evidence.md",

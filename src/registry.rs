@@ -16,6 +16,7 @@ pub fn rules() -> Vec<&'static dyn Documented> {
         .into_iter()
         .map(|r| r as &'static dyn Documented)
         .collect();
+    all.extend(documented(crate::rules::deployment::RULES));
     all.extend(documented(crate::diff::rules::RULES));
     all.extend(
         crate::weights::all_rules()
@@ -44,6 +45,7 @@ pub fn info(code: Code) -> &'static CodeInfo {
     match code {
         Code::Diff(c) => crate::diff::info(c),
         Code::Lint(c) => crate::rules::info(c),
+        Code::Deployment(c) => crate::rules::deployment::info(c),
         Code::Check(c) => crate::check::info(c),
         Code::Weights(c) => crate::weights::info(c),
         Code::Launch(c) => crate::launch::info(c),
@@ -51,10 +53,11 @@ pub fn info(code: Code) -> &'static CodeInfo {
     }
 }
 
-/// The severities by engine and version a code's rule declares (lint rules only for now).
+/// The severities by engine and version a code's rule declares (lint and deployment rules).
 pub fn by_engine(code: Code) -> Option<&'static crate::rules::ByEngine> {
     match code {
         Code::Lint(c) => crate::rules::by_engine_of(c),
+        Code::Deployment(c) => crate::rules::deployment::by_engine(c),
         _ => None,
     }
 }
@@ -96,11 +99,12 @@ pub fn codes_table() -> String {
     out
 }
 
-/// The short table of lint codes for the README: code, severity, summary.
+/// The short table of lint codes for the README (the config rules, and the deployment rules
+/// `lint --engine` runs): code, severity, summary.
 pub fn readme_table() -> String {
     let mut out = String::from("| code | severity | what it catches |\n|---|---|---|\n");
     for code in Code::all() {
-        if let Code::Lint(_) = code {
+        if let Code::Lint(_) | Code::Deployment(_) = code {
             let i = info(code);
             out.push_str(&format!(
                 "| `{}` | {} | {} |\n",
@@ -109,6 +113,19 @@ pub fn readme_table() -> String {
                 escape(i.summary)
             ));
         }
+    }
+    out
+}
+
+/// The renamed codes for docs/rules.md: each old name and the code that replaced it, accepted
+/// until the next release.
+pub fn aliases_table() -> String {
+    let mut out = String::from("| old code | now | accepted until |\n|---|---|---|\n");
+    for (old, code) in crate::diagnostic::codes::ALIASES {
+        out.push_str(&format!(
+            "| `{old}` | `{}` | the next release |\n",
+            code.as_str()
+        ));
     }
     out
 }

@@ -427,6 +427,22 @@ mod tests {
         assert_eq!(without_entries(text, &[]), text);
     }
 
+    /// An old code (renamed when launch's and lint's engine claims merged, issue 29) still names
+    /// its finding in an entry, as the surviving code, until the next release.
+    #[test]
+    fn an_old_code_names_the_surviving_one() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("dflash-check.toml");
+        std::fs::write(
+            &path,
+            "version = 1\n\n[[ignore]]\ncode = \"launch-k-exceeds-block\"\npath = \"m\"\nreason = \"K 16 measured\"\n",
+        )
+        .unwrap();
+        let pins = crate::pins::load(&path).unwrap();
+        let got = entries(&pins).unwrap();
+        assert_eq!(got[0].code.as_str(), "num-speculative-tokens-too-large");
+    }
+
     #[test]
     fn dates_are_iso() {
         assert!(is_date("2027-03-01"));

@@ -16,6 +16,8 @@ const LAYERS: &[&[&str]] = &[
     &["tokens"],
     &["text", "diagnostic", "target"],
     &["diff"],
+    // One deployment (engine, method, K, flags, environment): what the engine rules read.
+    &["deployment"],
     // Pure judgement ends here: no I/O below this line is reachable from rules. Everything up
     // to here is the core crate (crates/core), which has no network dependency to import.
     &["rules"],
@@ -356,6 +358,7 @@ fn references_see_multiline_groups_super_paths_and_skip_comments() {
 /// Modules of the core crate, and the crates that would give it a network or an async runtime.
 const CORE_MODULES: &[&str] = &[
     "config",
+    "deployment",
     "diagnostic",
     "diff",
     "error",

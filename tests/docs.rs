@@ -19,6 +19,12 @@ fn rules_doc_is_generated_from_the_registry() {
     generated_block_is_current("docs/rules.md", "codes", &registry::codes_table());
 }
 
+/// docs/rules.md lists every renamed code (an alias until the next release).
+#[test]
+fn rules_doc_lists_the_renamed_codes() {
+    generated_block_is_current("docs/rules.md", "aliases", &registry::aliases_table());
+}
+
 /// The README's rules table is the registry's.
 #[test]
 fn readme_rules_table_is_generated_from_the_registry() {

@@ -1138,9 +1138,15 @@ fn clean_fixtures_fire_nothing() {
 /// (the clean runs cover all families and engines).
 #[test]
 fn every_rule_code_has_a_fixture() {
+    // Lint's config rules and the deployment rules `lint --engine` runs.
     let all: BTreeSet<&str> = dflash_check::rules::LintCode::ALL
         .iter()
         .map(|c| c.as_str())
+        .chain(
+            dflash_check::diagnostic::codes::DeploymentCode::ALL
+                .iter()
+                .map(|c| c.as_str()),
+        )
         .collect();
     let covered: BTreeSet<&str> = FIRES
         .iter()

@@ -26,7 +26,12 @@ pub fn run(args: &ExplainArgs, out: &mut Vec<u8>) -> Result<u8> {
         None => explain::write_code_list(out)?,
         Some(text) => match Code::parse(text) {
             Some(code) if json => explain::write_json(out, &[code])?,
-            Some(code) => explain::write_explanation(out, code)?,
+            Some(code) => {
+                if Code::alias(text).is_some() {
+                    explain::write_alias_note(out, text, code)?;
+                }
+                explain::write_explanation(out, code)?
+            }
             None => {
                 return Err(dflash_check::Error::new(format!("no code `{text}`"))
                     .kind(dflash_check::error::ErrorKind::Usage)

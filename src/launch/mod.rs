@@ -3,13 +3,16 @@
 //! The user pastes the command they deploy (or names a script, Dockerfile or compose file).
 //! [`shell`] splits it into commands, [`parse`] turns the engine's command into a typed
 //! [`Launch`] (pure), [`locate`] finds the drafter and the target it names (local paths, the Hub
-//! cache, the Hub; an unreachable repo is a warning, not a failure), [`rules`] checks the flags
-//! and environment against each other and against the drafter's config, and [`lint_drafter`]
-//! runs `lint` on the drafter with the engine and its flags. [`check`] does all of it — the
+//! cache, the Hub; an unreachable repo is a warning, not a failure), [`deployment`] turns the
+//! command into the [`Deployment`](crate::deployment::Deployment) the engine claims are judged
+//! on (`rules::deployment`, shared with lint), [`rules`] checks the flags and environment against
+//! each other and against the drafter's config, and [`lint_drafter`] runs lint's config rules on
+//! the drafter with the engine and its flags. [`check`] does all of it — the
 //! drafter through the one drafter pipeline (`crate::pipeline`): a local drafter compared with
 //! the authority its target picks, as `check` compares it, the target read once — and returns
 //! a [`LaunchReport`], which `report::launch` renders.
 
+pub mod deployment;
 pub mod locate;
 pub mod parse;
 pub mod read;
@@ -20,9 +23,9 @@ use serde::Serialize;
 
 use crate::analysis::{TargetChoice, TargetContext};
 use crate::config::{ConfigFile, TargetFacts};
-use crate::diagnostic::{Code, CodeInfo, Diagnostic, Severity, Summary};
+use crate::diagnostic::{CodeInfo, Diagnostic, Severity, Summary};
 use crate::pipeline::{self, AuthorityPick, DrafterRun, LintWith, Linted, Pipeline, WeightsFrom};
-use crate::rules::{Engine, LintCode, LintOptions};
+use crate::rules::{Engine, LintOptions};
 use crate::source::choose::TargetIdentity;
 use crate::Result;
 
@@ -134,19 +137,10 @@ impl LaunchReport {
     }
 }
 
-/// Lint codes whose job the launch rules do with what only the launch knows (the environment,
-/// DSpark drafters, which versions enforce what): dropped from lint's output here so that one
-/// finding is not reported twice with two severities.
-pub const SUPERSEDED_LINT_CODES: &[LintCode] = &[
-    LintCode::SpeculativeConfigMethod,
-    LintCode::NumSpeculativeTokensMissing,
-    LintCode::NumSpeculativeTokensTooLarge,
-    LintCode::NumDraftTokensMismatch,
-    LintCode::MixedAttentionVllm,
-    LintCode::DraftQuantInherited,
-];
-
-/// Runs `lint` on the drafter's config with the engine and its flags, as diagnostics.
+/// Runs lint's config rules on the drafter's config with the engine and its flags, as
+/// diagnostics. The engine claims (the deployment rules) are not lint's here: [`check`] runs
+/// them on the command's [`Deployment`](crate::deployment::Deployment) whether or not lint can
+/// run, so each is reported once, under one code.
 ///
 /// The one place launch calls the lint rule engine: `Err` carries lint's reason when the config
 /// is not a drafter family it knows.
@@ -174,15 +168,7 @@ pub fn lint_drafter(
                 .or(launch.sglang.dflash_block_size),
         },
     };
-    let report = crate::rules::lint(config, &options, target)?;
-    Ok(report
-        .findings
-        .into_iter()
-        .filter(|d| match d.code {
-            Code::Lint(code) => !SUPERSEDED_LINT_CODES.contains(&code),
-            _ => true,
-        })
-        .collect())
+    Ok(crate::rules::lint_config(config, &options, target)?.findings)
 }
 
 const LINT_SKIPPED: CodeInfo = CodeInfo {
@@ -221,15 +207,27 @@ pub fn check(launch: Launch, notes: Vec<String>, options: &CheckOptions) -> Resu
         Some(r) => r.target.facts.clone(),
         None => found.target_config.as_ref().map(TargetFacts::from_config),
     };
+    let deployment = deployment::of(&launch, target_facts.as_ref());
+    let detection = found
+        .drafter_config
+        .as_ref()
+        .and_then(|c| crate::rules::family::detect(c.root()));
     let outcome = rules::check(&rules::Input {
         launch: &launch,
+        deployment: &deployment,
+        drafter_config: found.drafter_config.as_ref().map(|config| {
+            crate::rules::deployment::DrafterConfig {
+                config,
+                detection: detection.as_ref(),
+            }
+        }),
         drafter: facts.as_ref(),
         drafter_on_hub: launch
             .drafter
             .as_deref()
             .is_some_and(|d| locate::names_hub_repo(d, options.base_dir.as_deref())),
         drafter_sha: found.drafter.sha.as_deref(),
-        target_vocab: target_facts.and_then(|f| f.vocab_size),
+        target_vocab: target_facts.as_ref().and_then(|f| f.vocab_size),
     });
     launch_diags.extend(outcome.diagnostics);
     launch_diags.sort_by_key(|d| d.severity);

@@ -45,32 +45,9 @@ pub struct SglangSpec {
     pub token_map: Option<String>,
 }
 
-/// Where the command came from, to give diagnostics a line and column.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Origin {
-    /// The file given with `--file`; `None` for a command given after `--`.
-    pub file: Option<String>,
-    /// The text the command's flags are searched in.
-    pub text: String,
-    /// The 1-based line of `text`'s first character.
-    pub line: usize,
-}
-
-impl Origin {
-    /// Line and column of the first `needle` (after `after`, when given) in the command's text.
-    pub fn find(&self, after: Option<&str>, needle: &str) -> Option<(usize, usize)> {
-        self.file.as_ref()?;
-        let from = match after {
-            Some(a) => self.text.find(a)?,
-            None => 0,
-        };
-        let at = from + self.text[from..].find(needle)?;
-        let before = &self.text[..at];
-        let line = self.line + before.matches('\n').count();
-        let column = before.rsplit('\n').next().unwrap_or(before).chars().count() + 1;
-        Some((line, column))
-    }
-}
+/// Where the command came from, to give diagnostics a line and column: the deployment's
+/// command text.
+pub use crate::deployment::CommandText as Origin;
 
 /// An engine launch command, parsed.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -669,20 +646,5 @@ mod tests {
         let l = parse("vllm serve M --max-num-seqs $SEQS").unwrap();
         assert_eq!(l.max_num_seqs, None);
         assert_eq!(l.unresolved, vec!["--max-num-seqs".to_string()]);
-    }
-
-    #[test]
-    fn origin_finds_a_flag_line_and_column() {
-        let o = Origin {
-            file: Some("x.sh".into()),
-            text: "vllm serve M \\\n  --speculative-config '{\"num_speculative_tokens\": 3}'\n"
-                .into(),
-            line: 4,
-        };
-        assert_eq!(o.find(None, "--speculative-config"), Some((5, 3)));
-        assert_eq!(
-            o.find(Some("--speculative-config"), "\"num_speculative_tokens\""),
-            Some((5, 26))
-        );
     }
 }

@@ -33,6 +33,18 @@ pub fn write_code_list(out: &mut dyn Write) -> io::Result<()> {
 }
 
 /// The full explanation of one code.
+/// The line `explain OLD-CODE` starts with: the old name is an alias of `code` until the next
+/// release (docs/rules.md, "Renamed codes").
+pub fn write_alias_note(out: &mut dyn Write, old: &str, code: Code) -> io::Result<()> {
+    writeln!(
+        out,
+        "`{old}` is an alias of `{}` until the next release, which removes it: use `{}` (in \
+         [[ignore]] entries too).\n",
+        code.as_str(),
+        code.as_str()
+    )
+}
+
 pub fn write_explanation(out: &mut dyn Write, code: Code) -> io::Result<()> {
     let info = registry::info(code);
     writeln!(

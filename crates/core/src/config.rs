@@ -403,6 +403,15 @@ pub fn architectures(root: &Node) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Whether a quantization method (a `quant_method`, or an engine's `--quantization` value) is
+/// AWQ or GPTQ (and their Marlin / MoE-WNA16 kernels, and AutoRound's GPTQ export).
+pub fn is_awq_gptq_method(method: &str) -> bool {
+    matches!(
+        method.to_ascii_lowercase().as_str(),
+        "awq" | "awq_marlin" | "gptq" | "gptq_marlin" | "moe_wna16" | "auto-round"
+    )
+}
+
 /// What a model's `quantization_config` says, as far as the rules care: the method, the
 /// scheme (ModelOpt's `quant_algo`, compressed-tensors' `format`), the bits and group size,
 /// whether the weights were rotated (QuaRot, SpinQuant: the hidden states the target hands a
@@ -482,10 +491,7 @@ impl QuantFacts {
     /// AWQ or GPTQ (and their Marlin / MoE-WNA16 kernels, and AutoRound's GPTQ export): integer
     /// weights whose loaders SGLang hands a drafter that has no config of its own.
     pub fn is_awq_gptq(&self) -> bool {
-        matches!(
-            self.method.as_str(),
-            "awq" | "awq_marlin" | "gptq" | "gptq_marlin" | "moe_wna16" | "auto-round"
-        )
+        is_awq_gptq_method(&self.method)
     }
 
     /// NVFP4 (ModelOpt's `quant_algo` / `moe_quant_algo`, or a compressed-tensors `nvfp4`

@@ -86,7 +86,6 @@ crate::declare_code_names! {
         SlidingWindowMissing => "sliding-window-missing",
         DflashUseSwa => "dflash-use-swa",
         UseSlidingWindowInconsistent => "use-sliding-window-inconsistent",
-        MixedAttentionVllm => "mixed-attention-vllm",
         ConvSelectorPair => "conv-selector-pair",
         ConvSelectorTopLevel => "conv-selector-top-level",
         DominoConfig => "domino-config",
@@ -99,10 +98,6 @@ crate::declare_code_names! {
         TokenIdOutOfRange => "token-id-out-of-range",
         TokenIdNotSpecial => "token-id-not-special",
         TokenIdTargetMismatch => "token-id-target-mismatch",
-        SpeculativeConfigMethod => "speculative-config-method",
-        NumSpeculativeTokensMissing => "num-speculative-tokens-missing",
-        NumSpeculativeTokensTooLarge => "num-speculative-tokens-too-large",
-        NumDraftTokensMismatch => "num-draft-tokens-mismatch",
         EagleAuxLayerIdsMissing => "eagle-aux-layer-ids-missing",
         EagleAuxLayerIdsNested => "eagle-aux-layer-ids-nested",
         EagleAuxLayerIdsOutOfRange => "eagle-aux-layer-ids-out-of-range",
@@ -112,7 +107,6 @@ crate::declare_code_names! {
         ParallelDraftingTokenMissing => "parallel-drafting-token-missing",
         PeagleParallelDraftingOff => "peagle-parallel-drafting-off",
         EagleMaxPositionShort => "eagle-max-position-short",
-        DraftQuantInherited => "draft-quant-inherited",
         QuantizedBlockDrafter => "quantized-block-drafter",
         DsparkNvfp4Target => "dspark-nvfp4-target",
         TargetQuantRotated => "target-quant-rotated",
@@ -120,6 +114,19 @@ crate::declare_code_names! {
         NormBeforeFcEngine => "norm-before-fc-engine",
         SpeculatorsVerifierMissing => "speculators-verifier-missing",
         DraftLmHeadShared => "draft-lm-head-shared",
+    }
+}
+
+crate::declare_code_names! {
+    /// The engine claims about one deployment (`deployment::Deployment`): raised by `lint`
+    /// with `--engine`, by `launch`, and by `doctor`, one code each whatever the input.
+    pub enum DeploymentCode {
+        SpeculativeConfigMethod => "speculative-config-method",
+        NumSpeculativeTokensMissing => "num-speculative-tokens-missing",
+        NumSpeculativeTokensTooLarge => "num-speculative-tokens-too-large",
+        NumDraftTokensMismatch => "num-draft-tokens-mismatch",
+        MixedAttentionVllm => "mixed-attention-vllm",
+        DraftQuantInherited => "draft-quant-inherited",
     }
 }
 
@@ -167,16 +174,11 @@ crate::declare_code_names! {
 crate::declare_code_names! {
     /// `launch`: the engine command line against the drafter it serves.
     pub enum LaunchCode {
-        MethodFamily => "launch-method-family",
-        NumSpeculativeTokensMissing => "launch-num-speculative-tokens-missing",
-        KExceedsBlock => "launch-k-exceeds-block",
         BatchedTokens => "launch-batched-tokens",
-        MixedAttentionRunner => "launch-mixed-attention-runner",
         RejectedKey => "launch-rejected-key",
         RevisionUnpinned => "launch-revision-unpinned",
         DrafterMissing => "launch-drafter-missing",
         SglangBlockSizeConflict => "launch-sglang-block-size-conflict",
-        SglangDraftTokensMismatch => "launch-sglang-draft-tokens-mismatch",
         SglangWindowTooSmall => "launch-sglang-window-too-small",
         SglangEaglePartial => "launch-sglang-eagle-partial",
         SglangEagleChain => "launch-sglang-eagle-chain",
@@ -187,7 +189,6 @@ crate::declare_code_names! {
         LintSkipped => "launch-lint-skipped",
         DraftTpIgnored => "launch-draft-tp-ignored",
         DraftHeadsTp => "launch-draft-heads-tp",
-        DraftQuantInherited => "launch-draft-quant-inherited",
         ChatTemplateOverride => "launch-chat-template-override",
         ThinkingDefault => "launch-thinking-default",
     }
@@ -209,6 +210,7 @@ crate::declare_code_names! {
 pub enum Code {
     Diff(DiffCode),
     Lint(LintCode),
+    Deployment(DeploymentCode),
     Check(CheckCode),
     Weights(WeightsCode),
     Launch(LaunchCode),
@@ -253,16 +255,59 @@ macro_rules! families {
 families! {
     Diff(DiffCode) => "diff",
     Lint(LintCode) => "lint",
+    Deployment(DeploymentCode) => "deployment",
     Check(CheckCode) => "check",
     Weights(WeightsCode) => "weights",
     Launch(LaunchCode) => "launch",
     Acceptance(AcceptanceCode) => "acceptance",
 }
 
+/// Codes renamed when `launch`'s and `lint`'s copies of an engine claim were merged into one
+/// deployment rule (issue 29): the old text → the code that replaced it. Accepted wherever a
+/// code is read from user text (`explain`, `[[ignore]]` entries) until the next release, which
+/// removes this table (docs/rules.md, "Renamed codes").
+pub const ALIASES: &[(&str, Code)] = &[
+    (
+        "launch-method-family",
+        Code::Deployment(DeploymentCode::SpeculativeConfigMethod),
+    ),
+    (
+        "launch-num-speculative-tokens-missing",
+        Code::Deployment(DeploymentCode::NumSpeculativeTokensMissing),
+    ),
+    (
+        "launch-k-exceeds-block",
+        Code::Deployment(DeploymentCode::NumSpeculativeTokensTooLarge),
+    ),
+    (
+        "launch-sglang-draft-tokens-mismatch",
+        Code::Deployment(DeploymentCode::NumDraftTokensMismatch),
+    ),
+    (
+        "launch-mixed-attention-runner",
+        Code::Deployment(DeploymentCode::MixedAttentionVllm),
+    ),
+    (
+        "launch-draft-quant-inherited",
+        Code::Deployment(DeploymentCode::DraftQuantInherited),
+    ),
+];
+
 impl Code {
-    /// The code with this text.
+    /// The code with this text, or the code an old name in [`ALIASES`] now stands for.
     pub fn parse(text: &str) -> Option<Code> {
-        Code::all().into_iter().find(|c| c.as_str() == text)
+        Code::all()
+            .into_iter()
+            .find(|c| c.as_str() == text)
+            .or_else(|| Code::alias(text))
+    }
+
+    /// The code `text` is an old name of ([`ALIASES`]), when it is one.
+    pub fn alias(text: &str) -> Option<Code> {
+        ALIASES
+            .iter()
+            .find(|(old, _)| *old == text)
+            .map(|(_, c)| *c)
     }
 }
 
@@ -297,5 +342,19 @@ mod tests {
             );
             assert_eq!(Code::parse(c.as_str()), Some(*c));
         }
+    }
+
+    /// An old name reads as the code that replaced it, and is no code's own name.
+    #[test]
+    fn aliases_parse_to_the_surviving_code() {
+        for (old, code) in ALIASES {
+            assert_eq!(Code::parse(old), Some(*code));
+            assert!(Code::all().iter().all(|c| c.as_str() != *old), "{old}");
+        }
+        assert_eq!(
+            Code::parse("launch-k-exceeds-block").map(Code::as_str),
+            Some("num-speculative-tokens-too-large")
+        );
+        assert_eq!(Code::alias("mixed-attention-vllm"), None);
     }
 }

@@ -2,9 +2,7 @@
 //! and MiMo-style `dflash_config.use_swa` / `swa_window_size`. Running sliding layers as full
 //! attention crashes nothing and collapses acceptance past about 2k tokens of context.
 
-use super::{
-    positive_int, Applies, ByEngine, Ctx, Engine, EngineRow, Family, LintCode, Need, Rule,
-};
+use super::{positive_int, Applies, ByEngine, Ctx, Engine, EngineRow, Family, LintCode, Rule};
 use crate::diagnostic::{CodeInfo, Severity};
 use crate::json::{Node, Path};
 
@@ -12,10 +10,6 @@ use crate::json::{Node, Path};
 pub(super) const BY_ENGINE: &[(LintCode, &ByEngine)] = &[
     (LintCode::LayerTypesUnknown, &LAYER_TYPES_UNKNOWN_BY_ENGINE),
     (LintCode::DflashUseSwa, &DFLASH_USE_SWA_BY_ENGINE),
-    (
-        LintCode::MixedAttentionVllm,
-        &MIXED_ATTENTION_VLLM_BY_ENGINE,
-    ),
 ];
 
 pub(super) const RULES: &[Rule] = &[
@@ -25,7 +19,6 @@ pub(super) const RULES: &[Rule] = &[
     SLIDING_WINDOW_MISSING,
     DFLASH_USE_SWA,
     USE_SLIDING_WINDOW_INCONSISTENT,
-    MIXED_ATTENTION_VLLM,
 ];
 
 const KNOWN: &[&str] = &["full_attention", "sliding_attention"];
@@ -63,7 +56,7 @@ fn window<'a>(cx: &Ctx<'a>, base: &'a Node, base_path: &Path) -> Option<(Path, &
 }
 
 /// Counts of (sliding, full) entries in `layer_types`, when it is a list.
-fn counts(types: &Node) -> Option<(usize, usize)> {
+pub(super) fn counts(types: &Node) -> Option<(usize, usize)> {
     let items = types.as_array()?;
     let sliding = items
         .iter()
@@ -76,7 +69,7 @@ fn counts(types: &Node) -> Option<(usize, usize)> {
     Some((sliding, full))
 }
 
-fn layer_types(base: &Node) -> Option<&Node> {
+pub(super) fn layer_types(base: &Node) -> Option<&Node> {
     base.get("layer_types").filter(|n| !n.is_null())
 }
 
@@ -459,63 +452,6 @@ const DFLASH_USE_SWA_BY_ENGINE: ByEngine = ByEngine {
             Engine::Sglang,
             Some(Severity::Warning),
             "follows layer_types: the full layers run full",
-        ),
-    ],
-};
-
-const MIXED_ATTENTION_VLLM: Rule = Rule {
-    code: LintCode::MixedAttentionVllm,
-    info: CodeInfo {
-        severity: Severity::Warning,
-        summary: "mixed sliding/full draft layers under vLLM need VLLM_USE_V2_MODEL_RUNNER=1",
-        explanation: "vLLM's _resolve_layer_attention raises NotImplementedError for a DFlash drafter mixing \
-sliding and full attention layers unless the V2 model runner is used; seen on v0.26.0rc (vllm-ascend#15650, \
-2026-09-03). A later release made the V2 runner the default for dense models, so newer versions may not need the \
-variable. An error with --engine vllm@0.26 or older, a warning when the version is not given (`--engine \
-vllm@X.Y` to say). `dflash-check launch` checks the variable in the actual command.",
-        source: "vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d (_resolve_layer_attention); vllm-project/vllm-ascend#15650",
-    },
-    applies: Applies::BlockDrafters,
-    needs: &[Need::Engine],
-    check: mixed_attention_vllm,
-};
-
-fn mixed_attention_vllm(cx: &mut Ctx) {
-    if cx.engine() != Some(Engine::Vllm) {
-        return;
-    }
-    let (base, base_path) = base(cx);
-    let Some((sliding, full)) = layer_types(base).and_then(counts) else {
-        return;
-    };
-    if sliding == 0 || full == 0 || use_swa(cx) {
-        return;
-    }
-    cx.emit_by_engine(
-        &base_path.child("layer_types"),
-        format!(
-            "{sliding} sliding and {full} full attention layers: vLLM raises NotImplementedError for mixed drafters \
-             unless VLLM_USE_V2_MODEL_RUNNER=1 (seen on v0.26; later releases default to the V2 runner for dense \
-             models)"
-        ),
-    );
-}
-
-const MIXED_ATTENTION_VLLM_BY_ENGINE: ByEngine = ByEngine {
-    // The rule runs only under vLLM (it needs the engine).
-    no_engine: None,
-    rows: &[
-        EngineRow::until(
-            Engine::Vllm,
-            (0, 26),
-            Some(Severity::Error),
-            "NotImplementedError unless VLLM_USE_V2_MODEL_RUNNER=1",
-        ),
-        EngineRow::since(
-            Engine::Vllm,
-            (0, 27),
-            Some(Severity::Warning),
-            "the V2 runner is the default for dense targets only",
         ),
     ],
 };

@@ -23,8 +23,8 @@ use crate::Result;
 
 pub mod attention;
 pub mod by_engine;
+pub mod deployment;
 pub mod eagle;
-pub mod engine;
 pub mod export;
 pub mod family;
 pub mod layers;
@@ -34,6 +34,7 @@ pub mod shape;
 pub mod tokens;
 pub mod variants;
 
+pub use crate::deployment::{Engine, EngineSpec};
 pub use crate::diagnostic::codes::LintCode;
 pub use by_engine::{ByEngine, EngineRow};
 pub use family::{Detection, Family};
@@ -154,7 +155,6 @@ pub fn all_rules() -> Vec<&'static Rule> {
         attention::RULES,
         variants::RULES,
         tokens::RULES,
-        engine::RULES,
         eagle::RULES,
         quant::RULES,
         export::RULES,
@@ -200,100 +200,6 @@ pub fn info(code: LintCode) -> &'static CodeInfo {
     &rule(code).info
 }
 
-/// The engine the drafter will be served with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Engine {
-    Vllm,
-    Sglang,
-}
-
-impl Engine {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Engine::Vllm => "vllm",
-            Engine::Sglang => "sglang",
-        }
-    }
-}
-
-/// An engine and, when the user named it (`--engine vllm@0.26`), its version.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct EngineSpec {
-    pub engine: Engine,
-    /// `(major, minor)`.
-    pub version: Option<(u32, u32)>,
-}
-
-impl EngineSpec {
-    /// Parses `vllm`, `sglang`, `vllm@0.26`, `vllm@0.26.1`.
-    pub fn parse(text: &str) -> std::result::Result<EngineSpec, String> {
-        let (name, version) = match text.split_once('@') {
-            Some((n, v)) => (n, Some(v)),
-            None => (text, None),
-        };
-        let engine = match name.to_ascii_lowercase().as_str() {
-            "vllm" => Engine::Vllm,
-            "sglang" => Engine::Sglang,
-            other => return Err(format!("unknown engine `{other}` (vllm or sglang)")),
-        };
-        let version = match version {
-            None => None,
-            Some(v) => {
-                let mut parts = v.trim_start_matches('v').split('.');
-                let major = parts.next().and_then(|p| p.parse().ok());
-                let minor = parts
-                    .next()
-                    .map(|p| {
-                        p.chars()
-                            .take_while(char::is_ascii_digit)
-                            .collect::<String>()
-                    })
-                    .and_then(|p| p.parse().ok());
-                match (major, minor) {
-                    (Some(a), Some(b)) => Some((a, b)),
-                    _ => {
-                        return Err(format!(
-                            "engine version `{v}` is not MAJOR.MINOR (e.g. vllm@0.26)"
-                        ))
-                    }
-                }
-            }
-        };
-        Ok(EngineSpec { engine, version })
-    }
-}
-
-/// `vllm`, `vllm@0.26`: the form `--engine` and `dflash-check.toml` take.
-impl std::fmt::Display for EngineSpec {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.engine.as_str())?;
-        match self.version {
-            Some((major, minor)) => write!(f, "@{major}.{minor}"),
-            None => Ok(()),
-        }
-    }
-}
-
-impl EngineSpec {
-    /// `{"engine": "vllm", "version": "0.26" | null}`: what JSON and SARIF say a verdict assumed.
-    pub fn json(&self) -> serde_json::Value {
-        serde_json::json!({
-            "engine": self.engine.as_str(),
-            "version": self.version.map(|(major, minor)| format!("{major}.{minor}")),
-        })
-    }
-}
-
-impl From<Engine> for EngineSpec {
-    fn from(engine: Engine) -> Self {
-        EngineSpec {
-            engine,
-            version: None,
-        }
-    }
-}
-
 /// What to lint for.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct LintOptions {
@@ -316,6 +222,17 @@ impl LintOptions {
             engine,
             version: self.engine_version,
         })
+    }
+
+    /// The deployment these flags describe, with the target's facts: what the deployment rules
+    /// ([`deployment`]) judge.
+    pub fn deployment(&self, target: Option<&TargetFacts>) -> crate::deployment::Deployment {
+        crate::deployment::Deployment::from_lint_flags(
+            self.assumed(),
+            self.speculative_config.as_ref(),
+            self.num_draft_tokens,
+            target,
+        )
     }
 
     /// These options with `spec`'s engine and version.
@@ -394,13 +311,35 @@ impl LintReport {
     }
 }
 
-/// Lints `config` with the target facts and tokens of `target`.
+/// Lints `config` with the target facts and tokens of `target`, and judges the deployment
+/// `options` describe (`--engine`, `--speculative-config`, `--num-draft-tokens`) with the
+/// deployment rules.
 ///
 /// Fails only when the family cannot be detected and `options.family` does not force one.
 pub fn lint(
     config: &ConfigFile,
     options: &LintOptions,
     target: &TargetContext,
+) -> Result<LintReport> {
+    lint_with(config, options, target, true)
+}
+
+/// [`lint`] without the deployment rules: for a caller that judges its own deployment (launch
+/// builds it from the command line and runs [`deployment::check`] whether or not lint can run).
+/// `options` give the engine and version the config rules' severities assume.
+pub fn lint_config(
+    config: &ConfigFile,
+    options: &LintOptions,
+    target: &TargetContext,
+) -> Result<LintReport> {
+    lint_with(config, options, target, false)
+}
+
+fn lint_with(
+    config: &ConfigFile,
+    options: &LintOptions,
+    target: &TargetContext,
+    judge_deployment: bool,
 ) -> Result<LintReport> {
     let detection = match options.family {
         Some(f) => Detection::forced(f, config.root()),
@@ -421,6 +360,14 @@ pub fn lint(
     };
     let skipped = crate::diagnostic::rule::run(all_rules(), &mut cx);
     let mut findings = cx.findings;
+    if judge_deployment {
+        let drafter = deployment::DrafterConfig {
+            config,
+            detection: Some(&detection),
+        };
+        let judged = deployment::check(&options.deployment(facts), Some(drafter));
+        findings.extend(judged.findings);
+    }
     diagnostic::sort(&mut findings);
     findings.dedup();
     let summary = Summary::of(&findings);

@@ -20,7 +20,6 @@ pub(super) const BY_ENGINE: &[(LintCode, &ByEngine)] = &[
 ];
 
 pub(super) const RULES: &[Rule] = &[
-    DRAFT_QUANT_INHERITED,
     QUANTIZED_BLOCK_DRAFTER,
     DSPARK_NVFP4_TARGET,
     TARGET_QUANT_ROTATED,
@@ -34,46 +33,6 @@ fn drafter_quant(cx: &Ctx) -> Option<QuantFacts> {
 /// The target's `quantization_config` (needs `--target`).
 fn target_quant(cx: &Ctx) -> Option<QuantFacts> {
     cx.facts.and_then(|f| f.quantization.clone())
-}
-
-const DRAFT_QUANT_INHERITED: Rule = Rule {
-    code: LintCode::DraftQuantInherited,
-    info: CodeInfo {
-        severity: Severity::Warning,
-        summary: "an unquantized EAGLE-3 head for an AWQ/GPTQ target: SGLang hands the draft the target's --quantization",
-        explanation: "SGLang's ServerArgs copies --quantization onto --speculative-draft-model-quantization when the \
-latter is not given, and ModelConfig clears the inherited value only when the draft checkpoint carries its own \
-quantization_config. An unquantized EAGLE-3 head (no quantization_config) for an AWQ target then fails to load \
-(\"ValueError: Cannot find the config file for awq\"); the fix (sglang PR 28196) is open, so no SGLang release has it. \
-Only a server started with --quantization inherits it (an auto-detected checkpoint quantization leaves the flag \
-unset), and `--speculative-draft-model-quantization unquant` avoids it: `launch` sees the flags and raises \
-launch-draft-quant-inherited as an error; lint, which does not, warns under SGLang and without an engine. vLLM loads \
-an external draft with its own quantization (none here): nothing under --engine vllm.",
-        source: "sgl-project/sglang#28196 (open: `if self.speculative_draft_model_quantization is None: ... = self.quantization`; ValueError for awq); sgl-project/sglang#22823 (auto-detected quantization leaves server_args.quantization None); vllm-project/vllm#40849 (vLLM: the draft loads in BF16 regardless of the target's quantization)",
-    },
-    applies: Applies::EagleHeads,
-    needs: &[],
-    check: draft_quant_inherited,
-};
-
-fn draft_quant_inherited(cx: &mut Ctx) {
-    if cx.engine() == Some(Engine::Vllm) || drafter_quant(cx).is_some() {
-        return;
-    }
-    let Some(q) = target_quant(cx).filter(QuantFacts::is_awq_gptq) else {
-        return;
-    };
-    cx.emit(
-        &Path::root(),
-        format!(
-            "the drafter has no quantization_config and the target is quantized ({}): SGLang started with \
-             --quantization {} loads this unquantized draft as {} and fails (sglang PR 28196, open); pass \
-             --speculative-draft-model-quantization unquant",
-            q.describe(),
-            q.method,
-            q.method
-        ),
-    );
 }
 
 const QUANTIZED_BLOCK_DRAFTER: Rule = Rule {

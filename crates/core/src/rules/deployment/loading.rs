@@ -1,0 +1,234 @@
+//! How the engine loads the drafter: mixed sliding/full attention layers, which vLLM's DFlash
+//! loader refuses outside its V2 model runner, and the `--quantization` SGLang hands a draft
+//! without its own quantization_config. Both read the deployment's environment or flags and say
+//! what they cannot know when the input does not state them (lint's flags).
+
+use serde_json::json;
+
+use super::super::attention::{counts, layer_types};
+use super::super::{ByEngine, Detection, EngineRow, Family};
+use super::{At, Cx, DrafterConfig, Engines, Need, Rule};
+use crate::config::{is_awq_gptq_method, QuantFacts};
+use crate::deployment::Engine;
+use crate::diagnostic::codes::DeploymentCode;
+use crate::diagnostic::{CodeInfo, Severity};
+use crate::json::{Node, Path};
+
+pub(super) const MIXED_ATTENTION_VLLM: Rule = Rule {
+    code: DeploymentCode::MixedAttentionVllm,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "mixed sliding/full draft layers under vLLM without VLLM_USE_V2_MODEL_RUNNER=1",
+        explanation: "vLLM's DFlash loader (_resolve_layer_attention) raises NotImplementedError for a drafter whose \
+layer_types mix sliding_attention and full_attention unless the V2 model runner is used. An error when the \
+deployment sets VLLM_USE_V2_MODEL_RUNNER to anything but 1 (the V1 runner forced), at every version. When the \
+variable is not set (or not known: lint's flags do not state the environment) the severity follows the version: the \
+error was hit on v0.26.0rc (vllm-ascend#15650), an error up to vLLM 0.26; vllm#44443 made the V2 runner the default \
+for dense targets only, so a warning from 0.27 and when the version is not given. Configs with \
+`dflash_config.use_swa` run every layer sliding and are not mixed. Note vllm#49559: on vLLM 0.25.1 a \
+speculators-trained DFlash drafter had ~0% acceptance with the V2 runner: check acceptance after deploy. Formerly \
+also `launch-mixed-attention-runner` (an alias until the next release).",
+        source: "vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d (_resolve_layer_attention: NotImplementedError without use_v2_model_runner); vllm-project/vllm-ascend#15650 (v0.26.0rc); vllm-project/vllm#44443",
+    },
+    applies: Engines::Vllm,
+    needs: &[Need::DrafterConfig],
+    check: mixed_attention_vllm,
+};
+
+pub(super) const MIXED_ATTENTION_VLLM_BY_ENGINE: ByEngine = ByEngine {
+    // The rule runs only under vLLM. The rows are for VLLM_USE_V2_MODEL_RUNNER unset or not
+    // known; set to 0 it is an error at every version.
+    no_engine: None,
+    rows: &[
+        EngineRow::until(
+            Engine::Vllm,
+            (0, 26),
+            Some(Severity::Error),
+            "NotImplementedError unless VLLM_USE_V2_MODEL_RUNNER=1",
+        ),
+        EngineRow::since(
+            Engine::Vllm,
+            (0, 27),
+            Some(Severity::Warning),
+            "the V2 runner is the default for dense targets only",
+        ),
+    ],
+};
+
+/// Mixed sliding/full draft layers under vLLM need the V2 model runner.
+fn mixed_attention_vllm(cx: &mut Cx) {
+    let Some(dr) = cx.drafter.filter(DrafterConfig::block_drafter) else {
+        return;
+    };
+    let root = dr.root();
+    // The speculators format nests the layer settings.
+    let (base, base_path) = match root.get("transformer_layer_config") {
+        Some(t) if dr.family() == Some(Family::Speculators) && t.as_object().is_some() => {
+            (t, Path::key("transformer_layer_config"))
+        }
+        _ => (root, Path::root()),
+    };
+    let Some((sliding, full)) = layer_types(base).and_then(counts) else {
+        return;
+    };
+    let use_swa = root
+        .get("dflash_config")
+        .and_then(|d| d.get("use_swa"))
+        .and_then(Node::as_bool)
+        == Some(true);
+    if sliding == 0 || full == 0 || use_swa {
+        return;
+    }
+    let var = "VLLM_USE_V2_MODEL_RUNNER";
+    let layers = format!("{sliding} sliding and {full} full attention layers");
+    let field = Some(base_path.child("layer_types"));
+    let flag = format!("env.{var}");
+    match cx.deployment.env_var(var).flatten() {
+        Some(v) if matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on") => {}
+        Some(v) => {
+            let message = format!(
+                "{var}={v} forces the V1 model runner, but the drafter has {layers}: vLLM's DFlash loader raises \
+                 NotImplementedError for mixed layers outside the V2 runner"
+            );
+            let at = At {
+                flag: &flag,
+                anchor: (None, var),
+                field,
+            };
+            cx.emit(Severity::Error, at, message, Some(json!("1")));
+        }
+        None => {
+            let Some(severity) = cx.engine_severity() else {
+                return;
+            };
+            let message = format!(
+                "the drafter has {layers} and the deployment does not set {var}=1: vLLM raises \
+                 NotImplementedError for mixed drafters outside the V2 runner (seen on v0.26.0rc, \
+                 vllm-ascend#15650); the V2 runner is the default only for dense targets since vllm#44443"
+            );
+            let at = At {
+                flag: &flag,
+                anchor: (None, "--speculative-config"),
+                field,
+            };
+            cx.emit(severity, at, message, Some(json!("1")));
+        }
+    }
+}
+
+pub(super) const DRAFT_QUANT_INHERITED: Rule = Rule {
+    code: DeploymentCode::DraftQuantInherited,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "SGLang hands a draft without its own quantization_config the target's --quantization",
+        explanation: "SGLang's ServerArgs copies --quantization onto --speculative-draft-model-quantization when \
+that is not given, and ModelConfig clears it only when the draft checkpoint has its own quantization_config: an \
+unquantized EAGLE-3/MTP draft is then loaded as AWQ/GPTQ and the server fails (\"ValueError: Cannot find the config \
+file for awq\", sglang PR 28196, open in every release). With the command's flags known (launch): an error for an \
+AWQ/GPTQ-family --quantization, a warning for other methods (the draft is quantized on load); nothing without \
+--quantization (an auto-detected checkpoint quantization leaves the flag unset, sglang#22823). \
+`--speculative-draft-model-quantization unquant` avoids it, except for Qwen3.5 MTP drafts read from a GPTQ \
+checkpoint, which inherit GPTQ anyway (sglang PR 34622, open: accept length below 3 instead of ~3.5): a warning. \
+Without the flags (lint: an EAGLE-3 head without quantization_config for an AWQ/GPTQ target) a warning, under \
+SGLang and without an engine, since the server may or may not be started with --quantization. vLLM loads an external \
+draft with its own quantization: not a finding there. Formerly also `launch-draft-quant-inherited` (an alias until \
+the next release).",
+        source: "sgl-project/sglang#28196 (open: `if self.speculative_draft_model_quantization is None: ... = self.quantization`; ValueError for awq); sgl-project/sglang#22823 (auto-detected quantization leaves server_args.quantization None); sgl-project/sglang#34622 (open: unquant not honoured for the Qwen3.5 MTP draft); vllm-project/vllm#40849 (vLLM: the draft loads in BF16 regardless of the target's quantization)",
+    },
+    applies: Engines::NotVllm,
+    needs: &[Need::DrafterConfig],
+    check: draft_quant_inherited,
+};
+
+pub(super) const DRAFT_QUANT_INHERITED_BY_ENGINE: ByEngine = ByEngine {
+    // The rows are for an AWQ/GPTQ --quantization the deployment is known to pass.
+    no_engine: Some(Severity::Warning),
+    rows: &[
+        EngineRow::any_version(
+            Engine::Sglang,
+            Some(Severity::Error),
+            "loads the unquantized draft as AWQ/GPTQ and fails (PR 28196, open)",
+        ),
+        EngineRow::any_version(
+            Engine::Vllm,
+            None,
+            "loads an external draft with its own quantization",
+        ),
+    ],
+};
+
+/// SGLang hands a draft without its own quantization_config the target's --quantization, and
+/// ignores `unquant` for a Qwen3.5 MTP draft (sglang PRs 28196, 34622; both open).
+fn draft_quant_inherited(cx: &mut Cx) {
+    let Some(dr) = cx.drafter else { return };
+    let draft_q = QuantFacts::from_root(dr.root());
+    let Some(flags) = cx.deployment.quantization.clone() else {
+        return flags_unknown(cx, dr, draft_q.is_some());
+    };
+    let flag_at = |flag: &'static str| At {
+        flag,
+        anchor: (None, flag),
+        field: None,
+    };
+    match (flags.target.as_deref(), flags.draft.as_deref(), draft_q) {
+        (Some(q), None, None) => {
+            let severity = if is_awq_gptq_method(q) {
+                cx.engine_severity().unwrap_or(Severity::Error)
+            } else {
+                Severity::Warning
+            };
+            let message = format!(
+                "--quantization {q} with a drafter that has no quantization_config and no \
+                 --speculative-draft-model-quantization: SGLang copies {q} onto the draft and loads the \
+                 unquantized weights as {q} (\"Cannot find the config file for awq\", sglang PR 28196, open); \
+                 pass --speculative-draft-model-quantization unquant"
+            );
+            let expected = json!({ "--speculative-draft-model-quantization": "unquant" });
+            cx.emit(severity, flag_at("--quantization"), message, Some(expected));
+        }
+        (_, Some("unquant"), Some(m))
+            if m.is_awq_gptq() && matches!(dr.family(), None | Some(Family::Mtp)) =>
+        {
+            let message = format!(
+                "--speculative-draft-model-quantization unquant with an MTP draft read from a {} checkpoint: \
+                 SGLang's Qwen3.5 MTP draft still inherits {} (sglang PR 34622, open: accept length below 3 \
+                 instead of ~3.5); check the draft's load log (`quant=`) and its acceptance",
+                m.method, m.method
+            );
+            let at = flag_at("--speculative-draft-model-quantization");
+            cx.emit(Severity::Warning, at, message, None);
+        }
+        _ => {}
+    }
+}
+
+/// Lint's flags do not state `--quantization`: an unquantized EAGLE-3 head for an AWQ/GPTQ
+/// target fails under SGLang only if the server is started with the flag, a warning.
+fn flags_unknown(cx: &mut Cx, dr: DrafterConfig, draft_quantized: bool) {
+    if draft_quantized || !dr.detection.is_some_and(Detection::eagle_like) {
+        return;
+    }
+    let Some(q) = cx
+        .deployment
+        .target
+        .as_ref()
+        .and_then(|t| t.quantization.clone())
+        .filter(QuantFacts::is_awq_gptq)
+    else {
+        return;
+    };
+    let message = format!(
+        "the drafter has no quantization_config and the target is quantized ({}): SGLang started with \
+         --quantization {} loads this unquantized draft as {} and fails (sglang PR 28196, open); pass \
+         --speculative-draft-model-quantization unquant",
+        q.describe(),
+        q.method,
+        q.method
+    );
+    let at = At {
+        flag: "--quantization",
+        anchor: (None, "--quantization"),
+        field: None,
+    };
+    cx.emit(Severity::Warning, at, message, None);
+}

@@ -1,0 +1,630 @@
+//! The engine claims about one deployment: the speculative method against the drafter's family,
+//! vLLM's K (missing, or past the drafter's block), SGLang's draft tokens against the block,
+//! mixed attention under vLLM's V1 runner, and a quantization SGLang hands an unquantized draft.
+//!
+//! Each claim is one rule with one code, reading only a [`Deployment`] (built from `lint`'s
+//! flags, from an engine command line, or from what a server says) and, when the rule needs
+//! it, the drafter's config. `lint --engine` runs them on the config it lints; `launch` runs them
+//! on the command whether or not lint can run, and the rules that need the drafter's config are
+//! listed as skipped when it could not be read ([`Need::DrafterConfig`]). The same deployment
+//! gives the same findings whatever it was built from (tests/deployment.rs); where the input
+//! states less (lint's flags know neither the environment nor `--quantization`), the rule says
+//! what it cannot know instead of guessing. Where a finding points follows the input: the flag
+//! in the command's file, or the field of the drafter's config. The method and K rules are here;
+//! how the engine loads the drafter (attention layers, quantization) is in [`loading`].
+
+use serde::Serialize;
+use serde_json::{json, Value};
+
+mod loading;
+
+use super::{block_size_field, whole_positive, ByEngine, Detection, Family};
+use crate::config::ConfigFile;
+use crate::deployment::{Deployment, Engine, MethodFrom};
+use crate::diagnostic::codes::DeploymentCode;
+use crate::diagnostic::rule::{Describe, NeedKind, RuleFamily};
+use crate::diagnostic::{CodeInfo, Diagnostic, Severity};
+use crate::json::{Node, Path};
+use loading::{
+    DRAFT_QUANT_INHERITED, DRAFT_QUANT_INHERITED_BY_ENGINE, MIXED_ATTENTION_VLLM,
+    MIXED_ATTENTION_VLLM_BY_ENGINE,
+};
+
+/// The deployment family of rules: they judge one [`Deployment`] ([`Cx`]).
+pub struct DeploymentRules;
+
+/// A deployment rule: its code, its documentation, its engines, its needs, and its check.
+pub type Rule = crate::diagnostic::rule::Rule<DeploymentRules>;
+
+/// A rule that did not run, and the inputs it lacked.
+pub type Skipped = crate::diagnostic::rule::Skipped<DeploymentCode, Need>;
+
+/// The engines a deployment rule applies to. A deployment without an engine makes no engine
+/// claim, except where the claim holds for every engine that reads the field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Engines {
+    Vllm,
+    Sglang,
+    /// Either engine (an engine must be named).
+    Both,
+    /// SGLang, or no engine named (vLLM does the opposite of what the rule warns about).
+    NotVllm,
+}
+
+impl Describe for Engines {
+    fn describe(self) -> String {
+        match self {
+            Engines::Vllm => "vLLM deployments",
+            Engines::Sglang => "SGLang deployments",
+            Engines::Both => "vLLM and SGLang deployments",
+            Engines::NotVllm => "SGLang deployments, and lint without an engine",
+        }
+        .to_string()
+    }
+}
+
+/// An input a deployment rule cannot run without.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Need {
+    /// The drafter's `config.json`: lint's input; for launch, the path or Hub repo the command
+    /// names, or `--drafter DIR`.
+    DrafterConfig,
+}
+
+impl NeedKind for Need {
+    fn describe(self) -> &'static str {
+        "the drafter's config.json (lint's input; launch: the path or Hub repo the command names, or --drafter DIR)"
+    }
+}
+
+/// The drafter's config as the rules read it, and its family when it is one lint knows.
+#[derive(Debug, Clone, Copy)]
+pub struct DrafterConfig<'a> {
+    pub config: &'a ConfigFile,
+    pub detection: Option<&'a Detection>,
+}
+
+impl<'a> DrafterConfig<'a> {
+    fn root(&self) -> &'a Node {
+        self.config.root()
+    }
+
+    fn family(&self) -> Option<Family> {
+        self.detection.map(|d| d.name)
+    }
+
+    fn block_drafter(&self) -> bool {
+        self.detection.is_some_and(Detection::block_drafter)
+    }
+
+    fn dspark(&self) -> bool {
+        self.family() == Some(Family::Dspark)
+            || self
+                .detection
+                .and_then(|d| d.speculators_model_type.as_deref())
+                == Some("dspark")
+    }
+
+    /// The block size (`block_size` in either layout, or `dspark_block_size`) and where it is.
+    fn block_size(&self) -> Option<(Path, u64)> {
+        block_size_field(self.root()).and_then(|(p, n)| whole_positive(n).map(|b| (p, b)))
+    }
+
+    /// `sample_from_anchor` in `dflash_config` or at the top level.
+    fn sample_from_anchor(&self) -> Option<bool> {
+        let root = self.root();
+        root.get("dflash_config")
+            .and_then(|d| d.get("sample_from_anchor"))
+            .or_else(|| root.get("sample_from_anchor"))
+            .and_then(Node::as_bool)
+    }
+
+    /// K by the family's convention, with the block: DSpark drafts a whole block, the other
+    /// block drafters block_size - 1.
+    fn conventional_k(&self) -> Option<(u64, u64)> {
+        let (_, b) = self.block_size()?;
+        if self.dspark() {
+            Some((b, b))
+        } else if self.block_drafter() {
+            Some((b - 1, b))
+        } else {
+            None
+        }
+    }
+}
+
+impl RuleFamily for DeploymentRules {
+    type Cx<'a> = Cx<'a>;
+    type Code = DeploymentCode;
+    type Scope = Engines;
+    type Need = Need;
+
+    fn in_scope(cx: &Cx<'_>, scope: Engines) -> bool {
+        let engine = cx.deployment.engine();
+        match scope {
+            Engines::Vllm => engine == Some(Engine::Vllm),
+            Engines::Sglang => engine == Some(Engine::Sglang),
+            Engines::Both => engine.is_some(),
+            Engines::NotVllm => engine != Some(Engine::Vllm),
+        }
+    }
+
+    fn has(cx: &Cx<'_>, need: Need) -> bool {
+        match need {
+            Need::DrafterConfig => cx.drafter.is_some(),
+        }
+    }
+
+    fn enter(cx: &mut Cx<'_>, rule: &'static Rule) {
+        cx.rule = rule;
+    }
+}
+
+/// Every deployment rule, in the order they run.
+pub const RULES: &[Rule] = &[
+    SPECULATIVE_CONFIG_METHOD,
+    NUM_SPECULATIVE_TOKENS_MISSING,
+    NUM_SPECULATIVE_TOKENS_TOO_LARGE,
+    NUM_DRAFT_TOKENS_MISMATCH,
+    MIXED_ATTENTION_VLLM,
+    DRAFT_QUANT_INHERITED,
+];
+
+/// The rule that raises `code`.
+pub fn rule(code: DeploymentCode) -> &'static Rule {
+    crate::diagnostic::rule::find(RULES, code).expect("every deployment code has a rule (tested)")
+}
+
+/// A deployment code's documentation.
+pub fn info(code: DeploymentCode) -> &'static CodeInfo {
+    &rule(code).info
+}
+
+/// The severities by engine and version of `code`'s rule, when it declares them.
+pub fn by_engine(code: DeploymentCode) -> Option<&'static ByEngine> {
+    match code {
+        DeploymentCode::MixedAttentionVllm => Some(&MIXED_ATTENTION_VLLM_BY_ENGINE),
+        DeploymentCode::DraftQuantInherited => Some(&DRAFT_QUANT_INHERITED_BY_ENGINE),
+        _ => None,
+    }
+}
+
+/// What the deployment rules found, and those skipped for want of the drafter's config.
+#[derive(Debug, Default)]
+pub struct Outcome {
+    pub findings: Vec<Diagnostic>,
+    pub skipped: Vec<Skipped>,
+}
+
+/// Runs the deployment rules of the deployment's engine.
+pub fn check(deployment: &Deployment, drafter: Option<DrafterConfig<'_>>) -> Outcome {
+    let mut cx = Cx {
+        deployment,
+        drafter,
+        // Replaced by the engine before each check runs (`RuleFamily::enter`).
+        rule: &RULES[0],
+        findings: Vec::new(),
+    };
+    let skipped = crate::diagnostic::rule::run(RULES, &mut cx);
+    Outcome {
+        findings: cx.findings,
+        skipped,
+    }
+}
+
+/// What a deployment rule sees while it checks, and where it reports.
+pub struct Cx<'a> {
+    pub deployment: &'a Deployment,
+    pub drafter: Option<DrafterConfig<'a>>,
+    rule: &'static Rule,
+    findings: Vec<Diagnostic>,
+}
+
+/// Where a finding points: the flag in the command it was read from (located in the command's
+/// file at `anchor.1`, after `anchor.0` when given), or the field of the drafter's config when
+/// the deployment has no command (lint's flags).
+struct At<'p> {
+    flag: &'p str,
+    anchor: (Option<&'p str>, &'p str),
+    field: Option<Path>,
+}
+
+impl Cx<'_> {
+    fn emit(
+        &mut self,
+        severity: Severity,
+        at: At,
+        message: String,
+        expected: Option<Value>,
+    ) -> &mut Diagnostic {
+        let (code, info) = (self.rule.code, &self.rule.info);
+        let mut d = match (&self.deployment.command, self.drafter) {
+            (Some(cmd), _) => {
+                let mut d = Diagnostic::new(code, info, at.flag, message);
+                if let Some(file) = &cmd.file {
+                    d = d.file(file.clone());
+                    let (after, needle) = at.anchor;
+                    if let Some((line, column)) =
+                        cmd.find(after, needle).or_else(|| cmd.find(None, needle))
+                    {
+                        d = d.span(line, column);
+                    }
+                }
+                d
+            }
+            (None, Some(dr)) => {
+                let path = at.field.unwrap_or_else(Path::root);
+                let (line, column) = dr.config.doc.position_of(&path);
+                Diagnostic::new(code, info, path.to_string(), message)
+                    .file(dr.config.path.display().to_string())
+                    .span(line, column)
+            }
+            (None, None) => Diagnostic::new(code, info, at.flag, message),
+        };
+        d = d.severity(severity);
+        if let Some(e) = expected {
+            d = d.expected(e);
+        }
+        self.findings.push(d);
+        self.findings.last_mut().expect("just pushed")
+    }
+
+    /// The running rule's severity for the deployment's engine and version, from its
+    /// [`ByEngine`] rows; its own severity when it declares none.
+    fn engine_severity(&self) -> Option<Severity> {
+        match by_engine(self.rule.code) {
+            Some(by) => by.pick(
+                self.deployment.engine(),
+                self.deployment.engine.and_then(|e| e.version),
+            ),
+            None => Some(self.rule.info.severity),
+        }
+    }
+}
+
+/// vLLM's `method` for a drafter family. MTP is not judged: vLLM has several MTP method names
+/// (`mtp`, `deepseek_mtp`, …) and normalises them. Domino is a DFlash drafter with another
+/// projector (SpecForge exports it as `DFlashDraftModel`, SGLang serves it with its DFLASH
+/// worker, dflash_utils.parse_dflash_draft_config).
+fn vllm_method(d: &Detection) -> Option<&'static str> {
+    match d.name {
+        Family::Domino => Some("dflash"),
+        Family::Speculators => match d.speculators_model_type.as_deref() {
+            Some("dflash") => Some("dflash"),
+            Some("dspark") => Some("dspark"),
+            Some("eagle3") | Some("peagle") => Some("eagle3"),
+            _ => None,
+        },
+        Family::Mtp => None,
+        other => other.vllm_method(),
+    }
+}
+
+/// SGLang's `--speculative-algorithm` for a drafter family: vLLM's method, upper-cased.
+fn sglang_algorithm(d: &Detection) -> Option<&'static str> {
+    vllm_method(d).map(|m| match m {
+        "dflash" => "DFLASH",
+        "dspark" => "DSPARK",
+        _ => "EAGLE3",
+    })
+}
+
+const SPECULATIVE_CONFIG_METHOD: Rule = Rule {
+    code: DeploymentCode::SpeculativeConfigMethod,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "the vLLM speculative-config method or SGLang --speculative-algorithm does not match the drafter's family",
+        explanation: "vLLM picks the proposer from `method` (`dflash` for DFlash and DFlash2, `dspark` for DSpark, \
+`eagle3` for EAGLE-3 heads; `eagle` is accepted for EAGLE-3; Domino is served as DFlash) and, when it is absent, infers it from \"dflash\" or \
+\"eagle3\" in the drafter's name; SGLang picks the worker from --speculative-algorithm (DFLASH, DSPARK, EAGLE3). \
+Another method loads the drafter with the wrong proposer (vLLM's DFlash proposer asserts method == \"dflash\"): a \
+warning. A drafter with `sample_from_anchor: true` (DSpark) served as `dflash` is refused by vLLM's V2 DFlash \
+speculator: an error. MTP drafts are not judged (vLLM normalises several MTP method names). Formerly also \
+`launch-method-family` (an alias until the next release).",
+        source: "vllm-project/vllm vllm/config/speculative.py@v0.26.0 (method auto-detection from the drafter's name), vllm/v1/spec_decode/dflash.py@v0.26.0 (DFlashProposer asserts method == \"dflash\"); vllm/v1/worker/gpu/spec_decode/dflash/speculator.py@0074614 (sample_from_anchor); sglang==0.5.23 sglang/srt/speculative/spec_info.py (create_worker: one worker per algorithm), sglang/srt/speculative/dflash_utils.py (parse_dflash_draft_config: Domino served by DFLASH)",
+    },
+    applies: Engines::Both,
+    needs: &[Need::DrafterConfig],
+    check: speculative_config_method,
+};
+
+/// The method against the drafter's family, by engine.
+fn speculative_config_method(cx: &mut Cx) {
+    match cx.deployment.engine() {
+        Some(Engine::Vllm) => vllm_method_family(cx),
+        Some(Engine::Sglang) => sglang_algorithm_family(cx),
+        None => {}
+    }
+}
+
+/// vLLM's `method` (as written, or inferred from the drafter's name) against the family.
+fn vllm_method_family(cx: &mut Cx) {
+    let Some(det) = cx.drafter.and_then(|d| d.detection) else {
+        return;
+    };
+    let Some(want) = vllm_method(det) else {
+        return;
+    };
+    let d = cx.deployment;
+    let family = det.name.as_str();
+    let evidence = det.evidence.join(", ");
+    let at = At {
+        flag: "--speculative-config.method",
+        anchor: (Some("--speculative-config"), "\"method\""),
+        field: None,
+    };
+    let Some(method) = d.method.clone() else {
+        // No method and a drafter name vLLM cannot read one from (a deployment that names no
+        // drafter, like lint's flags without `model`, leaves vLLM nothing to infer from).
+        if d.spec("model").is_some() {
+            let message = format!(
+                "no method, and the drafter's name does not say \"{want}\": vLLM infers the method from the \
+                 name, so a {family} drafter ({evidence}) needs \"method\": \"{want}\""
+            );
+            cx.emit(Severity::Warning, at, message, Some(json!(want)));
+        }
+        return;
+    };
+    let m = method.name.as_str();
+    if m == want || (want == "eagle3" && m == "eagle") {
+        return;
+    }
+    let sampled = cx.drafter.and_then(|d| d.sample_from_anchor()) == Some(true);
+    let refused = m == "dflash" && sampled;
+    let why = if refused {
+        "; vLLM's DFlash speculator refuses sample_from_anchor: true"
+    } else {
+        ""
+    };
+    let how = match method.from {
+        MethodFrom::DrafterName => {
+            format!("no method, so vLLM infers {m:?} from the drafter's name")
+        }
+        _ => format!("method {m:?}"),
+    };
+    let severity = if refused {
+        Severity::Error
+    } else {
+        Severity::Warning
+    };
+    let message = format!(
+        "{how}, but the drafter is a {family} drafter ({evidence}): vLLM expects \"{want}\"{why}"
+    );
+    cx.emit(severity, at, message, Some(json!(want)));
+}
+
+/// SGLang's `--speculative-algorithm` against the family.
+fn sglang_algorithm_family(cx: &mut Cx) {
+    let Some(det) = cx.drafter.and_then(|d| d.detection) else {
+        return;
+    };
+    let (Some(want), Some(method)) = (sglang_algorithm(det), cx.deployment.method.clone()) else {
+        return;
+    };
+    if method.name == want {
+        return;
+    }
+    let message = format!(
+        "--speculative-algorithm {}, but the drafter is a {} drafter ({}): SGLang expects {want}",
+        method.name,
+        det.name.as_str(),
+        det.evidence.join(", ")
+    );
+    let at = At {
+        flag: "--speculative-algorithm",
+        anchor: (None, "--speculative-algorithm"),
+        field: None,
+    };
+    cx.emit(Severity::Warning, at, message, Some(json!(want)));
+}
+
+const NUM_SPECULATIVE_TOKENS_MISSING: Rule = Rule {
+    code: DeploymentCode::NumSpeculativeTokensMissing,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "vLLM --speculative-config without a positive num_speculative_tokens",
+        explanation: "vLLM refuses to start: \"num_speculative_tokens must be provided with speculative model unless \
+the draft model config contains an n_predict parameter\", and the field must be > 0. Drafters whose config carries \
+`n_predict` (MTP heads: num_nextn_predict_layers) and the speculators format (`speculative_tokens`) are exempt when \
+their config is read. The DFlash convention is block_size - 1 (15 for -b16 drafters); DSpark drafters use \
+block_size. Needs no drafter config: launch reports it even when the drafter cannot be read. Formerly also \
+`launch-num-speculative-tokens-missing` (an alias until the next release).",
+        source: "vllm-project/vllm vllm/config/speculative.py@v0.26.0 (__post_init__: n_predict default, raise; _verify_args: absent or <= 0)",
+    },
+    applies: Engines::Vllm,
+    needs: &[],
+    check: num_speculative_tokens_missing,
+};
+
+/// vLLM requires a positive `num_speculative_tokens` (unless the drafter has `n_predict`).
+fn num_speculative_tokens_missing(cx: &mut Cx) {
+    let d = cx.deployment;
+    if d.speculative_config.is_none() {
+        return;
+    }
+    if let Some(dr) = cx.drafter {
+        let root = dr.root();
+        if dr.family() == Some(Family::Speculators)
+            || root.get("n_predict").is_some()
+            || root.get("num_nextn_predict_layers").is_some()
+        {
+            return;
+        }
+    }
+    let suggest = cx.drafter.and_then(|dr| dr.conventional_k());
+    let hint = suggest.map_or(String::new(), |(k, b)| {
+        format!(" (block_size {b}: use {k})")
+    });
+    let expected = suggest.map(|(k, _)| json!(k));
+    let field = cx.drafter.and_then(|dr| dr.block_size()).map(|(p, _)| p);
+    let (anchor, message) = match d.spec("num_speculative_tokens") {
+        None | Some(Value::Null) => (
+            (None, "--speculative-config"),
+            format!(
+                "--speculative-config has no num_speculative_tokens: vLLM refuses to start without it{hint}"
+            ),
+        ),
+        Some(v) if d.k().is_none() => (
+            (Some("--speculative-config"), "num_speculative_tokens"),
+            format!("num_speculative_tokens is {v}: vLLM requires a positive integer{hint}"),
+        ),
+        Some(_) => return,
+    };
+    let at = At {
+        flag: "--speculative-config.num_speculative_tokens",
+        anchor,
+        field,
+    };
+    cx.emit(Severity::Error, at, message, expected);
+}
+
+const NUM_SPECULATIVE_TOKENS_TOO_LARGE: Rule = Rule {
+    code: DeploymentCode::NumSpeculativeTokensTooLarge,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "num_speculative_tokens exceeds what the drafter's block drafts (DFlash: block_size - 1; DSpark: block_size)",
+        explanation: "A DFlash block of block_size positions holds the last verified token and block_size - 1 \
+drafted ones, so K = block_size - 1 is the convention (z-lab's README uses 15 for -b16 drafters; the speculators \
+converter writes it; vllm-project/recipes#837). No engine enforces it: the `block_size` in vLLM's DFlash code is the \
+KV-cache page size (vllm#50012, v0.26.0), not the drafter's, so a larger K drafts positions the drafter was not \
+trained for: a warning. DSpark drafts K = block_size legally when its anchor is sampled (`sample_from_anchor`, \
+default true), and vLLM refuses a Qwen3-Omni DSpark drafter unless K equals block_size (an error there). A DSpark \
+head embedded in a DeepSeek-V4 checkpoint (`dspark_block_size`) is an error too when K exceeds its block: a public \
+report measured acceptance collapsing at every position, not only past the block (vLLM PR 41834: K 7 on \
+dspark_block_size 5 gave 4.4 % against 34.7 % at K 5). Formerly also `launch-k-exceeds-block` (an alias until the \
+next release).",
+        source: "z-lab/dflash README.md@44947fb (num_speculative_tokens 15 with block_size 16); vllm-project/speculators src/speculators/convert/dflash/converter.py@c05b95b:132, src/speculators/models/dspark/config.py@c05b95b:28; vllm-project/vllm vllm/config/speculative.py@002e77c (_validate_qwen3_omni_dspark); vllm-project/vllm#50012; vllm-project/recipes#837; vllm-project/vllm PR 41834 (DeepSeek-V4-Flash-0731 DSpark, num_speculative_tokens 7 vs dspark_block_size 5)",
+    },
+    applies: Engines::Vllm,
+    needs: &[Need::DrafterConfig],
+    check: num_speculative_tokens_too_large,
+};
+
+/// K against the drafter's block, by family.
+fn num_speculative_tokens_too_large(cx: &mut Cx) {
+    let Some(dr) = cx.drafter.filter(DrafterConfig::block_drafter) else {
+        return;
+    };
+    let (Some(k), Some((block_path, b))) = (cx.deployment.k(), dr.block_size()) else {
+        return;
+    };
+    let at = |field: &Path| At {
+        flag: "--speculative-config.num_speculative_tokens",
+        anchor: (Some("--speculative-config"), "num_speculative_tokens"),
+        field: Some(field.clone()),
+    };
+    let omni = crate::config::architectures(dr.root())
+        .iter()
+        .any(|a| a == "Qwen3OmniDSparkModel");
+    if omni && k != b {
+        let message = format!(
+            "num_speculative_tokens {k} but block_size is {b}: vLLM refuses a Qwen3-Omni DSpark drafter unless \
+             they are equal"
+        );
+        cx.emit(Severity::Error, at(&block_path), message, Some(json!(b)));
+        return;
+    }
+    // A DSpark head inside a DeepSeek-V4 checkpoint: K above its block collapsed acceptance at
+    // every position, not only past the block (vLLM PR 41834: 4.4 % with K 7 on a block of 5).
+    if block_path.last_key() == Some("dspark_block_size") && k > b {
+        let message = format!(
+            "num_speculative_tokens {k} exceeds dspark_block_size {b}: with the DSpark head of a DeepSeek-V4 \
+             checkpoint acceptance collapsed at every position, not only past the block (vLLM PR 41834: 4.4 % at \
+             K 7, 34.7 % at K 5); use {b}"
+        );
+        cx.emit(Severity::Error, at(&block_path), message, Some(json!(b)));
+        return;
+    }
+    // DSpark's anchor is itself a prediction unless sample_from_anchor is false (default true:
+    // speculators src/speculators/models/dspark/config.py@c05b95b:28).
+    let anchor_counts = dr.dspark() && dr.sample_from_anchor() != Some(false);
+    let (limit, why) = if anchor_counts {
+        (
+            b,
+            format!("a DSpark block of {b} drafts at most {b} tokens"),
+        )
+    } else {
+        (
+            b - 1,
+            format!(
+                "a block of {b} holds the last verified token and {} drafted ones",
+                b - 1
+            ),
+        )
+    };
+    if k > limit {
+        let message = format!(
+            "num_speculative_tokens {k} exceeds {limit}: {why}; vLLM does not check this (it never reads the \
+             drafter's block_size), the positions past the trained block draft tokens that are never accepted"
+        );
+        cx.emit(
+            Severity::Warning,
+            at(&block_path),
+            message,
+            Some(json!(limit)),
+        );
+    }
+}
+
+const NUM_DRAFT_TOKENS_MISMATCH: Rule = Rule {
+    code: DeploymentCode::NumDraftTokensMismatch,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "SGLang DFLASH draft tokens (--speculative-num-draft-tokens or --speculative-dflash-block-size) differ from the drafter's block_size",
+        explanation: "SGLang's DFLASH algorithm reads block_size from the drafter only when neither \
+--speculative-num-draft-tokens nor --speculative-dflash-block-size is given; an explicit value that differs from the \
+drafter's block_size is not compared at start-up, and the DFlash worker only logs \"DFLASH block size mismatch\" and \
+drafts blocks the drafter was not trained on. Omit the flag or make it equal to block_size (16 for -b16 drafters). \
+`lint --engine sglang --num-draft-tokens N` states the same flag. Formerly also \
+`launch-sglang-draft-tokens-mismatch` (an alias until the next release).",
+        source: "sgl-project/sglang python/sglang/srt/speculative/dflash_worker.py@7f151c5 (block size mismatch warning); sgl-project/sglang python/sglang/srt/server_args.py (_handle_dflash infers the block size only when unset); sgl-project/sglang#23553",
+    },
+    applies: Engines::Sglang,
+    needs: &[Need::DrafterConfig],
+    check: num_draft_tokens_mismatch,
+};
+
+/// SGLang DFLASH: the draft tokens given differ from the drafter's block_size.
+fn num_draft_tokens_mismatch(cx: &mut Cx) {
+    let d = cx.deployment;
+    if d.method.as_ref().is_some_and(|m| m.name != "DFLASH") {
+        return;
+    }
+    let (Some(tokens), Some(dr)) = (d.draft_tokens.clone(), cx.drafter) else {
+        return;
+    };
+    let Some((path, block)) = dr.block_size() else {
+        return;
+    };
+    if tokens.value == block {
+        return;
+    }
+    let flag = tokens.flag;
+    let message = format!(
+        "{flag} {} differs from the drafter's block_size {block}: SGLang only warns (\"DFLASH block size \
+         mismatch\") and drafts blocks the drafter was not trained on; omit the flag to let SGLang read block_size \
+         from the drafter",
+        tokens.value
+    );
+    let at = At {
+        flag,
+        anchor: (None, flag),
+        field: Some(path),
+    };
+    cx.emit(Severity::Warning, at, message, Some(json!(block)));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_code_has_its_rule() {
+        for code in DeploymentCode::ALL {
+            let n = RULES.iter().filter(|r| r.code == *code).count();
+            assert_eq!(n, 1, "{}", code.as_str());
+            assert!(!info(*code).source.is_empty());
+        }
+    }
+}
