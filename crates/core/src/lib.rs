@@ -17,5 +17,6 @@ pub mod rules;
 pub mod target;
 pub mod text;
 pub mod tokens;
+pub mod weights;
 
 pub use error::{Error, Result};

@@ -5,9 +5,10 @@
 
 use serde_json::json;
 
-use super::check::{Cx, Rule, DFLASH_LAYOUTS, KNOWN_LAYOUTS};
+use super::cx::{Cx, Rule, DFLASH_LAYOUTS, KNOWN_LAYOUTS};
+use super::facts::Kind;
 use super::text::Grouped;
-use super::view::{layer_of, Class, Kind, Layout};
+use super::view::{layer_of, Class, Layout};
 use super::WeightsCode;
 use crate::diagnostic::{CodeInfo, Severity};
 

@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::view::{Kind, Sizes};
+use super::facts::{Kind, Sizes};
 use super::WeightsCode;
 
 /// One expected tensor.
