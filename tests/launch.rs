@@ -23,13 +23,13 @@ const QWEN36_TARGET: &[(&str, &str)] = &[
 ];
 
 /// Hub repos the commands name, and the project files that stand in for them in the cache.
-/// Qwen3.5-27B and Qwen3.6-27B share their facts and added tokens (src/source/builtin.rs).
+/// Qwen3.5-27B and Qwen3.6-27B share their facts and added tokens (crates/core/src/builtin.rs).
 const REPOS: &[(&str, &[(&str, &str)])] = &[
     (
         "z-lab/Qwen3.5-27B-DFlash",
         &[(
             "config.json",
-            "src/source/snapshots/z-lab__Qwen3.5-27B-DFlash.json",
+            "crates/core/snapshots/z-lab__Qwen3.5-27B-DFlash.json",
         )],
     ),
     (
@@ -1058,7 +1058,7 @@ fn drafters_on_a_live_hub_and_a_dead_one() {
     let mut repo = FakeRepo::default();
     let sha = repo.commit(&[(
         "config.json",
-        &std::fs::read("src/source/snapshots/z-lab__Qwen3.5-27B-DFlash.json").unwrap(),
+        &std::fs::read("crates/core/snapshots/z-lab__Qwen3.5-27B-DFlash.json").unwrap(),
     )]);
     server.add_repo("z-lab/Qwen3.5-27B-DFlash", repo);
     let run = |endpoint: &str| {

@@ -8,6 +8,8 @@
 //! the same name and adds the Hub, the engines' command lines, metrics and the renderers.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod acceptance;
+pub mod builtin;
 pub mod config;
 pub mod diagnostic;
 pub mod diff;

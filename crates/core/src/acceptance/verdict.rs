@@ -1,16 +1,12 @@
-//! From a measured window to a report: what was measured, the threshold it is held to (given,
-//! or the break-even point), and the report built by running the family's [`rules`] — the
-//! verdict, the likely cause, the `dflash-check` commands to run next, and the rules skipped for
-//! want of a fact. Pure: no I/O.
+//! What a measured window is: what was measured ([`Measurement`], over a [`Window`]), the
+//! threshold it is held to (given, or the break-even point of the [`DraftFamily`]), and the
+//! [`Verdict`]. Data types only: the report is built by running the family's rules over them
+//! in `build` ([`AcceptanceReport::build`](super::AcceptanceReport::build)). Pure: no I/O.
 
 use serde::Serialize;
 
-use super::compute::{self, SglangWindow, Shape, VllmWindow};
-use super::rules::{self, Skipped};
+use super::compute::{self, SglangWindow, VllmWindow};
 use super::ServerEngine;
-use crate::diagnostic::rule::run;
-use crate::diagnostic::{Diagnostic, Summary};
-use crate::source::builtin::{self, Snapshot};
 
 /// What was measured over the window.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -50,11 +46,6 @@ impl Measurement {
             Measurement::Vllm(w) => w.draft_acceptance_rate,
             Measurement::Sglang(w) => w.accept_rate.map(|s| s.mean),
         }
-    }
-
-    /// The likely cause the acceptance points at ([`rules::shape`]).
-    pub fn shape(&self) -> Shape {
-        rules::shape(self)
     }
 }
 
@@ -148,77 +139,6 @@ pub struct Window {
     pub scrapes: usize,
 }
 
-/// Everything `acceptance` found.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct AcceptanceReport {
-    /// The URL scraped.
-    pub url: String,
-    /// The served model read (`model_name` label), when the series carry one.
-    pub model_name: Option<String>,
-    /// Every model the server's acceptance metrics name.
-    pub models: Vec<String>,
-    pub window: Window,
-    pub measurement: Measurement,
-    pub shape: Shape,
-    pub threshold: Option<Threshold>,
-    pub verdict: Verdict,
-    /// Built-in snapshots of drafters for the served model (by their target's repo name).
-    pub snapshots: Vec<String>,
-    pub diagnostics: Vec<Diagnostic>,
-    /// The `dflash-check` commands that check the likely cause.
-    pub next_steps: Vec<String>,
-    /// The rules not run for want of a fact (a threshold, per-position counters, …).
-    pub skipped: Vec<Skipped>,
-}
-
-impl AcceptanceReport {
-    /// Builds the verdict, and runs the family's rules for the diagnostics, the next steps and
-    /// the rules skipped for want of a fact.
-    pub fn build(
-        url: String,
-        model_name: Option<String>,
-        models: Vec<String>,
-        window: Window,
-        measurement: Measurement,
-        threshold: Option<Threshold>,
-    ) -> AcceptanceReport {
-        let snapshots = model_name
-            .as_deref()
-            .map(snapshots_for_model)
-            .unwrap_or_default();
-        let target = model_name.as_deref().filter(|m| looks_like_model_path(m));
-        let mut cx = rules::Cx::new(&measurement, threshold.as_ref(), &snapshots, target);
-        let skipped = run(rules::RULES, &mut cx);
-        let (shape, mut diagnostics, next_steps) = (cx.shape, cx.diagnostics, cx.next_steps);
-        crate::diagnostic::sort(&mut diagnostics);
-        let verdict = rules::verdict(&measurement, threshold.as_ref());
-        AcceptanceReport {
-            url,
-            model_name,
-            models,
-            window,
-            measurement,
-            shape,
-            threshold,
-            verdict,
-            snapshots,
-            diagnostics,
-            next_steps,
-            skipped,
-        }
-    }
-
-    pub fn summary(&self) -> Summary {
-        Summary::of(&self.diagnostics)
-    }
-
-    /// Exit code: 1 when the verdict fails (the only error-level finding), else 0.
-    /// Whether the gate fails: the acceptance length is below the threshold.
-    pub fn fails(&self) -> bool {
-        self.summary().errors > 0
-    }
-}
-
 pub(super) fn length_metric(engine: ServerEngine) -> &'static str {
     match engine {
         ServerEngine::Vllm => compute::VLLM_ACCEPTED,
@@ -234,81 +154,13 @@ pub(super) fn of_max(m: &Measurement) -> String {
     }
 }
 
-/// The drafters the tool knows for a served model: built-in snapshots whose target repo is the
-/// model name, or whose target's repo name is its last path component (`/models/Qwen3.6-27B`).
-pub fn snapshots_for_model(model: &str) -> Vec<String> {
-    let last = model
-        .trim_end_matches('/')
-        .rsplit('/')
-        .next()
-        .unwrap_or(model);
-    builtin::SNAPSHOTS
-        .iter()
-        .filter(|s: &&Snapshot| {
-            let repo = s.target.repo;
-            let name = repo.rsplit('/').next().unwrap_or(repo);
-            repo.eq_ignore_ascii_case(model) || name.eq_ignore_ascii_case(last)
-        })
-        .map(|s| s.repo.to_string())
-        .collect()
-}
-
-/// A served model name usable as `--target`: a Hub repo id or a path, not an alias.
-fn looks_like_model_path(name: &str) -> bool {
-    name.contains('/') && !name.contains(char::is_whitespace)
-}
-
-/// The served model as a `--target` argument: a path as it is, a Hub repo id in the explicit
-/// `hf://` form (a bare `ORG/NAME` is read as a local path; see `input`).
-fn target_arg(target: Option<&str>) -> String {
-    match target {
-        None => "TARGET".to_string(),
-        Some(t) if t.starts_with('/') || t.starts_with('.') => shell_word(t),
-        Some(t) => shell_word(&format!("hf://{t}")),
-    }
-}
-
-pub(super) fn lint_command(engine: ServerEngine, target: Option<&str>) -> String {
-    format!(
-        "dflash-check lint DRAFTER_DIR --target {} --engine {}",
-        target_arg(target),
-        engine.flag()
-    )
-}
-
-pub(super) fn diff_command(snapshots: &[String], target: Option<&str>) -> String {
-    let authority = match snapshots {
-        [one] => format!(" --snapshot {}", shell_word(one)),
-        _ => " --from-hub DRAFTER_REPO".to_string(),
-    };
-    format!(
-        "dflash-check diff DRAFTER_DIR{authority} --target {}",
-        target_arg(target)
-    )
-}
-
-/// Quotes a word for a POSIX shell when it needs it (shell-words, as every command line the
-/// tool prints).
-fn shell_word(w: &str) -> String {
-    shell_words::quote(w).into_owned()
-}
-
-pub(crate) fn fmt2(x: f64) -> String {
-    format!("{x:.2}")
-}
-
-pub(crate) fn fmt3(x: f64) -> String {
-    format!("{x:.3}")
-}
-
-pub(crate) fn pct(x: f64) -> String {
-    format!("{:.1}%", x * 100.0)
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::acceptance::build::snapshots_for_model;
     use crate::acceptance::compute::{PositionAcceptance, Stats};
+    use crate::acceptance::next::shell_word;
+    use crate::acceptance::AcceptanceReport;
 
     fn vllm(per_pos: &[f64]) -> Measurement {
         let drafts = 1000.0;
