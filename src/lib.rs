@@ -8,7 +8,6 @@ pub mod acceptance;
 pub mod analysis;
 pub mod check;
 pub mod doctor;
-pub mod evidence;
 pub mod exit;
 pub mod fix;
 pub mod hub;
@@ -24,6 +23,6 @@ pub mod weights;
 // The no-network core, re-exported under the same module names so that `crate::config`,
 // `crate::rules`, … read the same everywhere.
 pub use dflash_check_core::{
-    builtin, config, diagnostic, diff, error, json, rules, target, text, tokens,
+    builtin, config, diagnostic, diff, error, evidence, json, rules, target, text, tokens,
 };
 pub use error::{Error, Result};

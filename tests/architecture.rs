@@ -21,6 +21,8 @@ const LAYERS: &[&[&str]] = &[
     &["rules"],
     // The core's part of the other check families: weights reads the family lint detects.
     &["core::weights", "core::acceptance"],
+    // Evidence for the rules (evidence/evidence.toml, compiled in): read by explain and SARIF.
+    &["evidence"],
     // Pure judgement ends here: no I/O below this line is reachable from rules. Everything up
     // to here is the core crate (crates/core), which has no network dependency to import.
     &["hub"],
@@ -36,8 +38,6 @@ const LAYERS: &[&[&str]] = &[
     &["launch"],
     &["doctor"],
     &["registry"],
-    // Evidence for the rules (evidence/evidence.toml): read by explain and SARIF.
-    &["evidence"],
     &["report"],
 ];
 
@@ -318,6 +318,7 @@ const CORE_MODULES: &[&str] = &[
     "diagnostic",
     "diff",
     "error",
+    "evidence",
     "json",
     "rules",
     "target",
