@@ -24,7 +24,7 @@ pub mod verdict;
 
 pub use compute::{ServerEngine, Shape};
 pub use scrape::{measure, HttpSource, MeasureOptions, MetricsSource};
-pub use verdict::{AcceptanceReport, DraftFamily, Measurement, Threshold, Verdict};
+pub use verdict::{AcceptanceReport, Measurement, Threshold, Verdict};
 
 use crate::diagnostic::CodeInfo;
 

@@ -13,11 +13,12 @@
 
 use serde::Serialize;
 
-use super::view::{Kind, View};
+use super::view::View;
 use super::{files, presence, quant, shapes, vocab, WeightsCode, WeightsHeaders};
 use crate::config::{ConfigFile, TargetFacts};
 use crate::diagnostic::rule::{self, Describe, NeedKind, RuleFamily};
 use crate::diagnostic::{self, CodeInfo, Diagnostic};
+use crate::family::WeightsLayout;
 
 /// A fact a weights rule cannot run without.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -57,15 +58,19 @@ pub enum Applies {
     /// Any config, of any family or none.
     Any,
     /// Configs of these families, whose tensor layout is known.
-    Layouts(&'static [Kind]),
+    Layouts(&'static [WeightsLayout]),
 }
 
 /// Every family whose tensor layout is known.
-pub(super) const KNOWN_LAYOUTS: Applies =
-    Applies::Layouts(&[Kind::Dflash, Kind::Dflash2, Kind::Eagle3]);
+pub(super) const KNOWN_LAYOUTS: Applies = Applies::Layouts(&[
+    WeightsLayout::Dflash,
+    WeightsLayout::Dflash2,
+    WeightsLayout::Eagle3,
+]);
 
 /// DFlash and DFlash2.
-pub(super) const DFLASH_LAYOUTS: Applies = Applies::Layouts(&[Kind::Dflash, Kind::Dflash2]);
+pub(super) const DFLASH_LAYOUTS: Applies =
+    Applies::Layouts(&[WeightsLayout::Dflash, WeightsLayout::Dflash2]);
 
 impl Describe for Applies {
     fn describe(self) -> String {

@@ -45,7 +45,6 @@ pub use check::{
 };
 pub use header::{Shard, Tensor};
 pub use index::Index;
-pub use view::Kind;
 
 pub use crate::diagnostic::codes::WeightsCode;
 

@@ -1,7 +1,7 @@
 //! `dflash-check-core`: the part of dflash-check that needs no network.
 //!
 //! JSON with source positions ([`json`]), drafter and target configs ([`config`]), token
-//! tables ([`tokens`]), the one diagnostic model and rule engine ([`diagnostic`]), the
+//! tables ([`tokens`]), the drafter families ([`family`]: one table, as data), the one diagnostic model and rule engine ([`diagnostic`]), the
 //! field-by-field comparison ([`diff`]) and the lint rules ([`rules`]). It reads files (configs,
 //! tokenizer files) but never opens a socket: the crate has no network or async dependency, so
 //! a forbidden import does not compile. The `dflash-check` crate re-exports every module under
@@ -12,6 +12,7 @@ pub mod config;
 pub mod diagnostic;
 pub mod diff;
 pub mod error;
+pub mod family;
 pub mod json;
 pub mod rules;
 pub mod target;
