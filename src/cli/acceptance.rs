@@ -41,14 +41,14 @@ pub struct AcceptanceArgs {
     /// Without it, the gate is the break-even point (see --draft-cost-ratio).
     #[arg(long, value_name = "X", value_parser = parse_min_length)]
     pub min_acceptance_length: Option<f64>,
-    /// How the drafter drafts, for the break-even point: a block drafter (dflash, dflash2,
-    /// dspark, domino: one forward per block, 1 + c) or a head that drafts token by token
-    /// (eagle3, also spelt eagle, and mtp: 1 + K·c).
+    /// The drafter's family, for the break-even point: a block drafter drafts in one forward
+    /// per block (1 + c), an EAGLE-3 or MTP head in one forward per drafted token (1 + K·c).
+    /// `eagle` is eagle3.
     #[arg(long, value_name = "FAMILY", default_value = "dflash",
           value_parser = super::family_parser(|r| r.rules.acceptance.is_some()))]
     pub draft_family: Family,
     /// Cost of one drafter forward relative to one target forward (c); default 0.15 for
-    /// block drafters, 0.05 for eagle3 and mtp (docs/acceptance.md, "Break-even").
+    /// block drafters, 0.05 for EAGLE-3 and MTP heads (docs/acceptance.md, "Break-even").
     #[arg(long, value_name = "C", value_parser = parse_cost_ratio)]
     pub draft_cost_ratio: Option<f64>,
     /// Read this served model (the `model_name` label); required when the server serves several.

@@ -55,11 +55,16 @@ pub struct DrafterFacts {
     pub num_key_value_heads: Option<u64>,
 }
 
+/// A family's name, `other` when there is none.
+fn name_of(kind: Option<Family>) -> &'static str {
+    kind.map_or("other", Family::as_str)
+}
+
 fn kind_name<S: serde::Serializer>(
     kind: &Option<Family>,
     s: S,
 ) -> std::result::Result<S::Ok, S::Error> {
-    s.serialize_str(kind.map_or("other", Family::as_str))
+    s.serialize_str(name_of(*kind))
 }
 
 impl DrafterFacts {
@@ -70,7 +75,7 @@ impl DrafterFacts {
 
     /// The family's name in messages (`dflash`, `eagle3`; `other`).
     pub fn kind_str(&self) -> &'static str {
-        self.kind.map_or("other", Family::as_str)
+        name_of(self.kind)
     }
 
     /// Whether the draft has a checkpoint of its own: not when its family lives only in the
