@@ -13,7 +13,8 @@ use std::path::Path;
 const LAYERS: &[&[&str]] = &[
     &["json", "exit", "error"],
     &["config"],
-    &["tokens"],
+    // The family table reads a config to detect a family; nothing below the rules needs it.
+    &["tokens", "family"],
     // The built-in snapshots of known drafters and their targets: compiled-in data.
     &["builtin"],
     &["text", "diagnostic", "target"],
@@ -319,6 +320,7 @@ const CORE_MODULES: &[&str] = &[
     "diff",
     "error",
     "evidence",
+    "family",
     "json",
     "rules",
     "target",
@@ -605,5 +607,203 @@ fn function_lengths_are_counted_from_fn_to_its_brace() {
     assert_eq!(
         function_lengths(code),
         vec![("a".into(), 1, 3), ("c".into(), 5, 1), ("d".into(), 6, 3)]
+    );
+}
+
+/// The family module, where every per-family fact is a row of its table.
+const FAMILY_MODULE: &str = "crates/core/src/family/";
+/// The enums whose variants only the family module may match on.
+const FAMILY_ENUMS: &[&str] = &["Family", "DrafterLocation"];
+
+/// The end of a delimited group opening at `code[open]` (`(`, `[` or `{`).
+fn group_end(code: &str, open: usize) -> usize {
+    let mut depth = 0i32;
+    for (i, c) in code[open..].char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return open + i;
+                }
+            }
+            _ => {}
+        }
+    }
+    code.len()
+}
+
+/// The patterns of a `match` body (the text inside its braces): each arm's text before its
+/// `=>`, arms split at top-level commas or after a braced arm.
+fn arm_patterns(body: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < body.len() {
+        let rest = &body[i..];
+        let mut depth = 0i32;
+        let Some(arrow) = rest.char_indices().find_map(|(j, c)| {
+            match c {
+                '(' | '[' | '{' => depth += 1,
+                ')' | ']' | '}' => depth -= 1,
+                '=' if depth == 0 && rest[j..].starts_with("=>") => return Some(j),
+                _ => {}
+            }
+            None
+        }) else {
+            break;
+        };
+        out.push(&rest[..arrow]);
+        // The arm's expression: a block, or everything up to the next top-level comma.
+        let expr = arrow + 2;
+        let trimmed = rest[expr..].trim_start();
+        let start = expr + (rest[expr..].len() - trimmed.len());
+        let end = if trimmed.starts_with('{') {
+            group_end(rest, start) + 1
+        } else {
+            let mut depth = 0i32;
+            rest[start..]
+                .char_indices()
+                .find_map(|(j, c)| {
+                    match c {
+                        '(' | '[' | '{' => depth += 1,
+                        ')' | ']' | '}' => depth -= 1,
+                        ',' if depth == 0 => return Some(start + j),
+                        _ => {}
+                    }
+                    None
+                })
+                .unwrap_or(rest.len())
+        };
+        i += end + 1;
+    }
+    out
+}
+
+/// Whether `pattern` names a variant of one of [`FAMILY_ENUMS`] (`Family::Dflash`, not
+/// `RuleFamily::` or `DraftFamily::`).
+fn names_a_family_variant(pattern: &str) -> bool {
+    FAMILY_ENUMS.iter().any(|e| {
+        let needle = format!("{e}::");
+        pattern.match_indices(&needle).any(|(at, _)| {
+            let before = pattern[..at].chars().last();
+            !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+        })
+    })
+}
+
+/// Each `match` (and `matches!`) in `code` whose patterns name a family variant, by line.
+fn family_matches(code: &str) -> Vec<usize> {
+    let line_of = |at: usize| code[..at].matches('\n').count() + 1;
+    let mut out = Vec::new();
+    for (at, _) in code.match_indices("match") {
+        let before = code[..at].chars().last();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        let rest = &code[at + "match".len()..];
+        let patterns: Vec<&str> = if rest.starts_with("es!(") {
+            // `matches!(value, patterns)`: everything after the first top-level comma.
+            let open = at + "matches!".len();
+            let inside = &code[open + 1..group_end(code, open)];
+            let mut depth = 0i32;
+            let comma = inside.char_indices().find_map(|(j, c)| {
+                match c {
+                    '(' | '[' | '{' => depth += 1,
+                    ')' | ']' | '}' => depth -= 1,
+                    ',' if depth == 0 => return Some(j),
+                    _ => {}
+                }
+                None
+            });
+            comma.map(|j| vec![&inside[j + 1..]]).unwrap_or_default()
+        } else if rest.starts_with(|c: char| c.is_whitespace()) {
+            // `match scrutinee { arms }`: the body is the first top-level `{`.
+            let mut depth = 0i32;
+            let Some(open) = rest.char_indices().find_map(|(j, c)| match c {
+                '(' | '[' => {
+                    depth += 1;
+                    None
+                }
+                ')' | ']' => {
+                    depth -= 1;
+                    None
+                }
+                '{' if depth == 0 => Some(j),
+                _ => None,
+            }) else {
+                continue;
+            };
+            let open = at + "match".len() + open;
+            arm_patterns(&code[open + 1..group_end(code, open)])
+        } else {
+            continue;
+        };
+        // A guard (`Some(t) if name == Family::Speculators`) is a comparison, not a pattern.
+        let without_guard = |p: &&str| -> bool {
+            let cut = p
+                .match_indices("if")
+                .find(|(i, _)| {
+                    let b = p[..*i].chars().last();
+                    let a = p[i + 2..].chars().next();
+                    b.is_some_and(char::is_whitespace) && a.is_some_and(char::is_whitespace)
+                })
+                .map_or(p.len(), |(i, _)| i);
+            names_a_family_variant(&p[..cut])
+        };
+        if patterns.iter().any(without_guard) {
+            out.push(line_of(at));
+        }
+    }
+    out
+}
+
+/// Every per-family fact is a row of the family table (crates/core/src/family/table.rs): a
+/// `match` over `Family::` (or `DrafterLocation::`) variants anywhere else is a second table
+/// that a new family would have to be added to (issue 29). Comparing with one variant
+/// (`detection.name == Family::Speculators`) and listing the families a rule applies to stay
+/// legal: they are a rule's own scope.
+#[test]
+fn only_the_family_module_matches_on_a_family() {
+    let mut found = Vec::new();
+    for root in ROOTS {
+        let mut files = Vec::new();
+        walk(Path::new(root), &mut files);
+        for file in files {
+            let shown = file.display().to_string();
+            if shown.starts_with(FAMILY_MODULE) {
+                continue;
+            }
+            let code = code_only(&std::fs::read_to_string(&file).unwrap());
+            for line in family_matches(&code) {
+                found.push(format!("{shown}:{line}"));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "a match over the drafter family outside {FAMILY_MODULE} (read the fact from the family's \
+         row, `family.spec()`, instead):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn family_matches_are_found_in_match_arms_only() {
+    let flagged = "fn f(x: Family) -> u8 {\n    match x {\n        Family::Dflash | Family::Dflash2 => 1,\n        _ => 2,\n    }\n}\n";
+    assert_eq!(family_matches(flagged), vec![2]);
+    let nested = "let k = match d {\n    Some(d) => match d.name {\n        (Family::Mtp, _) => 1,\n        _ => 0,\n    },\n    None => 0,\n};";
+    assert_eq!(family_matches(nested), vec![2]);
+    let macro_form = "if matches!(kind, Some(Family::Dspark)) {}";
+    let guarded = "match t {\n    Some(t) if name == Family::Speculators => 1,\n    _ => 0,\n}";
+    assert!(family_matches(guarded).is_empty());
+    assert_eq!(family_matches(macro_form), vec![1]);
+    // A family in an arm's value, a comparison, a list, another enum: not a match over it.
+    let legal = "let f = match arg {\n    Arg::Dflash => Family::Dflash,\n    Arg::Mtp => { Family::Mtp }\n};\n\
+                 if name == Family::Dspark {}\nconst A: &[Family] = &[Family::Domino];\n\
+                 match self { RuleFamily::X => 1, DraftFamily::Eagle => 2 }";
+    assert!(
+        family_matches(legal).is_empty(),
+        "{:?}",
+        family_matches(legal)
     );
 }

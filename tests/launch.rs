@@ -1270,3 +1270,60 @@ fn chat_template_overrides_and_thinking_defaults() {
     );
     assert_eq!(code, 1);
 }
+
+/// The drafter's family comes from the one family table, so launch names the same engine
+/// method as lint does (issue 29). A Domino drafter: SGLang serves it with DFLASH, vLLM has no
+/// Domino method (launch used to ask vLLM for `dflash`); an EAGLE-3 head accepts vLLM's
+/// `eagle`, as lint does; and the JSON names the family (`domino`, formerly `dflash`).
+#[test]
+fn launch_reads_the_family_table() {
+    let domino = [
+        "--drafter",
+        "tests/fixtures/real-configs/sgl-project__SpecForge-qwen3-8b-domino",
+    ];
+    let vllm = [
+        "vllm",
+        "serve",
+        "Qwen/Qwen3-8B",
+        "--speculative-config",
+        r#"{"method": "eagle3", "model": "sgl-project/domino@0123456789abcdef0123456789abcdef01234567", "num_speculative_tokens": 15}"#,
+    ];
+    let (_, report) = launch_json(&domino, &vllm);
+    assert_eq!(report["drafter_facts"]["kind"], "domino", "{report:#}");
+    assert!(
+        !codes(&report)
+            .iter()
+            .any(|(c, _)| c == "launch-method-family"),
+        "{report:#}"
+    );
+    let sglang = [
+        "python3",
+        "-m",
+        "sglang.launch_server",
+        "--model-path",
+        "Qwen/Qwen3-8B",
+        "--speculative-algorithm",
+        "EAGLE3",
+        "--speculative-draft-model-path",
+        "sgl-project/domino",
+    ];
+    let (_, report) = launch_json(&domino, &sglang);
+    let d = diagnostic(&report, "launch-method-family");
+    assert_eq!(d["expected"], "DFLASH", "{report:#}");
+    let eagle3 = ["--drafter", "tests/launch/models/eagle3-qwen3-8b"];
+    let eagle = [
+        "vllm",
+        "serve",
+        "Qwen/Qwen3-8B",
+        "--speculative-config",
+        r#"{"method": "eagle", "model": "a/b@0123456789abcdef0123456789abcdef01234567", "num_speculative_tokens": 3}"#,
+    ];
+    let (_, report) = launch_json(&eagle3, &eagle);
+    assert_eq!(report["drafter_facts"]["kind"], "eagle3", "{report:#}");
+    assert!(
+        !codes(&report)
+            .iter()
+            .any(|(c, _)| c == "launch-method-family"),
+        "{report:#}"
+    );
+}

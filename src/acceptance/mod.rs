@@ -23,7 +23,7 @@ pub mod scrape;
 pub use dflash_check_core::acceptance::{
     break_even, build, compute, cx, gauge, info, metrics, next, position, rules,
     snapshots_for_model, text, threshold, Acceptance, AcceptanceCode, AcceptanceReport, Applies,
-    Cx, DraftFamily, Measurement, Need, Rule, ServerEngine, Shape, Skipped, Threshold, Verdict,
+    Cx, Measurement, Need, Rule, ServerEngine, Shape, Skipped, Threshold, Verdict,
     Window, NEAR_ZERO,
 };
 pub use scrape::{measure, HttpSource, MeasureOptions, MetricsSource};

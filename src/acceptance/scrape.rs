@@ -8,7 +8,8 @@ use std::time::{Duration, Instant};
 
 use super::compute::{self, ServerEngine};
 use super::metrics::{self, Exposition};
-use super::verdict::{self, AcceptanceReport, DraftFamily, Measurement, Threshold, Window};
+use super::verdict::{self, AcceptanceReport, Measurement, Threshold, Window};
+use crate::family::Family;
 use crate::{Error, Result};
 
 /// A `/metrics` body larger than this is refused, while it streams (vLLM's is a few hundred
@@ -39,7 +40,7 @@ pub struct MeasureOptions {
     pub min_acceptance_length: Option<f64>,
     /// The drafter family and draft-to-target cost ratio (`None`: the family's default) that
     /// set the break-even threshold when no minimum is given.
-    pub draft_family: DraftFamily,
+    pub draft_family: Family,
     pub draft_cost_ratio: Option<f64>,
 }
 
@@ -370,7 +371,7 @@ mod tests {
             window: Duration::from_secs_f64(window),
             model_name: None,
             min_acceptance_length: Some(2.0),
-            draft_family: DraftFamily::Dflash,
+            draft_family: Family::Dflash,
             draft_cost_ratio: None,
         }
     }

@@ -21,58 +21,17 @@ use super::LaunchCode;
 use crate::config::ConfigFile;
 use crate::diagnostic::rule::{Describe, NeedKind, RuleFamily};
 use crate::diagnostic::{CodeInfo, Diagnostic, Severity};
+use crate::family::{self, DrafterLocation, Family, FamilySpec, KConvention};
 use crate::json::Node;
-use crate::rules::{family, Engine, Family};
-
-/// The kind of drafter, as far as the launch rules care.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DrafterKind {
-    /// DFlash or DFlash2: K = block_size - 1 by convention.
-    Dflash,
-    /// DSpark: K = block_size is legal.
-    Dspark,
-    /// EAGLE-3 heads.
-    Eagle3,
-    /// Anything else (a plain LM, an MTP target, an unknown head).
-    Other,
-}
-
-impl DrafterKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DrafterKind::Dflash => "dflash",
-            DrafterKind::Dspark => "dspark",
-            DrafterKind::Eagle3 => "eagle3",
-            DrafterKind::Other => "other",
-        }
-    }
-
-    /// vLLM's `method` for this kind.
-    fn vllm_method(self) -> Option<&'static str> {
-        match self {
-            DrafterKind::Dflash => Some("dflash"),
-            DrafterKind::Dspark => Some("dspark"),
-            DrafterKind::Eagle3 => Some("eagle3"),
-            DrafterKind::Other => None,
-        }
-    }
-
-    /// SGLang's `--speculative-algorithm` for this kind.
-    fn sglang_algorithm(self) -> Option<&'static str> {
-        match self {
-            DrafterKind::Dflash => Some("DFLASH"),
-            DrafterKind::Dspark => Some("DSPARK"),
-            DrafterKind::Eagle3 => Some("EAGLE3"),
-            DrafterKind::Other => None,
-        }
-    }
-}
+use crate::rules::Engine;
 
 /// What the launch rules read from the drafter's config.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DrafterFacts {
-    pub kind: DrafterKind,
+    /// The drafter's family (the speculators format: the wrapped algorithm's), serialized as
+    /// its name; `None` (serialized `other`): a plain LM, an MTP target, an unknown head.
+    #[serde(serialize_with = "kind_name")]
+    pub kind: Option<Family>,
     /// The fields that gave the kind away.
     pub evidence: Vec<String>,
     /// `block_size` or `dflash_config.block_size` (DSpark: also `dspark_block_size`).
@@ -96,6 +55,42 @@ pub struct DrafterFacts {
     pub num_key_value_heads: Option<u64>,
 }
 
+/// A family's name, `other` when there is none.
+fn name_of(kind: Option<Family>) -> &'static str {
+    kind.map_or("other", Family::as_str)
+}
+
+fn kind_name<S: serde::Serializer>(
+    kind: &Option<Family>,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_str(name_of(*kind))
+}
+
+impl DrafterFacts {
+    /// The family's row, when the family is known.
+    fn spec(&self) -> Option<&'static FamilySpec> {
+        self.kind.map(Family::spec)
+    }
+
+    /// The family's name in messages (`dflash`, `eagle3`; `other`).
+    pub fn kind_str(&self) -> &'static str {
+        name_of(self.kind)
+    }
+
+    /// Whether the draft has a checkpoint of its own: not when its family lives only in the
+    /// target's checkpoint (MTP heads) or is unknown (a target read for its draft module).
+    fn separate(&self) -> bool {
+        self.spec()
+            .is_some_and(|r| r.locations.contains(&DrafterLocation::Separate))
+    }
+
+    /// The family's K convention (DFlash: block_size - 1; DSpark: block_size).
+    fn k_convention(&self) -> Option<KConvention> {
+        self.spec().and_then(|s| s.rules.launch_k)
+    }
+}
+
 fn positive(node: Option<&Node>) -> Option<u64> {
     node.and_then(Node::as_u64).filter(|&v| v > 0)
 }
@@ -114,24 +109,11 @@ impl DrafterFacts {
     /// Reads the facts from a drafter's (or a fused target's) config.
     pub fn from_config(config: &ConfigFile) -> DrafterFacts {
         let root = config.root();
-        // One family detection for every command (rules::family), mapped onto what the launch
-        // rules distinguish.
+        // One family detection for every command (crate::family); its row says how engines
+        // serve it.
         let (kind, evidence) = match family::detect(root) {
-            Some(d) => {
-                let kind = match d.name {
-                    Family::Dflash | Family::Dflash2 | Family::Domino => DrafterKind::Dflash,
-                    Family::Dspark => DrafterKind::Dspark,
-                    Family::Eagle3 | Family::Peagle => DrafterKind::Eagle3,
-                    Family::Mtp => DrafterKind::Other,
-                    Family::Speculators => match d.speculators_model_type.as_deref() {
-                        Some("eagle3") | Some("peagle") => DrafterKind::Eagle3,
-                        Some("dspark") => DrafterKind::Dspark,
-                        _ => DrafterKind::Dflash,
-                    },
-                };
-                (kind, d.evidence)
-            }
-            None => (DrafterKind::Other, Vec::new()),
+            Some(d) => (Some(d.effective().family), d.evidence),
+            None => (None, Vec::new()),
         };
         let block_size = crate::config::layout_field("block_size")
             .and_then(|f| f.find(root))
@@ -482,25 +464,33 @@ fn method_family(cx: &mut Cx) {
     let evidence = drafter.evidence.join(", ");
     match cx.launch().engine {
         Engine::Vllm => {
-            let Some(want) = drafter.kind.vllm_method() else {
+            let Some(row) = drafter.spec() else {
+                return;
+            };
+            let Some(want) = row.engines.vllm else {
                 return;
             };
             if cx.launch().speculative_config.is_none() {
                 return;
             }
             let (method, inferred) = vllm_method(cx.launch());
-            if method.as_deref() == Some(want) {
+            if method.as_deref().is_some_and(|m| row.vllm_accepts(m)) {
+                return;
+            }
+            // vLLM infers `mtp` from the draft's model_type, never from its name
+            // (vllm/config/speculative.py@002e77c): no method is not a mismatch there.
+            if method.is_none() && want == "mtp" {
                 return;
             }
             let message = match (&method, inferred) {
                 (Some(m), false) => format!(
                     "method {m:?}, but the drafter is a {} drafter ({evidence}): vLLM expects \"{want}\"",
-                    drafter.kind.as_str()
+                    drafter.kind_str()
                 ),
                 _ => format!(
                     "no method, and the drafter's name does not say \"{want}\": vLLM infers the method from \
                      the name, so a {} drafter ({evidence}) needs \"method\": \"{want}\"",
-                    drafter.kind.as_str()
+                    drafter.kind_str()
                 ),
             };
             cx.emit(
@@ -511,7 +501,7 @@ fn method_family(cx: &mut Cx) {
             );
         }
         Engine::Sglang => {
-            let Some(want) = drafter.kind.sglang_algorithm() else {
+            let Some(want) = drafter.spec().and_then(|r| r.engines.sglang) else {
                 return;
             };
             let Some(algorithm) = cx.launch().sglang.algorithm.clone() else {
@@ -524,7 +514,7 @@ fn method_family(cx: &mut Cx) {
                     format!(
                         "--speculative-algorithm {algorithm}, but the drafter is a {} drafter ({evidence}): \
                          SGLang expects {want}",
-                        drafter.kind.as_str()
+                        drafter.kind_str()
                     ),
                     Some(json!(want)),
                 );
@@ -635,14 +625,13 @@ fn num_speculative_tokens_missing(cx: &mut Cx) {
         return;
     }
     let block = cx.input.drafter.and_then(|d| d.block_size);
-    let suggest = cx.input.drafter.and_then(|d| match (d.kind, d.block_size) {
-        (DrafterKind::Dflash, Some(b)) => Some(json!(b - 1)),
-        (DrafterKind::Dspark, Some(b)) => Some(json!(b)),
-        _ => None,
-    });
-    let hint = match (cx.input.drafter.map(|d| d.kind), block) {
-        (Some(DrafterKind::Dflash), Some(b)) => format!(" (block_size {b}: use {})", b - 1),
-        (Some(DrafterKind::Dspark), Some(b)) => format!(" (DSpark block_size {b}: use {b})"),
+    let convention = cx.input.drafter.and_then(DrafterFacts::k_convention);
+    let suggest = convention.zip(block).map(|(c, b)| json!(c.max_k(b)));
+    let hint = match (convention, block) {
+        (Some(KConvention::BlockMinusOne), Some(b)) => {
+            format!(" (block_size {b}: use {})", b - 1)
+        }
+        (Some(KConvention::Block), Some(b)) => format!(" (DSpark block_size {b}: use {b})"),
         _ => String::new(),
     };
     match launch.spec("num_speculative_tokens") {
@@ -698,15 +687,15 @@ fn k_exceeds_block(cx: &mut Cx) {
     let Some(block) = drafter.block_size else {
         return;
     };
-    let (limit, why) = match drafter.kind {
-        DrafterKind::Dflash => (
+    let (limit, why) = match drafter.k_convention() {
+        Some(KConvention::BlockMinusOne) => (
             block - 1,
             format!(
                 "a DFlash block of {block} holds the last verified token and {} drafted ones",
                 block - 1
             ),
         ),
-        DrafterKind::Dspark => (
+        Some(KConvention::Block) => (
             block,
             format!("a DSpark block of {block} drafts at most {block} tokens"),
         ),
@@ -746,9 +735,12 @@ vLLM's defaults depend on the GPU and the entrypoint, and the report says so.",
 fn batched_tokens(cx: &mut Cx) {
     let launch = cx.launch();
     let (method, _) = vllm_method(launch);
-    let kind = cx.input.drafter.map(|d| d.kind);
-    let parallel = matches!(method.as_deref(), Some("dflash" | "dspark"))
-        || matches!(kind, Some(DrafterKind::Dflash | DrafterKind::Dspark));
+    let block_drafter = cx
+        .input
+        .drafter
+        .and_then(DrafterFacts::spec)
+        .is_some_and(|r| r.rules.block_drafter);
+    let parallel = matches!(method.as_deref(), Some("dflash" | "dspark")) || block_drafter;
     if !parallel || launch.speculative_config.is_none() {
         return;
     }
@@ -1389,7 +1381,7 @@ fn draft_quant_inherited(cx: &mut Cx) {
             )
             .severity = severity;
         }
-        (_, Some("unquant"), Some(m)) if int_weights(m) && d.kind == DrafterKind::Other => {
+        (_, Some("unquant"), Some(m)) if int_weights(m) && !d.separate() => {
             let m = m.to_string();
             cx.emit(
                 "--speculative-draft-model-quantization",
@@ -1536,18 +1528,25 @@ mod tests {
 
     #[test]
     fn drafter_kinds() {
-        assert_eq!(facts(DFLASH16).kind, DrafterKind::Dflash);
+        assert_eq!(facts(DFLASH16).kind, Some(Family::Dflash));
         assert!(facts(DFLASH16).mixed_attention);
-        assert_eq!(facts(DSPARK7).kind, DrafterKind::Dspark);
+        assert_eq!(facts(DSPARK7).kind, Some(Family::Dspark));
         assert_eq!(facts(DSPARK7).block_size, Some(7));
         assert_eq!(
             facts(r#"{"architectures": ["LlamaForCausalLMEagle3"], "draft_vocab_size": 32000}"#)
                 .kind,
-            DrafterKind::Eagle3
+            Some(Family::Eagle3)
         );
         assert_eq!(
             facts(r#"{"architectures": ["Qwen3ForCausalLM"]}"#).kind,
-            DrafterKind::Other
+            None
+        );
+        // The JSON keeps the kind's name, `other` when none.
+        let other = serde_json::to_value(facts(r#"{"architectures": ["Qwen3ForCausalLM"]}"#));
+        assert_eq!(other.unwrap()["kind"], "other");
+        assert_eq!(
+            serde_json::to_value(facts(DSPARK7)).unwrap()["kind"],
+            "dspark"
         );
     }
 

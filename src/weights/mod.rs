@@ -34,7 +34,7 @@ pub mod header;
 // The pure part (the parsed headers, the config's facts, the view, the context, the rule list
 // and the rules by topic) is the core's; re-exported so `crate::weights::…` reads the same.
 pub use dflash_check_core::weights::{
-    all_rules, check, index, info, rule, run, Applies, Checked, Cx, Index, Kind, Need, Rule, Shard,
+    all_rules, check, index, info, rule, run, Applies, Checked, Cx, Index, Need, Rule, Shard,
     Skipped, Tensor, Totals, Weights, WeightsCode, WeightsHeaders,
 };
 

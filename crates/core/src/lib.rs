@@ -1,8 +1,8 @@
 //! `dflash-check-core`: the part of dflash-check that needs no network.
 //!
 //! JSON with source positions ([`json`]), drafter and target configs ([`config`]), token
-//! tables ([`tokens`]), the built-in snapshots of known drafters ([`builtin`]), the one
-//! diagnostic model and rule engine ([`diagnostic`]), the field-by-field comparison ([`diff`]),
+//! tables ([`tokens`]), the built-in snapshots of known drafters ([`builtin`]), the drafter
+//! families ([`family`]: one table, as data), the one diagnostic model and rule engine ([`diagnostic`]), the field-by-field comparison ([`diff`]),
 //! the lint rules ([`rules`]), the weights rules over parsed safetensors headers ([`weights`]),
 //! the acceptance rules over a measured window ([`acceptance`]) and the evidence behind every
 //! engine claim ([`evidence`]). It reads files (configs, tokenizer files) but never opens a
@@ -18,6 +18,7 @@ pub mod diagnostic;
 pub mod diff;
 pub mod error;
 pub mod evidence;
+pub mod family;
 pub mod json;
 pub mod rules;
 pub mod target;

@@ -34,7 +34,7 @@ pub use build::{snapshots_for_model, AcceptanceReport};
 pub use compute::{ServerEngine, Shape};
 pub use cx::{Acceptance, Applies, Cx, Need, Rule, Skipped};
 pub use position::NEAR_ZERO;
-pub use verdict::{break_even, DraftFamily, Measurement, Threshold, Verdict, Window};
+pub use verdict::{break_even, Measurement, Threshold, Verdict, Window};
 
 use crate::diagnostic::CodeInfo;
 

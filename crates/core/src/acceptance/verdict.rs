@@ -1,5 +1,5 @@
 //! What a measured window is: what was measured ([`Measurement`], over a [`Window`]), the
-//! threshold it is held to (given, or the break-even point of the [`DraftFamily`]), and the
+//! threshold it is held to (given, or the break-even point of the drafter's family), and the
 //! [`Verdict`]. Data types only: the report is built by running the family's rules over them
 //! in `build` ([`AcceptanceReport::build`](super::AcceptanceReport::build)). Pure: no I/O.
 
@@ -7,6 +7,7 @@ use serde::Serialize;
 
 use super::compute::{self, SglangWindow, VllmWindow};
 use super::ServerEngine;
+use crate::family::{Family, Forwards};
 
 /// What was measured over the window.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -57,60 +58,35 @@ pub struct Threshold {
     pub source: String,
 }
 
-/// How a drafter spends its draft: one forward for the whole block (DFlash) or one forward per
-/// drafted token (EAGLE, EAGLE-3, MTP heads).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum DraftFamily {
-    Dflash,
-    Eagle,
-}
-
-impl DraftFamily {
-    /// The default draft-to-target cost ratio c of one drafter forward (docs/acceptance.md,
-    /// "Break-even"): weights read per drafter forward over the target's, rounded up.
-    pub fn default_cost_ratio(self) -> f64 {
-        match self {
-            DraftFamily::Dflash => 0.15,
-            DraftFamily::Eagle => 0.05,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            DraftFamily::Dflash => "DFlash",
-            DraftFamily::Eagle => "EAGLE",
-        }
-    }
-}
-
 /// The acceptance length below which speculative decoding is slower than none. One step
 /// costs a target forward T plus the drafting D and yields tau tokens; decoding alone yields
 /// one token per T, so speculation pays only when tau > (T + D) / T = 1 + D/T. D/T = c for a
-/// block drafter (one forward drafts all K tokens) and K·c for an autoregressive one. `None`
-/// when K is needed and unknown (SGLang exports no per-position counters).
-pub fn break_even(
-    family: DraftFamily,
-    cost_ratio: Option<f64>,
-    k: Option<u32>,
-) -> Option<Threshold> {
-    let c = cost_ratio.unwrap_or_else(|| family.default_cost_ratio());
+/// block drafter (one forward drafts all K tokens) and K·c for an autoregressive one, with the
+/// family's default c (its row's cost model). `None` when K is needed and unknown (SGLang
+/// exports no per-position counters), or the family has no cost model.
+pub fn break_even(family: Family, cost_ratio: Option<f64>, k: Option<u32>) -> Option<Threshold> {
+    // The family's cost model (family table): how it drafts and its default c.
+    let cost = family.spec().rules.acceptance?;
+    let c = cost_ratio.unwrap_or(cost.default_cost_ratio);
     let given = if cost_ratio.is_some() {
         "--draft-cost-ratio"
     } else {
         "default"
     };
-    let (value, formula) = match family {
-        DraftFamily::Dflash => (
+    let name = family.spec().display;
+    let (value, formula) = match cost.forwards {
+        Forwards::PerBlock => (
             1.0 + c,
-            format!(
-                "1 + c, c = {c} ({given}; {}: one drafter forward per step)",
-                family.name()
-            ),
+            format!("1 + c, c = {c} ({given}; {name}: one drafter forward per step)"),
         ),
-        DraftFamily::Eagle => {
+        Forwards::PerToken => {
             let k = k?;
-            (1.0 + f64::from(k) * c, format!("1 + K·c, K = {k}, c = {c} ({given}; {}: one drafter forward per drafted token)", family.name()))
+            (
+                1.0 + f64::from(k) * c,
+                format!(
+                    "1 + K·c, K = {k}, c = {c} ({given}; {name}: one drafter forward per drafted token)"
+                ),
+            )
         }
     };
     Some(Threshold {
@@ -318,20 +294,18 @@ pub(crate) mod tests {
     /// incident's 1.12 is below DFlash's default 1.15.
     #[test]
     fn break_even_points() {
-        let t = break_even(DraftFamily::Dflash, None, Some(15)).unwrap();
+        let t = break_even(Family::Dflash, None, Some(15)).unwrap();
         assert!((t.value - 1.15).abs() < 1e-12);
         assert!(t
             .source
             .starts_with("break-even 1 + c, c = 0.15 (default; DFlash"));
         assert_eq!(
-            break_even(DraftFamily::Dflash, Some(0.3), None)
-                .unwrap()
-                .value,
+            break_even(Family::Dflash, Some(0.3), None).unwrap().value,
             1.3
         );
-        let e = break_even(DraftFamily::Eagle, None, Some(15)).unwrap();
+        let e = break_even(Family::Eagle3, None, Some(15)).unwrap();
         assert!((e.value - 1.75).abs() < 1e-12, "{}", e.value);
-        assert!(break_even(DraftFamily::Eagle, None, None).is_none());
+        assert!(break_even(Family::Eagle3, None, None).is_none());
         let mut p = vec![0.09, 0.02, 0.01];
         p.resize(15, 0.0);
         let r = AcceptanceReport::build(
@@ -344,7 +318,7 @@ pub(crate) mod tests {
                 scrapes: 2,
             },
             vllm(&p),
-            break_even(DraftFamily::Dflash, None, Some(15)),
+            break_even(Family::Dflash, None, Some(15)),
         );
         assert_eq!(r.verdict, Verdict::Fail);
         assert!(r.diagnostics[0]

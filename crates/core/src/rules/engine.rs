@@ -6,6 +6,7 @@ use serde_json::json;
 
 use super::{Applies, Ctx, Engine, Family, LintCode, Need, Rule};
 use crate::diagnostic::{CodeInfo, Severity};
+use crate::family::KConvention;
 use crate::json::{Node, Path};
 
 pub(super) const RULES: &[Rule] = &[
@@ -59,20 +60,12 @@ fn speculative_config_method(cx: &mut Ctx) {
     else {
         return;
     };
-    let want = match cx.detection.name {
-        Family::Speculators => match cx.detection.speculators_model_type.as_deref() {
-            Some("dflash") => Some("dflash"),
-            Some("dspark") => Some("dspark"),
-            Some("eagle3") | Some("peagle") => Some("eagle3"),
-            Some("mtp") => Some("mtp"),
-            _ => None,
-        },
-        other => other.vllm_method(),
-    };
-    let Some(want) = want else {
+    // The row that serves it: for the speculators format, the wrapped algorithm's.
+    let row = cx.detection.effective();
+    let Some(want) = row.engines.vllm else {
         return;
     };
-    if method == want || (want == "eagle3" && method == "eagle") {
+    if row.vllm_accepts(&method) {
         return;
     }
     let refused = method == "dflash" && sample_from_anchor(cx);
@@ -133,13 +126,14 @@ fn num_speculative_tokens_missing(cx: &mut Ctx) {
         return;
     }
     let block = cx.block_size().map(|(_, b)| b);
-    let suggested = block.map(|b| {
-        if cx.detection.name == Family::Dspark {
-            b
-        } else {
-            b - 1
-        }
-    });
+    // The family's K convention (DSpark: block_size; otherwise block_size - 1).
+    let convention = cx
+        .detection
+        .effective()
+        .rules
+        .launch_k
+        .unwrap_or(KConvention::BlockMinusOne);
+    let suggested = block.map(|b| convention.max_k(b));
     match k_value(cx) {
         None | Some(serde_json::Value::Null) => {
             let hint = suggested.map_or(String::new(), |k| format!(" (conventionally {k} here)"));

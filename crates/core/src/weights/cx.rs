@@ -8,11 +8,11 @@
 
 use serde::Serialize;
 
-use super::facts::Kind;
 use super::view::View;
 use super::WeightsCode;
 use crate::diagnostic::rule::{self, Describe, NeedKind, RuleFamily};
 use crate::diagnostic::Diagnostic;
+use crate::family::WeightsLayout;
 
 /// A fact a weights rule cannot run without.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -52,15 +52,19 @@ pub enum Applies {
     /// Any config, of any family or none.
     Any,
     /// Configs of these families, whose tensor layout is known.
-    Layouts(&'static [Kind]),
+    Layouts(&'static [WeightsLayout]),
 }
 
 /// Every family whose tensor layout is known.
-pub(super) const KNOWN_LAYOUTS: Applies =
-    Applies::Layouts(&[Kind::Dflash, Kind::Dflash2, Kind::Eagle3]);
+pub(super) const KNOWN_LAYOUTS: Applies = Applies::Layouts(&[
+    WeightsLayout::Dflash,
+    WeightsLayout::Dflash2,
+    WeightsLayout::Eagle3,
+]);
 
 /// DFlash and DFlash2.
-pub(super) const DFLASH_LAYOUTS: Applies = Applies::Layouts(&[Kind::Dflash, Kind::Dflash2]);
+pub(super) const DFLASH_LAYOUTS: Applies =
+    Applies::Layouts(&[WeightsLayout::Dflash, WeightsLayout::Dflash2]);
 
 impl Describe for Applies {
     fn describe(self) -> String {

@@ -1,52 +1,13 @@
-//! The config's facts that shape the tensors: which drafter family's layout applies
-//! ([`Kind`]) and the sizes the engine builds the tensors from ([`Sizes`]), read once from the
-//! parsed config.
+//! The config's facts that shape the tensors: the sizes the engine builds the tensors from
+//! ([`Sizes`]), read once from the parsed config for the drafter's tensor layout (the family
+//! table's `WeightsLayout`).
 //!
 //! Below both the expected-tensor table (`expected`) and the view the rules see (`view`), which
 //! each read these facts: with them in either one, the two imported each other.
 
-use crate::config::{self, ConfigFile};
+use crate::config;
+use crate::family::WeightsLayout;
 use crate::json::Node;
-use crate::rules::family::{self, Family};
-
-/// A drafter family whose tensor layout was read from its loaders.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    Dflash,
-    /// DFlash plus DFlash2's convolutions and candidate selector.
-    Dflash2,
-    Eagle3,
-}
-
-impl Kind {
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Dflash => "DFlash",
-            Kind::Dflash2 => "DFlash2",
-            Kind::Eagle3 => "EAGLE-3",
-        }
-    }
-
-    pub fn is_dflash(self) -> bool {
-        matches!(self, Kind::Dflash | Kind::Dflash2)
-    }
-
-    pub(super) fn of(config: &ConfigFile) -> Option<Kind> {
-        match family::detect(config.root())?.name {
-            Family::Dflash => Some(Kind::Dflash),
-            Family::Dflash2 => Some(Kind::Dflash2),
-            Family::Eagle3 => Some(Kind::Eagle3),
-            // The speculators format renames tensors, and DSpark, Domino, P-EAGLE and MTP heads
-            // carry tensors of their own whose names were not read from a loader: not checked,
-            // so a real tensor is never called unexpected.
-            Family::Speculators
-            | Family::Dspark
-            | Family::Domino
-            | Family::Peagle
-            | Family::Mtp => None,
-        }
-    }
-}
 
 /// The config's numbers that shape the tensors.
 #[derive(Debug, Default)]
@@ -99,13 +60,18 @@ fn list_len(root: &Node, paths: &[&str]) -> Option<(u64, String)> {
 
 /// `head_dim`, else the default of the config class the engine builds: transformers'
 /// Qwen3Config defaults it to 128, LlamaConfig (EAGLE-3) to hidden / heads.
-fn head_dim(root: &Node, kind: Kind, hidden: Option<u64>, heads: Option<u64>) -> Option<u64> {
+fn head_dim(
+    root: &Node,
+    kind: WeightsLayout,
+    hidden: Option<u64>,
+    heads: Option<u64>,
+) -> Option<u64> {
     uint(root, "head_dim").or(match kind {
-        Kind::Eagle3 => hidden
+        WeightsLayout::Eagle3 => hidden
             .zip(heads)
             .filter(|(_, h)| *h > 0)
             .map(|(a, h)| a / h),
-        Kind::Dflash | Kind::Dflash2 => {
+        WeightsLayout::Dflash | WeightsLayout::Dflash2 => {
             let model_type = root.get("model_type").and_then(Node::as_str);
             (model_type == Some("qwen3")).then_some(128)
         }
@@ -113,14 +79,14 @@ fn head_dim(root: &Node, kind: Kind, hidden: Option<u64>, heads: Option<u64>) ->
 }
 
 /// How many target hidden states `fc` concatenates, and the field that says so.
-fn aux_layers(root: &Node, kind: Kind) -> Option<(u64, String)> {
+fn aux_layers(root: &Node, kind: WeightsLayout) -> Option<(u64, String)> {
     const EAGLE: [&str; 2] = [
         "eagle_aux_hidden_state_layer_ids",
         "eagle_config.eagle_aux_hidden_state_layer_ids",
     ];
     match kind {
         // vLLM takes explicit EAGLE-style aux ids first, then the DFlash target layer ids.
-        Kind::Dflash | Kind::Dflash2 => list_len(
+        WeightsLayout::Dflash | WeightsLayout::Dflash2 => list_len(
             root,
             &[
                 EAGLE[0],
@@ -129,14 +95,14 @@ fn aux_layers(root: &Node, kind: Kind) -> Option<(u64, String)> {
                 "target_layer_ids",
             ],
         ),
-        Kind::Eagle3 => {
+        WeightsLayout::Eagle3 => {
             list_len(root, &EAGLE).or(Some((3, "the EAGLE-3 default (3 aux layers)".to_string())))
         }
     }
 }
 
 impl Sizes {
-    pub(super) fn read(root: &Node, kind: Kind) -> Sizes {
+    pub(super) fn read(root: &Node, kind: WeightsLayout) -> Sizes {
         let hidden = uint(root, "hidden_size");
         let heads = uint(root, "num_attention_heads");
         let vocab = uint(root, "vocab_size");

@@ -28,7 +28,6 @@ mod view;
 mod vocab;
 
 pub use cx::{Applies, Cx, Need, Rule, Skipped, Weights};
-pub use facts::Kind;
 pub use headers::{Shard, Tensor, Totals, WeightsHeaders};
 pub use index::Index;
 pub use rules::{all_rules, check, info, rule, run, Checked};

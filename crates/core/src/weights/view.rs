@@ -12,9 +12,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::expected::{expected, Expect};
-use super::facts::{Kind, Sizes};
+use super::facts::Sizes;
 use super::{Tensor, WeightsHeaders};
 use crate::config::{ConfigFile, TargetFacts};
+use crate::family::{self, WeightsLayout};
 
 /// The aliases vLLM's DFlash loader maps (`hf_to_vllm_mapper`); EAGLE-3's maps `midlayer.` too.
 const ALIASES: &[(&str, &str)] = &[
@@ -143,7 +144,7 @@ pub enum Class<'e> {
 
 /// The config's tensor layout: its family, sizes and the tensors the engine builds.
 pub struct Layout {
-    pub kind: Kind,
+    pub kind: WeightsLayout,
     pub sizes: Sizes,
     /// Canonical names the index maps to a shard that does not exist (reported as
     /// `weights-shard-missing` only).
@@ -161,7 +162,7 @@ pub struct Layout {
 
 impl Layout {
     fn of(
-        kind: Kind,
+        kind: WeightsLayout,
         config: &ConfigFile,
         headers: &WeightsHeaders,
         names: &Names,
@@ -257,7 +258,13 @@ impl<'a> View<'a> {
         target: Option<&'a TargetFacts>,
     ) -> View<'a> {
         let names = Names::of(headers);
-        let layout = Kind::of(config).map(|k| Layout::of(k, config, headers, &names, target));
+        // The family's row says which layout its loaders build: the speculators format renames
+        // tensors, and DSpark, Domino, P-EAGLE and MTP heads carry tensors of their own whose
+        // names were not read from a loader: not checked, so a real tensor is never called
+        // unexpected.
+        let layout = family::detect(config.root())
+            .and_then(|d| d.name.spec().rules.weights)
+            .map(|k| Layout::of(k, config, headers, &names, target));
         View {
             config,
             headers,
