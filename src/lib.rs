@@ -23,7 +23,6 @@ pub mod weights;
 // The no-network core, re-exported under the same module names so that `crate::config`,
 // `crate::rules`, … read the same everywhere.
 pub use dflash_check_core::{
-    builtin, config, diagnostic, diff, error, evidence, family, json, rules, target, text,
-    tokens,
+    builtin, config, diagnostic, diff, error, evidence, family, json, rules, target, text, tokens,
 };
 pub use error::{Error, Result};
