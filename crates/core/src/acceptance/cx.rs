@@ -4,7 +4,8 @@
 //! the [`Acceptance`] family the one rule engine runs.
 //!
 //! Below the topical rule files (`position`, `threshold`, `gauge`), which declare their rules
-//! against it, and the rule list (`rules`), which builds it and runs them.
+//! against it, the rule list (`rules`), which makes it (`Cx::new`), and the builder (`build`),
+//! which runs them.
 
 use serde::Serialize;
 
