@@ -12,7 +12,7 @@ fn main() -> std::io::Result<()> {
         (
             "docs/evidence.md",
             "evidence",
-            dflash_check::evidence::markdown(),
+            dflash_check::evidence::markdown(|c| dflash_check::registry::info(c).severity),
         ),
     ] {
         let doc = std::fs::read_to_string(file)?;

@@ -11,6 +11,7 @@ use crate::diff::{self, token_fields, token_ids, DiffKind, Difference};
 use crate::hub::{HubError, HubErrorKind, HubSettings, RepoRef, SettingsCell};
 use crate::json::Node;
 use crate::source::builtin::{self, Snapshot};
+use crate::source::SnapshotAuthority;
 use crate::source::{self, choose, file, Authority};
 use crate::tokens::{DecodedToken, TokenClass, TokenTable};
 use crate::{Error, Result};

@@ -8,7 +8,6 @@ pub mod acceptance;
 pub mod analysis;
 pub mod check;
 pub mod doctor;
-pub mod evidence;
 pub mod exit;
 pub mod fix;
 pub mod hub;
@@ -26,6 +25,7 @@ pub mod weights;
 // The no-network core, re-exported under the same module names so that `crate::config`,
 // `crate::rules`, … read the same everywhere.
 pub use dflash_check_core::{
-    config, deployment, diagnostic, diff, error, json, rules, target, text, tokens,
+    builtin, config, deployment, diagnostic, diff, error, evidence, family, json, rules, target,
+    text, tokens,
 };
 pub use error::{Error, Result};

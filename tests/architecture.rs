@@ -2,9 +2,12 @@
 //! ARCHITECTURE.md). Read from the source with comments and strings removed: each module a
 //! file names — `crate::module`, the items of a `use crate::{…}` group over any number of
 //! lines, and `super::` paths that climb to the crate root — must rank below the file's own
-//! module. A new module must be given a layer here. Inside a folder, the modules use one
-//! another without a circle; no library function is over 100 lines; only `src/net.rs` names
-//! the HTTP stack; the CLI reads no input itself.
+//! module. A new module must be given a layer here. A core module that shares its name with a
+//! main-crate module (the main crate's part does the I/O and re-exports the core's, like
+//! `weights`) is ranked as `core::NAME` when a core file uses it. Inside a folder, the modules
+//! use one another without a circle; no library function is over 100 lines; only `src/net.rs`
+//! names the HTTP stack; the CLI reads no input itself; only the family module matches on a
+//! drafter family.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -13,14 +16,21 @@ use std::path::Path;
 const LAYERS: &[&[&str]] = &[
     &["json", "exit", "error"],
     &["config"],
-    &["tokens"],
+    // The family table reads a config to detect a family; nothing below the rules needs it.
+    &["tokens", "family"],
+    // The built-in snapshots of known drafters and their targets: compiled-in data.
+    &["builtin"],
     &["text", "diagnostic", "target"],
     &["diff"],
     // One deployment (engine, method, K, flags, environment): what the engine rules read.
     &["deployment"],
+    &["rules"],
+    // The core's part of the other check families: weights reads the family lint detects.
+    &["core::weights", "core::acceptance"],
+    // Evidence for the rules (evidence/evidence.toml, compiled in): read by explain and SARIF.
+    &["evidence"],
     // Pure judgement ends here: no I/O below this line is reachable from rules. Everything up
     // to here is the core crate (crates/core), which has no network dependency to import.
-    &["rules"],
     // The one HTTP client (redirects, deadline, caps, proxy and loopback, the token's origin):
     // below the Hub and the scraper, which both use it.
     &["net"],
@@ -40,8 +50,6 @@ const LAYERS: &[&[&str]] = &[
     &["launch"],
     &["doctor"],
     &["registry"],
-    // Evidence for the rules (evidence/evidence.toml): read by explain and SARIF.
-    &["evidence"],
     &["report"],
 ];
 
@@ -58,6 +66,18 @@ fn is_module(name: &str) -> bool {
 
 fn rank(module: &str) -> Option<usize> {
     LAYERS.iter().position(|l| l.contains(&module))
+}
+
+/// The core crate's source root.
+const CORE_ROOT: &str = "crates/core/src";
+
+/// The layer of `module` as a file under `root` names it: from the core, a module the main
+/// crate also has is the core's (`core::NAME`); from the main crate, the main crate's.
+fn rank_in(root: &str, module: &str) -> Option<usize> {
+    match root {
+        CORE_ROOT => rank(&format!("core::{module}")).or_else(|| rank(module)),
+        _ => rank(module),
+    }
 }
 
 /// The source without comments (`//…` to the end of the line, `/* … */`) and without the
@@ -276,7 +296,7 @@ fn library_layers_go_one_way() {
         if matches!(module.as_str(), "cli" | "main" | "lib") {
             continue;
         }
-        let own = rank(&module)
+        let own = rank_in(root, &module)
             .unwrap_or_else(|| panic!("module `{module}` has no layer in tests/architecture.rs"));
         let text = code_only(&std::fs::read_to_string(&file).unwrap());
         // `src/a.rs` and `src/a/mod.rs` are one module deep, `src/a/b.rs` two.
@@ -293,7 +313,7 @@ fn library_layers_go_one_way() {
                 if used == module {
                     continue;
                 }
-                match rank(&used) {
+                match rank_in(root, &used) {
                     Some(r) if r < own => {}
                     // Names that are no module (a type re-exported at the root) are not layers.
                     None if !is_module(&used) => {}
@@ -357,16 +377,21 @@ fn references_see_multiline_groups_super_paths_and_skip_comments() {
 
 /// Modules of the core crate, and the crates that would give it a network or an async runtime.
 const CORE_MODULES: &[&str] = &[
+    "acceptance",
+    "builtin",
     "config",
     "deployment",
     "diagnostic",
     "diff",
     "error",
+    "evidence",
+    "family",
     "json",
     "rules",
     "target",
     "text",
     "tokens",
+    "weights",
 ];
 const NETWORK_CRATES: &[&str] = &[
     "reqwest",
@@ -401,12 +426,12 @@ fn core_crate_has_no_network_dependency() {
         names.dedup();
         names
     };
-    assert_eq!(top("crates/core/src"), CORE_MODULES);
-    let core_rank = rank("rules").unwrap();
+    assert_eq!(top(CORE_ROOT), CORE_MODULES);
+    let hub = rank("hub").unwrap();
     for m in CORE_MODULES {
         assert!(
-            rank(m).unwrap() <= core_rank,
-            "{m} is a core module above rules"
+            rank_in(CORE_ROOT, m).unwrap() < hub,
+            "{m} is a core module at or above the Hub's layer"
         );
     }
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
@@ -649,15 +674,7 @@ fn function_lengths(code: &str) -> Vec<(String, usize, usize)> {
 /// `circle FOLDER: MODULES` for an import circle as [`import_circles`] names it. The lead
 /// empties it after merging those branches; an entry that no longer matches anything fails
 /// its test, so none outlives its fix.
-const PENDING_OTHER_BRANCHES: &[&str] = &[
-    // The core-move branch moves these folders and untangles them: `verdict.rs` is both the
-    // data types and the builder that runs the rules; `check.rs` holds both the rules'
-    // context and the rule list; the config facts have no module below both `expected` and
-    // `view`.
-    "circle acceptance: compute, rules, verdict",
-    "circle weights: check, files, presence, quant, shapes, text, vocab",
-    "circle weights: expected, view",
-];
+const PENDING_OTHER_BRANCHES: &[&str] = &[];
 
 /// The entries of [`PENDING_OTHER_BRANCHES`] of one kind (`fn`, `circle`), without the kind.
 fn pending(kind: &str) -> Vec<&'static str> {
@@ -1040,5 +1057,203 @@ fn only_net_names_the_http_stack() {
         found.is_empty(),
         "HTTP outside src/net.rs (use crate::net):\n{}",
         found.join("\n")
+    );
+}
+
+/// The family module, where every per-family fact is a row of its table.
+const FAMILY_MODULE: &str = "crates/core/src/family/";
+/// The enums whose variants only the family module may match on.
+const FAMILY_ENUMS: &[&str] = &["Family", "DrafterLocation"];
+
+/// The end of a delimited group opening at `code[open]` (`(`, `[` or `{`).
+fn group_end(code: &str, open: usize) -> usize {
+    let mut depth = 0i32;
+    for (i, c) in code[open..].char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return open + i;
+                }
+            }
+            _ => {}
+        }
+    }
+    code.len()
+}
+
+/// The patterns of a `match` body (the text inside its braces): each arm's text before its
+/// `=>`, arms split at top-level commas or after a braced arm.
+fn arm_patterns(body: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < body.len() {
+        let rest = &body[i..];
+        let mut depth = 0i32;
+        let Some(arrow) = rest.char_indices().find_map(|(j, c)| {
+            match c {
+                '(' | '[' | '{' => depth += 1,
+                ')' | ']' | '}' => depth -= 1,
+                '=' if depth == 0 && rest[j..].starts_with("=>") => return Some(j),
+                _ => {}
+            }
+            None
+        }) else {
+            break;
+        };
+        out.push(&rest[..arrow]);
+        // The arm's expression: a block, or everything up to the next top-level comma.
+        let expr = arrow + 2;
+        let trimmed = rest[expr..].trim_start();
+        let start = expr + (rest[expr..].len() - trimmed.len());
+        let end = if trimmed.starts_with('{') {
+            group_end(rest, start) + 1
+        } else {
+            let mut depth = 0i32;
+            rest[start..]
+                .char_indices()
+                .find_map(|(j, c)| {
+                    match c {
+                        '(' | '[' | '{' => depth += 1,
+                        ')' | ']' | '}' => depth -= 1,
+                        ',' if depth == 0 => return Some(start + j),
+                        _ => {}
+                    }
+                    None
+                })
+                .unwrap_or(rest.len())
+        };
+        i += end + 1;
+    }
+    out
+}
+
+/// Whether `pattern` names a variant of one of [`FAMILY_ENUMS`] (`Family::Dflash`, not
+/// `RuleFamily::` or `DraftFamily::`).
+fn names_a_family_variant(pattern: &str) -> bool {
+    FAMILY_ENUMS.iter().any(|e| {
+        let needle = format!("{e}::");
+        pattern.match_indices(&needle).any(|(at, _)| {
+            let before = pattern[..at].chars().last();
+            !before.is_some_and(|c| c.is_alphanumeric() || c == '_')
+        })
+    })
+}
+
+/// Each `match` (and `matches!`) in `code` whose patterns name a family variant, by line.
+fn family_matches(code: &str) -> Vec<usize> {
+    let line_of = |at: usize| code[..at].matches('\n').count() + 1;
+    let mut out = Vec::new();
+    for (at, _) in code.match_indices("match") {
+        let before = code[..at].chars().last();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+            continue;
+        }
+        let rest = &code[at + "match".len()..];
+        let patterns: Vec<&str> = if rest.starts_with("es!(") {
+            // `matches!(value, patterns)`: everything after the first top-level comma.
+            let open = at + "matches!".len();
+            let inside = &code[open + 1..group_end(code, open)];
+            let mut depth = 0i32;
+            let comma = inside.char_indices().find_map(|(j, c)| {
+                match c {
+                    '(' | '[' | '{' => depth += 1,
+                    ')' | ']' | '}' => depth -= 1,
+                    ',' if depth == 0 => return Some(j),
+                    _ => {}
+                }
+                None
+            });
+            comma.map(|j| vec![&inside[j + 1..]]).unwrap_or_default()
+        } else if rest.starts_with(|c: char| c.is_whitespace()) {
+            // `match scrutinee { arms }`: the body is the first top-level `{`.
+            let mut depth = 0i32;
+            let Some(open) = rest.char_indices().find_map(|(j, c)| match c {
+                '(' | '[' => {
+                    depth += 1;
+                    None
+                }
+                ')' | ']' => {
+                    depth -= 1;
+                    None
+                }
+                '{' if depth == 0 => Some(j),
+                _ => None,
+            }) else {
+                continue;
+            };
+            let open = at + "match".len() + open;
+            arm_patterns(&code[open + 1..group_end(code, open)])
+        } else {
+            continue;
+        };
+        // A guard (`Some(t) if name == Family::Speculators`) is a comparison, not a pattern.
+        let without_guard = |p: &&str| -> bool {
+            let cut = p
+                .match_indices("if")
+                .find(|(i, _)| {
+                    let b = p[..*i].chars().last();
+                    let a = p[i + 2..].chars().next();
+                    b.is_some_and(char::is_whitespace) && a.is_some_and(char::is_whitespace)
+                })
+                .map_or(p.len(), |(i, _)| i);
+            names_a_family_variant(&p[..cut])
+        };
+        if patterns.iter().any(without_guard) {
+            out.push(line_of(at));
+        }
+    }
+    out
+}
+
+/// Every per-family fact is a row of the family table (crates/core/src/family/table.rs): a
+/// `match` over `Family::` (or `DrafterLocation::`) variants anywhere else is a second table
+/// that a new family would have to be added to (issue 29). Comparing with one variant
+/// (`detection.name == Family::Speculators`) and listing the families a rule applies to stay
+/// legal: they are a rule's own scope.
+#[test]
+fn only_the_family_module_matches_on_a_family() {
+    let mut found = Vec::new();
+    for root in ROOTS {
+        let mut files = Vec::new();
+        walk(Path::new(root), &mut files);
+        for file in files {
+            let shown = file.display().to_string();
+            if shown.starts_with(FAMILY_MODULE) {
+                continue;
+            }
+            let code = code_only(&std::fs::read_to_string(&file).unwrap());
+            for line in family_matches(&code) {
+                found.push(format!("{shown}:{line}"));
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "a match over the drafter family outside {FAMILY_MODULE} (read the fact from the family's \
+         row, `family.spec()`, instead):\n{}",
+        found.join("\n")
+    );
+}
+
+#[test]
+fn family_matches_are_found_in_match_arms_only() {
+    let flagged = "fn f(x: Family) -> u8 {\n    match x {\n        Family::Dflash | Family::Dflash2 => 1,\n        _ => 2,\n    }\n}\n";
+    assert_eq!(family_matches(flagged), vec![2]);
+    let nested = "let k = match d {\n    Some(d) => match d.name {\n        (Family::Mtp, _) => 1,\n        _ => 0,\n    },\n    None => 0,\n};";
+    assert_eq!(family_matches(nested), vec![2]);
+    let macro_form = "if matches!(kind, Some(Family::Dspark)) {}";
+    let guarded = "match t {\n    Some(t) if name == Family::Speculators => 1,\n    _ => 0,\n}";
+    assert!(family_matches(guarded).is_empty());
+    assert_eq!(family_matches(macro_form), vec![1]);
+    // A family in an arm's value, a comparison, a list, another enum: not a match over it.
+    let legal = "let f = match arg {\n    Arg::Dflash => Family::Dflash,\n    Arg::Mtp => { Family::Mtp }\n};\n\
+                 if name == Family::Dspark {}\nconst A: &[Family] = &[Family::Domino];\n\
+                 match self { RuleFamily::X => 1, DraftFamily::Eagle => 2 }";
+    assert!(
+        family_matches(legal).is_empty(),
+        "{:?}",
+        family_matches(legal)
     );
 }

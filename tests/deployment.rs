@@ -121,13 +121,9 @@ fn vllm_from_lint_flags_and_from_a_launch_line_agree() {
             Some(3),
             &["speculative-config-method"][..],
         ),
-        // Domino is served as DFlash (SGLang's DFLASH worker reads its projector settings).
-        (
-            DOMINO,
-            Some("eagle3"),
-            Some(15),
-            &["speculative-config-method"][..],
-        ),
+        // Domino has no vLLM method (the family table: none at vLLM 002e77c; SGLang serves it
+        // with DFLASH), so the method is not judged under vLLM: both inputs say nothing of it.
+        (DOMINO, Some("eagle3"), Some(15), &[][..]),
     ] {
         let spec = vllm_spec(method, drafter, k);
         let lint = from_lint_flags(drafter, Engine::Vllm, Some(&spec), None);

@@ -23,13 +23,13 @@ const QWEN36_TARGET: &[(&str, &str)] = &[
 ];
 
 /// Hub repos the commands name, and the project files that stand in for them in the cache.
-/// Qwen3.5-27B and Qwen3.6-27B share their facts and added tokens (src/source/builtin.rs).
+/// Qwen3.5-27B and Qwen3.6-27B share their facts and added tokens (crates/core/src/builtin.rs).
 const REPOS: &[(&str, &[(&str, &str)])] = &[
     (
         "z-lab/Qwen3.5-27B-DFlash",
         &[(
             "config.json",
-            "src/source/snapshots/z-lab__Qwen3.5-27B-DFlash.json",
+            "crates/core/snapshots/z-lab__Qwen3.5-27B-DFlash.json",
         )],
     ),
     (
@@ -1115,7 +1115,7 @@ fn drafters_on_a_live_hub_and_a_dead_one() {
     let mut repo = FakeRepo::default();
     let sha = repo.commit(&[(
         "config.json",
-        &std::fs::read("src/source/snapshots/z-lab__Qwen3.5-27B-DFlash.json").unwrap(),
+        &std::fs::read("crates/core/snapshots/z-lab__Qwen3.5-27B-DFlash.json").unwrap(),
     )]);
     server.add_repo("z-lab/Qwen3.5-27B-DFlash", repo);
     let run = |endpoint: &str| {
@@ -1327,4 +1327,61 @@ fn chat_template_overrides_and_thinking_defaults() {
         &strs(&vllm(&["--chat-template", "t.jinja"])),
     );
     assert_eq!(code, 1);
+}
+
+/// The drafter's family comes from the one family table, so launch names the same engine
+/// method as lint does (issue 29). A Domino drafter: SGLang serves it with DFLASH, vLLM has no
+/// Domino method (launch used to ask vLLM for `dflash`); an EAGLE-3 head accepts vLLM's
+/// `eagle`, as lint does; and the JSON names the family (`domino`, formerly `dflash`).
+#[test]
+fn launch_reads_the_family_table() {
+    let domino = [
+        "--drafter",
+        "tests/fixtures/real-configs/sgl-project__SpecForge-qwen3-8b-domino",
+    ];
+    let vllm = [
+        "vllm",
+        "serve",
+        "Qwen/Qwen3-8B",
+        "--speculative-config",
+        r#"{"method": "eagle3", "model": "sgl-project/domino@0123456789abcdef0123456789abcdef01234567", "num_speculative_tokens": 15}"#,
+    ];
+    let (_, report) = launch_json(&domino, &vllm);
+    assert_eq!(report["drafter_facts"]["kind"], "domino", "{report:#}");
+    assert!(
+        !codes(&report)
+            .iter()
+            .any(|(c, _)| c == "speculative-config-method"),
+        "{report:#}"
+    );
+    let sglang = [
+        "python3",
+        "-m",
+        "sglang.launch_server",
+        "--model-path",
+        "Qwen/Qwen3-8B",
+        "--speculative-algorithm",
+        "EAGLE3",
+        "--speculative-draft-model-path",
+        "sgl-project/domino",
+    ];
+    let (_, report) = launch_json(&domino, &sglang);
+    let d = diagnostic(&report, "speculative-config-method");
+    assert_eq!(d["expected"], "DFLASH", "{report:#}");
+    let eagle3 = ["--drafter", "tests/launch/models/eagle3-qwen3-8b"];
+    let eagle = [
+        "vllm",
+        "serve",
+        "Qwen/Qwen3-8B",
+        "--speculative-config",
+        r#"{"method": "eagle", "model": "a/b@0123456789abcdef0123456789abcdef01234567", "num_speculative_tokens": 3}"#,
+    ];
+    let (_, report) = launch_json(&eagle3, &eagle);
+    assert_eq!(report["drafter_facts"]["kind"], "eagle3", "{report:#}");
+    assert!(
+        !codes(&report)
+            .iter()
+            .any(|(c, _)| c == "speculative-config-method"),
+        "{report:#}"
+    );
 }

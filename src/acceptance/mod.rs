@@ -10,27 +10,27 @@
 //! cause: a cliff to ~0 after a few positions (sliding layers run as full attention), or
 //! position 1 already near 0 (mask id, target layers, wrong drafter).
 //!
-//! Layout: [`metrics`] parses one scrape, [`compute`] is the pure arithmetic, [`rules`] holds
-//! every code as a [`Rule`](rules::Rule) beside the check that raises it (and the needs it
-//! cannot judge without), [`verdict`] turns a window into a report by running them,
-//! [`scrape`] does HTTP and the timing (its sleep is injectable), and `report::acceptance`
-//! writes the human and JSON reports.
+//! Layout: [`scrape`] does HTTP and the timing (its sleep is injectable) and is the only part
+//! here; the rest is the core's `acceptance`, re-exported under the same paths: [`metrics`]
+//! parses one scrape, [`compute`] is the pure arithmetic, [`rules`] lists every code as a
+//! [`Rule`] beside the check that raises it (`position`, `threshold`, `gauge`, and the needs it
+//! cannot judge without), [`verdict`] holds a measured window's data types and
+//! [`AcceptanceReport::build`] turns a window into a report by running the rules;
+//! `report::acceptance` writes the human and JSON reports.
 
-pub mod compute;
-pub mod metrics;
-pub mod rules;
 pub mod scrape;
-pub mod verdict;
 
-pub use compute::{ServerEngine, Shape};
+pub use dflash_check_core::acceptance::{
+    break_even, build, compute, cx, gauge, info, metrics, next, position, rules,
+    snapshots_for_model, text, threshold, Acceptance, AcceptanceCode, AcceptanceReport, Applies,
+    Cx, Measurement, Need, Rule, ServerEngine, Shape, Skipped, Threshold, Verdict, Window,
+    NEAR_ZERO,
+};
 pub use scrape::{measure, HttpSource, MeasureOptions, MetricsSource};
-pub use verdict::{AcceptanceReport, DraftFamily, Measurement, Threshold, Verdict};
 
-use crate::diagnostic::CodeInfo;
-
-pub use crate::diagnostic::codes::AcceptanceCode;
-
-/// The documentation of each code this family raises, from the rule that raises it.
-pub fn info(code: AcceptanceCode) -> &'static CodeInfo {
-    &rules::rule(code).info
+/// The core's `verdict` (a measured window's data types) with the report its builder makes, at
+/// the paths the scraper and the commands name (`acceptance::verdict::AcceptanceReport`).
+pub mod verdict {
+    pub use dflash_check_core::acceptance::build::AcceptanceReport;
+    pub use dflash_check_core::acceptance::verdict::*;
 }

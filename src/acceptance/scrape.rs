@@ -11,7 +11,8 @@ use crate::net::{header, read_capped, BodyError, Client, Follow, Method, NetErro
 
 use super::compute::{self, ServerEngine};
 use super::metrics::{self, Exposition};
-use super::verdict::{self, AcceptanceReport, DraftFamily, Measurement, Threshold, Window};
+use super::verdict::{self, AcceptanceReport, Measurement, Threshold, Window};
+use crate::family::Family;
 use crate::{Error, Result};
 
 /// A `/metrics` body larger than this is refused, while it streams (vLLM's is a few hundred
@@ -42,7 +43,7 @@ pub struct MeasureOptions {
     pub min_acceptance_length: Option<f64>,
     /// The drafter family and draft-to-target cost ratio (`None`: the family's default) that
     /// set the break-even threshold when no minimum is given.
-    pub draft_family: DraftFamily,
+    pub draft_family: Family,
     pub draft_cost_ratio: Option<f64>,
 }
 
@@ -316,7 +317,7 @@ mod tests {
             window: Duration::from_secs_f64(window),
             model_name: None,
             min_acceptance_length: Some(2.0),
-            draft_family: DraftFamily::Dflash,
+            draft_family: Family::Dflash,
             draft_cost_ratio: None,
         }
     }

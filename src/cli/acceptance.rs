@@ -7,7 +7,8 @@ use std::time::Duration;
 use anyhow::Result;
 use clap::Args;
 
-use dflash_check::acceptance::{self, scrape, DraftFamily, HttpSource, MeasureOptions};
+use dflash_check::acceptance::{self, scrape, HttpSource, MeasureOptions};
+use dflash_check::family::Family;
 
 use super::{finish, DenyArgs, OutputArgs};
 
@@ -40,12 +41,14 @@ pub struct AcceptanceArgs {
     /// Without it, the gate is the break-even point (see --draft-cost-ratio).
     #[arg(long, value_name = "X", value_parser = parse_min_length)]
     pub min_acceptance_length: Option<f64>,
-    /// How the drafter drafts, for the break-even point: dflash (one forward per block:
-    /// 1 + c) or eagle (one forward per drafted token: 1 + K·c).
-    #[arg(long, value_name = "FAMILY", value_enum, default_value = "dflash")]
-    pub draft_family: DraftFamilyArg,
+    /// The drafter's family, for the break-even point: a block drafter drafts in one forward
+    /// per block (1 + c), an EAGLE-3 or MTP head in one forward per drafted token (1 + K·c).
+    /// `eagle` is eagle3.
+    #[arg(long, value_name = "FAMILY", default_value = "dflash",
+          value_parser = super::family_parser(|r| r.rules.acceptance.is_some()))]
+    pub draft_family: Family,
     /// Cost of one drafter forward relative to one target forward (c); default 0.15 for
-    /// dflash, 0.05 for eagle (docs/acceptance.md, "Break-even").
+    /// block drafters, 0.05 for EAGLE-3 and MTP heads (docs/acceptance.md, "Break-even").
     #[arg(long, value_name = "C", value_parser = parse_cost_ratio)]
     pub draft_cost_ratio: Option<f64>,
     /// Read this served model (the `model_name` label); required when the server serves several.
@@ -79,12 +82,6 @@ fn parse_timeout(s: &str) -> std::result::Result<f64, String> {
     positive_secs(s, 600.0)
 }
 
-#[derive(Debug, Clone, Copy, clap::ValueEnum)]
-pub enum DraftFamilyArg {
-    Dflash,
-    Eagle,
-}
-
 fn parse_cost_ratio(s: &str) -> std::result::Result<f64, String> {
     let v: f64 = s
         .trim()
@@ -114,10 +111,7 @@ pub fn run_acceptance(args: &AcceptanceArgs, out: &mut Vec<u8>) -> Result<u8> {
         window: Duration::from_secs_f64(args.window),
         model_name: args.model_name.clone(),
         min_acceptance_length: args.min_acceptance_length,
-        draft_family: match args.draft_family {
-            DraftFamilyArg::Dflash => DraftFamily::Dflash,
-            DraftFamilyArg::Eagle => DraftFamily::Eagle,
-        },
+        draft_family: args.draft_family,
         draft_cost_ratio: args.draft_cost_ratio,
     };
     // The report is written at the end; tell a person at a terminal why nothing shows yet.

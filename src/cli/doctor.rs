@@ -7,9 +7,9 @@ use std::time::Duration;
 use anyhow::Result;
 use clap::Args;
 
-use dflash_check::acceptance::verdict::DraftFamily;
 use dflash_check::acceptance::{scrape, HttpSource, MeasureOptions, MetricsSource};
 use dflash_check::doctor::{self, DoctorInputs};
+use dflash_check::family::Family;
 
 use super::{finish, DenyArgs, HubArgs, OutputArgs};
 
@@ -96,9 +96,9 @@ pub fn run_doctor(args: &DoctorArgs, out: &mut Vec<u8>) -> Result<u8> {
         .and_then(|(l, _, _)| l.method())
         .is_some_and(|m| m.to_ascii_lowercase().contains("eagle"));
     let draft_family = if eagle {
-        DraftFamily::Eagle
+        Family::Eagle3
     } else {
-        DraftFamily::Dflash
+        Family::Dflash
     };
     let inputs = DoctorInputs {
         launch,

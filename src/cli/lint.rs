@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use clap::{Args, ValueEnum};
+use clap::Args;
 use dflash_check::pipeline;
 use dflash_check::rules::{Engine, EngineSpec, Family, LintOptions};
 
@@ -28,8 +28,8 @@ pub struct LintArgs {
     #[command(flatten)]
     pub hub: HubArgs,
     /// Use this family's rules instead of detecting the family.
-    #[arg(long, value_enum)]
-    pub family: Option<FamilyArg>,
+    #[arg(long, value_parser = super::family_parser(|_| true))]
+    pub family: Option<Family>,
     /// The engine the drafter will be served with, optionally at a version: vllm, sglang,
     /// vllm@0.26 (version-dependent rules then say which applies).
     #[arg(long, value_name = "ENGINE[@X.Y]", value_parser = super::parse_engine)]
@@ -44,33 +44,6 @@ pub struct LintArgs {
     pub deny: DenyArgs,
     #[command(flatten)]
     pub output: OutputArgs,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum FamilyArg {
-    Dflash,
-    Dflash2,
-    Dspark,
-    Domino,
-    Peagle,
-    Eagle3,
-    Speculators,
-    Mtp,
-}
-
-impl From<FamilyArg> for Family {
-    fn from(f: FamilyArg) -> Self {
-        match f {
-            FamilyArg::Dflash => Family::Dflash,
-            FamilyArg::Dflash2 => Family::Dflash2,
-            FamilyArg::Dspark => Family::Dspark,
-            FamilyArg::Domino => Family::Domino,
-            FamilyArg::Peagle => Family::Peagle,
-            FamilyArg::Eagle3 => Family::Eagle3,
-            FamilyArg::Speculators => Family::Speculators,
-            FamilyArg::Mtp => Family::Mtp,
-        }
-    }
 }
 
 impl LintArgs {
@@ -95,7 +68,7 @@ impl LintArgs {
             }
         };
         Ok(LintOptions {
-            family: self.family.map(Family::from),
+            family: self.family,
             engine,
             engine_version: self.engine.and_then(|e| e.version),
             speculative_config,

@@ -23,6 +23,7 @@ use anyhow::Result;
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
 use dflash_check::exit;
+use dflash_check::family::{self, Family, FamilySpec};
 use dflash_check::hub::{HubFlags, SettingsCell};
 use dflash_check::input::{AuthoritySpec, Resolver, TargetSpec};
 use dflash_check::report::{self, Format, Painter, RenderOptions, Report};
@@ -394,6 +395,21 @@ Examples:
   dflash-check explain target-layer-ids-formula
 
 Exit codes: 0 no error (warnings shown), 1 errors found (with --deny warnings: warnings too), 2 could not run.";
+
+/// `--family` (lint) and `--draft-family` (acceptance, the rows `keep` keeps): the family
+/// table's names and aliases are clap's possible values, so help lists them and a new row is a
+/// new value.
+fn family_parser(
+    keep: fn(&FamilySpec) -> bool,
+) -> impl clap::builder::TypedValueParser<Value = Family> {
+    use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+    let values = family::ROWS
+        .iter()
+        .filter(|r| keep(r))
+        .map(|r| PossibleValue::new(r.cli).aliases(r.cli_aliases.iter().copied()));
+    PossibleValuesParser::new(values)
+        .try_map(|name| Family::from_cli(&name).ok_or(format!("no drafter family `{name}`")))
+}
 
 /// `--engine ENGINE[@X.Y]` (lint, check, pin): `vllm`, `sglang`, `vllm@0.26`.
 fn parse_engine(text: &str) -> std::result::Result<dflash_check::rules::EngineSpec, String> {

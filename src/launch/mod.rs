@@ -32,7 +32,7 @@ use crate::Result;
 pub use locate::{Location, LocationKind};
 pub use parse::{EnvVar, Flag, Launch, SglangSpec};
 pub use read::LaunchInput;
-pub use rules::{DrafterFacts, DrafterKind};
+pub use rules::DrafterFacts;
 
 pub use crate::diagnostic::codes::LaunchCode;
 

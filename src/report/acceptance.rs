@@ -10,8 +10,9 @@ use serde_json::json;
 use super::style::Painter;
 use super::{RenderOptions, Report, Status, Verdict as HumanVerdict};
 use crate::acceptance::compute::Shape;
-use crate::acceptance::rules::{Need, NEAR_ZERO};
-use crate::acceptance::verdict::{fmt2, pct, AcceptanceReport, Measurement, Verdict};
+use crate::acceptance::text::{fmt2, pct};
+use crate::acceptance::verdict::{AcceptanceReport, Measurement, Verdict};
+use crate::acceptance::{Need, NEAR_ZERO};
 use crate::diagnostic::rule::NeedKind;
 use crate::diagnostic::Diagnostic;
 
@@ -318,7 +319,20 @@ mod tests {
 
     /// A report on `measurement` without a threshold, for a served model that names no target.
     fn report(measurement: Measurement) -> AcceptanceReport {
-        crate::acceptance::verdict::tests::report(measurement, None, "m")
+        let window = crate::acceptance::Window {
+            requested_secs: 10.0,
+            measured_secs: 10.0,
+            scrapes: 2,
+        };
+        let url = "http://127.0.0.1:8000/metrics".to_string();
+        AcceptanceReport::build(
+            url,
+            Some("m".into()),
+            vec!["m".into()],
+            window,
+            measurement,
+            None,
+        )
     }
 
     fn plain() -> Painter {

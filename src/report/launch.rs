@@ -53,7 +53,7 @@ fn header(report: &LaunchReport, p: Painter) -> Vec<String> {
     lines.push(format!("  target    {}", describe(&report.target)));
     lines.push(format!("  drafter   {}", describe(&report.drafter)));
     if let Some(f) = &report.drafter_facts {
-        let mut facts = vec![format!("{} drafter", f.kind.as_str())];
+        let mut facts = vec![format!("{} drafter", f.kind_str())];
         if let Some(b) = f.block_size {
             facts.push(format!("block_size {b}"));
         }

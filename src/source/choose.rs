@@ -20,7 +20,7 @@
 use std::path::Path;
 
 use super::builtin::{self, KnownTarget, Snapshot, SNAPSHOTS};
-use super::Authority;
+use super::{Authority, SnapshotAuthority};
 use crate::config::{self, ConfigFile};
 use crate::diagnostic::Severity;
 use crate::diff;

@@ -5,14 +5,18 @@
 //! (`--from-hub`, fresh or from the cache). The authority carries its provenance so every
 //! report can say exactly what it compared against.
 
-pub mod builtin;
 pub mod choose;
 pub mod file;
 pub mod hub;
 
+use std::path::Path;
+
 use serde::Serialize;
 
-use crate::config::{ConfigFile, TargetFacts};
+/// The built-in snapshots: compiled-in data, the core's (`crate::builtin`), so that the core's
+/// checks can name them; made an [`Authority`] here ([`SnapshotAuthority`]).
+pub use crate::builtin;
+use crate::config::{self, ConfigFile, TargetFacts};
 use crate::tokens::TokenTable;
 
 /// What kind of authority a config was compared against.
@@ -82,6 +86,32 @@ impl Authority {
             }
             AuthorityKind::Hub => format!("{}{rev}, fresh from the Hub", self.id),
             AuthorityKind::Cache => format!("{}{rev}, from the local Hub cache", self.id),
+        }
+    }
+}
+
+/// A built-in snapshot as the authority a command compares with.
+pub trait SnapshotAuthority {
+    fn authority(&self, matched_by: Option<String>) -> Authority;
+}
+
+impl SnapshotAuthority for builtin::Snapshot {
+    fn authority(&self, matched_by: Option<String>) -> Authority {
+        let label = format!("built-in snapshot {}", self.repo);
+        let config = config::parse(Path::new(&label), self.config.as_bytes())
+            .expect("built-in snapshots are valid JSON (tested)");
+        Authority {
+            kind: AuthorityKind::Builtin,
+            id: self.repo.to_string(),
+            revision: self.revision.map(str::to_string),
+            sha: self.revision.map(str::to_string),
+            provenance: format!("{}; recorded {}", self.provenance, builtin::RECORDED),
+            matched_by,
+            config,
+            bytes: self.config.as_bytes().to_vec(),
+            target: Some(self.target.facts()),
+            tokens: Some(self.target.token_table()),
+            cli_args: vec!["--snapshot".into(), self.repo.to_string()],
         }
     }
 }

@@ -8,12 +8,10 @@
 //! exactly at the end of the file, is done here, because `read_metadata` wants the whole file in
 //! memory and we only ever hold its first `8 + n` bytes.
 
-use std::collections::BTreeMap;
 use std::io::Read;
 use std::path::Path;
 
-use serde::Serialize;
-
+use super::{Shard, Tensor};
 use crate::{Error, Result};
 
 /// Headers over this many bytes are refused before they are read, as Python `huggingface_hub`
@@ -51,49 +49,6 @@ fn count_entries(json: &[u8]) -> Option<usize> {
     serde_json::Deserializer::from_slice(json)
         .deserialize_map(Count)
         .ok()
-}
-
-/// One tensor of a header.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Tensor {
-    /// The name as written in the file.
-    pub name: String,
-    /// `BF16`, `F32`, `I64`, ... as written in the file.
-    pub dtype: String,
-    pub shape: Vec<u64>,
-    /// Start and end of its bytes in the data section (after the header).
-    pub data_offsets: [u64; 2],
-    /// The file that holds it (`model-00001-of-00003.safetensors`).
-    pub shard: String,
-}
-
-impl Tensor {
-    /// Number of elements (the product of the shape; 1 for a scalar).
-    pub fn parameters(&self) -> u64 {
-        self.shape.iter().product()
-    }
-
-    /// Bytes of data.
-    pub fn bytes(&self) -> u64 {
-        self.data_offsets[1] - self.data_offsets[0]
-    }
-}
-
-/// One parsed `.safetensors` file header.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Shard {
-    /// The file's name inside the model directory or repo (`model.safetensors`).
-    pub file: String,
-    /// How messages name it: a path as the user gave it, or `ORG/NAME@SHA/FILE`.
-    pub display: String,
-    /// `n`: the JSON header's length.
-    pub header_bytes: u64,
-    /// The whole file's size: `8 + n + data`.
-    pub file_size: u64,
-    /// `__metadata__` (string to string), if any.
-    pub metadata: BTreeMap<String, String>,
-    /// In data-offset order.
-    pub tensors: Vec<Tensor>,
 }
 
 fn invalid(display: &str, what: impl std::fmt::Display) -> Error {

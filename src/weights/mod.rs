@@ -13,12 +13,13 @@
 //! cached per sha. Hostile headers (truncated, huge length, bad JSON, overlapping or
 //! out-of-bounds offsets) are a [`crate::Error`] naming the file.
 //!
-//! Checking: [`run`] compares the tensors with what the config (and, when known, the target)
-//! says the engine will build, and returns [`Diagnostic`](crate::diagnostic::Diagnostic)s with
-//! `weights-*` codes, the tensor name in the message and in `path`, and the shard in `file`,
-//! and the rules it skipped for want of a fact. Each code is a [`Rule`] declared beside its
-//! function (`files`, `quant`, `shapes`, `presence`, `vocab`); the rules see only the parsed
-//! headers and config (`view`), never a file. See `docs/weights.md`.
+//! Checking (the core's `weights`, re-exported here): [`run`] compares the tensors with what the
+//! config (and, when known, the target) says the engine will build, and returns
+//! [`Diagnostic`](crate::diagnostic::Diagnostic)s with `weights-*` codes, the tensor name in
+//! the message and in `path`, and the shard in `file`, and the rules it skipped for want of a
+//! fact. Each code is a [`Rule`] declared beside its function (`files`, `quant`, `shapes`,
+//! `presence`, `vocab` in `crates/core/src/weights/`); the rules see only the parsed headers and
+//! config (`view`), never a file. See `docs/weights.md`.
 
 use std::path::{Path, PathBuf};
 
@@ -28,98 +29,14 @@ use crate::config::{self, ConfigFile};
 use crate::hub::{self, Freshness, HubSettings, RepoRef};
 use crate::{Error, Result};
 
-mod check;
-mod expected;
-mod files;
 pub mod header;
-pub mod index;
-mod presence;
-mod quant;
-mod shapes;
-mod text;
-mod view;
-mod vocab;
 
-pub use check::{
-    all_rules, check, info, rule, run, Applies, Checked, Cx, Need, Rule, Skipped, Weights,
+// The pure part (the parsed headers, the config's facts, the view, the context, the rule list
+// and the rules by topic) is the core's; re-exported so `crate::weights::…` reads the same.
+pub use dflash_check_core::weights::{
+    all_rules, check, index, info, rule, run, Applies, Checked, Cx, Index, Need, Rule, Shard,
+    Skipped, Tensor, Totals, Weights, WeightsCode, WeightsHeaders,
 };
-pub use header::{Shard, Tensor};
-pub use index::Index;
-pub use view::Kind;
-
-pub use crate::diagnostic::codes::WeightsCode;
-
-/// Every header of one drafter's weights.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct WeightsHeaders {
-    /// The directory, or `ORG/NAME@SHA`.
-    pub source: String,
-    /// The index, when the weights are sharded.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub index: Option<Index>,
-    /// One per file read, in the index's order.
-    pub shards: Vec<Shard>,
-    /// Shards the index names that do not exist.
-    pub missing_shards: Vec<String>,
-    /// For a Hub source: requests sent and body bytes received for the headers (0 when cached).
-    pub requests: usize,
-    pub body_bytes: u64,
-}
-
-/// Totals over every tensor.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct Totals {
-    pub tensors: usize,
-    pub parameters: u64,
-    /// Bytes of tensor data.
-    pub bytes: u64,
-    /// Bytes of the files (data, headers and length prefixes).
-    pub file_bytes: u64,
-    /// `(dtype, parameters, bytes)`, by dtype name.
-    pub by_dtype: Vec<(String, u64, u64)>,
-}
-
-impl WeightsHeaders {
-    pub fn tensors(&self) -> impl Iterator<Item = &Tensor> {
-        self.shards.iter().flat_map(|s| s.tensors.iter())
-    }
-
-    pub fn totals(&self) -> Totals {
-        let mut t = Totals::default();
-        let mut by: std::collections::BTreeMap<&str, (u64, u64)> = Default::default();
-        // Saturating: each shard is checked on its own, and sizes a Hub server claims for many
-        // shards (or sub-byte dtypes, two parameters a byte) can add up past u64.
-        for x in self.tensors() {
-            t.tensors += 1;
-            t.parameters = t.parameters.saturating_add(x.parameters());
-            t.bytes = t.bytes.saturating_add(x.bytes());
-            let e = by.entry(x.dtype.as_str()).or_default();
-            e.0 = e.0.saturating_add(x.parameters());
-            e.1 = e.1.saturating_add(x.bytes());
-        }
-        t.file_bytes = self
-            .shards
-            .iter()
-            .fold(0u64, |sum, s| sum.saturating_add(s.file_size));
-        t.by_dtype = by
-            .into_iter()
-            .map(|(d, (p, b))| (d.to_string(), p, b))
-            .collect();
-        t
-    }
-
-    /// How diagnostics name a file: `shard`'s display, or the index's.
-    pub(crate) fn display_of(&self, shard: &str) -> String {
-        self.shards
-            .iter()
-            .find(|s| s.file == shard)
-            .map(|s| s.display.clone())
-            .unwrap_or_else(|| match &self.index {
-                Some(i) => i.display.clone(),
-                None => shard.to_string(),
-            })
-    }
-}
 
 /// The directory holding the weights for `path` (a drafter directory or its config file).
 fn weights_dir(path: &Path) -> PathBuf {

@@ -1,23 +1,30 @@
 //! `dflash-check-core`: the part of dflash-check that needs no network.
 //!
 //! JSON with source positions ([`json`]), drafter and target configs ([`config`]), token
-//! tables ([`tokens`]), the one diagnostic model and rule engine ([`diagnostic`]), the
-//! field-by-field comparison ([`diff`]), one deployment of a drafter ([`deployment`]) and the lint
-//! rules ([`rules`]). It reads files (configs,
-//! tokenizer files) but never opens a socket: the crate has no network or async dependency, so
-//! a forbidden import does not compile. The `dflash-check` crate re-exports every module under
-//! the same name and adds the Hub, the engines' command lines, metrics and the renderers.
+//! tables ([`tokens`]), the built-in snapshots of known drafters ([`builtin`]), the drafter
+//! families ([`family`]: one table, as data), the one diagnostic model and rule engine ([`diagnostic`]), the field-by-field comparison ([`diff`]),
+//! one deployment of a drafter ([`deployment`]), the lint rules ([`rules`]), the weights rules over parsed safetensors headers ([`weights`]),
+//! the acceptance rules over a measured window ([`acceptance`]) and the evidence behind every
+//! engine claim ([`evidence`]). It reads files (configs, tokenizer files) but never opens a
+//! socket: the crate has no network or async dependency, so a forbidden import does not
+//! compile. The `dflash-check` crate re-exports every module under the same name and adds the
+//! Hub, reading weights and scraping metrics, the engines' command lines and the renderers.
 #![warn(clippy::print_stdout, clippy::print_stderr)]
 
+pub mod acceptance;
+pub mod builtin;
 pub mod config;
 pub mod deployment;
 pub mod diagnostic;
 pub mod diff;
 pub mod error;
+pub mod evidence;
+pub mod family;
 pub mod json;
 pub mod rules;
 pub mod target;
 pub mod text;
 pub mod tokens;
+pub mod weights;
 
 pub use error::{Error, Result};

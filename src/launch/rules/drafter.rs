@@ -8,39 +8,18 @@ use serde_json::json;
 use super::{Cx, Engines, Rule};
 use crate::config::ConfigFile;
 use crate::diagnostic::{CodeInfo, Severity};
+use crate::family::{self, Family, FamilySpec};
 use crate::json::Node;
 use crate::launch::LaunchCode;
-use crate::rules::{family, Engine, Family};
-
-/// The kind of drafter, as far as the launch rules care.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum DrafterKind {
-    /// DFlash or DFlash2: K = block_size - 1 by convention.
-    Dflash,
-    /// DSpark: K = block_size is legal.
-    Dspark,
-    /// EAGLE-3 heads.
-    Eagle3,
-    /// Anything else (a plain LM, an MTP target, an unknown head).
-    Other,
-}
-
-impl DrafterKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            DrafterKind::Dflash => "dflash",
-            DrafterKind::Dspark => "dspark",
-            DrafterKind::Eagle3 => "eagle3",
-            DrafterKind::Other => "other",
-        }
-    }
-}
+use crate::rules::Engine;
 
 /// What the launch rules read from the drafter's config.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct DrafterFacts {
-    pub kind: DrafterKind,
+    /// The drafter's family (the speculators format: the wrapped algorithm's), serialized as
+    /// its name; `None` (serialized `other`): a plain LM, an MTP target, an unknown head.
+    #[serde(serialize_with = "kind_name")]
+    pub kind: Option<Family>,
     /// The fields that gave the kind away.
     pub evidence: Vec<String>,
     /// `block_size` or `dflash_config.block_size` (DSpark: also `dspark_block_size`).
@@ -64,6 +43,30 @@ pub struct DrafterFacts {
     pub num_key_value_heads: Option<u64>,
 }
 
+/// A family's name, `other` when there is none.
+fn name_of(kind: Option<Family>) -> &'static str {
+    kind.map_or("other", Family::as_str)
+}
+
+fn kind_name<S: serde::Serializer>(
+    kind: &Option<Family>,
+    s: S,
+) -> std::result::Result<S::Ok, S::Error> {
+    s.serialize_str(name_of(*kind))
+}
+
+impl DrafterFacts {
+    /// The family's row, when the family is known.
+    pub fn spec(&self) -> Option<&'static FamilySpec> {
+        self.kind.map(Family::spec)
+    }
+
+    /// The family's name in messages (`dflash`, `eagle3`; `other`).
+    pub fn kind_str(&self) -> &'static str {
+        name_of(self.kind)
+    }
+}
+
 fn positive(node: Option<&Node>) -> Option<u64> {
     node.and_then(Node::as_u64).filter(|&v| v > 0)
 }
@@ -82,24 +85,11 @@ impl DrafterFacts {
     /// Reads the facts from a drafter's (or a fused target's) config.
     pub fn from_config(config: &ConfigFile) -> DrafterFacts {
         let root = config.root();
-        // One family detection for every command (rules::family), mapped onto what the launch
-        // rules distinguish.
+        // One family detection for every command (crate::family); its row says how engines
+        // serve it.
         let (kind, evidence) = match family::detect(root) {
-            Some(d) => {
-                let kind = match d.name {
-                    Family::Dflash | Family::Dflash2 | Family::Domino => DrafterKind::Dflash,
-                    Family::Dspark => DrafterKind::Dspark,
-                    Family::Eagle3 | Family::Peagle => DrafterKind::Eagle3,
-                    Family::Mtp => DrafterKind::Other,
-                    Family::Speculators => match d.speculators_model_type.as_deref() {
-                        Some("eagle3") | Some("peagle") => DrafterKind::Eagle3,
-                        Some("dspark") => DrafterKind::Dspark,
-                        _ => DrafterKind::Dflash,
-                    },
-                };
-                (kind, d.evidence)
-            }
-            None => (DrafterKind::Other, Vec::new()),
+            Some(d) => (Some(d.effective().family), d.evidence),
+            None => (None, Vec::new()),
         };
         let block_size = crate::config::layout_field("block_size")
             .and_then(|f| f.find(root))

@@ -35,8 +35,8 @@ use crate::diagnostic::{Code, Diagnostic};
 use crate::rules::deployment::DrafterConfig;
 use crate::rules::Engine;
 
+pub use drafter::DrafterFacts;
 use drafter::REVISION_UNPINNED;
-pub use drafter::{DrafterFacts, DrafterKind};
 use parallel::{DRAFT_HEADS_TP, DRAFT_TP_IGNORED};
 use sglang::{
     DRAFTER_MISSING, SGLANG_BLOCK_SIZE_CONFLICT, SGLANG_EAGLE_CHAIN, SGLANG_EAGLE_PARTIAL,
@@ -394,18 +394,26 @@ mod tests {
 
     #[test]
     fn drafter_kinds() {
-        assert_eq!(facts(DFLASH16).kind, DrafterKind::Dflash);
+        use crate::family::Family;
+        assert_eq!(facts(DFLASH16).kind, Some(Family::Dflash));
         assert!(facts(DFLASH16).mixed_attention);
-        assert_eq!(facts(DSPARK7).kind, DrafterKind::Dspark);
+        assert_eq!(facts(DSPARK7).kind, Some(Family::Dspark));
         assert_eq!(facts(DSPARK7).block_size, Some(7));
         assert_eq!(
             facts(r#"{"architectures": ["LlamaForCausalLMEagle3"], "draft_vocab_size": 32000}"#)
                 .kind,
-            DrafterKind::Eagle3
+            Some(Family::Eagle3)
         );
         assert_eq!(
             facts(r#"{"architectures": ["Qwen3ForCausalLM"]}"#).kind,
-            DrafterKind::Other
+            None
+        );
+        // The JSON keeps the kind's name, `other` when none.
+        let other = serde_json::to_value(facts(r#"{"architectures": ["Qwen3ForCausalLM"]}"#));
+        assert_eq!(other.unwrap()["kind"], "other");
+        assert_eq!(
+            serde_json::to_value(facts(DSPARK7)).unwrap()["kind"],
+            "dspark"
         );
     }
 

@@ -4,7 +4,7 @@
 
 use serde_json::json;
 
-use super::{Cx, DrafterKind, Engines, Rule};
+use super::{Cx, DrafterFacts, Engines, Rule};
 use crate::diagnostic::{CodeInfo, Severity};
 use crate::launch::LaunchCode;
 
@@ -58,9 +58,12 @@ vLLM's defaults depend on the GPU and the entrypoint, and the report says so.",
 fn batched_tokens(cx: &mut Cx) {
     let launch = cx.launch();
     let method = cx.input.deployment.method.as_ref().map(|m| m.name.as_str());
-    let kind = cx.input.drafter.map(|d| d.kind);
-    let parallel = matches!(method, Some("dflash" | "dspark"))
-        || matches!(kind, Some(DrafterKind::Dflash | DrafterKind::Dspark));
+    let block_drafter = cx
+        .input
+        .drafter
+        .and_then(DrafterFacts::spec)
+        .is_some_and(|r| r.rules.block_drafter);
+    let parallel = matches!(method, Some("dflash" | "dspark")) || block_drafter;
     if !parallel || launch.speculative_config.is_none() {
         return;
     }

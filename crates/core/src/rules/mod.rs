@@ -26,7 +26,9 @@ pub mod by_engine;
 pub mod deployment;
 pub mod eagle;
 pub mod export;
-pub mod family;
+/// The family table lives in [`crate::family`]; `rules::family` and `rules::Family` stay as
+/// re-exports for the rules that name them.
+pub use crate::family;
 pub mod layers;
 pub mod mask;
 pub mod quant;

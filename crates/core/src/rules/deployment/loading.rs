@@ -12,6 +12,7 @@ use crate::config::{is_awq_gptq_method, QuantFacts};
 use crate::deployment::Engine;
 use crate::diagnostic::codes::DeploymentCode;
 use crate::diagnostic::{CodeInfo, Severity};
+use crate::family::DrafterLocation;
 use crate::json::{Node, Path};
 
 pub(super) const MIXED_ATTENTION_VLLM: Rule = Rule {
@@ -187,7 +188,10 @@ fn draft_quant_inherited(cx: &mut Cx) {
             cx.emit(severity, flag_at("--quantization"), message, Some(expected));
         }
         (_, Some("unquant"), Some(m))
-            if m.is_awq_gptq() && matches!(dr.family(), None | Some(Family::Mtp)) =>
+            if m.is_awq_gptq()
+                && dr
+                    .family()
+                    .is_none_or(|f| !f.spec().locations.contains(&DrafterLocation::Separate)) =>
         {
             let message = format!(
                 "--speculative-draft-model-quantization unquant with an MTP draft read from a {} checkpoint: \

@@ -24,6 +24,7 @@ use crate::deployment::{Deployment, Engine, MethodFrom};
 use crate::diagnostic::codes::DeploymentCode;
 use crate::diagnostic::rule::{Describe, NeedKind, RuleFamily};
 use crate::diagnostic::{CodeInfo, Diagnostic, Severity};
+use crate::family::DrafterLocation;
 use crate::json::{Node, Path};
 use loading::{
     DRAFT_QUANT_INHERITED, DRAFT_QUANT_INHERITED_BY_ENGINE, MIXED_ATTENTION_VLLM,
@@ -99,11 +100,8 @@ impl<'a> DrafterConfig<'a> {
     }
 
     fn dspark(&self) -> bool {
-        self.family() == Some(Family::Dspark)
-            || self
-                .detection
-                .and_then(|d| d.speculators_model_type.as_deref())
-                == Some("dspark")
+        self.detection
+            .is_some_and(|d| d.effective().family == Family::Dspark)
     }
 
     /// The block size (`block_size` in either layout, or `dspark_block_size`) and where it is.
@@ -283,31 +281,22 @@ impl Cx<'_> {
     }
 }
 
-/// vLLM's `method` for a drafter family. MTP is not judged: vLLM has several MTP method names
-/// (`mtp`, `deepseek_mtp`, …) and normalises them. Domino is a DFlash drafter with another
-/// projector (SpecForge exports it as `DFlashDraftModel`, SGLang serves it with its DFLASH
-/// worker, dflash_utils.parse_dflash_draft_config).
+/// vLLM's `method` for a drafter, from the family table (the speculators format: the wrapped
+/// algorithm's row). A head that lives only inside its target's checkpoint (MTP) is not judged:
+/// vLLM infers its method from the target's `model_type` and normalises several MTP names
+/// (`mtp`, `deepseek_mtp`, …). Domino has no vLLM method (none at 002e77c), so it is not judged
+/// under vLLM either.
 fn vllm_method(d: &Detection) -> Option<&'static str> {
-    match d.name {
-        Family::Domino => Some("dflash"),
-        Family::Speculators => match d.speculators_model_type.as_deref() {
-            Some("dflash") => Some("dflash"),
-            Some("dspark") => Some("dspark"),
-            Some("eagle3") | Some("peagle") => Some("eagle3"),
-            _ => None,
-        },
-        Family::Mtp => None,
-        other => other.vllm_method(),
+    let row = d.effective();
+    if !row.locations.contains(&DrafterLocation::Separate) {
+        return None;
     }
+    row.engines.vllm
 }
 
-/// SGLang's `--speculative-algorithm` for a drafter family: vLLM's method, upper-cased.
+/// SGLang's `--speculative-algorithm` for a drafter, from the family table.
 fn sglang_algorithm(d: &Detection) -> Option<&'static str> {
-    vllm_method(d).map(|m| match m {
-        "dflash" => "DFLASH",
-        "dspark" => "DSPARK",
-        _ => "EAGLE3",
-    })
+    d.effective().engines.sglang
 }
 
 const SPECULATIVE_CONFIG_METHOD: Rule = Rule {
@@ -316,7 +305,7 @@ const SPECULATIVE_CONFIG_METHOD: Rule = Rule {
         severity: Severity::Warning,
         summary: "the vLLM speculative-config method or SGLang --speculative-algorithm does not match the drafter's family",
         explanation: "vLLM picks the proposer from `method` (`dflash` for DFlash and DFlash2, `dspark` for DSpark, \
-`eagle3` for EAGLE-3 heads; `eagle` is accepted for EAGLE-3; Domino is served as DFlash) and, when it is absent, infers it from \"dflash\" or \
+`eagle3` for EAGLE-3 heads; `eagle` is accepted for EAGLE-3; the names come from the family table; Domino has no vLLM method and is not judged there, SGLang serves it with DFLASH) and, when it is absent, infers it from \"dflash\" or \
 \"eagle3\" in the drafter's name; SGLang picks the worker from --speculative-algorithm (DFLASH, DSPARK, EAGLE3). \
 Another method loads the drafter with the wrong proposer (vLLM's DFlash proposer asserts method == \"dflash\"): a \
 warning. A drafter with `sample_from_anchor: true` (DSpark) served as `dflash` is refused by vLLM's V2 DFlash \
@@ -367,7 +356,7 @@ fn vllm_method_family(cx: &mut Cx) {
         return;
     };
     let m = method.name.as_str();
-    if m == want || (want == "eagle3" && m == "eagle") {
+    if det.effective().vllm_accepts(m) {
         return;
     }
     let sampled = cx.drafter.and_then(|d| d.sample_from_anchor()) == Some(true);

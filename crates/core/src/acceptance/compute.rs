@@ -1,6 +1,6 @@
 //! The pure arithmetic of `acceptance`: which engine exported the metrics, which model to read,
 //! and the window's deltas (vLLM counters) or samples (SGLang gauges); also the [`Shape`] the
-//! cause rules sort the per-position acceptance into ([`rules::shape`](super::rules::shape)).
+//! cause rules sort the per-position acceptance into ([`position::shape`](super::position::shape)).
 //! No I/O here: every function takes parsed scrapes and returns data or an [`Error`], so the
 //! edge cases (idle, reset, several models) are unit-tested without a server.
 
@@ -405,7 +405,7 @@ pub fn vllm_window(
                 after.describe(VLLM_PER_POS, Some(p.position - 1)),
                 p.accepted,
                 p.position,
-                super::verdict::pct(p.acceptance)
+                super::text::pct(p.acceptance)
             ),
         ));
     }

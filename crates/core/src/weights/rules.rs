@@ -1,154 +1,22 @@
-//! The weights family of rules: every tensor of the headers against what the config (and, when
-//! known, the target) makes the engine build.
+//! The weights family's rule list: every tensor of the headers against what the config (and,
+//! when known, the target) makes the engine build.
 //!
 //! Each code is a [`Rule`] declared beside its function in a topical file: `files` (the index
 //! and the shards, names), `quant` (quantization), `shapes` (layer count and shapes), `presence`
 //! (tensors refused, skipped, unknown or missing) and `vocab` (`d2t` / `t2d`). The rules see a
-//! [`View`] built once from the parsed headers and config ([`super::view`]): they never read a
-//! file. [`run`] runs them through the engine every family shares
-//! ([`crate::diagnostic::rule::run`]) and returns the findings and the rules skipped for want
-//! of a fact. Index rules apply to any config; tensor rules to a family whose tensor layout is
-//! known (DFlash, DFlash2, EAGLE-3), the others are out of scope (the report says only the
-//! index and shards were checked).
+//! [`View`] built once from the parsed headers and config ([`super::view`]), through the
+//! family's context ([`super::cx`]): they never read a file. [`run`] runs them through the
+//! engine every family shares ([`crate::diagnostic::rule::run`]) and returns the findings and
+//! the rules skipped for want of a fact. Index rules apply to any config; tensor rules to a
+//! family whose tensor layout is known (DFlash, DFlash2, EAGLE-3), the others are out of scope
+//! (the report says only the index and shards were checked).
 
-use serde::Serialize;
-
-use super::view::{Kind, View};
+use super::cx::{Cx, Rule, Skipped};
+use super::view::View;
 use super::{files, presence, quant, shapes, vocab, WeightsCode, WeightsHeaders};
 use crate::config::{ConfigFile, TargetFacts};
-use crate::diagnostic::rule::{self, Describe, NeedKind, RuleFamily};
+use crate::diagnostic::rule;
 use crate::diagnostic::{self, CodeInfo, Diagnostic};
-
-/// A fact a weights rule cannot run without.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Need {
-    /// `model.safetensors.index.json`: without one (a single file) there is no index to check,
-    /// and the rule is not listed as skipped.
-    Index,
-    /// The target's vocabulary size: `--target`, else the config's `vocab_size`.
-    TargetVocab,
-    /// The draft vocabulary size: the config's `draft_vocab_size`, else `vocab_size`.
-    DraftVocab,
-}
-
-impl NeedKind for Need {
-    fn describe(self) -> &'static str {
-        match self {
-            Need::Index => "an index (model.safetensors.index.json)",
-            Need::TargetVocab => {
-                "the target's vocabulary size (--target DIR|REPO, else the config's vocab_size)"
-            }
-            Need::DraftVocab => {
-                "the draft vocabulary size (the config's draft_vocab_size or vocab_size)"
-            }
-        }
-    }
-
-    /// A single-file checkpoint has no index: index rules do not apply rather than wait.
-    fn listed(self) -> bool {
-        self != Need::Index
-    }
-}
-
-/// Which configs a weights rule applies to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Applies {
-    /// Any config, of any family or none.
-    Any,
-    /// Configs of these families, whose tensor layout is known.
-    Layouts(&'static [Kind]),
-}
-
-/// Every family whose tensor layout is known.
-pub(super) const KNOWN_LAYOUTS: Applies =
-    Applies::Layouts(&[Kind::Dflash, Kind::Dflash2, Kind::Eagle3]);
-
-/// DFlash and DFlash2.
-pub(super) const DFLASH_LAYOUTS: Applies = Applies::Layouts(&[Kind::Dflash, Kind::Dflash2]);
-
-impl Describe for Applies {
-    fn describe(self) -> String {
-        match self {
-            Applies::Any => "any drafter's weights".into(),
-            Applies::Layouts(kinds) => {
-                let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
-                format!("{} weights", names.join(", "))
-            }
-        }
-    }
-}
-
-/// The weights family: rules that compare safetensors headers with a config ([`Cx`]).
-pub struct Weights;
-
-/// A weights rule: its code, documentation, scope, needs and check.
-pub type Rule = rule::Rule<Weights>;
-
-/// A weights rule that did not run, and the facts it lacked.
-pub type Skipped = rule::Skipped<WeightsCode, Need>;
-
-impl RuleFamily for Weights {
-    type Cx<'a> = Cx<'a>;
-    type Code = WeightsCode;
-    type Scope = Applies;
-    type Need = Need;
-
-    fn in_scope(cx: &Cx<'_>, scope: Applies) -> bool {
-        match scope {
-            Applies::Any => true,
-            Applies::Layouts(kinds) => {
-                cx.v.layout
-                    .as_ref()
-                    .is_some_and(|l| kinds.contains(&l.kind))
-            }
-        }
-    }
-
-    fn has(cx: &Cx<'_>, need: Need) -> bool {
-        let layout = cx.v.layout.as_ref();
-        match need {
-            Need::Index => cx.v.headers.index.is_some(),
-            Need::TargetVocab => layout.and_then(|l| l.target_vocab).is_some(),
-            Need::DraftVocab => layout.and_then(|l| l.sizes.draft_vocab).is_some(),
-        }
-    }
-
-    fn enter(cx: &mut Cx<'_>, rule: &'static Rule) {
-        cx.rule = rule;
-    }
-}
-
-/// What a weights rule sees, and where it reports.
-pub struct Cx<'a> {
-    rule: &'static Rule,
-    /// The parsed config and headers, the target's facts, and what is derived from them.
-    pub v: &'a View<'a>,
-    found: Vec<Diagnostic>,
-}
-
-impl Cx<'_> {
-    /// A finding of the running rule about `path` (a tensor name) in `file`, to be pushed.
-    pub fn diag(&self, path: &str, file: &str, message: String) -> Diagnostic {
-        let rule: &'static Rule = self.rule;
-        Diagnostic::new(rule.code, &rule.info, path, message).file(file)
-    }
-
-    pub fn push(&mut self, d: Diagnostic) {
-        self.found.push(d);
-    }
-
-    /// Reports a finding of the running rule.
-    pub fn emit(&mut self, path: &str, file: &str, message: String) {
-        let d = self.diag(path, file, message);
-        self.push(d);
-    }
-
-    /// The running rule's code.
-    pub fn code(&self) -> WeightsCode {
-        self.rule.code
-    }
-}
 
 /// Every weights rule, topic by topic, in the order they run.
 const RULES: &[&[Rule]] = &[
@@ -221,6 +89,7 @@ pub fn check(
 mod tests {
     use super::*;
     use crate::weights::view::{canonical, layer_of};
+    use crate::weights::Need;
 
     #[test]
     fn names_are_canonical() {

@@ -5,11 +5,12 @@
 
 use serde_json::json;
 
-use super::check::{Cx, Rule, DFLASH_LAYOUTS, KNOWN_LAYOUTS};
+use super::cx::{Cx, Rule, DFLASH_LAYOUTS, KNOWN_LAYOUTS};
 use super::text::Grouped;
-use super::view::{layer_of, Class, Kind, Layout};
+use super::view::{layer_of, Class, Layout};
 use super::WeightsCode;
 use crate::diagnostic::{CodeInfo, Severity};
+use crate::family::WeightsLayout;
 
 pub(super) const RULES: &[Rule] = &[
     FORBIDDEN_TENSOR,
@@ -77,7 +78,7 @@ fn ignored_tensor(cx: &mut Cx) {
         let name = &t.name;
         let file = v.file_of(t);
         match l.classify(canon) {
-            Class::MaskHidden if l.kind == Kind::Eagle3 => cx.emit(
+            Class::MaskHidden if l.kind == WeightsLayout::Eagle3 => cx.emit(
                 name,
                 &file,
                 format!(

@@ -3,7 +3,7 @@
 
 use serde_json::json;
 
-use super::check::{Cx, Need, Rule, KNOWN_LAYOUTS};
+use super::cx::{Cx, Need, Rule, KNOWN_LAYOUTS};
 use super::text::shape_text;
 use super::WeightsCode;
 use crate::diagnostic::{CodeInfo, Severity};

@@ -1,16 +1,13 @@
-//! From a measured window to a report: what was measured, the threshold it is held to (given,
-//! or the break-even point), and the report built by running the family's [`rules`] — the
-//! verdict, the likely cause, the `dflash-check` commands to run next, and the rules skipped for
-//! want of a fact. Pure: no I/O.
+//! What a measured window is: what was measured ([`Measurement`], over a [`Window`]), the
+//! threshold it is held to (given, or the break-even point of the drafter's family), and the
+//! [`Verdict`]. Data types only: the report is built by running the family's rules over them
+//! in `build` ([`AcceptanceReport::build`](super::AcceptanceReport::build)). Pure: no I/O.
 
 use serde::Serialize;
 
-use super::compute::{self, SglangWindow, Shape, VllmWindow};
-use super::rules::{self, Skipped};
+use super::compute::{self, SglangWindow, VllmWindow};
 use super::ServerEngine;
-use crate::diagnostic::rule::run;
-use crate::diagnostic::{Diagnostic, Summary};
-use crate::source::builtin::{self, Snapshot};
+use crate::family::{Family, Forwards};
 
 /// What was measured over the window.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -51,11 +48,6 @@ impl Measurement {
             Measurement::Sglang(w) => w.accept_rate.map(|s| s.mean),
         }
     }
-
-    /// The likely cause the acceptance points at ([`rules::shape`]).
-    pub fn shape(&self) -> Shape {
-        rules::shape(self)
-    }
 }
 
 /// The acceptance length the server must reach, and where that number came from.
@@ -66,60 +58,35 @@ pub struct Threshold {
     pub source: String,
 }
 
-/// How a drafter spends its draft: one forward for the whole block (DFlash) or one forward per
-/// drafted token (EAGLE, EAGLE-3, MTP heads).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum DraftFamily {
-    Dflash,
-    Eagle,
-}
-
-impl DraftFamily {
-    /// The default draft-to-target cost ratio c of one drafter forward (docs/acceptance.md,
-    /// "Break-even"): weights read per drafter forward over the target's, rounded up.
-    pub fn default_cost_ratio(self) -> f64 {
-        match self {
-            DraftFamily::Dflash => 0.15,
-            DraftFamily::Eagle => 0.05,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            DraftFamily::Dflash => "DFlash",
-            DraftFamily::Eagle => "EAGLE",
-        }
-    }
-}
-
 /// The acceptance length below which speculative decoding is slower than none. One step
 /// costs a target forward T plus the drafting D and yields tau tokens; decoding alone yields
 /// one token per T, so speculation pays only when tau > (T + D) / T = 1 + D/T. D/T = c for a
-/// block drafter (one forward drafts all K tokens) and K·c for an autoregressive one. `None`
-/// when K is needed and unknown (SGLang exports no per-position counters).
-pub fn break_even(
-    family: DraftFamily,
-    cost_ratio: Option<f64>,
-    k: Option<u32>,
-) -> Option<Threshold> {
-    let c = cost_ratio.unwrap_or_else(|| family.default_cost_ratio());
+/// block drafter (one forward drafts all K tokens) and K·c for an autoregressive one, with the
+/// family's default c (its row's cost model). `None` when K is needed and unknown (SGLang
+/// exports no per-position counters), or the family has no cost model.
+pub fn break_even(family: Family, cost_ratio: Option<f64>, k: Option<u32>) -> Option<Threshold> {
+    // The family's cost model (family table): how it drafts and its default c.
+    let cost = family.spec().rules.acceptance?;
+    let c = cost_ratio.unwrap_or(cost.default_cost_ratio);
     let given = if cost_ratio.is_some() {
         "--draft-cost-ratio"
     } else {
         "default"
     };
-    let (value, formula) = match family {
-        DraftFamily::Dflash => (
+    let name = family.spec().display;
+    let (value, formula) = match cost.forwards {
+        Forwards::PerBlock => (
             1.0 + c,
-            format!(
-                "1 + c, c = {c} ({given}; {}: one drafter forward per step)",
-                family.name()
-            ),
+            format!("1 + c, c = {c} ({given}; {name}: one drafter forward per step)"),
         ),
-        DraftFamily::Eagle => {
+        Forwards::PerToken => {
             let k = k?;
-            (1.0 + f64::from(k) * c, format!("1 + K·c, K = {k}, c = {c} ({given}; {}: one drafter forward per drafted token)", family.name()))
+            (
+                1.0 + f64::from(k) * c,
+                format!(
+                    "1 + K·c, K = {k}, c = {c} ({given}; {name}: one drafter forward per drafted token)"
+                ),
+            )
         }
     };
     Some(Threshold {
@@ -148,77 +115,6 @@ pub struct Window {
     pub scrapes: usize,
 }
 
-/// Everything `acceptance` found.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct AcceptanceReport {
-    /// The URL scraped.
-    pub url: String,
-    /// The served model read (`model_name` label), when the series carry one.
-    pub model_name: Option<String>,
-    /// Every model the server's acceptance metrics name.
-    pub models: Vec<String>,
-    pub window: Window,
-    pub measurement: Measurement,
-    pub shape: Shape,
-    pub threshold: Option<Threshold>,
-    pub verdict: Verdict,
-    /// Built-in snapshots of drafters for the served model (by their target's repo name).
-    pub snapshots: Vec<String>,
-    pub diagnostics: Vec<Diagnostic>,
-    /// The `dflash-check` commands that check the likely cause.
-    pub next_steps: Vec<String>,
-    /// The rules not run for want of a fact (a threshold, per-position counters, …).
-    pub skipped: Vec<Skipped>,
-}
-
-impl AcceptanceReport {
-    /// Builds the verdict, and runs the family's rules for the diagnostics, the next steps and
-    /// the rules skipped for want of a fact.
-    pub fn build(
-        url: String,
-        model_name: Option<String>,
-        models: Vec<String>,
-        window: Window,
-        measurement: Measurement,
-        threshold: Option<Threshold>,
-    ) -> AcceptanceReport {
-        let snapshots = model_name
-            .as_deref()
-            .map(snapshots_for_model)
-            .unwrap_or_default();
-        let target = model_name.as_deref().filter(|m| looks_like_model_path(m));
-        let mut cx = rules::Cx::new(&measurement, threshold.as_ref(), &snapshots, target);
-        let skipped = run(rules::RULES, &mut cx);
-        let (shape, mut diagnostics, next_steps) = (cx.shape, cx.diagnostics, cx.next_steps);
-        crate::diagnostic::sort(&mut diagnostics);
-        let verdict = rules::verdict(&measurement, threshold.as_ref());
-        AcceptanceReport {
-            url,
-            model_name,
-            models,
-            window,
-            measurement,
-            shape,
-            threshold,
-            verdict,
-            snapshots,
-            diagnostics,
-            next_steps,
-            skipped,
-        }
-    }
-
-    pub fn summary(&self) -> Summary {
-        Summary::of(&self.diagnostics)
-    }
-
-    /// Exit code: 1 when the verdict fails (the only error-level finding), else 0.
-    /// Whether the gate fails: the acceptance length is below the threshold.
-    pub fn fails(&self) -> bool {
-        self.summary().errors > 0
-    }
-}
-
 pub(super) fn length_metric(engine: ServerEngine) -> &'static str {
     match engine {
         ServerEngine::Vllm => compute::VLLM_ACCEPTED,
@@ -234,81 +130,13 @@ pub(super) fn of_max(m: &Measurement) -> String {
     }
 }
 
-/// The drafters the tool knows for a served model: built-in snapshots whose target repo is the
-/// model name, or whose target's repo name is its last path component (`/models/Qwen3.6-27B`).
-pub fn snapshots_for_model(model: &str) -> Vec<String> {
-    let last = model
-        .trim_end_matches('/')
-        .rsplit('/')
-        .next()
-        .unwrap_or(model);
-    builtin::SNAPSHOTS
-        .iter()
-        .filter(|s: &&Snapshot| {
-            let repo = s.target.repo;
-            let name = repo.rsplit('/').next().unwrap_or(repo);
-            repo.eq_ignore_ascii_case(model) || name.eq_ignore_ascii_case(last)
-        })
-        .map(|s| s.repo.to_string())
-        .collect()
-}
-
-/// A served model name usable as `--target`: a Hub repo id or a path, not an alias.
-fn looks_like_model_path(name: &str) -> bool {
-    name.contains('/') && !name.contains(char::is_whitespace)
-}
-
-/// The served model as a `--target` argument: a path as it is, a Hub repo id in the explicit
-/// `hf://` form (a bare `ORG/NAME` is read as a local path; see `input`).
-fn target_arg(target: Option<&str>) -> String {
-    match target {
-        None => "TARGET".to_string(),
-        Some(t) if t.starts_with('/') || t.starts_with('.') => shell_word(t),
-        Some(t) => shell_word(&format!("hf://{t}")),
-    }
-}
-
-pub(super) fn lint_command(engine: ServerEngine, target: Option<&str>) -> String {
-    format!(
-        "dflash-check lint DRAFTER_DIR --target {} --engine {}",
-        target_arg(target),
-        engine.flag()
-    )
-}
-
-pub(super) fn diff_command(snapshots: &[String], target: Option<&str>) -> String {
-    let authority = match snapshots {
-        [one] => format!(" --snapshot {}", shell_word(one)),
-        _ => " --from-hub DRAFTER_REPO".to_string(),
-    };
-    format!(
-        "dflash-check diff DRAFTER_DIR{authority} --target {}",
-        target_arg(target)
-    )
-}
-
-/// Quotes a word for a POSIX shell when it needs it (shell-words, as every command line the
-/// tool prints).
-fn shell_word(w: &str) -> String {
-    shell_words::quote(w).into_owned()
-}
-
-pub(crate) fn fmt2(x: f64) -> String {
-    format!("{x:.2}")
-}
-
-pub(crate) fn fmt3(x: f64) -> String {
-    format!("{x:.3}")
-}
-
-pub(crate) fn pct(x: f64) -> String {
-    format!("{:.1}%", x * 100.0)
-}
-
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+    use crate::acceptance::build::snapshots_for_model;
     use crate::acceptance::compute::{PositionAcceptance, Stats};
+    use crate::acceptance::next::shell_word;
+    use crate::acceptance::AcceptanceReport;
 
     fn vllm(per_pos: &[f64]) -> Measurement {
         let drafts = 1000.0;
@@ -466,20 +294,18 @@ pub(crate) mod tests {
     /// incident's 1.12 is below DFlash's default 1.15.
     #[test]
     fn break_even_points() {
-        let t = break_even(DraftFamily::Dflash, None, Some(15)).unwrap();
+        let t = break_even(Family::Dflash, None, Some(15)).unwrap();
         assert!((t.value - 1.15).abs() < 1e-12);
         assert!(t
             .source
             .starts_with("break-even 1 + c, c = 0.15 (default; DFlash"));
         assert_eq!(
-            break_even(DraftFamily::Dflash, Some(0.3), None)
-                .unwrap()
-                .value,
+            break_even(Family::Dflash, Some(0.3), None).unwrap().value,
             1.3
         );
-        let e = break_even(DraftFamily::Eagle, None, Some(15)).unwrap();
+        let e = break_even(Family::Eagle3, None, Some(15)).unwrap();
         assert!((e.value - 1.75).abs() < 1e-12, "{}", e.value);
-        assert!(break_even(DraftFamily::Eagle, None, None).is_none());
+        assert!(break_even(Family::Eagle3, None, None).is_none());
         let mut p = vec![0.09, 0.02, 0.01];
         p.resize(15, 0.0);
         let r = AcceptanceReport::build(
@@ -492,7 +318,7 @@ pub(crate) mod tests {
                 scrapes: 2,
             },
             vllm(&p),
-            break_even(DraftFamily::Dflash, None, Some(15)),
+            break_even(Family::Dflash, None, Some(15)),
         );
         assert_eq!(r.verdict, Verdict::Fail);
         assert!(r.diagnostics[0]

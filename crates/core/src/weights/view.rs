@@ -12,10 +12,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::expected::{expected, Expect};
+use super::facts::Sizes;
 use super::{Tensor, WeightsHeaders};
-use crate::config::{self, ConfigFile, TargetFacts};
-use crate::json::Node;
-use crate::rules::family::{self, Family};
+use crate::config::{ConfigFile, TargetFacts};
+use crate::family::{self, WeightsLayout};
 
 /// The aliases vLLM's DFlash loader maps (`hf_to_vllm_mapper`); EAGLE-3's maps `midlayer.` too.
 const ALIASES: &[(&str, &str)] = &[
@@ -46,176 +46,6 @@ const QUANT_SUFFIXES: &[&str] = &[
     "scales",
     "g_idx",
 ];
-
-/// A drafter family whose tensor layout was read from its loaders.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Kind {
-    Dflash,
-    /// DFlash plus DFlash2's convolutions and candidate selector.
-    Dflash2,
-    Eagle3,
-}
-
-impl Kind {
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Dflash => "DFlash",
-            Kind::Dflash2 => "DFlash2",
-            Kind::Eagle3 => "EAGLE-3",
-        }
-    }
-
-    pub fn is_dflash(self) -> bool {
-        matches!(self, Kind::Dflash | Kind::Dflash2)
-    }
-
-    fn of(config: &ConfigFile) -> Option<Kind> {
-        match family::detect(config.root())?.name {
-            Family::Dflash => Some(Kind::Dflash),
-            Family::Dflash2 => Some(Kind::Dflash2),
-            Family::Eagle3 => Some(Kind::Eagle3),
-            // The speculators format renames tensors, and DSpark, Domino, P-EAGLE and MTP heads
-            // carry tensors of their own whose names were not read from a loader: not checked,
-            // so a real tensor is never called unexpected.
-            Family::Speculators
-            | Family::Dspark
-            | Family::Domino
-            | Family::Peagle
-            | Family::Mtp => None,
-        }
-    }
-}
-
-/// The config's numbers that shape the tensors.
-#[derive(Debug, Default)]
-pub struct Sizes {
-    pub hidden: Option<u64>,
-    pub layers: Option<u64>,
-    pub heads: Option<u64>,
-    pub kv_heads: Option<u64>,
-    pub head_dim: Option<u64>,
-    pub intermediate: Option<u64>,
-    pub vocab: Option<u64>,
-    /// `draft_vocab_size`, else `vocab_size`.
-    pub draft_vocab: Option<u64>,
-    pub draft_vocab_explicit: bool,
-    /// `target_hidden_size`, else `hidden_size`, and which field it came from.
-    pub target_hidden: Option<(u64, &'static str)>,
-    /// The number of aux hidden states `fc` concatenates, and the field that says so.
-    pub aux: Option<(u64, String)>,
-    pub use_aux: bool,
-    pub attention_bias: bool,
-    pub mlp_bias: bool,
-    pub sink_bias: bool,
-    pub quantized: bool,
-    pub conv_kernel: Option<u64>,
-    pub conv_group: Option<u64>,
-    pub selector_rank: Option<u64>,
-}
-
-fn uint(root: &Node, path: &str) -> Option<u64> {
-    config::field(root, path).and_then(|(_, n)| n.as_u64())
-}
-
-fn first_uint(root: &Node, paths: &[&str]) -> Option<u64> {
-    paths.iter().find_map(|p| uint(root, p))
-}
-
-fn flag(root: &Node, paths: &[&str]) -> Option<bool> {
-    paths
-        .iter()
-        .find_map(|p| config::field(root, p).and_then(|(_, n)| n.as_bool()))
-}
-
-fn list_len(root: &Node, paths: &[&str]) -> Option<(u64, String)> {
-    paths.iter().find_map(|p| {
-        config::field(root, p)
-            .and_then(|(path, n)| n.as_array().map(|a| (a.len() as u64, path.to_string())))
-            .filter(|(n, _)| *n > 0)
-    })
-}
-
-/// `head_dim`, else the default of the config class the engine builds: transformers'
-/// Qwen3Config defaults it to 128, LlamaConfig (EAGLE-3) to hidden / heads.
-fn head_dim(root: &Node, kind: Kind, hidden: Option<u64>, heads: Option<u64>) -> Option<u64> {
-    uint(root, "head_dim").or(match kind {
-        Kind::Eagle3 => hidden
-            .zip(heads)
-            .filter(|(_, h)| *h > 0)
-            .map(|(a, h)| a / h),
-        Kind::Dflash | Kind::Dflash2 => {
-            let model_type = root.get("model_type").and_then(Node::as_str);
-            (model_type == Some("qwen3")).then_some(128)
-        }
-    })
-}
-
-/// How many target hidden states `fc` concatenates, and the field that says so.
-fn aux_layers(root: &Node, kind: Kind) -> Option<(u64, String)> {
-    const EAGLE: [&str; 2] = [
-        "eagle_aux_hidden_state_layer_ids",
-        "eagle_config.eagle_aux_hidden_state_layer_ids",
-    ];
-    match kind {
-        // vLLM takes explicit EAGLE-style aux ids first, then the DFlash target layer ids.
-        Kind::Dflash | Kind::Dflash2 => list_len(
-            root,
-            &[
-                EAGLE[0],
-                EAGLE[1],
-                "dflash_config.target_layer_ids",
-                "target_layer_ids",
-            ],
-        ),
-        Kind::Eagle3 => {
-            list_len(root, &EAGLE).or(Some((3, "the EAGLE-3 default (3 aux layers)".to_string())))
-        }
-    }
-}
-
-impl Sizes {
-    fn read(root: &Node, kind: Kind) -> Sizes {
-        let hidden = uint(root, "hidden_size");
-        let heads = uint(root, "num_attention_heads");
-        let vocab = uint(root, "vocab_size");
-        let draft_vocab_field = uint(root, "draft_vocab_size");
-        let target_hidden = match uint(root, "target_hidden_size") {
-            Some(t) => Some((t, "target_hidden_size")),
-            None => hidden.map(|h| (h, "hidden_size")),
-        };
-        let dv = |k: &str| first_uint(root, &[&format!("dflash_config.{k}"), k]);
-        let use_aux = [
-            "dflash_config.use_aux_hidden_state",
-            "eagle_config.use_aux_hidden_state",
-            "use_aux_hidden_state",
-        ];
-        let sink = [
-            "dflash_config.attention_sink_bias",
-            "add_swa_attention_sink_bias",
-        ];
-        Sizes {
-            hidden,
-            layers: uint(root, "num_hidden_layers"),
-            heads,
-            kv_heads: uint(root, "num_key_value_heads").or(heads),
-            head_dim: head_dim(root, kind, hidden, heads),
-            intermediate: uint(root, "intermediate_size"),
-            vocab,
-            draft_vocab: draft_vocab_field.or(vocab),
-            draft_vocab_explicit: draft_vocab_field.is_some(),
-            target_hidden,
-            aux: aux_layers(root, kind),
-            use_aux: flag(root, &use_aux).unwrap_or(true),
-            attention_bias: flag(root, &["attention_bias"]).unwrap_or(false),
-            mlp_bias: flag(root, &["mlp_bias"]).unwrap_or(false),
-            sink_bias: flag(root, &sink).unwrap_or(false),
-            quantized: root.get("quantization_config").is_some(),
-            conv_kernel: dv("conv_kernel_size"),
-            conv_group: dv("conv_group_size"),
-            selector_rank: dv("selector_rank"),
-        }
-    }
-}
 
 /// `model.layers.0.x` → (`layers.0.x`, prefixed); aliases applied.
 pub(super) fn canonical(name: &str) -> (String, bool) {
@@ -314,7 +144,7 @@ pub enum Class<'e> {
 
 /// The config's tensor layout: its family, sizes and the tensors the engine builds.
 pub struct Layout {
-    pub kind: Kind,
+    pub kind: WeightsLayout,
     pub sizes: Sizes,
     /// Canonical names the index maps to a shard that does not exist (reported as
     /// `weights-shard-missing` only).
@@ -332,7 +162,7 @@ pub struct Layout {
 
 impl Layout {
     fn of(
-        kind: Kind,
+        kind: WeightsLayout,
         config: &ConfigFile,
         headers: &WeightsHeaders,
         names: &Names,
@@ -428,7 +258,13 @@ impl<'a> View<'a> {
         target: Option<&'a TargetFacts>,
     ) -> View<'a> {
         let names = Names::of(headers);
-        let layout = Kind::of(config).map(|k| Layout::of(k, config, headers, &names, target));
+        // The family's row says which layout its loaders build: the speculators format renames
+        // tensors, and DSpark, Domino, P-EAGLE and MTP heads carry tensors of their own whose
+        // names were not read from a loader: not checked, so a real tensor is never called
+        // unexpected.
+        let layout = family::detect(config.root())
+            .and_then(|d| d.name.spec().rules.weights)
+            .map(|k| Layout::of(k, config, headers, &names, target));
         View {
             config,
             headers,

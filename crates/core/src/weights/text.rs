@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use super::check::Cx;
+use super::cx::Cx;
 use super::view::layer_of;
 use crate::diagnostic::Diagnostic;
 

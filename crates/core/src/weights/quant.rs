@@ -1,7 +1,7 @@
 //! The tensors against the config's `quantization_config`, both ways, for any config:
 //! quantized tensors the config does not declare, a declared quantization no tensor carries.
 
-use super::check::{Applies, Cx, Rule};
+use super::cx::{Applies, Cx, Rule};
 use super::text::shape_text;
 use super::{Tensor, WeightsCode, WeightsHeaders};
 use crate::config::QuantFacts;

@@ -4,10 +4,11 @@
 
 use serde_json::json;
 
-use super::check::{Cx, Rule, KNOWN_LAYOUTS};
+use super::cx::{Cx, Rule, KNOWN_LAYOUTS};
 use super::expected::Expect;
+use super::facts::Sizes;
 use super::text::{layer_names, ranges, shape_text, Grouped};
-use super::view::{layer_of, Layout, Sizes, View, MAX_LAYERS};
+use super::view::{layer_of, Layout, View, MAX_LAYERS};
 use super::{Tensor, WeightsCode};
 use crate::diagnostic::{CodeInfo, Diagnostic, Severity};
 

@@ -3,13 +3,13 @@
 //! They make the tool useful where the Hub is not: air-gapped servers, gated repos, CI without
 //! a token. A snapshot is never presented as the live Hub; its provenance says where the values
 //! were recorded and when. Which snapshot is a drafter's authority when none is named is
-//! decided by evidence in [`super::choose`].
+//! decided by evidence in the main crate's `source::choose`, which also makes a snapshot an
+//! authority (`source::SnapshotAuthority`). Data only, so that the core's checks can name the
+//! snapshots (acceptance: the drafters known for a served model) without the Hub.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
-use super::{Authority, AuthorityKind};
-use crate::config::{self, TargetFacts};
+use crate::config::TargetFacts;
 use crate::tokens::{AddedToken, TokenTable};
 
 /// The date the built-in values were recorded.
@@ -149,28 +149,28 @@ pub static QWEN3_4B: KnownTarget = KnownTarget {
 pub static SNAPSHOTS: &[Snapshot] = &[
     Snapshot {
         repo: "z-lab/Qwen3.6-27B-DFlash",
-        config: include_str!("snapshots/z-lab__Qwen3.6-27B-DFlash.json"),
+        config: include_str!("../snapshots/z-lab__Qwen3.6-27B-DFlash.json"),
         revision: None,
         provenance: "values of the Hub repo's config.json (transformers 5.5.3 revision) as recorded by the dflash-check team; commit sha not recorded",
         target: &QWEN3_6_27B,
     },
     Snapshot {
         repo: "z-lab/Qwen3.5-27B-DFlash",
-        config: include_str!("snapshots/z-lab__Qwen3.5-27B-DFlash.json"),
+        config: include_str!("../snapshots/z-lab__Qwen3.5-27B-DFlash.json"),
         revision: None,
         provenance: "values of the Hub repo's config.json (transformers 4.57.1 revision) as recorded by the dflash-check team; commit sha not recorded",
         target: &QWEN3_5_27B,
     },
     Snapshot {
         repo: "z-lab/Qwen3-8B-DFlash-b16",
-        config: include_str!("snapshots/z-lab__Qwen3-8B-DFlash-b16.json"),
+        config: include_str!("../snapshots/z-lab__Qwen3-8B-DFlash-b16.json"),
         revision: None,
         provenance: "critical values as published for the z-lab Qwen3-8B b16 drafter and the matching SpecForge template; metadata fields not verified against a Hub commit",
         target: &QWEN3_8B,
     },
     Snapshot {
         repo: "z-lab/Qwen3-4B-DFlash-b16",
-        config: include_str!("snapshots/z-lab__Qwen3-4B-DFlash-b16.json"),
+        config: include_str!("../snapshots/z-lab__Qwen3-4B-DFlash-b16.json"),
         revision: None,
         provenance: "critical values as published for the z-lab Qwen3-4B b16 drafter and the matching SpecForge template; metadata fields not verified against a Hub commit",
         target: &QWEN3_4B,
@@ -229,27 +229,8 @@ impl Snapshot {
         SNAPSHOTS.iter().find(|s| s.repo.eq_ignore_ascii_case(repo))
     }
 
-    pub(crate) fn name(&self) -> &'static str {
+    pub fn name(&self) -> &'static str {
         self.repo.rsplit('/').next().unwrap_or(self.repo)
-    }
-
-    pub fn authority(&self, matched_by: Option<String>) -> Authority {
-        let label = format!("built-in snapshot {}", self.repo);
-        let config = config::parse(Path::new(&label), self.config.as_bytes())
-            .expect("built-in snapshots are valid JSON (tested)");
-        Authority {
-            kind: AuthorityKind::Builtin,
-            id: self.repo.to_string(),
-            revision: self.revision.map(str::to_string),
-            sha: self.revision.map(str::to_string),
-            provenance: format!("{}; recorded {RECORDED}", self.provenance),
-            matched_by,
-            config,
-            bytes: self.config.as_bytes().to_vec(),
-            target: Some(self.target.facts()),
-            tokens: Some(self.target.token_table()),
-            cli_args: vec!["--snapshot".into(), self.repo.to_string()],
-        }
     }
 }
 
@@ -261,14 +242,14 @@ mod tests {
     #[test]
     fn every_snapshot_parses_and_has_its_target() {
         for s in SNAPSHOTS {
-            let a = s.authority(None);
-            let n = a
-                .config
+            let config =
+                crate::config::parse(std::path::Path::new(s.repo), s.config.as_bytes()).unwrap();
+            let n = config
                 .root()
                 .get("num_target_layers")
                 .and_then(Node::as_u64);
             assert_eq!(n, Some(s.target.num_hidden_layers), "{}", s.repo);
-            let h = a.config.root().get("hidden_size").and_then(Node::as_u64);
+            let h = config.root().get("hidden_size").and_then(Node::as_u64);
             assert_eq!(h, Some(s.target.hidden_size), "{}", s.repo);
         }
     }

@@ -10,9 +10,9 @@
 //! metric is one).
 //!
 //! Cost is linear in the body (one pass; duplicates found through a hash set of 128-bit series
-//! hashes), up to [`MAX_SAMPLES`] sample lines; the body itself is capped by
-//! [`super::scrape::MAX_BODY`]. Only the samples a caller keeps are stored (see [`parse_for`]),
-//! at most [`MAX_KEPT`].
+//! hashes), up to [`MAX_SAMPLES`] sample lines; the body itself is capped by the scraper that
+//! fetched it (`acceptance::scrape::MAX_BODY` in the main crate). Only the samples a caller
+//! keeps are stored (see [`parse_for`]), at most [`MAX_KEPT`].
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::hash::{Hash, Hasher};

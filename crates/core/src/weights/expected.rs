@@ -8,8 +8,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::view::{Kind, Sizes};
+use super::facts::Sizes;
 use super::WeightsCode;
+use crate::family::WeightsLayout;
 
 /// One expected tensor.
 #[derive(Debug, Clone)]
@@ -76,13 +77,13 @@ impl Dims {
 }
 
 /// Every tensor the engine builds for this config, by canonical name.
-pub fn expected(kind: Kind, s: &Sizes, layers: &BTreeSet<u64>) -> Table {
+pub fn expected(kind: WeightsLayout, s: &Sizes, layers: &BTreeSet<u64>) -> Table {
     let d = Dims::of(s);
     let mut m = Table::new();
     for &l in layers {
         let mut layer = Table::new();
         // EAGLE-3's first layer takes the embedding and the fused hidden state side by side.
-        let input = if kind == Kind::Eagle3 && l == 0 {
+        let input = if kind == WeightsLayout::Eagle3 && l == 0 {
             (mul(Some(2), s.hidden), "2 × hidden_size")
         } else {
             d.hidden
@@ -90,13 +91,13 @@ pub fn expected(kind: Kind, s: &Sizes, layers: &BTreeSet<u64>) -> Table {
         attention(&mut layer, &d, input, s.attention_bias);
         norms_and_mlp(&mut layer, &d, s.mlp_bias);
         match kind {
-            Kind::Dflash => dflash_attention(&mut layer, &d, s.sink_bias),
-            Kind::Dflash2 => {
+            WeightsLayout::Dflash => dflash_attention(&mut layer, &d, s.sink_bias),
+            WeightsLayout::Dflash2 => {
                 dflash_attention(&mut layer, &d, s.sink_bias);
                 dflash2_convolutions(&mut layer, &d, s);
             }
-            Kind::Eagle3 if l == 0 => put(&mut layer, "hidden_norm.weight", &[d.hidden]),
-            Kind::Eagle3 => {}
+            WeightsLayout::Eagle3 if l == 0 => put(&mut layer, "hidden_norm.weight", &[d.hidden]),
+            WeightsLayout::Eagle3 => {}
         }
         m.extend(
             layer
@@ -105,7 +106,7 @@ pub fn expected(kind: Kind, s: &Sizes, layers: &BTreeSet<u64>) -> Table {
         );
     }
     outside_layers(&mut m, kind, &d, s);
-    if kind == Kind::Dflash2 {
+    if kind == WeightsLayout::Dflash2 {
         candidate_selector(&mut m, &d, s);
     }
     m
@@ -193,7 +194,7 @@ fn candidate_selector(m: &mut Table, d: &Dims, s: &Sizes) {
 
 /// The final norm, the fc over the target's hidden states, DFlash's hidden norm, and the
 /// vocabulary tensors (optional: a drafter may share the target's).
-fn outside_layers(m: &mut Table, kind: Kind, d: &Dims, s: &Sizes) {
+fn outside_layers(m: &mut Table, kind: WeightsLayout, d: &Dims, s: &Sizes) {
     put(m, "norm.weight", &[d.hidden]);
     if s.use_aux {
         let width = s

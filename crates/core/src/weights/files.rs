@@ -6,7 +6,7 @@ use std::collections::BTreeSet;
 
 use serde_json::json;
 
-use super::check::{Applies, Cx, Need, Rule};
+use super::cx::{Applies, Cx, Need, Rule};
 use super::WeightsCode;
 use crate::diagnostic::{CodeInfo, Diagnostic, Severity};
 

@@ -1,0 +1,35 @@
+//! `weights`: the drafter's safetensors headers against its config and target — the pure part.
+//!
+//! A config can be exactly its authority's and still not fit the weights beside it: a drafter
+//! trained with 4 target layers shipped with a 5-id config, a `draft_vocab_size` with no `d2t`
+//! tensor, a layer count or head size that differs from the file. Engines find some of these
+//! at load, after minutes of download, and some never (vLLM silently keeps a zero `d2t`).
+//!
+//! This module holds what the checking needs and nothing that reads: the parsed headers
+//! ([`headers`], [`index`]), the config's facts (`facts`), the tensors the engine builds
+//! (`expected`), the view the rules see (`view`), the family's context (`cx`), the rule list
+//! (`rules`: [`run`], [`all_rules`]) and the rules by topic (`files`, `quant`, `shapes`,
+//! `presence`, `vocab`). The main crate's `weights` reads the headers from files and the Hub
+//! into [`WeightsHeaders`] and re-exports everything here under the same paths. See
+//! `docs/weights.md`.
+
+mod cx;
+mod expected;
+mod facts;
+mod files;
+pub mod headers;
+pub mod index;
+mod presence;
+mod quant;
+mod rules;
+mod shapes;
+mod text;
+mod view;
+mod vocab;
+
+pub use cx::{Applies, Cx, Need, Rule, Skipped, Weights};
+pub use headers::{Shard, Tensor, Totals, WeightsHeaders};
+pub use index::Index;
+pub use rules::{all_rules, check, info, rule, run, Checked};
+
+pub use crate::diagnostic::codes::WeightsCode;
