@@ -309,6 +309,25 @@ fn collapse_fails_by_default() {
         json(&r)["threshold"]["value"].as_f64().unwrap(),
         1.75
     ));
+    // The values are the family table's names: eagle is eagle3, and MTP heads draft token by
+    // token too.
+    for family in ["eagle3", "mtp"] {
+        let r = run(&[
+            &s.url(),
+            "--window",
+            "0.2",
+            "--draft-family",
+            family,
+            "--format",
+            "json",
+        ]);
+        assert_eq!(r.code, 1, "{family}: {}{}", r.stdout, r.stderr);
+        let threshold = &json(&r)["threshold"];
+        assert!(
+            close(threshold["value"].as_f64().unwrap(), 1.75),
+            "{family}"
+        );
+    }
 }
 
 /// Without --min-acceptance-length a healthy-but-cliffed drafter (3.6 of 16) is above the
@@ -607,6 +626,9 @@ fn bad_flags_are_exit_2() {
         ["http://127.0.0.1:1", "--timeout", "-1"],
         ["http://127.0.0.1:1", "--draft-cost-ratio", "0"],
         ["http://127.0.0.1:1", "--draft-family", "medusa"],
+        // Families of the table without a cost model are not offered.
+        ["http://127.0.0.1:1", "--draft-family", "peagle"],
+        ["http://127.0.0.1:1", "--draft-family", "speculators"],
     ] {
         let r = run(&args);
         assert_eq!(r.code, 2, "{args:?}: {}", r.stderr);

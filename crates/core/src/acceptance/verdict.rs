@@ -306,6 +306,20 @@ pub(crate) mod tests {
         let e = break_even(Family::Eagle3, None, Some(15)).unwrap();
         assert!((e.value - 1.75).abs() < 1e-12, "{}", e.value);
         assert!(break_even(Family::Eagle3, None, None).is_none());
+        // Every family's cost model is its row's: block drafters as DFlash, MTP heads as
+        // EAGLE-3; P-EAGLE and the speculators format have none.
+        for f in [Family::Dflash2, Family::Dspark, Family::Domino] {
+            let t = break_even(f, None, Some(15)).unwrap();
+            assert!((t.value - 1.15).abs() < 1e-12, "{f:?}");
+        }
+        let m = break_even(Family::Mtp, None, Some(15)).unwrap();
+        assert!(
+            (m.value - 1.75).abs() < 1e-12
+                && m.source
+                    .contains("MTP: one drafter forward per drafted token")
+        );
+        assert!(break_even(Family::Peagle, None, Some(15)).is_none());
+        assert!(break_even(Family::Speculators, None, Some(15)).is_none());
         let mut p = vec![0.09, 0.02, 0.01];
         p.resize(15, 0.0);
         let r = AcceptanceReport::build(

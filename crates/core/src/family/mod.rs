@@ -229,11 +229,10 @@ impl Family {
         Family::Mtp,
     ];
 
-    /// The family's row.
+    /// The family's row: [`ROWS`] lists the families in declaration order, one row each
+    /// (`every_family_has_one_row_and_names_are_unique`).
     pub fn spec(self) -> &'static FamilySpec {
-        ROWS.iter()
-            .find(|r| r.family == self)
-            .expect("every Family has a row in family::table::ROWS (unit-tested)")
+        &ROWS[self as usize]
     }
 
     pub fn as_str(self) -> &'static str {
@@ -589,12 +588,16 @@ mod tests {
             assert_eq!(fam(text), *want, "{text}");
         }
     }
-    /// One row per family, in `Family::ALL` order, and no name (command line, alias,
+    /// One row per family, in `Family::ALL` (declaration) order, and no name (command line, alias,
     /// architecture, speculators type) claimed twice.
     #[test]
     fn every_family_has_one_row_and_names_are_unique() {
         let ids: Vec<Family> = ROWS.iter().map(|r| r.family).collect();
         assert_eq!(ids, Family::ALL);
+        assert!(Family::ALL
+            .iter()
+            .enumerate()
+            .all(|(i, f)| *f as usize == i));
         let mut seen = std::collections::BTreeSet::new();
         for r in ROWS {
             let cli = [r.cli];
