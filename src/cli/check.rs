@@ -28,7 +28,7 @@ pub struct CheckArgs {
     #[command(flatten)]
     pub deny: DenyArgs,
     /// Append an [[ignore]] entry to the pin file for every error and warning found now, each
-    /// with a placeholder reason that must be replaced before the next run.
+    /// with the reason `baseline of YYYY-MM-DD` (adopting the gate on an existing repository).
     #[arg(long, conflicts_with = "prune_ignores")]
     pub baseline: bool,
     /// Remove the pin file's expired and unused [[ignore]] entries (the ones this run reports).
@@ -85,10 +85,10 @@ fn baseline(
     let (path, count) = suppress::append_baseline(&report.diagnostics(), pins)?;
     super::render(report, &args.output, false, false, out)?;
     eprintln!(
-        "dflash-check: {count} [[ignore]] entr{} appended to `{}`: replace each reason `{}` before the next run",
+        "dflash-check: {count} [[ignore]] entr{} appended to `{}` with the reason `{}`: review them like code; `check --prune-ignores` removes each one once its finding is fixed",
         if count == 1 { "y" } else { "ies" },
         path.display(),
-        suppress::PLACEHOLDER_REASON
+        suppress::baseline_reason(&dflash_check::pins::today())
     );
     Ok(dflash_check::exit::CLEAN)
 }
