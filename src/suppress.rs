@@ -444,21 +444,48 @@ fn with_entries(text: &str, tables: Vec<toml_edit::Table>) -> Option<String> {
 
 /// `check --baseline`: appends an `[[ignore]]` entry for each of `findings` (errors and
 /// warnings) to the pin file, created as `dflash-check.toml` in the working directory when
-/// there is none. Returns the file and the number of entries written.
+/// there is none, under the pin file's lock; an entry the file already holds (same code, path
+/// and pointer, written by a run that finished meanwhile) is not written twice. Returns the
+/// file and the number of entries written.
 pub fn append_baseline(
     findings: &[Diagnostic],
     pins: Option<&LoadedPins>,
 ) -> Result<(PathBuf, usize)> {
     let tables = baseline_entries(findings, &crate::pins::today());
-    let count = tables.len();
     let path = pins.map_or_else(|| PathBuf::from(crate::pins::FILE_NAME), |p| p.path.clone());
-    if count == 0 {
+    if tables.is_empty() {
         return Ok((path, 0));
     }
+    let mut count = 0;
     edit_pin_file(&path, |text| {
         let text = text.unwrap_or_else(|| format!("version = {}\n", crate::pins::VERSION));
-        let edited = with_entries(&text, tables)
-            .ok_or_else(|| Error::new("its `ignore` is not an array of tables"))?;
+        let present: Vec<(String, String, Option<String>)> =
+            entries(&crate::pins::parse(&path, text.clone())?)?
+                .into_iter()
+                .map(|e| (e.code.as_str().to_string(), e.path, e.pointer))
+                .collect();
+        let key = |t: &toml_edit::Table| {
+            let field = |k: &str| t.get(k).and_then(|v| v.as_str()).map(str::to_string);
+            (
+                field("code").unwrap_or_default(),
+                field("path").unwrap_or_default(),
+                field("pointer"),
+            )
+        };
+        let new: Vec<toml_edit::Table> = tables
+            .into_iter()
+            .filter(|t| !present.contains(&key(t)))
+            .collect();
+        count = new.len();
+        if new.is_empty() {
+            return Ok(None);
+        }
+        let edited = with_entries(&text, new).ok_or_else(|| {
+            Error::new(format!(
+                "`{}`: `ignore` is not an array of tables; nothing was written",
+                path.display()
+            ))
+        })?;
         Ok(Some(edited))
     })?;
     Ok((path, count))
@@ -495,9 +522,13 @@ pub fn prune_entries(pins: &LoadedPins, stale: &[usize]) -> Result<Vec<usize>> {
         if indices.is_empty() {
             return Ok(None);
         }
-        without_entries(&text, &indices)
-            .map(Some)
-            .ok_or_else(|| Error::new("its [[ignore]] entries could not be located"))
+        without_entries(&text, &indices).map(Some).ok_or_else(|| {
+            Error::new(format!(
+                "internal error: the [[ignore]] entries of `{}` could not be located; \
+                     nothing was written",
+                pins.path.display()
+            ))
+        })
     })?;
     Ok(removed)
 }

@@ -279,3 +279,61 @@ fn a_new_pin_file_is_not_private_to_its_writer() {
         0o644
     );
 }
+
+/// Issue 32: `check --prune-ignores` and `check --baseline` took no lock, so a `pin` run that
+/// wrote meanwhile lost its pin (both exiting 0). Each now waits for the pin file's lock (the
+/// one `pin` holds while it reads and writes), reads the file under it, and keeps what the
+/// holder wrote. The lock is held here by the test, standing in for a `pin` run: while it is
+/// held the file does not change; the pin written under it survives the run's own edit.
+#[test]
+fn prune_and_baseline_wait_for_the_pin_file_lock() {
+    for flag in ["--prune-ignores", "--baseline"] {
+        let (tmp, auth, pins, dirs) = pin_setup(2);
+        assert_eq!(pin(&dirs[0], &auth, &pins).status.code(), Some(0));
+        let stale = "\n[[ignore]]\ncode = \"changed\"\npath = \"models/d0\"\npointer = \"/no_such_key\"\nreason = \"stale\"\n";
+        fs::write(
+            &pins,
+            format!("{}{stale}", fs::read_to_string(&pins).unwrap()),
+        )
+        .unwrap();
+        let before = fs::read_to_string(&pins).unwrap();
+
+        let lock = dflash_check::fix::write::lock(&pins).unwrap();
+        let child = Command::new(BIN)
+            .args(["check", "models/d0", flag, "--pins"])
+            .arg(&pins)
+            .current_dir(tmp.path())
+            .env("HF_HUB_OFFLINE", "1")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        // Long enough for the run to check one drafter and reach its write.
+        std::thread::sleep(std::time::Duration::from_millis(3000));
+        assert_eq!(
+            fs::read_to_string(&pins).unwrap(),
+            before,
+            "{flag} wrote while another run held the lock"
+        );
+        // What a `pin` run holding the lock would write: another drafter's pin.
+        let pinned = format!("{before}\n[drafters.\"models/d1\"]\nagainst = \"authority.json\"\n");
+        fs::write(&pins, &pinned).unwrap();
+        drop(lock);
+        let (code, stderr) = finish(child);
+        assert_eq!(
+            code,
+            if flag == "--baseline" { 0 } else { 1 },
+            "{flag}: {stderr}"
+        );
+        let text = fs::read_to_string(&pins).unwrap();
+        assert!(
+            text.contains("[drafters.\"models/d1\"]"),
+            "{flag} lost the pin written under the lock:\n{text}"
+        );
+        if flag == "--prune-ignores" {
+            assert!(!text.contains("reason = \"stale\""), "{text}");
+        } else {
+            assert!(text.contains("reason = \"baseline of "), "{text}");
+        }
+    }
+}
