@@ -287,7 +287,10 @@ pub fn discover(start: &Path) -> Option<PathBuf> {
         .map(|d| d.join(FILE_NAME))
         // Not following a link; an error other than "not found" (a directory that cannot be
         // searched) is not proof of absence either, and `load` reports it.
-        .find(|p| !matches!(std::fs::symlink_metadata(p), Err(e) if e.kind() == std::io::ErrorKind::NotFound))
+        .find(|p| match std::fs::symlink_metadata(p) {
+            Ok(_) => true,
+            Err(e) => e.kind() != std::io::ErrorKind::NotFound,
+        })
 }
 
 /// The pin file of a run: `explicit` (`--pins FILE`), else `dflash-check.toml` in the working
@@ -316,7 +319,8 @@ pub fn load(path: &Path) -> Result<LoadedPins> {
 fn not_readable(path: &Path, e: Error) -> Error {
     let link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
     match std::fs::metadata(path) {
-        Err(_) if link => {
+        // Not a loop of links (ELOOP): `read_capped` names that one.
+        Err(err) if link && err.kind() == std::io::ErrorKind::NotFound => {
             let target = std::fs::read_link(path)
                 .map(|t| t.display().to_string())
                 .unwrap_or_default();

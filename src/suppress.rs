@@ -782,7 +782,7 @@ reason = \"\"\"\n[[ignore]]\n[not a table]\n\"\"\"\n\n[drafters.\"m\"]\nsnapshot
     fn baseline_entries_load() {
         let d = Diagnostic::new(
             Code::Check(CheckCode::PinMissing),
-            crate::check::info(CheckCode::PinMissing),
+            info(CheckCode::PinMissing),
             "x",
             "m",
         )

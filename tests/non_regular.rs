@@ -166,8 +166,8 @@ fn check_over_a_tree_with_a_fifo_finishes() {
 /// Issue 32: a `dflash-check.toml` that is not a regular file was skipped in silence and
 /// `check` passed on the built-in snapshots, or used a stray pin file above the checkout. It is
 /// the pin file in any form: a dangling symlink (a link into a submodule CI did not fetch), a
-/// FIFO (never blocking), a link to /dev/zero and a directory are each an exit-2 error naming
-/// it. A symlink to a regular file is a pin file like any other.
+/// FIFO (never blocking), a link to /dev/zero, a directory and a link to itself are each an
+/// exit-2 error naming it. A symlink to a regular file is a pin file like any other.
 #[test]
 fn a_pin_file_that_is_not_a_regular_file_is_an_error() {
     let cases: &[(&str, &str)] = &[
@@ -178,6 +178,7 @@ fn a_pin_file_that_is_not_a_regular_file_is_an_error() {
         ("fifo", "is a FIFO (named pipe), not a regular file"),
         ("dev-zero", "is a character device, not a regular file"),
         ("directory", "is a directory, not a file"),
+        ("loop", "cannot be read: it is a loop of symbolic links"),
         ("link-to-file", ""),
     ];
     for (kind, says) in cases {
@@ -198,6 +199,7 @@ fn a_pin_file_that_is_not_a_regular_file_is_an_error() {
             "fifo" => mkfifo(&pins),
             "dev-zero" => std::os::unix::fs::symlink("/dev/zero", &pins).unwrap(),
             "directory" => fs::create_dir(&pins).unwrap(),
+            "loop" => std::os::unix::fs::symlink("dflash-check.toml", &pins).unwrap(),
             _ => {
                 fs::write(repo.join("real.toml"), "version = 2\n").unwrap();
                 std::os::unix::fs::symlink("real.toml", &pins).unwrap();
