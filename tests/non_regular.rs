@@ -167,7 +167,8 @@ fn check_over_a_tree_with_a_fifo_finishes() {
 /// `check` passed on the built-in snapshots, or used a stray pin file above the checkout. It is
 /// the pin file in any form: a dangling symlink (a link into a submodule CI did not fetch), a
 /// FIFO (never blocking), a link to /dev/zero, a directory and a link to itself are each an
-/// exit-2 error naming it. A symlink to a regular file is a pin file like any other.
+/// exit-2 error naming it, for `check` and for `pin`. A symlink to a regular file is a pin file
+/// like any other.
 #[test]
 fn a_pin_file_that_is_not_a_regular_file_is_an_error() {
     let cases: &[(&str, &str)] = &[
@@ -226,5 +227,26 @@ fn a_pin_file_that_is_not_a_regular_file_is_an_error() {
             "{kind}: {err}"
         );
         assert!(err.contains("hint: "), "{kind}: {err}");
+        // `pin` finds the same file and refuses it too, rather than writing the stray one.
+        let start = Instant::now();
+        let out = dflash()
+            .args(["pin", "models/Qwen3.6-27B-DFlash", "--snapshot"])
+            .arg("z-lab/Qwen3.6-27B-DFlash")
+            .current_dir(&repo)
+            .timeout(TIMEOUT)
+            .output()
+            .unwrap();
+        assert!(start.elapsed() < TIMEOUT, "{kind}: pin blocked");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "pin, {kind}: {err}");
+        assert!(
+            err.contains(&pins.display().to_string()),
+            "pin, {kind}: {err}"
+        );
+        assert_eq!(
+            fs::read_to_string(tmp.path().join("dflash-check.toml")).unwrap(),
+            "version = 2\n",
+            "pin, {kind}: the stray pin file above was written"
+        );
     }
 }
