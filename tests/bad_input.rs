@@ -2,7 +2,7 @@
 //! of its input surface with the real binary: a drafter's `config.json` through [`RUNS`], its
 //! safetensors headers through [`WEIGHTS_RUNS`], a launch command or file through
 //! [`LAUNCH_RUNS`], a `/metrics` body (served by a small in-process HTTP server) through
-//! [`METRICS_RUNS`]. For each (case, run) the harness checks that the process
+//! [`METRICS_RUNS`], a pin file `dflash-check.toml` through [`PINS_RUNS`]. For each (case, run) the harness checks that the process
 //! exited 0, 1 or 2 by itself (never a panic, exit 101 or a signal), that an error (exit 2)
 //! prints nothing on stdout and names the file, that the exit code is the one the manifest
 //! expects, that nothing under the case's directory changed (or, for runs that write, that
@@ -117,6 +117,21 @@ const METRICS_RUNS: &[Run] = &[Run {
     writes: false,
 }];
 
+/// A pin file (`surface = "pins"`): `dflash-check.toml` in the case's temp dir, found from the
+/// working directory, beside a clean drafter `models/Qwen3.6-27B-DFlash`.
+const PINS_RUNS: &[Run] = &[
+    Run {
+        name: "check",
+        args: &["check", "models"],
+        writes: false,
+    },
+    Run {
+        name: "prune",
+        args: &["check", "models", "--prune-ignores"],
+        writes: true,
+    },
+];
+
 /// Which command family a case feeds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -125,6 +140,7 @@ enum Surface {
     Weights,
     Launch,
     Metrics,
+    Pins,
 }
 
 impl Surface {
@@ -134,6 +150,7 @@ impl Surface {
             Surface::Weights => WEIGHTS_RUNS,
             Surface::Launch => LAUNCH_RUNS,
             Surface::Metrics => METRICS_RUNS,
+            Surface::Pins => PINS_RUNS,
         }
     }
 }
@@ -405,8 +422,37 @@ fn prepare(case: &Case, root: &Path) -> Result<Prepared, String> {
             p.url = serve_metrics(first, later);
             p.names = Some("http://127.0.0.1:[PORT]/metrics".to_string());
         }
+        Surface::Pins => {
+            set_up_pins(case, root);
+            p.path = root.to_path_buf();
+        }
     }
     Ok(p)
+}
+
+/// A clean drafter under `root/models` and the case's `root/dflash-check.toml`: a file of the
+/// corpus, or what the setup makes in its place.
+fn set_up_pins(case: &Case, root: &Path) {
+    let drafter = root.join("models").join(DRAFTER_DIR);
+    fs::create_dir_all(&drafter).unwrap();
+    fs::copy(
+        Path::new(AUTHORITY).join("config.json"),
+        drafter.join("config.json"),
+    )
+    .unwrap();
+    let pins = root.join("dflash-check.toml");
+    match (&case.file, case.setup.as_deref()) {
+        (Some(f), _) => {
+            fs::copy(corpus_dir().join(f), &pins).unwrap();
+        }
+        (None, Some("pins-dangling-symlink")) => {
+            std::os::unix::fs::symlink("submodule/dflash-check.toml", &pins).unwrap()
+        }
+        (None, Some("pins-fifo")) => mkfifo(&pins),
+        (None, Some("pins-dev-zero")) => std::os::unix::fs::symlink("/dev/zero", &pins).unwrap(),
+        (None, Some("pins-is-dir")) => fs::create_dir(&pins).unwrap(),
+        (None, other) => panic!("{}: unknown pins setup {other:?}", case.name),
+    }
 }
 
 /// A tiny DFlash drafter directory (`tiny-dflash`): the corpus's config, then the case's files
@@ -797,6 +843,7 @@ fn bad_input_corpus() {
                 Surface::Weights => "weights",
                 Surface::Launch => "launch",
                 Surface::Metrics => "metrics",
+                Surface::Pins => "pins",
             })
             .or_default() += 1;
         let root = tempfile::tempdir().unwrap();
