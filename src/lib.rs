@@ -23,5 +23,7 @@ pub mod weights;
 
 // The no-network core, re-exported under the same module names so that `crate::config`,
 // `crate::rules`, … read the same everywhere.
-pub use dflash_check_core::{config, diagnostic, diff, error, json, rules, target, text, tokens};
+pub use dflash_check_core::{
+    config, diagnostic, diff, display, error, json, rules, target, text, tokens,
+};
 pub use error::{Error, Result};

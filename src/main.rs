@@ -3,7 +3,6 @@
 
 mod cli;
 
-use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
@@ -17,8 +16,7 @@ fn main() -> ExitCode {
             if is_broken_pipe(&err) {
                 return ExitCode::from(dflash_check::exit::CLEAN);
             }
-            let mut stderr = std::io::stderr().lock();
-            let _ = writeln!(stderr, "error: {err:#}");
+            cli::say(cli::Level::Error, &cli::error_text(&err));
             ExitCode::from(dflash_check::exit::ERROR)
         }
     }

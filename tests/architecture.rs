@@ -9,7 +9,7 @@ use std::path::Path;
 
 /// The layers, bottom first. Modules on one line share a layer and may not use each other.
 const LAYERS: &[&[&str]] = &[
-    &["json", "exit", "error"],
+    &["json", "exit", "error", "display"],
     &["config"],
     &["tokens"],
     &["text", "diagnostic", "target"],
@@ -297,6 +297,7 @@ const CORE_MODULES: &[&str] = &[
     "config",
     "diagnostic",
     "diff",
+    "display",
     "error",
     "json",
     "rules",

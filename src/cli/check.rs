@@ -84,11 +84,14 @@ fn baseline(
     use dflash_check::report::Report;
     let (path, count) = suppress::append_baseline(&report.diagnostics(), pins)?;
     super::render(report, &args.output, false, false, out)?;
-    eprintln!(
-        "dflash-check: {count} [[ignore]] entr{} appended to `{}`: replace each reason `{}` before the next run",
-        if count == 1 { "y" } else { "ies" },
-        path.display(),
-        suppress::PLACEHOLDER_REASON
+    super::say(
+        super::Level::Note,
+        &format!(
+            "{count} [[ignore]] entr{} appended to `{}`: replace each reason `{}` before the next run",
+            if count == 1 { "y" } else { "ies" },
+            dflash_check::display::shown(&path.display().to_string()),
+            suppress::PLACEHOLDER_REASON
+        ),
     );
     Ok(dflash_check::exit::CLEAN)
 }
@@ -98,10 +101,13 @@ fn baseline(
 fn prune(report: &mut check::CheckReport, pins: &pins::LoadedPins) -> Result<()> {
     let removed = check::prune_ignores(report, pins)?;
     if removed > 0 {
-        eprintln!(
-            "dflash-check: removed {removed} stale [[ignore]] entr{} from `{}`",
-            if removed == 1 { "y" } else { "ies" },
-            pins.path.display()
+        super::say(
+            super::Level::Note,
+            &format!(
+                "removed {removed} stale [[ignore]] entr{} from `{}`",
+                if removed == 1 { "y" } else { "ies" },
+                dflash_check::display::shown(&pins.path.display().to_string())
+            ),
         );
     }
     Ok(())

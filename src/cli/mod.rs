@@ -29,6 +29,8 @@ use dflash_check::report::{self, Format, Painter, RenderOptions, Report};
 
 mod status;
 
+pub use status::{error_text, say, Level};
+
 const EXAMPLES: &str = "\
 Examples:
   dflash-check diff fixtures/incident/Qwen3.6-27B-DFlash --target fixtures/targets/Qwen3.6-27B
@@ -93,6 +95,7 @@ pub enum Command {
 
 /// Runs a parsed command; returns the exit code.
 pub fn run(cli: Cli) -> Result<u8> {
+    status::set_github(cli.command.format() == FormatArg::Github);
     let mut out = Vec::new();
     let code = match cli.command {
         Command::Diff(args) => diff::run(&args, &mut out)?,
@@ -114,6 +117,27 @@ pub fn run(cli: Cli) -> Result<u8> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(code),
         Err(e) => Err(e.into()),
         Ok(()) => Ok(code),
+    }
+}
+
+impl Command {
+    /// The command's `--format`.
+    fn format(&self) -> FormatArg {
+        let output = match self {
+            Command::Diff(a) => &a.output,
+            Command::Fix(a) => &a.output,
+            Command::Snapshots(a) => a,
+            Command::Env(a) => &a.output,
+            Command::Check(a) => &a.output,
+            Command::Pin(a) => &a.output,
+            Command::Lint(a) => &a.output,
+            Command::Explain(a) => &a.output,
+            Command::Launch(a) => &a.output,
+            Command::Acceptance(a) => &a.output,
+            Command::Weights(a) => &a.output,
+            Command::Doctor(a) => &a.output,
+        };
+        output.format
     }
 }
 

@@ -1,6 +1,6 @@
 //! `dflash-check-core`: the part of dflash-check that needs no network.
 //!
-//! JSON with source positions ([`json`]), drafter and target configs ([`config`]), token
+//! JSON with source positions ([`json`]), the display filter for input text ([`display`]), drafter and target configs ([`config`]), token
 //! tables ([`tokens`]), the one diagnostic model and rule engine ([`diagnostic`]), the
 //! field-by-field comparison ([`diff`]) and the lint rules ([`rules`]). It reads files (configs,
 //! tokenizer files) but never opens a socket: the crate has no network or async dependency, so
@@ -11,6 +11,7 @@
 pub mod config;
 pub mod diagnostic;
 pub mod diff;
+pub mod display;
 pub mod error;
 pub mod json;
 pub mod rules;
