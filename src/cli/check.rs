@@ -89,7 +89,7 @@ fn baseline(
         &format!(
             "{count} [[ignore]] entr{} appended to `{}`: replace each reason `{}` before the next run",
             if count == 1 { "y" } else { "ies" },
-            dflash_check::display::shown(&path.display().to_string()),
+            path.display(),
             suppress::PLACEHOLDER_REASON
         ),
     );
@@ -106,7 +106,7 @@ fn prune(report: &mut check::CheckReport, pins: &pins::LoadedPins) -> Result<()>
             &format!(
                 "removed {removed} stale [[ignore]] entr{} from `{}`",
                 if removed == 1 { "y" } else { "ies" },
-                dflash_check::display::shown(&pins.path.display().to_string())
+                pins.path.display()
             ),
         );
     }

@@ -180,25 +180,14 @@ fn render(
 }
 
 /// In a GitHub Actions step (`$GITHUB_STEP_SUMMARY` names a file), appends the findings as a
-/// Markdown table to the job's summary page. The runner creates the file; a missing directory
-/// or an unwritable file is an error (exit 2), as a gate must not pass on output it lost.
+/// Markdown table to the job's summary page (`report::github::append_step_summary`: a file that
+/// cannot be written, or is not a regular file, is an error, exit 2).
 fn append_step_summary(report: &dyn Report, options: &RenderOptions) -> Result<()> {
     let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
         return Ok(());
     };
     let table = report::github::step_summary(report, options);
-    std::fs::OpenOptions::new()
-        .append(true)
-        .create(true)
-        .open(&path)
-        .and_then(|mut f| f.write_all(table.as_bytes()))
-        .map_err(|e| {
-            dflash_check::Error::new(format!(
-                "cannot append the step summary to `{}` (GITHUB_STEP_SUMMARY): {e}",
-                PathBuf::from(&path).display()
-            ))
-            .with_hint("point GITHUB_STEP_SUMMARY at a writable file, or unset it")
-        })?;
+    report::github::append_step_summary(std::path::Path::new(&path), &table)?;
     Ok(())
 }
 

@@ -35,9 +35,8 @@ pub enum Level {
 }
 
 /// Writes `text` on stderr at `level`. `text` may quote input: it is shown through the display
-/// filter (an error's message and hint are already, by `Error`'s `Display`; its own line
-/// breaks, `\n  hint: …`, are the tool's), and under `--format github` it is one workflow
-/// command whose data is escaped (`%`, CR, LF) as the runner expects.
+/// filter (only an error's `\n  hint: …` keeps its line break), and under `--format github` it
+/// is one workflow command whose data is escaped (`%`, CR, LF) as the runner expects.
 pub fn say(level: Level, text: &str) {
     let _ = writeln!(
         std::io::stderr().lock(),
@@ -47,11 +46,7 @@ pub fn say(level: Level, text: &str) {
 }
 
 fn line(level: Level, text: &str, github: bool) -> String {
-    let shown: String = text
-        .split('\n')
-        .map(dflash_check::display::shown)
-        .collect::<Vec<_>>()
-        .join("\n");
+    let shown = dflash_check::display::shown_lines(text);
     if github {
         let command = match level {
             Level::Error => "error",
@@ -71,27 +66,17 @@ fn line(level: Level, text: &str, github: bool) -> String {
     format!("{prefix}: {shown}")
 }
 
-/// An error and its causes, `: `-separated as anyhow's `{:#}` writes them, each through the
-/// display filter: `dflash_check::Error`'s own `Display` filters its message and hint and keeps
-/// the hint's line break; any other error (an I/O error, a context line) is one line.
+/// An error and its causes, `: `-separated as anyhow's `{:#}` writes them (the display
+/// filter is [`say`]'s).
 pub fn error_text(err: &anyhow::Error) -> String {
-    err.chain()
-        .map(|cause| match cause.downcast_ref::<dflash_check::Error>() {
-            Some(e) => e.to_string(),
-            None => dflash_check::display::shown(&cause.to_string()).into_owned(),
-        })
-        .collect::<Vec<_>>()
-        .join(": ")
+    format!("{err:#}")
 }
 
 /// Writes each warning as `warning: ...` on stderr (for commands whose report has no place for
 /// them; `diff` shows them in its header and its JSON).
 pub fn warn_inputs(warnings: &[InputWarning]) {
     for w in warnings {
-        say(
-            Level::Warning,
-            &dflash_check::display::shown(&w.to_string()),
-        );
+        say(Level::Warning, &w.to_string());
     }
 }
 

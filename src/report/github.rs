@@ -68,20 +68,69 @@ pub fn write(out: &mut dyn Write, report: &dyn Report, options: &RenderOptions) 
     )
 }
 
+/// Appends `table` to the step summary file `path` (`$GITHUB_STEP_SUMMARY`). The runner creates
+/// the file; a missing directory, an unwritable file, or one that is not a regular file (a FIFO
+/// would block the job forever, a device would swallow the summary) is an error, as a gate
+/// must not pass on output it lost. The file is opened without blocking (`O_NONBLOCK`) and its
+/// type checked on the open handle too, so nothing swapped in after the first look can hang it.
+pub fn append_step_summary(path: &std::path::Path, table: &str) -> crate::Result<()> {
+    use std::io::ErrorKind;
+    let not_regular = || io::Error::new(ErrorKind::InvalidInput, "it is not a regular file");
+    let check = |m: std::fs::Metadata| {
+        if m.is_file() {
+            Ok(())
+        } else {
+            Err(not_regular())
+        }
+    };
+    let append = || -> io::Result<()> {
+        match std::fs::metadata(path) {
+            Ok(m) => check(m)?,
+            Err(e) if e.kind() == ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+        let mut open = std::fs::OpenOptions::new();
+        open.append(true).create(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::custom_flags(&mut open, libc::O_NONBLOCK);
+        let mut file = open.open(path)?;
+        check(file.metadata()?)?;
+        file.write_all(table.as_bytes())
+    };
+    append().map_err(|e| {
+        crate::Error::new(format!(
+            "cannot append the step summary to `{}` (GITHUB_STEP_SUMMARY): {e}",
+            path.display()
+        ))
+        .with_hint("point GITHUB_STEP_SUMMARY at a writable regular file, or unset it")
+    })
+}
+
 /// Rows past this are counted, not listed: GitHub refuses a step summary over 1 MiB.
 const SUMMARY_ROWS: usize = 500;
 
 /// Text for the step summary: shown through the display filter (no line break, so one finding
 /// stays one row; no ESC or BEL), then every character Markdown or HTML could act on as a
 /// numeric character reference: `|` cannot split the row, a backtick cannot close a code span,
-/// `<` cannot open a tag, `[`, `]`, `(`, `!` cannot make a link or an image, `*`, `_`, `~`
-/// cannot emphasise, `$` cannot start math. The reader sees the characters themselves.
+/// `<` cannot open a tag, `[` and `]` cannot make a link or an image, `*` and `~` cannot
+/// emphasise, `$` cannot start math. The reader sees the characters themselves. A quoted
+/// error's hint keeps its line, as `<br>hint: `.
 fn cell(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut parts = s.split(crate::display::HINT_BREAK);
+    out.push_str(&cell_part(parts.next().unwrap_or_default()));
+    for part in parts {
+        out.push_str("<br>hint: ");
+        out.push_str(&cell_part(part));
+    }
+    out
+}
+
+fn cell_part(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     for c in shown(s).chars() {
         match c {
-            '\\' | '`' | '*' | '_' | '[' | ']' | '(' | ')' | '!' | '<' | '>' | '&' | '|' | '~'
-            | '$' => {
+            '\\' | '`' | '*' | '[' | ']' | '<' | '>' | '&' | '|' | '~' | '$' => {
                 out.push_str(&format!("&#{};", c as u32));
             }
             c => out.push(c),

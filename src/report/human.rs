@@ -77,7 +77,8 @@ pub fn count(n: usize, noun: &str) -> String {
 
 /// Writes `report`'s human page. Every line goes through the display filter
 /// ([`Painter::shown`]) here, where it is written, so no report's part can print an input's
-/// control characters: one line of the page is one line of output.
+/// control characters: one line of the page is one line of output (or two, for a finding that
+/// quotes an error with its `  hint: ` line).
 pub fn write(report: &dyn Report, options: &RenderOptions, out: &mut dyn Write) -> io::Result<()> {
     let p = options.painter;
     let mut line = |text: &str| writeln!(out, "{}", p.shown(text));

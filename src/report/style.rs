@@ -46,6 +46,13 @@ impl Painter {
     /// those on a colour terminal (it can colour the text after it, not move the cursor,
     /// retitle or clear); off a terminal, with colours off, every `ESC` is escaped.
     pub fn shown<'a>(&self, line: &'a str) -> Cow<'a, str> {
+        if line.contains(display::HINT_BREAK) {
+            let parts: Vec<_> = line
+                .split(display::HINT_BREAK)
+                .map(|l| self.shown(l))
+                .collect();
+            return Cow::Owned(parts.join(display::HINT_BREAK));
+        }
         if !self.enabled {
             return display::shown(line);
         }

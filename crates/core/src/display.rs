@@ -1,8 +1,8 @@
 //! The one display filter for text that comes from inputs: a token's text from a target's
 //! tokenizer (which a Hub target brings from whoever publishes it), a path, a server's answer,
 //! a metrics label, an `[[ignore]]` reason. Every human line and every error goes through
-//! [`shown`] where it is written (`report::human`, [`crate::Error`]'s `Display`, the binary's
-//! stderr), so a control character, an escape sequence or a bidi override in an input is
+//! [`shown`] where it is written (`report::human`, the binary's stderr, GitHub annotations and
+//! the step summary), so a control character, an escape sequence or a bidi override in an input is
 //! printed as a visible escape and never retitles or clears a terminal, starts a line of its
 //! own in a CI log (a forged `::error` annotation, an `::add-mask::`), or reorders what a
 //! reader sees. JSON output does not use it: its encoder escapes controls itself and keeps the
@@ -49,6 +49,25 @@ pub fn shown(s: &str) -> Cow<'_, str> {
     Cow::Owned(out)
 }
 
+/// How [`crate::Error`]'s `Display` puts its hint on a line of its own; a finding that quotes
+/// an error (`check`'s `config-unreadable`) holds it too.
+pub const HINT_BREAK: &str = "\n  hint: ";
+
+/// `s` as lines fit to print: [`shown`], except that an error's hint ([`HINT_BREAK`]) keeps its
+/// line, so every line but the first starts with `  hint: ` and no text can start a line of
+/// its own choosing.
+pub fn shown_lines(s: &str) -> Cow<'_, str> {
+    if !s.contains(HINT_BREAK) {
+        return shown(s);
+    }
+    Cow::Owned(
+        s.split(HINT_BREAK)
+            .map(shown)
+            .collect::<Vec<_>>()
+            .join(HINT_BREAK),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -72,5 +91,9 @@ mod tests {
         assert_eq!(shown("a\u{2028}b\u{2029}"), "a\\u{2028}b\\u{2029}");
         assert_eq!(shown("x ##[add-mask]word"), "x #\\u{23}[add-mask]word");
         assert_eq!(shown("### [x]"), "### [x]");
+        assert_eq!(
+            shown_lines("bad\n::x\n  hint: do\r this"),
+            "bad\\n::x\n  hint: do\\r this"
+        );
     }
 }

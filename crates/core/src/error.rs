@@ -105,14 +105,11 @@ impl Error {
     }
 }
 
-/// The message, then `\n  hint: …`. Both may quote input (a path, a server's answer, a
-/// token), so each goes through the display filter ([`crate::display::shown`]): the hint's line
-/// break is the only one an error prints.
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&crate::display::shown(&self.message))?;
+        f.write_str(&self.message)?;
         if let Some(hint) = &self.hint {
-            write!(f, "\n  hint: {}", crate::display::shown(hint))?;
+            write!(f, "\n  hint: {hint}")?;
         }
         Ok(())
     }
