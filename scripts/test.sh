@@ -39,6 +39,10 @@ export DFLASH_SARIF_PYTHON="$PWD/.venv-hf/bin/python"
 tokenizer_dir="$(bench/fetch-qwen3-tokenizer.sh)"   # a failed fetch stops the script (set -e)
 export DFLASH_QWEN3_TOKENIZER_DIR="$tokenizer_dir"
 
+# Every package of the lockfile, for every platform: tests/licenses.rs reads `cargo metadata
+# --offline`, which needs the sources of platform-specific crates (Windows console crates) that
+# a Linux build never downloads; a fresh machine has none of them.
+cargo fetch --locked
 cargo test --all-targets "$@"
 
 # The Python wheel, from the debug build above (only the binary is relinked), installed into a

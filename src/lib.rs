@@ -14,6 +14,7 @@ pub mod fix;
 pub mod hub;
 pub mod input;
 pub mod launch;
+pub mod net;
 pub mod pins;
 pub mod registry;
 pub mod report;

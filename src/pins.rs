@@ -382,7 +382,6 @@ pub struct Recorded {
 
 /// Resolves the request (Hub revisions to shas) and writes the pin into the pin file.
 pub fn record(request: &PinRequest) -> Result<Recorded> {
-    use crate::source::builtin;
     let target_input = match request.target.as_deref() {
         Some(t) => Some(InputRef::parse(t, "--target")?),
         None => None,
@@ -407,19 +406,58 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
         .kind(crate::error::ErrorKind::Usage)
         .with_hint("pass --pins with a pin file at the repository root")
     })?;
-    let settings = || {
-        request
-            .hub
-            .as_ref()
-            .ok_or_else(|| {
-                Error::new("Hub settings are needed to pin a Hub repo")
-                    .kind(crate::error::ErrorKind::Usage)
-            })
-            .and_then(Resolver::settings)
+    let (authority, mut summary) =
+        pin_authority(request, &local, target_input.as_ref(), &where_.root())?;
+    let (target, chat_template) =
+        pin_target(request, target_input.as_ref(), &where_.root(), &mut summary)?;
+    let d2t = match digest::d2t(&local.path)? {
+        digest::D2t::Found(c) => {
+            summary.push_str(&format!("; d2t sha256 {} ({})", short(&c.sha256), c.from));
+            Some(c.sha256)
+        }
+        digest::D2t::NoWeights | digest::D2t::Absent => None,
     };
-    let (authority, mut summary) = match &request.source {
+    let pin = Pin {
+        authority,
+        target,
+        pinned: Some(request.date.clone()),
+        chat_template,
+        d2t,
+        engine: request.engine,
+    };
+    let pin_file = write_pin(where_, &key, pin)?;
+    Ok(Recorded {
+        pin_file,
+        key,
+        summary,
+    })
+}
+
+/// The command's Hub settings, needed only to pin a Hub repo.
+fn hub_settings(request: &PinRequest) -> Result<&crate::hub::HubSettings> {
+    request
+        .hub
+        .as_ref()
+        .ok_or_else(|| {
+            Error::new("Hub settings are needed to pin a Hub repo")
+                .kind(crate::error::ErrorKind::Usage)
+        })
+        .and_then(Resolver::settings)
+}
+
+/// The authority to pin, as the request names it (a Hub repo at its resolved sha, a built-in
+/// snapshot, a file relative to the pin file's `root`, or the snapshot matching the drafter),
+/// and its one-line summary.
+fn pin_authority(
+    request: &PinRequest,
+    local: &crate::config::ConfigFile,
+    target_input: Option<&InputRef>,
+    root: &Path,
+) -> Result<(PinAuthority, String)> {
+    use crate::source::builtin;
+    Ok(match &request.source {
         PinSource::Hub(repo) => {
-            let authority = crate::source::hub::load(settings()?, repo, None)?;
+            let authority = crate::source::hub::load(hub_settings(request)?, repo, None)?;
             let sha = authority.sha.clone().unwrap_or_default();
             let summary = format!("{}@{sha} ({})", authority.id, authority.provenance);
             (
@@ -444,11 +482,11 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
         PinSource::File(p) => {
             let file = crate::config::config_path(p)?;
             crate::config::load(&file)?;
-            let rel = crate::config::display(&file, &where_.root());
+            let rel = crate::config::display(&file, root);
             (PinAuthority::File(rel.clone()), format!("file {rel}"))
         }
         PinSource::Auto => {
-            let a = auto_snapshot(&local, target_input.as_ref())?;
+            let a = auto_snapshot(local, target_input)?;
             let summary = format!(
                 "built-in snapshot {} ({})",
                 a.id,
@@ -456,13 +494,23 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
             );
             (PinAuthority::Snapshot(a.id), summary)
         }
-    };
-    // A target directory's chat template: what the drafter must be served with. (A Hub target
-    // is pinned at a sha, whose template cannot change, so nothing is recorded for it.)
-    let mut chat_template = None;
-    let target = match &target_input {
-        None => None,
+    })
+}
+
+/// The target to pin (a directory relative to `root`, or a Hub repo at its resolved sha) and,
+/// for a directory, its chat template's digest: what the drafter must be served with. (A Hub
+/// target is pinned at a sha, whose template cannot change, so nothing is recorded for it.)
+/// Each adds its part to `summary`.
+fn pin_target(
+    request: &PinRequest,
+    target_input: Option<&InputRef>,
+    root: &Path,
+    summary: &mut String,
+) -> Result<(Option<PinTarget>, Option<String>)> {
+    match target_input {
+        None => Ok((None, None)),
         Some(InputRef::Local(t)) => {
+            let mut chat_template = None;
             if let Some(c) = digest::chat_template(t)? {
                 summary.push_str(&format!(
                     "; chat template sha256 {} ({})",
@@ -471,32 +519,31 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
                 ));
                 chat_template = Some(c.sha256);
             }
-            Some(PinTarget {
-                target: crate::config::display(t, &where_.root()),
+            let target = PinTarget {
+                target: crate::config::display(t, root),
                 revision: None,
-            })
+            };
+            Ok((Some(target), chat_template))
         }
         Some(InputRef::Hub(repo)) => {
-            let fetched = crate::source::hub::fetch_target(settings()?, repo, false)?;
+            let fetched = crate::source::hub::fetch_target(hub_settings(request)?, repo, false)?;
             summary.push_str(&format!("; target {}@{}", fetched.repo, fetched.sha));
-            Some(PinTarget {
+            let target = PinTarget {
                 target: fetched.repo,
                 revision: Some(fetched.sha),
-            })
+            };
+            Ok((Some(target), None))
         }
-    };
-    let d2t = match digest::d2t(&local.path)? {
-        digest::D2t::Found(c) => {
-            summary.push_str(&format!("; d2t sha256 {} ({})", short(&c.sha256), c.from));
-            Some(c.sha256)
-        }
-        digest::D2t::NoWeights | digest::D2t::Absent => None,
-    };
-    // Read, insert and write under the lock, so concurrent `pin` runs each add their pin to
-    // what the others wrote (the Hub was asked above, outside the lock).
-    let _lock = crate::fix::write::lock(&pins_path)?;
-    let mut loaded = if pins_path.is_file() {
-        load(&pins_path)?
+    }
+}
+
+/// Reads, inserts `pin` under `key` and writes the pin file at `where_.path`, under the lock,
+/// so concurrent `pin` runs each add their pin to what the others wrote (the Hub is asked
+/// before, outside the lock). Returns the file's path.
+fn write_pin(where_: LoadedPins, key: &str, pin: Pin) -> Result<PathBuf> {
+    let _lock = crate::fix::write::lock(&where_.path)?;
+    let mut loaded = if where_.path.is_file() {
+        load(&where_.path)?
     } else {
         LoadedPins {
             file: PinFile {
@@ -508,23 +555,9 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
     };
     // A version-1 file gains version 2's fields, so it is written as version 2.
     loaded.file.version = VERSION;
-    loaded.file.drafters.insert(
-        key.clone(),
-        Pin {
-            authority,
-            target,
-            pinned: Some(request.date.clone()),
-            chat_template,
-            d2t,
-            engine: request.engine,
-        },
-    );
-    save_pin(&loaded.path, &loaded.file, &key)?;
-    Ok(Recorded {
-        pin_file: loaded.path,
-        key,
-        summary,
-    })
+    loaded.file.drafters.insert(key.to_string(), pin);
+    save_pin(&loaded.path, &loaded.file, key)?;
+    Ok(loaded.path)
 }
 
 /// The first 12 hex digits of a digest, for one-line summaries.

@@ -54,7 +54,7 @@ pub fn info(code: Code) -> &'static CodeInfo {
 /// The severities by engine and version a code's rule declares (lint rules only for now).
 pub fn by_engine(code: Code) -> Option<&'static crate::rules::ByEngine> {
     match code {
-        Code::Lint(c) => crate::rules::by_engine::of(c),
+        Code::Lint(c) => crate::rules::by_engine_of(c),
         _ => None,
     }
 }

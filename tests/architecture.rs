@@ -2,7 +2,9 @@
 //! ARCHITECTURE.md). Read from the source with comments and strings removed: each module a
 //! file names — `crate::module`, the items of a `use crate::{…}` group over any number of
 //! lines, and `super::` paths that climb to the crate root — must rank below the file's own
-//! module. A new module must be given a layer here.
+//! module. A new module must be given a layer here. Inside a folder, the modules use one
+//! another without a circle; no library function is over 100 lines; only `src/net.rs` names
+//! the HTTP stack; the CLI reads no input itself.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -17,6 +19,9 @@ const LAYERS: &[&[&str]] = &[
     // Pure judgement ends here: no I/O below this line is reachable from rules. Everything up
     // to here is the core crate (crates/core), which has no network dependency to import.
     &["rules"],
+    // The one HTTP client (redirects, deadline, caps, proxy and loopback, the token's origin):
+    // below the Hub and the scraper, which both use it.
+    &["net"],
     &["hub"],
     &["source"],
     &["analysis"],
@@ -51,12 +56,20 @@ fn rank(module: &str) -> Option<usize> {
 }
 
 /// The source without comments (`//…` to the end of the line, `/* … */`) and without the
-/// contents of string literals, so that neither can name a module.
+/// contents of string literals (plain, byte and raw: `r#"…"#`) and char literals (`'"'`,
+/// `'{'`), so that none can name a module or open a brace; line breaks are kept.
 fn code_only(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let b = text.as_bytes();
+    // Blanks `b[from..to]` into `out`, keeping its line breaks.
+    let blank = |out: &mut String, from: usize, to: usize| {
+        for &c in &b[from..to.min(b.len())] {
+            out.push(if c == b'\n' { '\n' } else { ' ' });
+        }
+    };
     let mut i = 0;
     while i < b.len() {
+        let after_ident = i > 0 && (b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'_');
         match (b[i], b.get(i + 1)) {
             (b'/', Some(b'/')) => {
                 while i < b.len() && b[i] != b'\n' {
@@ -64,31 +77,76 @@ fn code_only(text: &str) -> String {
                 }
             }
             (b'/', Some(b'*')) => {
-                i += 2;
-                while i + 1 < b.len() && !(b[i] == b'*' && b[i + 1] == b'/') {
-                    out.push(if b[i] == b'\n' { '\n' } else { ' ' });
+                let end = text[i + 2..].find("*/").map_or(b.len(), |e| i + 2 + e + 2);
+                blank(&mut out, i, end);
+                i = end;
+            }
+            // A raw string: `r"…"`, `r#"…"#`, `br##"…"##`.
+            (b'r', Some(b'"' | b'#'))
+                if !after_ident
+                    || (b[i - 1] == b'b'
+                        && (i < 2 || !(b[i - 2].is_ascii_alphanumeric() || b[i - 2] == b'_'))) =>
+            {
+                let hashes = b[i + 1..].iter().take_while(|&&c| c == b'#').count();
+                if b.get(i + 1 + hashes) != Some(&b'"') {
+                    out.push('r');
                     i += 1;
+                    continue;
                 }
-                i += 2;
+                let close = format!("\"{}", "#".repeat(hashes));
+                let body = i + 2 + hashes;
+                let end = text[body..].find(&close).map_or(b.len(), |e| body + e);
+                out.push_str("r\"");
+                blank(&mut out, body, end);
+                out.push('"');
+                i = end + close.len();
             }
             (b'"', _) => {
                 out.push('"');
                 i += 1;
                 while i < b.len() && b[i] != b'"' {
                     if b[i] == b'\\' {
+                        out.push(' ');
                         i += 1;
                     }
-                    if i < b.len() && b[i] == b'\n' {
-                        out.push('\n');
+                    if i < b.len() {
+                        out.push(if b[i] == b'\n' { '\n' } else { ' ' });
                     }
                     i += 1;
                 }
                 out.push('"');
                 i += 1;
             }
-            (c, _) => {
-                out.push(c as char);
-                i += 1;
+            // A char literal (`'"'`, `'\''`, `'é'`); a lifetime (`'a`) has no closing quote.
+            (b'\'', Some(_)) => {
+                // The whole literal's length, quotes included.
+                let len = if b[i + 1] == b'\\' {
+                    b.get(i + 3..)
+                        .and_then(|r| r.iter().position(|&c| c == b'\''))
+                        .map(|p| p + 4)
+                } else {
+                    text[i + 1..]
+                        .chars()
+                        .next()
+                        .map(char::len_utf8)
+                        .filter(|&n| b.get(i + 1 + n) == Some(&b'\''))
+                        .map(|n| n + 2)
+                };
+                match len {
+                    Some(n) => {
+                        out.push_str("' '");
+                        i += n;
+                    }
+                    None => {
+                        out.push('\'');
+                        i += 1;
+                    }
+                }
+            }
+            _ => {
+                let ch = text[i..].chars().next().unwrap();
+                out.push(ch);
+                i += ch.len_utf8();
             }
         }
     }
@@ -489,14 +547,6 @@ fn hub_settings_are_resolved_once_per_command() {
     }
 }
 
-/// The rule layers: where every check that turns inputs into diagnostics lives.
-const RULE_LAYERS: &[&str] = &[
-    "crates/core/src/rules",
-    "crates/core/src/diff",
-    "src/weights",
-    "src/launch",
-    "src/acceptance",
-];
 const MAX_FUNCTION_LINES: usize = 100;
 
 /// Every function in `code` (comments and strings removed): its name, first line and length in
@@ -553,27 +603,98 @@ fn function_lengths(code: &str) -> Vec<(String, usize, usize)> {
     out
 }
 
-/// No function in the rule layers is longer than 100 lines: a rule reads as its knowledge
-/// (issue 21), not as a walk through a long function.
+/// TEMPORARY (issue 29): what other branches are fixing at the same time as this test was
+/// written, so that it passes meanwhile: `fn FILE NAME` for a function over 100 lines,
+/// `circle FOLDER: MODULES` for an import circle as [`import_circles`] names it. The lead
+/// empties it after merging those branches; an entry that no longer matches anything fails
+/// its test, so none outlives its fix.
+const PENDING_OTHER_BRANCHES: &[&str] = &[
+    // The pipeline branch rewrites check.
+    "fn src/check.rs check_one",
+    // The deployment branch rewrites doctor.
+    "fn src/doctor.rs run",
+    "fn src/doctor.rs finish",
+    // The core-move branch moves these folders and untangles them: `verdict.rs` is both the
+    // data types and the builder that runs the rules; `check.rs` holds both the rules'
+    // context and the rule list; the config facts have no module below both `expected` and
+    // `view`.
+    "circle acceptance: compute, rules, verdict",
+    "circle weights: check, files, presence, quant, shapes, text, vocab",
+    "circle weights: expected, view",
+];
+
+/// The entries of [`PENDING_OTHER_BRANCHES`] of one kind (`fn`, `circle`), without the kind.
+fn pending(kind: &str) -> Vec<&'static str> {
+    PENDING_OTHER_BRANCHES
+        .iter()
+        .filter_map(|e| e.strip_prefix(kind)?.strip_prefix(' '))
+        .collect()
+}
+
+/// No library function (all of `src/`, the binary's `src/cli/` included, and `crates/`) is
+/// longer than 100 lines: code reads as named steps (issue 21 for the rules, issue 29 for the
+/// rest), not as a walk through a long function. `#[cfg(test)]` items are not counted: a test
+/// is one scenario, read top to bottom.
 #[test]
-fn rule_layer_functions_are_short() {
+fn library_functions_are_short() {
     let mut long = Vec::new();
-    for root in RULE_LAYERS {
-        let mut files = Vec::new();
-        walk(Path::new(root), &mut files);
-        for file in files {
-            let code = code_only(&std::fs::read_to_string(&file).unwrap());
-            for (name, line, len) in function_lengths(&code) {
-                if len > MAX_FUNCTION_LINES {
-                    long.push(format!("{}:{line} fn {name}: {len} lines", file.display()));
-                }
+    let mut pending_seen = Vec::new();
+    for (file, _, code) in library_files() {
+        for (name, line, len) in function_lengths(&code) {
+            if len <= MAX_FUNCTION_LINES {
+                continue;
             }
+            let file = file.display().to_string();
+            let entry = format!("{file} {name}");
+            if pending("fn").contains(&entry.as_str()) {
+                pending_seen.push(entry);
+                continue;
+            }
+            long.push(format!("{file}:{line} fn {name}: {len} lines"));
         }
     }
     assert!(
         long.is_empty(),
-        "functions over {MAX_FUNCTION_LINES} lines in the rule layers:\n{}",
+        "functions over {MAX_FUNCTION_LINES} lines:\n{}",
         long.join("\n")
+    );
+    let stale: Vec<_> = pending("fn")
+        .into_iter()
+        .filter(|e| !pending_seen.iter().any(|s| s == e))
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "PENDING_OTHER_BRANCHES lists functions that are short now (or gone): remove {stale:?}"
+    );
+}
+
+/// Char literals and raw strings hide their quotes and braces; test items are blanked.
+#[test]
+fn code_only_blanks_chars_raw_strings_and_test_items() {
+    let code = code_only(
+        "let q = '\"'; let b = '{'; let e = '\\''; fn f<'a>() {}\nlet r = br#\"}\"\"#; x",
+    );
+    assert_eq!(code.matches('{').count(), 1, "{code}");
+    assert!(code.ends_with("; x"), "{code}");
+    let kept =
+        without_test_items("fn a() {}\n#[cfg(test)]\nmod tests {\n fn b() {}\n}\nfn c() {}\n");
+    assert_eq!(
+        function_lengths(&kept),
+        vec![("a".into(), 1, 1), ("c".into(), 6, 1)]
+    );
+}
+
+/// A circle is found through `super::` and `crate::` paths and through a face's re-exports.
+#[test]
+fn module_paths_are_made_absolute() {
+    let own: Vec<String> = vec!["hub".into(), "http".into()];
+    assert_eq!(
+        module_paths("use super::{error::X, fetch};", &own),
+        vec![vec!["hub", "error"], vec!["hub", "fetch"]]
+    );
+    assert_eq!(
+        module_paths("crate::hub::cache::write(super::super::json::x)", &own),
+        vec![vec!["hub", "cache", "write"], vec!["json", "x"]]
     );
 }
 
@@ -584,5 +705,304 @@ fn function_lengths_are_counted_from_fn_to_its_brace() {
     assert_eq!(
         function_lengths(code),
         vec![("a".into(), 1, 3), ("c".into(), 5, 1), ("d".into(), 6, 3)]
+    );
+}
+
+/// Every library source file under the roots, with its module path (`src/hub/http.rs` is
+/// `["hub", "http"]`; `src/hub/mod.rs` and `src/pins.rs` are the folder's face, `["hub"]`,
+/// `["pins"]`), comments, strings and `#[cfg(test)]` items removed.
+fn library_files() -> Vec<(std::path::PathBuf, Vec<String>, String)> {
+    let mut out = Vec::new();
+    for root in ROOTS {
+        let mut files = Vec::new();
+        walk(Path::new(root), &mut files);
+        files.sort();
+        for file in files {
+            let rel = file.strip_prefix(root).unwrap();
+            let mut path: Vec<String> = rel
+                .components()
+                .map(|c| {
+                    c.as_os_str()
+                        .to_string_lossy()
+                        .trim_end_matches(".rs")
+                        .to_string()
+                })
+                .collect();
+            if path.last().is_some_and(|l| l == "mod") {
+                path.pop();
+            }
+            let code = without_test_items(&code_only(&std::fs::read_to_string(&file).unwrap()));
+            out.push((file, path, code));
+        }
+    }
+    out
+}
+
+/// `code` with every item marked `#[cfg(test)]` (a test module, a test-only function or
+/// import) blanked out, its line breaks kept so that line numbers still match the file.
+fn without_test_items(code: &str) -> String {
+    let mut out = code.as_bytes().to_vec();
+    let mut search = 0;
+    while let Some(found) = code[search..].find("#[cfg(test)]") {
+        let at = search + found;
+        let rest = &code[at..];
+        // The item ends at its first `;` if that comes before its first `{`, else at the
+        // brace that closes that `{`.
+        let end = match (rest.find('{'), rest.find(';')) {
+            (Some(open), semi) if semi.is_none_or(|s| open < s) => {
+                let mut depth = 0usize;
+                let mut end = rest.len();
+                for (i, b) in rest.bytes().enumerate().skip(open) {
+                    match b {
+                        b'{' => depth += 1,
+                        b'}' => {
+                            depth -= 1;
+                            if depth == 0 {
+                                end = i + 1;
+                                break;
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                end
+            }
+            (_, Some(semi)) => semi + 1,
+            _ => rest.len(),
+        };
+        for b in &mut out[at..at + end] {
+            if *b != b'\n' {
+                *b = b' ';
+            }
+        }
+        search = at + end;
+    }
+    String::from_utf8(out).unwrap()
+}
+
+/// The module paths a file's code names, made absolute: `super::…` (climbing from the file's
+/// own module `own`) and `crate::…`, each followed as far as its `a::b::c` chain goes, and each
+/// item of a `{…}` group after it as one more path.
+fn module_paths(code: &str, own: &[String]) -> Vec<Vec<String>> {
+    let chain = |mut s: &str, mut base: Vec<String>| -> Vec<Vec<String>> {
+        loop {
+            if let Some(group) = s.strip_prefix('{') {
+                return group_items(group)
+                    .into_iter()
+                    .filter(|i| !i.is_empty() && i != "self")
+                    .map(|i| [base.clone(), vec![i]].concat())
+                    .collect();
+            }
+            let name = ident(s);
+            if name.is_empty() {
+                return vec![base];
+            }
+            s = &s[name.len()..];
+            base.push(name);
+            match s.strip_prefix("::") {
+                Some(t) => s = t,
+                None => return vec![base],
+            }
+        }
+    };
+    let mut out = Vec::new();
+    for (i, _) in code.match_indices("crate::") {
+        let before = code[..i].chars().last();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$' || c == ':') {
+            continue;
+        }
+        out.extend(chain(&code[i + "crate::".len()..], Vec::new()));
+    }
+    for (i, _) in code.match_indices("super::") {
+        let before = code[..i].chars().last();
+        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
+            continue; // counted with the first `super::` of the chain
+        }
+        let mut tail = &code[i..];
+        let mut climbs = 0;
+        while let Some(t) = tail.strip_prefix("super::") {
+            climbs += 1;
+            tail = t;
+        }
+        let Some(keep) = own.len().checked_sub(climbs) else {
+            continue;
+        };
+        out.extend(chain(tail, own[..keep].to_vec()));
+    }
+    out
+}
+
+/// For each folder (a module with a directory), the names its face (`mod.rs` or `x.rs`)
+/// re-exports from its children: `pub use child::{A, b::C as D}` maps `A` and `D` to `child`.
+fn re_exports(
+    files: &[(std::path::PathBuf, Vec<String>, String)],
+) -> BTreeMap<Vec<String>, BTreeMap<String, String>> {
+    let mut out: BTreeMap<Vec<String>, BTreeMap<String, String>> = BTreeMap::new();
+    for (_, path, code) in files {
+        let map = out.entry(path.clone()).or_default();
+        for (i, _) in code.match_indices("pub use ") {
+            let stmt = &code[i + "pub use ".len()..];
+            let stmt = &stmt[..stmt.find(';').unwrap_or(stmt.len())];
+            let child = ident(stmt);
+            let Some(rest) = stmt[child.len()..].strip_prefix("::") else {
+                continue;
+            };
+            if child.is_empty() || matches!(child.as_str(), "crate" | "super" | "self") {
+                continue;
+            }
+            // The names a `use` tree brings in: each leaf's last segment, or its alias.
+            let flat: String = rest
+                .chars()
+                .filter(|c| !c.is_whitespace() || *c == ' ')
+                .collect();
+            for leaf in flat.split([',', '{', '}']) {
+                let leaf = leaf.trim();
+                let name = match leaf.split_once(" as ") {
+                    Some((_, alias)) => alias.trim().to_string(),
+                    None => leaf.rsplit("::").next().unwrap_or("").trim().to_string(),
+                };
+                if !name.is_empty() && name != "self" && name != "*" {
+                    map.insert(name, child.clone());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The uses between the modules of each folder: `(folder, from, to)` → the first place seen.
+/// A use of a folder's face (`mod.rs`) is not counted: the face declares and re-exports every
+/// child by nature; a name the face re-exports counts as a use of the child it comes from.
+fn folder_uses() -> BTreeMap<(String, String, String), String> {
+    let files = library_files();
+    let faces = re_exports(&files);
+    let children: std::collections::BTreeSet<Vec<String>> =
+        files.iter().map(|(_, p, _)| p.clone()).collect();
+    let mut uses = BTreeMap::new();
+    for (file, own, code) in &files {
+        for (n, line) in code.lines().enumerate() {
+            let from = &code[code.lines().take(n).map(|l| l.len() + 1).sum::<usize>()..];
+            let statement = if line.contains("::{") {
+                &from[..from.find(';').map_or(from.len(), |e| e + 1)]
+            } else {
+                line
+            };
+            for used in module_paths(statement, own) {
+                let common = own.iter().zip(&used).take_while(|(a, b)| a == b).count();
+                // Uses across the crate root are the layers' business; uses of the face or of
+                // the file's own module, no circle of the folder's.
+                if common == 0 || common >= own.len() || common >= used.len() {
+                    continue;
+                }
+                let folder = &own[..common];
+                let mut to = used[common].clone();
+                let child = [folder.to_vec(), vec![to.clone()]].concat();
+                if !children.iter().any(|c| c.starts_with(&child)) {
+                    match faces.get(folder).and_then(|m| m.get(&to)) {
+                        Some(c) => to = c.clone(),
+                        None => continue, // an item of the face itself
+                    }
+                }
+                if to == own[common] {
+                    continue;
+                }
+                uses.entry((folder.join("/"), own[common].clone(), to))
+                    .or_insert_with(|| format!("{}:{}", file.display(), n + 1));
+            }
+        }
+    }
+    uses
+}
+
+/// The import circles among one folder's modules: each strongly connected group of two or
+/// more modules, as `folder: a, b, c` with the uses that make it.
+fn import_circles() -> BTreeMap<String, Vec<String>> {
+    let uses = folder_uses();
+    let mut graph: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+    for (folder, from, to) in uses.keys() {
+        graph
+            .entry((folder.clone(), from.clone()))
+            .or_default()
+            .push(to.clone());
+    }
+    // Which modules of the folder `start` reaches.
+    let reach = |folder: &str, start: &str| {
+        let mut seen = std::collections::BTreeSet::new();
+        let mut todo = vec![start.to_string()];
+        while let Some(m) = todo.pop() {
+            for next in graph.get(&(folder.to_string(), m)).into_iter().flatten() {
+                if seen.insert(next.clone()) {
+                    todo.push(next.clone());
+                }
+            }
+        }
+        seen
+    };
+    let mut circles = BTreeMap::new();
+    for (folder, module) in graph.keys() {
+        let mut group: Vec<String> = reach(folder, module)
+            .into_iter()
+            .filter(|other| reach(folder, other).contains(module))
+            .collect();
+        if group.is_empty() {
+            continue;
+        }
+        if !group.contains(module) {
+            group.push(module.clone());
+        }
+        group.sort();
+        let name = format!("{folder}: {}", group.join(", "));
+        let edges = uses
+            .iter()
+            .filter(|((f, a, b), _)| f == folder && group.contains(a) && group.contains(b))
+            .map(|((_, a, b), at)| format!("{a} -> {b} ({at})"))
+            .collect();
+        circles.insert(name, edges);
+    }
+    circles
+}
+
+/// No import circle among the modules of one folder (issue 29): within a folder, as across
+/// the crate root, uses go one way, so each module can be read knowing only what it uses.
+#[test]
+fn no_import_circle_inside_a_folder() {
+    let circles = import_circles();
+    let found: Vec<String> = circles
+        .iter()
+        .filter(|(name, _)| !pending("circle").contains(&name.as_str()))
+        .map(|(name, edges)| format!("{name}\n    {}", edges.join("\n    ")))
+        .collect();
+    assert!(found.is_empty(), "import circles:\n{}", found.join("\n"));
+    let stale: Vec<_> = pending("circle")
+        .into_iter()
+        .filter(|c| !circles.contains_key(*c))
+        .collect();
+    assert!(
+        stale.is_empty(),
+        "PENDING_OTHER_BRANCHES lists circles that are gone: remove {stale:?}"
+    );
+}
+
+/// One HTTP client (issue 29): only `src/net.rs` names the HTTP stack or its runtime, so every
+/// request gets its redirects, token rule, deadline, caps and proxy rule from one place.
+#[test]
+fn only_net_names_the_http_stack() {
+    let mut found = Vec::new();
+    for (file, path, code) in library_files() {
+        if path == ["net"] {
+            continue;
+        }
+        for (n, line) in code.lines().enumerate() {
+            for word in ["reqwest", "tokio", "hyper"] {
+                if line.contains(word) {
+                    found.push(format!("{}:{}: `{word}`", file.display(), n + 1));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "HTTP outside src/net.rs (use crate::net):\n{}",
+        found.join("\n")
     );
 }

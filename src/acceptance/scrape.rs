@@ -1,10 +1,13 @@
-//! Scraping: the URL, the HTTP GET under one deadline and a size cap, and the window's timing.
+//! Scraping: the URL, the HTTP GET (with the one client, [`crate::net`]: one deadline, a size
+//! cap, no proxy for this machine) and the window's timing.
 //!
 //! [`measure`] takes its scrapes from a [`MetricsSource`] and waits through an injected `sleep`,
 //! so tests drive it with canned expositions and no waiting; the binary passes an
 //! [`HttpSource`] and `std::thread::sleep`.
 
 use std::time::{Duration, Instant};
+
+use crate::net::{header, read_capped, BodyError, Client, Follow, Method, NetError, StatusCode};
 
 use super::compute::{self, ServerEngine};
 use super::metrics::{self, Exposition};
@@ -139,7 +142,7 @@ pub fn metrics_url(input: &str) -> Result<String> {
     } else {
         format!("http://{trimmed}")
     };
-    let mut url = reqwest::Url::parse(&with_scheme).map_err(|e| {
+    let mut url = crate::net::Url::parse(&with_scheme).map_err(|e| {
         Error::new(format!("`{input}` is not a URL: {e}")).with_hint(
             "give the server's base URL, like http://127.0.0.1:8000, or its /metrics URL",
         )
@@ -158,44 +161,26 @@ pub fn metrics_url(input: &str) -> Result<String> {
     Ok(url.to_string())
 }
 
-/// Scrapes a URL over HTTP: reqwest's async client on a current-thread runtime, so that one
-/// deadline ([`tokio::time::timeout`]) covers the whole request (connect, headers, every byte
-/// of the body). reqwest's blocking client restarts its timeout at every read, so a server
-/// that drips its body one byte at a time held a `--timeout 5` run for minutes.
+/// Scrapes a URL over HTTP with the one client ([`crate::net`]): one deadline covers the whole
+/// request (connect, redirects, headers, every byte of the body; a server that dripped its body
+/// one byte at a time once held a `--timeout 5` run for minutes), the body is capped at
+/// [`MAX_BODY`], and a server on this machine is never reached through a proxy.
 pub struct HttpSource {
     url: String,
     timeout: Duration,
-    client: reqwest::Client,
-    runtime: tokio::runtime::Runtime,
+    client: Client<'static>,
 }
 
 impl HttpSource {
     /// A client for `url` (already normalised by [`metrics_url`]) that gives up after
     /// `timeout` per scrape, from connecting to the last byte of the answer.
     pub fn new(url: String, timeout: Duration) -> Result<HttpSource> {
-        let mut builder = reqwest::Client::builder()
-            .connect_timeout(timeout)
-            .user_agent(format!("dflash-check/{}", env!("CARGO_PKG_VERSION")));
-        // A proxy from the environment never sees a scrape of this machine's own server.
-        if reqwest::Url::parse(&url).is_ok_and(|u| is_loopback(u.host_str().unwrap_or(""))) {
-            builder = builder.no_proxy();
-        }
-        let setup = |e: &dyn std::error::Error| {
-            Error::new(format!(
-                "cannot set up an HTTP client for {url}: {}",
-                root_cause(e)
-            ))
-        };
-        let client = builder.build().map_err(|e| setup(&e))?;
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| setup(&e))?;
+        let client = Client::new(timeout, "metrics")
+            .map_err(|e| Error::new(format!("cannot set up an HTTP client for {url}: {e}")))?;
         Ok(HttpSource {
             url,
             timeout,
             client,
-            runtime,
         })
     }
 
@@ -204,52 +189,30 @@ impl HttpSource {
     async fn get(&self, answered: &std::cell::Cell<bool>) -> Result<Vec<u8>> {
         let url = &self.url;
         let secs = self.timeout.as_secs_f64();
+        // The Prometheus text format: what both engines' prometheus_client serves by default
+        // (OpenMetrics only when asked for it).
+        let accept = (header::ACCEPT, "text/plain;version=0.0.4;q=1,*/*;q=0.1");
         let mut response = self
             .client
-            .get(url)
-            // The Prometheus text format: what both engines' prometheus_client serves by
-            // default (OpenMetrics only when asked for it).
-            .header(
-                reqwest::header::ACCEPT,
-                "text/plain;version=0.0.4;q=1,*/*;q=0.1",
-            )
-            .send()
+            .send(Method::GET, url, &[accept], Follow::Any)
             .await
             .map_err(|e| transport(url, secs, &e))?;
         answered.set(true);
         let status = response.status();
-        if status != reqwest::StatusCode::OK {
-            let hint = if status == reqwest::StatusCode::NOT_FOUND {
+        if status != StatusCode::OK {
+            let hint = if status == StatusCode::NOT_FOUND {
                 "vLLM serves /metrics on its API port; SGLang only with --enable-metrics"
             } else {
                 "check that the URL is the engine's /metrics endpoint and that it is healthy"
             };
             return Err(Error::new(format!("{url} answered HTTP {status}")).with_hint(hint));
         }
-        // A declared length past the cap is refused before any of the body is read; a
-        // smaller one sizes the buffer once (but never trusts it past the cap).
-        let declared = response.content_length();
-        if declared.is_some_and(|n| n > MAX_BODY) {
-            return Err(too_large(url));
-        }
-        let mut body: Vec<u8> = Vec::with_capacity(declared.unwrap_or(0) as usize);
-        while let Some(chunk) = response
-            .chunk()
+        read_capped(&mut response, MAX_BODY, |_| {})
             .await
-            .map_err(|e| Error::new(format!("{url} broke off its answer: {}", root_cause(&e))))?
-        {
-            let len = body.len() + chunk.len();
-            if len as u64 > MAX_BODY {
-                return Err(too_large(url));
-            }
-            if len > body.capacity() {
-                // Grow by doubling as `Vec` would, but never past the cap.
-                let target = (body.capacity() * 2).max(len).min(MAX_BODY as usize);
-                body.reserve_exact(target - body.len());
-            }
-            body.extend_from_slice(&chunk);
-        }
-        Ok(body)
+            .map_err(|e| match e {
+                BodyError::Announced(_) | BodyError::OverCap(_) => too_large(url),
+                BodyError::Transport(e) => Error::new(format!("{url} broke off its answer: {e}")),
+            })
     }
 }
 
@@ -261,14 +224,6 @@ fn too_large(url: &str) -> Error {
     .with_hint(NOT_METRICS_HINT)
 }
 
-fn is_loopback(host: &str) -> bool {
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    host.eq_ignore_ascii_case("localhost")
-        || host
-            .parse::<std::net::IpAddr>()
-            .is_ok_and(|ip| ip.is_loopback())
-}
-
 impl MetricsSource for HttpSource {
     fn url(&self) -> &str {
         &self.url
@@ -276,24 +231,19 @@ impl MetricsSource for HttpSource {
 
     fn fetch(&mut self) -> Result<String> {
         let answered = std::cell::Cell::new(false);
-        let body = self
-            .runtime
-            // The timer is made inside the runtime (it needs its reactor).
-            .block_on(async { tokio::time::timeout(self.timeout, self.get(&answered)).await })
-            .unwrap_or_else(|_elapsed| {
-                let secs = self.timeout.as_secs_f64();
-                let what = if answered.get() {
-                    "did not finish answering"
-                } else {
-                    "did not answer"
-                };
-                Err(
-                    Error::new(format!("{} {what} within {secs} s (--timeout)", self.url))
-                        .with_hint(
-                            "the server is overloaded or hung; raise --timeout if it is just slow",
-                        ),
-                )
-            })?;
+        let body = self.client.run(self.get(&answered)).unwrap_or_else(|| {
+            let secs = self.timeout.as_secs_f64();
+            let what = if answered.get() {
+                "did not finish answering"
+            } else {
+                "did not answer"
+            };
+            Err(
+                Error::new(format!("{} {what} within {secs} s (--timeout)", self.url)).with_hint(
+                    "the server is overloaded or hung; raise --timeout if it is just slow",
+                ),
+            )
+        })?;
         String::from_utf8(body).map_err(|e| {
             Error::new(format!(
                 "{} did not answer with valid Prometheus text: the body is not UTF-8 (byte {})",
@@ -308,25 +258,21 @@ impl MetricsSource for HttpSource {
 /// What to do when the URL answers with something that is not a metrics page.
 const NOT_METRICS_HINT: &str = "point the URL at the engine's /metrics endpoint (vLLM: the API port; SGLang: the server port with --enable-metrics)";
 
-fn transport(url: &str, secs: f64, e: &reqwest::Error) -> Error {
-    if e.is_timeout() {
-        return Error::new(format!("{url} did not answer within {secs} s (--timeout)"))
-            .with_hint("the server is overloaded or hung; raise --timeout if it is just slow");
+fn transport(url: &str, secs: f64, e: &NetError) -> Error {
+    match e {
+        NetError::Timeout => {
+            Error::new(format!("{url} did not answer within {secs} s (--timeout)"))
+                .with_hint("the server is overloaded or hung; raise --timeout if it is just slow")
+        }
+        NetError::Connect(cause) => Error::new(format!("cannot connect to {url}: {cause}"))
+            .with_hint("is the server running, and is this its host and port?"),
+        NetError::Setup(cause) => {
+            Error::new(format!("cannot set up an HTTP client for {url}: {cause}"))
+        }
+        NetError::Transfer(cause) | NetError::BadUrl(cause) => {
+            Error::new(format!("request to {url} failed: {cause}"))
+        }
     }
-    if e.is_connect() {
-        return Error::new(format!("cannot connect to {url}: {}", root_cause(e)))
-            .with_hint("is the server running, and is this its host and port?");
-    }
-    Error::new(format!("request to {url} failed: {}", root_cause(e)))
-}
-
-/// The innermost cause's message ("Connection refused (os error 111)").
-fn root_cause(e: &dyn std::error::Error) -> String {
-    let mut cur = e;
-    while let Some(next) = cur.source() {
-        cur = next;
-    }
-    cur.to_string()
 }
 
 #[cfg(test)]
@@ -434,7 +380,5 @@ mod tests {
         );
         assert!(metrics_url("ftp://h/metrics").is_err());
         assert!(metrics_url("http://").is_err());
-        assert!(is_loopback("[::1]") && is_loopback("localhost") && is_loopback("127.0.0.2"));
-        assert!(!is_loopback("10.0.0.1"));
     }
 }

@@ -77,14 +77,64 @@ pub struct Plan {
 /// The result is re-parsed and compared again; any remaining difference is an error.
 pub fn plan(doc: &Document, authority: &Node, prune: bool) -> Result<Plan> {
     let style = Style::detect(doc);
+    let mut changes = sort_differences(doc, authority, prune)?;
+    replace_emptied_objects(doc, authority, &mut changes)?;
+    let (text, edits, splices) = edit_text(doc, authority, &style, &changes)?;
+    // The plan's working sets go before the result is parsed: at the value cap they are tens
+    // of megabytes, and the parse and comparison below need as much again.
+    let Changes {
+        kept,
+        sets,
+        adds,
+        removes,
+    } = changes;
+    drop((sets, adds, removes));
+    let fixed = Document::parse(&text).map_err(|e| {
+        Error::new(format!(
+            "internal error: the minimal edit produced invalid JSON ({e})"
+        ))
+        .with_hint("use --exact to write the authority's file verbatim, and report this bug")
+    })?;
+    let left = residual(&fixed.root, authority, &kept);
+    if let Some(d) = left.first() {
+        return Err(Error::new(format!(
+            "internal error: after the minimal edit `{}` still differs from the authority ({})",
+            d.local_path.as_ref().unwrap_or(&d.path),
+            d.kind.as_str()
+        ))
+        .with_hint("use --exact to write the authority's file verbatim, and report this bug"));
+    }
+    Ok(Plan {
+        text,
+        root: fixed.root,
+        edits,
+        splices,
+        kept_local_only: kept,
+    })
+}
+
+/// What the differences ask of the file, by kind of edit.
+struct Changes {
+    /// (where, new value, old value): the old node comes from the diff, not a lookup per set.
+    sets: Vec<(Path, Node, Option<Node>)>,
+    adds: Vec<Add>,
+    removes: Vec<Path>,
+    /// Keys only the local file has, left in place (without `prune`).
+    kept: Vec<Path>,
+}
+
+/// Sorts the differences between `doc` and `authority` into sets, adds (none inside another),
+/// removes (`prune`) and keys kept. Only what is needed of the differences is copied out.
+fn sort_differences(doc: &Document, authority: &Node, prune: bool) -> Result<Changes> {
     let diffs = diff::compare(&doc.root, authority);
-    // (where, new value, old value): the old node comes from the diff, not a lookup per set.
-    let mut sets: Vec<(Path, Node, Option<Node>)> = Vec::new();
-    let mut adds: Vec<Add> = Vec::new();
+    let mut changes = Changes {
+        sets: Vec::new(),
+        adds: Vec::new(),
+        removes: Vec::new(),
+        kept: Vec::new(),
+    };
     let mut added: HashSet<Path> = HashSet::new();
     let mut root_lookup = Lookup::default();
-    let mut removes: Vec<Path> = Vec::new();
-    let mut kept = Vec::new();
     for d in &diffs {
         match d.kind {
             DiffKind::Changed | DiffKind::Type => {
@@ -97,7 +147,7 @@ pub fn plan(doc: &Document, authority: &Node, prune: bool) -> Result<Plan> {
                 } else {
                     None
                 };
-                sets.push((local_path.clone(), new.clone(), old));
+                changes.sets.push((local_path.clone(), new.clone(), old));
             }
             DiffKind::OnlyAuthority => {
                 let Some(auth_path) = &d.authority_path else {
@@ -122,33 +172,35 @@ pub fn plan(doc: &Document, authority: &Node, prune: bool) -> Result<Plan> {
                     }
                 };
                 if added.insert(add.full()) {
-                    adds.push(add);
+                    changes.adds.push(add);
                 }
             }
             DiffKind::OnlyLocal => {
                 if let Some(p) = &d.local_path {
                     if prune {
-                        removes.push(p.clone());
+                        changes.removes.push(p.clone());
                     } else {
-                        kept.push(p.clone());
+                        changes.kept.push(p.clone());
                     }
                 }
             }
             DiffKind::OutOfRange | DiffKind::Layout => {}
         }
     }
-    // What was needed of the differences is copied out; at the value cap they are tens of
-    // megabytes, and the result's own parse and comparison below need as much again.
-    drop(diffs);
     // An add inside another add is already covered by it.
-    adds.retain(|a| {
+    changes.adds.retain(|a| {
         let full = a.full();
         !(1..full.0.len()).any(|n| added.contains(&Path(full.0[..n].to_vec())))
     });
-    let remove_set: HashSet<Path> = removes.iter().cloned().collect();
-    let add_parents: HashSet<Path> = adds.iter().map(|a| a.parent.clone()).collect();
-    // --prune emptying an object that also gets new keys: replace the object whole.
-    let mut parents: Vec<Path> = removes.iter().map(parent_of).collect();
+    Ok(changes)
+}
+
+/// `--prune` emptying an object that also gets new keys: the object is replaced whole, its
+/// removes and adds becoming one set.
+fn replace_emptied_objects(doc: &Document, authority: &Node, changes: &mut Changes) -> Result<()> {
+    let remove_set: HashSet<Path> = changes.removes.iter().cloned().collect();
+    let add_parents: HashSet<Path> = changes.adds.iter().map(|a| a.parent.clone()).collect();
+    let mut parents: Vec<Path> = changes.removes.iter().map(parent_of).collect();
     parents.sort();
     parents.dedup();
     for parent in parents {
@@ -166,16 +218,26 @@ pub fn plan(doc: &Document, authority: &Node, prune: bool) -> Result<Plan> {
                 ))
                 .with_hint("use --exact to write the authority's file verbatim")
             })?;
-            removes.retain(|p| parent_of(p) != parent);
-            adds.retain(|a| a.parent != parent);
-            sets.push((parent.clone(), new.clone(), None));
+            changes.removes.retain(|p| parent_of(p) != parent);
+            changes.adds.retain(|a| a.parent != parent);
+            changes.sets.push((parent.clone(), new.clone(), None));
         }
     }
+    Ok(())
+}
 
+/// The new text: each set, add and remove as a splice of the original text, in the file's
+/// style; with the edits (sorted by path) and the splices (sorted by position).
+fn edit_text(
+    doc: &Document,
+    authority: &Node,
+    style: &Style,
+    changes: &Changes,
+) -> Result<(String, Vec<Edit>, Vec<Splice>)> {
     let mut edits = Vec::new();
     let mut splices = Vec::new();
     let mut lookup = Lookup::default();
-    for (path, new, old) in &sets {
+    for (path, new, old) in &changes.sets {
         let old = match old {
             Some(old) => old,
             None => lookup.path(&doc.root, path).ok_or_else(|| missing(path))?,
@@ -194,41 +256,17 @@ pub fn plan(doc: &Document, authority: &Node, prune: bool) -> Result<Plan> {
     insertions(
         doc,
         authority,
-        &style,
-        &adds,
-        &removes,
+        style,
+        &changes.adds,
+        &changes.removes,
         &mut splices,
         &mut edits,
     )?;
-    removals(doc, &removes, &mut splices, &mut edits)?;
+    removals(doc, &changes.removes, &mut splices, &mut edits)?;
     splices.sort_by_key(|s| (s.range.start, s.range.end));
     let text = apply(&doc.text, &splices)?;
     edits.sort_by(|a, b| a.path.cmp(&b.path));
-    // Likewise the plan's working sets, before the result is parsed.
-    drop((sets, adds, removes, added, lookup, root_lookup));
-
-    let fixed = Document::parse(&text).map_err(|e| {
-        Error::new(format!(
-            "internal error: the minimal edit produced invalid JSON ({e})"
-        ))
-        .with_hint("use --exact to write the authority's file verbatim, and report this bug")
-    })?;
-    let left = residual(&fixed.root, authority, &kept);
-    if let Some(d) = left.first() {
-        return Err(Error::new(format!(
-            "internal error: after the minimal edit `{}` still differs from the authority ({})",
-            d.local_path.as_ref().unwrap_or(&d.path),
-            d.kind.as_str()
-        ))
-        .with_hint("use --exact to write the authority's file verbatim, and report this bug"));
-    }
-    Ok(Plan {
-        text,
-        root: fixed.root,
-        edits,
-        splices,
-        kept_local_only: kept,
-    })
+    Ok((text, edits, splices))
 }
 
 /// Differences between `root` and `authority` other than layout notes and the `kept`
@@ -326,6 +364,15 @@ fn local_rope_is_flat(root: &Node, canonical: &Path) -> bool {
         && (root.get("rope_theta").is_some() || root.get("rope_scaling").is_some())
 }
 
+/// The lookups of the local file and of the authority, shared by the steps of [`insertions`]
+/// (each caches the objects it has walked).
+struct Lookups<'a> {
+    local: Lookup<'a>,
+    auth: Lookup<'a>,
+}
+
+/// Adds each key of `adds` after the local member the authority puts before it, in the
+/// authority's order, in the file's style: one splice per insertion point.
 fn insertions(
     doc: &Document,
     authority: &Node,
@@ -335,52 +382,43 @@ fn insertions(
     splices: &mut Vec<Splice>,
     edits: &mut Vec<Edit>,
 ) -> Result<()> {
-    // Group by (parent, anchor member index) so keys added at one point keep the authority's order.
+    let mut lookups = Lookups {
+        local: Lookup::default(),
+        auth: Lookup::default(),
+    };
+    let groups = group_adds(doc, authority, adds, removes, &mut lookups)?;
+    for group in groups {
+        splices.push(insert_group(
+            doc,
+            authority,
+            style,
+            group,
+            &mut lookups,
+            edits,
+        )?);
+    }
+    Ok(())
+}
+
+/// The adds grouped by (parent, anchor member index), so keys added at one point keep the
+/// authority's order.
+fn group_adds<'a>(
+    doc: &'a Document,
+    authority: &'a Node,
+    adds: &'a [Add],
+    removes: &[Path],
+    lookups: &mut Lookups<'a>,
+) -> Result<Vec<InsertGroup<'a>>> {
     let removes: HashSet<&Path> = removes.iter().collect();
     let mut groups: Vec<InsertGroup> = Vec::new();
     let mut group_of: HashMap<(Path, Option<usize>), usize> = HashMap::new();
-    // Per parent, computed once (linear in the two objects): the authority's index of each
-    // key, and for each authority index the local member it follows (its anchor).
+    // Per parent, computed once (linear in the two objects).
     let mut parents: HashMap<Path, AddPoint> = HashMap::new();
-    let (mut local_lookup, mut auth_lookup) = (Lookup::default(), Lookup::default());
     for add in adds {
         let parent = &add.parent;
         if !parents.contains_key(parent) {
-            let local = local_lookup
-                .path(&doc.root, parent)
-                .ok_or_else(|| missing(parent))?;
-            let local_members = local.as_object().ok_or_else(|| missing(parent))?;
-            let auth_members = auth_lookup
-                .path(authority, parent)
-                .and_then(Node::as_object)
-                .ok_or_else(|| missing(parent))?;
-            let local_index: HashMap<&str, usize> = local_members
-                .iter()
-                .enumerate()
-                .map(|(i, m)| (m.key.as_str(), i))
-                .collect();
-            let mut anchors = Vec::with_capacity(auth_members.len());
-            let mut last = None;
-            for am in auth_members {
-                anchors.push(last);
-                if let Some(&i) = local_index.get(am.key.as_str()) {
-                    if !removes.contains(&&parent.child(&am.key)) {
-                        last = Some(i);
-                    }
-                }
-            }
-            let auth_index = auth_members
-                .iter()
-                .enumerate()
-                .map(|(i, m)| (m.key.clone(), i))
-                .collect();
-            parents.insert(
-                parent.clone(),
-                AddPoint {
-                    auth_index,
-                    anchors,
-                },
-            );
+            let point = add_point_of(doc, authority, parent, &removes, lookups)?;
+            parents.insert(parent.clone(), point);
         }
         let point = &parents[parent];
         let auth_index = *point
@@ -396,84 +434,141 @@ fn insertions(
             }
         }
     }
-    for (parent, anchor, mut keys) in groups {
-        keys.sort_by(|a, b| (a.0, &a.1.key).cmp(&(b.0, &b.1.key)));
-        let obj = local_lookup
-            .path(&doc.root, &parent)
-            .ok_or_else(|| missing(&parent))?;
-        let members = obj.as_object().unwrap_or_default();
-        let auth_parent = auth_lookup
-            .path(authority, &parent)
-            .ok_or_else(|| missing(&parent))?;
-        let multiline = style.object_is_multiline(&doc.text, obj);
-        let indent = match (members.first(), anchor) {
-            (_, Some(i)) if multiline => line_indent(&doc.text, members[i].key_span.start),
-            (Some(first), None) if multiline => line_indent(&doc.text, first.key_span.start),
-            _ => format!(
-                "{}{}",
-                line_indent(&doc.text, obj.span.start),
-                style.unit.as_deref().unwrap_or("")
-            ),
-        };
-        let gap = if multiline {
-            format!("{}{indent}", style.eol)
-        } else {
-            style.inline_gap(&doc.text, obj)
-        };
-        let mut texts = Vec::new();
-        for (_, add) in &keys {
-            let key = &add.key;
-            let value = match &add.value {
-                Some(v) => v,
-                None => auth_lookup
-                    .get(auth_parent, key)
-                    .ok_or_else(|| missing(&parent.child(key)))?,
-            };
-            texts.push(format!(
-                "{}{}{}",
-                style.quote(key),
-                style.key_sep,
-                style.render(value, &style.frame_at(&indent))
-            ));
-            edits.push(Edit {
-                path: parent.child(key),
-                action: Action::Add,
-                old: None,
-                new: Some(value.clone()),
-            });
+    Ok(groups)
+}
+
+/// Under `parent`: the authority's index of each key, and for each authority index the local
+/// member it follows (its anchor; a member being removed anchors nothing).
+fn add_point_of<'a>(
+    doc: &'a Document,
+    authority: &'a Node,
+    parent: &Path,
+    removes: &HashSet<&Path>,
+    lookups: &mut Lookups<'a>,
+) -> Result<AddPoint> {
+    let local = lookups
+        .local
+        .path(&doc.root, parent)
+        .ok_or_else(|| missing(parent))?;
+    let local_members = local.as_object().ok_or_else(|| missing(parent))?;
+    let auth_members = lookups
+        .auth
+        .path(authority, parent)
+        .and_then(Node::as_object)
+        .ok_or_else(|| missing(parent))?;
+    let local_index: HashMap<&str, usize> = local_members
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (m.key.as_str(), i))
+        .collect();
+    let mut anchors = Vec::with_capacity(auth_members.len());
+    let mut last = None;
+    for am in auth_members {
+        anchors.push(last);
+        if let Some(&i) = local_index.get(am.key.as_str()) {
+            if !removes.contains(&&parent.child(&am.key)) {
+                last = Some(i);
+            }
         }
-        let splice = match (members.first(), anchor) {
-            (None, _) => {
-                let text = if multiline {
-                    format!(
-                        "{gap}{}{}{}",
-                        texts.join(&format!(",{gap}")),
-                        style.eol,
-                        line_indent(&doc.text, obj.span.start)
-                    )
-                } else {
-                    texts.join(&format!(",{gap}"))
-                };
-                Splice {
-                    range: obj.span.start + 1..obj.span.end - 1,
-                    text,
-                }
-            }
-            (Some(first), None) => Splice {
-                range: first.key_span.start..first.key_span.start,
-                text: texts.iter().map(|t| format!("{t},{gap}")).collect(),
-            },
-            (Some(_), Some(i)) => {
-                let at = members[i].value.span.end;
-                Splice {
-                    range: at..at,
-                    text: texts.iter().map(|t| format!(",{gap}{t}")).collect(),
-                }
-            }
-        };
-        splices.push(splice);
     }
-    Ok(())
+    let auth_index = auth_members
+        .iter()
+        .enumerate()
+        .map(|(i, m)| (m.key.clone(), i))
+        .collect();
+    Ok(AddPoint {
+        auth_index,
+        anchors,
+    })
+}
+
+/// One insertion point's splice: its keys rendered in the authority's order, indented and
+/// separated as the object around them is; each key's edit goes to `edits`.
+fn insert_group<'a>(
+    doc: &'a Document,
+    authority: &'a Node,
+    style: &Style,
+    (parent, anchor, mut keys): InsertGroup<'_>,
+    lookups: &mut Lookups<'a>,
+    edits: &mut Vec<Edit>,
+) -> Result<Splice> {
+    keys.sort_by(|a, b| (a.0, &a.1.key).cmp(&(b.0, &b.1.key)));
+    let obj = lookups
+        .local
+        .path(&doc.root, &parent)
+        .ok_or_else(|| missing(&parent))?;
+    let members = obj.as_object().unwrap_or_default();
+    let auth_parent = lookups
+        .auth
+        .path(authority, &parent)
+        .ok_or_else(|| missing(&parent))?;
+    let multiline = style.object_is_multiline(&doc.text, obj);
+    let indent = match (members.first(), anchor) {
+        (_, Some(i)) if multiline => line_indent(&doc.text, members[i].key_span.start),
+        (Some(first), None) if multiline => line_indent(&doc.text, first.key_span.start),
+        _ => format!(
+            "{}{}",
+            line_indent(&doc.text, obj.span.start),
+            style.unit.as_deref().unwrap_or("")
+        ),
+    };
+    let gap = if multiline {
+        format!("{}{indent}", style.eol)
+    } else {
+        style.inline_gap(&doc.text, obj)
+    };
+    let mut texts = Vec::new();
+    for (_, add) in &keys {
+        let key = &add.key;
+        let value = match &add.value {
+            Some(v) => v,
+            None => lookups
+                .auth
+                .get(auth_parent, key)
+                .ok_or_else(|| missing(&parent.child(key)))?,
+        };
+        texts.push(format!(
+            "{}{}{}",
+            style.quote(key),
+            style.key_sep,
+            style.render(value, &style.frame_at(&indent))
+        ));
+        edits.push(Edit {
+            path: parent.child(key),
+            action: Action::Add,
+            old: None,
+            new: Some(value.clone()),
+        });
+    }
+    Ok(match (members.first(), anchor) {
+        (None, _) => {
+            let text = if multiline {
+                format!(
+                    "{gap}{}{}{}",
+                    texts.join(&format!(",{gap}")),
+                    style.eol,
+                    line_indent(&doc.text, obj.span.start)
+                )
+            } else {
+                texts.join(&format!(",{gap}"))
+            };
+            Splice {
+                range: obj.span.start + 1..obj.span.end - 1,
+                text,
+            }
+        }
+        (Some(first), None) => Splice {
+            range: first.key_span.start..first.key_span.start,
+            text: texts.iter().map(|t| format!("{t},{gap}")).collect(),
+        },
+        (Some(_), Some(i)) => {
+            let at = members[i].value.span.end;
+            Splice {
+                range: at..at,
+                text: texts.iter().map(|t| format!(",{gap}{t}")).collect(),
+            }
+        }
+    })
 }
 
 fn removals(

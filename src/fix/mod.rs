@@ -134,6 +134,10 @@ impl FixReport {
     }
 }
 
+/// The fixed text, as `opts.mode` makes it: its bytes, the edits, the keys kept only in this
+/// file, and the new text's tree when the planner parsed and checked it already.
+type Planned = (Vec<u8>, Vec<edit::Edit>, Vec<Path>, Option<Node>);
+
 /// Fixes `local` against `authority`. Errors leave the file as it was (restored if needed).
 pub fn run(
     local: &ConfigFile,
@@ -141,34 +145,12 @@ pub fn run(
     target: &TargetContext,
     opts: &FixOptions,
 ) -> Result<FixReport> {
-    let path = &local.path;
     let original = local.doc.text.as_bytes();
-    let state = write::inspect(path)?;
-    // `planned`: the new text's tree, when the planner parsed and checked it already.
-    let (new_bytes, edits, kept, planned) = match opts.mode {
-        Mode::Exact => (
-            authority.bytes.clone(),
-            exact_edits(local, authority),
-            vec![],
-            None,
-        ),
-        Mode::Minimal | Mode::Prune => {
-            let plan = edit::plan(
-                &local.doc,
-                authority.config.root(),
-                opts.mode == Mode::Prune,
-            )?;
-            (
-                plan.text.into_bytes(),
-                plan.edits,
-                plan.kept_local_only,
-                Some(plan.root),
-            )
-        }
-    };
-    let changed = new_bytes != original;
+    let state = write::inspect(&local.path)?;
+    let (new_bytes, edits, kept, planned) = plan_text(local, authority, opts)?;
+    let changed = new_bytes.as_slice() != original;
     let mut report = FixReport {
-        path: path.display().to_string(),
+        path: local.path.display().to_string(),
         authority: AuthorityRef {
             kind: authority.kind.as_str(),
             id: authority.id.clone(),
@@ -196,23 +178,8 @@ pub fn run(
         notes: Vec::new(),
     };
     let edited: Vec<Path> = edits.iter().map(|e| e.path.clone()).collect();
-
     if opts.dry_run {
-        if changed {
-            let old = String::from_utf8_lossy(original);
-            let new = String::from_utf8_lossy(&new_bytes);
-            report.unified_diff = Some(unified_diff(&report.path, &old, &new));
-            if let Some(t) = &state.symlink_target {
-                report.notes.push(format!(
-                    "`{}` is a symbolic link to `{}`; fix will replace the link with a regular file and leave the target alone",
-                    report.path,
-                    t.display()
-                ));
-            }
-            if let Err(e) = write::check_writable(&state) {
-                report.notes.push(e.message);
-            }
-        }
+        dry_run(&mut report, &state, original, &new_bytes);
         let parsed;
         let root = match &planned {
             Some(root) => root,
@@ -226,21 +193,93 @@ pub fn run(
         report.checked_fields = checked_fields(root, target, &edited);
         return Ok(report);
     }
-
     if !changed {
         report.verified = true;
         report.checked_fields = checked_fields(local.root(), target, &[]);
         return Ok(report);
     }
-
     write::check_writable(&state)?;
     // Held until the report is built: another run waits, then finds the file changed since it
     // read it and fails instead of writing over this run's fix (or restoring over it).
-    let _lock = write::lock(path)?;
-    let written = write::replace(&state, &new_bytes, original, opts.backup)?;
+    let _lock = write::lock(&local.path)?;
+    let written = write_noted(&mut report, &state, &new_bytes, original, opts)?;
+    match verify(&state, &new_bytes, authority, planned) {
+        Ok(root) => {
+            report.verified = true;
+            report.checked_fields = checked_fields(&root, target, &edited);
+            Ok(report)
+        }
+        Err(why) => Err(restore_after(
+            &report.path,
+            &why,
+            &state,
+            original,
+            &new_bytes,
+            &written,
+        )),
+    }
+}
+
+/// The fixed text for `opts.mode`: the authority's bytes (`--exact`), or the planner's
+/// minimal edit of the file (with `--prune`, keys only in this file removed too).
+fn plan_text(local: &ConfigFile, authority: &Authority, opts: &FixOptions) -> Result<Planned> {
+    Ok(match opts.mode {
+        Mode::Exact => (
+            authority.bytes.clone(),
+            exact_edits(local, authority),
+            vec![],
+            None,
+        ),
+        Mode::Minimal | Mode::Prune => {
+            let plan = edit::plan(
+                &local.doc,
+                authority.config.root(),
+                opts.mode == Mode::Prune,
+            )?;
+            (
+                plan.text.into_bytes(),
+                plan.edits,
+                plan.kept_local_only,
+                Some(plan.root),
+            )
+        }
+    })
+}
+
+/// A dry run that would change the file: the unified diff, and what writing would meet (a
+/// symbolic link replaced, a file that cannot be written).
+fn dry_run(report: &mut FixReport, state: &write::FileState, original: &[u8], new_bytes: &[u8]) {
+    if !report.changed {
+        return;
+    }
+    let old = String::from_utf8_lossy(original);
+    let new = String::from_utf8_lossy(new_bytes);
+    report.unified_diff = Some(unified_diff(&report.path, &old, &new));
+    if let Some(t) = &state.symlink_target {
+        report.notes.push(format!(
+            "`{}` is a symbolic link to `{}`; fix will replace the link with a regular file and leave the target alone",
+            report.path,
+            t.display()
+        ));
+    }
+    if let Err(e) = write::check_writable(state) {
+        report.notes.push(e.message);
+    }
+}
+
+/// Replaces the file (with a backup if asked) and notes what else changed: a symbolic link
+/// now a regular file, other hard links still showing the old content.
+fn write_noted(
+    report: &mut FixReport,
+    state: &write::FileState,
+    new_bytes: &[u8],
+    original: &[u8],
+    opts: &FixOptions,
+) -> Result<write::Written> {
+    let written = write::replace(state, new_bytes, original, opts.backup)?;
     report.written = true;
     report.backup = written.backup.as_ref().map(|b| b.display().to_string());
-    report.notes.extend(written.notes);
+    report.notes.extend(written.notes.iter().cloned());
     if let Some(t) = &state.symlink_target {
         report.replaced_symlink = true;
         report.notes.push(format!(
@@ -255,33 +294,36 @@ pub fn run(
             report.path, state.nlink
         ));
     }
+    Ok(written)
+}
 
-    match verify(&state, &new_bytes, authority, planned) {
-        Ok(root) => {
-            report.verified = true;
-            report.checked_fields = checked_fields(&root, target, &edited);
-            Ok(report)
-        }
-        Err(why) => {
-            let restored = write::restore(&state, original, &new_bytes);
-            let mut msg = format!("verification failed after writing `{}`: {why}", report.path);
-            match restored {
-                Ok(()) => {
-                    if let Some(b) = &written.backup {
-                        let _ = std::fs::remove_file(b);
-                    }
-                    msg.push_str("; the original was restored");
-                }
-                Err(e) => {
-                    msg.push_str(&format!("; restoring the original failed too ({e})"));
-                    if let Some(b) = &written.backup {
-                        msg.push_str(&format!(" — the original is in `{}`", b.display()));
-                    }
-                }
+/// A write that failed verification: the original restored (and the backup, now useless,
+/// removed), or where the original is if restoring failed too.
+fn restore_after(
+    path: &str,
+    why: &str,
+    state: &write::FileState,
+    original: &[u8],
+    new_bytes: &[u8],
+    written: &write::Written,
+) -> Error {
+    let restored = write::restore(state, original, new_bytes);
+    let mut msg = format!("verification failed after writing `{path}`: {why}");
+    match restored {
+        Ok(()) => {
+            if let Some(b) = &written.backup {
+                let _ = std::fs::remove_file(b);
             }
-            Err(Error::new(msg).with_hint("run `dflash-check diff` on the file to see its state"))
+            msg.push_str("; the original was restored");
+        }
+        Err(e) => {
+            msg.push_str(&format!("; restoring the original failed too ({e})"));
+            if let Some(b) = &written.backup {
+                msg.push_str(&format!(" — the original is in `{}`", b.display()));
+            }
         }
     }
+    Error::new(msg).with_hint("run `dflash-check diff` on the file to see its state")
 }
 
 /// Re-reads the file from disk and checks it against the authority. The minimal edit's text

@@ -13,10 +13,7 @@ use std::fmt;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use reqwest::header::HeaderMap;
-use reqwest::Url;
-
-use super::http::header_text;
+use crate::net::{header_text, HeaderMap, NetError, Url};
 
 pub use crate::error::HubErrorKind;
 
@@ -203,17 +200,6 @@ pub(crate) fn server_detail(server_message: Option<&str>) -> String {
     }
 }
 
-/// The innermost cause of a transport error: "connection refused", "operation timed out", ...
-fn root_cause(err: &(dyn std::error::Error + 'static)) -> String {
-    let mut last = err.to_string();
-    let mut source = err.source();
-    while let Some(e) = source {
-        last = e.to_string();
-        source = e.source();
-    }
-    last
-}
-
 pub(crate) fn repo_not_found(t: &Target<'_>) -> HubError {
     HubError::new(
         HubErrorKind::RepoNotFound,
@@ -346,12 +332,10 @@ pub(crate) fn timed_out(t: &Target<'_>) -> HubError {
     .with_hint("raise --timeout, check the network, or use --offline to read the cache")
 }
 
-pub(crate) fn transport(source: &reqwest::Error, t: &Target<'_>) -> HubError {
-    let cause = root_cause(source);
-    if source.is_timeout() {
-        timed_out(t)
-    } else if source.is_connect() {
-        HubError::new(
+pub(crate) fn transport(source: &NetError, t: &Target<'_>) -> HubError {
+    match source {
+        NetError::Timeout => timed_out(t),
+        NetError::Connect(cause) => HubError::new(
             HubErrorKind::Unreachable,
             format!(
                 "cannot reach {} while fetching {}: {cause}",
@@ -359,9 +343,12 @@ pub(crate) fn transport(source: &reqwest::Error, t: &Target<'_>) -> HubError {
                 t.what()
             ),
         )
-        .with_hint("check the network and HF_ENDPOINT, or use --offline to read the cache")
-    } else {
-        HubError::new(
+        .with_hint("check the network and HF_ENDPOINT, or use --offline to read the cache"),
+        NetError::Setup(cause) => HubError::new(
+            HubErrorKind::InvalidInput,
+            format!("cannot set up the HTTP client for {}: {cause}", t.endpoint),
+        ),
+        NetError::Transfer(cause) | NetError::BadUrl(cause) => HubError::new(
             HubErrorKind::BadResponse,
             format!(
                 "transfer from {} failed while fetching {}: {cause}",
@@ -369,7 +356,7 @@ pub(crate) fn transport(source: &reqwest::Error, t: &Target<'_>) -> HubError {
                 t.what()
             ),
         )
-        .with_hint("retry; if it persists the connection or a proxy is cutting the download short")
+        .with_hint("retry; if it persists the connection or a proxy is cutting the download short"),
     }
 }
 

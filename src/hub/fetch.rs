@@ -18,17 +18,15 @@
 use std::fs;
 use std::path::PathBuf;
 
-use reqwest::Method;
+use crate::net::{header_text, read_capped, BodyError, Follow, HeaderMap, Method};
 
 use super::cache::{is_content_hash, matches_etag, safe_etag, RepoCache};
-use super::error::{entry_not_found, status_error, HubError, HubErrorKind, Target};
-use super::http::{announced_size, header_text, read_capped, BodyError, Follow, Http};
+use super::error::{entry_not_found, status_error, transport, HubError, HubErrorKind, Target};
+use super::http::{announced_size, Http, RETRIES};
 use super::progress::DownloadProgress;
 use super::repo_ref::{is_commit_sha, RepoRef};
 use super::settings::{HubSettings, SettingSource};
 
-/// Retries after the first attempt for transient failures (5xx, 429, connect errors, timeouts).
-pub const RETRIES: usize = 2;
 /// Largest `config.json`, `tokenizer_config.json` or other small file we accept.
 pub const MAX_CONFIG_BYTES: u64 = 4 << 20;
 /// Largest `tokenizer.json` we accept.
@@ -263,9 +261,38 @@ fn fetch(settings: &HubSettings, repo: &RepoRef, filename: &str) -> Result<Looku
             return Ok(found);
         }
     }
-
     // 2. Offline: the cache is the only source.
+    let ask = Ask {
+        settings,
+        cache,
+        t,
+        repo,
+        pinned,
+    };
     if settings.offline.value {
+        return ask.read_offline();
+    }
+    // 3. Ask the Hub.
+    ask.ask_hub()
+}
+
+/// One file asked of one repo: what each step of [`fetch`] reads.
+struct Ask<'a> {
+    settings: &'a HubSettings,
+    cache: RepoCache,
+    t: Target<'a>,
+    repo: &'a RepoRef,
+    pinned: bool,
+}
+
+impl Ask<'_> {
+    fn parts(&self) -> (&HubSettings, &RepoCache, &Target<'_>, &RepoRef, bool) {
+        (self.settings, &self.cache, &self.t, self.repo, self.pinned)
+    }
+
+    /// Offline: the cached copy the branch's ref names, labelled as such, or what to run to get it.
+    fn read_offline(&self) -> Result<Lookup, HubError> {
+        let (settings, cache, t, repo, pinned) = self.parts();
         let why = format!("offline ({})", offline_source(settings));
         if settings.require_fresh.value {
             return Err(HubError::new(
@@ -282,21 +309,17 @@ fn fetch(settings: &HubSettings, repo: &RepoRef, filename: &str) -> Result<Looku
         let sha = if pinned {
             None
         } else {
-            cache.read_ref(revision)
+            cache.read_ref(t.revision)
         };
         if let Some(sha) = &sha {
-            if let Some(found) = read_cached(
-                &cache,
-                &t,
-                sha,
-                Freshness::Cache {
-                    reason: why.clone(),
-                },
-            )? {
+            let freshness = Freshness::Cache {
+                reason: why.clone(),
+            };
+            if let Some(found) = read_cached(cache, t, sha, freshness)? {
                 return Ok(found);
             }
         }
-        return Err(HubError::new(
+        Err(HubError::new(
             HubErrorKind::NotInCache,
             format!(
                 "{why} and {} is not in the cache `{}`",
@@ -307,90 +330,111 @@ fn fetch(settings: &HubSettings, repo: &RepoRef, filename: &str) -> Result<Looku
         .with_hint(format!(
             "run once online, or `hf download {} {}{}`",
             repo.repo,
-            filename,
+            t.filename,
             repo.revision
                 .as_deref()
                 .map(|r| format!(" --revision {r}"))
                 .unwrap_or_default()
-        )));
+        )))
     }
 
-    // 3. Ask the Hub: a HEAD resolves the sha, the ETag and the size.
-    let token = settings.token_text();
-    let http = Http::new(settings, &t, "hub")?;
-    let meta = match head(&http, &t, pinned) {
-        Ok(meta) => meta,
-        Err(err) => {
-            let err = err.redact(token);
-            if err.kind == HubErrorKind::EntryNotFound {
-                if pinned {
-                    let _ = cache.mark_no_exist(&revision.to_ascii_lowercase(), filename);
+    /// Online: a `HEAD` resolves the sha, the ETag and the size; the bytes come from the blob
+    /// cached under that ETag or from one download, checked against it; then the cache records
+    /// the branch's sha and the snapshot's link. No answer from the Hub falls back to the cache.
+    fn ask_hub(&self) -> Result<Lookup, HubError> {
+        let (settings, cache, t, repo, pinned) = self.parts();
+        let (revision, filename) = (t.revision, t.filename);
+        let token = settings.token_text();
+        let http = Http::new(settings, t, "hub")?;
+        let meta = match head(&http, t, pinned) {
+            Ok(meta) => meta,
+            Err(err) => {
+                let err = err.redact(token);
+                if err.kind == HubErrorKind::EntryNotFound {
+                    if pinned {
+                        let _ = cache.mark_no_exist(&revision.to_ascii_lowercase(), filename);
+                    }
+                    return Ok(Lookup::Missing);
                 }
-                return Ok(Lookup::Missing);
+                if err.is_no_answer() {
+                    return fall_back_to_cache(settings, cache, t, err);
+                }
+                return Err(err);
             }
-            if err.is_no_answer() {
-                return fall_back_to_cache(settings, &cache, &t, err);
-            }
-            return Err(err);
+        };
+        let bytes = match cached_blob(cache, &meta, size_limit(filename)) {
+            Some(bytes) => bytes,
+            None => download_verified(settings, &http, cache, t, &meta, repo)?,
+        };
+        let Meta { sha, etag, .. } = meta;
+        if !sha.eq_ignore_ascii_case(revision) {
+            cache
+                .write_ref(revision, &sha)
+                .map_err(|e| io_error(t, "write the ref for", &cache.blob_path(&etag), e))?;
         }
-    };
-    let Meta { sha, etag, size } = meta;
-    let limit = size_limit(filename);
+        let path = cache
+            .link_snapshot(&sha, filename, &etag)
+            .map_err(|e| io_error(t, "link", &cache.snapshot_path(&sha, filename), e))?;
+        Ok(Lookup::Found(HubFile {
+            repo: repo.repo.clone(),
+            revision: revision.to_string(),
+            sha,
+            filename: filename.to_string(),
+            path,
+            bytes,
+            freshness: Freshness::Hub,
+        }))
+    }
+}
 
-    let blob = cache.blob_path(&etag);
-    // Only a regular file within the cap, and only if it still matches its name: anything
-    // else planted in the cache could block the read or stand in for the file.
-    let cached_blob = fs::metadata(&blob)
+/// The blob cached under the file's ETag, if it is a regular file within the cap that still
+/// matches its name and size: anything else planted in the cache could block the read or
+/// stand in for the file.
+fn cached_blob(cache: &RepoCache, meta: &Meta, limit: u64) -> Option<Vec<u8>> {
+    let blob = cache.blob_path(&meta.etag);
+    fs::metadata(&blob)
         .is_ok_and(|m| m.is_file() && m.len() <= limit)
         .then(|| fs::read(&blob).ok())
         .flatten()
-        .filter(|b| size.is_none_or(|n| b.len() as u64 == n) && matches_etag(b, &etag));
-    let bytes = match cached_blob {
-        Some(bytes) => bytes,
-        None => {
-            // A large file (tokenizer.json) reports its progress, if anyone listens.
-            let progress = settings.progress.for_size(size.unwrap_or(0));
-            if let Some(p) = &progress {
-                p.start(&format!("{} {filename}", repo.repo), size.unwrap_or(0));
-            }
-            let result = download(&http, &t, &sha, size, limit, progress.as_deref());
-            if let Some(p) = &progress {
-                p.finish();
-            }
-            let bytes = result.map_err(|e| e.redact(token))?;
-            if !matches_etag(&bytes, &etag) {
-                return Err(HubError::new(
-                    HubErrorKind::BadResponse,
-                    format!(
-                        "download of {} does not match its ETag `{etag}`; nothing was cached",
-                        t.what()
-                    ),
-                )
-                .with_hint("retry; if it persists a proxy or mirror is altering the file"));
-            }
-            cache
-                .write_blob(&etag, &bytes)
-                .map_err(|e| io_error(&t, "write", &blob, e))?;
-            bytes
-        }
-    };
-    if !sha.eq_ignore_ascii_case(revision) {
-        cache
-            .write_ref(revision, &sha)
-            .map_err(|e| io_error(&t, "write the ref for", &blob, e))?;
+        .filter(|b| meta.size.is_none_or(|n| b.len() as u64 == n) && matches_etag(b, &meta.etag))
+}
+
+/// Downloads the file at the resolved sha (with a progress bar for a large one, if anyone
+/// listens), checks it against its ETag and only then caches the blob.
+fn download_verified(
+    settings: &HubSettings,
+    http: &Http<'_>,
+    cache: &RepoCache,
+    t: &Target<'_>,
+    meta: &Meta,
+    repo: &RepoRef,
+) -> Result<Vec<u8>, HubError> {
+    let size = meta.size;
+    let progress = settings.progress.for_size(size.unwrap_or(0));
+    if let Some(p) = &progress {
+        p.start(&format!("{} {}", repo.repo, t.filename), size.unwrap_or(0));
     }
-    let path = cache
-        .link_snapshot(&sha, filename, &etag)
-        .map_err(|e| io_error(&t, "link", &cache.snapshot_path(&sha, filename), e))?;
-    Ok(Lookup::Found(HubFile {
-        repo: repo.repo.clone(),
-        revision: revision.to_string(),
-        sha,
-        filename: filename.to_string(),
-        path,
-        bytes,
-        freshness: Freshness::Hub,
-    }))
+    let limit = size_limit(t.filename);
+    let result = download(http, t, &meta.sha, size, limit, progress.as_deref());
+    if let Some(p) = &progress {
+        p.finish();
+    }
+    let bytes = result.map_err(|e| e.redact(settings.token_text()))?;
+    if !matches_etag(&bytes, &meta.etag) {
+        return Err(HubError::new(
+            HubErrorKind::BadResponse,
+            format!(
+                "download of {} does not match its ETag `{}`; nothing was cached",
+                t.what(),
+                meta.etag
+            ),
+        )
+        .with_hint("retry; if it persists a proxy or mirror is altering the file"));
+    }
+    cache
+        .write_blob(&meta.etag, &bytes)
+        .map_err(|e| io_error(t, "write", &cache.blob_path(&meta.etag), e))?;
+    Ok(bytes)
 }
 
 /// What the Hub's `HEAD` says of a file.
@@ -412,7 +456,7 @@ fn bad_response(t: &Target<'_>, what: impl std::fmt::Display) -> HubError {
 
 /// `huggingface_hub`'s normalization: `X-Linked-Etag` (LFS, on the redirect to the CDN) or
 /// `ETag`, without `W/` and quotes.
-fn etag_of(headers: &reqwest::header::HeaderMap) -> Option<String> {
+fn etag_of(headers: &HeaderMap) -> Option<String> {
     let raw = header_text(headers, "x-linked-etag").or_else(|| header_text(headers, "etag"))?;
     let raw = raw.trim();
     Some(
@@ -511,14 +555,19 @@ fn download(
                 }
             }
             let cap = expected.unwrap_or(limit).min(limit);
-            let body = read_capped(&mut resp, cap, t, |done| {
+            let body = read_capped(&mut resp, cap, |done| {
                 if let Some(p) = progress {
                     p.advance(done);
                 }
             })
             .await
             .map_err(|e| match e {
-                BodyError::Transport(e) => e,
+                BodyError::Transport(e) => transport(&e, t),
+                BodyError::Announced(n) if cap == limit => too_large(t, n, limit),
+                BodyError::Announced(n) => bad_response(
+                    t,
+                    format_args!("a Content-Length of {n} bytes where {cap} were announced; nothing was cached"),
+                ),
                 BodyError::OverCap(n) if cap == limit => too_large_streamed(t, n, limit),
                 BodyError::OverCap(n) => bad_response(
                     t,

@@ -1,44 +1,26 @@
-//! The project's own HTTP for the Hub: every request this crate sends to the Hub (the `HEAD`
-//! that resolves a file, the `GET` that downloads it, the ranged `GET`s of safetensors headers)
-//! goes through here, so that four guarantees hold in one place:
+//! The Hub's side of the one HTTP client ([`crate::net`], which owns redirects and the token's
+//! origin, the deadline, body caps, and the proxy and loopback rules): every request this crate
+//! sends to the Hub (the `HEAD` that resolves a file, the `GET` that downloads it, the ranged
+//! `GET`s of safetensors headers) is made by an [`Http`] for one file of one repo, which adds
+//! what is the Hub's own:
 //!
-//! - **The token stays with the endpoint.** Redirects are followed by hand, never by the HTTP
-//!   stack (whose redirect policies copy the original headers onto every hop). `Authorization`
-//!   is sent only to the endpoint's origin (scheme, host and port), and only while the chain has
-//!   never left it: once a hop goes elsewhere, no later hop carries the token, even one that
-//!   comes back to the endpoint (its URL was chosen by the other host).
-//! - **One deadline per request.** [`Http::run`] bounds a whole request (connect, every redirect
-//!   hop, headers and body) by `--timeout`. A timed-out request is not retried: retrying would
-//!   multiply the bound the user gave.
-//! - **Sizes from the network are claims, checked before use.** Nothing is preallocated from a
-//!   server's number; bodies are read chunk by chunk and abandoned as soon as they pass the
-//!   caller's cap ([`read_capped`]).
-//! - **No side channels.** No xet, no CAS: a file is the bytes of a plain `GET`, whatever
-//!   headers (`X-Xet-Hash`) come with it.
+//! - the endpoint is the token's home: `Authorization` goes only to its origin, and only while
+//!   the chain has never left it (`net`'s rule);
+//! - URLs of the `resolve` API, percent-encoded;
+//! - retries of a transient failure ([`RETRIES`]), never of a timeout: retrying would multiply
+//!   the bound the user gave;
+//! - every failure worded as a [`HubError`] naming the repo, revision and file.
 
 use std::future::Future;
 use std::time::Duration;
 
-use reqwest::header::{HeaderMap, ACCEPT_ENCODING, LOCATION, RANGE};
-use reqwest::{Method, Response, Url};
+use crate::net::{self, Client, Follow, HeaderMap, HeaderName, Method, NetError, Response, Url};
 
 use super::error::{timed_out, transport, HubError, HubErrorKind, Target};
-use super::fetch::RETRIES;
 use super::settings::HubSettings;
 
-/// Redirect hops followed before giving up (the Hub uses one or two).
-pub(crate) const MAX_REDIRECTS: usize = 10;
-
-/// Which redirects a request follows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Follow {
-    /// Only those that stay on the endpoint's origin; a redirect elsewhere is the answer
-    /// (a `HEAD` reads the file's metadata from the Hub's own redirect to its CDN, as
-    /// `huggingface_hub` does).
-    SameOrigin,
-    /// All of them (a download goes on to the CDN), the token only as the module says.
-    Any,
-}
+/// Retries after the first attempt for transient failures (5xx, 429, connect errors).
+pub const RETRIES: usize = 2;
 
 /// One attempt's outcome, for [`Http::with_retries`].
 pub(crate) enum Attempt<T> {
@@ -67,11 +49,7 @@ impl<T> From<Result<T, HubError>> for Attempt<T> {
 
 /// The HTTP client for one file of one repo.
 pub(crate) struct Http<'a> {
-    client: reqwest::Client,
-    runtime: tokio::runtime::Runtime,
-    endpoint: Url,
-    token: Option<&'a str>,
-    timeout: Duration,
+    client: Client<'a>,
     t: &'a Target<'a>,
 }
 
@@ -120,47 +98,6 @@ pub(crate) fn announced_size(
         })
 }
 
-/// A header's text, if it has one.
-pub(crate) fn header_text(headers: &HeaderMap, name: &str) -> Option<String> {
-    headers
-        .get(name)
-        .and_then(|v| v.to_str().ok())
-        .map(str::to_string)
-}
-
-/// Why [`read_capped`] stopped early.
-pub(crate) enum BodyError {
-    /// More than the cap arrived; this many bytes had been read when it was noticed.
-    OverCap(u64),
-    Transport(HubError),
-}
-
-/// Reads `resp`'s body, at most `cap` bytes: chunk by chunk, without preallocating, and
-/// stops (dropping the connection) as soon as the body passes `cap`. `progress` gets the
-/// running byte count.
-pub(crate) async fn read_capped(
-    resp: &mut Response,
-    cap: u64,
-    t: &Target<'_>,
-    mut progress: impl FnMut(u64),
-) -> Result<Vec<u8>, BodyError> {
-    let mut body = Vec::new();
-    loop {
-        match resp.chunk().await {
-            Ok(Some(chunk)) => {
-                let total = body.len() as u64 + chunk.len() as u64;
-                if total > cap {
-                    return Err(BodyError::OverCap(total));
-                }
-                body.extend_from_slice(&chunk);
-                progress(total);
-            }
-            Ok(None) => return Ok(body),
-            Err(e) => return Err(BodyError::Transport(transport(&e, t))),
-        }
-    }
-}
-
 impl<'a> Http<'a> {
     /// A client for `t` with the endpoint, token and timeout of `settings`; `purpose` goes in
     /// the User-Agent.
@@ -175,31 +112,11 @@ impl<'a> Http<'a> {
                 format!("cannot set up the HTTP client for {}: {e}", t.endpoint),
             )
         };
-        let timeout = settings.timeout.value;
-        let client = reqwest::Client::builder()
-            // Redirects are ours to follow (module doc).
-            .redirect(reqwest::redirect::Policy::none())
-            .connect_timeout(timeout)
-            .timeout(timeout)
-            .user_agent(format!(
-                "dflash-check/{}; {purpose}",
-                env!("CARGO_PKG_VERSION")
-            ))
-            .build()
-            .map_err(|e| fail(&e))?;
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_all()
-            .build()
-            .map_err(|e| fail(&e))?;
         let endpoint = Url::parse(&settings.endpoint.value).map_err(|e| fail(&e))?;
-        Ok(Http {
-            client,
-            runtime,
-            endpoint,
-            token: settings.token_text(),
-            timeout,
-            t,
-        })
+        let client = Client::new(settings.timeout.value, purpose)
+            .map_err(|e| fail(&e))?
+            .with_home(&endpoint, settings.token_text());
+        Ok(Http { client, t })
     }
 
     /// `{endpoint}/{repo}/resolve/{revision}/{file}` for this client's target.
@@ -215,9 +132,9 @@ impl<'a> Http<'a> {
 
     /// Runs one request (`fut`: send, follow, read) under the one deadline.
     pub fn run<T>(&self, fut: impl Future<Output = Result<T, HubError>>) -> Result<T, HubError> {
-        self.runtime
-            .block_on(async { tokio::time::timeout(self.timeout, fut).await })
-            .unwrap_or_else(|_| Err(timed_out(self.t)))
+        self.client
+            .run(fut)
+            .unwrap_or_else(|| Err(timed_out(self.t)))
     }
 
     /// Runs `attempt` until it is done, at most `RETRIES` more times after a transient failure,
@@ -243,9 +160,9 @@ impl<'a> Http<'a> {
         }
     }
 
-    /// Sends `method url` (with `range`, if any) and follows redirects as `follow` says; the
-    /// token goes only where the module doc says. The answer is the first response that is
-    /// not a redirect to follow.
+    /// Sends `method url` (with `range`, if any) and follows redirects as `follow` says
+    /// ([`Client::send`]: the token stays with the endpoint). The answer is the first response
+    /// that is not a redirect to follow.
     pub async fn send(
         &self,
         method: Method,
@@ -253,54 +170,18 @@ impl<'a> Http<'a> {
         range: Option<&str>,
         follow: Follow,
     ) -> Result<Response, HubError> {
-        let t = self.t;
-        let bad = |what: String| {
-            HubError::new(
-                HubErrorKind::BadResponse,
-                format!("{what} while fetching {}", t.what()),
-            )
-        };
-        let mut url = Url::parse(url).map_err(|e| bad(format!("invalid URL `{url}`: {e}")))?;
-        let home = self.endpoint.origin();
-        let mut left_home = false;
-        for _ in 0..=MAX_REDIRECTS {
-            left_home |= url.origin() != home;
-            let mut req = self
-                .client
-                .request(method.clone(), url.clone())
-                // The bytes as stored: their length and hash are what the Hub announced.
-                .header(ACCEPT_ENCODING, "identity");
-            if let Some(range) = range {
-                req = req.header(RANGE, range);
-            }
-            if let (Some(token), false) = (self.token, left_home) {
-                req = req.bearer_auth(token);
-            }
-            let resp = req.send().await.map_err(|e| transport(&e, t))?;
-            if !resp.status().is_redirection() {
-                return Ok(resp);
-            }
-            let Some(location) = header_text(resp.headers(), LOCATION.as_str()) else {
-                return Ok(resp);
-            };
-            let next = url.join(&location).map_err(|e| {
-                bad(format!(
-                    "a redirect to an invalid URL `{}` ({e})",
-                    location.escape_debug()
-                ))
-            })?;
-            if !matches!(next.scheme(), "http" | "https") {
-                return Err(bad(format!(
-                    "a redirect to `{}`, which is not http(s)",
-                    location.escape_debug()
-                )));
-            }
-            if follow == Follow::SameOrigin && next.origin() != home {
-                return Ok(resp);
-            }
-            url = next;
-        }
-        Err(bad(format!("more than {MAX_REDIRECTS} redirects")))
+        let headers: Vec<(HeaderName, &str)> =
+            range.map(|r| (net::header::RANGE, r)).into_iter().collect();
+        self.client
+            .send(method, url, &headers, follow)
+            .await
+            .map_err(|e| match e {
+                NetError::BadUrl(what) => HubError::new(
+                    HubErrorKind::BadResponse,
+                    format!("{what} while fetching {}", self.t.what()),
+                ),
+                other => transport(&other, self.t),
+            })
     }
 }
 

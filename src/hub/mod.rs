@@ -2,10 +2,11 @@
 //! standard cache, and fetching one file at a resolved commit sha with an honest freshness label;
 //! and reading just the header of a large safetensors file with range requests (`range`).
 //!
-//! Every request is the project's own (`http`: reqwest on a current-thread runtime, redirects
-//! followed by hand, one deadline per request, bodies read up to a cap), configured from
-//! [`HubSettings`]; the cache is written in `huggingface_hub`'s layout by `cache`. See
-//! `docs/hub.md`.
+//! Every request goes through the one HTTP client, [`crate::net`] (redirects followed by hand,
+//! the token only to the endpoint's origin, one deadline per request, bodies read up to a cap,
+//! loopback never through a proxy); `http` adds the Hub's URLs, retries and error wording,
+//! configured from [`HubSettings`]. The cache is written in `huggingface_hub`'s layout by
+//! `cache`. See `docs/hub.md`.
 
 mod cache;
 mod error;
@@ -20,8 +21,9 @@ pub use cache::{detect_cache_snapshot, detect_local_dir_download, repo_folder};
 pub use error::{HubError, HubErrorKind};
 pub use fetch::{
     fetch_file, fetch_optional_file, size_limit, Freshness, HubFile, MAX_CONFIG_BYTES,
-    MAX_TOKENIZER_BYTES, RETRIES,
+    MAX_TOKENIZER_BYTES,
 };
+pub use http::RETRIES;
 pub use progress::{DownloadProgress, ProgressSink, PROGRESS_MIN_BYTES};
 pub use range::{
     fetch_safetensors_header, header_cache_path, HeaderAnswer, RangedHeader, FIRST_RANGE_END,

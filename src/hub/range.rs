@@ -15,14 +15,15 @@
 //! exist at the sha gets the standard `.no_exist/<sha>/<file>` marker. A commit never changes,
 //! so a cached answer is the Hub's answer and a warm run sends no request.
 
-use reqwest::Method;
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use crate::net::{header_text, read_part, Follow, Method};
+
 use super::cache::{write_atomic, RepoCache};
 use super::error::{status_error, transport, HubError, HubErrorKind, Target};
-use super::fetch::{Freshness, RETRIES};
-use super::http::{announced_size, header_text, Follow, Http};
+use super::fetch::Freshness;
+use super::http::{announced_size, Http, RETRIES};
 use super::repo_ref::is_commit_sha;
 use super::settings::HubSettings;
 
@@ -181,54 +182,11 @@ pub fn fetch_safetensors_header(
         Err(e) => return Err(e.redact(token)),
     };
     let file_size = first.total;
-    let mut body_bytes = first.body.len() as u64;
-    let mut prefix = first.body;
-    let mut complete = false;
-    if prefix.len() >= 8 {
-        let n = u64::from_le_bytes(prefix[..8].try_into().unwrap_or([0; 8]));
-        let end = 8u64.saturating_add(n);
-        if n > MAX_HEADER_BYTES {
-            prefix.truncate(8);
-        } else if end <= prefix.len() as u64 {
-            prefix.truncate(end as usize);
-            complete = true;
-        } else if end <= file_size {
-            let rest = reader
-                .get(prefix.len() as u64, end - 1, &mut requests)
-                .map_err(|e| e.redact(token))?
-                .ok_or_else(|| {
-                    HubError::new(
-                        HubErrorKind::BadResponse,
-                        format!("{} disappeared between two range requests", t.what()),
-                    )
-                })?;
-            body_bytes += rest.body.len() as u64;
-            if rest.total != file_size || rest.body.len() as u64 != end - prefix.len() as u64 {
-                return Err(HubError::new(
-                    HubErrorKind::BadResponse,
-                    format!(
-                        "the second range request for {} returned {} bytes of a {}-byte file; expected bytes {}..{} of {file_size}",
-                        t.what(),
-                        rest.body.len(),
-                        rest.total,
-                        prefix.len(),
-                        end
-                    ),
-                )
-                .with_hint("retry; if it persists a proxy is altering range requests"));
-            }
-            prefix.extend_from_slice(&rest.body);
-            complete = true;
-        }
-    }
+    let (prefix, body_bytes, complete) =
+        whole_header(&reader, first, &mut requests).map_err(|e| e.redact(token))?;
     // Only a whole header is worth keeping: anything else is reported as an invalid file.
     if complete {
-        if let Some(parent) = path.parent() {
-            fs::create_dir_all(parent).map_err(|e| io_error("create", parent, e))?;
-        }
-        write_atomic(&size_path(&path), file_size.to_string().as_bytes())
-            .map_err(|e| io_error("write", &path, e))?;
-        write_atomic(&path, &prefix).map_err(|e| io_error("write", &path, e))?;
+        store_header(&path, file_size, &prefix)?;
     }
     Ok(HeaderAnswer::Found(RangedHeader {
         repo: repo.to_string(),
@@ -240,6 +198,72 @@ pub fn fetch_safetensors_header(
         requests,
         body_bytes,
     }))
+}
+
+/// The header from the `first` range: cut to its `8 + n` bytes, or completed by one more range
+/// request when it did not fit (never for a length over [`MAX_HEADER_BYTES`] or past the end of
+/// the file, which the caller reports as invalid). Returns the prefix, the body bytes received
+/// and whether the header is whole.
+fn whole_header(
+    reader: &RangeReader<'_>,
+    first: Part,
+    requests: &mut usize,
+) -> Result<(Vec<u8>, u64, bool), HubError> {
+    let t = reader.t;
+    let file_size = first.total;
+    let mut body_bytes = first.body.len() as u64;
+    let mut prefix = first.body;
+    if prefix.len() < 8 {
+        return Ok((prefix, body_bytes, false));
+    }
+    let n = u64::from_le_bytes(prefix[..8].try_into().unwrap_or([0; 8]));
+    let end = 8u64.saturating_add(n);
+    if n > MAX_HEADER_BYTES {
+        prefix.truncate(8);
+        return Ok((prefix, body_bytes, false));
+    }
+    if end <= prefix.len() as u64 {
+        prefix.truncate(end as usize);
+        return Ok((prefix, body_bytes, true));
+    }
+    if end > file_size {
+        return Ok((prefix, body_bytes, false));
+    }
+    let rest = reader
+        .get(prefix.len() as u64, end - 1, requests)?
+        .ok_or_else(|| {
+            HubError::new(
+                HubErrorKind::BadResponse,
+                format!("{} disappeared between two range requests", t.what()),
+            )
+        })?;
+    body_bytes += rest.body.len() as u64;
+    if rest.total != file_size || rest.body.len() as u64 != end - prefix.len() as u64 {
+        return Err(HubError::new(
+            HubErrorKind::BadResponse,
+            format!(
+                "the second range request for {} returned {} bytes of a {}-byte file; expected bytes {}..{} of {file_size}",
+                t.what(),
+                rest.body.len(),
+                rest.total,
+                prefix.len(),
+                end
+            ),
+        )
+        .with_hint("retry; if it persists a proxy is altering range requests"));
+    }
+    prefix.extend_from_slice(&rest.body);
+    Ok((prefix, body_bytes, true))
+}
+
+/// Caches a whole header at `path` (and the file's size beside it), each written atomically.
+fn store_header(path: &Path, file_size: u64, prefix: &[u8]) -> Result<(), HubError> {
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent).map_err(|e| io_error("create", parent, e))?;
+    }
+    write_atomic(&size_path(path), file_size.to_string().as_bytes())
+        .map_err(|e| io_error("write", path, e))?;
+    write_atomic(path, prefix).map_err(|e| io_error("write", path, e))
 }
 
 /// Bytes `start..` of a file and the file's total size.
@@ -348,18 +372,9 @@ impl<'a> RangeReader<'a> {
             .min(total.saturating_sub(1))
             .saturating_add(1)
             .saturating_sub(start);
-        let mut body: Vec<u8> = Vec::new();
-        let mut seen: u64 = 0;
-        while (body.len() as u64) < want {
-            let Some(chunk) = resp.chunk().await.map_err(|e| transport(&e, t))? else {
-                break;
-            };
-            let from = skip.saturating_sub(seen).min(chunk.len() as u64) as usize;
-            seen += chunk.len() as u64;
-            let room = (want - body.len() as u64) as usize;
-            let take = (chunk.len() - from).min(room);
-            body.extend_from_slice(&chunk[from..from + take]);
-        }
+        let body = read_part(&mut resp, skip, want)
+            .await
+            .map_err(|e| transport(&e, t))?;
         // (Reading stops at `want`: the rest of a 200 is the weights.)
         if (body.len() as u64) < want {
             return Err(HubError::new(

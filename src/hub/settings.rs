@@ -6,7 +6,7 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use reqwest::Url;
+use crate::net::Url;
 
 use super::error::{register_userinfo, shown_url, HubError, HubErrorKind};
 
@@ -172,6 +172,119 @@ fn check_endpoint(url: &str, source: &SettingSource) -> Result<String, HubError>
     }
 }
 
+/// An environment variable by name, `None` when unset or empty.
+type Var<'a> = &'a dyn Fn(&str) -> Option<String>;
+
+/// `--endpoint`, `HF_ENDPOINT`, `https://huggingface.co`.
+fn resolve_endpoint(flags: &HubFlags, var: Var<'_>) -> Result<Sourced<String>, HubError> {
+    Ok(match (&flags.endpoint, var("HF_ENDPOINT")) {
+        (Some(e), _) => Sourced::new(
+            check_endpoint(e, &SettingSource::Flag)?,
+            SettingSource::Flag,
+        ),
+        (None, Some(e)) => Sourced::new(
+            check_endpoint(&e, &SettingSource::Env("HF_ENDPOINT"))?,
+            SettingSource::Env("HF_ENDPOINT"),
+        ),
+        (None, None) => Sourced::new(DEFAULT_ENDPOINT.to_string(), SettingSource::Default),
+    })
+}
+
+/// `$HF_HOME`, as Python resolves it; `None` when there is no home directory at all.
+fn resolve_hf_home(var: Var<'_>, home: Option<&str>) -> Option<(PathBuf, SettingSource)> {
+    if let Some(h) = var("HF_HOME") {
+        Some((expand_home(&h, home), SettingSource::Env("HF_HOME")))
+    } else if let Some(x) = var("XDG_CACHE_HOME") {
+        Some((
+            expand_home(&x, home).join("huggingface"),
+            SettingSource::Env("XDG_CACHE_HOME"),
+        ))
+    } else {
+        home.map(|h| {
+            (
+                Path::new(h).join(".cache").join("huggingface"),
+                SettingSource::Default,
+            )
+        })
+    }
+}
+
+/// `HF_TOKEN`, the file named by `HF_TOKEN_PATH`, `$HF_HOME/token`.
+fn resolve_token(
+    var: Var<'_>,
+    home: Option<&str>,
+    hf_home: Option<&(PathBuf, SettingSource)>,
+) -> Sourced<Option<Token>> {
+    if let Some(t) = var("HF_TOKEN") {
+        return Sourced::new(Some(Token::new(t.trim())), SettingSource::Env("HF_TOKEN"));
+    }
+    let from_path = var("HF_TOKEN_PATH").map(|p| expand_home(&p, home));
+    let from_home = hf_home.map(|(h, _)| h.join("token"));
+    from_path
+        .into_iter()
+        .chain(from_home)
+        .find_map(|p| read_token_file(&p).map(|t| (t, p)))
+        .map(|(t, p)| Sourced::new(Some(t), SettingSource::File(p)))
+        .unwrap_or(Sourced::new(None, SettingSource::Default))
+}
+
+/// `--cache-dir`, `HF_HUB_CACHE`, `$HF_HOME/hub`.
+fn resolve_cache_dir(
+    flags: &HubFlags,
+    var: Var<'_>,
+    home: Option<&str>,
+    hf_home: Option<(PathBuf, SettingSource)>,
+) -> Result<Sourced<PathBuf>, HubError> {
+    if let Some(dir) = &flags.cache_dir {
+        Ok(Sourced::new(dir.clone(), SettingSource::Flag))
+    } else if let Some(dir) = var("HF_HUB_CACHE") {
+        Ok(Sourced::new(
+            expand_home(&dir, home),
+            SettingSource::Env("HF_HUB_CACHE"),
+        ))
+    } else if let Some((h, source)) = hf_home {
+        Ok(Sourced::new(h.join("hub"), source))
+    } else {
+        Err(invalid(
+            "cannot locate the Hub cache: none of HF_HUB_CACHE, HF_HOME, XDG_CACHE_HOME, HOME is set"
+                .to_string(),
+        )
+        .with_hint("pass --cache-dir DIR or set HF_HUB_CACHE"))
+    }
+}
+
+/// `--timeout`, `HF_HUB_DOWNLOAD_TIMEOUT` (seconds), 10 s.
+fn resolve_timeout(flags: &HubFlags, var: Var<'_>) -> Result<Sourced<Duration>, HubError> {
+    Ok(if let Some(secs) = flags.timeout_secs {
+        if secs == 0 {
+            return Err(invalid(
+                "invalid --timeout `0`: must be at least 1 second".into(),
+            ));
+        }
+        Sourced::new(Duration::from_secs(secs), SettingSource::Flag)
+    } else if let Some(v) = var("HF_HUB_DOWNLOAD_TIMEOUT") {
+        let secs: f64 = v
+            .trim()
+            .parse()
+            .ok()
+            .filter(|s: &f64| s.is_finite() && *s > 0.0)
+            .ok_or_else(|| {
+                invalid(format!(
+                    "invalid HF_HUB_DOWNLOAD_TIMEOUT `{v}`: expected a positive number of seconds"
+                ))
+            })?;
+        Sourced::new(
+            Duration::from_secs_f64(secs.min(86_400.0)),
+            SettingSource::Env("HF_HUB_DOWNLOAD_TIMEOUT"),
+        )
+    } else {
+        Sourced::new(
+            Duration::from_secs(DEFAULT_TIMEOUT_SECS),
+            SettingSource::Default,
+        )
+    })
+}
+
 impl HubSettings {
     /// Resolves flags first, then the environment (`env` is `std::env::var(..).ok()` in the
     /// binary, a fake in tests), then defaults:
@@ -189,69 +302,10 @@ impl HubSettings {
     ) -> Result<Self, HubError> {
         let var = |name: &str| non_empty(env(name));
         let home = var("HOME");
-
-        let endpoint = match (&flags.endpoint, var("HF_ENDPOINT")) {
-            (Some(e), _) => Sourced::new(
-                check_endpoint(e, &SettingSource::Flag)?,
-                SettingSource::Flag,
-            ),
-            (None, Some(e)) => Sourced::new(
-                check_endpoint(&e, &SettingSource::Env("HF_ENDPOINT"))?,
-                SettingSource::Env("HF_ENDPOINT"),
-            ),
-            (None, None) => Sourced::new(DEFAULT_ENDPOINT.to_string(), SettingSource::Default),
-        };
-
-        // $HF_HOME, as Python resolves it; None when there is no home directory at all.
-        let hf_home: Option<(PathBuf, SettingSource)> = if let Some(h) = var("HF_HOME") {
-            Some((
-                expand_home(&h, home.as_deref()),
-                SettingSource::Env("HF_HOME"),
-            ))
-        } else if let Some(x) = var("XDG_CACHE_HOME") {
-            Some((
-                expand_home(&x, home.as_deref()).join("huggingface"),
-                SettingSource::Env("XDG_CACHE_HOME"),
-            ))
-        } else {
-            home.as_deref().map(|h| {
-                (
-                    Path::new(h).join(".cache").join("huggingface"),
-                    SettingSource::Default,
-                )
-            })
-        };
-
-        let token = if let Some(t) = var("HF_TOKEN") {
-            Sourced::new(Some(Token::new(t.trim())), SettingSource::Env("HF_TOKEN"))
-        } else {
-            let from_path = var("HF_TOKEN_PATH").map(|p| expand_home(&p, home.as_deref()));
-            let from_home = hf_home.as_ref().map(|(h, _)| h.join("token"));
-            from_path
-                .into_iter()
-                .chain(from_home)
-                .find_map(|p| read_token_file(&p).map(|t| (t, p)))
-                .map(|(t, p)| Sourced::new(Some(t), SettingSource::File(p)))
-                .unwrap_or(Sourced::new(None, SettingSource::Default))
-        };
-
-        let cache_dir = if let Some(dir) = &flags.cache_dir {
-            Sourced::new(dir.clone(), SettingSource::Flag)
-        } else if let Some(dir) = var("HF_HUB_CACHE") {
-            Sourced::new(
-                expand_home(&dir, home.as_deref()),
-                SettingSource::Env("HF_HUB_CACHE"),
-            )
-        } else if let Some((h, source)) = hf_home {
-            Sourced::new(h.join("hub"), source)
-        } else {
-            return Err(invalid(
-                "cannot locate the Hub cache: none of HF_HUB_CACHE, HF_HOME, XDG_CACHE_HOME, HOME is set"
-                    .to_string(),
-            )
-            .with_hint("pass --cache-dir DIR or set HF_HUB_CACHE"));
-        };
-
+        let endpoint = resolve_endpoint(flags, &var)?;
+        let hf_home = resolve_hf_home(&var, home.as_deref());
+        let token = resolve_token(&var, home.as_deref(), hf_home.as_ref());
+        let cache_dir = resolve_cache_dir(flags, &var, home.as_deref(), hf_home)?;
         let offline = if flags.offline {
             Sourced::new(true, SettingSource::Flag)
         } else if let Some(v) = var("HF_HUB_OFFLINE") {
@@ -260,34 +314,7 @@ impl HubSettings {
             Sourced::new(false, SettingSource::Default)
         };
 
-        let timeout = if let Some(secs) = flags.timeout_secs {
-            if secs == 0 {
-                return Err(invalid(
-                    "invalid --timeout `0`: must be at least 1 second".into(),
-                ));
-            }
-            Sourced::new(Duration::from_secs(secs), SettingSource::Flag)
-        } else if let Some(v) = var("HF_HUB_DOWNLOAD_TIMEOUT") {
-            let secs: f64 = v
-                .trim()
-                .parse()
-                .ok()
-                .filter(|s: &f64| s.is_finite() && *s > 0.0)
-                .ok_or_else(|| {
-                    invalid(format!(
-                    "invalid HF_HUB_DOWNLOAD_TIMEOUT `{v}`: expected a positive number of seconds"
-                ))
-                })?;
-            Sourced::new(
-                Duration::from_secs_f64(secs.min(86_400.0)),
-                SettingSource::Env("HF_HUB_DOWNLOAD_TIMEOUT"),
-            )
-        } else {
-            Sourced::new(
-                Duration::from_secs(DEFAULT_TIMEOUT_SECS),
-                SettingSource::Default,
-            )
-        };
+        let timeout = resolve_timeout(flags, &var)?;
 
         let require_fresh = if flags.require_fresh {
             Sourced::new(true, SettingSource::Flag)

@@ -10,7 +10,7 @@
 //! depends on the engine is read from the same data the rule runs on; the evidence for each row
 //! is in evidence/evidence.toml under the rule's code.
 
-use super::{Engine, LintCode};
+use super::Engine;
 use crate::diagnostic::Severity;
 
 /// `(major, minor)`, as `--engine vllm@0.26` gives it.
@@ -133,28 +133,6 @@ fn verdict(s: Option<Severity>) -> &'static str {
     s.map_or("not reported", Severity::as_str)
 }
 
-/// The severities by engine of every rule that declares them.
-pub fn all() -> impl Iterator<Item = (LintCode, &'static ByEngine)> {
-    [
-        super::mask::BY_ENGINE,
-        super::attention::BY_ENGINE,
-        super::variants::BY_ENGINE,
-        super::shape::BY_ENGINE,
-        super::eagle::BY_ENGINE,
-        super::quant::BY_ENGINE,
-        super::layers::BY_ENGINE,
-        super::export::BY_ENGINE,
-    ]
-    .into_iter()
-    .flatten()
-    .copied()
-}
-
-/// The severities by engine of `code`'s rule, when it declares them.
-pub fn of(code: LintCode) -> Option<&'static ByEngine> {
-    all().find(|(c, _)| *c == code).map(|(_, b)| b)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -261,7 +239,7 @@ mod tests {
     #[test]
     fn every_table_belongs_to_one_rule() {
         let mut seen = std::collections::BTreeSet::new();
-        for (code, by) in all() {
+        for (code, by) in super::super::by_engine() {
             assert!(seen.insert(code.as_str()), "{code:?} declared twice");
             assert!(!by.rows.is_empty(), "{code:?}: no rows");
             for r in by.rows {

@@ -164,6 +164,29 @@ pub fn all_rules() -> Vec<&'static Rule> {
     .collect()
 }
 
+/// The severities by engine of every rule that declares them (here, beside the rule list:
+/// `by_engine` holds the type the rule files use, so it names none of them).
+pub fn by_engine() -> impl Iterator<Item = (LintCode, &'static ByEngine)> {
+    [
+        mask::BY_ENGINE,
+        attention::BY_ENGINE,
+        variants::BY_ENGINE,
+        shape::BY_ENGINE,
+        eagle::BY_ENGINE,
+        quant::BY_ENGINE,
+        layers::BY_ENGINE,
+        export::BY_ENGINE,
+    ]
+    .into_iter()
+    .flatten()
+    .copied()
+}
+
+/// The severities by engine of `code`'s rule, when it declares them.
+pub fn by_engine_of(code: LintCode) -> Option<&'static ByEngine> {
+    by_engine().find(|(c, _)| *c == code).map(|(_, b)| b)
+}
+
 /// The rule that raises `code`.
 pub fn rule(code: LintCode) -> &'static Rule {
     all_rules()
@@ -529,7 +552,7 @@ impl<'a> Ctx<'a> {
     /// The running rule's severity for the engine and version it runs under, from the rule's
     /// [`ByEngine`] rows (`None`: not a finding there). A rule without rows has its own severity.
     pub fn engine_severity(&self) -> Option<Severity> {
-        match by_engine::of(self.rule.code) {
+        match by_engine_of(self.rule.code) {
             Some(by) => by.pick(self.options.engine, self.options.engine_version),
             None => Some(self.rule.info.severity),
         }
