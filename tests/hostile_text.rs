@@ -173,6 +173,32 @@ fn errors_quoting_input_forge_nothing_on_stderr() {
     }
 }
 
+/// clap's usage errors quote the bad value: shown escaped too.
+#[test]
+fn usage_errors_quote_arguments_escaped() {
+    let dir = tempfile::tempdir().unwrap();
+    let value = "x\n::error file=README.md::INJECTED\u{1b}]0;t\u{7}";
+    for args in [
+        &["lint", "--format", value][..],
+        &["lint", value, "--nope"][..],
+    ] {
+        let (code, out, err) = dflash(dir.path(), args);
+        assert_eq!(code, 2, "{out}{err}");
+        // The bad value is quoted (the second is a bad flag: the value is not quoted at all).
+        if args[1] == "--format" {
+            assert!(
+                err.contains("x\\n::error file=README.md::INJECTED"),
+                "{err}"
+            );
+        }
+        assert!(
+            err.lines().all(|l| !l.trim_start().starts_with("::")),
+            "{err}"
+        );
+        assert_inert("usage error", &err);
+    }
+}
+
 /// SARIF and GitLab name files from the repository root, even when the command runs in a
 /// subfolder; the SARIF URI is percent-encoded (`%41` in a name is that name, not `A`).
 #[test]
