@@ -678,6 +678,12 @@ fn args_of(run: &Run, p: &Prepared) -> Vec<String> {
     args
 }
 
+/// What the display filter escapes (`dflash_check::display::is_unshowable`), restated so the
+/// corpus does not take the tool's word for it.
+fn unshowable(c: char) -> bool {
+    matches!(c, '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}')
+}
+
 fn run_one(args: &[String], cwd: &Path, env: &[(&str, PathBuf)], runner: &Runner) -> Outcome {
     let bin = assert_cmd::cargo::cargo_bin("dflash-check");
     let mut cmd = match runner {
@@ -746,6 +752,17 @@ fn check(case: &Case, run: &Run, root: &Path, p: &Prepared) -> Vec<String> {
     }
     if stderr.contains("panicked") || stderr.contains("RUST_BACKTRACE") {
         problems.push("stderr shows a panic".into());
+    }
+    // Issue 32: input text is printed through the display filter: no control character, escape
+    // sequence or bidi override of an input reaches the terminal, and no line starts a GitHub
+    // workflow command.
+    for (what, text) in [("stdout", &stdout), ("stderr", &stderr)] {
+        if let Some(c) = text.chars().find(|&c| c != '\n' && unshowable(c)) {
+            problems.push(format!("{what} holds {c:?} raw"));
+        }
+        if text.lines().any(|l| l.trim_start().starts_with("::")) {
+            problems.push(format!("a line of {what} starts a workflow command"));
+        }
     }
     // Every case is small or sparse: a run that takes seconds is reading what it should not.
     if surface != Surface::Config && took > Duration::from_secs(10) {

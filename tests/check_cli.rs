@@ -756,7 +756,7 @@ fn github_step_summary_gets_a_table() {
         md.contains("| severity | code | file | path | message |\n|---|---|---|---|---|\n"),
         "{md}"
     );
-    assert!(md.contains("| error | `changed` | `models/wrong/config.json:13` | `dflash_config.mask_token_id` | "), "{md}");
+    assert!(md.contains("| error | `changed` | <code>models/wrong/config.json:13</code> | <code>dflash_config.mask_token_id</code> | "), "{md}");
     // One row per finding, as many as annotations.
     let rows = md
         .lines()
@@ -796,6 +796,45 @@ fn github_step_summary_gets_a_table() {
     );
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("GITHUB_STEP_SUMMARY"), "{err}");
+}
+
+/// Issue 32: `GITHUB_STEP_SUMMARY` naming a FIFO blocked forever (opening it for writing waits
+/// for a reader). It is refused at once, exit 2, saying the file is not a regular file.
+#[cfg(unix)]
+#[test]
+fn a_fifo_step_summary_is_refused_not_waited_on() {
+    let dir = tree();
+    pin_all(dir.path());
+    let fifo = dir.path().join("summary.fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dflash-check"))
+        .args(["check", "models/good", "--format", "github"])
+        .current_dir(dir.path())
+        .env("HF_HUB_OFFLINE", "1")
+        .env("GITHUB_STEP_SUMMARY", &fifo)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(30) {
+            child.kill().unwrap();
+            panic!("dflash-check blocked on a FIFO named by GITHUB_STEP_SUMMARY");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("not a regular file") && err.contains("GITHUB_STEP_SUMMARY"),
+        "{err}"
+    );
 }
 
 /// `[[ignore]]` entries: a matching finding leaves the verdict with its reason; an unused or

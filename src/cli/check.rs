@@ -56,7 +56,7 @@ pub fn run(args: &CheckArgs, out: &mut Vec<u8>) -> Result<u8> {
     };
     let gate = check::gate(&args.paths, &options, edit)?;
     if let Some(edited) = &gate.edited {
-        eprintln!("dflash-check: {edited}");
+        super::say(super::Level::Note, edited);
     }
     if gate.baselined {
         // The report as it is; its findings are now entries, so the run passes.

@@ -75,6 +75,10 @@ MUTATIONS = [
     ("block-size-negative", '"block_size": 16', '"block_size": -16'),
     ("architectures-string", '"architectures": [\n    "DFlashDraftModel"\n  ]', '"architectures": "DFlashDraftModel"'),
     ("unicode-key", '"block_size": 16', '"block_size": 16,\n  "bl\\u00f6ck_size": 16'),
+    # Issue 32: text that would act on a terminal or a CI log if printed raw (an annotation
+    # forged on a line of its own, a masked word, a retitled and cleared terminal, reordered text).
+    ("hostile-key", '"block_size": 16', '"block_size": 16,\n  "x\\n::error file=README.md::INJECTED\\u001b]0;pwned\\u0007\\u202e": 1'),
+    ("hostile-string-value", '"model_type": "qwen3"', '"model_type": "qwen3\\r\\n::add-mask::OK\\u001b[2J\\u009b31m ##[add-mask]word"'),
 ]
 
 os.makedirs(os.path.join(ROOT, "cases"), exist_ok=True)
