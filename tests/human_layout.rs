@@ -65,7 +65,8 @@ fn assert_layout(command: &str, out: &str) -> String {
         "{command}: header\n{out}"
     );
     let last = *lines.last().unwrap();
-    let (status, rest) = split_status(last).unwrap_or_else(|| panic!("{command}: summary line\n{out}"));
+    let (status, rest) =
+        split_status(last).unwrap_or_else(|| panic!("{command}: summary line\n{out}"));
     assert!(
         matches!(status, "FAIL" | "OK" | "NOTHING CHECKED")
             || (status.starts_with("OK (") && status.ends_with(')')),

@@ -154,7 +154,10 @@ impl Report for LaunchReport {
         if what.is_empty() {
             Verdict::new(Status::Ok)
         } else {
-            Verdict::new(Status::Unverified(format!("unverified: {}", what.join("; "))))
+            Verdict::new(Status::Unverified(format!(
+                "unverified: {}",
+                what.join("; ")
+            )))
         }
     }
 
