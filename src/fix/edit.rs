@@ -48,6 +48,9 @@ pub struct Edit {
     pub action: Action,
     pub old: Option<Node>,
     pub new: Option<Node>,
+    /// The kind of difference the edit removes (`Changed` or `Type` for a set), so the report
+    /// gives it the code `diff` gives it.
+    pub kind: DiffKind,
 }
 
 /// One text change: replace `range` of the original with `text` (empty range: insertion).
@@ -79,7 +82,7 @@ pub fn plan(doc: &Document, authority: &Node, prune: bool) -> Result<Plan> {
     let style = Style::detect(doc);
     let diffs = diff::compare(&doc.root, authority);
     // (where, new value, old value): the old node comes from the diff, not a lookup per set.
-    let mut sets: Vec<(Path, Node, Option<Node>)> = Vec::new();
+    let mut sets: Vec<(Path, Node, Option<Node>, DiffKind)> = Vec::new();
     let mut adds: Vec<Add> = Vec::new();
     let mut added: HashSet<Path> = HashSet::new();
     let mut root_lookup = Lookup::default();
@@ -97,7 +100,7 @@ pub fn plan(doc: &Document, authority: &Node, prune: bool) -> Result<Plan> {
                 } else {
                     None
                 };
-                sets.push((local_path.clone(), new.clone(), old));
+                sets.push((local_path.clone(), new.clone(), old, d.kind));
             }
             DiffKind::OnlyAuthority => {
                 let Some(auth_path) = &d.authority_path else {
@@ -168,14 +171,14 @@ pub fn plan(doc: &Document, authority: &Node, prune: bool) -> Result<Plan> {
             })?;
             removes.retain(|p| parent_of(p) != parent);
             adds.retain(|a| a.parent != parent);
-            sets.push((parent.clone(), new.clone(), None));
+            sets.push((parent.clone(), new.clone(), None, DiffKind::Changed));
         }
     }
 
     let mut edits = Vec::new();
     let mut splices = Vec::new();
     let mut lookup = Lookup::default();
-    for (path, new, old) in &sets {
+    for (path, new, old, kind) in &sets {
         let old = match old {
             Some(old) => old,
             None => lookup.path(&doc.root, path).ok_or_else(|| missing(path))?,
@@ -189,6 +192,7 @@ pub fn plan(doc: &Document, authority: &Node, prune: bool) -> Result<Plan> {
             action: Action::Set,
             old: Some(old.clone()),
             new: Some(new.clone()),
+            kind: *kind,
         });
     }
     insertions(
@@ -440,6 +444,7 @@ fn insertions(
                 action: Action::Add,
                 old: None,
                 new: Some(value.clone()),
+                kind: DiffKind::OnlyAuthority,
             });
         }
         let splice = match (members.first(), anchor) {
@@ -504,6 +509,7 @@ fn removals(
                 action: Action::Remove,
                 old: lookup.path(&doc.root, path).cloned(),
                 new: None,
+                kind: DiffKind::OnlyLocal,
             });
         }
         if gone.iter().all(|g| *g) {
