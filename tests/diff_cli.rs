@@ -103,6 +103,38 @@ fn incident_without_target_is_reported_against_every_candidate_in_any_folder() {
     }
 }
 
+/// A target directory whose name holds a known target's name with a prefix or suffix
+/// (`my-Qwen3.6-27B`, `qwen3.6-27b-local`) picks that target, says so, and so the authority:
+/// the incident is compared with z-lab/Qwen3.6-27B-DFlash, not reported as ambiguous (issue 32).
+#[test]
+fn a_target_directory_named_with_a_prefix_or_suffix_picks_the_known_target() {
+    let tmp = tempfile::tempdir().unwrap();
+    for name in ["my-Qwen3.6-27B", "qwen3.6-27b-local"] {
+        let dir = tmp.path().join(name);
+        std::fs::create_dir(&dir).unwrap();
+        for f in ["config.json", "tokenizer.json", "tokenizer_config.json"] {
+            std::fs::copy(format!("fixtures/targets/Qwen3.6-27B/{f}"), dir.join(f)).unwrap();
+        }
+        let (code, out, _) = run(&[
+            "diff",
+            "fixtures/incident/Qwen3.6-27B-DFlash",
+            "--target",
+            dir.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 1, "{out}");
+        assert!(
+            out.contains("its name holds the known target name Qwen3.6-27B"),
+            "{out}"
+        );
+        assert!(
+            out.contains("against     built-in snapshot of z-lab/Qwen3.6-27B-DFlash"),
+            "{out}"
+        );
+        assert!(out.contains("FAIL: 5 errors, 2 warnings"), "{out}");
+        assert!(!out.contains("no single authority"), "{out}");
+    }
+}
+
 /// Identical files exit 0.
 #[test]
 fn identical_files_exit_zero() {

@@ -334,3 +334,42 @@ fn an_unreachable_hub_is_listed_not_hidden() {
     );
     assert!(stdout.contains("built-in snapshot"), "{stdout}");
 }
+
+/// One value parser for `acceptance` and `doctor`: a threshold of NaN or 0 would pass a
+/// collapsed server, a cost ratio of 0 or a window of NaN means nothing; each is a usage error
+/// (exit 2) before anything is read (issue 32, item 7).
+#[test]
+fn doctor_refuses_the_values_acceptance_refuses() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (flag, value) in [
+        ("--min-acceptance-length", "NaN"),
+        ("--min-acceptance-length", "0"),
+        ("--min-acceptance-length", "inf"),
+        ("--draft-cost-ratio", "0"),
+        ("--window", "NaN"),
+        ("--server-timeout", "0"),
+    ] {
+        for command in ["doctor", "acceptance"] {
+            let mut args = vec![command, flag, value];
+            if command == "acceptance" {
+                args.push("http://127.0.0.1:9/metrics");
+            } else {
+                args.extend(["--drafter", "fixtures/incident/Qwen3.6-27B-DFlash"]);
+            }
+            if command == "acceptance" && flag == "--server-timeout" {
+                continue; // acceptance's is --timeout, with the same parser
+            }
+            let out = Command::new(env!("CARGO_BIN_EXE_dflash-check"))
+                .args(&args)
+                .env("HF_HOME", tmp.path())
+                .output()
+                .unwrap();
+            assert_eq!(out.status.code(), Some(2), "{args:?}");
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert!(
+                err.contains(&format!("invalid value '{value}' for '{flag}")),
+                "{args:?}: {err}"
+            );
+        }
+    }
+}

@@ -495,3 +495,44 @@ fn sigkill_at_random_points_never_leaves_a_partial_file() {
         "{saw_original} / {saw_fixed}: kills did not span the write"
     );
 }
+
+/// One code and one severity per finding in every command: a dry run names each edit with the
+/// code and severity `diff` gives the same difference (two warnings and an `only-authority` in
+/// the incident, not seven `error[changed]`), and still exits 1 because it would write (issue 32).
+#[test]
+fn dry_run_edits_carry_the_diffs_codes_and_severities() {
+    let dir = "fixtures/incident/Qwen3.6-27B-DFlash";
+    let findings = |args: &[&str]| -> (i32, Vec<(String, String, String)>) {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_dflash-check"))
+            .args(args)
+            .env("HF_HUB_OFFLINE", "1")
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let mut f: Vec<(String, String, String)> = v["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|d| {
+                (
+                    d["path"].as_str().unwrap().to_string(),
+                    d["code"].as_str().unwrap().to_string(),
+                    d["severity"].as_str().unwrap().to_string(),
+                )
+            })
+            .collect();
+        f.sort();
+        (out.status.code().unwrap(), f)
+    };
+    let snapshot = ["--snapshot", "z-lab/Qwen3.6-27B-DFlash", "--format", "json"];
+    let (diff_code, diff) = findings(&[&["diff", dir][..], &snapshot[..]].concat());
+    let (fix_code, fix) = findings(&[&["fix", dir, "--dry-run"][..], &snapshot[..]].concat());
+    assert_eq!((diff_code, fix_code), (1, 1));
+    assert_eq!(diff, fix);
+    assert!(fix.contains(&(
+        "sliding_window".to_string(),
+        "only-authority".to_string(),
+        "error".to_string()
+    )));
+    assert_eq!(fix.iter().filter(|f| f.2 == "warning").count(), 2);
+}

@@ -74,15 +74,15 @@ fn positive_secs(s: &str, max: f64) -> std::result::Result<f64, String> {
     Ok(v)
 }
 
-fn parse_window(s: &str) -> std::result::Result<f64, String> {
+pub(super) fn parse_window(s: &str) -> std::result::Result<f64, String> {
     positive_secs(s, 3600.0)
 }
 
-fn parse_timeout(s: &str) -> std::result::Result<f64, String> {
+pub(super) fn parse_timeout(s: &str) -> std::result::Result<f64, String> {
     positive_secs(s, 600.0)
 }
 
-fn parse_cost_ratio(s: &str) -> std::result::Result<f64, String> {
+pub(super) fn parse_cost_ratio(s: &str) -> std::result::Result<f64, String> {
     let v: f64 = s
         .trim()
         .parse()
@@ -93,7 +93,7 @@ fn parse_cost_ratio(s: &str) -> std::result::Result<f64, String> {
     Ok(v)
 }
 
-fn parse_min_length(s: &str) -> std::result::Result<f64, String> {
+pub(super) fn parse_min_length(s: &str) -> std::result::Result<f64, String> {
     let v: f64 = s
         .trim()
         .parse()

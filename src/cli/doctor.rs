@@ -40,20 +40,21 @@ pub struct DoctorArgs {
     #[arg(long, value_name = "DIR|REPO")]
     pub target: Option<String>,
     /// Seconds between the first and the last scrape.
-    #[arg(long, value_name = "SECS", default_value = "10")]
+    #[arg(long, value_name = "SECS", default_value = "10", value_parser = super::acceptance::parse_window)]
     pub window: f64,
     /// Seconds to wait for each request to the server.
-    #[arg(long, value_name = "SECS", default_value = "5")]
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = super::acceptance::parse_timeout)]
     pub server_timeout: f64,
     /// Fail when the acceptance length is below X.
-    #[arg(long, value_name = "X")]
+    // `acceptance`'s value parser: NaN or 0 (which would pass a collapsed server) are refused.
+    #[arg(long, value_name = "X", value_parser = super::acceptance::parse_min_length)]
     pub min_acceptance_length: Option<f64>,
     /// Read this served model (the `model_name` label) when the server serves several.
     #[arg(long, value_name = "NAME")]
     pub model_name: Option<String>,
     /// The cost of one drafter forward relative to one target forward, for the break-even
     /// point (default per family: docs/acceptance.md).
-    #[arg(long, value_name = "C")]
+    #[arg(long, value_name = "C", value_parser = super::acceptance::parse_cost_ratio)]
     pub draft_cost_ratio: Option<f64>,
     #[command(flatten)]
     pub deny: DenyArgs,

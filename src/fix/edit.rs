@@ -48,6 +48,9 @@ pub struct Edit {
     pub action: Action,
     pub old: Option<Node>,
     pub new: Option<Node>,
+    /// The kind of difference the edit removes (`Changed` or `Type` for a set), so the report
+    /// gives it the code `diff` gives it.
+    pub kind: DiffKind,
 }
 
 /// One text change: replace `range` of the original with `text` (empty range: insertion).
@@ -116,7 +119,7 @@ pub fn plan(doc: &Document, authority: &Node, prune: bool) -> Result<Plan> {
 /// What the differences ask of the file, by kind of edit.
 struct Changes {
     /// (where, new value, old value): the old node comes from the diff, not a lookup per set.
-    sets: Vec<(Path, Node, Option<Node>)>,
+    sets: Vec<(Path, Node, Option<Node>, DiffKind)>,
     adds: Vec<Add>,
     removes: Vec<Path>,
     /// Keys only the local file has, left in place (without `prune`).
@@ -147,7 +150,9 @@ fn sort_differences(doc: &Document, authority: &Node, prune: bool) -> Result<Cha
                 } else {
                     None
                 };
-                changes.sets.push((local_path.clone(), new.clone(), old));
+                changes
+                    .sets
+                    .push((local_path.clone(), new.clone(), old, d.kind));
             }
             DiffKind::OnlyAuthority => {
                 let Some(auth_path) = &d.authority_path else {
@@ -220,7 +225,9 @@ fn replace_emptied_objects(doc: &Document, authority: &Node, changes: &mut Chang
             })?;
             changes.removes.retain(|p| parent_of(p) != parent);
             changes.adds.retain(|a| a.parent != parent);
-            changes.sets.push((parent.clone(), new.clone(), None));
+            changes
+                .sets
+                .push((parent.clone(), new.clone(), None, DiffKind::Changed));
         }
     }
     Ok(())
@@ -237,7 +244,7 @@ fn edit_text(
     let mut edits = Vec::new();
     let mut splices = Vec::new();
     let mut lookup = Lookup::default();
-    for (path, new, old) in &changes.sets {
+    for (path, new, old, kind) in &changes.sets {
         let old = match old {
             Some(old) => old,
             None => lookup.path(&doc.root, path).ok_or_else(|| missing(path))?,
@@ -251,6 +258,7 @@ fn edit_text(
             action: Action::Set,
             old: Some(old.clone()),
             new: Some(new.clone()),
+            kind: *kind,
         });
     }
     insertions(
@@ -538,6 +546,7 @@ fn insert_group<'a>(
             action: Action::Add,
             old: None,
             new: Some(value.clone()),
+            kind: DiffKind::OnlyAuthority,
         });
     }
     Ok(match (members.first(), anchor) {
@@ -599,6 +608,7 @@ fn removals(
                 action: Action::Remove,
                 old: lookup.path(&doc.root, path).cloned(),
                 new: None,
+                kind: DiffKind::OnlyLocal,
             });
         }
         if gone.iter().all(|g| *g) {

@@ -85,6 +85,13 @@ pub struct EditOutput {
     pub old_display: String,
     #[serde(skip)]
     pub new_display: String,
+    /// The code `diff` gives the same difference (`changed`, `type`, `only-authority`,
+    /// `only-local`), so an edit is reported under one code in every command.
+    #[serde(skip)]
+    pub code: crate::diagnostic::codes::DiffCode,
+    /// The severity `diff` gives it: the field's (`diff::severity_of`).
+    #[serde(skip)]
+    pub severity: crate::diagnostic::Severity,
 }
 
 /// A field read back from the file after the fix.
@@ -373,6 +380,7 @@ fn exact_edits(local: &ConfigFile, authority: &Authority) -> Vec<Edit> {
                 action,
                 old: d.local,
                 new: d.authority,
+                kind: d.kind,
             })
         })
         .collect()
@@ -395,6 +403,8 @@ fn edit_output(e: &Edit, target: &TargetContext) -> EditOutput {
         new: e.new.as_ref().map(Node::to_serde),
         old_display: display(e.old.as_ref()),
         new_display: display(e.new.as_ref()),
+        code: e.kind.code(),
+        severity: crate::diff::severity_of(&e.path),
     }
 }
 

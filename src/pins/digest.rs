@@ -39,17 +39,6 @@ pub fn is_sha256(s: &str) -> bool {
             .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
 }
 
-fn json_type(v: &serde_json::Value) -> &'static str {
-    match v {
-        serde_json::Value::Null => "null",
-        serde_json::Value::Bool(_) => "a boolean",
-        serde_json::Value::Number(_) => "a number",
-        serde_json::Value::String(_) => "a string",
-        serde_json::Value::Array(_) => "an array",
-        serde_json::Value::Object(_) => "an object",
-    }
-}
-
 /// Appends one length-prefixed part, so ("ab", "c") and ("a", "bc") hash differently.
 fn part(h: &mut Sha256, bytes: &[u8]) {
     h.update((bytes.len() as u64).to_le_bytes());
@@ -66,46 +55,22 @@ pub fn chat_template(target_dir: &Path) -> Result<Option<Computed>> {
     let config = target_dir.join(TOKENIZER_CONFIG);
     if crate::config::regular_file_present(&config)? {
         let bytes = crate::config::read_capped(&config, crate::config::MAX_CONFIG_BYTES)?;
-        let value: serde_json::Value = serde_json::from_slice(&bytes).map_err(|e| {
-            Error::new(format!("`{}`: not valid JSON: {e}", config.display()))
-                .with_hint("download the target's tokenizer_config.json again")
-        })?;
-        match value.get("chat_template") {
-            None | Some(serde_json::Value::Null) => {}
-            Some(serde_json::Value::String(t)) => {
-                part(&mut h, b"tokenizer_config.chat_template");
-                part(&mut h, t.as_bytes());
-                from.push(format!("{TOKENIZER_CONFIG} chat_template"));
-            }
-            Some(serde_json::Value::Array(list)) => {
-                part(&mut h, b"tokenizer_config.chat_template[]");
-                for (i, item) in list.iter().enumerate() {
-                    let (Some(name), Some(template)) = (
-                        item.get("name").and_then(|v| v.as_str()),
-                        item.get("template").and_then(|v| v.as_str()),
-                    ) else {
-                        return Err(Error::new(format!(
-                            "`{}`: chat_template[{i}] is not {{\"name\": string, \"template\": string}}",
-                            config.display()
-                        ))
-                        .with_hint("transformers reads a list of named templates in that form"));
-                    };
-                    part(&mut h, name.as_bytes());
-                    part(&mut h, template.as_bytes());
+        let (template, what) = read_chat_template(&config, &bytes)?;
+        if let Some(template) = template {
+            match template {
+                ChatTemplate::One(t) => {
+                    part(&mut h, b"tokenizer_config.chat_template");
+                    part(&mut h, t.as_bytes());
                 }
-                from.push(format!(
-                    "{TOKENIZER_CONFIG} chat_template ({} named)",
-                    list.len()
-                ));
+                ChatTemplate::Named(list) => {
+                    part(&mut h, b"tokenizer_config.chat_template[]");
+                    for item in &list {
+                        part(&mut h, item.name.as_bytes());
+                        part(&mut h, item.template.as_bytes());
+                    }
+                }
             }
-            Some(other) => {
-                return Err(Error::new(format!(
-                    "`{}`: chat_template is {}, not a string or a list of named templates",
-                    config.display(),
-                    json_type(other)
-                ))
-                .with_hint("transformers reads a string or a list of {name, template}"))
-            }
+            from.push(what);
         }
     }
     let file = target_dir.join(TEMPLATE_FILE);
@@ -122,6 +87,76 @@ pub fn chat_template(target_dir: &Path) -> Result<Option<Computed>> {
         sha256: hex(&h.finalize()),
         from: from.join(" + "),
     }))
+}
+
+/// Only the field the digest reads: every other key of `tokenizer_config.json` is skipped
+/// without being built (serde ignores unknown fields), and `chat_template` is kept as its raw
+/// text until its type is known, so no hostile shape (a 16 MiB array of numbers, deep nesting)
+/// is ever materialised as a `serde_json::Value`.
+#[derive(serde::Deserialize)]
+struct TokenizerConfig<'a> {
+    #[serde(default, borrow)]
+    chat_template: Option<&'a serde_json::value::RawValue>,
+}
+
+/// One of transformers' named templates.
+#[derive(serde::Deserialize)]
+struct NamedTemplate {
+    name: String,
+    template: String,
+}
+
+enum ChatTemplate {
+    One(String),
+    Named(Vec<NamedTemplate>),
+}
+
+/// `chat_template` of a `tokenizer_config.json` (absent or null: `None`), with how the digest
+/// names its source; a file that is not JSON, or a template of another type, is an error.
+fn read_chat_template(config: &Path, bytes: &[u8]) -> Result<(Option<ChatTemplate>, String)> {
+    let not_json = |e: serde_json::Error| {
+        Error::new(format!("`{}`: not valid JSON: {e}", config.display()))
+            .with_hint("download the target's tokenizer_config.json again")
+    };
+    let parsed: TokenizerConfig = serde_json::from_slice(bytes).map_err(not_json)?;
+    let Some(raw) = parsed.chat_template else {
+        return Ok((None, String::new()));
+    };
+    let text = raw.get();
+    let named_hint = "transformers reads a list of named templates in that form";
+    match text.as_bytes().first() {
+        Some(b'n') => Ok((None, String::new())),
+        Some(b'"') => {
+            let t: String = serde_json::from_str(text).map_err(not_json)?;
+            Ok((
+                Some(ChatTemplate::One(t)),
+                format!("{TOKENIZER_CONFIG} chat_template"),
+            ))
+        }
+        Some(b'[') => {
+            let list: Vec<NamedTemplate> = serde_json::from_str(text).map_err(|e| {
+                Error::new(format!(
+                    "`{}`: chat_template is not a list of {{\"name\": string, \"template\": string}} ({e})",
+                    config.display()
+                ))
+                .with_hint(named_hint)
+            })?;
+            let what = format!("{TOKENIZER_CONFIG} chat_template ({} named)", list.len());
+            Ok((Some(ChatTemplate::Named(list)), what))
+        }
+        first => {
+            let kind = match first {
+                Some(b'{') => "an object",
+                Some(b't' | b'f') => "a boolean",
+                _ => "a number",
+            };
+            Err(Error::new(format!(
+                "`{}`: chat_template is {kind}, not a string or a list of named templates",
+                config.display()
+            ))
+            .with_hint("transformers reads a string or a list of {name, template}"))
+        }
+    }
 }
 
 /// What [`d2t`] found beside a drafter.

@@ -81,23 +81,50 @@ pub fn write_explanation(out: &mut dyn Write, code: Code) -> io::Result<()> {
     write!(out, "{}", crate::evidence::describe(code.as_str()))
 }
 
-/// The codes as JSON, in the envelope every command uses: code, family, severity, summary,
-/// explanation and source of each.
-pub fn write_json(out: &mut dyn Write, codes: &[Code]) -> io::Result<()> {
-    let list: Vec<serde_json::Value> = codes
-        .iter()
-        .map(|&code| {
-            let info = registry::info(code);
-            serde_json::json!({
-                "code": code.as_str(),
-                "family": code.family(),
-                "severity": info.severity.as_str(),
-                "summary": info.summary,
-                "explanation": info.explanation,
-                "source": info.source,
+/// One code as JSON: everything the human page says, as fields — code, family, severity,
+/// summary, explanation, where it applies and what it needs (rules only), the severity rows by
+/// engine, the source, and the evidence (`tests/help.rs` checks that nothing of the page is
+/// missing).
+fn code_json(code: Code) -> serde_json::Value {
+    let info = registry::info(code);
+    let rule = registry::rule(code);
+    let by_engine = registry::by_engine(code).map(|by| {
+        let rows: Vec<serde_json::Value> = by
+            .rows
+            .iter()
+            .map(|r| {
+                serde_json::json!({
+                    "engine": r.engine.as_str(),
+                    "versions": r.versions(),
+                    "since": r.since.map(|(a, b)| format!("{a}.{b}")),
+                    "until": r.until.map(|(a, b)| format!("{a}.{b}")),
+                    "severity": r.severity.map(|s| s.as_str()),
+                    "does": r.does,
+                })
             })
+            .collect();
+        serde_json::json!({
+            "rows": rows,
+            "no_engine": by.no_engine.map(|s| s.as_str()),
         })
-        .collect();
+    });
+    serde_json::json!({
+        "code": code.as_str(),
+        "family": code.family(),
+        "severity": info.severity.as_str(),
+        "summary": info.summary,
+        "explanation": info.explanation,
+        "applies_to": rule.map(|r| r.scope()),
+        "needs": rule.map(|r| r.needs()),
+        "by_engine": by_engine,
+        "source": info.source,
+        "evidence": crate::evidence::json(code.as_str()),
+    })
+}
+
+/// The codes as JSON, in the envelope every command uses: [`code_json`] of each.
+pub fn write_json(out: &mut dyn Write, codes: &[Code]) -> io::Result<()> {
+    let list: Vec<serde_json::Value> = codes.iter().map(|&code| code_json(code)).collect();
     serde_json::to_writer_pretty(
         &mut *out,
         &serde_json::json!({

@@ -6,7 +6,6 @@ use std::borrow::Cow;
 
 use super::style::Painter;
 use super::{Status, Verdict};
-use crate::diagnostic::codes::DiffCode;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::fix::{self as fixing, FixReport};
 
@@ -20,16 +19,19 @@ impl super::Report for FixReport {
         "fix"
     }
 
+    /// A dry run's edits carry the code and severity `diff` gives the same differences (one
+    /// code and one severity per finding in every command; the dry run still exits 1 when it
+    /// would write, whatever the severities: `FixReport::fails`); written edits are info.
     fn diagnostics(&self) -> Cow<'_, [Diagnostic]> {
-        let severity = if self.dry_run {
-            Severity::Error
-        } else {
-            Severity::Info
-        };
         self.edits
             .iter()
             .map(|e| {
-                let code = DiffCode::Changed;
+                let code = e.code;
+                let severity = if self.dry_run {
+                    e.severity
+                } else {
+                    Severity::Info
+                };
                 Diagnostic::new(
                     code,
                     crate::diff::info(code),

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
+use super::human::{count, Status, Verdict};
 use super::style::Painter;
 use super::{RenderOptions, Report};
 use crate::diagnostic::Diagnostic;
@@ -133,6 +134,34 @@ impl Report for LaunchReport {
         let notes = self.notes.iter().map(|n| format!("note: {n}"));
         let not_checked = self.not_checked.iter().map(|n| format!("not checked: {n}"));
         vec![notes.chain(not_checked).collect()]
+    }
+
+    /// `OK` only for what was verified: a drafter or target that could not be read, or checks
+    /// listed under "not checked", make it `OK (unverified: …)`.
+    fn verdict(&self, options: &RenderOptions) -> Verdict {
+        if options.fails {
+            return Verdict::new(Status::Fail);
+        }
+        let mut what = Vec::new();
+        for (name, loc) in [("drafter", &self.drafter), ("target", &self.target)] {
+            if loc.kind == LocationKind::Unavailable {
+                what.push(format!("the {name} could not be read"));
+            }
+        }
+        if !self.not_checked.is_empty() {
+            what.push(format!(
+                "{} not made (see \"not checked\")",
+                count(self.not_checked.len(), "check")
+            ));
+        }
+        if what.is_empty() {
+            Verdict::new(Status::Ok)
+        } else {
+            Verdict::new(Status::Unverified(format!(
+                "unverified: {}",
+                what.join("; ")
+            )))
+        }
     }
 
     fn engine_dependent(&self) -> bool {

@@ -7,6 +7,7 @@ use std::borrow::Cow;
 
 use serde_json::json;
 
+use super::human::{Status, Verdict};
 use super::{Painter, RenderOptions, Report};
 use crate::diagnostic::Diagnostic;
 use crate::pipeline::LintRun;
@@ -61,6 +62,21 @@ impl Report for LintRun {
         vec![skipped, published(&self.lint.published)]
     }
 
+    /// `OK` only for what lint verified: rules skipped for want of the target's facts, or a
+    /// config of a published shape that equals none of the published configs, make it
+    /// `OK (unverified: …)`, naming what (the sections above say what settles it).
+    fn verdict(&self, options: &RenderOptions) -> Verdict {
+        let unverified = unverified(self);
+        match (options.fails, unverified.is_empty()) {
+            (true, _) => Verdict::new(Status::Fail),
+            (false, true) => Verdict::new(Status::Ok),
+            (false, false) => Verdict::new(Status::Unverified(format!(
+                "unverified: {}",
+                unverified.join("; ")
+            ))),
+        }
+    }
+
     fn engine_dependent(&self) -> bool {
         true
     }
@@ -79,6 +95,31 @@ impl Report for LintRun {
             "published": self.lint.published,
         })
     }
+}
+
+/// What lint could not verify, in the words of the verdict line.
+fn unverified(run: &LintRun) -> Vec<String> {
+    let report = &run.lint;
+    let mut what = Vec::new();
+    if !report.skipped.is_empty() {
+        what.push(format!(
+            "{} skipped without the target's facts",
+            super::human::count(report.skipped.len(), "rule")
+        ));
+    }
+    if !run.weights_skipped.is_empty() {
+        what.push(format!(
+            "{} skipped",
+            super::human::count(run.weights_skipped.len(), "weights rule")
+        ));
+    }
+    if !report.published.is_empty() && !report.published.iter().any(|p| p.equal) {
+        what.push(format!(
+            "equals none of {} of its shape (run the diff above)",
+            super::human::count(report.published.len(), "published config")
+        ));
+    }
+    what
 }
 
 /// ` (64 layers from text_config.num_hidden_layers, hidden 5120 from …, vocab 248320 from …)`:

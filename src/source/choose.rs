@@ -58,6 +58,20 @@ impl TargetIdentity {
         }
         let abs = std::path::absolute(dir).unwrap_or_else(|_| dir.to_path_buf());
         let name = abs.file_name()?.to_str()?.to_string();
+        // `my-Qwen3.6-27B`, `qwen3.6-27b-local`: a known target's name as a whole token of the
+        // directory's name, when exactly one known target's is (two names say nothing); `known`
+        // still checks the directory's facts against it.
+        let spelled: Vec<&str> = builtin::known_targets()
+            .into_iter()
+            .map(|t| t.repo.rsplit('/').next().unwrap_or(t.repo))
+            .filter(|short| !short.eq_ignore_ascii_case(&name) && holds_token(&name, short))
+            .collect();
+        if let [short] = spelled[..] {
+            return Some(TargetIdentity {
+                name: short.to_string(),
+                from: format!("--target {shown} (its name holds the known target name {short})"),
+            });
+        }
         Some(TargetIdentity {
             name,
             from: format!("--target {shown}"),
@@ -81,6 +95,19 @@ impl TargetIdentity {
         });
         agrees.then_some(target)
     }
+}
+
+/// Whether `name` holds `token` (ASCII case ignored) as a whole token: at the start or after a
+/// separator (`-`, `_`, `.`, space, `@`, `+`), and at the end or before one. `Qwen3.6-27B` is a
+/// token of `my-Qwen3.6-27B` and `qwen3.6-27b-local`, not of `Qwen3.6-27B0` or `xQwen3.6-27B`.
+fn holds_token(name: &str, token: &str) -> bool {
+    let (name, token) = (name.to_ascii_lowercase(), token.to_ascii_lowercase());
+    let separator =
+        |c: Option<char>| c.is_none_or(|c| matches!(c, '-' | '_' | '.' | ' ' | '@' | '+'));
+    name.match_indices(&token).any(|(at, _)| {
+        separator(name[..at].chars().next_back())
+            && separator(name[at + token.len()..].chars().next())
+    })
 }
 
 /// Several published drafters of the drafter's shape, none equal to it in every field that
@@ -352,6 +379,44 @@ mod tests {
 
     fn snapshot_text(repo: &str) -> &'static str {
         Snapshot::find(repo).unwrap().config
+    }
+
+    #[test]
+    fn a_known_target_name_is_a_whole_token_of_the_directory_name() {
+        for (name, holds) in [
+            ("my-Qwen3.6-27B", true),
+            ("qwen3.6-27b-local", true),
+            ("Qwen3.6-27B", true),
+            ("models_QWEN3.6-27B_fp8", true),
+            ("xQwen3.6-27B", false),
+            ("Qwen3.6-27B0", false),
+            ("Qwen3.6-27", false),
+        ] {
+            assert_eq!(holds_token(name, "Qwen3.6-27B"), holds, "{name}");
+        }
+        let tmp = tempfile::tempdir().unwrap();
+        for (dir, want) in [
+            ("my-Qwen3.6-27B", Some("Qwen3.6-27B")),
+            ("qwen3.6-27b-local", Some("Qwen3.6-27B")),
+            // Two known names: nothing is inferred from the name.
+            ("Qwen3.5-27B-vs-Qwen3.6-27B", None),
+        ] {
+            let path = tmp.path().join(dir);
+            std::fs::create_dir(&path).unwrap();
+            let id = TargetIdentity::of_dir(&path, dir).unwrap();
+            match want {
+                Some(short) => {
+                    assert_eq!(id.name, short);
+                    assert!(
+                        id.from.contains("its name holds the known target name"),
+                        "{}",
+                        id.from
+                    );
+                    assert_eq!(id.known(None).unwrap().repo, "Qwen/Qwen3.6-27B");
+                }
+                None => assert!(id.known(None).is_none(), "{dir}: {id:?}"),
+            }
+        }
     }
 
     #[test]

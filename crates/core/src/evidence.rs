@@ -185,6 +185,50 @@ pub fn describe(code: &str) -> String {
     out
 }
 
+/// The code's evidence as JSON, for `explain --format json`: the same entries `describe` prints
+/// (each with its kind, claim, location, and the fields a script verifies: repository, path,
+/// commit or release, lines and hash, or the report's URL), the judgement and the pending part.
+pub fn json(code: &str) -> serde_json::Value {
+    let entries: Vec<serde_json::Value> = for_code(code)
+        .map(|e| {
+            let mut v = serde_json::json!({
+                "claim": e.claim(),
+                "location": e.location(),
+            });
+            let extra = match e {
+                Entry::Source {
+                    repo,
+                    path,
+                    commit,
+                    release,
+                    lines,
+                    sha256,
+                    ..
+                } => serde_json::json!({"kind": "source", "repo": repo, "path": path,
+                    "commit": commit, "release": release, "lines": lines, "sha256": sha256}),
+                Entry::Absence {
+                    repo,
+                    commit,
+                    paths,
+                    identifiers,
+                    ..
+                } => serde_json::json!({"kind": "absence", "repo": repo, "commit": commit,
+                    "paths": paths, "identifiers": identifiers}),
+                Entry::Report { url, .. } => serde_json::json!({"kind": "report", "url": url}),
+            };
+            if let (Some(v), serde_json::Value::Object(extra)) = (v.as_object_mut(), extra) {
+                v.extend(extra);
+            }
+            v
+        })
+        .collect();
+    serde_json::json!({
+        "entries": entries,
+        "judgement": judgement(code),
+        "pending": pending(code),
+    })
+}
+
 /// The markdown of docs/evidence.md's generated part: the commits the evidence was read at, and
 /// every code with its evidence locations, judgement or pending part, and each code's severity
 /// as `severity` gives it (the registry's, which gathers every family's documentation, is the
