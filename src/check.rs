@@ -270,7 +270,7 @@ pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
         Some(pins) => suppress::entries(pins)?,
         None => Vec::new(),
     };
-    let files = discover(paths)?;
+    let found = discover(paths)?;
     let mut report = CheckReport {
         drafters: Vec::new(),
         skipped: Vec::new(),
@@ -285,8 +285,23 @@ pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
     if let Some(pins) = &options.pins {
         report.run_findings.extend(stale_pins(pins, &options.root));
     }
+    // A directory that could not be read may hold a drafter: a finding, never a silent pass.
+    for (dir, e) in &found.unreadable {
+        let shown = display(dir, &options.root);
+        report.run_findings.push(
+            check_diagnostic(
+                CheckCode::ConfigUnreadable,
+                "",
+                format!(
+                    "the directory `{shown}` could not be read ({e}): a drafter in it would not be checked; \
+                     give the CI user read access, or leave it out of the PATHs"
+                ),
+            )
+            .file(shown),
+        );
+    }
     let mut pipeline = Pipeline::new(options.hub.clone());
-    for file in files {
+    for file in found.configs {
         let shown = display(&file, &options.root);
         match check_file(&file, &shown, options, &mut pipeline) {
             Some(drafter) => report.drafters.push(drafter),

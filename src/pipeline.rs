@@ -571,24 +571,34 @@ pub fn is_drafter(config: &ConfigFile, forced: Option<Family>, pinned: bool) -> 
 
 /// Every `config.json` under `paths`, sorted: directories recursed (hidden folders,
 /// `node_modules` and `target` skipped, linked directories not followed), files taken as given.
-pub fn discover(paths: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    let mut found = Vec::new();
+pub fn discover(paths: &[PathBuf]) -> Result<Discovered> {
+    let mut found = Discovered::default();
     for path in paths {
         let meta = std::fs::metadata(path).map_err(|e| config::io_error(path, &e))?;
         if meta.is_file() {
-            found.push(path.clone());
+            found.configs.push(path.clone());
         } else {
             walk(path, &mut found);
         }
     }
-    found.sort();
-    found.dedup();
+    found.configs.sort();
+    found.configs.dedup();
     Ok(found)
 }
 
-fn walk(dir: &Path, found: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
+/// What [`discover`] found: the `config.json` files, and the directories it could not read
+/// (permissions): a drafter may be in one, so `check` reports each instead of passing in
+/// silence.
+#[derive(Debug, Default)]
+pub struct Discovered {
+    pub configs: Vec<PathBuf>,
+    pub unreadable: Vec<(PathBuf, std::io::Error)>,
+}
+
+fn walk(dir: &Path, found: &mut Discovered) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) => return found.unreadable.push((dir.to_path_buf(), e)),
     };
     let mut entries: Vec<_> = entries.filter_map(|e| e.ok()).collect();
     entries.sort_by_key(|e| e.file_name());
@@ -606,7 +616,7 @@ fn walk(dir: &Path, found: &mut Vec<PathBuf>) {
                 walk(&path, found);
             }
         } else if name == "config.json" {
-            found.push(path);
+            found.configs.push(path);
         }
     }
 }

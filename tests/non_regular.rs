@@ -250,3 +250,56 @@ fn a_pin_file_that_is_not_a_regular_file_is_an_error() {
         );
     }
 }
+
+/// `check` over a tree with a directory it cannot read (as a non-root CI user would meet a
+/// root-owned `0700` folder): a finding naming the directory, exit 1, never a silent pass
+/// (issue 32, item 6). Run as `nobody` through `setpriv` when the tests run as root, since
+/// root reads any directory.
+#[test]
+fn check_reports_a_directory_it_cannot_read() {
+    use std::os::unix::fs::PermissionsExt;
+    let is_root = unsafe { libc::geteuid() } == 0;
+    if is_root && !Path::new("/usr/bin/setpriv").exists() {
+        eprintln!("skipped: running as root without setpriv to drop to another user");
+        return;
+    }
+    let tmp = tempfile::tempdir().unwrap();
+    let models = tmp.path().join("models");
+    let good = models.join("good");
+    let locked = models.join("locked");
+    fs::create_dir_all(&good).unwrap();
+    fs::create_dir_all(&locked).unwrap();
+    let config = fs::read("fixtures/incident/authority/config.json").unwrap();
+    fs::write(good.join("config.json"), &config).unwrap();
+    fs::write(locked.join("config.json"), &config).unwrap();
+    for dir in [tmp.path(), models.as_path(), good.as_path()] {
+        fs::set_permissions(dir, fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    fs::set_permissions(good.join("config.json"), fs::Permissions::from_mode(0o644)).unwrap();
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o000)).unwrap();
+    let bin = env!("CARGO_BIN_EXE_dflash-check");
+    let mut cmd = if is_root {
+        let mut c = StdCommand::new("/usr/bin/setpriv");
+        c.args(["--reuid=65534", "--regid=65534", "--clear-groups", bin]);
+        c
+    } else {
+        StdCommand::new(bin)
+    };
+    let out = cmd
+        .args(["check", models.to_str().unwrap(), "--format", "json"])
+        .current_dir(tmp.path())
+        .env("HF_HUB_OFFLINE", "1")
+        .env("HF_HOME", tmp.path().join("hf"))
+        .output()
+        .unwrap();
+    fs::set_permissions(&locked, fs::Permissions::from_mode(0o755)).unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("could not be read"), "{stdout}");
+    assert!(stdout.contains("locked"), "{stdout}");
+}
