@@ -42,13 +42,41 @@ pub struct ServerInfo {
     pub num_draft_tokens: Option<u64>,
     pub drafter_revision: Option<String>,
     pub target_revision: Option<String>,
+    /// Paths the server named that are not read (`/proc`, `/dev`, `/sys`, a `..` step, a local
+    /// path that is not a directory), each with why: a server's answer is input.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub refused: Vec<String>,
+}
+
+/// Why a model path a server names is not read from this machine, if it is not: the server is
+/// not trusted to point `doctor` at `/proc/self/environ` or a device (it did read
+/// `/proc/self/environ`: issue 32). A Hub repo id (`ORG/NAME`, no such local path) passes; the
+/// engine's own model directories are directories.
+fn refused_path(value: &str) -> Option<&'static str> {
+    let path = std::path::Path::new(value);
+    if path
+        .components()
+        .any(|c| c == std::path::Component::ParentDir)
+    {
+        return Some("it climbs with `..`");
+    }
+    if ["/proc", "/dev", "/sys"]
+        .iter()
+        .any(|p| path.starts_with(p))
+    {
+        return Some("it is under /proc, /dev or /sys");
+    }
+    match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_dir() => Some("it is not a directory"),
+        _ => None,
+    }
 }
 
 impl ServerInfo {
     /// Reads SGLang's `/get_server_info` answer (the resolved server arguments).
     pub fn from_sglang(endpoint: &str, body: &serde_json::Value) -> ServerInfo {
         let s = |k: &str| body.get(k).and_then(|v| v.as_str()).map(str::to_string);
-        ServerInfo {
+        let mut info = ServerInfo {
             endpoint: endpoint.to_string(),
             target: s("model_path"),
             drafter: s("speculative_draft_model_path"),
@@ -58,6 +86,21 @@ impl ServerInfo {
                 .and_then(|v| v.as_u64()),
             drafter_revision: s("speculative_draft_model_revision"),
             target_revision: s("revision"),
+            refused: Vec::new(),
+        };
+        info.refuse_paths();
+        info
+    }
+
+    /// Drops the model paths [`refused_path`] refuses, saying which and why.
+    fn refuse_paths(&mut self) {
+        for (what, slot) in [("target", &mut self.target), ("drafter", &mut self.drafter)] {
+            if let Some(why) = slot.as_deref().and_then(refused_path) {
+                let value = slot.take().unwrap_or_default();
+                self.refused.push(format!(
+                    "the server names the {what} `{value}`, not read: {why}"
+                ));
+            }
         }
     }
 
@@ -71,11 +114,13 @@ impl ServerInfo {
             .and_then(|m| m.get("root").or_else(|| m.get("id")))
             .and_then(|v| v.as_str())
             .map(str::to_string);
-        ServerInfo {
+        let mut info = ServerInfo {
             endpoint: endpoint.to_string(),
             target,
             ..ServerInfo::default()
-        }
+        };
+        info.refuse_paths();
+        info
     }
 
     /// The SGLang launch command these arguments describe, for the launch rules.
@@ -382,6 +427,9 @@ struct Gathered {
     fix_line: Option<String>,
     launch_checked: bool,
     weights_checked: bool,
+    /// The drafter was compared with one authority: only that rules out a wrong mask token,
+    /// layer ids, attention layout or target pairing (lint alone warns, and cannot tell).
+    authority_checked: bool,
 }
 
 /// Runs the doctor. `source` is the server's metrics (None: not measured); `server` what the
@@ -626,6 +674,7 @@ fn shape(run: &DrafterRun, g: &mut Gathered) {
     if let Some(report) = run.diff.as_ref().filter(|r| r.fails(false)) {
         g.fix_line = Some(report.fix_command());
     }
+    g.authority_checked |= run.diff.is_some() && run.ambiguity.is_none();
     g.located.authority = run.authority_line();
     if let Some(ambiguity) = &run.ambiguity {
         // Doctor names the flags that pick the authority, as `diff` does.
@@ -671,7 +720,9 @@ fn finish(
         fix_line,
         launch_checked,
         weights_checked,
+        authority_checked,
     } = g;
+    let mut not_checked = not_checked;
     let mut groups: std::collections::BTreeMap<CauseKind, Vec<Diagnostic>> = Default::default();
     // A healthy-shaped curve below break-even: the measurement itself is the cause (too many
     // drafted tokens for what is accepted); under a collapse or a cliff it is only the symptom.
@@ -725,7 +776,13 @@ fn finish(
         let has_error = c.findings.iter().any(|f| f.severity == Severity::Error);
         (!c.explains_symptom, !has_error, c.kind.rank(symptom))
     });
-    let ruled_out = ruled_out(&causes, launch_checked, weights_checked);
+    let looked_at = Looked {
+        launch: launch_checked,
+        weights: weights_checked,
+        authority: authority_checked,
+    };
+    let ruled_out = ruled_out(&causes, &looked_at);
+    not_checked.extend(unchecked_causes(&causes, &looked_at));
     let restart = (!causes.is_empty()).then(|| {
         "vLLM and SGLang read config.json and their flags at start: restart the server after the repair".to_string()
     });
@@ -755,25 +812,54 @@ fn finish(
 
 /// The kinds of cause that were looked at and not found. Only what was looked at can be ruled
 /// out: the launch flags without a launch, the weights without weights, are not.
-fn ruled_out(causes: &[Cause], launch_checked: bool, weights_checked: bool) -> Vec<String> {
-    let checked = [
-        CauseKind::MaskToken,
-        CauseKind::TargetLayers,
-        CauseKind::SlidingWindow,
-        CauseKind::Pairing,
-        CauseKind::Quantization,
-        CauseKind::Weights,
-        CauseKind::LaunchFlags,
-    ];
-    let looked_at = |k: &CauseKind| match k {
-        CauseKind::LaunchFlags => launch_checked,
-        CauseKind::Weights => weights_checked,
-        _ => true,
-    };
-    checked
+/// Which checks ran with the inputs they need.
+struct Looked {
+    launch: bool,
+    weights: bool,
+    authority: bool,
+}
+
+/// The causes a check can rule out, and whether it ran here with the inputs it needs: a wrong
+/// mask token, layer ids, attention layout or pairing only by a comparison with the authority
+/// (lint without one only warns: the incident's wrong `layer_types` are no lint error), the
+/// launch flags by a launch command, the weights by their headers.
+fn cause_checks(looked: &Looked) -> [(CauseKind, bool, &'static str); 7] {
+    let by_authority = "no authority to compare with (pass --target, the served target, or run `dflash-check diff DIR --snapshot REPO`)";
+    [
+        (CauseKind::MaskToken, looked.authority, by_authority),
+        (CauseKind::TargetLayers, looked.authority, by_authority),
+        (CauseKind::SlidingWindow, looked.authority, by_authority),
+        (CauseKind::Pairing, looked.authority, by_authority),
+        (CauseKind::Quantization, true, ""),
+        (
+            CauseKind::Weights,
+            looked.weights,
+            "no safetensors headers were read",
+        ),
+        (
+            CauseKind::LaunchFlags,
+            looked.launch,
+            "no launch command (pass it after `--`, or --file)",
+        ),
+    ]
+}
+
+/// The causes ruled out: checked with the inputs they need, and not found.
+fn ruled_out(causes: &[Cause], looked: &Looked) -> Vec<String> {
+    cause_checks(looked)
         .iter()
-        .filter(|k| looked_at(k) && !causes.iter().any(|c| c.kind == **k))
-        .map(|k| k.title().to_string())
+        .filter(|(k, ran, _)| *ran && !causes.iter().any(|c| c.kind == *k))
+        .map(|(k, _, _)| k.title().to_string())
+        .collect()
+}
+
+/// The causes neither found nor ruled out, with what would check them.
+fn unchecked_causes(causes: &[Cause], looked: &Looked) -> Vec<String> {
+    cause_checks(looked)
+        .iter()
+        .filter(|(k, ran, _)| !*ran && !causes.iter().any(|c| c.kind == *k))
+        .filter(|(k, _, _)| !matches!(k, CauseKind::Weights | CauseKind::LaunchFlags))
+        .map(|(k, _, why)| format!("{}: not ruled out, {why}", k.title()))
         .collect()
 }
 
@@ -850,25 +936,154 @@ pub fn server_info(metrics_url: &str, timeout: std::time::Duration) -> Option<Se
         .trim_end_matches('/')
         .trim_end_matches("/metrics")
         .to_string();
-    // The metrics scraper's client: one deadline for the whole request, a capped body.
-    let get = |path: &str| -> Option<serde_json::Value> {
-        let mut source = acceptance::HttpSource::new(format!("{base}{path}"), timeout).ok()?;
-        let body = source.fetch().ok()?;
-        serde_json::from_str(&body).ok()
+    // The metrics scraper's client (one deadline for the whole request), with a body cap for
+    // answers of a few kB: a 16 MiB answer parsed whole cost 602 MB.
+    let get = |path: &str| -> Option<String> {
+        let source = acceptance::HttpSource::new(format!("{base}{path}"), timeout).ok()?;
+        source.capped(SERVER_ANSWER_CAP).fetch().ok()
     };
     for path in ["/get_server_info", "/server_info"] {
-        if let Some(v) = get(path) {
-            if v.get("model_path").is_some() {
-                return Some(ServerInfo::from_sglang(path, &v));
-            }
+        if let Some(info) = get(path).and_then(|body| ServerInfo::parse_sglang(path, &body)) {
+            return Some(info);
         }
     }
-    get("/v1/models").map(|v| ServerInfo::from_vllm_models("/v1/models", &v))
+    get("/v1/models").and_then(|body| ServerInfo::parse_vllm_models("/v1/models", &body))
+}
+
+/// The most a server's answer about itself (`/get_server_info`, `/v1/models`) may hold: SGLang's
+/// resolved arguments are a few kB.
+pub const SERVER_ANSWER_CAP: u64 = 1024 * 1024;
+
+/// Only the fields `doctor` reads of SGLang's `/get_server_info`, kept raw; every other key is
+/// skipped unbuilt.
+#[derive(serde::Deserialize)]
+struct SglangAnswer<'a> {
+    #[serde(borrow, default)]
+    model_path: Option<&'a serde_json::value::RawValue>,
+    #[serde(borrow, default)]
+    speculative_draft_model_path: Option<&'a serde_json::value::RawValue>,
+    #[serde(borrow, default)]
+    speculative_algorithm: Option<&'a serde_json::value::RawValue>,
+    #[serde(borrow, default)]
+    speculative_num_draft_tokens: Option<&'a serde_json::value::RawValue>,
+    #[serde(borrow, default)]
+    speculative_draft_model_revision: Option<&'a serde_json::value::RawValue>,
+    #[serde(borrow, default)]
+    revision: Option<&'a serde_json::value::RawValue>,
+}
+
+/// vLLM's `/v1/models`: the models, each kept raw until the first is read.
+#[derive(serde::Deserialize)]
+struct ModelsAnswer<'a> {
+    #[serde(borrow, default)]
+    data: Option<&'a serde_json::value::RawValue>,
+}
+
+/// A raw field as a value (`Null` when it is not JSON, which cannot happen for a field serde
+/// has already delimited).
+fn raw_value(raw: Option<&serde_json::value::RawValue>) -> serde_json::Value {
+    raw.and_then(|r| serde_json::from_str(r.get()).ok())
+        .unwrap_or(serde_json::Value::Null)
+}
+
+impl ServerInfo {
+    /// SGLang's answer, read field by field; `None` when it is not a JSON object naming a
+    /// `model_path` (then it is not SGLang's server info).
+    fn parse_sglang(endpoint: &str, body: &str) -> Option<ServerInfo> {
+        let a: SglangAnswer = serde_json::from_str(body).ok()?;
+        // A JSON object naming `model_path` as a string (serde would also read an array as the
+        // fields in order).
+        if !body.trim_start().starts_with('{') || !a.model_path?.get().starts_with('"') {
+            return None;
+        }
+        let fields = serde_json::json!({
+            "model_path": raw_value(a.model_path),
+            "speculative_draft_model_path": raw_value(a.speculative_draft_model_path),
+            "speculative_algorithm": raw_value(a.speculative_algorithm),
+            "speculative_num_draft_tokens": raw_value(a.speculative_num_draft_tokens),
+            "speculative_draft_model_revision": raw_value(a.speculative_draft_model_revision),
+            "revision": raw_value(a.revision),
+        });
+        Some(ServerInfo::from_sglang(endpoint, &fields))
+    }
+
+    /// vLLM's answer: the first model only.
+    fn parse_vllm_models(endpoint: &str, body: &str) -> Option<ServerInfo> {
+        let a: ModelsAnswer = serde_json::from_str(body).ok()?;
+        let first = a.data.and_then(|d| {
+            let list: Vec<&serde_json::value::RawValue> = serde_json::from_str(d.get()).ok()?;
+            list.first().map(|m| raw_value(Some(m)))
+        });
+        let data = serde_json::Value::Array(first.into_iter().collect());
+        Some(ServerInfo::from_vllm_models(
+            endpoint,
+            &serde_json::json!({ "data": data }),
+        ))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A server's answer is input: a model path it names under /proc, /dev or /sys, with a `..`
+    /// step, or that is a file here, is not read (it named /proc/self/environ: issue 32).
+    #[test]
+    fn server_named_paths_outside_model_directories_are_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let file = tmp.path().join("a-file");
+        std::fs::write(&file, "x").unwrap();
+        for bad in [
+            "/proc/self/environ",
+            "/dev/zero",
+            "/sys/kernel",
+            "models/../../etc",
+            file.to_str().unwrap(),
+        ] {
+            assert!(refused_path(bad).is_some(), "{bad}");
+        }
+        for good in [
+            "Qwen/Qwen3.6-27B",
+            tmp.path().to_str().unwrap(),
+            "/models/not-here",
+        ] {
+            assert_eq!(refused_path(good), None, "{good}");
+        }
+        let info = ServerInfo::from_sglang(
+            "/get_server_info",
+            &serde_json::json!({"model_path": "/proc/self/environ", "speculative_draft_model_path": "z-lab/x"}),
+        );
+        assert_eq!(info.target, None);
+        assert_eq!(info.drafter.as_deref(), Some("z-lab/x"));
+        assert!(
+            info.refused[0].contains("/proc/self/environ"),
+            "{:?}",
+            info.refused
+        );
+    }
+
+    /// The server's answers are read field by field: other keys, however many, are skipped
+    /// unbuilt, wrong types ignored, and only the first of vLLM's models is read.
+    #[test]
+    fn server_answers_are_read_field_by_field() {
+        let mut body = String::from("{");
+        for i in 0..50_000 {
+            body.push_str(&format!("\"k{i}\": [1, 2, {{\"x\": null}}], "));
+        }
+        body.push_str(
+            "\"model_path\": \"Qwen/Qwen3.6-27B\", \"speculative_num_draft_tokens\": 16}",
+        );
+        let info = ServerInfo::parse_sglang("/get_server_info", &body).unwrap();
+        assert_eq!(info.target.as_deref(), Some("Qwen/Qwen3.6-27B"));
+        assert_eq!(info.num_draft_tokens, Some(16));
+        assert!(ServerInfo::parse_sglang("/get_server_info", "{\"other\": 1}").is_none());
+        assert!(ServerInfo::parse_sglang("/get_server_info", "[1, 2]").is_none());
+        let models = r#"{"data": [{"id": "a", "root": "Qwen/Qwen3-8B"}, {"id": "b"}]}"#;
+        let info = ServerInfo::parse_vllm_models("/v1/models", models).unwrap();
+        assert_eq!(info.target.as_deref(), Some("Qwen/Qwen3-8B"));
+        let empty = ServerInfo::parse_vllm_models("/v1/models", r#"{"data": "x"}"#).unwrap();
+        assert_eq!(empty.target, None);
+    }
 
     /// A server's answer is input: wrong types are ignored, never a panic, and a value that
     /// reads as a flag never becomes one in the launch command built from it.

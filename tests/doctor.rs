@@ -373,3 +373,48 @@ fn doctor_refuses_the_values_acceptance_refuses() {
         }
     }
 }
+
+/// A cause is ruled out only by a check that ran with the inputs it needs: with the drafter's
+/// files and no authority (the incident fits two published configs), its wrong `layer_types`
+/// cannot be told, so sliding-window layers are "not ruled out", never "Ruled out" (issue 32).
+#[test]
+fn causes_are_ruled_out_only_by_checks_that_ran() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_dflash-check"))
+        .args([
+            "doctor",
+            "--drafter",
+            "fixtures/incident/Qwen3.6-27B-DFlash",
+        ])
+        .env("HF_HOME", tmp.path())
+        .env("HF_HUB_OFFLINE", "1")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    let ruled_out = text
+        .lines()
+        .find(|l| l.starts_with("Ruled out:"))
+        .unwrap_or("");
+    assert!(!ruled_out.contains("sliding-window"), "{text}");
+    assert!(
+        text.contains("Not checked: sliding-window layers: not ruled out, no authority"),
+        "{text}"
+    );
+    // With the target, the authority is known and the comparison finds the wrong layers.
+    let out = Command::new(env!("CARGO_BIN_EXE_dflash-check"))
+        .args([
+            "doctor",
+            "--drafter",
+            "fixtures/incident/Qwen3.6-27B-DFlash",
+            "--target",
+            "fixtures/targets/Qwen3.6-27B",
+        ])
+        .env("HF_HOME", tmp.path())
+        .env("HF_HUB_OFFLINE", "1")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(!text.contains("not ruled out, no authority"), "{text}");
+}

@@ -170,6 +170,9 @@ pub struct HttpSource {
     url: String,
     timeout: Duration,
     client: Client<'static>,
+    /// The body cap: [`MAX_BODY`] for a metrics page, less for endpoints whose answers are a
+    /// few kB ([`HttpSource::capped`]).
+    max_body: u64,
 }
 
 impl HttpSource {
@@ -182,7 +185,15 @@ impl HttpSource {
             url,
             timeout,
             client,
+            max_body: MAX_BODY,
         })
+    }
+
+    /// The same source with a smaller body cap, for a JSON endpoint whose answer is a few kB
+    /// (`doctor`'s `/get_server_info`, `/v1/models`): a larger answer is refused unread.
+    pub fn capped(mut self, max_body: u64) -> HttpSource {
+        self.max_body = max_body.min(MAX_BODY);
+        self
     }
 
     /// One GET, streamed against [`MAX_BODY`]. `answered` is set once the status line and
@@ -208,19 +219,25 @@ impl HttpSource {
             };
             return Err(Error::new(format!("{url} answered HTTP {status}")).with_hint(hint));
         }
-        read_capped(&mut response, MAX_BODY, |_| {})
+        read_capped(&mut response, self.max_body, |_| {})
             .await
             .map_err(|e| match e {
-                BodyError::Announced(_) | BodyError::OverCap(_) => too_large(url),
+                BodyError::Announced(_) | BodyError::OverCap(_) => too_large(url, self.max_body),
                 BodyError::Transport(e) => Error::new(format!("{url} broke off its answer: {e}")),
             })
     }
 }
 
-fn too_large(url: &str) -> Error {
+fn too_large(url: &str, cap: u64) -> Error {
+    if cap < MAX_BODY {
+        return Error::new(format!(
+            "{url} answered with more than {} KiB, more than this endpoint's answer can be",
+            cap / 1024
+        ));
+    }
     Error::new(format!(
         "{url} answered with more than {} MiB: not a metrics page",
-        MAX_BODY / (1024 * 1024)
+        cap / (1024 * 1024)
     ))
     .with_hint(NOT_METRICS_HINT)
 }

@@ -150,13 +150,18 @@ fn causes(report: &DoctorReport, p: Painter) -> Vec<String> {
     lines
 }
 
-/// The first line of `s`, at most `max` characters.
+/// The first line of `s`, at most about `max` characters, cut at the last word boundary before
+/// it (never inside a word, a flag or a path: issue 32); a single word longer than that is cut
+/// where it must be.
 fn one_line(s: &str, max: usize) -> String {
     let first = s.lines().next().unwrap_or("");
     if first.chars().count() <= max {
-        first.to_string()
-    } else {
-        let cut: String = first.chars().take(max - 1).collect();
-        format!("{cut}…")
+        return first.to_string();
     }
+    let cut: String = first.chars().take(max - 1).collect();
+    let at_word = cut
+        .rfind(' ')
+        .filter(|&i| i > max / 2)
+        .map_or(cut.as_str(), |i| cut[..i].trim_end_matches([',', ';', ':']));
+    format!("{at_word} …")
 }
