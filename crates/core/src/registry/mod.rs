@@ -3,9 +3,12 @@
 //! `diagnostic::codes` names every code; each family documents its own beside the code that
 //! raises it: rule families declare a [`Rule`](crate::diagnostic::rule::Rule) per code next to
 //! its function, and [`rules`] lists them all through [`Documented`]; the codes that are the
-//! tool's own judgement rather than a rule's (check's verdict codes) keep an `info` function
-//! beside the code that raises them. This module sits above all of them and answers
+//! tool's own judgement rather than a rule's keep their [`CodeInfo`] beside their family's
+//! (launch's about its inputs in `launch`), or here in [`check`] for check's verdict codes,
+//! whose raising code reads files and so stays in the `dflash-check` crate. This module sits above all of them and answers
 //! `dflash-check explain CODE` and the generated docs/rules.md for every code alike.
+
+pub mod check;
 
 use crate::diagnostic::rule::{Documented, Rule, RuleFamily};
 use crate::diagnostic::{Code, CodeInfo};
@@ -46,7 +49,7 @@ pub fn info(code: Code) -> &'static CodeInfo {
         Code::Diff(c) => crate::diff::info(c),
         Code::Lint(c) => crate::rules::info(c),
         Code::Deployment(c) => crate::rules::deployment::info(c),
-        Code::Check(c) => crate::check::info(c),
+        Code::Check(c) => check::info(c),
         Code::Weights(c) => crate::weights::info(c),
         Code::Launch(c) => crate::launch::info(c),
         Code::Acceptance(c) => crate::acceptance::info(c),
