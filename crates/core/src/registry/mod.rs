@@ -120,6 +120,23 @@ pub fn readme_table() -> String {
     out
 }
 
+/// One family's codes for its own page (docs/weights.md, docs/launch.md): code, severity and
+/// what it catches, for every code [`Code::family`] names `family`, in the registry's order.
+/// Generated like [`codes_table`], so the page cannot drift from `explain`.
+pub fn family_table(family: &str) -> String {
+    let mut out = String::from("| code | severity | what it catches |\n|---|---|---|\n");
+    for code in Code::all().into_iter().filter(|c| c.family() == family) {
+        let i = info(code);
+        out.push_str(&format!(
+            "| `{}` | {} | {} |\n",
+            code.as_str(),
+            i.severity.as_str(),
+            escape(i.summary)
+        ));
+    }
+    out
+}
+
 /// The renamed codes for docs/rules.md: each old name and the code that replaced it, accepted
 /// until the next release.
 pub fn aliases_table() -> String {
