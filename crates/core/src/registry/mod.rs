@@ -105,27 +105,20 @@ pub fn codes_table() -> String {
 /// The short table of lint codes for the README (the config rules, and the deployment rules
 /// `lint --engine` runs): code, severity, summary.
 pub fn readme_table() -> String {
-    let mut out = String::from("| code | severity | what it catches |\n|---|---|---|\n");
-    for code in Code::all() {
-        if let Code::Lint(_) | Code::Deployment(_) = code {
-            let i = info(code);
-            out.push_str(&format!(
-                "| `{}` | {} | {} |\n",
-                code.as_str(),
-                i.severity.as_str(),
-                escape(i.summary)
-            ));
-        }
-    }
-    out
+    summary_table(|code| matches!(code, Code::Lint(_) | Code::Deployment(_)))
 }
 
 /// One family's codes for its own page (docs/weights.md, docs/launch.md): code, severity and
 /// what it catches, for every code [`Code::family`] names `family`, in the registry's order.
 /// Generated like [`codes_table`], so the page cannot drift from `explain`.
 pub fn family_table(family: &str) -> String {
+    summary_table(|code| code.family() == family)
+}
+
+/// Code, severity and summary of every code `keep` selects, in the registry's order.
+fn summary_table(keep: impl Fn(Code) -> bool) -> String {
     let mut out = String::from("| code | severity | what it catches |\n|---|---|---|\n");
-    for code in Code::all().into_iter().filter(|c| c.family() == family) {
+    for code in Code::all().into_iter().filter(|c| keep(*c)) {
         let i = info(code);
         out.push_str(&format!(
             "| `{}` | {} | {} |\n",
