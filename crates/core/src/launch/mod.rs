@@ -34,7 +34,7 @@ pub fn info(code: LaunchCode) -> &'static CodeInfo {
 
 /// The codes that are no rule's judgement but what launch says about its inputs: a model the
 /// command names could not be read (raised by `locate`), or lint did not run on the drafter
-/// (raised by [`check`]).
+/// (raised by the `dflash-check` crate's `launch::check`).
 fn input_info(code: LaunchCode) -> Option<&'static CodeInfo> {
     match code {
         LaunchCode::DrafterUnavailable => Some(&DRAFTER_UNAVAILABLE),
