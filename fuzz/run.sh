@@ -12,7 +12,8 @@
 # Targets: parse_config, json_roundtrip, fix_roundtrip (the minimal-edit rewriter: local config,
 # NUL, authority config -> plan -> the output re-parses, no difference is left, bytes outside the
 # splices are the original's, fixing again changes nothing); safetensors_header, launch_command,
-# metrics_text (the three later input surfaces: no panic, an answer or an error).
+# metrics_text (the three later input surfaces: no panic, an answer or an error); glob_match
+# (the [[ignore]] path matcher: pattern NUL path, an answer at once and its invariants).
 #
 # Seeds of the last three: the committed bad-input cases (tests/bad-input/cases/{weights,launch,
 # metrics}) and the files of tests/launch/files, plus real producers' output written by
@@ -31,7 +32,7 @@ cd "$(dirname "$0")/.."
 SECONDS_EACH="${1:-600}"
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(parse_config json_roundtrip fix_roundtrip safetensors_header launch_command metrics_text)
+[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(parse_config json_roundtrip fix_roundtrip safetensors_header launch_command metrics_text glob_match)
 export RUSTC_BOOTSTRAP=1
 TC="${FUZZ_TOOLCHAIN-}"
 if [ -z "$TC" ] && rustup toolchain list 2>/dev/null | grep -q '^nightly'; then TC=+nightly; fi
@@ -55,6 +56,15 @@ for t in "${TARGETS[@]}"; do
     safetensors_header) seeds_from tests/bad-input/cases/weights -name '*.safetensors' ;;
     launch_command) seeds_from tests/bad-input/cases/launch tests/launch/files ;;
     metrics_text) seeds_from tests/bad-input/cases/metrics ;;
+    # Pattern NUL path: the globs of docs/ci.md and issue 32's hostile one.
+    glob_match)
+      i=0
+      for pair in 'models/*-DFlash\0models/Qwen3.6-27B-DFlash' 'models/**\0models/a/config.json' \
+                  '**/config.json\0config.json' 'm?dels/a/\0models/a' \
+                  'models/****************Z\0models/Qwen3.6-27B-DFlash'; do
+        i=$((i + 1))
+        printf "$pair" > "$work/seed-glob-$i"
+      done ;;
     # Every JSON file of the fixtures and of the bad-input corpus.
     *) seeds_from fixtures tests/bad-input -name '*.json' ;;
   esac

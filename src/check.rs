@@ -568,35 +568,19 @@ fn target_choice(
     })
 }
 
-/// `check --prune-ignores`: removes the stale entries this run reported from the pin file, and
-/// their findings from the report (an entry written inline, without its own `[[ignore]]`
-/// header, cannot be located and stays reported). Returns how many entries were removed.
+/// `check --prune-ignores`: removes the stale entries this run reported from the pin file
+/// (under its lock, located in the text read there: [`suppress::prune_entries`]), and their
+/// findings from the report. An entry changed on disk since the run read it stays, and so does
+/// its finding. Returns how many entries were removed.
 pub fn prune_ignores(report: &mut CheckReport, pins: &LoadedPins) -> Result<usize> {
-    let entries = suppress::entries(pins)?;
-    let lines: Vec<usize> = report
-        .suppressions
-        .stale
-        .iter()
-        .filter_map(|&i| entries.get(i).and_then(|e| e.line))
-        .collect();
-    if lines.is_empty() {
-        return Ok(0);
-    }
-    let text = std::fs::read_to_string(&pins.path)
-        .map_err(|e| Error::new(format!("cannot read `{}`: {e}", pins.path.display())))?;
-    suppress::write_pin_file(&pins.path, &suppress::without_entries(&text, &lines))?;
-    let pruned: Vec<bool> = report
-        .suppressions
-        .stale
-        .iter()
-        .map(|&i| entries.get(i).is_some_and(|e| e.line.is_some()))
-        .collect();
-    let mut keep = pruned.iter().map(|p| !p);
-    report
-        .suppressions
-        .findings
-        .retain(|_| keep.next().unwrap_or(true));
-    Ok(lines.len())
+    let outcome = &mut report.suppressions;
+    let removed = suppress::prune_entries(pins, &outcome.stale)?;
+    // `stale` and `findings` are parallel: one finding per stale entry.
+    let keep: Vec<bool> = outcome.stale.iter().map(|i| !removed.contains(i)).collect();
+    let mut kept = keep.iter();
+    outcome.findings.retain(|_| *kept.next().unwrap_or(&true));
+    outcome.stale.retain(|i| !removed.contains(i));
+    Ok(removed.len())
 }
 
 /// What `check` does to the pin file's `[[ignore]]` entries after the run.
@@ -628,10 +612,10 @@ pub fn gate(paths: &[PathBuf], options: &CheckOptions, edit: IgnoreEdit) -> Resu
         (IgnoreEdit::Baseline, pins) => {
             let (path, count) = suppress::append_baseline(&report.all_findings(), pins.as_ref())?;
             edited = Some(format!(
-                "{count} [[ignore]] entr{} appended to `{}`: replace each reason `{}` before the next run",
+                "{count} [[ignore]] entr{} appended to `{}` with the reason `{}`: review them like code; `check --prune-ignores` removes each one once its finding is fixed",
                 if count == 1 { "y" } else { "ies" },
                 path.display(),
-                suppress::PLACEHOLDER_REASON
+                suppress::baseline_reason(&crate::pins::today())
             ));
         }
         (IgnoreEdit::Prune, Some(pins)) => {

@@ -3,13 +3,15 @@
 
 mod cli;
 
-use std::io::Write;
 use std::process::ExitCode;
 
 use clap::Parser;
 
 fn main() -> ExitCode {
-    let args = cli::Cli::parse();
+    let args = match cli::Cli::try_parse() {
+        Ok(args) => args,
+        Err(e) => return usage_error(e),
+    };
     match cli::run(args) {
         Ok(code) => ExitCode::from(code),
         Err(err) => {
@@ -17,8 +19,34 @@ fn main() -> ExitCode {
             if is_broken_pipe(&err) {
                 return ExitCode::from(dflash_check::exit::CLEAN);
             }
-            let mut stderr = std::io::stderr().lock();
-            let _ = writeln!(stderr, "error: {err:#}");
+            cli::say(cli::Level::Error, &cli::error_text(&err));
+            ExitCode::from(dflash_check::exit::ERROR)
+        }
+    }
+}
+
+/// clap's own message (help, version, a usage error). clap echoes a bad value as given, and a
+/// value may hold a line break and a workflow command: when an argument holds what the display
+/// filter escapes, the message is the one clap gives for the arguments as shown (the same
+/// mistake, quoted escaped), or, should those parse, the original message on one line.
+fn usage_error(e: clap::Error) -> ExitCode {
+    use dflash_check::display::shown;
+    let args: Vec<String> = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    if args.iter().all(|a| shown(a) == a.as_str()) {
+        e.exit()
+    }
+    let shown_args = args.iter().map(|a| shown(a).into_owned());
+    match cli::Cli::try_parse_from(shown_args) {
+        Err(shown_error) => shown_error.exit(),
+        Ok(_) => {
+            let text = e.render().to_string();
+            let text = text.trim_end();
+            cli::say(
+                cli::Level::Error,
+                text.strip_prefix("error: ").unwrap_or(text),
+            );
             ExitCode::from(dflash_check::exit::ERROR)
         }
     }

@@ -276,13 +276,21 @@ fn normalize(path: &Path) -> PathBuf {
     out
 }
 
-/// Finds `dflash-check.toml` in `start` or its parents.
+/// Finds `dflash-check.toml` in `start` or its parents: the nearest one that exists in any
+/// form. A dangling symlink (a link into a submodule CI did not fetch), a FIFO, a device or a
+/// directory of that name is the pin file too, so [`load`] refuses it (exit 2) instead of the
+/// search going on to a stray file above the checkout, or to none.
 pub fn discover(start: &Path) -> Option<PathBuf> {
     let start = std::path::absolute(start).ok()?;
     start
         .ancestors()
         .map(|d| d.join(FILE_NAME))
-        .find(|p| p.is_file())
+        // Not following a link; an error other than "not found" (a directory that cannot be
+        // searched) is not proof of absence either, and `load` reports it.
+        .find(|p| match std::fs::symlink_metadata(p) {
+            Ok(_) => true,
+            Err(e) => e.kind() != std::io::ErrorKind::NotFound,
+        })
 }
 
 /// The pin file of a run: `explicit` (`--pins FILE`), else `dflash-check.toml` in the working
@@ -295,11 +303,46 @@ pub fn find(explicit: Option<&Path>) -> Result<Option<LoadedPins>> {
     path.as_deref().map(load).transpose()
 }
 
-/// Reads and validates a pin file.
+/// Reads and validates a pin file. Anything but a regular file (or a link to one) is refused
+/// before a byte is read, without blocking on a FIFO.
 pub fn load(path: &Path) -> Result<LoadedPins> {
-    let bytes = crate::config::read_capped(path, crate::config::MAX_CONFIG_BYTES)?;
+    let bytes = crate::config::read_capped(path, crate::config::MAX_CONFIG_BYTES)
+        .map_err(|e| not_readable(path, e))?;
     let text = String::from_utf8(bytes)
         .map_err(|_| Error::new(format!("`{}`: not UTF-8 text", path.display())))?;
+    parse(path, text)
+}
+
+/// Why the pin file at `path` cannot be read, with what to do: a dangling symlink is named as
+/// one (`read_capped` alone would say the file "does not exist", next to a file listing that
+/// shows it).
+fn not_readable(path: &Path, e: Error) -> Error {
+    let link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    match std::fs::metadata(path) {
+        // Not a loop of links (ELOOP): `read_capped` names that one.
+        Err(err) if link && err.kind() == std::io::ErrorKind::NotFound => {
+            let target = std::fs::read_link(path)
+                .map(|t| t.display().to_string())
+                .unwrap_or_default();
+            Error::new(format!(
+                "`{}` is a symbolic link to `{target}`, which does not exist",
+                path.display()
+            ))
+            .with_hint(
+                "fetch what it points into (a git submodule?), or remove the link; a pin file \
+                 that cannot be read is never skipped",
+            )
+        }
+        Ok(meta) if !meta.is_file() => e.with_hint(
+            "the pin file must be a regular file (or a link to one), and one that is not is \
+             never skipped: replace or remove it, or pass --pins FILE",
+        ),
+        _ => e,
+    }
+}
+
+/// Validates the text of a pin file read from `path` (what [`load`] does after reading).
+pub fn parse(path: &Path, text: String) -> Result<LoadedPins> {
     let file: PinFile = toml::from_str(&text).map_err(|e| {
         Error::new(format!(
             "`{}`: invalid pin file: {}",
@@ -539,7 +582,9 @@ fn pin_target(
 /// before, outside the lock). Returns the file's path.
 fn write_pin(where_: LoadedPins, key: &str, pin: Pin) -> Result<PathBuf> {
     let _lock = crate::fix::write::lock(&where_.path)?;
-    let mut loaded = if where_.path.is_file() {
+    // Anything at the path (a dangling link, a FIFO) is the pin file, refused by `load`; a
+    // FIFO is never opened for a blocking read.
+    let mut loaded = if std::fs::symlink_metadata(&where_.path).is_ok() {
         load(&where_.path)?
     } else {
         LoadedPins {

@@ -17,6 +17,12 @@
 //! (`suppression-expired`, `suppression-unused`) on its line of the pin file. Entries for
 //! drafters the run did not check (pre-commit passes only the changed files) are left alone.
 //! The pin file keeps the entries as raw TOML (`PinFile::ignore`), so `pin` writes them back.
+//!
+//! `check --baseline` and `--prune-ignores` edit the file through `toml_edit` under the pin
+//! file's lock (the one `pin` takes), on the text read under that lock, and re-parse the result
+//! before it replaces the file: an entry is found by its place in the TOML array, never by
+//! searching the text for a header line. Path globs match in O(pattern × path) at worst (no
+//! backtracking search) and hold at most [`MAX_WILDCARDS`] wildcards.
 
 use std::path::{Path, PathBuf};
 
@@ -42,7 +48,7 @@ pub struct Suppression {
     pub reason: String,
     /// `YYYY-MM-DD`; the entry stops applying on that day.
     pub expires: Option<String>,
-    /// The line of its `[[ignore]]` header in the pin file, when written that way.
+    /// The line of its `[[ignore]]` header (or inline table) in the pin file.
     #[serde(skip)]
     pub line: Option<usize>,
 }
@@ -54,6 +60,8 @@ pub struct Suppressed {
     pub file: Option<String>,
     pub pointer: String,
     pub reason: String,
+    /// Whether the entry is one `check --baseline` wrote (its reason is `baseline of DATE`).
+    pub baseline: bool,
 }
 
 #[derive(Deserialize)]
@@ -68,12 +76,7 @@ struct RawEntry {
 
 /// The entries of a pin file, validated: a bad entry is an error (exit 2) naming its index.
 pub fn entries(pins: &LoadedPins) -> Result<Vec<Suppression>> {
-    let text = &pins.text;
-    let mut headers = text
-        .lines()
-        .enumerate()
-        .filter(|(_, l)| l.trim() == "[[ignore]]")
-        .map(|(i, _)| i + 1);
+    let mut lines = entry_lines(&pins.text).into_iter();
     let bad = |i: usize, what: String| {
         Error::new(format!(
             "`{}`: [[ignore]] entry {} {what}",
@@ -108,6 +111,16 @@ pub fn entries(pins: &LoadedPins) -> Result<Vec<Suppression>> {
         if raw.path.trim().is_empty() {
             return Err(bad(i, "has an empty path".into()));
         }
+        let wildcards = raw.path.chars().filter(|c| matches!(c, '*' | '?')).count();
+        if wildcards > MAX_WILDCARDS {
+            return Err(bad(
+                i,
+                format!(
+                    "has a `path` with {wildcards} wildcards (`*`, `?`), over the limit of \
+                     {MAX_WILDCARDS}: name the directory, or use `**` once"
+                ),
+            ));
+        }
         if let Some(p) = &raw.pointer {
             if !(p.is_empty() || p.starts_with('/')) {
                 return Err(bad(
@@ -127,7 +140,10 @@ pub fn entries(pins: &LoadedPins) -> Result<Vec<Suppression>> {
                     other => other.to_string(),
                 };
                 if !is_date(&s) {
-                    return Err(bad(i, format!("has expires `{s}`, not a date YYYY-MM-DD")));
+                    return Err(bad(
+                        i,
+                        format!("has expires `{s}`, not a date YYYY-MM-DD that exists"),
+                    ));
                 }
                 Some(s)
             }
@@ -138,25 +154,76 @@ pub fn entries(pins: &LoadedPins) -> Result<Vec<Suppression>> {
             pointer: raw.pointer,
             reason: raw.reason,
             expires,
-            line: headers.next(),
+            line: lines.next().flatten(),
         });
     }
     Ok(out)
 }
 
-/// Refused as a reason: what a generated entry would hold until a person writes one.
+/// The line of each `[[ignore]]` entry in `text`, in the order of the array: the line of its
+/// `[[ignore]]` header, or of its inline table in `ignore = [...]`. Taken from the TOML
+/// parser's spans, so a header written `[[ ignore ]]  # old` or a line `[[ignore]]` inside a
+/// multi-line string does not shift them.
+fn entry_lines(text: &str) -> Vec<Option<usize>> {
+    let Ok(doc) = toml_edit::Document::parse(text) else {
+        return Vec::new();
+    };
+    let line_of = |span: Option<std::ops::Range<usize>>| {
+        span.and_then(|r| text.get(..r.start))
+            .map(|before| before.matches('\n').count() + 1)
+    };
+    match doc.as_item().get("ignore") {
+        Some(toml_edit::Item::ArrayOfTables(tables)) => {
+            tables.iter().map(|t| line_of(t.span())).collect()
+        }
+        Some(toml_edit::Item::Value(toml_edit::Value::Array(array))) => {
+            array.iter().map(|v| line_of(v.span())).collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Refused as a reason: what `check --baseline` wrote before baseline entries carried their own
+/// reason, until a person replaced it.
 pub const PLACEHOLDER_REASON: &str = "TODO: why is this accepted?";
 
+/// The most `*` and `?` one entry's `path` may hold. Real globs hold one to four; matching is
+/// polynomial whatever the pattern, and the cap keeps a hostile entry's cost small besides.
+pub const MAX_WILDCARDS: usize = 32;
+
+/// The reason `check --baseline` gives the entries it writes: they accept what was there when
+/// the gate was adopted, and say so.
+pub fn baseline_reason(date: &str) -> String {
+    format!("baseline of {date}")
+}
+
+/// Whether `reason` is one `check --baseline` wrote ([`baseline_reason`]).
+pub fn is_baseline_reason(reason: &str) -> bool {
+    reason.strip_prefix("baseline of ").is_some_and(is_date)
+}
+
+/// `YYYY-MM-DD`, a day of the calendar (`2027-02-31` is not).
 fn is_date(s: &str) -> bool {
     let b = s.as_bytes();
-    b.len() == 10
+    if !(b.len() == 10
         && b[4] == b'-'
         && b[7] == b'-'
-        && s.chars()
+        && b.iter()
             .enumerate()
-            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit())
-        && (1..=12).contains(&s[5..7].parse::<u32>().unwrap_or(0))
-        && (1..=31).contains(&s[8..10].parse::<u32>().unwrap_or(0))
+            .all(|(i, c)| i == 4 || i == 7 || c.is_ascii_digit()))
+    {
+        return false;
+    }
+    let (Ok(year), Ok(month), Ok(day)) = (
+        s[..4].parse::<i32>(),
+        s[5..7].parse::<u8>(),
+        s[8..10].parse::<u8>(),
+    ) else {
+        return false;
+    };
+    time::Month::try_from(month)
+        .and_then(|m| time::Date::from_calendar_date(year, m, day))
+        .is_ok()
 }
 
 impl Suppression {
@@ -269,16 +336,17 @@ fn retain(
         file: d.repo_path(),
         pointer: d.pointer(),
         reason: s.reason.clone(),
+        baseline: is_baseline_reason(&s.reason),
     });
     false
 }
 
 /// The `[[ignore]]` entries `check --baseline` appends for `findings` (errors and warnings
-/// with a file; the suppressions' own findings excluded), one per (code, file, pointer), with
-/// the placeholder reason that the next run refuses until a person replaces it.
-pub fn baseline_entries(findings: &[Diagnostic]) -> String {
+/// with a file; the suppressions' own findings excluded), one per (code, file, pointer), each
+/// with the reason `baseline of DATE` ([`baseline_reason`]).
+pub fn baseline_entries(findings: &[Diagnostic], date: &str) -> Vec<toml_edit::Table> {
     let mut seen = std::collections::BTreeSet::new();
-    let mut text = String::new();
+    let mut out = Vec::new();
     for d in findings {
         let (Some(file), false) = (d.repo_path(), d.severity == Severity::Info) else {
             continue;
@@ -290,102 +358,254 @@ pub fn baseline_entries(findings: &[Diagnostic]) -> String {
         {
             continue;
         }
-        let quote = |s: &str| toml::Value::String(s.to_string()).to_string();
-        text.push_str(&format!(
-            "\n[[ignore]]\ncode = {}\npath = {}\npointer = {}\nreason = {}\n",
-            quote(d.code.as_str()),
-            quote(&file),
-            quote(&d.pointer()),
-            quote(PLACEHOLDER_REASON)
-        ));
-    }
-    text
-}
-
-/// `text` (the pin file) without the `[[ignore]]` blocks whose headers are on `lines`: each
-/// block runs from its header to the next table header or the end, so comments and tables
-/// elsewhere in the file stay as they are.
-pub fn without_entries(text: &str, lines: &[usize]) -> String {
-    let mut out = String::new();
-    let mut dropping = false;
-    for (i, line) in text.split_inclusive('\n').enumerate() {
-        let trimmed = line.trim();
-        if trimmed.starts_with('[') {
-            dropping = lines.contains(&(i + 1)) && trimmed == "[[ignore]]";
-        }
-        if !dropping {
-            out.push_str(line);
-        }
+        let mut table = toml_edit::Table::new();
+        table.decor_mut().set_prefix("\n");
+        table["code"] = toml_edit::value(d.code.as_str());
+        table["path"] = toml_edit::value(file);
+        table["pointer"] = toml_edit::value(d.pointer());
+        table["reason"] = toml_edit::value(baseline_reason(date));
+        out.push(table);
     }
     out
 }
 
+/// The pin file's text with the `[[ignore]]` entries at `indices` (their places in the TOML
+/// array, as [`entries`] numbers them) removed, each with the comments written above it; the
+/// rest of the file stays as written. `None` when `text` is not TOML or has no such entries.
+pub fn without_entries(text: &str, indices: &[usize]) -> Option<String> {
+    let mut doc: toml_edit::DocumentMut = text.parse().ok()?;
+    let mut indices = indices.to_vec();
+    indices.sort_unstable();
+    indices.dedup();
+    match doc.get_mut("ignore")? {
+        toml_edit::Item::ArrayOfTables(tables) => {
+            if indices.last().is_some_and(|&i| i >= tables.len()) {
+                return None;
+            }
+            for &i in indices.iter().rev() {
+                tables.remove(i);
+            }
+        }
+        toml_edit::Item::Value(toml_edit::Value::Array(array)) => {
+            if indices.last().is_some_and(|&i| i >= array.len()) {
+                return None;
+            }
+            for &i in indices.iter().rev() {
+                array.remove(i);
+            }
+        }
+        _ => return None,
+    }
+    Some(doc.to_string())
+}
+
+/// `text` with `tables` appended as `[[ignore]]` entries at the end of the file (inline tables
+/// when the file writes `ignore = [...]`). `None` when `text` is not TOML or its `ignore` is
+/// not an array.
+fn with_entries(text: &str, tables: Vec<toml_edit::Table>) -> Option<String> {
+    let mut doc: toml_edit::DocumentMut = text.parse().ok()?;
+    let item = doc
+        .entry("ignore")
+        .or_insert(toml_edit::Item::ArrayOfTables(Default::default()));
+    match item {
+        toml_edit::Item::ArrayOfTables(array) => {
+            // After every table already in the file, in the order given.
+            for mut table in tables {
+                table.set_position(Some(isize::MAX));
+                array.push(table);
+            }
+        }
+        toml_edit::Item::Value(toml_edit::Value::Array(array)) => {
+            for table in tables {
+                array.push(table.into_inline_table());
+            }
+        }
+        _ => return None,
+    }
+    Some(doc.to_string())
+}
+
 /// `check --baseline`: appends an `[[ignore]]` entry for each of `findings` (errors and
 /// warnings) to the pin file, created as `dflash-check.toml` in the working directory when
-/// there is none. Returns the file and the number of entries written.
+/// there is none, under the pin file's lock; an entry the file already holds (same code, path
+/// and pointer, written by a run that finished meanwhile) is not written twice. Returns the
+/// file and the number of entries written.
 pub fn append_baseline(
     findings: &[Diagnostic],
     pins: Option<&LoadedPins>,
 ) -> Result<(PathBuf, usize)> {
-    let entries = baseline_entries(findings);
+    let tables = baseline_entries(findings, &crate::pins::today());
     let path = pins.map_or_else(|| PathBuf::from(crate::pins::FILE_NAME), |p| p.path.clone());
-    let text = match pins {
-        Some(_) => std::fs::read_to_string(&path)
-            .map_err(|e| Error::new(format!("cannot read `{}`: {e}", path.display())))?,
-        None => format!("version = {}\n", crate::pins::VERSION),
-    };
-    if !entries.is_empty() {
-        write_pin_file(&path, &format!("{text}{entries}"))?;
+    if tables.is_empty() {
+        return Ok((path, 0));
     }
-    Ok((path, entries.matches("[[ignore]]").count()))
+    let mut count = 0;
+    edit_pin_file(&path, |text| {
+        let text = text.unwrap_or_else(|| format!("version = {}\n", crate::pins::VERSION));
+        let present: Vec<(String, String, Option<String>)> =
+            entries(&crate::pins::parse(&path, text.clone())?)?
+                .into_iter()
+                .map(|e| (e.code.as_str().to_string(), e.path, e.pointer))
+                .collect();
+        let key = |t: &toml_edit::Table| {
+            let field = |k: &str| t.get(k).and_then(|v| v.as_str()).map(str::to_string);
+            (
+                field("code").unwrap_or_default(),
+                field("path").unwrap_or_default(),
+                field("pointer"),
+            )
+        };
+        let new: Vec<toml_edit::Table> = tables
+            .into_iter()
+            .filter(|t| !present.contains(&key(t)))
+            .collect();
+        count = new.len();
+        if new.is_empty() {
+            return Ok(None);
+        }
+        let edited = with_entries(&text, new).ok_or_else(|| {
+            Error::new(format!(
+                "`{}`: `ignore` is not an array of tables; nothing was written",
+                path.display()
+            ))
+        })?;
+        Ok(Some(edited))
+    })?;
+    Ok((path, count))
 }
 
-/// Replaces the pin file with `text` atomically (a temporary file beside it, renamed over it).
-pub fn write_pin_file(path: &Path, text: &str) -> Result<()> {
-    use std::io::Write;
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    let fail = |e: std::io::Error| Error::new(format!("cannot write `{}`: {e}", path.display()));
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(fail)?;
-    tmp.write_all(text.as_bytes())
-        .and_then(|()| tmp.as_file().sync_all())
-        .map_err(fail)?;
-    tmp.persist(path).map_err(|e| fail(e.error))?;
-    Ok(())
-}
-
-/// `*` and `?` within one `/`-separated segment, `**` for any number of segments.
-fn glob(pattern: &str, path: &str) -> bool {
-    fn segments(p: &[&str], s: &[&str]) -> bool {
-        match p.split_first() {
-            None => s.is_empty(),
-            Some((&"**", rest)) => (0..=s.len()).any(|k| segments(rest, &s[k..])),
-            Some((first, rest)) => {
-                !s.is_empty()
-                    && segment(first.as_bytes(), s[0].as_bytes())
-                    && segments(rest, &s[1..])
+/// `check --prune-ignores`: removes from the pin file the entries of `stale` (indices into the
+/// entries `pins` was loaded with). Under the pin file's lock the file is read again and each
+/// stale entry is looked up there by its content, so an edit made since (a `pin` run adding a
+/// drafter) is kept and an entry changed since is left alone. Returns the indices (into
+/// `pins`) of the entries removed.
+pub fn prune_entries(pins: &LoadedPins, stale: &[usize]) -> Result<Vec<usize>> {
+    let mut removed = Vec::new();
+    if stale.is_empty() {
+        return Ok(removed);
+    }
+    edit_pin_file(&pins.path, |text| {
+        let Some(text) = text else {
+            return Ok(None);
+        };
+        let now = crate::pins::parse(&pins.path, text.clone())?;
+        let mut claimed = vec![false; now.file.ignore.len()];
+        let mut indices = Vec::new();
+        for &i in stale {
+            let Some(old) = pins.file.ignore.get(i) else {
+                continue;
+            };
+            let found = (0..claimed.len()).find(|&j| !claimed[j] && now.file.ignore[j] == *old);
+            if let Some(j) = found {
+                claimed[j] = true;
+                indices.push(j);
+                removed.push(i);
             }
         }
-    }
-    fn segment(p: &[u8], s: &[u8]) -> bool {
-        match (p.first(), s.first()) {
-            (None, None) => true,
-            (Some(b'*'), _) => segment(&p[1..], s) || (!s.is_empty() && segment(p, &s[1..])),
-            (Some(b'?'), Some(_)) => segment(&p[1..], &s[1..]),
-            (Some(a), Some(b)) if a == b => segment(&p[1..], &s[1..]),
-            _ => false,
+        if indices.is_empty() {
+            return Ok(None);
         }
-    }
+        without_entries(&text, &indices).map(Some).ok_or_else(|| {
+            Error::new(format!(
+                "internal error: the [[ignore]] entries of `{}` could not be located; \
+                     nothing was written",
+                pins.path.display()
+            ))
+        })
+    })?;
+    Ok(removed)
+}
+
+/// Reads the pin file at `path` under its lock (the lock `pin` takes), gives its text (`None`
+/// when there is no file) to `edit`, and writes what `edit` returns, after checking that it
+/// loads as a pin file with valid entries. Nothing is written when `edit` returns `None` or
+/// anything fails.
+fn edit_pin_file(
+    path: &Path,
+    edit: impl FnOnce(Option<String>) -> Result<Option<String>>,
+) -> Result<()> {
+    let _lock = crate::fix::write::lock(path)?;
+    let text = match std::fs::symlink_metadata(path) {
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        // Whatever is there (a dangling link, a FIFO) is the pin file, and refused by `load`.
+        _ => Some(crate::pins::load(path)?.text),
+    };
+    let Some(new) = edit(text)? else {
+        return Ok(());
+    };
+    let refused = |e: Error| {
+        Error::new(format!(
+            "internal error: the edited `{}` would not load ({}); nothing was written",
+            path.display(),
+            e.message
+        ))
+        .with_hint("please report it with the pin file; edit the file by hand meanwhile")
+    };
+    let reloaded = crate::pins::parse(path, new.clone()).map_err(refused)?;
+    entries(&reloaded).map_err(refused)?;
+    write_pin_file(path, &new)
+}
+
+/// Replaces the pin file with `text` atomically, keeping an existing file's mode and owner (a
+/// new file gets 0666 minus the umask): [`crate::fix::write::write_file`].
+pub fn write_pin_file(path: &Path, text: &str) -> Result<()> {
+    crate::fix::write::write_file(path, text.as_bytes())
+}
+
+/// Whether `path` (`/`-separated) matches `pattern`: `*` and `?` within one segment, `**` for
+/// any number of whole segments, a trailing `/` ignored. Both levels are matched by
+/// [`wildcard`], so the cost is at most (pattern × path) steps, whatever the pattern.
+pub fn glob(pattern: &str, path: &str) -> bool {
     let p: Vec<&str> = pattern.trim_end_matches('/').split('/').collect();
     let s: Vec<&str> = path.split('/').collect();
-    segments(&p, &s)
+    wildcard(&p, &s, |p| *p == "**", |p, s| segment(p, s))
+}
+
+/// One segment: `*` any run of characters (none too), `?` exactly one.
+fn segment(pattern: &str, name: &str) -> bool {
+    let p: Vec<char> = pattern.chars().collect();
+    let s: Vec<char> = name.chars().collect();
+    wildcard(&p, &s, |c| *c == '*', |p, s| *p == '?' || p == s)
+}
+
+/// Whether `pattern` matches the whole of `text`, where an element for which `star` holds
+/// matches any run of items (none too) and any other element exactly one item that `one`
+/// accepts. Greedy, remembering only the last star: when a later element fails, that star
+/// takes one more item and matching resumes after it. Going back to an earlier star is never
+/// needed (the last one can absorb whatever an earlier one would have), so each step either
+/// advances the text or moves the last star's end forward: at most pattern × text steps,
+/// instead of the recursion's one branch per star.
+fn wildcard<P, T>(
+    pattern: &[P],
+    text: &[T],
+    star: impl Fn(&P) -> bool,
+    one: impl Fn(&P, &T) -> bool,
+) -> bool {
+    let (mut p, mut t) = (0, 0);
+    // (the pattern element after the last star, the text item its run ends before)
+    let mut last_star: Option<(usize, usize)> = None;
+    while t < text.len() {
+        if p < pattern.len() && star(&pattern[p]) {
+            p += 1;
+            last_star = Some((p, t));
+        } else if p < pattern.len() && one(&pattern[p], &text[t]) {
+            p += 1;
+            t += 1;
+        } else if let Some((after, end)) = last_star {
+            p = after;
+            t = end + 1;
+            last_star = Some((after, end + 1));
+        } else {
+            return false;
+        }
+    }
+    pattern[p..].iter().all(star)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn globs_match_segments() {
@@ -395,19 +615,174 @@ mod tests {
         assert!(glob("**/config.json", "config.json"));
         assert!(glob("m?dels/a/", "models/a"));
         assert!(!glob("models/a", "models/ab"));
+        // `?` is one character, not one byte.
+        assert!(glob("mod?les/*", "modèles/x"));
     }
 
+    /// The recursion the matcher replaced: obviously the documented semantics, exponential in
+    /// the stars. The reference for the property test, on inputs small enough for it.
+    fn reference(pattern: &str, path: &str) -> bool {
+        fn segments(p: &[&str], s: &[&str]) -> bool {
+            match p.split_first() {
+                None => s.is_empty(),
+                Some((&"**", rest)) => (0..=s.len()).any(|k| segments(rest, &s[k..])),
+                Some((first, rest)) => {
+                    !s.is_empty()
+                        && segment(
+                            &first.chars().collect::<Vec<_>>(),
+                            &s[0].chars().collect::<Vec<_>>(),
+                        )
+                        && segments(rest, &s[1..])
+                }
+            }
+        }
+        fn segment(p: &[char], s: &[char]) -> bool {
+            match (p.first(), s.first()) {
+                (None, None) => true,
+                (Some('*'), _) => segment(&p[1..], s) || (!s.is_empty() && segment(p, &s[1..])),
+                (Some('?'), Some(_)) => segment(&p[1..], &s[1..]),
+                (Some(a), Some(b)) if a == b => segment(&p[1..], &s[1..]),
+                _ => false,
+            }
+        }
+        let p: Vec<&str> = pattern.trim_end_matches('/').split('/').collect();
+        let s: Vec<&str> = path.split('/').collect();
+        segments(&p, &s)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(4000))]
+        /// The linear matcher answers as the recursion does, on patterns and paths over a small
+        /// alphabet (so matches are common) that hold every wildcard, empty segments and a
+        /// multi-byte character.
+        #[test]
+        fn glob_agrees_with_the_reference(
+            pattern in proptest::collection::vec(
+                prop_oneof![Just("a"), Just("b"), Just("é"), Just("*"), Just("?"), Just("**"), Just("/")],
+                0..10,
+            ),
+            path in proptest::collection::vec(
+                prop_oneof![Just("a"), Just("b"), Just("é"), Just("/")],
+                0..10,
+            ),
+        ) {
+            let (pattern, path) = (pattern.concat(), path.concat());
+            prop_assert_eq!(glob(&pattern, &path), reference(&pattern, &path), "{} vs {}", pattern, path);
+        }
+    }
+
+    /// Issue 32: `models/****************Z` took 23-49 s against this name with the recursion,
+    /// 20 stars no answer in 60 s. Not a timed assertion: before the change this test does not
+    /// finish (`tests/check_cli.rs` times the same patterns through the binary).
     #[test]
-    fn pruning_keeps_everything_else() {
-        let text =
-            "# pins\nversion = 1\n\n[[ignore]]\ncode = \"a\"\n# keep? no: inside the block\n\n\
-[drafters.\"m\"]\nsnapshot = \"x\"\n\n[[ignore]]\ncode = \"b\"\n";
-        assert_eq!(
-            without_entries(text, &[4]),
-            "# pins\nversion = 1\n\n[drafters.\"m\"]\nsnapshot = \"x\"\n\n[[ignore]]\ncode = \"b\"\n"
+    fn hostile_globs_answer_at_once() {
+        let name = "models/Qwen3.6-27B-DFlash";
+        for stars in [16, 20, 200, 2000] {
+            let pattern = format!("models/{}Z", "*".repeat(stars));
+            assert!(!glob(&pattern, name));
+            let alternating = format!("models/{}Z", "*a".repeat(stars));
+            assert!(!glob(&alternating, name));
+            let deep = format!("{}/Z", vec!["**"; stars].join("/"));
+            assert!(!glob(&deep, &"d/".repeat(200)));
+        }
+    }
+
+    fn loaded(text: &str) -> LoadedPins {
+        crate::pins::parse(Path::new("dflash-check.toml"), text.to_string()).unwrap()
+    }
+
+    const ENTRY: &str = "code = \"changed\"\npath = \"m\"\nreason = \"r\"\n";
+
+    /// Lines come from the parser: odd headers and a multi-line string that holds a line
+    /// `[[ignore]]` do not shift them.
+    #[test]
+    fn entry_lines_follow_the_toml() {
+        let text = format!(
+            "version = 2\n[[ignore]]  # old\ncode = \"changed\"\npath = \"m\"\n\
+reason = \"\"\"\n[[ignore]]\n[x]\n\"\"\"\n\n[[ ignore ]]\n{ENTRY}"
         );
-        assert_eq!(without_entries(text, &[11]).lines().count(), 10);
-        assert_eq!(without_entries(text, &[]), text);
+        let e = entries(&loaded(&text)).unwrap();
+        assert_eq!(
+            e.iter().map(|e| e.line).collect::<Vec<_>>(),
+            [Some(2), Some(10)]
+        );
+        let inline =
+            "version = 2\nignore = [\n  { code = \"changed\", path = \"m\", reason = \"r\" },\n\
+  { code = \"changed\", path = \"n\", reason = \"r\" },\n]\n";
+        let e = entries(&loaded(inline)).unwrap();
+        assert_eq!(
+            e.iter().map(|e| e.line).collect::<Vec<_>>(),
+            [Some(3), Some(4)]
+        );
+    }
+
+    /// Issue 32: the removal edits the TOML array, so the entry removed is the one asked for,
+    /// whatever its header looks like, and the result parses.
+    #[test]
+    fn pruning_removes_the_entry_asked_for() {
+        let text = format!(
+            "# pins\nversion = 2\n\n# the live one\n[[ignore]]\ncode = \"changed\"\npath = \"live\"\n\
+reason = \"\"\"\n[[ignore]]\n[not a table]\n\"\"\"\n\n[drafters.\"m\"]\nsnapshot = \"x\"\n\n\
+[[ ignore ]]  # old\n{ENTRY}"
+        );
+        let pruned = without_entries(&text, &[1]).unwrap();
+        let e = entries(&loaded(&pruned)).unwrap();
+        assert_eq!(e.len(), 1);
+        assert_eq!(e[0].path, "live");
+        assert!(
+            pruned.starts_with("# pins\nversion = 2\n\n# the live one\n[[ignore]]\n"),
+            "{pruned}"
+        );
+        assert!(
+            pruned.contains("[drafters.\"m\"]\nsnapshot = \"x\"\n"),
+            "{pruned}"
+        );
+        // The first entry (whose multi-line reason has lines starting with `[`) removed: the
+        // file still parses, the drafter's pin and the other entry stay.
+        let pruned = without_entries(&text, &[0]).unwrap();
+        let p = loaded(&pruned);
+        assert_eq!(entries(&p).unwrap()[0].path, "m");
+        assert!(p.file.drafters.contains_key("m"), "{pruned}");
+        assert!(!pruned.contains("the live one"), "{pruned}");
+        // Nothing removed: the same file (toml_edit writes `[[ ignore ]]` as `[[ignore]]`).
+        assert_eq!(
+            without_entries(&text, &[]).unwrap(),
+            text.replace("[[ ignore ]]", "[[ignore]]")
+        );
+        assert_eq!(without_entries(&text, &[2]), None);
+        let inline = format!(
+            "version = 2\nignore = [{{ {} }}, {{ {} }}]\n",
+            "code = \"changed\", path = \"a\", reason = \"r\"",
+            "code = \"changed\", path = \"b\", reason = \"r\""
+        );
+        let pruned = without_entries(&inline, &[0]).unwrap();
+        assert_eq!(entries(&loaded(&pruned)).unwrap()[0].path, "b");
+    }
+
+    /// Baseline entries go at the end of the file (inline when the file writes `ignore = [..]`)
+    /// with their own reason, which loads, and are recognised as the baseline's.
+    #[test]
+    fn baseline_entries_load() {
+        let d = Diagnostic::new(
+            Code::Check(CheckCode::PinMissing),
+            info(CheckCode::PinMissing),
+            "x",
+            "m",
+        )
+        .file("models/a/config.json".to_string());
+        let tables = baseline_entries(&[d.clone(), d.clone()], "2026-12-04");
+        assert_eq!(tables.len(), 1);
+        let text =
+            format!("version = 2\n\n[[ignore]]\n{ENTRY}\n[drafters.\"m\"]\nsnapshot = \"x\"\n");
+        let out = with_entries(&text, tables.clone()).unwrap();
+        assert!(out.starts_with(&text), "{out}");
+        assert!(out.ends_with("\n\n[[ignore]]\ncode = \"pin-missing\"\npath = \"models/a/config.json\"\npointer = \"/x\"\nreason = \"baseline of 2026-12-04\"\n"), "{out}");
+        let e = entries(&loaded(&out)).unwrap();
+        assert!(is_baseline_reason(&e[1].reason) && !is_baseline_reason(&e[0].reason));
+        let inline = "version = 2\nignore = []\n";
+        let out = with_entries(inline, tables).unwrap();
+        assert_eq!(entries(&loaded(&out)).unwrap().len(), 1, "{out}");
+        assert_eq!(with_entries("version = 2\nignore = 3\n", Vec::new()), None);
     }
 
     /// An old code (renamed when launch's and lint's engine claims merged, issue 29) still names
@@ -427,10 +802,41 @@ mod tests {
     }
 
     #[test]
-    fn dates_are_iso() {
-        assert!(is_date("2027-03-01"));
-        for bad in ["2027-3-01", "2027-13-01", "tomorrow", "2027-03-00"] {
+    fn dates_are_iso_and_exist() {
+        for good in ["2027-03-01", "2028-02-29", "2027-12-31"] {
+            assert!(is_date(good), "{good}");
+        }
+        for bad in [
+            "2027-3-01",
+            "2027-13-01",
+            "tomorrow",
+            "2027-03-00",
+            "2027-02-31",
+            "2027-02-29",
+            "2027-04-31",
+            "2027-0a-01",
+        ] {
             assert!(!is_date(bad), "{bad}");
         }
+    }
+
+    /// Impossible dates and too many wildcards are refused, naming the file, the entry and the
+    /// field.
+    #[test]
+    fn bad_entries_are_named() {
+        let bad = |entry: &str| {
+            let text = format!("version = 2\n[[ignore]]\n{ENTRY}\n[[ignore]]\n{entry}");
+            entries(&loaded(&text)).unwrap_err().message
+        };
+        let e = bad("code = \"changed\"\npath = \"m\"\nreason = \"r\"\nexpires = \"2027-02-31\"\n");
+        assert!(
+            e.contains("`dflash-check.toml`: [[ignore]] entry 2 has expires `2027-02-31`"),
+            "{e}"
+        );
+        let e = bad(&format!(
+            "code = \"changed\"\npath = \"models/{}Z\"\nreason = \"r\"\n",
+            "*".repeat(MAX_WILDCARDS + 1)
+        ));
+        assert!(e.contains("entry 2 has a `path` with 33 wildcards"), "{e}");
     }
 }

@@ -14,7 +14,7 @@ use std::path::Path;
 
 /// The layers, bottom first. Modules on one line share a layer and may not use each other.
 const LAYERS: &[&[&str]] = &[
-    &["json", "exit", "error"],
+    &["json", "exit", "error", "display"],
     &["config"],
     // The family table reads a config to detect a family; nothing below the rules needs it.
     &["tokens", "family"],
@@ -385,6 +385,7 @@ const CORE_MODULES: &[&str] = &[
     "deployment",
     "diagnostic",
     "diff",
+    "display",
     "error",
     "evidence",
     "family",

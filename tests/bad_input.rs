@@ -2,7 +2,7 @@
 //! of its input surface with the real binary: a drafter's `config.json` through [`RUNS`], its
 //! safetensors headers through [`WEIGHTS_RUNS`], a launch command or file through
 //! [`LAUNCH_RUNS`], a `/metrics` body (served by a small in-process HTTP server) through
-//! [`METRICS_RUNS`]. For each (case, run) the harness checks that the process
+//! [`METRICS_RUNS`], a pin file `dflash-check.toml` through [`PINS_RUNS`]. For each (case, run) the harness checks that the process
 //! exited 0, 1 or 2 by itself (never a panic, exit 101 or a signal), that an error (exit 2)
 //! prints nothing on stdout and names the file, that the exit code is the one the manifest
 //! expects, that nothing under the case's directory changed (or, for runs that write, that
@@ -117,6 +117,21 @@ const METRICS_RUNS: &[Run] = &[Run {
     writes: false,
 }];
 
+/// A pin file (`surface = "pins"`): `dflash-check.toml` in the case's temp dir, found from the
+/// working directory, beside a clean drafter `models/Qwen3.6-27B-DFlash`.
+const PINS_RUNS: &[Run] = &[
+    Run {
+        name: "check",
+        args: &["check", "models"],
+        writes: false,
+    },
+    Run {
+        name: "prune",
+        args: &["check", "models", "--prune-ignores"],
+        writes: true,
+    },
+];
+
 /// Which command family a case feeds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -125,6 +140,7 @@ enum Surface {
     Weights,
     Launch,
     Metrics,
+    Pins,
 }
 
 impl Surface {
@@ -134,6 +150,7 @@ impl Surface {
             Surface::Weights => WEIGHTS_RUNS,
             Surface::Launch => LAUNCH_RUNS,
             Surface::Metrics => METRICS_RUNS,
+            Surface::Pins => PINS_RUNS,
         }
     }
 }
@@ -405,8 +422,37 @@ fn prepare(case: &Case, root: &Path) -> Result<Prepared, String> {
             p.url = serve_metrics(first, later);
             p.names = Some("http://127.0.0.1:[PORT]/metrics".to_string());
         }
+        Surface::Pins => {
+            set_up_pins(case, root);
+            p.path = root.to_path_buf();
+        }
     }
     Ok(p)
+}
+
+/// A clean drafter under `root/models` and the case's `root/dflash-check.toml`: a file of the
+/// corpus, or what the setup makes in its place.
+fn set_up_pins(case: &Case, root: &Path) {
+    let drafter = root.join("models").join(DRAFTER_DIR);
+    fs::create_dir_all(&drafter).unwrap();
+    fs::copy(
+        Path::new(AUTHORITY).join("config.json"),
+        drafter.join("config.json"),
+    )
+    .unwrap();
+    let pins = root.join("dflash-check.toml");
+    match (&case.file, case.setup.as_deref()) {
+        (Some(f), _) => {
+            fs::copy(corpus_dir().join(f), &pins).unwrap();
+        }
+        (None, Some("pins-dangling-symlink")) => {
+            std::os::unix::fs::symlink("submodule/dflash-check.toml", &pins).unwrap()
+        }
+        (None, Some("pins-fifo")) => mkfifo(&pins),
+        (None, Some("pins-dev-zero")) => std::os::unix::fs::symlink("/dev/zero", &pins).unwrap(),
+        (None, Some("pins-is-dir")) => fs::create_dir(&pins).unwrap(),
+        (None, other) => panic!("{}: unknown pins setup {other:?}", case.name),
+    }
 }
 
 /// A tiny DFlash drafter directory (`tiny-dflash`): the corpus's config, then the case's files
@@ -632,6 +678,12 @@ fn args_of(run: &Run, p: &Prepared) -> Vec<String> {
     args
 }
 
+/// What the display filter escapes (`dflash_check::display::is_unshowable`), restated so the
+/// corpus does not take the tool's word for it.
+fn unshowable(c: char) -> bool {
+    matches!(c, '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}')
+}
+
 fn run_one(args: &[String], cwd: &Path, env: &[(&str, PathBuf)], runner: &Runner) -> Outcome {
     let bin = assert_cmd::cargo::cargo_bin("dflash-check");
     let mut cmd = match runner {
@@ -700,6 +752,17 @@ fn check(case: &Case, run: &Run, root: &Path, p: &Prepared) -> Vec<String> {
     }
     if stderr.contains("panicked") || stderr.contains("RUST_BACKTRACE") {
         problems.push("stderr shows a panic".into());
+    }
+    // Issue 32: input text is printed through the display filter: no control character, escape
+    // sequence or bidi override of an input reaches the terminal, and no line starts a GitHub
+    // workflow command.
+    for (what, text) in [("stdout", &stdout), ("stderr", &stderr)] {
+        if let Some(c) = text.chars().find(|&c| c != '\n' && unshowable(c)) {
+            problems.push(format!("{what} holds {c:?} raw"));
+        }
+        if text.lines().any(|l| l.trim_start().starts_with("::")) {
+            problems.push(format!("a line of {what} starts a workflow command"));
+        }
     }
     // Every case is small or sparse: a run that takes seconds is reading what it should not.
     if surface != Surface::Config && took > Duration::from_secs(10) {
@@ -797,6 +860,7 @@ fn bad_input_corpus() {
                 Surface::Weights => "weights",
                 Surface::Launch => "launch",
                 Surface::Metrics => "metrics",
+                Surface::Pins => "pins",
             })
             .or_default() += 1;
         let root = tempfile::tempdir().unwrap();

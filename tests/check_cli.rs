@@ -3,6 +3,7 @@
 
 use std::collections::BTreeMap;
 use std::fs;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -755,7 +756,7 @@ fn github_step_summary_gets_a_table() {
         md.contains("| severity | code | file | path | message |\n|---|---|---|---|---|\n"),
         "{md}"
     );
-    assert!(md.contains("| error | `changed` | `models/wrong/config.json:13` | `dflash_config.mask_token_id` | "), "{md}");
+    assert!(md.contains("| error | `changed` | <code>models/wrong/config.json:13</code> | <code>dflash_config.mask_token_id</code> | "), "{md}");
     // One row per finding, as many as annotations.
     let rows = md
         .lines()
@@ -797,6 +798,45 @@ fn github_step_summary_gets_a_table() {
     assert!(err.contains("GITHUB_STEP_SUMMARY"), "{err}");
 }
 
+/// Issue 32: `GITHUB_STEP_SUMMARY` naming a FIFO blocked forever (opening it for writing waits
+/// for a reader). It is refused at once, exit 2, saying the file is not a regular file.
+#[cfg(unix)]
+#[test]
+fn a_fifo_step_summary_is_refused_not_waited_on() {
+    let dir = tree();
+    pin_all(dir.path());
+    let fifo = dir.path().join("summary.fifo");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_dflash-check"))
+        .args(["check", "models/good", "--format", "github"])
+        .current_dir(dir.path())
+        .env("HF_HUB_OFFLINE", "1")
+        .env("GITHUB_STEP_SUMMARY", &fifo)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > std::time::Duration::from_secs(30) {
+            child.kill().unwrap();
+            panic!("dflash-check blocked on a FIFO named by GITHUB_STEP_SUMMARY");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("not a regular file") && err.contains("GITHUB_STEP_SUMMARY"),
+        "{err}"
+    );
+}
+
 /// `[[ignore]]` entries: a matching finding leaves the verdict with its reason; an unused or
 /// expired entry is an error on its line of the pin file; entries for drafters the run did not
 /// check are left alone; a bad entry stops the run (exit 2); `pin` keeps the entries.
@@ -825,7 +865,8 @@ pointer = \"/dflash_config/mask_token_id\"\nreason = \"tested with this mask, ac
     assert_eq!(
         v["suppressed"],
         serde_json::json!([{"code": "changed", "file": "models/wrong/config.json",
-            "pointer": "/dflash_config/mask_token_id", "reason": "tested with this mask, acceptance 6.1"}])
+            "pointer": "/dflash_config/mask_token_id", "reason": "tested with this mask, acceptance 6.1",
+            "baseline": false}])
     );
     let unused: Vec<_> = v["diagnostics"]
         .as_array()
@@ -894,9 +935,10 @@ pointer = \"/dflash_config/mask_token_id\"\nreason = \"tested with this mask, ac
     }
 }
 
-/// `--baseline` appends an entry per finding with a placeholder reason that the next run
-/// refuses; with reasons written the gate passes; `--prune-ignores` removes the entries a fix
-/// made stale and leaves the rest of the file as it was.
+/// `--baseline` appends an entry per finding with the reason `baseline of DATE`, which the
+/// next run accepts (issue 32: the tool's own output must be a file the tool accepts), listed
+/// as the baseline's in JSON; the old placeholder reason is still refused; `--prune-ignores`
+/// removes the entries a fix made stale and leaves the rest of the file as it was.
 #[test]
 fn baseline_then_prune() {
     let dir = tree();
@@ -915,22 +957,37 @@ fn baseline_then_prune() {
         written.starts_with(&pinned),
         "appended, not rewritten: {written}"
     );
-    assert!(written.contains("\n[[ignore]]\ncode = \"changed\"\npath = \"models/wrong/config.json\"\npointer = \"/dflash_config/mask_token_id\"\nreason = \"TODO: why is this accepted?\"\n"), "{written}");
-    // The placeholder must be replaced before the gate runs again.
+    let reason = format!("baseline of {}", dflash_check::pins::today());
+    assert!(written.contains(&format!("\n[[ignore]]\ncode = \"changed\"\npath = \"models/wrong/config.json\"\npointer = \"/dflash_config/mask_token_id\"\nreason = \"{reason}\"\n")), "{written}");
+    // The baseline is accepted as written: every error and warning is suppressed, as the
+    // baseline's.
+    let (code, out, err) = dflash(dir.path(), &["check", "models"]);
+    assert_eq!(code, 0, "every error and warning is accepted: {out}{err}");
+    assert!(
+        out.contains("\nsuppressed by [[ignore]]:\n  ")
+            && out.contains(&format!(
+                "\n  changed models/wrong/config.json/dflash_config/mask_token_id ({reason})\n"
+            )),
+        "{out}"
+    );
+    let (_, out, _) = dflash(dir.path(), &["check", "models", "--format", "json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let suppressed = v["suppressed"].as_array().unwrap();
+    assert!(
+        !suppressed.is_empty() && suppressed.iter().all(|s| s["baseline"] == true),
+        "{out}"
+    );
+    // A second baseline finds nothing new to accept.
+    let (code, _, err) = dflash(dir.path(), &["check", "models", "--baseline"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(fs::read_to_string(&pins).unwrap(), written);
+    // The placeholder older versions wrote is still not a reason.
+    let placeholder = written.replace(&reason, "TODO: why is this accepted?");
+    fs::write(&pins, &placeholder).unwrap();
     let (code, _, err) = dflash(dir.path(), &["check", "models"]);
     assert_eq!(code, 2);
     assert!(err.contains("has no reason"), "{err}");
-    let reasoned = written.replace("TODO: why is this accepted?", "accepted in review");
-    fs::write(&pins, &reasoned).unwrap();
-    let (code, out, _) = dflash(dir.path(), &["check", "models"]);
-    assert_eq!(code, 0, "every error and warning is accepted: {out}");
-    assert!(
-        out.contains("\nsuppressed by [[ignore]]:\n  ")
-            && out.contains(
-                "\n  changed models/wrong/config.json/dflash_config/mask_token_id (accepted in review)\n"
-            ),
-        "{out}"
-    );
+    fs::write(&pins, &written).unwrap();
 
     // Fix the wrong drafter: its entries are now unused, and fail the gate until pruned.
     fs::copy(
@@ -959,7 +1016,140 @@ fn baseline_then_prune() {
     assert_eq!(code, 0, "{out}");
 }
 
-/// Sets the target directory's `tokenizer_config.json` `chat_template`.
+/// Issue 32: `--prune-ignores` removed the live, reviewed entry when the stale one's header was
+/// written `[[ignore]]  # old` or a multi-line reason held a line `[[ignore]]`, and left the
+/// file unparsable when a stale reason had a line starting with `[`. It also turned the file's
+/// mode to 0600.
+#[test]
+fn prune_removes_the_stale_entry_whatever_its_header() {
+    let dir = tree();
+    pin_all(dir.path());
+    let pins = dir.path().join("dflash-check.toml");
+    let live = "\n# reviewed in PR 42\n[[ignore]]\ncode = \"changed\"\npath = \"models/wrong\"\n\
+pointer = \"/dflash_config/mask_token_id\"\nreason = \"\"\"\nmask measured in PR 42:\n[[ignore]]\n\"\"\"\n";
+    for stale_header in ["[[ignore]]  # old", "[[ ignore ]]", "[[ignore]]"] {
+        let stale = format!(
+            "\n{stale_header}\ncode = \"changed\"\npath = \"models/wrong\"\npointer = \"/no_such_key\"\n\
+reason = \"\"\"\n[see PR 7]\n\"\"\"\n"
+        );
+        let pinned = fs::read_to_string(&pins).unwrap();
+        let pinned = pinned
+            .split("\n# reviewed in PR 42")
+            .next()
+            .unwrap()
+            .to_string();
+        fs::write(&pins, format!("{pinned}{live}{stale}")).unwrap();
+        fs::set_permissions(&pins, fs::Permissions::from_mode(0o640)).unwrap();
+        let (code, out, err) = dflash(dir.path(), &["check", "models", "--prune-ignores"]);
+        assert_eq!(code, 1, "{stale_header}: {out}{err}");
+        assert!(
+            err.contains("removed 1 stale [[ignore]] entry"),
+            "{stale_header}: {err}"
+        );
+        let pruned = fs::read_to_string(&pins).unwrap();
+        assert_eq!(pruned, format!("{pinned}{live}"), "{stale_header}");
+        assert_eq!(
+            fs::metadata(&pins).unwrap().permissions().mode() & 0o777,
+            0o640,
+            "{stale_header}: the mode changed"
+        );
+        // The live entry still suppresses its finding; nothing is stale.
+        let (code, out, err) = dflash(dir.path(), &["check", "models", "--format", "json"]);
+        assert_eq!(code, 1, "{out}{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["suppressed"].as_array().unwrap().len(), 1, "{out}");
+        assert!(!out.contains("suppression-unused"), "{out}");
+    }
+}
+
+/// A new pin file written by `--baseline` gets the mode of any new file (0666 minus the
+/// umask), not a temp file's 0600.
+#[test]
+fn a_baseline_pin_file_is_not_private_to_its_writer() {
+    let dir = tree();
+    let out = Command::new("sh")
+        .arg("-c")
+        .arg("umask 022 && exec \"$@\"")
+        .arg("sh")
+        .arg(env!("CARGO_BIN_EXE_dflash-check"))
+        .args(["check", "models", "--baseline"])
+        .current_dir(dir.path())
+        .env("HF_HUB_OFFLINE", "1")
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let pins = dir.path().join("dflash-check.toml");
+    assert_eq!(
+        fs::metadata(&pins).unwrap().permissions().mode() & 0o777,
+        0o644
+    );
+}
+
+/// Issue 32: a path glob of 16 `*` took 23-49 s (each `*` multiplied the time), 20 no answer in
+/// 60 s. Now 20 answer at once (the time is printed) and more than 32 wildcards are refused
+/// with exit 2 naming the file, the entry and the field.
+#[test]
+fn hostile_ignore_globs_answer_at_once() {
+    let dir = tree();
+    pin_all(dir.path());
+    let pins = dir.path().join("dflash-check.toml");
+    let pinned = fs::read_to_string(&pins).unwrap();
+    for stars in [20, 200] {
+        let entry = format!(
+            "\n[[ignore]]\ncode = \"changed\"\npath = \"models/{}Z\"\nreason = \"hostile\"\n",
+            "*".repeat(stars)
+        );
+        fs::write(&pins, format!("{pinned}{entry}")).unwrap();
+        let start = std::time::Instant::now();
+        let out = assert_cmd::Command::new(env!("CARGO_BIN_EXE_dflash-check"))
+            .args(["check", "models"])
+            .current_dir(dir.path())
+            .env("HF_HUB_OFFLINE", "1")
+            .timeout(std::time::Duration::from_secs(120))
+            .output()
+            .unwrap();
+        eprintln!("{stars} stars: check answered in {:?}", start.elapsed());
+        let err = String::from_utf8_lossy(&out.stderr);
+        if stars > 32 {
+            assert_eq!(out.status.code(), Some(2), "{err}");
+            assert!(
+                err.contains(
+                    "dflash-check.toml`: [[ignore]] entry 1 has a `path` with 200 wildcards"
+                ),
+                "{err}"
+            );
+        } else {
+            // The entry covers no drafter: left alone, the gate as without it.
+            assert_eq!(out.status.code(), Some(1), "{err}");
+        }
+    }
+}
+
+/// Issue 32: `expires = "2027-02-31"` was accepted.
+#[test]
+fn an_impossible_expiry_date_exits_two() {
+    let dir = tree();
+    pin_all(dir.path());
+    let pins = dir.path().join("dflash-check.toml");
+    let pinned = fs::read_to_string(&pins).unwrap();
+    fs::write(
+        &pins,
+        format!("{pinned}\n[[ignore]]\ncode = \"changed\"\npath = \"models/wrong\"\nreason = \"r\"\nexpires = \"2027-02-31\"\n"),
+    )
+    .unwrap();
+    let (code, out, err) = dflash(dir.path(), &["check", "models"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("dflash-check.toml`: [[ignore]] entry 1 has expires `2027-02-31`"),
+        "{err}"
+    );
+}
+
 fn set_chat_template(target: &Path, template: &str) {
     let path = target.join("tokenizer_config.json");
     let mut config: serde_json::Value =

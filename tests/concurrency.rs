@@ -279,3 +279,125 @@ fn a_new_pin_file_is_not_private_to_its_writer() {
         0o644
     );
 }
+
+/// `check PATH FLAG --pins PINS` run in `dir`, its output piped.
+fn spawn_check(dir: &Path, path: &str, flag: &str, pins: &Path) -> Child {
+    Command::new(BIN)
+        .args(["check", path, flag, "--pins"])
+        .arg(pins)
+        .current_dir(dir)
+        .env("HF_HUB_OFFLINE", "1")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap()
+}
+
+/// Issue 32: `check --prune-ignores` and `check --baseline` took no lock, so a `pin` run that
+/// wrote meanwhile lost its pin (both exiting 0). Each now waits for the pin file's lock (the
+/// one `pin` holds while it reads and writes), reads the file under it, and keeps what the
+/// holder wrote. The lock is held here by the test, standing in for a `pin` run: while it is
+/// held the file does not change; the pin written under it survives the run's own edit.
+#[test]
+fn prune_and_baseline_wait_for_the_pin_file_lock() {
+    for flag in ["--prune-ignores", "--baseline"] {
+        let (tmp, auth, pins, dirs) = pin_setup(2);
+        assert_eq!(pin(&dirs[0], &auth, &pins).status.code(), Some(0));
+        let stale = "\n[[ignore]]\ncode = \"changed\"\npath = \"models/d0\"\npointer = \"/no_such_key\"\nreason = \"stale\"\n";
+        fs::write(
+            &pins,
+            format!("{}{stale}", fs::read_to_string(&pins).unwrap()),
+        )
+        .unwrap();
+        let before = fs::read_to_string(&pins).unwrap();
+
+        let lock = dflash_check::fix::write::lock(&pins).unwrap();
+        let child = spawn_check(tmp.path(), "models/d0", flag, &pins);
+        // Long enough for the run to check one drafter and reach its write.
+        std::thread::sleep(std::time::Duration::from_millis(3000));
+        assert_eq!(
+            fs::read_to_string(&pins).unwrap(),
+            before,
+            "{flag} wrote while another run held the lock"
+        );
+        // What a `pin` run holding the lock would write: another drafter's pin.
+        let pinned = format!("{before}\n[drafters.\"models/d1\"]\nagainst = \"authority.json\"\n");
+        fs::write(&pins, &pinned).unwrap();
+        drop(lock);
+        let (code, stderr) = finish(child);
+        assert_eq!(
+            code,
+            if flag == "--baseline" { 0 } else { 1 },
+            "{flag}: {stderr}"
+        );
+        let text = fs::read_to_string(&pins).unwrap();
+        assert!(
+            text.contains("[drafters.\"models/d1\"]"),
+            "{flag} lost the pin written under the lock:\n{text}"
+        );
+        if flag == "--prune-ignores" {
+            assert!(!text.contains("reason = \"stale\""), "{text}");
+        } else {
+            assert!(text.contains("reason = \"baseline of "), "{text}");
+        }
+    }
+}
+
+/// Issue 32, as reported: `pin` runs racing `check --baseline` and `check --prune-ignores` on
+/// one pin file. Every pin whose run exits 0 is in the file afterwards, no run fails, and the
+/// file still loads.
+#[test]
+fn pins_racing_baseline_and_prune_are_all_kept() {
+    for round in 0..2 {
+        let (tmp, auth, pins, dirs) = pin_setup(6);
+        fs::write(
+            &pins,
+            "version = 2\n\n[[ignore]]\ncode = \"changed\"\npath = \"models/d0\"\n\
+pointer = \"/no_such_key\"\nreason = \"stale\"\n",
+        )
+        .unwrap();
+        let check = |flag: &str| spawn_check(tmp.path(), "models", flag, &pins);
+        let mut children = vec![check("--baseline"), check("--prune-ignores")];
+        for d in &dirs {
+            children.push(spawn(
+                &[Path::new("pin"), d, Path::new("--against"), &auth],
+                &["--pins", pins.to_str().unwrap()],
+                "0",
+            ));
+        }
+        children.push(check("--baseline"));
+        children.push(check("--prune-ignores"));
+        let mut pinned = Vec::new();
+        for (i, child) in children.into_iter().enumerate() {
+            let (code, stderr) = finish(child);
+            assert!(
+                code == 0 || code == 1,
+                "round {round}, run {i}: exit {code}: {stderr}"
+            );
+            if (2..2 + dirs.len()).contains(&i) {
+                assert_eq!(code, 0, "round {round}: pin {}: {stderr}", i - 2);
+                pinned.push(i - 2);
+            }
+        }
+        let text = fs::read_to_string(&pins).unwrap();
+        for i in pinned {
+            assert!(
+                text.contains(&format!("[drafters.\"models/d{i}\"]")),
+                "round {round}: pin {i} reported success but is missing:\n{text}"
+            );
+        }
+        let out = Command::new(BIN)
+            .args(["check", "models", "--pins"])
+            .arg(&pins)
+            .current_dir(tmp.path())
+            .env("HF_HUB_OFFLINE", "1")
+            .output()
+            .unwrap();
+        assert_ne!(
+            out.status.code(),
+            Some(2),
+            "round {round}: the pin file no longer loads: {}\n{text}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

@@ -77,3 +77,55 @@ fn hub_errors_redact_the_endpoint_password() {
     assert_eq!(code, 2, "{out}");
     assert!(out.contains("***@127.0.0.1:9"), "{out}");
 }
+
+/// Issue 32: a password holding `"`, `'`, `` ` ``, `<` or `>` was printed whole, because the
+/// redaction scanned text for where the URL ended. It is redacted from the parsed URL now, in
+/// `env` (every format) and in Hub errors (both the HTTP error path and the transport one).
+#[test]
+fn a_password_with_quotes_and_brackets_is_redacted_too() {
+    let password = "Q\"u'o`t<e>Z";
+    let leaked = |out: &str| {
+        [
+            "Q\"u", "Q%22u", "u'o", "o`t", "o%60t", "t<e", "t%3Ce", "e>Z", "e%3EZ",
+        ]
+        .iter()
+        .find(|part| out.contains(*part))
+        .map(|part| format!("`{part}` of the password was printed:\n{out}"))
+    };
+    let endpoint = format!("http://alice:{password}@127.0.0.1:9");
+    for format in ["human", "json"] {
+        let (code, out) = run(&["env", "--format", format], &endpoint);
+        assert_eq!(code, 0, "{format}: {out}");
+        assert_eq!(leaked(&out), None);
+        assert!(out.contains("http://***@127.0.0.1:9"), "{format}: {out}");
+    }
+    let guessed = "fixtures/incident/Qwen3.6-27B-DFlash";
+    let (code, out) = run(
+        &["diff", guessed, "--from-hub", "z-lab/X", "--timeout", "3"],
+        &endpoint,
+    );
+    assert_eq!(code, 2, "{out}");
+    assert_eq!(leaked(&out), None);
+    let server = HubServer::start();
+    let endpoint = server
+        .url
+        .replacen("://", &format!("://alice:{password}@"), 1);
+    let (code, out) = run(
+        &[
+            "diff",
+            guessed,
+            "--from-hub",
+            "z-lab/No-Such-Repo",
+            "--timeout",
+            "3",
+        ],
+        &endpoint,
+    );
+    assert_eq!(code, 2, "{out}");
+    assert_eq!(leaked(&out), None);
+    assert!(out.contains("://***@127.0.0.1"), "{out}");
+    // Not a URL at all: not shown, whatever it holds.
+    let (code, out) = run(&["env"], &format!("alice:{password}@127.0.0.1:9"));
+    assert_eq!(code, 2, "{out}");
+    assert_eq!(leaked(&out), None);
+}

@@ -162,3 +162,91 @@ fn check_over_a_tree_with_a_fifo_finishes() {
     );
     assert!(all.contains("FIFO"), "{all}");
 }
+
+/// Issue 32: a `dflash-check.toml` that is not a regular file was skipped in silence and
+/// `check` passed on the built-in snapshots, or used a stray pin file above the checkout. It is
+/// the pin file in any form: a dangling symlink (a link into a submodule CI did not fetch), a
+/// FIFO (never blocking), a link to /dev/zero, a directory and a link to itself are each an
+/// exit-2 error naming it, for `check` and for `pin`. A symlink to a regular file is a pin file
+/// like any other.
+#[test]
+fn a_pin_file_that_is_not_a_regular_file_is_an_error() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "dangling",
+            "is a symbolic link to `submodule/dflash-check.toml`, which does not exist",
+        ),
+        ("fifo", "is a FIFO (named pipe), not a regular file"),
+        ("dev-zero", "is a character device, not a regular file"),
+        ("directory", "is a directory, not a file"),
+        ("loop", "cannot be read: it is a loop of symbolic links"),
+        ("link-to-file", ""),
+    ];
+    for (kind, says) in cases {
+        let tmp = tempfile::tempdir().unwrap();
+        // A stray pin file above the checkout, which must not be used instead.
+        fs::write(tmp.path().join("dflash-check.toml"), "version = 2\n").unwrap();
+        let repo = tmp.path().join("repo");
+        let drafter = repo.join("models/Qwen3.6-27B-DFlash");
+        fs::create_dir_all(&drafter).unwrap();
+        fs::copy(
+            Path::new(AUTHORITY).join("config.json"),
+            drafter.join("config.json"),
+        )
+        .unwrap();
+        let pins = repo.join("dflash-check.toml");
+        match *kind {
+            "dangling" => std::os::unix::fs::symlink("submodule/dflash-check.toml", &pins).unwrap(),
+            "fifo" => mkfifo(&pins),
+            "dev-zero" => std::os::unix::fs::symlink("/dev/zero", &pins).unwrap(),
+            "directory" => fs::create_dir(&pins).unwrap(),
+            "loop" => std::os::unix::fs::symlink("dflash-check.toml", &pins).unwrap(),
+            _ => {
+                fs::write(repo.join("real.toml"), "version = 2\n").unwrap();
+                std::os::unix::fs::symlink("real.toml", &pins).unwrap();
+            }
+        }
+        let start = Instant::now();
+        let out = dflash()
+            .args(["check", "models", "--format", "json"])
+            .current_dir(&repo)
+            .timeout(TIMEOUT)
+            .output()
+            .unwrap();
+        assert!(start.elapsed() < TIMEOUT, "{kind}: blocked");
+        let err = String::from_utf8_lossy(&out.stderr);
+        if kind == &"link-to-file" {
+            assert_eq!(out.status.code(), Some(0), "{kind}: {err}");
+            let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+            assert_eq!(v["pins"], "dflash-check.toml", "{kind}");
+            continue;
+        }
+        assert_eq!(out.status.code(), Some(2), "{kind}: {err}");
+        assert!(
+            err.contains(&format!("`{}` {says}", pins.display())),
+            "{kind}: {err}"
+        );
+        assert!(err.contains("hint: "), "{kind}: {err}");
+        // `pin` finds the same file and refuses it too, rather than writing the stray one.
+        let start = Instant::now();
+        let out = dflash()
+            .args(["pin", "models/Qwen3.6-27B-DFlash", "--snapshot"])
+            .arg("z-lab/Qwen3.6-27B-DFlash")
+            .current_dir(&repo)
+            .timeout(TIMEOUT)
+            .output()
+            .unwrap();
+        assert!(start.elapsed() < TIMEOUT, "{kind}: pin blocked");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "pin, {kind}: {err}");
+        assert!(
+            err.contains(&pins.display().to_string()),
+            "pin, {kind}: {err}"
+        );
+        assert_eq!(
+            fs::read_to_string(tmp.path().join("dflash-check.toml")).unwrap(),
+            "version = 2\n",
+            "pin, {kind}: the stray pin file above was written"
+        );
+    }
+}

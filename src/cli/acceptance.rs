@@ -119,7 +119,8 @@ pub fn run_acceptance(args: &AcceptanceArgs, out: &mut Vec<u8>) -> Result<u8> {
     if stderr.is_terminal() {
         let _ = writeln!(
             stderr,
-            "measuring acceptance at {url} over {} s …",
+            "measuring acceptance at {} over {} s …",
+            dflash_check::display::shown(url.as_str()),
             args.window
         );
     }

@@ -28,7 +28,7 @@ pub struct CheckArgs {
     #[command(flatten)]
     pub deny: DenyArgs,
     /// Append an [[ignore]] entry to the pin file for every error and warning found now, each
-    /// with a placeholder reason that must be replaced before the next run.
+    /// with the reason `baseline of YYYY-MM-DD` (adopting the gate on an existing repository).
     #[arg(long, conflicts_with = "prune_ignores")]
     pub baseline: bool,
     /// Remove the pin file's expired and unused [[ignore]] entries (the ones this run reports).
@@ -56,7 +56,7 @@ pub fn run(args: &CheckArgs, out: &mut Vec<u8>) -> Result<u8> {
     };
     let gate = check::gate(&args.paths, &options, edit)?;
     if let Some(edited) = &gate.edited {
-        eprintln!("dflash-check: {edited}");
+        super::say(super::Level::Note, edited);
     }
     if gate.baselined {
         // The report as it is; its findings are now entries, so the run passes.

@@ -42,7 +42,9 @@ pub fn run(args: &EnvArgs, out: &mut Vec<u8>) -> Result<u8> {
         _ => {
             let w = rows.iter().map(|r| r.0.len()).max().unwrap_or(0);
             for (name, value, source) in rows {
-                writeln!(out, "{name:<w$}  {value}  ({source})")?;
+                // The cache path and the sources (a token file's path) are input text.
+                let line = format!("{name:<w$}  {value}  ({source})");
+                writeln!(out, "{}", dflash_check::display::shown(&line))?;
             }
         }
     }

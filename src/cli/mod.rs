@@ -30,6 +30,8 @@ use dflash_check::report::{self, Format, Painter, RenderOptions, Report};
 
 mod status;
 
+pub use status::{error_text, say, Level};
+
 const EXAMPLES: &str = "\
 Examples:
   dflash-check diff fixtures/incident/Qwen3.6-27B-DFlash --target fixtures/targets/Qwen3.6-27B
@@ -94,6 +96,7 @@ pub enum Command {
 
 /// Runs a parsed command; returns the exit code.
 pub fn run(cli: Cli) -> Result<u8> {
+    status::set_github(cli.command.format() == FormatArg::Github);
     let mut out = Vec::new();
     let code = match cli.command {
         Command::Diff(args) => diff::run(&args, &mut out)?,
@@ -115,6 +118,27 @@ pub fn run(cli: Cli) -> Result<u8> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(code),
         Err(e) => Err(e.into()),
         Ok(()) => Ok(code),
+    }
+}
+
+impl Command {
+    /// The command's `--format`.
+    fn format(&self) -> FormatArg {
+        let output = match self {
+            Command::Diff(a) => &a.output,
+            Command::Fix(a) => &a.output,
+            Command::Snapshots(a) => a,
+            Command::Env(a) => &a.output,
+            Command::Check(a) => &a.output,
+            Command::Pin(a) => &a.output,
+            Command::Lint(a) => &a.output,
+            Command::Explain(a) => &a.output,
+            Command::Launch(a) => &a.output,
+            Command::Acceptance(a) => &a.output,
+            Command::Weights(a) => &a.output,
+            Command::Doctor(a) => &a.output,
+        };
+        output.format
     }
 }
 
@@ -157,25 +181,14 @@ fn render(
 }
 
 /// In a GitHub Actions step (`$GITHUB_STEP_SUMMARY` names a file), appends the findings as a
-/// Markdown table to the job's summary page. The runner creates the file; a missing directory
-/// or an unwritable file is an error (exit 2), as a gate must not pass on output it lost.
+/// Markdown table to the job's summary page (`report::github::append_step_summary`: a file that
+/// cannot be written, or is not a regular file, is an error, exit 2).
 fn append_step_summary(report: &dyn Report, options: &RenderOptions) -> Result<()> {
     let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").filter(|p| !p.is_empty()) else {
         return Ok(());
     };
     let table = report::github::step_summary(report, options);
-    std::fs::OpenOptions::new()
-        .append(true)
-        .create(true)
-        .open(&path)
-        .and_then(|mut f| f.write_all(table.as_bytes()))
-        .map_err(|e| {
-            dflash_check::Error::new(format!(
-                "cannot append the step summary to `{}` (GITHUB_STEP_SUMMARY): {e}",
-                PathBuf::from(&path).display()
-            ))
-            .with_hint("point GITHUB_STEP_SUMMARY at a writable file, or unset it")
-        })?;
+    report::github::append_step_summary(std::path::Path::new(&path), &table)?;
     Ok(())
 }
 

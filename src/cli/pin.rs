@@ -75,11 +75,18 @@ pub fn run(args: &PinArgs, out: &mut Vec<u8>) -> Result<u8> {
         writeln!(out)?;
         return Ok(exit::CLEAN);
     }
-    writeln!(out, "pinned {} to {}", recorded.key, recorded.summary)?;
+    // The key, the summary and the path name inputs: shown through the display filter.
+    let shown = |s: &str| dflash_check::display::shown(s).into_owned();
+    writeln!(
+        out,
+        "pinned {} to {}",
+        shown(&recorded.key),
+        shown(&recorded.summary)
+    )?;
     writeln!(
         out,
         "in {} — commit it; `dflash-check check` will compare against exactly this.",
-        recorded.pin_file.display()
+        shown(&recorded.pin_file.display().to_string())
     )?;
     Ok(exit::CLEAN)
 }

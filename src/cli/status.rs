@@ -1,20 +1,82 @@
-//! What the binary says on stderr besides errors: warnings about inputs the user did not name
-//! that could not be had (the library returns them as data), and, on a terminal, a progress bar
-//! for large downloads.
+//! What the binary says on stderr: errors ([`say`], from `main`), warnings about inputs the
+//! user did not name that could not be had (the library returns them as data), notes, and, on a
+//! terminal, a progress bar for large downloads.
+//!
+//! Every line goes through [`say`]: input text in it through the display filter
+//! ([`dflash_check::display::shown`]), and under `--format github` the whole message as a
+//! workflow command's data (`::error::…`, escaped as the runner expects), so no text in an
+//! error can start a workflow command of its own on a line of the job log.
 
 use std::io::{IsTerminal, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use dflash_check::analysis::InputWarning;
 use dflash_check::hub::{DownloadProgress, ProgressSink};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+/// Whether this run's output format is `github` (set once, by `cli::run`).
+static GITHUB: AtomicBool = AtomicBool::new(false);
+
+/// Makes every later [`say`] write workflow commands (`--format github`).
+pub fn set_github(on: bool) {
+    GITHUB.store(on, Ordering::Relaxed);
+}
+
+/// What a stderr line is: its prefix in a terminal, its workflow command under `--format github`.
+#[derive(Debug, Clone, Copy)]
+pub enum Level {
+    /// `error: …`, `::error::…`
+    Error,
+    /// `warning: …`, `::warning::…`
+    Warning,
+    /// `dflash-check: …`, `::notice::…`
+    Note,
+}
+
+/// Writes `text` on stderr at `level`. `text` may quote input: it is shown through the display
+/// filter (only an error's `\n  hint: …` keeps its line break), and under `--format github` it
+/// is one workflow command whose data is escaped (`%`, CR, LF) as the runner expects.
+pub fn say(level: Level, text: &str) {
+    let _ = writeln!(
+        std::io::stderr().lock(),
+        "{}",
+        line(level, text, GITHUB.load(Ordering::Relaxed))
+    );
+}
+
+fn line(level: Level, text: &str, github: bool) -> String {
+    let shown = dflash_check::display::shown_lines(text);
+    if github {
+        let command = match level {
+            Level::Error => "error",
+            Level::Warning => "warning",
+            Level::Note => "notice",
+        };
+        return format!(
+            "::{command}::{}",
+            dflash_check::report::github::escape_data(&shown)
+        );
+    }
+    let prefix = match level {
+        Level::Error => "error",
+        Level::Warning => "warning",
+        Level::Note => "dflash-check",
+    };
+    format!("{prefix}: {shown}")
+}
+
+/// An error and its causes, `: `-separated as anyhow's `{:#}` writes them (the display
+/// filter is [`say`]'s).
+pub fn error_text(err: &anyhow::Error) -> String {
+    format!("{err:#}")
+}
+
 /// Writes each warning as `warning: ...` on stderr (for commands whose report has no place for
 /// them; `diff` shows them in its header and its JSON).
 pub fn warn_inputs(warnings: &[InputWarning]) {
-    let mut err = std::io::stderr().lock();
     for w in warnings {
-        let _ = writeln!(err, "warning: {w}");
+        say(Level::Warning, &w.to_string());
     }
 }
 
@@ -39,7 +101,10 @@ impl DownloadProgress for Bar {
         ) {
             bar.set_style(style.progress_chars("=> "));
         }
-        bar.set_message(format!("downloading {what}"));
+        bar.set_message(format!(
+            "downloading {}",
+            dflash_check::display::shown(what)
+        ));
         // Draw at once: a fast download may end before the first timed redraw.
         bar.tick();
         if let Ok(mut slot) = self.0.lock() {

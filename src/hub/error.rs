@@ -5,12 +5,15 @@
 //! text, and [`HubError::redact`] scrubs the token from whatever the server or the HTTP stack
 //! said. A password in the endpoint (`http://user:secret@host`) is scrubbed from every message
 //! and hint when the error is made ([`redact_userinfo`]), so no path, ours or the HTTP stack's,
-//! can print it.
+//! can print it. What is scrubbed comes from the parsed endpoint (the URL parser's userinfo,
+//! registered when the settings are resolved), never from scanning text for where a URL might
+//! end: a password may hold `"`, `'`, `` ` ``, `<` or `>`.
 
 use std::fmt;
+use std::sync::Mutex;
 use std::time::Duration;
 
-use crate::net::{header_text, HeaderMap, NetError};
+use crate::net::{header_text, HeaderMap, NetError, Url};
 
 pub use crate::error::HubErrorKind;
 
@@ -79,31 +82,90 @@ impl From<HubError> for crate::Error {
     }
 }
 
-/// `text` with the user information of every URL in it (`scheme://user:password@host`)
-/// replaced by `***`: `http://***@host`. The one place an endpoint is made fit to show
-/// (`env` in every format, every Hub error message and hint).
-pub fn redact_userinfo(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text;
-    while let Some(i) = rest.find("://") {
-        let (head, tail) = rest.split_at(i + 3);
-        out.push_str(head);
-        // The authority ends at the path, query or fragment, or where the URL ends in prose.
-        let end = tail
-            .find(|c: char| {
-                matches!(c, '/' | '?' | '#' | '`' | '\'' | '"' | '<' | '>') || c.is_whitespace()
-            })
-            .unwrap_or(tail.len());
-        match tail[..end].rfind('@') {
-            Some(at) => {
-                out.push_str("***");
-                rest = &tail[at..];
-            }
-            None => rest = tail,
+/// The user information of every endpoint resolved in this process (`user:password@`), in
+/// each form a message may hold it: as the URL parser writes it (the settings keep the parsed
+/// endpoint, and the HTTP stack prints URLs the same way) and percent-decoded.
+static SECRETS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+
+/// Records `url`'s user information, if it has any, so that every later Hub error message and
+/// hint scrubs it ([`redact_userinfo`]). Called with every endpoint the settings accept.
+pub(crate) fn register_userinfo(url: &Url) {
+    if url.username().is_empty() && url.password().is_none() {
+        return;
+    }
+    let written = match url.password() {
+        Some(p) => format!("{}:{p}@", url.username()),
+        None => format!("{}@", url.username()),
+    };
+    let decoded = percent_decoded(&written);
+    let mut secrets = SECRETS.lock().unwrap_or_else(|e| e.into_inner());
+    for s in [written, decoded] {
+        if !secrets.contains(&s) {
+            secrets.push(s);
         }
     }
-    out.push_str(rest);
+    // The longest first, so a form that contains another is replaced whole.
+    secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+}
+
+fn percent_decoded(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        let hex = |c: u8| (c as char).to_digit(16);
+        match (
+            b[i],
+            b.get(i + 1).copied().and_then(hex),
+            b.get(i + 2).copied().and_then(hex),
+        ) {
+            (b'%', Some(h), Some(l)) => {
+                out.push((h * 16 + l) as u8);
+                i += 3;
+            }
+            (c, _, _) => {
+                out.push(c);
+                i += 1;
+            }
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// `text` with the user information of every endpoint resolved in this process
+/// ([`register_userinfo`]) replaced by `***`: `http://***@host`. Applied to every Hub error's
+/// message and hint when it is made.
+pub fn redact_userinfo(text: &str) -> String {
+    let secrets = SECRETS.lock().unwrap_or_else(|e| e.into_inner());
+    let mut out = text.to_string();
+    for s in secrets.iter() {
+        out = out.replace(&format!("://{s}"), "://***@");
+    }
     out
+}
+
+/// `url` fit to show: parsed, its user information (a token, a password) as `***`; text that
+/// does not parse as a URL with a host (`alice:secret@host` parses, as scheme `alice` and path
+/// `secret@host`) is not shown at all, since where a password in it ends cannot be told. The
+/// one way an endpoint is shown (`env` in every format, the endpoint's own errors).
+pub fn shown_url(url: &str) -> String {
+    let Some(mut parsed) = Url::parse(url.trim())
+        .ok()
+        .filter(|u| u.host_str().is_some())
+    else {
+        return "<not shown: not a URL>".into();
+    };
+    if !parsed.username().is_empty() || parsed.password().is_some() {
+        // Neither can fail for a URL with a host, which one with user information has.
+        let _ = parsed.set_password(None);
+        let _ = parsed.set_username("***");
+    }
+    let text = parsed.as_str();
+    // The parser writes an empty path as `/`; the endpoint was given without it.
+    match text.strip_suffix('/') {
+        Some(t) if parsed.path() == "/" && !url.trim().ends_with('/') => t.to_string(),
+        _ => text.to_string(),
+    }
 }
 
 /// What was asked for, to name it in messages.
@@ -302,25 +364,30 @@ pub(crate) fn transport(source: &NetError, t: &Target<'_>) -> HubError {
 mod tests {
     use super::*;
 
+    /// The endpoint's user information is scrubbed as the parser read it, whatever it holds
+    /// (issue 32: a password with `"`, `'`, `` ` ``, `<`, `>` was printed whole).
     #[test]
-    fn userinfo_is_redacted_in_urls_and_prose() {
+    fn endpoint_userinfo_is_redacted_from_the_parsed_url() {
+        let raw = "http://al:p\"w'`<x>@h.example:8080";
+        let url = Url::parse(raw).unwrap();
+        register_userinfo(&url);
+        let shown = url.as_str().trim_end_matches('/');
+        let e = HubError::new(
+            HubErrorKind::Timeout,
+            format!("no answer from {shown}/org/x and `{raw}`"),
+        )
+        .with_hint(format!("check {raw}"));
+        let text = e.to_string();
+        assert!(!text.contains("p\"w") && !text.contains("p%22w"), "{text}");
+        assert!(text.contains("http://***@h.example:8080/org/x"), "{text}");
+        assert_eq!(shown_url(raw), "http://***@h.example:8080");
+        assert_eq!(shown_url("https://TOKEN@hf.co/"), "https://***@hf.co/");
+        assert_eq!(shown_url("https://hf-mirror.com"), "https://hf-mirror.com");
+        assert_eq!(shown_url("alice:secret@host"), "<not shown: not a URL>");
+        // Text that is not the endpoint is left as it is.
         assert_eq!(
-            redact_userinfo("http://user:secret@host:8080/a?b"),
-            "http://***@host:8080/a?b"
+            redact_userinfo("https://hf.co/x@y (a@b)"),
+            "https://hf.co/x@y (a@b)"
         );
-        assert_eq!(redact_userinfo("https://TOKEN@hf.co"), "https://***@hf.co");
-        assert_eq!(
-            redact_userinfo("cannot reach `http://u:p@h` nor https://x:y@z/p (a@b)"),
-            "cannot reach `http://***@h` nor https://***@z/p (a@b)"
-        );
-        assert_eq!(
-            redact_userinfo("https://huggingface.co/x@y"),
-            "https://huggingface.co/x@y"
-        );
-        assert_eq!(redact_userinfo("no url, a@b, ://"), "no url, a@b, ://");
-        assert_eq!(redact_userinfo("http://ü:ß@é/"), "http://***@é/");
-        let e = HubError::new(HubErrorKind::Timeout, "no answer from http://u:pw@h")
-            .with_hint("check http://u:pw@h");
-        assert!(!e.to_string().contains("pw"), "{e}");
     }
 }

@@ -6,7 +6,9 @@ use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::error::{redact_userinfo, HubError, HubErrorKind};
+use crate::net::Url;
+
+use super::error::{register_userinfo, shown_url, HubError, HubErrorKind};
 
 /// The public Hub.
 pub const DEFAULT_ENDPOINT: &str = "https://huggingface.co";
@@ -144,19 +146,25 @@ fn invalid(message: String) -> HubError {
     HubError::new(HubErrorKind::InvalidInput, message)
 }
 
+/// The endpoint as the URL parser writes it (so every message quotes it, and its user
+/// information, in one form, which [`register_userinfo`] records for scrubbing), without a
+/// trailing `/`. Whitespace and control characters are refused rather than silently dropped
+/// by the parser.
 fn check_endpoint(url: &str, source: &SettingSource) -> Result<String, HubError> {
     let trimmed = url.trim().trim_end_matches('/');
-    let rest = trimmed
-        .strip_prefix("https://")
-        .or_else(|| trimmed.strip_prefix("http://"));
-    match rest {
-        Some(host) if !host.is_empty() && !host.contains(char::is_whitespace) => {
-            Ok(trimmed.to_string())
+    let parsed = Url::parse(trimmed).ok().filter(|u| {
+        matches!(u.scheme(), "http" | "https")
+            && u.host_str().is_some_and(|h| !h.is_empty())
+            && !trimmed.chars().any(|c| c.is_whitespace() || c.is_control())
+    });
+    match parsed {
+        Some(u) => {
+            register_userinfo(&u);
+            Ok(u.as_str().trim_end_matches('/').to_string())
         }
-        _ => Err(invalid(format!(
+        None => Err(invalid(format!(
             "invalid Hub endpoint `{}` (from {source}): expected an http:// or https:// URL",
-            // Without a scheme the redaction cannot tell a password from a host: show none.
-            if url.contains('@') { "…" } else { url }
+            shown_url(url)
         ))
         .with_hint(
             "for example --endpoint https://huggingface.co or HF_ENDPOINT=https://hf-mirror.com",
@@ -339,7 +347,7 @@ impl HubSettings {
         vec![
             row(
                 "endpoint",
-                redact_userinfo(&self.endpoint.value),
+                shown_url(&self.endpoint.value),
                 &self.endpoint.source,
             ),
             row(

@@ -13,6 +13,7 @@ use std::io::{self, Write};
 
 use serde_json::{json, Value};
 
+use super::location::RepoBase;
 use super::Report;
 use crate::diagnostic::{Diagnostic, Severity};
 
@@ -24,7 +25,13 @@ fn severity(s: Severity) -> &'static str {
     }
 }
 
+/// The Code Quality report of `diagnostics`, paths relative to the repository root
+/// ([`super::location`]), so a run from a subfolder points at the right files.
 pub fn gitlab(diagnostics: &[Diagnostic]) -> Value {
+    gitlab_in(diagnostics, &RepoBase::discover())
+}
+
+pub fn gitlab_in(diagnostics: &[Diagnostic], base: &RepoBase) -> Value {
     let issues: Vec<Value> = diagnostics
         .iter()
         .map(|d| {
@@ -39,7 +46,7 @@ pub fn gitlab(diagnostics: &[Diagnostic]) -> Value {
                 "fingerprint": d.fingerprint(),
                 "severity": severity(d.severity),
                 "location": {
-                    "path": d.repo_path().unwrap_or_default(),
+                    "path": base.path(d).unwrap_or_default(),
                     "lines": {"begin": d.span.map_or(1, |s| s.line.max(1))},
                 },
             })

@@ -75,40 +75,40 @@ pub fn count(n: usize, noun: &str) -> String {
     format!("{n} {noun}{}", plural(n))
 }
 
-/// Writes `report`'s human page.
+/// Writes `report`'s human page. Every line goes through the display filter
+/// ([`Painter::shown`]) here, where it is written, so no report's part can print an input's
+/// control characters: one line of the page is one line of output (or two, for a finding that
+/// quotes an error with its `  hint: ` line).
 pub fn write(report: &dyn Report, options: &RenderOptions, out: &mut dyn Write) -> io::Result<()> {
     let p = options.painter;
-    for line in report.header(p) {
-        writeln!(out, "{line}")?;
+    let mut line = |text: &str| writeln!(out, "{}", p.shown(text));
+    for l in report.header(p) {
+        line(&l)?;
     }
     let findings = report.human_findings();
     if !findings.is_empty() {
-        writeln!(out)?;
+        line("")?;
     }
     for (i, f) in findings.iter().enumerate() {
-        for line in finding_lines(p, f) {
-            writeln!(out, "{line}")?;
+        for l in finding_lines(p, f) {
+            line(&l)?;
         }
         for note in report.finding_notes(i, f) {
-            writeln!(out, "  {note}")?;
+            line(&format!("  {note}"))?;
         }
     }
     for section in report.sections(options) {
         if section.is_empty() {
             continue;
         }
-        writeln!(out)?;
-        for line in section {
-            writeln!(out, "{line}")?;
+        line("")?;
+        for l in section {
+            line(&l)?;
         }
     }
-    writeln!(out)?;
+    line("")?;
     let summary = Summary::of(report.diagnostics().iter());
-    writeln!(
-        out,
-        "{}",
-        summary_line(&report.verdict(options), &summary, options)
-    )
+    line(&summary_line(&report.verdict(options), &summary, options))
 }
 
 /// The report's summary line without colours, for the formats that quote it (GitHub's log line

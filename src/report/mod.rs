@@ -20,6 +20,7 @@ pub mod gitlab;
 pub mod human;
 pub mod launch;
 pub mod lint;
+pub mod location;
 pub mod sarif;
 pub mod style;
 pub mod weights;

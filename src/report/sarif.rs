@@ -1,6 +1,7 @@
 //! SARIF 2.1.0 for code scanning: one run, every code of every family with its descriptions
 //! and help (from the registry), results with physical locations relative to the repository
-//! root. Any command's diagnostics, alike.
+//! root ([`super::location`]: found from a subfolder too; each URI percent-encoded). Any
+//! command's diagnostics, alike.
 //!
 //! What keeps GitHub's alerts stable: each result's `partialFingerprints` is
 //! [`Diagnostic::fingerprint`] (code, repository path, JSON pointer — never the line, so an
@@ -12,6 +13,7 @@ use std::io::{self, Write};
 
 use serde_json::{json, Value};
 
+use super::location::{is_absolute, uri_path, RepoBase};
 use crate::diagnostic::{Code, CodeInfo, Diagnostic, Severity};
 use crate::registry;
 
@@ -50,8 +52,14 @@ fn evidence_help(code: &str) -> String {
     }
 }
 
-/// The SARIF log of `command`'s (`lint`, `check`, …) diagnostics.
+/// The SARIF log of `command`'s (`lint`, `check`, …) diagnostics, paths relative to the
+/// repository the command runs in.
 pub fn sarif(command: &str, diagnostics: &[Diagnostic]) -> Value {
+    sarif_in(command, diagnostics, &RepoBase::discover())
+}
+
+/// The SARIF log, paths relative to `base`'s root.
+pub fn sarif_in(command: &str, diagnostics: &[Diagnostic], base: &RepoBase) -> Value {
     let codes = Code::all();
     let rules_json: Vec<Value> = codes
         .iter()
@@ -87,10 +95,16 @@ pub fn sarif(command: &str, diagnostics: &[Diagnostic]) -> Value {
                     json!([{"fullyQualifiedName": f.path, "kind": "member"}])
                 },
             });
-            if let Some(file) = &f.file {
+            if let Some(path) = base.path(f) {
                 let (line, column) = f.span.map_or((1, 1), |s| (s.line, s.column));
+                // A file outside the repository is named by its absolute `file:` URI.
+                let artifact = if is_absolute(&path) {
+                    json!({"uri": format!("file://{}", uri_path(&path))})
+                } else {
+                    json!({"uri": uri_path(&path), "uriBaseId": "%SRCROOT%"})
+                };
                 location["physicalLocation"] = json!({
-                    "artifactLocation": {"uri": file, "uriBaseId": "%SRCROOT%"},
+                    "artifactLocation": artifact,
                     "region": {"startLine": line.max(1), "startColumn": column.max(1)},
                 });
             }
@@ -117,7 +131,7 @@ pub fn sarif(command: &str, diagnostics: &[Diagnostic]) -> Value {
                 "rules": rules_json,
             }},
             "automationDetails": {"id": format!("dflash-check/{command}/")},
-            "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "The repository root (where dflash-check.toml lives, or the working directory)."}}},
+            "originalUriBaseIds": {"%SRCROOT%": {"description": {"text": "The repository root: GITHUB_WORKSPACE or CI_PROJECT_DIR when set, else the nearest folder holding .git, else the working directory."}}},
             "results": results,
         }],
     })

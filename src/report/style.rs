@@ -1,7 +1,15 @@
 //! Terminal styling: ANSI colours on or off (`--color`, `NO_COLOR`), and the one way each
-//! severity is painted, for every human renderer.
+//! severity is painted, for every human renderer, and [`Painter::shown`], the display filter
+//! every human line is written through.
+
+use std::borrow::Cow;
 
 use crate::diagnostic::Severity;
+use crate::display;
+
+/// The SGR codes the painter writes (`ESC [ code m`): the only escape sequences a human line
+/// may hold when colours are on.
+const CODES: [&str; 6] = ["1", "2", "1;31", "33", "32", "0"];
 
 /// ANSI styling, on or off.
 #[derive(Debug, Clone, Copy)]
@@ -11,6 +19,7 @@ pub struct Painter {
 
 impl Painter {
     fn paint(&self, code: &str, text: &str) -> String {
+        debug_assert!(CODES.contains(&code));
         if self.enabled {
             format!("\x1b[{code}m{text}\x1b[0m")
         } else {
@@ -32,6 +41,43 @@ impl Painter {
     pub fn green(&self, t: &str) -> String {
         self.paint("32", t)
     }
+    /// A human line fit to print ([`display::shown`]): every control character escaped, except,
+    /// when colours are on, the painter's own colour codes. Input text can still carry one of
+    /// those on a colour terminal (it can colour the text after it, not move the cursor,
+    /// retitle or clear); off a terminal, with colours off, every `ESC` is escaped.
+    pub fn shown<'a>(&self, line: &'a str) -> Cow<'a, str> {
+        if line.contains(display::HINT_BREAK) {
+            let parts: Vec<_> = line
+                .split(display::HINT_BREAK)
+                .map(|l| self.shown(l))
+                .collect();
+            return Cow::Owned(parts.join(display::HINT_BREAK));
+        }
+        if !self.enabled {
+            return display::shown(line);
+        }
+        let mut out = String::new();
+        let mut rest = line;
+        while let Some(at) = rest.find('\x1b') {
+            let sgr = CODES
+                .iter()
+                .map(|c| format!("\x1b[{c}m"))
+                .find(|s| rest[at..].starts_with(s.as_str()));
+            let Some(sgr) = sgr else {
+                out.push_str(&display::shown(&rest[..=at]));
+                rest = &rest[at + 1..];
+                continue;
+            };
+            out.push_str(&display::shown(&rest[..at]));
+            out.push_str(&sgr);
+            rest = &rest[at + sgr.len()..];
+        }
+        if out.is_empty() {
+            return display::shown(line);
+        }
+        out.push_str(&display::shown(rest));
+        Cow::Owned(out)
+    }
     /// `error` / `warning` / `info` of a lint or check finding, coloured.
     pub fn level(&self, s: Severity) -> String {
         match s {
@@ -39,5 +85,24 @@ impl Painter {
             Severity::Warning => self.yellow("warning"),
             Severity::Info => self.dim("info"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The painter's colours pass; every other escape, and every line break, is shown.
+    #[test]
+    fn shown_keeps_only_the_painters_colours() {
+        let on = Painter { enabled: true };
+        let red = on.red("FAIL");
+        assert_eq!(
+            on.shown(&format!("{red} a\x1b]0;t\x07\nb")),
+            format!("{red} a\\u{{1b}}]0;t\\u{{7}}\\nb")
+        );
+        assert_eq!(on.shown("\x1b[2J\x1b"), "\\u{1b}[2J\\u{1b}");
+        let off = Painter { enabled: false };
+        assert_eq!(off.shown("\x1b[1;31mx"), "\\u{1b}[1;31mx");
     }
 }

@@ -75,7 +75,7 @@ check("::error file=models/Qwen3.6-27B-DFlash/config.json,line=1,col=1,title=aut
 check("::warning file=models/Qwen3.6-27B-DFlash/config.json,line=13,col=5,title=mask-token-text-token (dflash_config.mask_token_id)::"
       in check_step["stdout"], "annotation on the mask token's line", record)
 check(summary.startswith("earlier\n### dflash-check check: ❌ FAIL: 1 error, 3 warnings, 0 info; 1 drafter checked\n"), "summary appended", record)
-check("| error | `authority-ambiguous` | `models/Qwen3.6-27B-DFlash/config.json:1` |" in summary,
+check("| error | `authority-ambiguous` | <code>models/Qwen3.6-27B-DFlash/config.json:1</code> |" in summary,
       "summary row of the ambiguity", record)
 sarif_file = record["outputs"]["sarif-file"]
 check(record["uses"] == [{"uses": "github/codeql-action/upload-sarif@v4", "with": {"sarif_file": sarif_file}}],

@@ -75,6 +75,10 @@ MUTATIONS = [
     ("block-size-negative", '"block_size": 16', '"block_size": -16'),
     ("architectures-string", '"architectures": [\n    "DFlashDraftModel"\n  ]', '"architectures": "DFlashDraftModel"'),
     ("unicode-key", '"block_size": 16', '"block_size": 16,\n  "bl\\u00f6ck_size": 16'),
+    # Issue 32: text that would act on a terminal or a CI log if printed raw (an annotation
+    # forged on a line of its own, a masked word, a retitled and cleared terminal, reordered text).
+    ("hostile-key", '"block_size": 16', '"block_size": 16,\n  "x\\n::error file=README.md::INJECTED\\u001b]0;pwned\\u0007\\u202e": 1'),
+    ("hostile-string-value", '"model_type": "qwen3"', '"model_type": "qwen3\\r\\n::add-mask::OK\\u001b[2J\\u009b31m ##[add-mask]word"'),
 ]
 
 os.makedirs(os.path.join(ROOT, "cases"), exist_ok=True)
@@ -358,6 +362,36 @@ def launch_cases():
     return len(LAUNCH_FILES)
 
 
+# Pin files (`surface = "pins"`), each copied to <tmp>/dflash-check.toml beside a clean drafter
+# `models/Qwen3.6-27B-DFlash` (issue 32's attacks on the [[ignore]] entries).
+STALE = 'code = "changed"\npath = "models/*"\npointer = "/no_such_key"\n'
+PIN_FILES = {
+    "glob-20-stars.toml": 'version = 2\n\n[[ignore]]\ncode = "changed"\npath = "models/' + "*" * 20
+                          + 'Z"\nreason = "a hostile glob: exponential before"\n',
+    "glob-200-stars.toml": 'version = 2\n\n[[ignore]]\ncode = "changed"\npath = "models/' + "*" * 200
+                           + 'Z"\nreason = "over the wildcard cap"\n',
+    "impossible-date.toml": 'version = 2\n\n[[ignore]]\n' + STALE + 'reason = "r"\nexpires = "2027-02-31"\n',
+    "placeholder-reason.toml": 'version = 2\n\n[[ignore]]\n' + STALE + 'reason = "TODO: why is this accepted?"\n',
+    "prune-odd-header.toml": 'version = 2\n\n# for a drafter this run does not check\n[[ignore]]\n'
+                             'code = "changed"\npath = "other/x"\nreason = """\nkept:\n[[ignore]]\n"""\n\n'
+                             '[[ignore]]  # old\n' + STALE + 'reason = """\n[see PR 7]\n"""\n',
+    "inline-ignore.toml": 'version = 2\nignore = [\n  { code = "changed", path = "models/*", '
+                          'pointer = "/no_such_key", reason = "r" },\n]\n',
+    "not-toml.toml": 'version = 2\n[[ignore]\ncode = "changed"\n',
+}
+
+
+def pins_cases():
+    out = os.path.join(ROOT, "cases", "pins")
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    for name, text in PIN_FILES.items():
+        with open(os.path.join(out, name), "w", newline="") as f:
+            f.write(text)
+    return len(PIN_FILES)
+
+
 import shutil  # noqa: E402
 
-print(weights_cases(), "weights cases,", launch_cases(), "launch files,", metrics_cases(), "metrics bodies written")
+print(weights_cases(), "weights cases,", launch_cases(), "launch files,", metrics_cases(), "metrics bodies,",
+      pins_cases(), "pin files written")

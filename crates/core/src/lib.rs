@@ -1,6 +1,6 @@
 //! `dflash-check-core`: the part of dflash-check that needs no network.
 //!
-//! JSON with source positions ([`json`]), drafter and target configs ([`config`]), token
+//! JSON with source positions ([`json`]), the display filter for input text ([`display`]), drafter and target configs ([`config`]), token
 //! tables ([`tokens`]), the built-in snapshots of known drafters ([`builtin`]), the drafter
 //! families ([`family`]: one table, as data), the one diagnostic model and rule engine ([`diagnostic`]), the field-by-field comparison ([`diff`]),
 //! one deployment of a drafter ([`deployment`]), the lint rules ([`rules`]), the weights rules over parsed safetensors headers ([`weights`]),
@@ -18,6 +18,7 @@ pub mod config;
 pub mod deployment;
 pub mod diagnostic;
 pub mod diff;
+pub mod display;
 pub mod error;
 pub mod evidence;
 pub mod family;
