@@ -1,4 +1,5 @@
-//! Regenerates the code tables of docs/rules.md and README.md from the registry, and the
+//! Regenerates the code tables of docs/rules.md, README.md, docs/weights.md and docs/launch.md
+//! from the registry, and the
 //! evidence table of docs/evidence.md:
 //! `cargo run --example gen_docs`. tests/docs.rs fails when the committed files are stale.
 
@@ -9,6 +10,16 @@ fn main() -> std::io::Result<()> {
         ("docs/rules.md", "codes", registry::codes_table()),
         ("docs/rules.md", "aliases", registry::aliases_table()),
         ("README.md", "lint-rules", registry::readme_table()),
+        (
+            "docs/weights.md",
+            "weights-codes",
+            registry::family_table("weights"),
+        ),
+        (
+            "docs/launch.md",
+            "launch-codes",
+            registry::family_table("launch"),
+        ),
         (
             "docs/evidence.md",
             "evidence",

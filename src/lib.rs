@@ -16,7 +16,6 @@ pub mod launch;
 pub mod net;
 pub mod pins;
 pub mod pipeline;
-pub mod registry;
 pub mod report;
 pub mod source;
 pub mod suppress;
@@ -25,7 +24,7 @@ pub mod weights;
 // The no-network core, re-exported under the same module names so that `crate::config`,
 // `crate::rules`, … read the same everywhere.
 pub use dflash_check_core::{
-    builtin, config, deployment, diagnostic, diff, display, error, evidence, family, json, rules,
-    target, text, tokens,
+    builtin, config, deployment, diagnostic, diff, display, error, evidence, family, json,
+    registry, rules, target, text, tokens,
 };
 pub use error::{Error, Result};

@@ -29,30 +29,13 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::diagnostic::codes::CheckCode;
-use crate::diagnostic::{Code, CodeInfo, Diagnostic, Severity};
+use crate::diagnostic::{Code, Diagnostic, Severity};
 use crate::pins::LoadedPins;
 use crate::{Error, Result};
 
-/// The documentation of the codes this module raises (`check::info` defers to it).
-pub fn info(code: CheckCode) -> &'static CodeInfo {
-    match code {
-        CheckCode::SuppressionExpired => &CodeInfo {
-            severity: Severity::Error,
-            summary: "an [[ignore]] entry in dflash-check.toml is past its expiry date",
-            explanation: "The entry no longer applies, so the finding it suppressed is reported again, and the \
-entry itself is an error until someone decides: fix the config, or extend `expires` with a reason that still \
-holds.",
-            source: "dflash-check (as trivy's `expired_at` and Snyk's `expires`)",
-        },
-        _ => &CodeInfo {
-            severity: Severity::Error,
-            summary: "an [[ignore]] entry in dflash-check.toml matched no finding",
-            explanation: "The drafter it names was checked and has no such finding any more (it was fixed, or the \
-code, path or pointer is wrong): remove the entry, so it cannot hide a future regression.",
-            source: "dflash-check (as ESLint's unused suppressions and ruff's RUF100 unused-noqa)",
-        },
-    }
-}
+// The documentation of the codes this module raises is the registry's (in the core);
+// re-exported so `suppress::info` reads the same.
+pub use crate::registry::check::suppress_info as info;
 
 /// One `[[ignore]]` entry, validated.
 #[derive(Debug, Clone, PartialEq, Serialize)]

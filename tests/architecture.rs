@@ -25,10 +25,13 @@ const LAYERS: &[&[&str]] = &[
     // One deployment (engine, method, K, flags, environment): what the engine rules read.
     &["deployment"],
     &["rules"],
-    // The core's part of the other check families: weights reads the family lint detects.
-    &["core::weights", "core::acceptance"],
+    // The core's part of the other check families: weights reads the family lint detects;
+    // launch's parsed command and its rules read the deployment rules' judgement.
+    &["core::weights", "core::acceptance", "core::launch"],
     // Evidence for the rules (evidence/evidence.toml, compiled in): read by explain and SARIF.
     &["evidence"],
+    // Every code's documentation, gathered from every family's rules: above all of them.
+    &["registry"],
     // Pure judgement ends here: no I/O below this line is reachable from rules. Everything up
     // to here is the core crate (crates/core), which has no network dependency to import.
     // The one HTTP client (redirects, deadline, caps, proxy and loopback, the token's origin):
@@ -49,7 +52,6 @@ const LAYERS: &[&[&str]] = &[
     &["check"],
     &["launch"],
     &["doctor"],
-    &["registry"],
     &["report"],
 ];
 
@@ -388,6 +390,8 @@ const CORE_MODULES: &[&str] = &[
     "evidence",
     "family",
     "json",
+    "launch",
+    "registry",
     "rules",
     "target",
     "text",

@@ -31,6 +31,18 @@ fn readme_rules_table_is_generated_from_the_registry() {
     generated_block_is_current("README.md", "lint-rules", &registry::readme_table());
 }
 
+/// docs/weights.md's and docs/launch.md's code tables are the registry's, family by family.
+#[test]
+fn family_docs_are_generated_from_the_registry() {
+    for (file, family) in [("docs/weights.md", "weights"), ("docs/launch.md", "launch")] {
+        generated_block_is_current(
+            file,
+            &format!("{family}-codes"),
+            &registry::family_table(family),
+        );
+    }
+}
+
 /// docs/evidence.md lists every code's evidence as evidence/evidence.toml has it.
 #[test]
 fn evidence_doc_is_generated_from_the_evidence_file() {

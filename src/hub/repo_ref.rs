@@ -22,10 +22,8 @@ pub struct RepoRef {
     pub revision: Option<String>,
 }
 
-/// `true` for a full 40-character lowercase-or-uppercase hex commit sha.
-pub fn is_commit_sha(s: &str) -> bool {
-    s.len() == 40 && s.bytes().all(|b| b.is_ascii_hexdigit())
-}
+// Pure, and a launch rule needs it (an unpinned drafter revision): the core's.
+pub use crate::text::is_commit_sha;
 
 fn bad(input: &str, why: impl fmt::Display) -> HubError {
     HubError::new(

@@ -2,7 +2,7 @@
 //!
 //! The user pastes the command they deploy (or names a script, Dockerfile or compose file).
 //! [`shell`] splits it into commands, [`parse`] turns the engine's command into a typed
-//! [`Launch`] (pure), [`locate`] finds the drafter and the target it names (local paths, the Hub
+//! [`Launch`] (both pure, the core's `launch`, re-exported here), [`locate`] finds the drafter and the target it names (local paths, the Hub
 //! cache, the Hub; an unreachable repo is a warning, not a failure), [`deployment`] turns the
 //! command into the [`Deployment`](crate::deployment::Deployment) the engine claims are judged
 //! on (`rules::deployment`, shared with lint), [`rules`] checks the flags and environment against
@@ -12,69 +12,28 @@
 //! the authority its target picks, as `check` compares it, the target read once — and returns
 //! a [`LaunchReport`], which `report::launch` renders.
 
-pub mod deployment;
 pub mod locate;
-pub mod parse;
 pub mod read;
-pub mod rules;
-pub mod shell;
+
+// The pure part (the parsed command, its deployment, the rules by topic and every launch code's
+// documentation) is the core's; re-exported so `crate::launch::…` reads the same.
+pub use dflash_check_core::launch::{
+    deployment, info, parse, parse_input, rules, shell, DrafterFacts, EnvVar, Flag, Launch,
+    LaunchCode, SglangSpec,
+};
 
 use serde::Serialize;
 
 use crate::analysis::{TargetChoice, TargetContext};
 use crate::config::{ConfigFile, TargetFacts};
-use crate::diagnostic::{CodeInfo, Diagnostic, Severity, Summary};
+use crate::diagnostic::{Diagnostic, Summary};
 use crate::pipeline::{self, AuthorityPick, DrafterRun, LintWith, Linted, Pipeline, WeightsFrom};
 use crate::rules::{Engine, LintOptions};
 use crate::source::choose::TargetIdentity;
 use crate::Result;
 
 pub use locate::{Location, LocationKind};
-pub use parse::{EnvVar, Flag, Launch, SglangSpec};
 pub use read::LaunchInput;
-pub use rules::DrafterFacts;
-
-pub use crate::diagnostic::codes::LaunchCode;
-
-/// The documentation of any launch code: its rule's, or for a code launch raises about its
-/// inputs rather than by a rule, the [`CodeInfo`] below.
-pub fn info(code: LaunchCode) -> &'static CodeInfo {
-    rules::rule(code)
-        .map(|r| &r.info)
-        .or_else(|| input_info(code))
-        .expect("every launch code has a rule or an input's documentation (tested)")
-}
-
-/// The codes that are no rule's judgement but what launch says about its inputs: a model the
-/// command names could not be read (raised by `locate`), or lint did not run on the drafter
-/// (raised by [`check`]).
-fn input_info(code: LaunchCode) -> Option<&'static CodeInfo> {
-    match code {
-        LaunchCode::DrafterUnavailable => Some(&DRAFTER_UNAVAILABLE),
-        LaunchCode::TargetUnavailable => Some(&TARGET_UNAVAILABLE),
-        LaunchCode::LintSkipped => Some(&LINT_SKIPPED),
-        _ => None,
-    }
-}
-
-const DRAFTER_UNAVAILABLE: CodeInfo = CodeInfo {
-        severity: Severity::Warning,
-        summary: "the drafter named in the command could not be read (Hub unreachable, gated, not found, or no such path)",
-        explanation: "The drafter's config.json is needed for the rules that compare the flags with the drafter \
-(method vs family, K vs block_size, mixed attention, SGLang draft tokens) and for lint. The message names the repo \
-or path and why it could not be read; those checks are listed as not checked. A container path can be pointed at a \
-local copy with --drafter DIR.",
-        source: "dflash-check: reads the drafter through the Hub client in src/hub (docs/hub.md)",
-};
-
-const TARGET_UNAVAILABLE: CodeInfo = CodeInfo {
-        severity: Severity::Warning,
-        summary: "the target model named in the command could not be read",
-        explanation: "Lint compares the drafter with its target (layer count, hidden size, vocabulary, tokens). When \
-the target cannot be read, lint falls back to built-in facts of a known target matching the drafter, or skips those \
-rules. A container path can be pointed at a local copy with --target DIR.",
-        source: "dflash-check: reads the target through analysis::resolve_target (docs/hub.md)",
-};
 
 /// How to run the check.
 #[derive(Debug, Clone, Default)]
@@ -170,15 +129,6 @@ pub fn lint_drafter(
     };
     Ok(crate::rules::lint_config(config, &options, target)?.findings)
 }
-
-const LINT_SKIPPED: CodeInfo = CodeInfo {
-        severity: Severity::Info,
-        summary: "the drafter's config is not a family lint knows, so only the launch rules ran",
-        explanation: "lint knows DFlash, DFlash2, EAGLE-3 and the speculators format. A plain language model used \
-as a draft model, or a target with a fused draft module (DeepSeek MTP/DSpark checkpoints), is checked by the \
-launch rules only.",
-        source: "dflash-check: rules::family::detect",
-};
 
 /// Checks a launch command: locates the drafter and target, runs the drafter through the
 /// pipeline (compared with the authority its target picks, the target read once, lint with
@@ -343,7 +293,7 @@ fn drafter_findings(run: &DrafterRun, config: &ConfigFile) -> Vec<Diagnostic> {
         Linted::Failed(e) => out.push(
             Diagnostic::new(
                 LaunchCode::LintSkipped,
-                &LINT_SKIPPED,
+                info(LaunchCode::LintSkipped),
                 "",
                 format!("lint did not run: {}", e.message),
             )
@@ -352,116 +302,4 @@ fn drafter_findings(run: &DrafterRun, config: &ConfigFile) -> Vec<Diagnostic> {
         Linted::NotRun | Linted::Report(_) => {}
     }
     out
-}
-
-/// Parses the input (a command given after `--`, or a file's text) into a launch and notes.
-pub fn parse_input(args: &[String], file: Option<(&str, &str)>) -> Result<(Launch, Vec<String>)> {
-    let (commands, name) = match file {
-        Some((name, text)) => (shell::from_file(name, text)?, Some(name)),
-        None => (shell::from_args(args)?, None),
-    };
-    let (launch, notes) = parse::parse_commands(&commands, name)?;
-    if launch.speculative_config.is_none() && launch.sglang.algorithm.is_none() {
-        let what = match launch.engine {
-            Engine::Vllm => "no --speculative-config",
-            Engine::Sglang => "no --speculative-algorithm",
-        };
-        let input = match &launch.origin.file {
-            Some(f) => format!(" in {f}"),
-            None => String::new(),
-        };
-        let mut err = crate::Error::new(format!(
-            "the {} command{input} configures no speculative decoding ({what}): there is no drafter to check",
-            launch.entrypoint
-        ));
-        err = if launch.has_flag("--speculative-model")
-            || launch.has_flag("--num-speculative-tokens")
-        {
-            err.with_hint(
-                "--speculative-model and --num-speculative-tokens are vLLM's old flags; current vLLM takes \
-                 --speculative-config '{\"method\": ..., \"model\": ..., \"num_speculative_tokens\": ...}'",
-            )
-        } else if launch.has_flag("--config") {
-            err.with_hint("flags inside vLLM's --config YAML file are not read: paste them on the command line")
-        } else {
-            err.with_hint(
-                "pass the command that starts the server with its speculative-decoding flags",
-            )
-        };
-        return Err(err);
-    }
-    Ok((launch, notes))
-}
-
-impl Launch {
-    /// A copy safe to print: values of secret-looking environment variables and flags hidden.
-    pub fn redacted(&self) -> Launch {
-        let mut l = self.clone();
-        for e in &mut l.env {
-            if is_secret_name(&e.name.to_ascii_lowercase().replace('_', "-")) {
-                e.value = "<redacted>".into();
-            }
-        }
-        for f in &mut l.flags {
-            if is_secret_name(&f.name) && f.value.is_some() {
-                f.value = Some("<redacted>".into());
-            }
-        }
-        l
-    }
-}
-
-/// `--api-key`, `HF_TOKEN`, `AWS_SECRET_ACCESS_KEY`, `DB_PASSWORD` (names lower-cased, `_` as `-`).
-fn is_secret_name(name: &str) -> bool {
-    let name = name.trim_start_matches('-');
-    let last = name.rsplit('-').next().unwrap_or(name);
-    matches!(last, "token" | "key" | "apikey")
-        || name
-            .split('-')
-            .any(|part| matches!(part, "secret" | "password" | "passwd"))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_code_is_prefixed_and_cites_a_source() {
-        for c in LaunchCode::ALL {
-            assert!(c.as_str().starts_with("launch-"), "{}", c.as_str());
-            assert!(!info(*c).source.is_empty() && !info(*c).explanation.is_empty());
-        }
-    }
-
-    /// Every code is documented once: by its rule, or (the three about inputs) beside the code
-    /// that raises it, never both.
-    #[test]
-    fn every_code_has_a_rule_or_is_about_an_input() {
-        for c in LaunchCode::ALL {
-            let rules = rules::RULES.iter().filter(|r| r.code == *c).count();
-            match input_info(*c) {
-                Some(_) => assert_eq!(rules, 0, "{}", c.as_str()),
-                None => assert_eq!(rules, 1, "{}", c.as_str()),
-            }
-        }
-    }
-
-    #[test]
-    fn secrets_are_hidden() {
-        for name in [
-            "--api-key",
-            "hf-token",
-            "aws-secret-access-key",
-            "db-password",
-        ] {
-            assert!(is_secret_name(name), "{name}");
-        }
-        for name in [
-            "--max-num-batched-tokens",
-            "--speculative-token-map",
-            "vllm-use-v2-model-runner",
-        ] {
-            assert!(!is_secret_name(name), "{name}");
-        }
-    }
 }

@@ -4,8 +4,9 @@
 //! tables ([`tokens`]), the built-in snapshots of known drafters ([`builtin`]), the drafter
 //! families ([`family`]: one table, as data), the one diagnostic model and rule engine ([`diagnostic`]), the field-by-field comparison ([`diff`]),
 //! one deployment of a drafter ([`deployment`]), the lint rules ([`rules`]), the weights rules over parsed safetensors headers ([`weights`]),
-//! the acceptance rules over a measured window ([`acceptance`]) and the evidence behind every
-//! engine claim ([`evidence`]). It reads files (configs, tokenizer files) but never opens a
+//! the acceptance rules over a measured window ([`acceptance`]), an engine command line and its
+//! rules ([`launch`]), the evidence behind every engine claim ([`evidence`]) and every code's
+//! documentation ([`registry`]). It reads files (configs, tokenizer files) but never opens a
 //! socket: the crate has no network or async dependency, so a forbidden import does not
 //! compile. The `dflash-check` crate re-exports every module under the same name and adds the
 //! Hub, reading weights and scraping metrics, the engines' command lines and the renderers.
@@ -22,6 +23,8 @@ pub mod error;
 pub mod evidence;
 pub mod family;
 pub mod json;
+pub mod launch;
+pub mod registry;
 pub mod rules;
 pub mod target;
 pub mod text;

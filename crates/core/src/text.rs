@@ -117,3 +117,8 @@ pub fn is_id_past_u64(node: &Node) -> bool {
         n.as_u64().is_none() && !n.text.is_empty() && n.text.bytes().all(|b| b.is_ascii_digit())
     })
 }
+
+/// `true` for a full 40-character lowercase-or-uppercase hex commit sha.
+pub fn is_commit_sha(s: &str) -> bool {
+    s.len() == 40 && s.bytes().all(|b| b.is_ascii_hexdigit())
+}

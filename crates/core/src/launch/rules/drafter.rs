@@ -167,7 +167,7 @@ fn revision_unpinned(cx: &mut Cx) {
     };
     let drafter = launch.drafter.clone().unwrap_or_default();
     let message = match launch.drafter_revision.as_deref() {
-        Some(r) if crate::hub::is_commit_sha(r) => return,
+        Some(r) if crate::text::is_commit_sha(r) => return,
         Some(r) => format!(
             "the drafter {drafter} is pinned to {r:?}, a branch or tag that can move: pin a commit sha"
         ),

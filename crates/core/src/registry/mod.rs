@@ -3,9 +3,12 @@
 //! `diagnostic::codes` names every code; each family documents its own beside the code that
 //! raises it: rule families declare a [`Rule`](crate::diagnostic::rule::Rule) per code next to
 //! its function, and [`rules`] lists them all through [`Documented`]; the codes that are the
-//! tool's own judgement rather than a rule's (check's verdict codes) keep an `info` function
-//! beside the code that raises them. This module sits above all of them and answers
+//! tool's own judgement rather than a rule's keep their [`CodeInfo`] beside their family's
+//! (launch's about its inputs in `launch`), or here in [`check`] for check's verdict codes,
+//! whose raising code reads files and so stays in the `dflash-check` crate. This module sits above all of them and answers
 //! `dflash-check explain CODE` and the generated docs/rules.md for every code alike.
+
+pub mod check;
 
 use crate::diagnostic::rule::{Documented, Rule, RuleFamily};
 use crate::diagnostic::{Code, CodeInfo};
@@ -46,7 +49,7 @@ pub fn info(code: Code) -> &'static CodeInfo {
         Code::Diff(c) => crate::diff::info(c),
         Code::Lint(c) => crate::rules::info(c),
         Code::Deployment(c) => crate::rules::deployment::info(c),
-        Code::Check(c) => crate::check::info(c),
+        Code::Check(c) => check::info(c),
         Code::Weights(c) => crate::weights::info(c),
         Code::Launch(c) => crate::launch::info(c),
         Code::Acceptance(c) => crate::acceptance::info(c),
@@ -102,17 +105,27 @@ pub fn codes_table() -> String {
 /// The short table of lint codes for the README (the config rules, and the deployment rules
 /// `lint --engine` runs): code, severity, summary.
 pub fn readme_table() -> String {
+    summary_table(|code| matches!(code, Code::Lint(_) | Code::Deployment(_)))
+}
+
+/// One family's codes for its own page (docs/weights.md, docs/launch.md): code, severity and
+/// what it catches, for every code [`Code::family`] names `family`, in the registry's order.
+/// Generated like [`codes_table`], so the page cannot drift from `explain`.
+pub fn family_table(family: &str) -> String {
+    summary_table(|code| code.family() == family)
+}
+
+/// Code, severity and summary of every code `keep` selects, in the registry's order.
+fn summary_table(keep: impl Fn(Code) -> bool) -> String {
     let mut out = String::from("| code | severity | what it catches |\n|---|---|---|\n");
-    for code in Code::all() {
-        if let Code::Lint(_) | Code::Deployment(_) = code {
-            let i = info(code);
-            out.push_str(&format!(
-                "| `{}` | {} | {} |\n",
-                code.as_str(),
-                i.severity.as_str(),
-                escape(i.summary)
-            ));
-        }
+    for code in Code::all().into_iter().filter(|c| keep(*c)) {
+        let i = info(code);
+        out.push_str(&format!(
+            "| `{}` | {} | {} |\n",
+            code.as_str(),
+            i.severity.as_str(),
+            escape(i.summary)
+        ));
     }
     out
 }
