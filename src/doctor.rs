@@ -786,17 +786,7 @@ fn finish(
     let restart = (!causes.is_empty()).then(|| {
         "vLLM and SGLang read config.json and their flags at start: restart the server after the repair".to_string()
     });
-    let acceptance_summary = acceptance.as_ref().map(|a| {
-        let max = a
-            .measurement
-            .max_acceptance_length()
-            .map_or(String::new(), |m| format!(" of {m}"));
-        format!(
-            "{} acceptance length {:.2}{max}",
-            a.measurement.engine().name(),
-            a.measurement.acceptance_length()
-        )
-    });
+    let acceptance_summary = acceptance.as_ref().map(acceptance_summary);
     DoctorReport {
         symptom,
         acceptance,
@@ -812,6 +802,19 @@ fn finish(
 
 /// The kinds of cause that were looked at and not found. Only what was looked at can be ruled
 /// out: the launch flags without a launch, the weights without weights, are not.
+/// `vLLM acceptance length 1.12 of 16`: the measurement in one line.
+fn acceptance_summary(a: &AcceptanceReport) -> String {
+    let max = a
+        .measurement
+        .max_acceptance_length()
+        .map_or(String::new(), |m| format!(" of {m}"));
+    format!(
+        "{} acceptance length {:.2}{max}",
+        a.measurement.engine().name(),
+        a.measurement.acceptance_length()
+    )
+}
+
 /// Which checks ran with the inputs they need.
 struct Looked {
     launch: bool,
