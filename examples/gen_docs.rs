@@ -23,7 +23,7 @@ fn main() -> std::io::Result<()> {
         (
             "docs/evidence.md",
             "evidence",
-            dflash_check::evidence::markdown(|c| dflash_check::registry::info(c).severity),
+            dflash_check::registry::evidence_markdown(),
         ),
     ] {
         let doc = std::fs::read_to_string(file)?;

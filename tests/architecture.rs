@@ -18,6 +18,9 @@ const LAYERS: &[&[&str]] = &[
     &["config"],
     // The family table reads a config to detect a family; nothing below the rules needs it.
     &["tokens", "family"],
+    // Evidence for the rules (evidence/evidence.toml, compiled in): data and its parsing only,
+    // so that a diagnostic's source, explain, SARIF and the docs render provenance from it.
+    &["evidence"],
     // The built-in snapshots of known drafters and their targets: compiled-in data.
     &["builtin"],
     &["text", "diagnostic", "target"],
@@ -28,8 +31,6 @@ const LAYERS: &[&[&str]] = &[
     // The core's part of the other check families: weights reads the family lint detects;
     // launch's parsed command and its rules read the deployment rules' judgement.
     &["core::weights", "core::acceptance", "core::launch"],
-    // Evidence for the rules (evidence/evidence.toml, compiled in): read by explain and SARIF.
-    &["evidence"],
     // Every code's documentation, gathered from every family's rules: above all of them.
     &["registry"],
     // Pure judgement ends here: no I/O below this line is reachable from rules. Everything up
@@ -1260,5 +1261,35 @@ fn family_matches_are_found_in_match_arms_only() {
         family_matches(legal).is_empty(),
         "{:?}",
         family_matches(legal)
+    );
+}
+
+/// Provenance is written once, in evidence/evidence.toml: no `CodeInfo` literal carries a
+/// `source:` field any more (`explain`, SARIF, docs and each diagnostic's `source` render it
+/// with `evidence::source_text`), so a rule's cited source cannot drift from its evidence
+/// (issue 29: 15 rules named commits none of their evidence used).
+#[test]
+fn no_source_literal_beside_the_evidence() {
+    let mut found = Vec::new();
+    for root in ROOTS {
+        let mut files = Vec::new();
+        walk(Path::new(root), &mut files);
+        for file in files {
+            let text = std::fs::read_to_string(&file).unwrap();
+            let code = code_only(&text);
+            for (at, _) in code.match_indices("CodeInfo {") {
+                let body = &code[at..];
+                let end = body.find('}').unwrap_or(body.len());
+                if body[..end].contains("source:") {
+                    let line = code[..at].lines().count() + 1;
+                    found.push(format!("{}:{line}", file.display()));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "CodeInfo with a source: field (cite it in evidence/evidence.toml instead):\n{}",
+        found.join("\n")
     );
 }

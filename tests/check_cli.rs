@@ -628,7 +628,11 @@ fn sarif_fingerprints_survive_line_shifts() {
         md.contains("Both sides have the field with different values"),
         "{md}"
     );
-    assert!(md.contains("**Source:** dflash-check diff; the authority is the drafter repo's config.json at a commit sha"), "{md}");
+    // The source is rendered from evidence/evidence.toml: `changed` is a judgement of the tool's.
+    assert!(
+        md.contains("**Source:** dflash-check's own judgement (no engine claim)"),
+        "{md}"
+    );
     assert!(mismatch["help"]["text"]
         .as_str()
         .unwrap()

@@ -49,6 +49,6 @@ fn evidence_doc_is_generated_from_the_evidence_file() {
     generated_block_is_current(
         "docs/evidence.md",
         "evidence",
-        &dflash_check::evidence::markdown(|c| dflash_check::registry::info(c).severity),
+        &dflash_check::registry::evidence_markdown(),
     );
 }

@@ -205,7 +205,7 @@ fn every_finding_fires_on_its_own_case_and_clean_drafters_fire_nothing() {
             code.as_str()
         );
         assert!(code.as_str().starts_with("weights-"));
-        assert!(!weights::info(*code).source.is_empty());
+        assert!(!dflash_check::evidence::source_text(code.as_str()).is_empty());
     }
 }
 

@@ -77,7 +77,11 @@ pub fn write_explanation(out: &mut dyn Write, code: Code) -> io::Result<()> {
             writeln!(out, "  {line}")?;
         }
     }
-    writeln!(out, "Source: {}", info.source)?;
+    writeln!(
+        out,
+        "Source: {}",
+        crate::evidence::source_text(code.as_str())
+    )?;
     write!(out, "{}", crate::evidence::describe(code.as_str()))
 }
 
@@ -117,7 +121,7 @@ fn code_json(code: Code) -> serde_json::Value {
         "applies_to": rule.map(|r| r.scope()),
         "needs": rule.map(|r| r.needs()),
         "by_engine": by_engine,
-        "source": info.source,
+        "source": crate::evidence::source_text(code.as_str()),
         "evidence": crate::evidence::json(code.as_str()),
     })
 }

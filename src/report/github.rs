@@ -210,7 +210,6 @@ mod tests {
             severity: Severity::Error,
             summary: "s",
             explanation: "e",
-            source: "src",
         };
         let d = Diagnostic::new(CheckCode::ConfigUnreadable, &INFO, "a.b", "x | y\nz")
             .file("m/config.json")
@@ -236,7 +235,6 @@ mod tests {
             severity: Severity::Error,
             summary: "s",
             explanation: "e",
-            source: "src",
         };
         let hostile = "x\n::error file=README.md::INJECTED \u{1b}]0;t\u{7} `a` ![i](http://e/x.png) [l](http://e) <img src=x> | $y$";
         let d =

@@ -36,7 +36,7 @@ fn help_markdown(code: Code, info: &CodeInfo) -> String {
         info.summary,
         info.severity,
         info.explanation,
-        info.source,
+        crate::evidence::source_text(code.as_str()),
         evidence_help(code.as_str()),
         code.as_str()
     )
@@ -69,12 +69,12 @@ pub fn sarif_in(command: &str, diagnostics: &[Diagnostic], base: &RepoBase) -> V
                 "id": code.as_str(),
                 "name": code.as_str(),
                 "shortDescription": {"text": info.summary},
-                "fullDescription": {"text": format!("{} Source: {}", info.summary, info.source)},
+                "fullDescription": {"text": format!("{} Source: {}", info.summary, crate::evidence::source_text(code.as_str()))},
                 "help": {
                     "text": format!(
                         "{}\n\nSource: {}\n\n{}More: dflash-check explain {}",
                         info.explanation,
-                        info.source,
+                        crate::evidence::source_text(code.as_str()),
                         evidence_help(code.as_str()),
                         code.as_str()
                     ),

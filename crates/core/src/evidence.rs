@@ -13,8 +13,6 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
-use crate::diagnostic::{Code, Severity};
-
 /// The evidence file, compiled in.
 /// The file stays at the repository's root (`evidence/evidence.toml`), where
 /// `scripts/verify-evidence.py`, the docs and reviewers find it.
@@ -185,6 +183,37 @@ pub fn describe(code: &str) -> String {
     out
 }
 
+/// The code's provenance in one line, rendered from the evidence file (the only place a rule's
+/// source is written): the location of each entry (`repo path@commit:a-b`, an absence, a
+/// report's URL), else the judgement that makes the code the tool's own, else what is pending.
+/// `Diagnostic::source`, `explain`'s "Source:" line, SARIF and docs/rules.md show it.
+pub fn source_text(code: &str) -> &'static str {
+    static TEXTS: OnceLock<std::collections::HashMap<String, String>> = OnceLock::new();
+    let texts = TEXTS.get_or_init(|| {
+        let ev = evidence();
+        let mut codes: Vec<&str> = ev.evidence.iter().map(Entry::code).collect();
+        codes.extend(ev.judgement.iter().map(|n| n.code.as_str()));
+        codes.extend(ev.pending.iter().map(|n| n.code.as_str()));
+        codes
+            .into_iter()
+            .map(|c| (c.to_string(), render_source(c)))
+            .collect()
+    });
+    texts.get(code).map_or("", String::as_str)
+}
+
+fn render_source(code: &str) -> String {
+    let locations: Vec<String> = for_code(code).map(Entry::location).collect();
+    if !locations.is_empty() {
+        return locations.join("; ");
+    }
+    match (judgement(code), pending(code)) {
+        (Some(_), _) => "dflash-check's own judgement (no engine claim)".to_string(),
+        (None, Some(why)) => format!("evidence pending: {why}"),
+        (None, None) => String::new(),
+    }
+}
+
 /// The code's evidence as JSON, for `explain --format json`: the same entries `describe` prints
 /// (each with its kind, claim, location, and the fields a script verifies: repository, path,
 /// commit or release, lines and hash, or the report's URL), the judgement and the pending part.
@@ -229,77 +258,8 @@ pub fn json(code: &str) -> serde_json::Value {
     })
 }
 
-/// The markdown of docs/evidence.md's generated part: the commits the evidence was read at, and
-/// every code with its evidence locations, judgement or pending part, and each code's severity
-/// as `severity` gives it (the registry's, which gathers every family's documentation, is the
-/// main crate's while launch's rules are). `cargo run --example gen_docs` writes it;
-/// tests/docs.rs fails when it is stale.
-pub fn markdown(severity: impl Fn(Code) -> Severity) -> String {
-    use std::collections::BTreeMap;
-
-    let ev = evidence();
-    let mut commits: BTreeMap<(&str, &str), usize> = BTreeMap::new();
-    for e in &ev.evidence {
-        if let (Entry::Source { repo, .. } | Entry::Absence { repo, .. }, Some(rev)) =
-            (e, e.revision())
-        {
-            *commits.entry((repo, rev)).or_default() += 1;
-        }
-    }
-    let mut out = String::from("Sources the line-level evidence was read at:\n\n| repository | commit or release | entries |\n|---|---|---|\n");
-    for ((repo, commit), n) in &commits {
-        out.push_str(&format!("| {repo} | `{commit}` | {n} |\n"));
-    }
-    out.push_str("\n| code | severity | evidence | status |\n|---|---|---|---|\n");
-    for code in Code::all() {
-        let name = code.as_str();
-        let locations: Vec<String> = for_code(name)
-            .map(|e| match e {
-                Entry::Source {
-                    repo, path, lines, ..
-                } => format!(
-                    "`{repo}` `{path}`@{}:{}-{}",
-                    short(e.revision().unwrap_or_default()),
-                    lines[0],
-                    lines[1]
-                ),
-                Entry::Absence {
-                    repo,
-                    commit,
-                    identifiers,
-                    ..
-                } => {
-                    format!(
-                        "absence of `{}` in `{repo}`@{}",
-                        identifiers.join("`, `"),
-                        short(commit)
-                    )
-                }
-                Entry::Report { url, .. } => format!("<{url}>"),
-            })
-            .collect();
-        let status = match (judgement(name), pending(name)) {
-            (Some(why), _) => format!("judgement: {why}"),
-            (None, Some(why)) if locations.is_empty() => format!("pending: {why}"),
-            (None, Some(why)) => format!("partly evidenced; pending: {why}"),
-            (None, None) => "evidenced".to_string(),
-        };
-        out.push_str(&format!(
-            "| `{name}` | {} | {} | {} |\n",
-            severity(code).as_str(),
-            if locations.is_empty() {
-                "—".to_string()
-            } else {
-                locations.join("<br>")
-            },
-            status.replace('|', "\\|")
-        ));
-    }
-    out
-}
-
 /// A commit shortened to 12 digits for the table; a release (`package==version`) as it is.
-fn short(rev: &str) -> &str {
+pub fn short(rev: &str) -> &str {
     if rev.contains("==") {
         rev
     } else {

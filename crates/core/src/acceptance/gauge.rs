@@ -15,7 +15,6 @@ pub(super) const STATIC_GAUGE: Rule = Rule {
         severity: Severity::Info,
         summary: "SGLang's acceptance gauge did not change during the window",
         explanation: "sglang:spec_accept_length holds the value of the most recent batch. It had the same value in every sample and the server exports no generated-token counter to show traffic, so the number may describe a batch from before the window. Measure again under traffic or with a longer --window.",
-        source: "sgl-project/sglang:python/sglang/srt/metrics/collector.py@00ae9c1590d2d0bb6c0bfff39e312c34ae3dd538 (spec_accept_length: Gauge, multiprocess_mode=\"mostrecent\"); sglang==0.5.23 sglang/srt/observability/metrics_collector.py (the same gauge, set to the latest value)",
     },
     applies: Applies::Only(ServerEngine::Sglang),
     needs: &[Need::GaugeSamples],

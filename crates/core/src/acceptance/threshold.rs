@@ -8,9 +8,6 @@ use super::verdict::{self, Measurement, Threshold, Verdict};
 use super::AcceptanceCode;
 use crate::diagnostic::{CodeInfo, Severity};
 
-/// vLLM's definition of the numbers this check computes.
-const VLLM_METRICS_SOURCE: &str = "vllm-project/vllm:vllm/v1/spec_decode/metrics.py@016a8587edb04ae53c913a1da9355a07dc0ca4ae (SpecDecodingProm: mean acceptance length = 1 + accepted / drafts, per-position = accepted_per_pos / drafts)";
-
 /// Pass at or above the threshold, fail below it, no verdict without one.
 pub fn verdict(m: &Measurement, threshold: Option<&Threshold>) -> Verdict {
     match threshold {
@@ -26,7 +23,6 @@ pub(super) const BELOW_THRESHOLD: Rule = Rule {
         severity: Severity::Error,
         summary: "the measured acceptance length is below the threshold",
         explanation: "The acceptance length (1 + accepted draft tokens per draft, the bonus token included, as vLLM logs it) over the window is below --min-acceptance-length or, without it, below the break-even point where speculative decoding is slower than none: 1 + c for DFlash (one drafter forward drafts the whole block) and 1 + K·c for EAGLE-style drafters (one forward per drafted token), c being the cost of one drafter forward relative to one target forward (default 0.15 for DFlash, 0.05 for EAGLE; --draft-cost-ratio, --draft-family; derivation in docs/acceptance.md). The per-position shape, when the engine exports it, names the likely cause (acceptance-cliff, acceptance-first-position-low).",
-        source: VLLM_METRICS_SOURCE,
     },
     applies: Applies::Every,
     needs: &[Need::Threshold],
@@ -68,7 +64,6 @@ pub(super) const NO_THRESHOLD: Rule = Rule {
         severity: Severity::Info,
         summary: "no acceptance threshold is known, so there is no verdict",
         explanation: "No --min-acceptance-length was given and the break-even point cannot be computed: an EAGLE-style drafter's break-even 1 + K·c needs K, which SGLang does not export. The numbers are reported; pass --min-acceptance-length X (for example the acceptance length the drafter's model card reports for a similar workload) to gate on them.",
-        source: VLLM_METRICS_SOURCE,
     },
     applies: Applies::Every,
     needs: &[],

@@ -56,8 +56,6 @@ pub struct CodeInfo {
     pub summary: &'static str,
     /// Why it matters, what engines do, how to fix it.
     pub explanation: &'static str,
-    /// Where the claim comes from: `repo:path@commit`, a release, or a public issue.
-    pub source: &'static str,
 }
 
 pub mod codes;
@@ -96,20 +94,23 @@ pub struct Diagnostic {
     /// The token ids the diagnostic is about, decoded through the target's tokenizer.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub tokens: Vec<DecodedToken>,
-    /// The rule's cited source (`repo:path@commit`, an issue), from its [`CodeInfo`].
+    /// The code's provenance, rendered from evidence/evidence.toml (`evidence::source_text`).
     pub source: &'static str,
 }
 
 impl Diagnostic {
-    /// A diagnostic with the code's default severity and source, from its documentation.
+    /// A diagnostic with the code's default severity, from its documentation, and its source,
+    /// from the evidence file.
     pub fn new(
         code: impl Into<Code>,
         info: &'static CodeInfo,
         path: impl Into<String>,
         message: impl Into<String>,
     ) -> Diagnostic {
+        let code: Code = code.into();
+        let code_str = code.as_str();
         Diagnostic {
-            code: code.into(),
+            code,
             severity: info.severity,
             file: None,
             path: path.into(),
@@ -117,7 +118,7 @@ impl Diagnostic {
             message: message.into(),
             expected: None,
             tokens: Vec::new(),
-            source: info.source,
+            source: crate::evidence::source_text(code_str),
         }
     }
 

@@ -220,7 +220,6 @@ mod tests {
         severity: Severity::Info,
         summary: "toy",
         explanation: "toy",
-        source: "toy",
     };
 
     fn record(cx: &mut ToyCx) {

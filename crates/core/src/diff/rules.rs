@@ -100,8 +100,6 @@ const CHANGED: Rule = Rule {
         explanation:
             "Both sides have the field with different values. Critical fields (everything but \
 known metadata and training-only keys) change what the drafter computes.",
-        source:
-            "dflash-check diff; the authority is the drafter repo's config.json at a commit sha",
     },
     applies: Everywhere,
     needs: &[],
@@ -115,7 +113,6 @@ const TYPE_CHANGED: Rule = Rule {
         summary: "a field has a different JSON type than in the authority (\"248070\" vs 248070)",
         explanation:
             "Loaders read typed values: a string where an integer belongs fails or is ignored.",
-        source: "dflash-check diff",
     },
     applies: Everywhere,
     needs: &[],
@@ -128,7 +125,6 @@ const ONLY_LOCAL: Rule = Rule {
         severity: Severity::Error,
         summary: "only the local file has the field",
         explanation: "A key the authority does not have; loaders may read it.",
-        source: "dflash-check diff",
     },
     applies: Everywhere,
     needs: &[],
@@ -141,7 +137,6 @@ const ONLY_AUTHORITY: Rule = Rule {
         severity: Severity::Error,
         summary: "only the authority has the field",
         explanation: "A key the local file lacks; loaders fall back to a default for it.",
-        source: "dflash-check diff",
     },
     applies: Everywhere,
     needs: &[],
@@ -154,7 +149,6 @@ const LAYOUT: Rule = Rule {
         severity: Severity::Info,
         summary: "same values, different layout (flat vs nested)",
         explanation: "Loaders that read one layout only fall back to defaults on the other.",
-        source: "bstnxbt/dflash-mlx PR 46; z-lab/dflash PR 150",
     },
     applies: Everywhere,
     needs: &[],
@@ -210,7 +204,6 @@ const OUT_OF_RANGE: Rule = Rule {
         explanation: "An id at or past the target's vocab_size indexes past the embedding: SGLang refuses a \
 mask id outside the target vocabulary. A negative id has no row either (only -1 in pad/bos/eos means \"none\"). \
 An id in a field no engine reads for a drafter (bos/eos/pad) is a warning.",
-        source: "sgl-project/sglang python/sglang/srt/speculative/dflash_worker.py@7f151c5 (_resolve_mask_token_id)",
     },
     applies: Everywhere,
     needs: &[DiffNeed::TargetTokens],
@@ -272,5 +265,4 @@ the target's identity (--target, a pin) and then by exact equality in every fiel
 only a hint. A drafter equal to none of several candidates is reported against each and fails: it is not the \
 published config of any of them (the incident this tool exists for is such a drafter, and is closer to the wrong \
 candidate than to its real authority). Name the target or the authority to get one comparison and its fix.",
-    source: "dflash-check: the tool's own judgement (an unverifiable drafter is not waved through)",
 };

@@ -51,7 +51,6 @@ const DRAFTER_UNAVAILABLE: CodeInfo = CodeInfo {
 (method vs family, K vs block_size, mixed attention, SGLang draft tokens) and for lint. The message names the repo \
 or path and why it could not be read; those checks are listed as not checked. A container path can be pointed at a \
 local copy with --drafter DIR.",
-        source: "dflash-check: reads the drafter through the Hub client in src/hub (docs/hub.md)",
 };
 
 const TARGET_UNAVAILABLE: CodeInfo = CodeInfo {
@@ -60,7 +59,6 @@ const TARGET_UNAVAILABLE: CodeInfo = CodeInfo {
         explanation: "Lint compares the drafter with its target (layer count, hidden size, vocabulary, tokens). When \
 the target cannot be read, lint falls back to built-in facts of a known target matching the drafter, or skips those \
 rules. A container path can be pointed at a local copy with --target DIR.",
-        source: "dflash-check: reads the target through analysis::resolve_target (docs/hub.md)",
 };
 
 const LINT_SKIPPED: CodeInfo = CodeInfo {
@@ -69,7 +67,6 @@ const LINT_SKIPPED: CodeInfo = CodeInfo {
         explanation: "lint knows DFlash, DFlash2, EAGLE-3 and the speculators format. A plain language model used \
 as a draft model, or a target with a fused draft module (DeepSeek MTP/DSpark checkpoints), is checked by the \
 launch rules only.",
-        source: "dflash-check: rules::family::detect",
 };
 
 /// Parses the input (a command given after `--`, or a file's text) into a launch and notes.
@@ -147,7 +144,10 @@ mod tests {
     fn every_code_is_prefixed_and_cites_a_source() {
         for c in LaunchCode::ALL {
             assert!(c.as_str().starts_with("launch-"), "{}", c.as_str());
-            assert!(!info(*c).source.is_empty() && !info(*c).explanation.is_empty());
+            assert!(
+                !crate::evidence::source_text(c.as_str()).is_empty()
+                    && !info(*c).explanation.is_empty()
+            );
         }
     }
 

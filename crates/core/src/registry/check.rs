@@ -14,27 +14,23 @@ CheckCode::AuthorityUnavailable => &CodeInfo {
             severity: Severity::Error,
             summary: "the pinned authority or target could not be read (Hub failure, missing file)",
             explanation: "A pin names an authority that could not be had; the gate cannot vouch for the drafter.",
-            source: "dflash-check",
         },
         CheckCode::ConfigUnreadable => &CodeInfo {
             severity: Severity::Error,
             summary: "the config.json could not be read or is not valid JSON",
             explanation: "Every engine refuses a config.json that is not valid JSON.",
-            source: "dflash-check",
         },
         CheckCode::WeightsUnreadable => &CodeInfo {
             severity: Severity::Error,
             summary: "the safetensors header(s) beside the config could not be read",
             explanation: "A model.safetensors (or a shard of model.safetensors.index.json) beside the config is \
 truncated, malformed or hostile: engines refuse to load it. `dflash-check weights DIR` shows what was read.",
-            source: "huggingface/safetensors format (8-byte length, JSON header, offsets within the file)",
         },
         CheckCode::PinMissing => &CodeInfo {
             severity: Severity::Error,
             summary: "no pin for this drafter in dflash-check.toml, and --require-pin is set",
             explanation: "With --require-pin every drafter must be pinned to an authority at a commit sha; run \
 `dflash-check pin`.",
-            source: "dflash-check",
         },
         CheckCode::SuppressionExpired | CheckCode::SuppressionUnused => suppress_info(code),
         CheckCode::NoAuthority => &CodeInfo {
@@ -43,21 +39,18 @@ truncated, malformed or hostile: engines refuse to load it. `dflash-check weight
             explanation: "Nothing to compare the drafter with, so the gate cannot say it is the published config; \
 the verdict line counts it as unverified (`OK (1 unverified)` is not `OK`). Pin it to its Hub repo at a commit with \
 `dflash-check pin` to compare it field by field, or run with --require-pin to make an unpinned drafter an error.",
-            source: "dflash-check: the tool's own judgement",
         },
         CheckCode::NoDrafters => &CodeInfo {
             severity: Severity::Warning,
             summary: "no drafter config was found under the paths given",
             explanation: "A gate that checked nothing has vouched for nothing: the paths may be wrong, or the drafters \
 may live elsewhere (hidden folders, `node_modules` and `target` are skipped).",
-            source: "dflash-check: the tool's own judgement",
         },
         CheckCode::PinPathMissing => &CodeInfo {
             severity: Severity::Warning,
             summary: "a pin in dflash-check.toml names a drafter directory that does not exist",
             explanation: "The drafter was moved or removed, so its pin no longer applies to anything: a moved drafter \
 is then checked without its pin. Move the pin with the drafter, or remove it.",
-            source: "dflash-check: the tool's own judgement",
         },
         CheckCode::PinChatTemplateChanged => &CodeInfo {
             severity: Severity::Error,
@@ -69,7 +62,6 @@ to about zero (Luce-Org/lucebox PR 293) or below the speed of no drafter at all 
 accepted tokens per round with thinking, under 4 without). No engine checks it. `pin` records a sha256 of the \
 target directory's `tokenizer_config.json` `chat_template` and `chat_template.jinja`; `check` recomputes it. If the \
 new template is intended, re-pin after measuring acceptance.",
-            source: "Luce-Org/lucebox#293 (template without the think prefill: acceptance near 0); z-lab/dflash#60 (enable_thinking off: acceptance collapses)",
         },
         CheckCode::PinD2tChanged => &CodeInfo {
             severity: Severity::Error,
@@ -79,7 +71,6 @@ checkpoint with SpecForge regenerated `d2t`/`t2d` from the new data and overwrot
 points at another token: acceptance collapses, and the training metrics (computed against the new map) do not show \
 it (SpecForge PR 534). `pin` records a sha256 of the `d2t` tensor's bytes (one ranged read of that tensor from \
 the local safetensors); `check` recomputes it, and a missing `d2t` where one was pinned is a change too.",
-            source: "sgl-project/SpecForge#534 (fine-tuning regenerates d2t: acceptance collapses, invisible in train metrics)",
         },
         CheckCode::PinDigestUnverified => &CodeInfo {
             severity: Severity::Warning,
@@ -88,7 +79,6 @@ the local safetensors); `check` recomputes it, and a missing `d2t` where one was
 it from are not there (a CI checkout without the target model, weights kept out of git) or cannot be read. The gate \
 has not verified them, and says so rather than passing silently. Check where the files are present, or remove the \
 digest from the pin if it no longer applies.",
-            source: "dflash-check: the tool's own judgement",
         },
     }
 }
@@ -102,14 +92,12 @@ pub fn suppress_info(code: CheckCode) -> &'static CodeInfo {
             explanation: "The entry no longer applies, so the finding it suppressed is reported again, and the \
 entry itself is an error until someone decides: fix the config, or extend `expires` with a reason that still \
 holds.",
-            source: "dflash-check (as trivy's `expired_at` and Snyk's `expires`)",
         },
         _ => &CodeInfo {
             severity: Severity::Error,
             summary: "an [[ignore]] entry in dflash-check.toml matched no finding",
             explanation: "The drafter it names was checked and has no such finding any more (it was fixed, or the \
 code, path or pointer is wrong): remove the entry, so it cannot hide a future regression.",
-            source: "dflash-check (as ESLint's unused suppressions and ruff's RUF100 unused-noqa)",
         },
     }
 }

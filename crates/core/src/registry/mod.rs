@@ -96,7 +96,7 @@ pub fn codes_table() -> String {
             escape(&applies),
             escape(&needs),
             escape(i.summary),
-            escape(i.source)
+            escape(crate::evidence::source_text(code.as_str()))
         ));
     }
     out
@@ -157,6 +157,76 @@ pub fn replace_generated(doc: &str, name: &str, body: &str) -> Option<String> {
     Some(format!("{}\n{body}{}", &doc[..b], &doc[e..]))
 }
 
+/// The markdown of docs/evidence.md's generated part: the commits the evidence was read at, and
+/// every code with its evidence locations, judgement or pending part, and each code's severity
+/// as `severity` gives it (the registry's, which gathers every family's documentation, is the
+/// main crate's while launch's rules are). `cargo run --example gen_docs` writes it;
+/// tests/docs.rs fails when it is stale.
+pub fn evidence_markdown() -> String {
+    use crate::evidence::{evidence, for_code, judgement, pending, short, Entry};
+    use std::collections::BTreeMap;
+
+    let ev = evidence();
+    let mut commits: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+    for e in &ev.evidence {
+        if let (Entry::Source { repo, .. } | Entry::Absence { repo, .. }, Some(rev)) =
+            (e, e.revision())
+        {
+            *commits.entry((repo, rev)).or_default() += 1;
+        }
+    }
+    let mut out = String::from("Sources the line-level evidence was read at:\n\n| repository | commit or release | entries |\n|---|---|---|\n");
+    for ((repo, commit), n) in &commits {
+        out.push_str(&format!("| {repo} | `{commit}` | {n} |\n"));
+    }
+    out.push_str("\n| code | severity | evidence | status |\n|---|---|---|---|\n");
+    for code in Code::all() {
+        let name = code.as_str();
+        let locations: Vec<String> = for_code(name)
+            .map(|e| match e {
+                Entry::Source {
+                    repo, path, lines, ..
+                } => format!(
+                    "`{repo}` `{path}`@{}:{}-{}",
+                    short(e.revision().unwrap_or_default()),
+                    lines[0],
+                    lines[1]
+                ),
+                Entry::Absence {
+                    repo,
+                    commit,
+                    identifiers,
+                    ..
+                } => {
+                    format!(
+                        "absence of `{}` in `{repo}`@{}",
+                        identifiers.join("`, `"),
+                        short(commit)
+                    )
+                }
+                Entry::Report { url, .. } => format!("<{url}>"),
+            })
+            .collect();
+        let status = match (judgement(name), pending(name)) {
+            (Some(why), _) => format!("judgement: {why}"),
+            (None, Some(why)) if locations.is_empty() => format!("pending: {why}"),
+            (None, Some(why)) => format!("partly evidenced; pending: {why}"),
+            (None, None) => "evidenced".to_string(),
+        };
+        out.push_str(&format!(
+            "| `{name}` | {} | {} | {} |\n",
+            info(code).severity.as_str(),
+            if locations.is_empty() {
+                "—".to_string()
+            } else {
+                locations.join("<br>")
+            },
+            status.replace('|', "\\|")
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -169,7 +239,10 @@ mod tests {
             let i = info(code);
             assert!(!i.summary.is_empty(), "{code}: no summary");
             assert!(!i.explanation.is_empty(), "{code}: no explanation");
-            assert!(!i.source.is_empty(), "{code}: no source");
+            assert!(
+                !crate::evidence::source_text(code.as_str()).is_empty(),
+                "{code}: no source"
+            );
         }
     }
 }

@@ -85,7 +85,6 @@ that silently means all full attention. If the drafter was trained with sliding 
 SGLang read only layer_types, so they run all layers full; configs with `dflash_config.use_swa` run every layer \
 sliding in vLLM and full in SGLang. Write the list explicitly. (Not said for a DSpark head embedded in a \
 DeepSeek-V4 checkpoint: it is built from the target's own attention settings.)",
-        source: "vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d (_resolve_layer_attention, use_swa); vllm-project/vllm PR 40898; ik_llama.cpp PR 2021",
     },
     applies: Applies::BlockDrafters,
     needs: &[],
@@ -145,7 +144,6 @@ const LAYER_TYPES_LENGTH: Rule = Rule {
         explanation: "layer_types has one entry per draft layer. SpecForge's DFlash config check refuses a \
 different length; engines that build layer i from layer_types[i] index past a short list or ignore the tail of a \
 long one.",
-        source: "sgl-project/SpecForge specforge/modeling/draft/dflash.py@a6b6b02:44-57",
     },
     applies: Applies::BlockDrafters,
     needs: &[],
@@ -194,7 +192,6 @@ full attention, so a layer meant as something else runs as full attention, silen
 refuses it in its newer versions (\"Unsupported DFLASH draft layer type\"; at 7f151c5 it did not read layer_types \
 at all). An error without an engine and with --engine sglang, a warning with --engine vllm (it loads and runs the \
 layer as full attention).",
-        source: "sgl-project/SpecForge specforge/modeling/draft/dflash.py@a6b6b02:44-57; vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d (_resolve_layer_attention: is_sliding = layer_types[i] == sliding_attention); sgl-project/sglang python/sglang/srt/models/dflash.py (_get_dflash_layer_sliding_window raises for another value; a version newer than 7f151c5, commit not pinned)",
     },
     applies: Applies::BlockDrafters,
     needs: &[],
@@ -252,7 +249,6 @@ const SLIDING_WINDOW_MISSING: Rule = Rule {
 which both engines also accept. vLLM's _resolve_layer_attention and SGLang's \
 get_dflash_attention_sliding_window_size raise ValueError without one, and SpecForge requires it positive. \
 z-lab/Qwen3.6-27B-DFlash uses 2048.",
-        source: "vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d (_resolve_layer_attention); sgl-project/sglang python/sglang/srt/speculative/dflash_utils.py@00731f0 (get_dflash_attention_sliding_window_size); sgl-project/SpecForge specforge/modeling/draft/dflash.py@a6b6b02:59-67",
     },
     applies: Applies::BlockDrafters,
     needs: &[],
@@ -319,7 +315,6 @@ NVIDIA Model-Optimizer exports SWA drafters exactly so on purpose (PR 1960: use_
 left all full_attention, to match vLLM's _resolve_layer_attention), so for vLLM the layout is right: info with \
 --engine vllm, a portability warning otherwise (SGLang and the z-lab reference read layer_types). For other engines \
 make layer_types say sliding_attention for every layer, as the drafter was trained.",
-        source: "vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d (_resolve_layer_attention); NVIDIA/Model-Optimizer PR 1960 (export: use_swa with all-full layer_types for vLLM)",
     },
     applies: Applies::BlockDrafters,
     needs: &[],
@@ -375,7 +370,6 @@ layers as full attention: an error (info under --engine vllm when swa_window_siz
 sliding_window, so there the flag only makes readers disagree (info), as does a true flag with every layer full. \
 The published configs keep them consistent (Qwen3.6-27B: true with 4 sliding layers; Qwen3.5-27B: false, all \
 full).",
-        source: "huggingface/transformers transformers/models/qwen3/configuration_qwen3.py@transformers==5.25.0 (__post_init__); vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d (_resolve_layer_attention); sglang==0.5.23 sglang/srt/speculative/dflash_utils.py (get_dflash_attention_sliding_window_size); z-lab/Qwen3.6-27B-DFlash config.json",
     },
     applies: Applies::BlockDrafters,
     needs: &[],

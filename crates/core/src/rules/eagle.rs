@@ -68,7 +68,6 @@ nvidia/Llama-3.3-70B-Instruct-Eagle3, which omits them. A warning, since the def
 may be the trained layers. Nothing is said for heads with `eagle_config.use_aux_hidden_state: false`: they read no \
 auxiliary states at all (vLLM's EAGLE-3 and DFlash heads read the flag from `eagle_config` and build no fc without \
 them), so no ids are expected.",
-        source: "vllm-project/vllm vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py@v0.26.0 (set_eagle3_aux_hidden_state_layers); vllm-project/vllm PR 50170; vllm-project/vllm vllm/model_executor/models/llama_eagle3.py (LlamaModel.__init__: use_aux_hidden_state from eagle_config, default true; commit not pinned: read from an unpinned copy), vllm/model_executor/models/qwen3_dflash.py@d952bda805e64a425276f59161a915d31abbfd13 (DFlashQwen3Model.__init__: fc only when use_aux_hidden_state)",
     },
     applies: Applies::EagleHeads,
     needs: &[],
@@ -109,7 +108,6 @@ const EAGLE_AUX_LAYER_IDS_NESTED: Rule = Rule {
 only there are ignored and vLLM falls back to its default layers. SGLang and SpecForge read the nested \
 key (no finding with --engine sglang). For vLLM, copy the list to the top level — in vLLM's input-of-layer \
 convention, which may be SpecForge's output-of-layer ids + 1: check.",
-        source: "vllm-project/vllm vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py@v0.26.0, @v0.27.1 (get_eagle3_aux_layers_from_config)",
     },
     applies: Applies::EagleHeads,
     needs: &[],
@@ -151,7 +149,6 @@ nvidia/gpt-oss-120b-Eagle3-v3. So an id equal to n is legitimate, reported as in
 capture loop captures nothing there); an id above n is a boundary that does not exist: nothing captures it and the \
 head gets fewer features than its fc expects — an error. The ids' meaning differs by model (MiniMax is off by one, \
 vllm#43671). The list's type is checked here too.",
-        source: "vllm-project/vllm vllm/model_executor/models/llama.py@v0.26.0 (boundary 0, then idx + 1 after each layer), interfaces.py@v0.26.0 (_maybe_add_hidden_state); sgl-project/sglang PR 32334 (GPT-OSS EAGLE3 hidden-state boundaries [24, 30, 36] on 36 layers); vllm-project/vllm PR 46788 (EagleModelMixin._maybe_add_hidden_state, final-layer extraction); ggml-org/llama.cpp PR 25794; vllm-project/vllm#43671",
     },
     applies: Applies::EagleHeads,
     needs: &[],
@@ -207,7 +204,6 @@ const EAGLE_AUX_LAYER_IDS_COUNT: Rule = Rule {
 inputs, a hard-coded 3; a head trained on another number of layers has an fc weight of another width and fails to \
 load there (speculators#1065, vllm#54526 report a config with a different count). An error with --engine vllm, a \
 warning otherwise (other engines may accept other counts).",
-        source: "vllm-project/vllm vllm/model_executor/models/llama_eagle3.py (fc = 3 × hidden); vllm-project/speculators#1065; vllm-project/vllm#54526",
     },
     applies: Applies::EagleHeads,
     needs: &[],
@@ -258,7 +254,6 @@ const DRAFT_VOCAB_SIZE_MISMATCH: Rule = Rule {
 checkpoint must carry the `d2t` (draft-to-target) tensor: vLLM's llama_eagle3 creates draft_id_to_target_id and, \
 when the checkpoint has none, keeps zeros, so every drafted id maps to the wrong token (NeMo-Automodel#2447: \
 \"acceptance rate collapsed\"). `dflash-check weights` checks that the tensor ships.",
-        source: "vllm-project/vllm vllm/model_executor/models/llama_eagle3.py (draft_id_to_target_id); NVIDIA-NeMo/Automodel#2447",
     },
     applies: Applies::EagleHeads,
     needs: &[],
@@ -305,7 +300,6 @@ the config has `target_hidden_size` and then build fc for target_hidden_size × 
 load. Remove the key (the head then uses hidden_size) or write the target's hidden size. DFlash-family configs are \
 not affected (vLLM's DFlash uses `target_hidden_size or hidden_size`), nor speculators-format configs (its adapter \
 skips a null).",
-        source: "vllm-project/vllm vllm/model_executor/models/llama_eagle3.py@00bd149 (LlamaModel.__init__); sgl-project/SpecForge specforge/modeling/draft/llama3_eagle.py@a6b6b02:1670-1675, specforge/modeling/draft/peagle.py@a6b6b02:208-211",
     },
     applies: Applies::Only(&[Family::Eagle3, Family::Peagle]),
     needs: &[],
@@ -357,7 +351,6 @@ vLLM's P-EAGLE speculator needs `pard_token` or `ptd_token_id` in config.json (t
 mask_token_id) and refuses to start without it when parallel drafting is on. SpecForge's P-EAGLE template resolves \
 the id at training time and does not write it: add the id the head was trained with. An error with --engine vllm \
 and parallel drafting (or no --speculative-config to say otherwise), a warning otherwise.",
-        source: "vllm-project/vllm vllm/v1/worker/gpu/spec_decode/eagle/peagle.py@1a0c5d2 (_init_parallel_drafting_params); vllm/v1/spec_decode/llm_base_proposer.py@00c4f22; sgl-project/SpecForge specforge/training/model_utils.py@a6b6b02 (resolve_mask_token_id)",
     },
     applies: Applies::Only(&[Family::Peagle]),
     needs: &[],
@@ -391,7 +384,6 @@ const PEAGLE_PARALLEL_DRAFTING_OFF: Rule = Rule {
         explanation: "vLLM runs a P-EAGLE head with parallel drafting only when --speculative-config says \
 \"parallel_drafting\": true (P-EAGLE = method eagle3 + parallel drafting); otherwise it drafts sequentially like \
 EAGLE-3 and skips the head's mask_hidden weight.",
-        source: "vllm-project/vllm vllm/config/speculative.py@002e77c (parallel_drafting); vllm/model_executor/models/llama_eagle3.py@00bd149 (load_weights, mask_hidden)",
     },
     applies: Applies::Only(&[Family::Peagle]),
     needs: &[Need::Engine],
@@ -444,7 +436,6 @@ the target's max_model_len: past the draft's length the cache gather fails a dev
 torch.compile and reads garbage in eager mode (vllm#48894): an error with --engine vllm@0.26 or older. vLLM v0.27 \
 raises the value to the target's max_model_len: info with --engine vllm (the newest). SGLang's code for it was \
 not read: the mechanism is not claimed, only the reports.",
-        source: "sgl-project/sglang#6783; sgl-project/SpecForge PR #271; vllm-project/vllm vllm/config/speculative.py@v0.27.1 (_maybe_override_draft_max_position_embeddings; absent at v0.26.0); vllm-project/vllm#48894",
     },
     applies: Applies::EagleHeads,
     needs: &[],

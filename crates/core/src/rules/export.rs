@@ -37,7 +37,6 @@ error (vllm issue 56792). The files do not say which layout a `DSparkDraftModel`
 in (anchor-first exports use the same class), so this is a warning under --engine vllm and --engine sglang, info \
 without an engine, never an error: write `sample_from_anchor` explicitly (false for fill-in) and the finding goes. \
 DSpark heads inside a DeepSeek-V4 config are anchor-first and not flagged.",
-        source: "vllm-project/vllm#56792 (fill-in DSpark export without sample_from_anchor: ~0.9% acceptance); vllm-project/speculators#760 (the key; DSpark default true); vllm-project/vllm#48639 (vLLM reads it); sgl-project/sglang-jax#1619 (upstream SGLang's DSpark path defaults it to true); ggml-org/llama.cpp#26275 (SpecForge's DSpark defaults to the DFlash fill-in structure)",
     },
     applies: Applies::Only(&[Family::Dspark]),
     needs: &[],
@@ -107,7 +106,6 @@ error. vLLM's speculators adapter did not propagate the key until PR 38111 (merg
 nested `eagle_config.norm_before_fc` of NVIDIA's exports only from PR 42143 (merged 2026-05-09); SGLang ignored it \
 for GPT-OSS heads until PR 32334. A warning for a vLLM version named older than the fix (`--engine vllm@0.18` for the \
 top-level key, up to 0.20 for the nested one: the release boundary is inferred from the merge date), info otherwise.",
-        source: "vllm-project/vllm#38111 (norm_before_fc not propagated from speculators configs: degraded acceptance); vllm-project/vllm#42143 (eagle_config.norm_before_fc not read); sgl-project/sglang#32334 (GPT-OSS EAGLE-3: norm_before_fc ignored)",
     },
     applies: Applies::EagleHeads,
     needs: &[],
@@ -151,7 +149,6 @@ serves a speculator given alone (`vllm serve <speculator>`) by loading that veri
 drafter's provenance. An export with an empty verifier (a local training path dropped, and often \
 `target_hidden_size: null` and Llama's bos/eos 1/2 copied in) serves with poor end-to-end speed and nothing says \
 which target it was trained for (vllm issue 50722). A warning: pass the target explicitly and fill the field.",
-        source: "vllm-project/vllm#50722 (speculators DFlash config: empty verifier.name_or_path, target_hidden_size null, bos/eos 1/2); vllm-project/vllm#21345 (vLLM reads the verifier from the speculators config)",
     },
     applies: Applies::Only(&[Family::Speculators]),
     needs: &[],
@@ -199,7 +196,6 @@ of draft_vocab_size rows and maps its ids through d2t. vLLM before PR 28549 (mer
 acceptance, vllm-ascend issue 11374). An error for `--engine vllm@X.Y` up to 0.11; nothing otherwise (current vLLM \
 and SGLang keep the head, draft-vocab-size-mismatch already notes the reduced vocabulary; Ascend builds are not \
 modelled: check acceptance there).",
-        source: "vllm-project/vllm#27732, vllm-project/vllm#28549 (merged: stop overwriting the drafter's lm_head; 1.32 → 2.49 acceptance length); vllm-project/vllm-ascend#11374 (32000-row lm_head replaced: 25% → 1.7%)",
     },
     applies: Applies::EagleHeads,
     needs: &[],

@@ -115,7 +115,6 @@ combine_hidden_states raises ValueError for any drafter without exactly 3 layers
 an error unless the drafter has 3 layers; --engine sglang an error for DFlash2, a warning otherwise (the fallback is \
 right for z-lab-trained DFlash drafters); no engine the most cautious of these (an error when either engine fails \
 or collapses). Open PRs z-lab/dflash#157 and sglang#37476 make the key required.",
-        source: "z-lab/dflash dflash/model.py@10129599dffb338ff38cfd235a53ca6d3667b4dd (DFlashDraftModel.__init__: raises without target_layer_ids); sgl-project/sglang python/sglang/srt/speculative/dflash_utils.py@00731f0 (resolve_target_layer_ids); sgl-project/sglang issue 37475; vllm-project/vllm vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py@0cfdd2e, vllm/model_executor/models/qwen3_dflash.py@036a00d (combine_hidden_states)",
     },
     applies: Applies::BlockDrafters,
     needs: &[],
@@ -178,7 +177,6 @@ const TARGET_LAYER_IDS_OUT_OF_RANGE: Rule = Rule {
 multimodal targets). SGLang's resolve_target_layer_ids raises \"out-of-range layer id\"; vLLM's capture loop \
 (`if idx in self.aux_hidden_state_layers`) never captures the id, and the missing feature raises ValueError in \
 combine_hidden_states. The list's type is checked here too (a list of non-negative integers).",
-        source: "sgl-project/sglang python/sglang/srt/speculative/dflash_utils.py@00731f0 (resolve_target_layer_ids); vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d",
     },
     applies: Applies::BlockDrafters,
     needs: &[],
@@ -241,7 +239,6 @@ XiaomiMiMo/MiMo-V2.5-Pro-FP4-DFlash (vLLM PR 46104). So: nothing with --engine v
 --engine sglang on a Qwen3.5/3.6 target, a warning on other SGLang targets and without an engine (the cautious \
 statement: the crash is real on one SGLang path); nothing for speculators-format configs, whose converter handles \
 the last layer on purpose (--include-last-layer). z-lab's default ids stop at n - 3.",
-        source: "sgl-project/sglang#32204 (python/sglang/srt/models/qwen3_5.py set_dflash_layers_to_capture); NVIDIA-NeMo/Automodel PR 3083; vllm-project/vllm PR 46104 (serves XiaomiMiMo/MiMo-V2.5-Pro-FP4-DFlash); vllm-project/vllm PR 46788 (EagleModelMixin capture after each layer); vllm-project/speculators src/speculators/convert/dflash/converter.py@c05b95b:121-126",
     },
     applies: Applies::BlockDrafters,
     needs: &[Need::TargetLayers],
@@ -285,7 +282,6 @@ const TARGET_LAYER_IDS_ORDER: Rule = Rule {
 states in list order (model.py:44), while vLLM and SGLang capture inside the layer loop and so always feed them in \
 ascending order: a reordered list means the engines and the reference feed different features; a duplicate is \
 captured once by the engines (target-layer-ids-duplicate). A likely mistake, not an engine check: a warning.",
-        source: "z-lab/dflash dflash/model.py@44947fb:44; vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d",
     },
     applies: Applies::BlockDrafters,
     needs: &[],
@@ -318,7 +314,6 @@ const TARGET_LAYER_IDS_DUPLICATE: Rule = Rule {
         explanation: "vLLM and SGLang size fc for one feature per listed id but capture each layer once (a \
 membership test inside the target's layer loop), so a duplicate leaves fc short of input: vLLM raises \"DFlash \
 drafter expects … concatenated aux hidden features\", SGLang \"DFLASH target_hidden feature dim mismatch\".",
-        source: "vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d (_get_dflash_fc_input_size, combine_hidden_states), vllm/model_executor/models/interfaces.py@v0.26.0 (_maybe_add_hidden_state); sglang==0.5.23 sglang/srt/models/llama.py (layers_to_capture), sglang/srt/models/dflash.py (project_target_hidden)",
     },
     applies: Applies::BlockDrafters,
     needs: &[],
@@ -378,7 +373,6 @@ a warning for DFlash, info for DFlash2, DSpark, Domino and the speculators forma
 or without a target the config's own record of it: num_target_layers, or target_num_hidden_layers in TorchSpec's \
 layout (where num_target_layers counts the taps; a num_target_layers equal to the number of ids and not above \
 every id is such a count and is not used).",
-        source: "z-lab/dflash dflash/model.py@44947fb (build_target_layer_ids); sgl-project/SpecForge configs/*-dspark.json, configs/qwen3.5-4b-domino.json@a6b6b02; lightseekorg/TorchSpec torchspec/config/dflash_draft_config.json@367846def3da3b570ca29b7315e280c62c931565, torchspec/config/glm52_dspark_draft_config.json@37a86412604a0c46acc5e12d48cc9d1d82ba6cfe (num_target_layers 5 = taps, target_num_hidden_layers = depth)",
     },
     applies: Applies::BlockDrafters,
     needs: &[],
@@ -427,7 +421,6 @@ const AUX_IDS_TARGET_LAYER_IDS_MISMATCH: Rule = Rule {
 otherwise `dflash_config.target_layer_ids` + 1 (hidden-state indices); z-lab's reference and SGLang read \
 target_layer_ids. When both are present they must agree (aux == ids + 1), or vLLM feeds other layers than the \
 other engines (sglang#25454 lost ~0.10 acceptance length to exactly this off-by-one).",
-        source: "vllm-project/vllm vllm/v1/worker/gpu/spec_decode/eagle/eagle3_utils.py@0cfdd2e (get_eagle3_aux_layers_from_config); sgl-project/sglang#25454",
     },
     applies: Applies::BlockDrafters,
     needs: &[],
@@ -500,7 +493,6 @@ target_num_hidden_layers, which is then the field compared; without it, a num_ta
 ids and not above every id is read as TorchSpec's tap count and not compared. No engine compares either with the served target: \
 z-lab's reference used num_target_layers only for the default layer ids. A different value suggests the drafter was \
 built for another target — a heuristic, so a warning.",
-        source: "z-lab/dflash dflash/model.py@44947fb:312-314 (its only use); lightseekorg/TorchSpec torchspec/config/glm52_dspark_draft_config.json@37a86412604a0c46acc5e12d48cc9d1d82ba6cfe",
     },
     applies: Applies::All,
     needs: &[Need::TargetLayers],
@@ -552,7 +544,6 @@ const FC_WIDTH: Rule = Rule {
 hidden_size) inputs (z-lab model.py:317; vLLM _get_dflash_fc_input_size). The number of ids need not equal the \
 number of draft layers (Qwen3.6-35B-A3B's new revision: 6 layers, 8 ids), but the weights must have been trained \
 with exactly this many ids, or loading fails with a shape mismatch (`dflash-check weights` checks the fc tensor).",
-        source: "z-lab/dflash dflash/model.py@44947fb:317; vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d (_get_dflash_fc_input_size)",
     },
     applies: Applies::BlockDrafters,
     needs: &[],

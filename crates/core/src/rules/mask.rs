@@ -59,7 +59,6 @@ for Qwen3 that is 151669, exactly z-lab's mask id; for Qwen3.5/3.6 it is 248077,
 and wrong for those trained with 248070. NeMo-Automodel once fell back to the pad token (PR 2461). An error \
 (vLLM refuses); a warning with --engine sglang, where the fallback may be the trained id. Copy the id from the \
 published config.",
-        source: "vllm-project/vllm vllm/v1/spec_decode/llm_base_proposer.py@v0.26.0 (_init_parallel_drafting_params), vllm/v1/worker/gpu/spec_decode/utils.py@v0.26.0 (get_parallel_drafting_token_id); sgl-project/sglang python/sglang/srt/speculative/dflash_worker.py@7f151c5 (_resolve_mask_token_id); NVIDIA-NeMo/Automodel PR 2461",
     },
     applies: Applies::BlockDrafters,
     needs: &[],
@@ -117,7 +116,6 @@ raises for a negative or non-integer mask_token_id, _resolve_mask_token_id raise
 (read at 0.5.23; at 7f151c5 the check applied only to the id resolved from the mask_token string). Other engines \
 index the embedding with it unchecked (not cited by line). Ids between the tokenizer length and vocab_size are \
 unused rows and valid (Qwen3's 151669). The value's type is checked here too.",
-        source: "sgl-project/sglang 0.5.23 python/sglang/srt/speculative/dflash_utils.py (parse_dflash_draft_config), dflash_worker_v2.py (_resolve_mask_token_id)",
     },
     applies: Applies::BlockDrafters,
     needs: &[],
@@ -187,7 +185,6 @@ config. The pad id is an error: a mask id left at the pad placeholder trains and
 of the mask token, which silently corrupts the objective (TorchSpec PR 133's review of its GLM-5.2 DSpark config, \
 whose mask id was the pad placeholder), and a fallback to the pad token \"does not error, but acceptance quietly \
 degrades\" (NeMo-Automodel PR 2461). No published drafter in the corpus uses its pad id as the mask.",
-        source: "lightseekorg/TorchSpec PR 133 (torchspec/config/glm52_dspark_draft_config.json: mask_token_id = the pad placeholder, \"silently corrupts the DSpark objective\"); NVIDIA-NeMo/Automodel PR 2461; sgl-project/SpecForge configs/longcat-flash-dflash.json@a6b6b02",
     },
     applies: Applies::BlockDrafters,
     needs: &[Need::TargetVocab],
@@ -257,7 +254,6 @@ const MASK_TOKEN_TEXT_TOKEN: Rule = Rule {
 sees (`<|audio_start|>`, `<|reserved_200000|>`). A regular vocabulary token, or an added token used in text \
 (`<think>`, `<tool_call>`, `<|fim_*|>`, `<|repo_name|>`), is almost certainly a guess: the incident's 248064 \
 `<|repo_name|>` instead of 248070 `<|audio_start|>`. No engine checks it: a warning.",
-        source: "z-lab/Qwen3.6-27B-DFlash config.json (mask 248070); NVIDIA/Model-Optimizer#1621",
     },
     applies: Applies::BlockDrafters,
     needs: &[Need::TargetVocab],
@@ -303,7 +299,6 @@ const MASK_TOKEN_STRING: Rule = Rule {
 already has that token under another id, _resolve_mask_token_id raises \"mask_token_id conflicts with tokenizer \
 vocab id\" (read at 0.5.23; the older 7f151c5 had no such check and used the string's id). vLLM ignores the string \
 (info with --engine vllm). Make the two agree, or drop the string.",
-        source: "sgl-project/sglang 0.5.23 python/sglang/srt/speculative/dflash_worker_v2.py (_resolve_mask_token_id)",
     },
     applies: Applies::BlockDrafters,
     needs: &[],
@@ -376,7 +371,6 @@ warning (except with --engine vllm) when len(tokenizer) is not below the target'
 raises \"DFLASH mask_token_id is outside the target vocab size\". Not an error: the string is looked up among the \
 tokenizer's added tokens only (the fast token reader does not index the base vocabulary by text), and a string that \
 is a base-vocabulary token would be found by SGLang and not added. Needs the target's tokenizer.",
-        source: "sgl-project/sglang python/sglang/srt/speculative/dflash_worker.py@0468412 (_resolve_mask_token_id); sgl-project/sglang python/sglang/srt/speculative/dflash_utils.py@00731f0 (parse_dflash_draft_config)",
     },
     applies: Applies::BlockDrafters,
     needs: &[],

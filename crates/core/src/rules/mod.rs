@@ -704,7 +704,6 @@ mod tests {
         for r in all_rules() {
             assert!(!r.info.summary.is_empty(), "{:?}", r.code);
             assert!(!r.info.explanation.is_empty(), "{:?}", r.code);
-            assert!(!r.info.source.is_empty(), "{:?}", r.code);
         }
     }
 

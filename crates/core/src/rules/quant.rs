@@ -46,7 +46,6 @@ SGLang's DFlash2DraftModel and serves, but its drafts are rejected almost always
 release so far). An error under --engine sglang. vLLM loads quantized DFlash drafters once the draft's quant config \
 reaches its fused layers (vllm PR 53122; INT8 W8A16 kept acceptance 4.16 vs 4.24 in BF16) and fails loudly at \
 start-up before it: info under --engine vllm. A warning without an engine.",
-        source: "sgl-project/sglang#39087 (quantized DFlash2 draft: ~0% acceptance, no error, no warning); vllm-project/vllm#52816 (comment: vllm#53122 fixes quantized DFlash drafter loading; W8A16 acceptance 4.16 vs BF16 4.24)",
     },
     applies: Applies::BlockDrafters,
     needs: &[],
@@ -94,7 +93,6 @@ const DSPARK_NVFP4_TARGET: Rule = Rule {
 token 0 at every position: acceptance length exactly 1.0, throughput 3.55 → 2.57, no error (vllm PR 49133). An \
 error under --engine vllm for releases without that fix, a warning without an engine; SGLang was not reported. \
 Fires only when the target's quantization_config says NVFP4 (quant_algo / moe_quant_algo / an nvfp4 group format).",
-        source: "vllm-project/vllm#49133 (NVFP4 target + MXFP4 DSpark drafter: acceptance length 1.0)",
     },
     applies: Applies::Only(&[Family::Dspark]),
     needs: &[],
@@ -144,7 +142,6 @@ issue 5974 and PR 7038); vllm-ascend from PR 6914 rotates the draft fc at load, 
 (older builds and upstream vLLM, whose PR 36225 is open, do not). SGLang's fix (PR 30524) is open: an error. \
 DFlash/DSpark drafters are rotated by no engine (vllm-ascend PR 12775 open: \"acceptance drops to near zero\"): an \
 error everywhere. Fires only when the target's quantization_config marks a rotation.",
-        source: "vllm-project/vllm-ascend#5974 (EAGLE-3 on QuaRot: acceptance drops; reversed rotation fused into fc); vllm-project/vllm-ascend#6914 (merged: rotate the draft fc at load); vllm-project/vllm-ascend#7038 (1.07 → 3.09 acceptance length); sgl-project/sglang#30524 (open); vllm-project/vllm-ascend#12775 (open, DFlash/DSpark)",
     },
     applies: Applies::All,
     needs: &[],

@@ -41,7 +41,6 @@ One exception is a warning, not an error: a whole-number float `block_size` (`16
 and z-lab's newer reference read with int() and vLLM does not read (z-lab's older reference, 44947fb, fails on it). \
 Sizes (hidden_size, vocab_size, num_hidden_layers) and ids stay errors as floats: they size nn.Linear layers and \
 index hidden-state lists, which refuse floats.",
-        source: "sgl-project/sglang python/sglang/srt/speculative/dflash_utils.py@00731f0 (parse_dflash_draft_config); sgl-project/sglang python/sglang/srt/models/dflash.py@7f151c5ebdb3af4467c2a5d3ccc5f54e71d2ba35 (DFlashDraftModel.__init__: int(block_size), default 16), python/sglang/srt/speculative/dflash_worker.py@7f151c5 (int(block_size)); z-lab/dflash dflash/model.py@10129599dffb338ff38cfd235a53ca6d3667b4dd (DFlashDraftModel.__init__: int(block_size), default 16); z-lab/dflash dflash/model.py@44947fb (config.block_size as is)",
     },
     applies: Applies::All,
     needs: &[],
@@ -174,7 +173,6 @@ the target's hidden size. vLLM sizes fc from `target_hidden_size` when the confi
 (_get_dflash_fc_input_size), so the field checked is `target_hidden_size` when set and `hidden_size` otherwise; it \
 must equal the target's hidden size (text_config.hidden_size for multimodal targets). A mismatch fails the fc \
 weight load with a shape error; speculators' converter refuses it outright.",
-        source: "vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d (_get_dflash_fc_input_size); vllm-project/speculators src/speculators/convert/dflash/converter.py@c05b95b:101-108",
     },
     applies: Applies::All,
     needs: &[Need::TargetHidden],
@@ -235,7 +233,6 @@ map when the draft vocabulary differs from the target's, and a checkpoint withou
 every drafted id maps to the wrong token and acceptance collapses (NVIDIA-NeMo/Automodel#2447 saw exactly this). \
 Use the target's embedding size (text_config.vocab_size for Qwen3.5/3.6: 248320, not the tokenizer length). \
 EAGLE-3 heads with a reduced vocabulary say so with `draft_vocab_size`, not `vocab_size`.",
-        source: "vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d (d2t); NVIDIA-NeMo/Automodel#2447",
     },
     applies: Applies::All,
     needs: &[Need::TargetVocab],
@@ -281,7 +278,6 @@ the config and otherwise defaults to 16 with a warning, which need not match tra
 8); vLLM does not read the drafter's block_size at all (its DFlash `block_size` is the KV page size); z-lab's newer \
 reference defaults to 16 (its older one raised); speculators' converter refuses the config. So a warning without an \
 engine and with --engine sglang (the default may not be the trained block), info with --engine vllm.",
-        source: "sgl-project/sglang python/sglang/srt/arg_groups/speculative_hook.py@d9ccf6a78adc60d5d467cdad6dacac97b7bfedfa (_handle_dflash: defaults speculative_num_draft_tokens to 16), python/sglang/srt/models/dflash.py@7f151c5ebdb3af4467c2a5d3ccc5f54e71d2ba35 (DFlashDraftModel.__init__: block_size default 16); z-lab/dflash dflash/model.py@10129599dffb338ff38cfd235a53ca6d3667b4dd (DFlashDraftModel.__init__: block_size default 16); vllm-project/vllm#50012 (block_size in DFlash code is the KV page size); vllm-project/speculators src/speculators/convert/dflash/converter.py@c05b95b:90-95",
     },
     applies: Applies::Only(DFLASH_FAMILIES),
     needs: &[],
@@ -327,7 +323,6 @@ const MIXED_LAYOUT: Rule = Rule {
 different values means different engines run different drafters; a config mixing layouts across fields breaks \
 loaders that expect one. Keep one layout, the published one (info when both spellings agree). A convention, not \
 an engine check: a warning.",
-        source: "bstnxbt/dflash-mlx PR 46, issues 50/51; z-lab/dflash PR 150; exllamav3 PR 276; lmdeploy PR 4991",
     },
     applies: Applies::Only(DFLASH_FAMILIES),
     needs: &[],

@@ -61,7 +61,6 @@ exist (< vocab_size). No engine reads a drafter's own bos/eos/pad ids — the ta
 decide — so a wrong one breaks nothing by itself, but it says the config was written for another model. `-1` is \
 the old \"no token\" convention and is accepted; other negative numbers, strings and floats are reported here too. \
 A warning.",
-        source: "vllm-project/vllm vllm/config/speculative.py@v0.26.0 (the draft ModelConfig uses the target's tokenizer); sgl-project/sglang python/sglang/srt/speculative/dflash_worker.py@7f151c5",
     },
     applies: Applies::All,
     needs: &[],
@@ -131,7 +130,6 @@ const TOKEN_ID_NOT_SPECIAL: Rule = Rule {
 vocabulary token is almost always an id of another tokenizer: a Qwen3 id (151643 <|endoftext|>) inside a \
 Qwen3.5/3.6 drafter is a plain BPE token there, as in one SpecForge template; speculators#613 posted a Qwen3.6 \
 drafter with Llama's bos 1 / eos 2. No engine reads them: info.",
-        source: "vllm-project/speculators#613; sgl-project/SpecForge configs (a Qwen3 bos id in a Qwen3.5 drafter)",
     },
     applies: Applies::All,
     needs: &[Need::TargetVocab],
@@ -167,7 +165,6 @@ const TOKEN_ID_TARGET_MISMATCH: Rule = Rule {
         summary: "bos/eos id differs from the target's",
         explanation: "The drafter's eos/bos ids are not used by engines (the target's tokenizer decides), but they \
 normally equal the target's; a difference hints at a config written for another model.",
-        source: "z-lab DFlash configs (eos_token_id = the target's); vllm-project/vllm vllm/config/speculative.py@002e77c",
     },
     applies: Applies::All,
     needs: &[Need::TargetVocab],

@@ -49,7 +49,6 @@ key counting as 0, and raises ValueError when one of a pair is non-zero and the 
 convolution needs conv_kernel_size and conv_group_size together\", \"DFLASH selector needs rank and top_k \
 together\"). Set both, as the published DFlash2 config does. (Keys at the top level are not read: see \
 conv-selector-top-level.)",
-        source: "sgl-project/sglang 0.5.23 python/sglang/srt/speculative/dflash_utils.py (parse_dflash_draft_config); sgl-project/sglang PR 35371",
     },
     applies: Applies::BlockDrafters,
     needs: &[],
@@ -97,7 +96,6 @@ const CONV_SELECTOR_TOP_LEVEL: Rule = Rule {
 `dflash_config`) is ignored: SGLang runs the drafter without its convolution or selector, quietly, and a drafter \
 trained with them drafts from a different model than the one that was trained. No engine refuses it, so a warning: \
 move the key under `dflash_config`.",
-        source: "sgl-project/sglang 0.5.23 python/sglang/srt/speculative/dflash_utils.py (parse_dflash_draft_config); sgl-project/sglang PR 35371",
     },
     applies: Applies::BlockDrafters,
     needs: &[],
@@ -140,7 +138,6 @@ const DOMINO_CONFIG: Rule = Rule {
         explanation: "SGLang serves Domino drafters (`projector_type: domino`) only with `pure_draft_prefix_len` = \
 1, positive `gru_hidden_dim` and `emb_dim`, a boolean `shift_label`, and block_size > 1, in `dflash_config`; it \
 raises ValueError otherwise. SpecForge's template (configs/qwen3-8b-domino.json) has all of them.",
-        source: "sgl-project/sglang 0.5.23 python/sglang/srt/speculative/dflash_utils.py (parse_dflash_draft_config: Domino settings); sgl-project/SpecForge configs/qwen3-8b-domino.json@a6b6b02",
     },
     applies: Applies::Only(&[Family::Domino]),
     needs: &[],
@@ -219,7 +216,6 @@ const ROPE_NEOX_STYLE: Rule = Rule {
 true, the style of Qwen and Llama targets). Its DFlash model notes that a mismatch \"is silent -- acceptance \
 collapses and nothing errors\" (vLLM PR 54373 measured 1.03 against 7.78). The tool cannot know the trained style, \
 so a false value is a warning to confirm against training, not an error.",
-        source: "vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d (is_neox_style); vllm-project/vllm PR 54373",
     },
     applies: Applies::BlockDrafters,
     needs: &[],
@@ -264,7 +260,6 @@ Qwen3DSparkModel, vLLM method dspark). vLLM's V2-runner DFlash speculator refuse
 drafter with the anchor as the bonus token, so an anchor-sampling drafter drafts in a layout it was not trained for \
 (a warning there). SGLang reads sample_from_anchor only for DSpark drafters (a warning). Without an engine, an \
 error: the newest vLLM refuses it. The V1-runner DFlash proposer does not read the key either.",
-        source: "vllm-project/vllm vllm/v1/worker/gpu/spec_decode/dflash/speculator.py@v0.27.1 (DFlashSpeculator.__init__ raises) and @v0.26.0 (sample_from_anchor = False, not read); sgl-project/sglang 0.5.23 python/sglang/srt/speculative/dflash_utils.py (get_dspark_sample_from_anchor: DSpark only)",
     },
     applies: Applies::Only(&[Family::Dflash, Family::Dflash2, Family::Domino]),
     needs: &[],
@@ -324,7 +319,6 @@ const BLOCK_SIZE_TOO_SMALL: Rule = Rule {
         explanation: "A block of one position drafts nothing: the z-lab reference drafts only when \
 block_size > 1, and SpecForge refuses to train a DFlash-family drafter with block_size < 2. (Domino: SGLang \
 refuses it, reported by domino-config.)",
-        source: "z-lab/dflash dflash/model.py@44947fb:98; sgl-project/SpecForge specforge/algorithms/model_providers.py@a6b6b02:214-226",
     },
     applies: Applies::Only(&[Family::Dflash, Family::Dflash2, Family::Dspark]),
     needs: &[],
@@ -381,7 +375,6 @@ dense drafter's config does not have: the load fails. So a DSparkDraftModel conf
 deepseek_v4 is an error with --engine vllm@0.27 or older, and a warning with --engine vllm alone (a newer main \
 commit, 002e77c, was read as mapping it to Qwen3DSparkModel: not in a release read). Without an engine or under SGLang, the nested Markov layout is worth \
 knowing: info.",
-        source: "sgl-project/SpecForge scripts/gates/normalize_dflash_export.py@a6b6b02 (_normalize_dspark); vllm-project/vllm vllm/config/speculative.py@v0.26.0 (method dspark: model_type rewritten to deepseek_v4), vllm/model_executor/models/registry.py@v0.26.0 (DSparkDraftModel), vllm/models/deepseek_v4/nvidia/dspark.py@v0.26.0 (DSparkDeepseekV4Model.__init__)",
     },
     applies: Applies::Only(&[Family::Dspark]),
     needs: &[],
@@ -441,7 +434,6 @@ absent and raises ValueError (\"DSparkDraftModel requires dflash_config.projecto
 anything else, so the drafter cannot be built, trained or exported. A config that names a DSpark architecture but \
 another projector (`domino`, `dflash`) mixes two families: SGLang picks Domino's code path by projector_type \
 alone. Write `dspark`, or drop the key.",
-        source: "sgl-project/SpecForge specforge/modeling/draft/dspark.py@a6b6b02:315-321",
     },
     applies: Applies::Only(&[Family::Dspark]),
     needs: &[],
@@ -484,7 +476,6 @@ num_key_value_heads not dividing num_attention_heads (DSparkDraftModel raises). 
 absent or 0: SpecForge then trains a drafter without a Markov head, but its normalize_dflash_export.py refuses to \
 export one for SGLang (\"DSpark export requires a positive integer markov_rank\") and vLLM refuses it for \
 Qwen3-Omni; every published DSpark template sets 256. (A negative or non-integer markov_rank is field-type's.)",
-        source: "sgl-project/SpecForge specforge/modeling/draft/dspark.py@a6b6b02:252-279,288-312,354-357; sgl-project/SpecForge scripts/gates/normalize_dflash_export.py@a6b6b02 (_normalize_dspark); vllm-project/vllm vllm/config/speculative.py@002e77c (_validate_qwen3_omni_dspark)",
     },
     applies: Applies::Only(&[Family::Dspark]),
     needs: &[],

@@ -25,7 +25,6 @@ const SHARD_MISSING: Rule = Rule {
         explanation: "transformers, vLLM and huggingface_hub open every file that \
 `model.safetensors.index.json` names in `weight_map`; a missing one fails the load (or the download). \
 Download the missing shard, or regenerate the index.",
-        source: "vllm-project/vllm:vllm/model_executor/model_loader/weight_utils.py@v0.26.0 (filter_duplicate_safetensors_files: FileNotFoundError for weight files the index names and the folder lacks); huggingface/transformers:src/transformers/utils/hub.py@00511f2b97756629c5668aec5ad4371cbfd9c466 (get_checkpoint_shard_files: every shard in weight_map); huggingface/huggingface_hub:src/huggingface_hub/hf_api.py@1fb0107bb68bae38c8f55cc6055dad11cbcb9e83 (get_safetensors_metadata)",
     },
     applies: Applies::Any,
     needs: &[Need::Index],
@@ -55,7 +54,6 @@ const INDEX_MISMATCH: Rule = Rule {
         explanation: "`weight_map` names, for each tensor, the shard that holds it. A tensor in a shard but not \
 in the map, or mapped to a shard that does not hold it, means the index and the shards come from different \
 saves: transformers reports keys from the map, loaders read the shards.",
-        source: "huggingface/transformers:src/transformers/utils/hub.py@00511f2b97756629c5668aec5ad4371cbfd9c466 (all_checkpoint_keys come from weight_map; the shards are read)",
     },
     applies: Applies::Any,
     needs: &[Need::Index],
@@ -120,9 +118,9 @@ const DUPLICATE_TENSOR: Rule = Rule {
     info: CodeInfo {
         severity: Severity::Warning,
         summary: "a tensor appears in two shards (or twice through an alias)",
-        explanation: "Loaders read every shard and assign tensors in file order, so the last copy wins and \
+        explanation:
+            "Loaders read every shard and assign tensors in file order, so the last copy wins and \
 which one that is depends on the loader. Keep each tensor in one shard.",
-        source: "vllm-project/vllm:vllm/model_executor/models/utils.py@d30d0c133c3f47a6436788f82398b21eb23df8c0 (each weight is loaded as it comes)",
     },
     applies: Applies::Any,
     needs: &[],
@@ -159,7 +157,6 @@ reference code reads these names. vLLM's DFlash and EAGLE-3 loaders instead prep
 `lm_head` (and `d2t`), giving `model.model.layers...`, and hand the result to AutoWeightsLoader, whose _load_module \
 raises (\"There is no module or parameter named ...\") for a name that matches no parameter: the drafter does not \
 load in vLLM. An error. Save the state dict without the prefix (the published drafters have none).",
-        source: "vllm-project/vllm:vllm/model_executor/models/qwen3_dflash.py@d952bda805e64a425276f59161a915d31abbfd13 (DFlashQwen3ForCausalLM.load_weights: name = \"model.\" + name, then AutoWeightsLoader); vllm-project/vllm:vllm/model_executor/models/utils.py@d30d0c133c3f47a6436788f82398b21eb23df8c0 (AutoWeightsLoader._load_module raises for an unmatched name)",
     },
     applies: Applies::Any,
     needs: &[],

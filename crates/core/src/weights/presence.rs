@@ -28,7 +28,6 @@ const FORBIDDEN_TENSOR: Rule = Rule {
 slots through `mask_token_id` (optionally a separate `mask_embedding.pt`), and a `mask_hidden` weight means a \
 checkpoint of another method (EAGLE-3 parallel drafting). The load fails. Remove the tensor or use the right \
 method.",
-        source: "vllm-project/vllm:vllm/model_executor/models/qwen3_dflash.py@036a00d1f5d00d449d02dce9babdd15a5b4d06c9 (load_weights: assert \"mask_hidden\" not in name)",
     },
     applies: DFLASH_LAYOUTS,
     needs: &[],
@@ -62,7 +61,6 @@ const IGNORED_TENSOR: Rule = Rule {
 drafting (it logs a warning), a DFlash `mask_embedding` tensor (vLLM reads a separate mask embedding only from \
 `mask_embedding.pt`), rotary `inv_freq` buffers. They cost download and memory only; a mask embedding meant to \
 be used must ship as `mask_embedding.pt`.",
-        source: "vllm-project/vllm:vllm/model_executor/models/llama_eagle3.py@00bd1493b3e82d6c13c68ee8a0e1c5a96707e190 (load_weights: mask_hidden skipped); vllm-project/vllm:vllm/model_executor/models/qwen3_dflash.py@036a00d1f5d00d449d02dce9babdd15a5b4d06c9 (mask_embedding mapped to None without mask_embedding.pt)",
     },
     applies: KNOWN_LAYOUTS,
     needs: &[],
@@ -114,7 +112,6 @@ that matches no parameter of the drafter it built from the config (after the acc
 `encoder.fc.`, `encoder.output_norm_enc.`). transformers would ignore it with a warning. Common causes: \
 attention biases without `attention_bias: true`, a `d2t` in a DFlash drafter whose vocabulary equals the \
 target's (vLLM then has no `draft_id_to_target_id`), the weights of another architecture.",
-        source: "vllm-project/vllm:vllm/model_executor/models/utils.py@d30d0c133c3f47a6436788f82398b21eb23df8c0 (AutoWeightsLoader._load_module); vllm-project/vllm:vllm/model_executor/models/qwen3_dflash.py@036a00d1f5d00d449d02dce9babdd15a5b4d06c9",
     },
     applies: KNOWN_LAYOUTS,
     needs: &[],
@@ -182,7 +179,6 @@ const MISSING_TENSOR: Rule = Rule {
 and EAGLE-3 loaders do not check that all parameters were loaded, and transformers initialises missing ones \
 randomly (with a warning): the drafter runs with garbage weights and acceptance collapses. A reduced draft \
 vocabulary also needs its own `lm_head`.",
-        source: "vllm-project/vllm:vllm/model_executor/models/qwen3_dflash.py@036a00d1f5d00d449d02dce9babdd15a5b4d06c9 (load_weights returns nothing to check), vllm/model_executor/model_loader/default_loader.py@v0.26.0 (the loaded-names check runs only when load_weights returns them); transformers==5.25.0 transformers/modeling_utils.py (_initialize_missing_keys), transformers/utils/loading_report.py (missing keys only logged); z-lab/dflash:dflash/model.py@10129599dffb338ff38cfd235a53ca6d3667b4dd",
     },
     applies: KNOWN_LAYOUTS,
     needs: &[],

@@ -44,7 +44,6 @@ integer / FP8 data where they expect floating-point weights. Nothing in the conf
 quantized (quantized-block-drafter and the launch rules read quantization_config), so the checks that depend on it \
 cannot run. Write the quantization_config the quantizer produced. A warning: the tensors, not the config, are \
 what the drafter was saved as.",
-        source: "sgl-project/sglang#39087 (the W4A16 DFlash2 drafter: I32 packed tensors with a compressed-tensors quantization_config); vllm-project/vllm#53116 (a draft's quant config must reach its layers)",
     },
     applies: Applies::Any,
     needs: &[],
@@ -82,7 +81,6 @@ const QUANTIZATION_UNMATCHED: Rule = Rule {
 scales; a drafter whose tensors are all BF16/F16/F32 (a config copied from the target, or a dequantized export) then \
 fails to load or is quantized again on load. Remove the quantization_config, or publish the quantized tensors. A \
 warning (online-quantization configs legitimately keep float tensors).",
-        source: "vllm-project/vllm#53116 (the draft model's quant config decides its layers); sgl-project/sglang#28196 (a draft's own quantization_config overrides the inherited one)",
     },
     applies: Applies::Any,
     needs: &[],

@@ -70,7 +70,6 @@ const LAYER_COUNT: Rule = Rule {
 make vLLM's loader fail (\"There is no module or parameter named 'layers.N'\"); missing layers are left \
 uninitialised (vLLM does not check that a drafter's parameters were all loaded; transformers initialises them \
 randomly), and acceptance collapses. Set num_hidden_layers to the number of layers in the weights.",
-        source: "vllm-project/vllm:vllm/model_executor/models/utils.py@d30d0c133c3f47a6436788f82398b21eb23df8c0 (AutoWeightsLoader._load_module); z-lab/dflash:dflash/model.py@10129599dffb338ff38cfd235a53ca6d3667b4dd (layers = range(num_hidden_layers))",
     },
     applies: KNOWN_LAYOUTS,
     needs: &[],
@@ -159,7 +158,6 @@ one target hidden state per `dflash_config.target_layer_ids` entry (k = their nu
 number of layers fails to load with \"Attempted to load weight ... into parameter ...\"; a target whose hidden \
 size differs fails at the first step (\"DFlash drafter expects N concatenated aux hidden features\"). Fix the \
 config's layer ids to the ones the weights were trained with (the fc width tells how many).",
-        source: "vllm-project/vllm:vllm/model_executor/models/qwen3_dflash.py@036a00d1f5d00d449d02dce9babdd15a5b4d06c9 (_get_dflash_fc_input_size, combine_hidden_states); vllm-project/vllm:vllm/model_executor/models/llama_eagle3.py@00bd1493b3e82d6c13c68ee8a0e1c5a96707e190 (fc_input_size); z-lab/dflash:dflash/model.py@10129599dffb338ff38cfd235a53ca6d3667b4dd (self.fc)",
     },
     applies: KNOWN_LAYOUTS,
     // The target's hidden size is optional and not a need: without it the fc is compared with
@@ -245,7 +243,6 @@ gate/up projections intermediate_size rows, and every norm hidden_size entries (
 2 × hidden_size inputs). A different shape fails vLLM's weight loader (\"Attempted to load weight (...) into \
 parameter (...)\", or a QKV shard that does not fit) and transformers' from_pretrained (size mismatch). The \
 config's sizes are wrong for these weights, or the weights belong to another drafter.",
-        source: "vllm-project/vllm:vllm/model_executor/model_loader/weight_utils.py@0a1ee72ed53f07ca8e57e5e82fdbd89734b39026, @v0.26.0 (default_weight_loader); z-lab/dflash:dflash/model.py@10129599dffb338ff38cfd235a53ca6d3667b4dd (Qwen3DFlashAttention, Qwen3MLP); Luce-Org/lucebox-hub issue 195 (k_norm shape[0]=128 expected 256)",
     },
     applies: KNOWN_LAYOUTS,
     needs: &[],
@@ -261,7 +258,6 @@ const VOCAB_ROWS: Rule = Rule {
 `lm_head.weight` draft_vocab_size rows (vocab_size when there is no draft_vocab_size): vLLM builds both from \
 the config and its loader refuses another shape. A mismatch usually means the config's vocabulary fields \
 belong to another target.",
-        source: "vllm-project/vllm:vllm/model_executor/models/qwen3_dflash.py@036a00d1f5d00d449d02dce9babdd15a5b4d06c9 (VocabParallelEmbedding, ParallelLMHead); vllm-project/vllm:vllm/model_executor/models/llama_eagle3.py@00bd1493b3e82d6c13c68ee8a0e1c5a96707e190",
     },
     applies: KNOWN_LAYOUTS,
     needs: &[],

@@ -28,7 +28,6 @@ const D2T_MISSING: Rule = Rule {
 target offsets) maps to target ids. vLLM allocates `draft_id_to_target_id` as zeros and keeps them when the \
 checkpoint has no `d2t`: every draft id is read as the same-numbered target id and acceptance collapses, with \
 no error. Ship the d2t tensor the drafter was trained with, or set draft_vocab_size to the target vocabulary.",
-        source: "NVIDIA-NeMo/Automodel issue 2447; vllm-project/vllm:vllm/model_executor/models/llama_eagle3.py@00bd1493b3e82d6c13c68ee8a0e1c5a96707e190 (draft_id_to_target_id = zeros)",
     },
     applies: KNOWN_LAYOUTS,
     needs: &[Need::DraftVocab, Need::TargetVocab],
@@ -65,9 +64,9 @@ const D2T_LENGTH: Rule = Rule {
     info: CodeInfo {
         severity: Severity::Error,
         summary: "the d2t tensor's length differs from draft_vocab_size",
-        explanation: "`d2t` holds one offset per draft id: shape [draft_vocab_size]. vLLM loads it into a \
+        explanation:
+            "`d2t` holds one offset per draft id: shape [draft_vocab_size]. vLLM loads it into a \
 parameter of that shape, so another length fails to load.",
-        source: "vllm-project/vllm:vllm/model_executor/models/llama_eagle3.py@00bd1493b3e82d6c13c68ee8a0e1c5a96707e190 (draft_id_to_target_id); sgl-project/SpecForge validate_vocab_mapping_consistency",
     },
     applies: KNOWN_LAYOUTS,
     needs: &[Need::DraftVocab],
@@ -103,7 +102,6 @@ const T2D_LENGTH: Rule = Rule {
         explanation: "`t2d` marks, per target id, whether it is in the draft vocabulary: shape [target \
 vocab_size]. vLLM and SGLang skip it at load, so a wrong length breaks nothing directly, but it says the \
 mapping was built for another vocabulary (and then `d2t` probably was too).",
-        source: "sgl-project/SpecForge validate_vocab_mapping_consistency; vllm-project/vllm:vllm/model_executor/models/llama_eagle3.py@00bd1493b3e82d6c13c68ee8a0e1c5a96707e190 (t2d skipped)",
     },
     applies: KNOWN_LAYOUTS,
     needs: &[Need::TargetVocab],

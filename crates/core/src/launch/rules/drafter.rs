@@ -145,7 +145,6 @@ pub(super) const REVISION_UNPINNED: Rule = Rule {
 re-published with different architectures under the same name (z-lab/dflash#152: the same repo at two commits is \
 6 layers with 8 target layers and SWA 4096, or 4 layers with 6 target layers and SWA 2048), so a restart can load \
 another drafter. Pin the commit sha that was checked (`dflash-check pin` records it).",
-        source: "z-lab/dflash#152",
     },
     applies: Engines::Both,
     needs: &[],

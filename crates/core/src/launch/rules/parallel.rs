@@ -19,7 +19,6 @@ the target's tensor-parallel group: with tensor_parallel_size 4 and draft_tensor
 runs at TP 4 (vllm issue 31345; the fix, PR 31886, is open; vllm-ascend fixed its own path in PR 5519). Nothing \
 fails, the setting does nothing: a warning. launch-draft-heads-tp checks the drafter's heads at the TP it really \
 runs at.",
-        source: "vllm-project/vllm#31345 (draft_tensor_parallel_size does not take effect); vllm-project/vllm#31886 (open fix: the draft's layers still report the target's tp_size); vllm-project/vllm-ascend#5519",
     },
     applies: Engines::Vllm,
     needs: &[],
@@ -57,7 +56,6 @@ SGLang has no separate draft TP). Its attention splits heads across ranks and as
 and num_key_value_heads % tp == 0 (or tp % num_key_value_heads == 0 when the KV heads are replicated): a drafter \
 with 12 heads under TP 8 fails while the server builds it. An error; NeMo-RL caps the draft's TP at its KV heads \
 for the same reason.",
-        source: "vllm-project/vllm vllm/model_executor/models/llama.py@0035bdf2b1ac243ef6f31eef27411b022461df8e (LlamaAttention.__init__: the head asserts); vllm-project/vllm#31345 (the draft runs at the target's TP); NVIDIA-NeMo/RL#3723 (TP capped at the KV heads)",
     },
     applies: Engines::Both,
     needs: &[Need::DrafterConfig],

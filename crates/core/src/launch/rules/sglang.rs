@@ -17,7 +17,6 @@ pub(super) const DRAFTER_MISSING: Rule = Rule {
         summary: "SGLang --speculative-algorithm DFLASH without --speculative-draft-model-path",
         explanation: "SGLang refuses to start: \"DFLASH speculative decoding requires setting \
 --speculative-draft-model-path\".",
-        source: "sgl-project/sglang python/sglang/srt/server_args.py (_handle_dflash)",
     },
     applies: Engines::Sglang,
     needs: &[],
@@ -56,7 +55,6 @@ pub(super) const SGLANG_BLOCK_SIZE_CONFLICT: Rule = Rule {
         summary: "SGLang --speculative-num-draft-tokens differs from --speculative-dflash-block-size",
         explanation: "SGLang refuses to start: \"Both --speculative-num-draft-tokens and --speculative-dflash-block-size \
 are set but they differ. For DFLASH they must match.\"",
-        source: "sgl-project/sglang python/sglang/srt/server_args.py (_handle_dflash)",
     },
     applies: Engines::Sglang,
     needs: &[],
@@ -100,7 +98,6 @@ pub(super) const SGLANG_WINDOW_TOO_SMALL: Rule = Rule {
         explanation: "SGLang refuses to start when --speculative-dflash-draft-window-size (older versions: \
 --speculative-draft-window-size) is below the draft tokens (the block size): the compact draft cache must hold a \
 whole block.",
-        source: "sgl-project/sglang python/sglang/srt/server_args.py (_handle_dflash: window_size must be >= --speculative-num-draft-tokens)",
     },
     applies: Engines::Sglang,
     needs: &[],
@@ -153,7 +150,6 @@ pub(super) const SGLANG_EAGLE_PARTIAL: Rule = Rule {
         explanation: "When --speculative-num-steps is unset, SGLang asserts that --speculative-eagle-topk and \
 --speculative-num-draft-tokens are unset too and chooses all three itself; setting only some of them stops the \
 server at start-up. Set all three or none.",
-        source: "sgl-project/sglang python/sglang/srt/server_args.py (_handle_eagle_family: assert topk and num_draft_tokens are None when num_steps is None); sgl-project/sglang docs/advanced_features/speculative_decoding.md@067ad4d",
     },
     applies: Engines::Sglang,
     needs: &[],
@@ -204,7 +200,6 @@ pub(super) const SGLANG_EAGLE_CHAIN: Rule = Rule {
 with the last accepted one: --speculative-num-draft-tokens must be steps + 1. SGLang replaces another value with a \
 log line (\"speculative_num_draft_tokens is adjusted to speculative_num_steps + 1\"), so the flag does not do what it \
 says, and its acceptance-rate metric was computed from the wrong count (sglang#13212).",
-        source: "sgl-project/sglang python/sglang/srt/server_args.py (_handle_eagle_family); sgl-project/sglang#13212; THUDM/slime#1017",
     },
     applies: Engines::Sglang,
     needs: &[],
@@ -244,7 +239,6 @@ pub(super) const SGLANG_EAGLE_TREE: Rule = Rule {
         explanation: "A draft tree of --speculative-num-steps levels with --speculative-eagle-topk branches has at most \
 topk + (steps - 1)·topk² candidate nodes; --speculative-num-draft-tokens - 1 above that asks for candidates that do \
 not exist, and SGLang has no start-up check for it.",
-        source: "sgl-project/sglang#24054 (no start-up check of the tree arithmetic)",
     },
     applies: Engines::Sglang,
     needs: &[],
@@ -287,7 +281,6 @@ pub(super) const SGLANG_TOKEN_MAP: Rule = Rule {
 target's predicts ids in its own reduced vocabulary; SGLang maps them to target ids with the FR-Spec \
 --speculative-token-map. Without it the ids are \
 misread and acceptance collapses. For EAGLE-3 the map ships in the weights (d2t) and SGLang ignores the flag (info).",
-        source: "sgl-project/sglang docs/advanced_features/speculative_decoding.md@067ad4d (FR-Spec token map; \"--speculative-token-map is ignored for EAGLE-3 models\"); sglang==0.5.23 sglang/srt/speculative/eagle_worker_v2.py (init_token_map)",
     },
     applies: Engines::Sglang,
     needs: &[],

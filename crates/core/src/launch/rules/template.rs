@@ -19,7 +19,6 @@ every request; when it differs from the one the drafter was trained with (Luce-O
 the empty `<think></think>` prefill) the drafter drafts text the target does not write and acceptance falls to about \
 zero, with no error. A warning: the override may be the drafter's own template. Make sure it is, and measure \
 acceptance; `dflash-check pin` records the target's template and `check` fails when it changes.",
-        source: "Luce-Org/lucebox#293 (template without the think prefill: acceptance near 0); vLLM and SGLang --chat-template (replaces the tokenizer's template)",
     },
     applies: Engines::Both,
     needs: &[],
@@ -58,7 +57,6 @@ the opposite mismatch hurts a drafter trained without thinking the same way. A w
 drafter was trained for (its model card) and measure acceptance in the mode you serve. vLLM's \
 --default-chat-template-kwargs and SGLang's flag of the same name (recent SGLang ServerArgs hold \
 default_chat_template_kwargs) are read; per-request `chat_template_kwargs` are not visible in a launch command.",
-        source: "z-lab/dflash#60 (enable_thinking=False: acceptance collapses); vLLM --default-chat-template-kwargs and SGLang ServerArgs default_chat_template_kwargs (server-wide chat template kwargs)",
     },
     applies: Engines::Both,
     needs: &[],

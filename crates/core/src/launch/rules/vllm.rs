@@ -15,7 +15,6 @@ pub(super) const REJECTED_KEY: Rule = Rule {
         summary: "tensor_parallel_size inside vLLM's --speculative-config (vLLM wants draft_tensor_parallel_size)",
         explanation: "vLLM refuses to start: \"'tensor_parallel_size' is not a valid argument in the speculative_config. \
 Please pass 'draft_tensor_parallel_size' instead.\" The draft's tensor parallelism can only be 1 or the target's.",
-        source: "vllm-project/vllm vllm/config/speculative.py@v0.26.0 (_verify_args)",
     },
     applies: Engines::Vllm,
     needs: &[],
@@ -47,7 +46,6 @@ step (a bonus query and K mask queries per request). vLLM sizes the drafter's in
 max_num_batched_tokens, so a full batch indexes past them (CUDA out-of-bounds gather); v0.26.0 rejects some such \
 configs at start-up with a negative max_num_scheduled_tokens. Checked only when both flags are on the command line: \
 vLLM's defaults depend on the GPU and the entrypoint, and the report says so.",
-        source: "vllm-project/vllm vllm/v1/worker/gpu/spec_decode/speculator.py@v0.26.0 (buffers of max_num_batched_tokens rows), dflash/speculator.py@v0.26.0 (1 + K queries per request); vllm-project/vllm#53970 (DFlash/DSpark token budget: out-of-bounds gather when max_num_seqs × (L+1) > max_num_batched_tokens); vllm-project/vllm#50708 (v0.26.0: max_num_scheduled_tokens negative at config build)",
     },
     applies: Engines::Vllm,
     needs: &[],

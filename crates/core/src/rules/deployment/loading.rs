@@ -29,7 +29,6 @@ for dense targets only, so a warning from 0.27 and when the version is not given
 `dflash_config.use_swa` run every layer sliding and are not mixed. Note vllm#49559: on vLLM 0.25.1 a \
 speculators-trained DFlash drafter had ~0% acceptance with the V2 runner: check acceptance after deploy. Formerly \
 also `launch-mixed-attention-runner` (an alias until the next release).",
-        source: "vllm-project/vllm vllm/model_executor/models/qwen3_dflash.py@036a00d (_resolve_layer_attention: NotImplementedError without use_v2_model_runner); vllm-project/vllm-ascend#15650 (v0.26.0rc); vllm-project/vllm#44443",
     },
     applies: Engines::Vllm,
     needs: &[Need::DrafterConfig],
@@ -134,7 +133,6 @@ Without the flags (lint: an EAGLE-3 head without quantization_config for an AWQ/
 SGLang and without an engine, since the server may or may not be started with --quantization. vLLM loads an external \
 draft with its own quantization: not a finding there. Formerly also `launch-draft-quant-inherited` (an alias until \
 the next release).",
-        source: "sgl-project/sglang#28196 (open: `if self.speculative_draft_model_quantization is None: ... = self.quantization`; ValueError for awq); sgl-project/sglang#22823 (auto-detected quantization leaves server_args.quantization None); sgl-project/sglang#34622 (open: unquant not honoured for the Qwen3.5 MTP draft); vllm-project/vllm#40849 (vLLM: the draft loads in BF16 regardless of the target's quantization)",
     },
     applies: Engines::NotVllm,
     needs: &[Need::DrafterConfig],

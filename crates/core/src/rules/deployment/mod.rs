@@ -311,7 +311,6 @@ Another method loads the drafter with the wrong proposer (vLLM's DFlash proposer
 warning. A drafter with `sample_from_anchor: true` (DSpark) served as `dflash` is refused by vLLM's V2 DFlash \
 speculator: an error. MTP drafts are not judged (vLLM normalises several MTP method names). Formerly also \
 `launch-method-family` (an alias until the next release).",
-        source: "vllm-project/vllm vllm/config/speculative.py@v0.26.0 (method auto-detection from the drafter's name), vllm/v1/spec_decode/dflash.py@v0.26.0 (DFlashProposer asserts method == \"dflash\"); vllm/v1/worker/gpu/spec_decode/dflash/speculator.py@0074614 (sample_from_anchor); sglang==0.5.23 sglang/srt/speculative/spec_info.py (create_worker: one worker per algorithm), sglang/srt/speculative/dflash_utils.py (parse_dflash_draft_config: Domino served by DFLASH)",
     },
     applies: Engines::Both,
     needs: &[Need::DrafterConfig],
@@ -419,7 +418,6 @@ the draft model config contains an n_predict parameter\", and the field must be 
 their config is read. The DFlash convention is block_size - 1 (15 for -b16 drafters); DSpark drafters use \
 block_size. Needs no drafter config: launch reports it even when the drafter cannot be read. Formerly also \
 `launch-num-speculative-tokens-missing` (an alias until the next release).",
-        source: "vllm-project/vllm vllm/config/speculative.py@v0.26.0 (__post_init__: n_predict default, raise; _verify_args: absent or <= 0)",
     },
     applies: Engines::Vllm,
     needs: &[],
@@ -483,7 +481,6 @@ head embedded in a DeepSeek-V4 checkpoint (`dspark_block_size`) is an error too 
 report measured acceptance collapsing at every position, not only past the block (vLLM PR 41834: K 7 on \
 dspark_block_size 5 gave 4.4 % against 34.7 % at K 5). Formerly also `launch-k-exceeds-block` (an alias until the \
 next release).",
-        source: "z-lab/dflash README.md@44947fb (num_speculative_tokens 15 with block_size 16); vllm-project/speculators src/speculators/convert/dflash/converter.py@c05b95b:132, src/speculators/models/dspark/config.py@c05b95b:28; vllm-project/vllm vllm/config/speculative.py@002e77c (_validate_qwen3_omni_dspark); vllm-project/vllm#50012; vllm-project/recipes#837; vllm-project/vllm PR 41834 (DeepSeek-V4-Flash-0731 DSpark, num_speculative_tokens 7 vs dspark_block_size 5)",
     },
     applies: Engines::Vllm,
     needs: &[Need::DrafterConfig],
@@ -567,7 +564,6 @@ drafter's block_size is not compared at start-up, and the DFlash worker only log
 drafts blocks the drafter was not trained on. Omit the flag or make it equal to block_size (16 for -b16 drafters). \
 `lint --engine sglang --num-draft-tokens N` states the same flag. Formerly also \
 `launch-sglang-draft-tokens-mismatch` (an alias until the next release).",
-        source: "sgl-project/sglang python/sglang/srt/speculative/dflash_worker.py@7f151c5 (block size mismatch warning); sgl-project/sglang python/sglang/srt/server_args.py (_handle_dflash infers the block size only when unset); sgl-project/sglang#23553",
     },
     applies: Engines::Sglang,
     needs: &[Need::DrafterConfig],
@@ -613,7 +609,7 @@ mod tests {
         for code in DeploymentCode::ALL {
             let n = RULES.iter().filter(|r| r.code == *code).count();
             assert_eq!(n, 1, "{}", code.as_str());
-            assert!(!info(*code).source.is_empty());
+            assert!(!crate::evidence::source_text(code.as_str()).is_empty());
         }
     }
 }
