@@ -102,6 +102,7 @@ crate::declare_code_names! {
         SpeculativeConfigMethod => "speculative-config-method",
         NumSpeculativeTokensMissing => "num-speculative-tokens-missing",
         NumSpeculativeTokensTooLarge => "num-speculative-tokens-too-large",
+        NumSpeculativeTokensTooSmall => "num-speculative-tokens-too-small",
         NumDraftTokensMismatch => "num-draft-tokens-mismatch",
         EagleAuxLayerIdsMissing => "eagle-aux-layer-ids-missing",
         EagleAuxLayerIdsNested => "eagle-aux-layer-ids-nested",

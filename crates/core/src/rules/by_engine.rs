@@ -144,6 +144,7 @@ pub fn all() -> impl Iterator<Item = (LintCode, &'static ByEngine)> {
         super::quant::BY_ENGINE,
         super::layers::BY_ENGINE,
         super::export::BY_ENGINE,
+        super::engine::BY_ENGINE,
     ]
     .into_iter()
     .flatten()

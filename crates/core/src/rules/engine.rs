@@ -4,14 +4,21 @@
 
 use serde_json::json;
 
-use super::{Applies, Ctx, Engine, Family, LintCode, Need, Rule};
+use super::{Applies, ByEngine, Ctx, Engine, EngineRow, Family, LintCode, Need, Rule};
 use crate::diagnostic::{CodeInfo, Severity};
 use crate::json::{Node, Path};
+
+/// The rules here whose severity follows the engine and its version.
+pub(super) const BY_ENGINE: &[(LintCode, &ByEngine)] = &[(
+    LintCode::NumSpeculativeTokensTooSmall,
+    &NUM_SPECULATIVE_TOKENS_TOO_SMALL_BY_ENGINE,
+)];
 
 pub(super) const RULES: &[Rule] = &[
     SPECULATIVE_CONFIG_METHOD,
     NUM_SPECULATIVE_TOKENS_MISSING,
     NUM_SPECULATIVE_TOKENS_TOO_LARGE,
+    NUM_SPECULATIVE_TOKENS_TOO_SMALL,
     NUM_DRAFT_TOKENS_MISMATCH,
 ];
 
@@ -174,7 +181,8 @@ page size (vllm#50012, v0.26.0), not the drafter's. DSpark drafts K = block_size
 refuses a Qwen3-Omni DSpark drafter unless K equals block_size (an error there). A DSpark head embedded in a \
 DeepSeek-V4 checkpoint (`dspark_block_size`) is an error too when K exceeds its block: a public report measured \
 acceptance collapsing at every position, not only past the block (vLLM PR 41834: K 7 on dspark_block_size 5 gave \
-4.4 % against 34.7 % at K 5). Otherwise a convention: a warning.",
+4.4 % against 34.7 % at K 5); K below it is num-speculative-tokens-too-small's (refused by vLLM 0.26 and 0.27), so \
+there K must equal dspark_block_size. Otherwise a convention: a warning.",
         source: "vllm-project/speculators src/speculators/convert/dflash/converter.py@c05b95b:132, src/speculators/models/dspark/config.py@c05b95b:28; vllm-project/vllm vllm/config/speculative.py@002e77c (_validate_qwen3_omni_dspark); vllm-project/vllm#50012; vllm-project/recipes#837; vllm-project/vllm PR 41834 (DeepSeek-V4-Flash-0731 DSpark, num_speculative_tokens 7 vs dspark_block_size 5)",
     },
     applies: Applies::BlockDrafters,
@@ -241,6 +249,89 @@ fn num_speculative_tokens_too_large(cx: &mut Ctx) {
         )
         .expected = Some(json!(limit));
     }
+}
+
+const NUM_SPECULATIVE_TOKENS_TOO_SMALL: Rule = Rule {
+    code: LintCode::NumSpeculativeTokensTooSmall,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "num_speculative_tokens below a DeepSeek-V4 DSpark head's dspark_block_size: vLLM 0.26 and 0.27 refuse it",
+        explanation: "vLLM 0.26.0 and 0.27.1 raise ValueError \"DSpark requires num_speculative_tokens >= \
+dspark_block_size\" when method is dspark and the draft config carries `dspark_block_size` (a DSpark head embedded \
+in a DeepSeek-V4 checkpoint); their comment says a shorter K \"yields incorrect (garbled) output rather than merely \
+lower acceptance\". vLLM 0.25.1 has no such check, nor has main at 002e77c (unreleased when read): a warning there, \
+since the output problem the check guarded against was not read as fixed. With K above the block acceptance \
+collapses (num-speculative-tokens-too-large, vLLM PR 41834), so at 0.26 and 0.27 K equal to dspark_block_size is \
+the one value that neither fails nor collapses. SGLang takes --speculative-num-draft-tokens instead: nothing there.",
+        source: "vllm-project/vllm vllm/config/speculative.py@vllm==0.26.0:1004-1026, @vllm==0.27.1:1035-1057 (DSpark requires num_speculative_tokens >= dspark_block_size); absent at vllm==0.25.1 and at main 002e77c",
+    },
+    applies: Applies::Only(&[Family::Dspark]),
+    needs: &[Need::Engine],
+    check: num_speculative_tokens_too_small,
+};
+
+const NUM_SPECULATIVE_TOKENS_TOO_SMALL_BY_ENGINE: ByEngine = ByEngine {
+    no_engine: None,
+    rows: &[
+        EngineRow::until(
+            Engine::Vllm,
+            (0, 25),
+            Some(Severity::Warning),
+            "no check (read at 0.25.1); 0.26 added it for incorrect output below the block",
+        ),
+        EngineRow {
+            engine: Engine::Vllm,
+            since: Some((0, 26)),
+            until: Some((0, 27)),
+            severity: Some(Severity::Error),
+            does: "raises ValueError \"DSpark requires num_speculative_tokens >= dspark_block_size\" (read at 0.26.0 and 0.27.1)",
+        },
+        EngineRow::since(
+            Engine::Vllm,
+            (0, 28),
+            Some(Severity::Warning),
+            "main (002e77c, unreleased when read) has no such check; the output problem was not read as fixed",
+        ),
+        EngineRow::any_version(
+            Engine::Sglang,
+            None,
+            "takes --speculative-num-draft-tokens, not num_speculative_tokens",
+        ),
+    ],
+};
+
+fn num_speculative_tokens_too_small(cx: &mut Ctx) {
+    if cx.engine() != Some(Engine::Vllm) {
+        return;
+    }
+    // vLLM's check runs for method dspark (an absent method is auto-detected; another method is
+    // speculative-config-method's).
+    let method = cx
+        .options
+        .speculative_config
+        .as_ref()
+        .and_then(|s| s.get("method"))
+        .and_then(|m| m.as_str());
+    if method.is_some_and(|m| m != "dspark") {
+        return;
+    }
+    let (Some(k), Some((path, b))) = (k_value(cx).and_then(|v| v.as_u64()), cx.block_size()) else {
+        return;
+    };
+    if path.last_key() != Some("dspark_block_size") || k == 0 || k >= b {
+        return;
+    }
+    let Some(d) = cx.emit_by_engine(
+        &path,
+        format!(
+            "--speculative-config num_speculative_tokens {k} is below dspark_block_size {b}: vLLM 0.26 and 0.27 \
+             raise \"DSpark requires num_speculative_tokens >= dspark_block_size\" (a shorter K gives incorrect \
+             output, their comment says), and K above the block collapses acceptance (vLLM PR 41834); use {b}"
+        ),
+    ) else {
+        return;
+    };
+    d.expected = Some(json!(b));
 }
 
 const NUM_DRAFT_TOKENS_MISMATCH: Rule = Rule {
