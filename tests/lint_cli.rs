@@ -412,6 +412,21 @@ const FIRES: &[(&str, &str, &[&str], &str, &str)] = &[
         "eagle-aux-layer-ids-missing",
         "warning",
     ),
+    // Issue 32: K below an embedded DSpark head's dspark_block_size, refused by vLLM 0.26-0.27
+    // (the versions: dspark_k_below_the_block_follows_the_vllm_version). The config is its own
+    // target (a DeepSeek-V4 checkpoint).
+    (
+        "cases/dspark-embedded",
+        "tests/lint/cases/dspark-embedded",
+        &[
+            "--engine",
+            "vllm@0.26",
+            "--speculative-config",
+            r#"{"method": "dspark", "num_speculative_tokens": 3}"#,
+        ],
+        "num-speculative-tokens-too-small",
+        "error",
+    ),
     (
         "cases/speculators-eagle3-aux-ids-null",
         Q8,

@@ -979,7 +979,7 @@ const SGLANG_WINDOW_TOO_SMALL: Rule = Rule {
         explanation: "SGLang refuses to start when --speculative-dflash-draft-window-size (older versions: \
 --speculative-draft-window-size) is below the draft tokens (the block size): the compact draft cache must hold a \
 whole block.",
-        source: "sgl-project/sglang python/sglang/srt/server_args.py (_handle_dflash: window_size must be >= --speculative-num-draft-tokens)",
+        source: "sgl-project/sglang python/sglang/srt/arg_groups/speculative_hook.py@sglang==0.5.23:427-434 (_handle_dflash: --speculative-draft-window-size must be >= --speculative-num-draft-tokens)",
     },
     applies: Engines::Sglang,
     needs: &[],
