@@ -1186,6 +1186,23 @@ fn launch_codes_cite_sources() {
     assert!(Path::new("tests/launch/SOURCES.md").is_file());
 }
 
+/// Issue 32: the window check is cited where SGLang 0.5.23 has it (speculative_hook.py
+/// 427-434), not in server_args.py.
+#[test]
+fn the_window_check_cites_the_release_lines() {
+    let out = Command::new(env!("CARGO_BIN_EXE_dflash-check"))
+        .args(["explain", "launch-sglang-window-too-small"])
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let out = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        out.contains("speculative_hook.py@sglang==0.5.23:427-434")
+            && !out.contains("server_args.py"),
+        "{out}"
+    );
+}
+
 /// docs/launch.md lists every launch code with its severity.
 #[test]
 fn the_doc_lists_every_launch_code() {

@@ -403,6 +403,37 @@ const FIRES: &[(&str, &str, &[&str], &str, &str)] = &[
         "eagle-max-position-short",
         "warning",
     ),
+    // Issue 32: a null aux-id list means "default layers" (vLLM, SGLang), not a wrong type; the
+    // speculators format writes it by default and trains on vLLM's default layers.
+    (
+        "cases/eagle-aux-ids-null",
+        Q8,
+        &[],
+        "eagle-aux-layer-ids-missing",
+        "warning",
+    ),
+    // Issue 32: K below an embedded DSpark head's dspark_block_size, refused by vLLM 0.26-0.27
+    // (the versions: dspark_k_below_the_block_follows_the_vllm_version). The config is its own
+    // target (a DeepSeek-V4 checkpoint).
+    (
+        "cases/dspark-embedded",
+        "tests/lint/cases/dspark-embedded",
+        &[
+            "--engine",
+            "vllm@0.26",
+            "--speculative-config",
+            r#"{"method": "dspark", "num_speculative_tokens": 3}"#,
+        ],
+        "num-speculative-tokens-too-small",
+        "error",
+    ),
+    (
+        "cases/speculators-eagle3-aux-ids-null",
+        Q8,
+        &[],
+        "eagle-aux-layer-ids-missing",
+        "info",
+    ),
     (
         "cases/mask-token-string",
         Q36,
@@ -675,6 +706,30 @@ const BY_ENGINE: &[ByEngine] = &[
         "quantized-block-drafter",
         [Some("warning"), Some("info"), Some("error")],
     ),
+    // Issue 32: an FP8 DFlash drafter is not the reported case: a warning under SGLang.
+    (
+        "cases/quantized-dflash-fp8",
+        Some(Q8),
+        &[],
+        "quantized-block-drafter",
+        [Some("warning"), Some("info"), Some("warning")],
+    ),
+    // Issue 32: a null target_layer_ids is a wrong type for vLLM (len() of None) and a missing
+    // list for SGLang 0.5.23 (None read as absent).
+    (
+        "cases/target-layer-ids-null",
+        Some(Q36),
+        &[],
+        "field-type",
+        [Some("error"), Some("error"), None],
+    ),
+    (
+        "cases/target-layer-ids-null",
+        Some(Q36),
+        &[],
+        "target-layer-ids-missing",
+        [None, None, Some("warning")],
+    ),
     // [2] vllm PR 49133: NVFP4 target + MXFP4 DSpark drafter: acceptance length 1.0 in vLLM.
     (
         "cases/dspark-mxfp4",
@@ -894,6 +949,14 @@ fn engine_versions_change_the_verdict() {
             "eagle-max-position-short",
             Some("info"),
         ),
+        // Issue 32: SGLang 0.5.23 builds the draft at the target's context length and raises
+        // ValueError past the draft's own (unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1).
+        (
+            "cases/eagle-max-position-short",
+            "sglang@0.5",
+            "eagle-max-position-short",
+            Some("error"),
+        ),
         // vllm PR 28549 (merged 2025-11-12; PR 27732): the drafter's lm_head overwritten before.
         (
             "cases/draft-lm-head-shared",
@@ -1050,6 +1113,48 @@ fn embedded_dspark_heads_are_recognised() {
         if k == 7 {
             assert_eq!(r["diagnostics"][0]["path"], "dspark_block_size");
         }
+    }
+}
+
+/// Issue 32: vLLM 0.26.0 and 0.27.1 refuse K below a DeepSeek-V4 DSpark head's
+/// dspark_block_size ("DSpark requires num_speculative_tokens >= dspark_block_size"); 0.25.1 and
+/// main 002e77c have no such check (a warning); K equal to the block is clean.
+#[test]
+fn dspark_k_below_the_block_follows_the_vllm_version() {
+    let spec = |k: u32| format!(r#"{{"method": "dspark", "num_speculative_tokens": {k}}}"#);
+    for (k, engine, want) in [
+        (3, "vllm@0.25", Some("warning")),
+        (3, "vllm@0.26", Some("error")),
+        (3, "vllm@0.27", Some("error")),
+        (3, "vllm@0.28", Some("warning")),
+        (3, "vllm", Some("warning")),
+        (5, "vllm@0.26", None),
+    ] {
+        let spec = spec(k);
+        let args = [
+            "--no-builtin",
+            "--engine",
+            engine,
+            "--speculative-config",
+            &spec,
+        ];
+        let (exit, r) = lint_json("tests/lint/cases/dspark-embedded", &args);
+        let found = codes(&r);
+        let got: Vec<&str> = found
+            .iter()
+            .filter(|(c, _)| c == "num-speculative-tokens-too-small")
+            .map(|(_, s)| s.as_str())
+            .collect();
+        assert_eq!(
+            got,
+            want.map_or(vec![], |w| vec![w]),
+            "K {k} {engine}: {found:?}"
+        );
+        assert_eq!(
+            exit,
+            i32::from(found.iter().any(|(_, s)| s == "error")),
+            "K {k} {engine}: {found:?}"
+        );
     }
 }
 

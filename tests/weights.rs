@@ -230,6 +230,21 @@ fn findings_say_what_the_weights_were_trained_with() {
         "{msg}"
     );
 
+    // Issue 32: the d2t message says what each engine does, not vLLM's alone.
+    let (_, report, _) = json_run(&[
+        "weights",
+        fx.join("cases/d2t-missing").to_str().unwrap(),
+        "--target",
+        fx.join("target").to_str().unwrap(),
+        "--format",
+        "json",
+    ]);
+    let msg = report["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(
+        msg.contains("vLLM") && msg.contains("SGLang builds none"),
+        "{msg}"
+    );
+
     // A head_dim that differs is one finding per tensor kind, naming the other layers.
     let (_, report, _) = json_run(&[
         "weights",

@@ -163,6 +163,9 @@ fn kind_note(d: &ReportedDifference) -> String {
             format!("type: {} vs {}", label(l), label(a))
         }
         DiffKind::OutOfRange => "no embedding row for this id".into(),
+        DiffKind::OnlyAuthority | DiffKind::OnlyLocal if d.diff.note.is_some() => {
+            d.diff.note.clone().unwrap_or_default()
+        }
         _ => {
             if let (Some(l), Some(a)) = (&d.diff.local_path, &d.diff.authority_path) {
                 if l != a {

@@ -218,6 +218,35 @@ SPECULATORS = {
     },
 }
 
+# A speculators-format EAGLE-3 head for Qwen3-8B as the speculators library (0.9.0) writes it:
+# eagle_aux_hidden_state_layer_ids defaults to null.
+SPECULATORS_EAGLE3 = {
+    "architectures": ["Eagle3Speculator"],
+    "speculators_model_type": "eagle3",
+    "speculators_version": "0.3.0",
+    "speculators_config": {
+        "algorithm": "eagle3",
+        "default_proposal_method": "greedy",
+        "proposal_methods": [{"proposal_type": "greedy", "speculative_tokens": 3}],
+        "verifier": {"name_or_path": "Qwen/Qwen3-8B", "architectures": ["Qwen3ForCausalLM"]},
+    },
+    "draft_vocab_size": 32000,
+    "eagle_aux_hidden_state_layer_ids": None,
+    "norm_before_residual": True,
+    "target_hidden_size": None,
+    "transformer_layer_config": {
+        "model_type": "llama",
+        "hidden_size": 4096,
+        "intermediate_size": 12288,
+        "num_hidden_layers": 1,
+        "num_attention_heads": 32,
+        "num_key_value_heads": 8,
+        "head_dim": 128,
+        "max_position_embeddings": 40960,
+        "vocab_size": 151936,
+    },
+}
+
 # TorchSpec's layout (torchspec/config/dflash_draft_config.json): flat keys, num_target_layers is
 # the number of taps (5), the target's depth is target_num_hidden_layers; for Qwen3-8B.
 TORCHSPEC_QWEN3_8B = {
@@ -469,6 +498,18 @@ def main():
                                               target_hidden_size=None),
         # vllm-ascend issue 11374 / vllm PR 27732: a 32000-row lm_head of its own.
         "draft-lm-head-shared": eagle,
+    })
+    # Issue 32: rules that were wrong on real configs, read against the engines' releases.
+    cases.update({
+        # A null list means "default layers" in vLLM and SGLang: not a wrong type.
+        "eagle-aux-ids-null": patch(QWEN3_8B_EAGLE3, eagle_aux_hidden_state_layer_ids=None),
+        # The speculators library writes null by default and trains on [2, n // 2, n - 3].
+        "speculators-eagle3-aux-ids-null": SPECULATORS_EAGLE3,
+        # vLLM calls len() on it; SGLang 0.5.23 reads None as absent.
+        "target-layer-ids-null": patch(q, dflash_config__target_layer_ids=None),
+        # An FP8 DFlash drafter: no report of it in SGLang (issue 39087 is a W4A16 DFlash2 one).
+        "quantized-dflash-fp8": patch(QWEN3_8B_DFLASH, quantization_config={
+            "quant_method": "fp8", "activation_scheme": "dynamic", "weight_block_size": [128, 128]}),
     })
     for name, cfg in cases.items():
         write(f"cases/{name}/config.json", cfg)

@@ -476,14 +476,19 @@ impl QuantFacts {
         .flatten()
         .filter_map(|n| n.as_str().map(str::to_string))
         .collect();
+        let method = text("quant_method")
+            .map(|m| m.to_ascii_lowercase())
+            .unwrap_or_else(|| "unknown".to_string());
         Some(QuantFacts {
-            method: text("quant_method")
-                .map(|m| m.to_ascii_lowercase())
-                .unwrap_or_else(|| "unknown".to_string()),
+            method: method.clone(),
             schemes,
             bits,
             group_size,
-            rotated: rotation_marker(q, 0),
+            // FP-Quant (transformers' FPQuantConfig) names `hadamard_group_size`, but its Hadamard
+            // matrices are per linear layer (`<module>.forward_hadamard_matrix`), folded into that
+            // layer's input and weight, so its output and the hidden states between layers are
+            // not rotated.
+            rotated: method != "fp_quant" && rotation_marker(q, 0),
             excluded,
         })
     }
@@ -727,6 +732,12 @@ mod tests {
             (
                 r#"{"quant_method": "fp8", "rotation": {"r1": "hadamard"}}"#,
                 true,
+            ),
+            // Issue 32: FP-Quant's Hadamard transforms are per linear layer (transformers 5.25.0
+            // FPQuantConfig, integrations/fp_quant.py): the residual stream is not rotated.
+            (
+                r#"{"quant_method": "fp_quant", "forward_dtype": "mxfp4", "hadamard_group_size": 32, "transform_init": "hadamard"}"#,
+                false,
             ),
         ] {
             let c = cfg(&format!(r#"{{"quantization_config": {text}}}"#));

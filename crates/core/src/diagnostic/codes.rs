@@ -124,6 +124,7 @@ crate::declare_code_names! {
         SpeculativeConfigMethod => "speculative-config-method",
         NumSpeculativeTokensMissing => "num-speculative-tokens-missing",
         NumSpeculativeTokensTooLarge => "num-speculative-tokens-too-large",
+        NumSpeculativeTokensTooSmall => "num-speculative-tokens-too-small",
         NumDraftTokensMismatch => "num-draft-tokens-mismatch",
         MixedAttentionVllm => "mixed-attention-vllm",
         DraftQuantInherited => "draft-quant-inherited",

@@ -20,6 +20,7 @@ use crate::diagnostic::{CodeInfo, Severity};
 use crate::json::{Member, Node, Path, Segment, Value};
 use crate::tokens::TokenTable;
 
+pub mod defaults;
 pub mod rules;
 pub mod token_fields;
 

@@ -85,10 +85,36 @@ pub static RULES: &[Rule] = &[
     OUT_OF_RANGE,
 ];
 
-/// Gives every difference of `kind` the severity of the field it is at.
+/// Gives every difference of `kind` the severity of the field it is at; a key one side lacks
+/// whose value on the other side is the default that side's loader uses is info.
 fn classify(cx: &mut Comparison<'_>, kind: DiffKind) {
+    let (local, authority) = (cx.local, cx.authority);
     for d in cx.differences.iter_mut().filter(|d| d.kind == kind) {
         d.severity = severity_of(&d.path);
+        let (present, lacking) = match kind {
+            DiffKind::OnlyAuthority => (d.authority.as_ref(), local),
+            DiffKind::OnlyLocal => (d.local.as_ref(), authority),
+            _ => continue,
+        };
+        let (Some(value), Some(key), true) = (present, d.path.last_key(), d.path.0.len() == 1)
+        else {
+            continue;
+        };
+        // The side without the key loads with its own model_type's class default.
+        let model_type = lacking
+            .get("model_type")
+            .or_else(|| local.get("model_type"))
+            .or_else(|| authority.get("model_type"))
+            .and_then(Node::as_str);
+        if super::defaults::equals_default(model_type, key, value) {
+            d.severity = Severity::Info;
+            d.note = Some(format!(
+                "{} is transformers' default for model_type `{}`: a config without the key is read as {}",
+                value.to_compact(),
+                model_type.unwrap_or_default(),
+                value.to_compact()
+            ));
+        }
     }
 }
 
@@ -124,7 +150,10 @@ const ONLY_LOCAL: Rule = Rule {
     info: CodeInfo {
         severity: Severity::Error,
         summary: "only the local file has the field",
-        explanation: "A key the authority does not have; loaders may read it.",
+        explanation: "A key the authority does not have; loaders may read it. When the local value is the default \
+the authority's loader uses (transformers 5.25.0's config class for its model_type: attention_bias, \
+attention_dropout, initializer_range, mlp_bias for qwen3, qwen3_moe and llama), the loaders read the same value: \
+info.",
     },
     applies: Everywhere,
     needs: &[],
@@ -136,7 +165,10 @@ const ONLY_AUTHORITY: Rule = Rule {
     info: CodeInfo {
         severity: Severity::Error,
         summary: "only the authority has the field",
-        explanation: "A key the local file lacks; loaders fall back to a default for it.",
+        explanation: "A key the local file lacks; loaders fall back to a default for it. When the authority's \
+value is that default (transformers 5.25.0's config class for the local model_type: attention_bias, \
+attention_dropout, initializer_range, mlp_bias for qwen3, qwen3_moe and llama), the loaders read the same value: \
+info, not an error.",
     },
     applies: Everywhere,
     needs: &[],

@@ -35,9 +35,11 @@ pub(super) const RULES: &[Rule] = &[
 ];
 
 /// Where vLLM reads the aux ids: the top-level key, or `eagle_config.layer_ids` (from v0.27; not
-/// read at v0.26.0); speculators configs use `aux_hidden_state_layer_ids`.
+/// read at v0.26.0); speculators configs use `aux_hidden_state_layer_ids`. A `null` is no list:
+/// vLLM reads the ids with `if not layer_ids` (falling back to its default layers), its
+/// speculators loader copies them only when truthy, and SGLang takes `None` as "default".
 fn read_by_vllm(root: &Node) -> Option<(Path, &Node)> {
-    find(
+    present(
         root,
         &[
             &["eagle_aux_hidden_state_layer_ids"],
@@ -48,11 +50,18 @@ fn read_by_vllm(root: &Node) -> Option<(Path, &Node)> {
     )
 }
 
+/// The first of `paths` whose value is not `null`.
+fn present<'a>(root: &'a Node, paths: &[&[&str]]) -> Option<(Path, &'a Node)> {
+    paths
+        .iter()
+        .find_map(|keys| find(root, &[*keys]).filter(|(_, n)| !n.is_null()))
+}
+
 const NESTED: &[&str] = &["eagle_config", "eagle_aux_hidden_state_layer_ids"];
 
 /// The aux ids wherever they are, the nested spelling last.
 fn any_ids(root: &Node) -> Option<(Path, &Node)> {
-    read_by_vllm(root).or_else(|| find(root, &[NESTED]))
+    read_by_vllm(root).or_else(|| present(root, &[NESTED]))
 }
 
 const EAGLE_AUX_LAYER_IDS_MISSING: Rule = Rule {
@@ -65,7 +74,11 @@ vLLM uses the target model's default layers (2, n / 2, n - 3 for most models) an
 (\"Using Eagle3 auxiliary layers from model\", v0.26.0; no warning) — right for heads trained with those defaults \
 (SpecForge's default), wrong otherwise: vLLM PR 50170 measured 1.2% acceptance for \
 nvidia/Llama-3.3-70B-Instruct-Eagle3, which omits them. A warning, since the defaults \
-may be the trained layers. Nothing is said for heads with `eagle_config.use_aux_hidden_state: false`: they read no \
+may be the trained layers. A `null` list is the same as none: vLLM reads the ids with `if not layer_ids` (v0.26.0 \
+eagle3_utils.py, gpu_model_runner.py) and its speculators loader copies them only when truthy (algos.py), so both \
+fall back to the default layers; SGLang takes None as \"default\" too. For speculators-format heads the finding is \
+info: the speculators library writes null by default and trains on [2, n // 2, n - 3] (resolve_target_layer_ids), \
+the layers vLLM falls back to. Nothing is said for heads with `eagle_config.use_aux_hidden_state: false`: they read no \
 auxiliary states at all (vLLM's EAGLE-3 and DFlash heads read the flag from `eagle_config` and build no fc without \
 them), so no ids are expected.",
     },
@@ -88,12 +101,32 @@ fn eagle_aux_layer_ids_missing(cx: &mut Ctx) {
     if any_ids(cx.root).is_some() || uses_no_aux_states(cx.root) {
         return;
     }
+    let path = Path::key("eagle_aux_hidden_state_layer_ids");
+    let written = if path.lookup(cx.root).is_some() {
+        "`eagle_aux_hidden_state_layer_ids` is null"
+    } else {
+        "no `eagle_aux_hidden_state_layer_ids`"
+    };
+    // The speculators library writes null for "default layers" and trains on
+    // [2, n // 2, n - 3] (models/utils.py resolve_target_layer_ids), the layers vLLM falls
+    // back to: the ids the head was trained with, so worth knowing, not a likely mistake.
+    if cx.detection.name == Family::Speculators {
+        cx.emit_as(
+            Severity::Info,
+            &path,
+            format!(
+                "{written}: the speculators format's default, trained on the layers [2, n // 2, n - 3] that vLLM \
+                 also falls back to (its speculators loader copies the ids only when set)"
+            ),
+        );
+        return;
+    }
     cx.emit(
-        &Path::key("eagle_aux_hidden_state_layer_ids"),
-        "no `eagle_aux_hidden_state_layer_ids`: vLLM falls back to the target model's default layers (2, n / 2, \
-         n - 3 for most models), saying so only in an info log; acceptance collapses unless the head was trained \
-         with them"
-            .to_string(),
+        &path,
+        format!(
+            "{written}: vLLM falls back to the target model's default layers (2, n / 2, n - 3 for most models), \
+             saying so only in an info log; acceptance collapses unless the head was trained with them"
+        ),
     );
 }
 
@@ -122,7 +155,7 @@ fn eagle_aux_layer_ids_nested(cx: &mut Ctx) {
     {
         return;
     }
-    if let Some((path, node)) = find(cx.root, &[NESTED]) {
+    if let Some((path, node)) = present(cx.root, &[NESTED]) {
         let shown = id_list(node).map_or_else(|_| node.to_compact(), |ids| list_text(&ids));
         cx.emit(
             &path,
@@ -418,8 +451,9 @@ const EAGLE_MAX_POSITION_SHORT_BY_ENGINE: ByEngine = ByEngine {
         ),
         EngineRow::any_version(
             Engine::Sglang,
-            Some(Severity::Warning),
-            "acceptance falls past that length",
+            Some(Severity::Error),
+            "0.5.23 builds the draft at the target's context length and raises ValueError unless \
+             SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1; acceptance collapsed past it (sglang#6783)",
         ),
     ],
 };
@@ -434,8 +468,12 @@ speculation past that length (sglang#6783); SpecForge PR #271 raised its Qwen3-8
 \"extremely low\" acceptance. vLLM up to v0.26 sizes the draft's rotary cache by it and feeds positions up to \
 the target's max_model_len: past the draft's length the cache gather fails a device-side assert under \
 torch.compile and reads garbage in eager mode (vllm#48894): an error with --engine vllm@0.26 or older. vLLM v0.27 \
-raises the value to the target's max_model_len: info with --engine vllm (the newest). SGLang's code for it was \
-not read: the mechanism is not claimed, only the reports.",
+raises the value to the target's max_model_len: info with --engine vllm (the newest). SGLang 0.5.23 builds the \
+EAGLE draft worker with the target's context length (eagle_worker_v2.py: \"the draft runs at absolute target \
+positions\"), and ModelConfig raises ValueError when that exceeds the length derived from the draft's \
+max_position_embeddings (\"Target model's context_length ... is greater than the derived context_length\") unless \
+SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1, which then overrides the draft's value: an error with --engine sglang \
+(the server does not start as launched; sglang#6783 is the acceptance collapse of a release that ran it as is).",
     },
     applies: Applies::EagleHeads,
     needs: &[],
@@ -457,9 +495,10 @@ fn eagle_max_position_short(cx: &mut Ctx) {
         let Some(d) = cx.emit_by_engine(
             &Path::key("max_position_embeddings"),
             format!(
-                "max_position_embeddings {d} is below the target's {target}: under SGLang acceptance falls past that \
-                 length (sglang#6783); vLLM up to v0.26 crashes past it (vllm#48894), v0.27 raises it to the \
-                 target's max_model_len"
+                "max_position_embeddings {d} is below the target's {target}: SGLang 0.5.23 refuses to start the \
+                 draft at the target's context length unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 (older \
+                 releases collapsed acceptance past it, sglang#6783); vLLM up to v0.26 crashes past it \
+                 (vllm#48894), v0.27 raises it to the target's max_model_len"
             ),
         ) else {
             return;

@@ -81,6 +81,16 @@ fn locate<'a>(cx: &Ctx<'a>) -> Option<(Path, &'a Node)> {
     }
 }
 
+/// Whether the located list is `null` where the engine reads `null` as "absent": SGLang 0.5.23's
+/// parse_dflash_draft_config takes a None list as missing and falls back to
+/// build_target_layer_ids, as for a missing key; vLLM's DFlash model calls `len()` on it (a
+/// TypeError), so without an engine or under vLLM a null stays a wrong type.
+fn null_read_as_absent(cx: &Ctx, node: &Node) -> bool {
+    node.is_null()
+        && cx.engine() == Some(Engine::Sglang)
+        && cx.detection.name != Family::Speculators
+}
+
 /// The list, or `None` when it is absent or unusable (its type is reported once, by the
 /// out-of-range rule, which owns reading it).
 fn layer_ids(cx: &Ctx) -> Option<LayerIds> {
@@ -114,7 +124,9 @@ the target's EAGLE-3 default layers (2, n // 2, n - 3) while fc expects one feat
 combine_hidden_states raises ValueError for any drafter without exactly 3 layers. Severity by engine: --engine vllm \
 an error unless the drafter has 3 layers; --engine sglang an error for DFlash2, a warning otherwise (the fallback is \
 right for z-lab-trained DFlash drafters); no engine the most cautious of these (an error when either engine fails \
-or collapses). Open PRs z-lab/dflash#157 and sglang#37476 make the key required.",
+or collapses). A `null` list is missing under --engine sglang (SGLang 0.5.23's parse_dflash_draft_config takes \
+None as absent), and a wrong type (field-type, an error) otherwise: vLLM's DFlash model calls len() on it. Open PRs \
+z-lab/dflash#157 and sglang#37476 make the key required.",
     },
     applies: Applies::BlockDrafters,
     needs: &[],
@@ -122,13 +134,22 @@ or collapses). Open PRs z-lab/dflash#157 and sglang#37476 make the key required.
 };
 
 fn target_layer_ids_missing(cx: &mut Ctx) {
-    if locate(cx).is_some() {
+    let located = locate(cx);
+    if located
+        .as_ref()
+        .is_some_and(|(_, n)| !null_read_as_absent(cx, n))
+    {
         return;
     }
-    let path = if cx.detection.name == Family::Speculators {
-        Path::key("aux_hidden_state_layer_ids")
+    let path = match located {
+        Some((p, _)) => p,
+        None if cx.detection.name == Family::Speculators => Path::key("aux_hidden_state_layer_ids"),
+        None => Path::key("dflash_config").child("target_layer_ids"),
+    };
+    let state = if path.lookup(cx.root).is_some() {
+        "null (SGLang reads it as missing)"
     } else {
-        Path::key("dflash_config").child("target_layer_ids")
+        "missing"
     };
     let draft_layers = cx
         .root
@@ -162,8 +183,8 @@ fn target_layer_ids_missing(cx: &mut Ctx) {
         severity,
         &path,
         format!(
-            "`{path}` is missing: z-lab's newer reference refuses the config; {sglang}; vLLM captures its EAGLE-3 \
-             default layers and {vllm}; write the ids the drafter was trained with"
+            "`{path}` is {state}: z-lab's newer reference refuses the config; {sglang}; vLLM captures its \
+             EAGLE-3 default layers and {vllm}; write the ids the drafter was trained with"
         ),
     );
 }
@@ -184,7 +205,7 @@ combine_hidden_states. The list's type is checked here too (a list of non-negati
 };
 
 fn target_layer_ids_out_of_range(cx: &mut Ctx) {
-    let Some((path, node)) = locate(cx) else {
+    let Some((path, node)) = locate(cx).filter(|(_, n)| !null_read_as_absent(cx, n)) else {
         return;
     };
     // This rule owns the list's type: report it once, here.

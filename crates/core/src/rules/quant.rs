@@ -39,11 +39,13 @@ const QUANTIZED_BLOCK_DRAFTER: Rule = Rule {
     code: LintCode::QuantizedBlockDrafter,
     info: CodeInfo {
         severity: Severity::Warning,
-        summary: "a quantized DFlash-family drafter: SGLang serves it with acceptance ~1.0 and no error",
+        summary: "a quantized DFlash-family drafter: SGLang served a W4A16 DFlash2 one with acceptance ~1.0 and no error",
         explanation: "A DFlash2 drafter quantized with compressed-tensors (W4A16: I32 packed weights) loads into \
 SGLang's DFlash2DraftModel and serves, but its drafts are rejected almost always: acceptance length fell from 3.7 to \
 ~1.0, \"no error and no warning\", while the same weights unquantized work (sglang issue 39087, open: every SGLang \
-release so far). An error under --engine sglang. vLLM loads quantized DFlash drafters once the draft's quant config \
+release so far). An error under --engine sglang for that case (a DFlash2 drafter with compressed-tensors \
+pack-quantized weights); any other quantized block drafter (an FP8 DFlash drafter, say) is a warning there, since \
+no report covers it. vLLM loads quantized DFlash drafters once the draft's quant config \
 reaches its fused layers (vllm PR 53122; INT8 W8A16 kept acceptance 4.16 vs 4.24 in BF16) and fails loudly at \
 start-up before it: info under --engine vllm. A warning without an engine.",
     },
@@ -58,7 +60,8 @@ const QUANTIZED_BLOCK_DRAFTER_BY_ENGINE: ByEngine = ByEngine {
         EngineRow::any_version(
             Engine::Sglang,
             Some(Severity::Error),
-            "serves it at acceptance ~1.0 with no error (issue 39087)",
+            "serves a W4A16 DFlash2 drafter at acceptance ~1.0 with no error (issue 39087); other schemes and \
+             families unreported: a warning",
         ),
         EngineRow::any_version(
             Engine::Vllm,
@@ -68,17 +71,40 @@ const QUANTIZED_BLOCK_DRAFTER_BY_ENGINE: ByEngine = ByEngine {
     ],
 };
 
+/// What sglang issue 39087 reports: a DFlash2 drafter with packed integer weights
+/// (compressed-tensors `pack-quantized`, W4A16). No other quantized drafter was reported there.
+fn like_sglang_39087(cx: &Ctx, q: &QuantFacts) -> bool {
+    cx.detection.name == Family::Dflash2
+        && q.method == "compressed-tensors"
+        && q.schemes.iter().any(|s| s == "PACK-QUANTIZED")
+}
+
 fn quantized_block_drafter(cx: &mut Ctx) {
     let Some(q) = drafter_quant(cx) else { return };
     if cx.embedded_dspark() {
         // A DeepSeek-V4 target's own config: its quantization is the target's.
         return;
     }
-    cx.emit_by_engine(
+    let Some(mut severity) = cx.engine_severity() else {
+        return;
+    };
+    // SGLang's row is the report's case; any other quantized block drafter is unreported there.
+    let reported = like_sglang_39087(cx, &q);
+    if !reported && severity == Severity::Error {
+        severity = Severity::Warning;
+    }
+    let what = if reported {
+        "SGLang serves a W4A16 DFlash2 drafter like this one with acceptance ~1.0 and no error (sglang issue \
+         39087)"
+    } else {
+        "SGLang served a W4A16 DFlash2 drafter with acceptance ~1.0 and no error (sglang issue 39087); this \
+         scheme or family was not reported, so measure acceptance"
+    };
+    cx.emit_as(
+        severity,
         &Path::key("quantization_config"),
         format!(
-            "the drafter is quantized ({}): SGLang serves a quantized DFlash-family drafter with acceptance ~1.0 \
-             and no error (sglang issue 39087); serve the unquantized weights there",
+            "the drafter is quantized ({}): {what}; serve the unquantized weights if acceptance is low",
             q.describe()
         ),
     );
@@ -141,7 +167,10 @@ inputs in another basis. EAGLE-3 on a QuaRot w8a8 target: acceptance length 1.07
 issue 5974 and PR 7038); vllm-ascend from PR 6914 rotates the draft fc at load, so a warning under --engine vllm \
 (older builds and upstream vLLM, whose PR 36225 is open, do not). SGLang's fix (PR 30524) is open: an error. \
 DFlash/DSpark drafters are rotated by no engine (vllm-ascend PR 12775 open: \"acceptance drops to near zero\"): an \
-error everywhere. Fires only when the target's quantization_config marks a rotation.",
+error everywhere. Fires only when the target's quantization_config marks a rotation (a key naming rotat, quarot, \
+spinquant or hadamard with a set value, or a value naming QuaRot or SpinQuant) — except FP-Quant (`quant_method: \
+fp_quant`), whose `hadamard_group_size` names per-layer Hadamard matrices (transformers' FP-Quant integration loads \
+a forward_hadamard_matrix per linear module), so the hidden states between layers are not rotated.",
     },
     applies: Applies::All,
     needs: &[],

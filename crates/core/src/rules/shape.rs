@@ -40,7 +40,10 @@ the value as the published config does. Every rule that reads a field reports a 
 One exception is a warning, not an error: a whole-number float `block_size` (`16.0`), which SGLang's DFlash worker \
 and z-lab's newer reference read with int() and vLLM does not read (z-lab's older reference, 44947fb, fails on it). \
 Sizes (hidden_size, vocab_size, num_hidden_layers) and ids stay errors as floats: they size nn.Linear layers and \
-index hidden-state lists, which refuse floats.",
+index hidden-state lists, which refuse floats. A null is read by each engine as it reads it: a null \
+`dflash_config.target_layer_ids` is a wrong type without an engine and under vLLM (its DFlash model calls len() on \
+it) but a missing list under --engine sglang (SGLang 0.5.23 takes None as absent: target-layer-ids-missing); a null \
+`eagle_aux_hidden_state_layer_ids` means the default layers in vLLM and SGLang (eagle-aux-layer-ids-missing).",
     },
     applies: Applies::All,
     needs: &[],

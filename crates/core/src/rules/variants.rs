@@ -475,15 +475,22 @@ mha (default gqa), gqa with num_key_value_heads >= num_attention_heads, mha with
 num_key_value_heads not dividing num_attention_heads (DSparkDraftModel raises). A warning when markov_rank is \
 absent or 0: SpecForge then trains a drafter without a Markov head, but its normalize_dflash_export.py refuses to \
 export one for SGLang (\"DSpark export requires a positive integer markov_rank\") and vLLM refuses it for \
-Qwen3-Omni; every published DSpark template sets 256. (A negative or non-integer markov_rank is field-type's.)",
+Qwen3-Omni; every published DSpark template sets 256. The rank and head type are read where SGLang 0.5.23's \
+parse_dspark_draft_config reads them (the top level, `dspark_<key>`, `dflash_config`, `dspark_config`, \
+`text_config`). A DSpark head embedded in a DeepSeek-V4 config (`dspark_*` keys) without a positive rank is an \
+error: SGLang's DeepSeek-V4 DSpark model raises \"DSpark V4 draft requires markov_rank > 0\" and vLLM's builds its \
+Markov head from config.dspark_markov_rank. The head-count clauses are SpecForge's DSparkDraftModel's and apply only \
+to heads it builds: not to embedded DeepSeek-V4 heads nor to other trainers' MLA heads (`kv_lora_rank`). (A \
+negative or non-integer markov_rank is field-type's.)",
     },
     applies: Applies::Only(&[Family::Dspark]),
     needs: &[],
     check: dspark_markov,
 };
 
-/// A DSpark setting, from the top level, else `dflash_config`, else DeepSeek-V4's embedded
-/// `dspark_<key>` (nulls count as absent).
+/// A DSpark setting, from the top level or DeepSeek-V4's embedded `dspark_<key>`, else
+/// `dflash_config`, `dspark_config` or `text_config` — every place SGLang 0.5.23's
+/// parse_dspark_draft_config reads it (nulls count as absent).
 fn dspark_setting<'a>(cx: &Ctx<'a>, key: &str) -> Option<(Path, &'a Node)> {
     let embedded = format!("dspark_{key}");
     let found = [key, embedded.as_str()].into_iter().find_map(|k| {
@@ -493,11 +500,22 @@ fn dspark_setting<'a>(cx: &Ctx<'a>, key: &str) -> Option<(Path, &'a Node)> {
             .map(|n| (Path::key(k), n))
     });
     found.or_else(|| {
-        cx.dflash_config()
-            .and_then(|d| d.get(key))
-            .filter(|n| !n.is_null())
-            .map(|n| (Path::key("dflash_config").child(key), n))
+        ["dflash_config", "dspark_config", "text_config"]
+            .into_iter()
+            .find_map(|outer| {
+                cx.root
+                    .get(outer)
+                    .and_then(|d| d.get(key))
+                    .filter(|n| !n.is_null())
+                    .map(|n| (Path::key(outer).child(key), n))
+            })
     })
+}
+
+/// An MLA head (`kv_lora_rank`, DeepSeek style): SpecForge's GQA/MHA head-count rule is about
+/// its own attention and says nothing about it.
+fn mla_head(cx: &Ctx) -> bool {
+    cx.root.get("kv_lora_rank").is_some_and(|n| !n.is_null())
 }
 
 fn dspark_markov(cx: &mut Ctx) {
@@ -511,18 +529,37 @@ fn dspark_markov(cx: &mut Ctx) {
             _ => no_markov_head(cx, rank.map(|(p, _)| p)),
         }
     }
-    attention_mode(cx);
+    // The head-count clause is SpecForge's DSparkDraftModel's (dspark.py): a DeepSeek-V4
+    // head embedded in its target, or another trainer's MLA head, is not built by it.
+    if !cx.embedded_dspark() && !mla_head(cx) {
+        attention_mode(cx);
+    }
 }
 
 /// `markov_rank` absent or 0: no Markov head.
 fn no_markov_head(cx: &mut Ctx, at: Option<Path>) {
-    let path = at.unwrap_or_else(|| Path::key("markov_rank"));
+    let default = if cx.embedded_dspark() {
+        "dspark_markov_rank"
+    } else {
+        "markov_rank"
+    };
+    let path = at.unwrap_or_else(|| Path::key(default));
     let with_markov = cx
         .dflash_config()
         .and_then(|d| d.get("confidence_head_with_markov"))
         .and_then(Node::as_bool)
         == Some(true);
-    if with_markov {
+    if cx.embedded_dspark() {
+        // DeepSeek-V4's DSpark head: both engines build its Markov head from the rank and refuse
+        // the checkpoint without one; SpecForge and the standalone loader are not involved.
+        cx.emit(
+            &path,
+            "no positive `dspark_markov_rank` for the DSpark head embedded in this DeepSeek-V4 config: SGLang \
+             raises \"DSpark V4 draft requires markov_rank > 0\" and vLLM's DeepSeek-V4 DSpark head reads \
+             config.dspark_markov_rank to build its Markov head; write the rank the head was trained with"
+                .to_string(),
+        );
+    } else if with_markov {
         cx.emit(
             &path,
             "no positive `markov_rank` but `dflash_config.confidence_head_with_markov` is true: SpecForge raises \
@@ -765,6 +802,39 @@ mod tests {
         assert_eq!(
             found(&conflict),
             vec![f("dspark-markov", "error", "markov_rank")]
+        );
+    }
+
+    /// Issue 32: SpecForge's head-count clause is not applied to heads SpecForge does not build
+    /// (another trainer's MLA head, DeepSeek-V4's embedded head), and the Markov rank is read
+    /// where SGLang reads it before "no Markov head" is said.
+    #[test]
+    fn dspark_rules_of_specforge_stay_with_specforge_heads() {
+        // MLA: 32 heads and 32 KV heads (DeepSeek style), no attention_mode.
+        let mla = r#"{"architectures": ["DSparkDraftModel"], "markov_rank": 256, "num_attention_heads": 32,
+            "num_key_value_heads": 32, "kv_lora_rank": 512, "q_lora_rank": 1536}"#;
+        assert_eq!(found(mla), vec![]);
+        let embedded = |extra: &str| {
+            format!(
+                r#"{{"architectures": ["DeepseekV4ForCausalLM"], "model_type": "deepseek_v4",
+                "num_attention_heads": 64, "num_key_value_heads": 64, "dspark_block_size": 5,
+                "dspark_target_layer_ids": [40, 41, 42]{extra}}}"#
+            )
+        };
+        assert_eq!(found(&embedded(r#", "dspark_markov_rank": 256"#)), vec![]);
+        // SGLang 0.5.23 also reads the rank from dspark_config and text_config.
+        assert_eq!(
+            found(&embedded(r#", "dspark_config": {"markov_rank": 256}"#)),
+            vec![]
+        );
+        assert_eq!(
+            found(&embedded(r#", "text_config": {"markov_rank": 256}"#)),
+            vec![]
+        );
+        // No rank anywhere: both engines refuse the embedded head (not SpecForge's warning).
+        assert_eq!(
+            found(&embedded("")),
+            vec![f("dspark-markov", "error", "dspark_markov_rank")]
         );
     }
 

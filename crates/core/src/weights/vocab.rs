@@ -43,9 +43,9 @@ fn d2t_missing(cx: &mut Cx) {
     }
     let s = &l.sizes;
     let message = format!(
-        "the draft vocabulary ({} {}) differs from {} ({}), and no shard holds `d2t`: vLLM keeps its \
-         draft-to-target map at zero, every drafted id becomes the wrong token, and acceptance collapses \
-         with no error",
+        "the draft vocabulary ({} {}) differs from {} ({}), and no shard holds `d2t`: each drafted id is read \
+         as the same-numbered target id (vLLM keeps its draft-to-target map at zero, SGLang builds none), so \
+         every drafted id becomes the wrong token and acceptance collapses with no error",
         if s.draft_vocab_explicit {
             "draft_vocab_size"
         } else {

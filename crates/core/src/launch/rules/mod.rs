@@ -509,7 +509,7 @@ mod tests {
 
     /// The "not checked" line names the rules the unreadable drafter kept from running.
     const DRAFTER_LINE: &str = "the rules that need the drafter's config (speculative-config-method, \
-        num-speculative-tokens-too-large, mixed-attention-vllm, launch-draft-heads-tp): the drafter's \
+        num-speculative-tokens-too-large, num-speculative-tokens-too-small, mixed-attention-vllm, launch-draft-heads-tp): the drafter's \
         config.json could not be read";
 
     /// An unreadable drafter: the engine skips the rules of the command's engine that need its
@@ -532,6 +532,7 @@ mod tests {
             for_want_of_the_drafter(&[
                 "speculative-config-method",
                 "num-speculative-tokens-too-large",
+                "num-speculative-tokens-too-small",
                 "mixed-attention-vllm",
                 "launch-draft-heads-tp",
             ])

@@ -18,7 +18,7 @@ use serde_json::{json, Value};
 
 mod loading;
 
-use super::{block_size_field, whole_positive, ByEngine, Detection, Family};
+use super::{block_size_field, whole_positive, ByEngine, Detection, EngineRow, Family};
 use crate::config::ConfigFile;
 use crate::deployment::{Deployment, Engine, MethodFrom};
 use crate::diagnostic::codes::DeploymentCode;
@@ -164,6 +164,7 @@ pub const RULES: &[Rule] = &[
     SPECULATIVE_CONFIG_METHOD,
     NUM_SPECULATIVE_TOKENS_MISSING,
     NUM_SPECULATIVE_TOKENS_TOO_LARGE,
+    NUM_SPECULATIVE_TOKENS_TOO_SMALL,
     NUM_DRAFT_TOKENS_MISMATCH,
     MIXED_ATTENTION_VLLM,
     DRAFT_QUANT_INHERITED,
@@ -184,6 +185,9 @@ pub fn by_engine(code: DeploymentCode) -> Option<&'static ByEngine> {
     match code {
         DeploymentCode::MixedAttentionVllm => Some(&MIXED_ATTENTION_VLLM_BY_ENGINE),
         DeploymentCode::DraftQuantInherited => Some(&DRAFT_QUANT_INHERITED_BY_ENGINE),
+        DeploymentCode::NumSpeculativeTokensTooSmall => {
+            Some(&NUM_SPECULATIVE_TOKENS_TOO_SMALL_BY_ENGINE)
+        }
         _ => None,
     }
 }
@@ -479,8 +483,9 @@ trained for: a warning. DSpark drafts K = block_size legally when its anchor is 
 default true), and vLLM refuses a Qwen3-Omni DSpark drafter unless K equals block_size (an error there). A DSpark \
 head embedded in a DeepSeek-V4 checkpoint (`dspark_block_size`) is an error too when K exceeds its block: a public \
 report measured acceptance collapsing at every position, not only past the block (vLLM PR 41834: K 7 on \
-dspark_block_size 5 gave 4.4 % against 34.7 % at K 5). Formerly also `launch-k-exceeds-block` (an alias until the \
-next release).",
+dspark_block_size 5 gave 4.4 % against 34.7 % at K 5); K below it is num-speculative-tokens-too-small's (refused by \
+vLLM 0.26 and 0.27), so there K must equal dspark_block_size. Formerly also `launch-k-exceeds-block` (an alias until \
+the next release).",
     },
     applies: Engines::Vllm,
     needs: &[Need::DrafterConfig],
@@ -551,6 +556,90 @@ fn num_speculative_tokens_too_large(cx: &mut Cx) {
             Some(json!(limit)),
         );
     }
+}
+
+const NUM_SPECULATIVE_TOKENS_TOO_SMALL: Rule = Rule {
+    code: DeploymentCode::NumSpeculativeTokensTooSmall,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "num_speculative_tokens below a DeepSeek-V4 DSpark head's dspark_block_size: vLLM 0.26 and 0.27 refuse it",
+        explanation: "vLLM 0.26.0 and 0.27.1 raise ValueError \"DSpark requires num_speculative_tokens >= \
+dspark_block_size\" when method is dspark and the draft config carries `dspark_block_size` (a DSpark head embedded \
+in a DeepSeek-V4 checkpoint); their comment says a shorter K \"yields incorrect (garbled) output rather than merely \
+lower acceptance\". vLLM 0.25.1 has no such check, nor has main at 002e77c (unreleased when read): a warning there, \
+since the output problem the check guarded against was not read as fixed. With K above the block acceptance \
+collapses (num-speculative-tokens-too-large, vLLM PR 41834), so at 0.26 and 0.27 K equal to dspark_block_size is \
+the one value that neither fails nor collapses. SGLang takes --speculative-num-draft-tokens instead: nothing there.",
+    },
+    applies: Engines::Vllm,
+    needs: &[Need::DrafterConfig],
+    check: num_speculative_tokens_too_small,
+};
+
+const NUM_SPECULATIVE_TOKENS_TOO_SMALL_BY_ENGINE: ByEngine = ByEngine {
+    no_engine: None,
+    rows: &[
+        EngineRow::until(
+            Engine::Vllm,
+            (0, 25),
+            Some(Severity::Warning),
+            "no check (read at 0.25.1); 0.26 added it for incorrect output below the block",
+        ),
+        EngineRow {
+            engine: Engine::Vllm,
+            since: Some((0, 26)),
+            until: Some((0, 27)),
+            severity: Some(Severity::Error),
+            does: "raises ValueError \"DSpark requires num_speculative_tokens >= dspark_block_size\" (read at 0.26.0 and 0.27.1)",
+        },
+        EngineRow::since(
+            Engine::Vllm,
+            (0, 28),
+            Some(Severity::Warning),
+            "main (002e77c, unreleased when read) has no such check; the output problem was not read as fixed",
+        ),
+        EngineRow::any_version(
+            Engine::Sglang,
+            None,
+            "takes --speculative-num-draft-tokens, not num_speculative_tokens",
+        ),
+    ],
+};
+
+/// K below a DeepSeek-V4 DSpark head's `dspark_block_size`, for method dspark (an absent method
+/// is auto-detected; another method is speculative-config-method's).
+fn num_speculative_tokens_too_small(cx: &mut Cx) {
+    let Some(dr) = cx.drafter.filter(|d| d.dspark()) else {
+        return;
+    };
+    if cx
+        .deployment
+        .method
+        .as_ref()
+        .is_some_and(|m| m.name != "dspark")
+    {
+        return;
+    }
+    let (Some(k), Some((path, b))) = (cx.deployment.k(), dr.block_size()) else {
+        return;
+    };
+    if path.last_key() != Some("dspark_block_size") || k == 0 || k >= b {
+        return;
+    }
+    let Some(severity) = cx.engine_severity() else {
+        return;
+    };
+    let message = format!(
+        "num_speculative_tokens {k} is below dspark_block_size {b}: vLLM 0.26 and 0.27 raise \"DSpark requires \
+         num_speculative_tokens >= dspark_block_size\" (a shorter K gives incorrect output, their comment says), and \
+         K above the block collapses acceptance (vLLM PR 41834); use {b}"
+    );
+    let at = At {
+        flag: "--speculative-config.num_speculative_tokens",
+        anchor: (Some("--speculative-config"), "num_speculative_tokens"),
+        field: Some(path),
+    };
+    cx.emit(severity, at, message, Some(json!(b)));
 }
 
 const NUM_DRAFT_TOKENS_MISMATCH: Rule = Rule {
