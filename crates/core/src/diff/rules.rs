@@ -89,23 +89,32 @@ pub static RULES: &[Rule] = &[
 /// whose value on the other side is the default that side's loader uses is info.
 fn classify(cx: &mut Comparison<'_>, kind: DiffKind) {
     let (local, authority) = (cx.local, cx.authority);
+    // The side without the key loads with its own model_type's class default. Looked up once
+    // per kind, not per difference: a lookup walks the object's keys, and a config of 95,000
+    // keys has as many differences (bench/shapes.sh; fix's linear-time test).
+    let lacking = match kind {
+        DiffKind::OnlyAuthority => local,
+        _ => authority,
+    };
+    let model_type = match kind {
+        DiffKind::OnlyAuthority | DiffKind::OnlyLocal => lacking
+            .get("model_type")
+            .or_else(|| local.get("model_type"))
+            .or_else(|| authority.get("model_type"))
+            .and_then(Node::as_str),
+        _ => None,
+    };
     for d in cx.differences.iter_mut().filter(|d| d.kind == kind) {
         d.severity = severity_of(&d.path);
-        let (present, lacking) = match kind {
-            DiffKind::OnlyAuthority => (d.authority.as_ref(), local),
-            DiffKind::OnlyLocal => (d.local.as_ref(), authority),
+        let present = match kind {
+            DiffKind::OnlyAuthority => d.authority.as_ref(),
+            DiffKind::OnlyLocal => d.local.as_ref(),
             _ => continue,
         };
         let (Some(value), Some(key), true) = (present, d.path.last_key(), d.path.0.len() == 1)
         else {
             continue;
         };
-        // The side without the key loads with its own model_type's class default.
-        let model_type = lacking
-            .get("model_type")
-            .or_else(|| local.get("model_type"))
-            .or_else(|| authority.get("model_type"))
-            .and_then(Node::as_str);
         if super::defaults::equals_default(model_type, key, value) {
             d.severity = Severity::Info;
             d.note = Some(format!(
