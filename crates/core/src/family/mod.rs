@@ -32,6 +32,7 @@
 //! specforge/modeling/draft/*.py@a6b6b02 and scripts/gates/normalize_dflash_export.py@a6b6b02;
 //! speculators models/*/config.py@c05b95b.
 
+pub mod embedded;
 mod table;
 
 use serde::{Serialize, Serializer};

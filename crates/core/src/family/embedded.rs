@@ -1,0 +1,145 @@
+//! What a target config declares about a drafter embedded in the target checkpoint: an MTP
+//! (next-n) head. Families spell its depth differently — `num_nextn_predict_layers` at the top
+//! level (DeepSeek-V3, GLM-4.5/5: transformers' DeepseekV3Config, Glm4MoeConfig) and
+//! `mtp_num_hidden_layers`, at the top level or under `text_config` (Qwen3-Next, Qwen3.5/3.6:
+//! the multimodal configs nest the text model) — so every spelling is read here, once, and a
+//! config whose spellings disagree is refused rather than judged by whichever was read first.
+//! Lint, weights and launch all ask this module; none reads the keys itself.
+
+use crate::json::Node;
+use crate::{Error, Result};
+
+/// Where a depth key may sit: `(parent, key)`, `parent` empty for the top level. In the order a
+/// message lists them.
+pub const DEPTH_KEYS: &[(&str, &str)] = &[
+    ("", "num_nextn_predict_layers"),
+    ("", "mtp_num_hidden_layers"),
+    ("text_config", "num_nextn_predict_layers"),
+    ("text_config", "mtp_num_hidden_layers"),
+];
+
+/// An MTP head a target config declares.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MtpDeclaration {
+    /// How many MTP layers (next-n predictors) the checkpoint holds.
+    pub depth: u64,
+    /// The dotted JSON path the depth was read from (the first spelling present).
+    pub key: String,
+    /// The target's `num_hidden_layers` from the same object as the depth key: MTP layers are
+    /// stored at layer indices `num_hidden_layers ..` (DeepSeek-V3 layer 61 of 61).
+    pub num_hidden_layers: Option<u64>,
+}
+
+impl MtpDeclaration {
+    /// The layer indices the MTP layers are stored at, when the base depth is known.
+    pub fn layer_indices(&self) -> Option<std::ops::Range<u64>> {
+        let base = self.num_hidden_layers?;
+        Some(base..base.saturating_add(self.depth))
+    }
+}
+
+/// The MTP head `root` declares: `Ok(None)` when no depth key is present or every present one is
+/// 0 or null (no head); an error when a key is not a non-negative integer or two spellings
+/// disagree.
+pub fn declared(root: &Node) -> Result<Option<MtpDeclaration>> {
+    let mut found: Vec<(String, u64, &Node)> = Vec::new();
+    for (parent, key) in DEPTH_KEYS {
+        let object = if parent.is_empty() {
+            Some(root)
+        } else {
+            root.get(parent)
+        };
+        let Some(object) = object.filter(|o| o.as_object().is_some()) else {
+            continue;
+        };
+        let Some(node) = object.get(key).filter(|n| !n.is_null()) else {
+            continue;
+        };
+        let path = if parent.is_empty() {
+            (*key).to_string()
+        } else {
+            format!("{parent}.{key}")
+        };
+        let depth = node.as_u64().ok_or_else(|| {
+            Error::new(format!(
+                "`{path}` is {}, not a whole number of MTP layers",
+                node.to_compact()
+            ))
+            .with_hint(
+                "set it to the number of MTP (next-n) layers the checkpoint holds, or remove it",
+            )
+        })?;
+        found.push((path, depth, object));
+    }
+    let Some((first_path, depth, object)) = found.first() else {
+        return Ok(None);
+    };
+    if let Some((other_path, other, _)) = found.iter().find(|(_, d, _)| d != depth) {
+        return Err(Error::new(format!(
+            "the config declares two MTP depths: `{first_path}` is {depth} and `{other_path}` is {other}"
+        ))
+        .with_hint("keep one spelling, with the number of MTP layers the checkpoint holds"));
+    }
+    if *depth == 0 {
+        return Ok(None);
+    }
+    Ok(Some(MtpDeclaration {
+        depth: *depth,
+        key: first_path.clone(),
+        num_hidden_layers: object.get("num_hidden_layers").and_then(Node::as_u64),
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::Document;
+
+    fn parse(text: &str) -> Result<Option<MtpDeclaration>> {
+        let doc = Document::parse_bytes(text.as_bytes()).expect("test JSON");
+        declared(&doc.root)
+    }
+
+    #[test]
+    fn deepseek_spelling_at_the_top() {
+        let d = parse(r#"{"num_hidden_layers": 61, "num_nextn_predict_layers": 1}"#)
+            .unwrap()
+            .unwrap();
+        assert_eq!(d.depth, 1);
+        assert_eq!(d.key, "num_nextn_predict_layers");
+        assert_eq!(d.layer_indices(), Some(61..62));
+    }
+
+    #[test]
+    fn qwen_spelling_under_text_config() {
+        let d = parse(
+            r#"{"text_config": {"num_hidden_layers": 64, "mtp_num_hidden_layers": 1}, "num_hidden_layers": 3}"#,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(d.key, "text_config.mtp_num_hidden_layers");
+        assert_eq!(d.layer_indices(), Some(64..65));
+    }
+
+    #[test]
+    fn zero_or_absent_is_no_head() {
+        assert_eq!(parse(r#"{"num_nextn_predict_layers": 0}"#).unwrap(), None);
+        assert_eq!(parse(r#"{"num_hidden_layers": 4}"#).unwrap(), None);
+        assert_eq!(parse(r#"{"mtp_num_hidden_layers": null}"#).unwrap(), None);
+    }
+
+    #[test]
+    fn disagreeing_spellings_are_refused() {
+        let err = parse(
+            r#"{"num_nextn_predict_layers": 1, "text_config": {"mtp_num_hidden_layers": 2}}"#,
+        )
+        .unwrap_err();
+        assert!(err.message.contains("two MTP depths"), "{}", err.message);
+    }
+
+    #[test]
+    fn a_non_integer_depth_is_refused() {
+        let err = parse(r#"{"num_nextn_predict_layers": "1"}"#).unwrap_err();
+        assert!(err.message.contains("num_nextn_predict_layers"));
+    }
+}
