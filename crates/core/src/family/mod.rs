@@ -62,6 +62,10 @@ pub enum Family {
     Speculators,
     /// Multi-token-prediction heads (DeepSeek-V3 NextN, Qwen3-Next MTP, MiMo MTP).
     Mtp,
+    /// A classic draft model: an ordinary small causal LM of the target's vocabulary (vLLM
+    /// `draft_model`, SGLang `STANDALONE`, llama.cpp `-md`). Its config cannot tell it from any
+    /// other LM: it is a draft model because a launch line or `--family draft` says so.
+    Draft,
 }
 
 /// Serialized as its row's `cli` name (`dflash`, `eagle3`, …).
@@ -228,6 +232,7 @@ impl Family {
         Family::Eagle3,
         Family::Speculators,
         Family::Mtp,
+        Family::Draft,
     ];
 
     /// The family's row: [`ROWS`] lists the families in declaration order, one row each

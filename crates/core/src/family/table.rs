@@ -265,4 +265,28 @@ pub const ROWS: &[FamilySpec] = &[
             acceptance: TOKEN_COST,
         },
     },
+    FamilySpec {
+        family: Family::Draft,
+        cli: "draft",
+        cli_aliases: &["draft-model"],
+        display: "draft model",
+        // Never detected from a config: any causal LM can draft.
+        architectures: &[],
+        arch_patterns: &[],
+        detection_keys: &[],
+        speculators_type: None,
+        locations: &[DrafterLocation::Separate, DrafterLocation::Gguf],
+        engines: EngineNames {
+            vllm: Some("draft_model"),
+            sglang: Some("STANDALONE"),
+            ..NO_ENGINE
+        },
+        rules: RuleScope {
+            block_drafter: false,
+            eagle_like: false,
+            weights: None,
+            launch_k: None,
+            acceptance: None,
+        },
+    },
 ];
