@@ -88,6 +88,7 @@ crate::declare_code_names! {
         UseSlidingWindowInconsistent => "use-sliding-window-inconsistent",
         ConvSelectorPair => "conv-selector-pair",
         ConvSelectorTopLevel => "conv-selector-top-level",
+        Dflash2SettingsVllm => "dflash2-settings-vllm",
         DominoConfig => "domino-config",
         RopeNeoxStyle => "rope-neox-style",
         SampleFromAnchorDflash => "sample-from-anchor-dflash",

@@ -21,11 +21,14 @@ pub(super) const MIXED_ATTENTION_VLLM: Rule = Rule {
         severity: Severity::Warning,
         summary: "mixed sliding/full draft layers under vLLM without VLLM_USE_V2_MODEL_RUNNER=1",
         explanation: "vLLM's DFlash loader (_resolve_layer_attention) raises NotImplementedError for a drafter whose \
-layer_types mix sliding_attention and full_attention unless the V2 model runner is used. An error when the \
-deployment sets VLLM_USE_V2_MODEL_RUNNER to anything but 1 (the V1 runner forced), at every version. When the \
-variable is not set (or not known: lint's flags do not state the environment) the severity follows the version: the \
-error was hit on v0.26.0rc (vllm-ascend#15650), an error up to vLLM 0.26; vllm#44443 made the V2 runner the default \
-for dense targets only, so a warning from 0.27 and when the version is not given. Configs with \
+layer_types mix sliding_attention and full_attention unless the V2 model runner is used (0.25.1: in every runner). \
+An error when the deployment sets VLLM_USE_V2_MODEL_RUNNER to anything but 1 (the V1 runner forced), at every \
+version; vLLM 0.34.0 removed the V1 runner and refuses such a value at startup (\"Model Runner V1 has been \
+removed\"). When the variable is not set (or not known: lint's flags do not state the environment) the severity \
+follows the version: vLLM 0.25.1 refuses mixed layers outright, an error up to 0.25 (also with the variable set \
+to 1); from 0.26.0 (read up to 0.33.0) VllmConfig.use_v2_model_runner forces the V2 runner for a method dflash \
+draft whose layer_types mix both kinds (_dflash_needs_multi_kv_group), and 0.34.0 has no other runner: nothing to \
+report there. The error seen on v0.26.0rc (vllm-ascend#15650) is the Ascend plugin's runner. Configs with \
 `dflash_config.use_swa` run every layer sliding and are not mixed. Note vllm#49559: on vLLM 0.25.1 a \
 speculators-trained DFlash drafter had ~0% acceptance with the V2 runner: check acceptance after deploy. Formerly \
 also `launch-mixed-attention-runner` (an alias until the next release).",
@@ -42,15 +45,15 @@ pub(super) const MIXED_ATTENTION_VLLM_BY_ENGINE: ByEngine = ByEngine {
     rows: &[
         EngineRow::until(
             Engine::Vllm,
-            (0, 26),
+            (0, 25),
             Some(Severity::Error),
-            "NotImplementedError unless VLLM_USE_V2_MODEL_RUNNER=1",
+            "NotImplementedError for mixed sliding/full layers, in every runner (read at 0.25.1)",
         ),
         EngineRow::since(
             Engine::Vllm,
-            (0, 27),
-            Some(Severity::Warning),
-            "the V2 runner is the default for dense targets only",
+            (0, 26),
+            None,
+            "forces the V2 runner for a mixed dflash draft (read at 0.26.0 to 0.33.0); 0.34.0 has no V1 runner",
         ),
     ],
 };
@@ -83,12 +86,17 @@ fn mixed_attention_vllm(cx: &mut Cx) {
     let layers = format!("{sliding} sliding and {full} full attention layers");
     let field = Some(base_path.child("layer_types"));
     let flag = format!("env.{var}");
+    // vLLM 0.25 refuses mixed layers in every runner: the variable does not matter there.
+    let refused_everywhere = cx.engine_severity() == Some(Severity::Error);
     match cx.deployment.env_var(var).flatten() {
-        Some(v) if matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on") => {}
+        Some(v)
+            if matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on")
+                && !refused_everywhere => {}
         Some(v) => {
             let message = format!(
-                "{var}={v} forces the V1 model runner, but the drafter has {layers}: vLLM's DFlash loader raises \
-                 NotImplementedError for mixed layers outside the V2 runner"
+                "{var}={v} and the drafter has {layers}: vLLM's DFlash loader raises NotImplementedError for \
+                 mixed layers outside the V2 runner (0.25.1: in every runner), and vLLM 0.34 refuses any value but 1 \
+                 (the V1 runner is removed)"
             );
             let at = At {
                 flag: &flag,
@@ -102,9 +110,8 @@ fn mixed_attention_vllm(cx: &mut Cx) {
                 return;
             };
             let message = format!(
-                "the drafter has {layers} and the deployment does not set {var}=1: vLLM raises \
-                 NotImplementedError for mixed drafters outside the V2 runner (seen on v0.26.0rc, \
-                 vllm-ascend#15650); the V2 runner is the default only for dense targets since vllm#44443"
+                "the drafter has {layers}: vLLM 0.25 raises NotImplementedError for mixed sliding/full DFlash \
+                 drafters in every runner; from 0.26 vLLM forces the V2 runner for them"
             );
             let at = At {
                 flag: &flag,

@@ -566,8 +566,9 @@ const NUM_SPECULATIVE_TOKENS_TOO_SMALL: Rule = Rule {
         explanation: "vLLM 0.26.0 and 0.27.1 raise ValueError \"DSpark requires num_speculative_tokens >= \
 dspark_block_size\" when method is dspark and the draft config carries `dspark_block_size` (a DSpark head embedded \
 in a DeepSeek-V4 checkpoint); their comment says a shorter K \"yields incorrect (garbled) output rather than merely \
-lower acceptance\". vLLM 0.25.1 has no such check, nor has main at 002e77c (unreleased when read): a warning there, \
-since the output problem the check guarded against was not read as fixed. With K above the block acceptance \
+lower acceptance\". vLLM 0.25.1 has no such check, nor have 0.28.0 to 0.34.0 (read in their wheels: no \
+dspark_block_size check in the speculative config; 0.34.0 only defaults K to the block when K is not given): a \
+warning there, since the output problem the check guarded against was not read as fixed. With K above the block acceptance \
 collapses (num-speculative-tokens-too-large, vLLM PR 41834), so at 0.26 and 0.27 K equal to dspark_block_size is \
 the one value that neither fails nor collapses. SGLang takes --speculative-num-draft-tokens instead: nothing there.",
     },
@@ -596,7 +597,7 @@ const NUM_SPECULATIVE_TOKENS_TOO_SMALL_BY_ENGINE: ByEngine = ByEngine {
             Engine::Vllm,
             (0, 28),
             Some(Severity::Warning),
-            "main (002e77c, unreleased when read) has no such check; the output problem was not read as fixed",
+            "no such check (read at 0.28.0 and 0.34.0); the output problem was not read as fixed",
         ),
         EngineRow::any_version(
             Engine::Sglang,
