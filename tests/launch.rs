@@ -362,6 +362,34 @@ fn dspark_method_and_k_equal_to_block_size_are_not_flagged() {
     );
 }
 
+/// A DFlash2 drafter with VLLM_USE_V2_MODEL_RUNNER=0: vLLM 0.29 to 0.33 refuse the V1 runner for
+/// it and 0.34 refuses the variable (an error at the newest release; 0.28 drafted DFlash1
+/// silently); unset, vLLM runs the V2 speculator and nothing is said (issue 30).
+#[test]
+fn a_dflash2_drafter_needs_the_v2_runner() {
+    let spec = r#"{"method":"dflash","model":"tests/launch/models/dflash2-qwen3-8b","num_speculative_tokens":15}"#;
+    let with = |env: Option<&str>| {
+        let mut c: Vec<&str> = env.into_iter().collect();
+        c.extend([
+            "vllm",
+            "serve",
+            "tests/launch/models/llama3-8b-target",
+            "--speculative-config",
+            spec,
+        ]);
+        launch_json(&[], &c)
+    };
+    let (code, report) = with(Some("VLLM_USE_V2_MODEL_RUNNER=0"));
+    assert_eq!(report["drafter_facts"]["kind"], "dflash2", "{report:#}");
+    assert!(has(&report, "dflash2-v1-runner", "error"), "{report:#}");
+    assert_eq!(code, 1);
+    let (_, report) = with(None);
+    assert!(
+        !codes(&report).iter().any(|(c, _)| c == "dflash2-v1-runner"),
+        "{report:#}"
+    );
+}
+
 /// z-lab/dflash README.md@44947fb "SGLang", pointed at the Qwen3.5-27B drafter in the cache and
 /// pinned; `extra` flags added.
 fn zlab_sglang(extra: &[&str]) -> Vec<String> {

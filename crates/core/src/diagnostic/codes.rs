@@ -128,6 +128,7 @@ crate::declare_code_names! {
         NumSpeculativeTokensTooSmall => "num-speculative-tokens-too-small",
         NumDraftTokensMismatch => "num-draft-tokens-mismatch",
         MixedAttentionVllm => "mixed-attention-vllm",
+        Dflash2V1Runner => "dflash2-v1-runner",
         DraftQuantInherited => "draft-quant-inherited",
     }
 }

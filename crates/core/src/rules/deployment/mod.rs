@@ -27,8 +27,8 @@ use crate::diagnostic::{CodeInfo, Diagnostic, Severity};
 use crate::family::DrafterLocation;
 use crate::json::{Node, Path};
 use loading::{
-    DRAFT_QUANT_INHERITED, DRAFT_QUANT_INHERITED_BY_ENGINE, MIXED_ATTENTION_VLLM,
-    MIXED_ATTENTION_VLLM_BY_ENGINE,
+    DFLASH2_V1_RUNNER, DFLASH2_V1_RUNNER_BY_ENGINE, DRAFT_QUANT_INHERITED,
+    DRAFT_QUANT_INHERITED_BY_ENGINE, MIXED_ATTENTION_VLLM, MIXED_ATTENTION_VLLM_BY_ENGINE,
 };
 
 /// The deployment family of rules: they judge one [`Deployment`] ([`Cx`]).
@@ -167,6 +167,7 @@ pub const RULES: &[Rule] = &[
     NUM_SPECULATIVE_TOKENS_TOO_SMALL,
     NUM_DRAFT_TOKENS_MISMATCH,
     MIXED_ATTENTION_VLLM,
+    DFLASH2_V1_RUNNER,
     DRAFT_QUANT_INHERITED,
 ];
 
@@ -184,6 +185,7 @@ pub fn info(code: DeploymentCode) -> &'static CodeInfo {
 pub fn by_engine(code: DeploymentCode) -> Option<&'static ByEngine> {
     match code {
         DeploymentCode::MixedAttentionVllm => Some(&MIXED_ATTENTION_VLLM_BY_ENGINE),
+        DeploymentCode::Dflash2V1Runner => Some(&DFLASH2_V1_RUNNER_BY_ENGINE),
         DeploymentCode::DraftQuantInherited => Some(&DRAFT_QUANT_INHERITED_BY_ENGINE),
         DeploymentCode::NumSpeculativeTokensTooSmall => {
             Some(&NUM_SPECULATIVE_TOKENS_TOO_SMALL_BY_ENGINE)
