@@ -130,6 +130,8 @@ crate::declare_code_names! {
         MixedAttentionVllm => "mixed-attention-vllm",
         Dflash2V1Runner => "dflash2-v1-runner",
         DraftQuantInherited => "draft-quant-inherited",
+        DraftSampleProbabilistic => "draft-sample-probabilistic",
+        DsparkDraftTopk => "dspark-draft-topk",
     }
 }
 

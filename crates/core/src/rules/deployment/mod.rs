@@ -11,12 +11,14 @@
 //! states less (lint's flags know neither the environment nor `--quantization`), the rule says
 //! what it cannot know instead of guessing. Where a finding points follows the input: the flag
 //! in the command's file, or the field of the drafter's config. The method and K rules are here;
-//! how the engine loads the drafter (attention layers, quantization) is in [`loading`].
+//! how the engine loads the drafter (attention layers, quantization) is in [`loading`]; options
+//! of the speculative config a release judges on their own are in [`options`].
 
 use serde::Serialize;
 use serde_json::{json, Value};
 
 mod loading;
+mod options;
 
 use super::{block_size_field, whole_positive, ByEngine, Detection, EngineRow, Family};
 use crate::config::ConfigFile;
@@ -29,6 +31,10 @@ use crate::json::{Node, Path};
 use loading::{
     DFLASH2_V1_RUNNER, DFLASH2_V1_RUNNER_BY_ENGINE, DRAFT_QUANT_INHERITED,
     DRAFT_QUANT_INHERITED_BY_ENGINE, MIXED_ATTENTION_VLLM, MIXED_ATTENTION_VLLM_BY_ENGINE,
+};
+use options::{
+    DRAFT_SAMPLE_PROBABILISTIC, DRAFT_SAMPLE_PROBABILISTIC_BY_ENGINE, DSPARK_DRAFT_TOPK,
+    DSPARK_DRAFT_TOPK_BY_ENGINE,
 };
 
 /// The deployment family of rules: they judge one [`Deployment`] ([`Cx`]).
@@ -169,6 +175,8 @@ pub const RULES: &[Rule] = &[
     MIXED_ATTENTION_VLLM,
     DFLASH2_V1_RUNNER,
     DRAFT_QUANT_INHERITED,
+    DRAFT_SAMPLE_PROBABILISTIC,
+    DSPARK_DRAFT_TOPK,
 ];
 
 /// The rule that raises `code`.
@@ -186,6 +194,8 @@ pub fn by_engine(code: DeploymentCode) -> Option<&'static ByEngine> {
     match code {
         DeploymentCode::MixedAttentionVllm => Some(&MIXED_ATTENTION_VLLM_BY_ENGINE),
         DeploymentCode::Dflash2V1Runner => Some(&DFLASH2_V1_RUNNER_BY_ENGINE),
+        DeploymentCode::DraftSampleProbabilistic => Some(&DRAFT_SAMPLE_PROBABILISTIC_BY_ENGINE),
+        DeploymentCode::DsparkDraftTopk => Some(&DSPARK_DRAFT_TOPK_BY_ENGINE),
         DeploymentCode::DraftQuantInherited => Some(&DRAFT_QUANT_INHERITED_BY_ENGINE),
         DeploymentCode::NumSpeculativeTokensTooSmall => {
             Some(&NUM_SPECULATIVE_TOKENS_TOO_SMALL_BY_ENGINE)
