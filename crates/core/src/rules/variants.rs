@@ -367,7 +367,7 @@ const SAMPLE_FROM_ANCHOR_DFLASH_BY_ENGINE: ByEngine = ByEngine {
             Engine::Vllm,
             (0, 27),
             Some(Severity::Error),
-            "the V2-runner DFlash speculator raises ValueError",
+            "the V2-runner DFlash speculator raises ValueError (read at 0.27.1 and 0.34.0)",
         ),
         EngineRow::until(
             Engine::Vllm,
