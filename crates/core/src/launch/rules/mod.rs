@@ -507,7 +507,8 @@ mod tests {
 
     /// The "not checked" line names the rules the unreadable drafter kept from running.
     const DRAFTER_LINE: &str = "the rules that need the drafter's config (speculative-config-method, \
-        num-speculative-tokens-too-large, num-speculative-tokens-too-small, mixed-attention-vllm, launch-draft-heads-tp): the drafter's \
+        num-speculative-tokens-too-large, num-speculative-tokens-too-small, mixed-attention-vllm, dflash2-v1-runner, \
+        launch-draft-heads-tp): the drafter's \
         config.json could not be read";
 
     /// An unreadable drafter: the engine skips the rules of the command's engine that need its
@@ -532,6 +533,7 @@ mod tests {
                 "num-speculative-tokens-too-large",
                 "num-speculative-tokens-too-small",
                 "mixed-attention-vllm",
+                "dflash2-v1-runner",
                 "launch-draft-heads-tp",
             ])
         );
