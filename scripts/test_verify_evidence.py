@@ -3,7 +3,8 @@
 
 Run by tests/evidence.rs (or directly: `python3 scripts/test_verify_evidence.py`). Stdlib only;
 needs git. Each case asserts what the script reports: ok, a broken hash, a missing source,
-lines that moved or vanished at a newer commit, and an absence that no longer holds.
+lines that moved or vanished at a newer commit, an absence that no longer holds, and new entries
+appended to a record whose other sources are not at hand.
 """
 
 import hashlib
@@ -177,6 +178,41 @@ class VerifyEvidence(unittest.TestCase):
         code, out, _ = self.run_script("--hash", "acme/engine", self.c1, "pkg/mod.py", "3-9")
         self.assertEqual(code, 2, out)
         self.assertIn("has 6 lines", out)
+
+    def test_append_verifies_only_new_entries_and_keeps_the_rest(self):
+        # A recorded entry whose source is no longer at hand stays as recorded; a new entry citing
+        # a release (all the sources directory holds) is verified and appended.
+        code, out, first = self.run_script("--evidence", self.evidence())
+        self.assertEqual(code, 0, out)
+        saved = os.path.join(self.dir, "saved")
+        f = os.path.join(saved, "acme", "engine", "engine==2.0.0", "pkg", "mod.py")
+        os.makedirs(os.path.dirname(f))
+        with open(f, "w") as fh:
+            fh.write(FILE_V2)
+        self.sources = saved
+        new = (
+            f'\n[[evidence]]\ncode = "window-moved"\nkind = "source"\nrepo = "acme/engine"\n'
+            f'path = "pkg/mod.py"\nrelease = "engine==2.0.0"\nlines = [5, 7]\nsha256 = "{{h}}"\n'
+            f'claim = "still raises at 2.0.0"\n'
+        )
+        code, out, verified = self.run_script(
+            "--evidence", self.evidence(extra=new.format(h=self.h)), "--append", "--date", "2026-02-02T00:00:00Z"
+        )
+        self.assertEqual(code, 0, out)
+        self.assertIn("1 new entries verified", out)
+        self.assertTrue(verified.startswith(first[: first.index("commits")]), verified)
+        self.assertIn(f'commits = ["{self.c1}", "engine==2.0.0"]', verified)
+        self.assertIn('verified = "2026-01-01T00:00:00Z"', verified)
+        self.assertIn('"window-moved" = "ok"', verified)
+        self.assertEqual(verified.count("[[entry]]"), 2)
+        self.assertIn(first[first.index("[[entry]]") :].rstrip("\n"), verified)
+        # Nothing new: the file is left as it is; a new entry that does not verify writes nothing.
+        code, out, again = self.run_script("--evidence", self.evidence(extra=new.format(h=self.h)), "--append")
+        self.assertEqual((code, again), (0, verified), out)
+        code, out, after = self.run_script("--evidence", self.evidence(extra=new.format(h="0" * 64)), "--append")
+        self.assertEqual(code, 1, out)
+        self.assertIn("left as it was", out)
+        self.assertEqual(after, verified)
 
     def test_incomplete_entry_is_refused(self):
         bad = os.path.join(self.dir, "bad.toml")

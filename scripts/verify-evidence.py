@@ -25,6 +25,9 @@ Usage:
         # to), or vanished, at the newer commit; reads nothing else and writes nothing.
     scripts/verify-evidence.py --sources DIR --hash OWNER/REPO COMMIT PATH A-B
         # the hash to record for a new citation
+    scripts/verify-evidence.py --sources DIR --append [--fetch]
+        # verify only the entries evidence/verified.toml does not record yet (e.g. those citing
+        # a new release, whose wheel is all DIR holds) and append them; the rest is kept.
 
 Exit status: 0 when every entry is ok, 1 when one is a mismatch or missing, 2 on bad input.
 """
@@ -282,15 +285,8 @@ def toml_str(s):
     return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def write_verified(path, results, when, src):
-    """evidence/verified.toml: per repository the commits verified, when, and per code the result."""
-    rank = {"ok": 0, "missing": 1, "mismatch": 2}
-    repos = {}
-    for e, result, _ in results:
-        r = repos.setdefault(e["repo"], {"commits": set(), "codes": {}})
-        r["commits"].add(rev(e))
-        old = r["codes"].get(e["code"], "ok")
-        r["codes"][e["code"]] = max(old, result, key=rank.get)
+def header_lines(repos, src):
+    """The per-repository records: commits verified, when, how each was read, result per code."""
     out = [
         "# Written by scripts/verify-evidence.py: do not edit. Re-run it after changing",
         "# evidence/evidence.toml (docs/evidence.md says how).",
@@ -300,14 +296,32 @@ def write_verified(path, results, when, src):
         r = repos[repo]
         out.append(f"[repos.{toml_str(repo)}]")
         out.append("commits = [" + ", ".join(toml_str(c) for c in sorted(r["commits"])) + "]")
-        out.append(f"verified = {toml_str(when)}")
+        out.append(f"verified = {toml_str(r['verified'])}")
         # How each commit was read: from a git mirror, or from files saved one by one.
-        vias = ", ".join(f"{toml_str(c)} = {toml_str(src.via(repo, c))}" for c in sorted(r["commits"]))
+        vias = ", ".join(f"{toml_str(c)} = {toml_str(r['via'].get(c) or src.via(repo, c))}" for c in sorted(r["commits"]))
         out.append(f"via = {{ {vias} }}")
         out.append(f"[repos.{toml_str(repo)}.codes]")
         for code in sorted(r["codes"]):
             out.append(f"{toml_str(code)} = {toml_str(r['codes'][code])}")
         out.append("")
+    return out
+
+
+RANK = {"ok": 0, "missing": 1, "mismatch": 2}
+
+
+def add_results(repos, results, when):
+    """Adds each result's commit and code (the worst result per code) to its repository."""
+    for e, result, _ in results:
+        r = repos.setdefault(e["repo"], {"commits": set(), "codes": {}, "via": {}, "verified": when})
+        r["commits"].add(rev(e))
+        old = r["codes"].get(e["code"], "ok")
+        r["codes"][e["code"]] = max(old, result, key=RANK.get)
+
+
+def entry_lines(results):
+    """One [[entry]] record per verified entry, in the evidence file's order."""
+    out = []
     for e, result, detail in results:
         out.append("[[entry]]")
         out.append(f"code = {toml_str(e['code'])}")
@@ -323,8 +337,63 @@ def write_verified(path, results, when, src):
         if detail:
             out.append(f"detail = {toml_str(detail)}")
         out.append("")
+    return out
+
+
+def write_verified(path, results, when, src):
+    """evidence/verified.toml: per repository the commits verified, when, and per code the result."""
+    repos = {}
+    add_results(repos, results, when)
     with open(path, "w") as fh:
-        fh.write("\n".join(out))
+        fh.write("\n".join(header_lines(repos, src) + entry_lines(results)))
+
+
+def record_key(e):
+    """What identifies a verification record: code, repository, revision, path, lines, hash."""
+    lines = tuple(e["lines"]) if "lines" in e else ()
+    return (e["code"], e["repo"], e.get("commit") or e.get("release"), e.get("path"), lines, e.get("sha256"))
+
+
+def unrecorded(path, entries):
+    """`path`'s text and parsed records, and the source and absence entries it does not record."""
+    try:
+        with open(path, "rb") as fh:
+            text = fh.read().decode("utf-8")
+        old = tomllib.loads(text)
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        die(f"--append: cannot read {path}: {e}; run without --append to write it whole")
+    recorded = {record_key(r) for r in old.get("entry", [])}
+    new = [e for e in entries if e["kind"] in ("source", "absence") and record_key(e) not in recorded]
+    return text, old, new
+
+
+def append_verified(path, entries, src, when):
+    """Verifies only the entries `path` does not record yet and appends them: their commits and
+    codes join their repositories' records (whose dates stay: the other entries were not re-read),
+    the records already there are kept as written. For a sources directory that holds only the
+    newly cited files (a new release's wheel). Writes nothing unless every new entry is ok."""
+    text, old, new = unrecorded(path, entries)
+    results = [(e, *(check_source(src, e) if e["kind"] == "source" else check_absence(src, e))) for e in new]
+    bad = [(e, result, detail) for e, result, detail in results if result != "ok"]
+    for e, result, detail in bad:
+        where = e.get("path") or ",".join(e.get("paths", []))
+        print(f"{result:8} {e['code']}: {e['repo']} {where}@{rev(e)[:14]}: {detail}")
+    if bad:
+        print(f"{len(bad)} of {len(results)} new entries not verified; {path} left as it was")
+        return 1
+    if not results:
+        print(f"nothing new to verify: {path} records every source and absence entry")
+        return 0
+    repos = {}
+    for name, r in old.get("repos", {}).items():
+        repos[name] = {"commits": set(r["commits"]), "codes": dict(r["codes"]), "via": dict(r.get("via", {})), "verified": r["verified"]}
+    add_results(repos, results, when)
+    kept = text[text.index("[[entry]]"):] if "[[entry]]" in text else ""
+    body = "\n".join(header_lines(repos, src)) + "\n" + kept.rstrip("\n") + "\n\n" + "\n".join(entry_lines(results))
+    with open(path, "w") as fh:
+        fh.write(body)
+    print(f"{len(results)} new entries verified and appended to {path}")
+    return 0
 
 
 def validate(entries):
@@ -360,6 +429,11 @@ def main():
     p.add_argument("--git", action="append", default=[], metavar="OWNER/REPO=GITDIR")
     p.add_argument("--newer", action="append", default=[], metavar="OWNER/REPO=COMMIT")
     p.add_argument("--fetch", action="store_true", help="populate --sources first (network)")
+    p.add_argument(
+        "--append",
+        action="store_true",
+        help="verify only the entries --out does not record yet and append them (the others are kept)",
+    )
     p.add_argument("--out", default="evidence/verified.toml", help="where to write the record")
     p.add_argument("--date", help="the verification time to record (default: now, UTC)")
     p.add_argument(
@@ -396,7 +470,8 @@ def main():
     if args.fetch:
         if not args.sources:
             die("--fetch needs --sources DIR")
-        fetch(args.sources, entries, newers)
+        # With --append only the entries not yet recorded are fetched.
+        fetch(args.sources, unrecorded(args.out, entries)[2] if args.append else entries, newers)
     src = Sources(args.sources, gits)
 
     if newers:
@@ -406,6 +481,10 @@ def main():
                 print(f"{what:9} {repo}: {text}")
                 status = status or (what in ("vanished", "unknown"))
         return 1 if status else 0
+
+    when = args.date or datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    if args.append:
+        return append_verified(args.out, entries, src, when)
 
     results = []
     for e in entries:
@@ -422,7 +501,6 @@ def main():
     # Codes that claim engine behaviour but carry no checkable evidence yet.
     for p_ in data.get("pending", []):
         print(f"pending  {p_['code']}: {p_['why']}")
-    when = args.date or datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
     write_verified(args.out, results, when, src)
     ok = len(results) - bad
     print(f"{ok} of {len(results)} entries verified; {len(data.get('pending', []))} codes pending; wrote {args.out}")

@@ -102,12 +102,8 @@ fn vllm_from_lint_flags_and_from_a_launch_line_agree() {
             Some(15),
             &["speculative-config-method"][..],
         ),
-        (
-            AUTHORITY,
-            Some("dflash"),
-            Some(15),
-            &["mixed-attention-vllm"][..],
-        ),
+        // Mixed sliding/full layers: vLLM 0.26+ forces the V2 runner for them (issue 30).
+        (AUTHORITY, Some("dflash"), Some(15), &[][..]),
         // No method: vLLM infers it from the name, which says nothing here.
         (
             AUTHORITY,

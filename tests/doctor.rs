@@ -173,10 +173,11 @@ fn the_incident_from_symptom_to_fix() {
     assert!(out.contains("No cause found"), "{out}");
     drop(healthy);
 
-    // A cliff with the fixed config but without the V2 runner: the runner is the cause.
+    // A cliff with the fixed config but with the V1 runner forced: the runner is the cause.
+    // (Unset, vLLM 0.26 and later force the V2 runner for mixed layers: issue 30.)
     let cliff = MetricsServer::start("vllm-cliff", &[]).unwrap();
     let url = cliff.url();
-    let command = vllm_command(&dir_s, &[]);
+    let command = vllm_command(&dir_s, &["VLLM_USE_V2_MODEL_RUNNER=0"]);
     let mut args: Vec<&str> = vec!["--metrics", &url, "--window", "1", "--endpoint", &olah.url];
     args.push("--");
     args.extend(command.iter().map(String::as_str));

@@ -294,8 +294,8 @@ fn each_vllm_rule_fires_on_its_own_case() {
 }
 
 /// mixed-attention-vllm on the Qwen3.6-27B drafter (4 sliding + 1 full layers): an
-/// error when VLLM_USE_V2_MODEL_RUNNER=0 forces V1, a warning when it is unset (the default
-/// depends on the version), nothing with =1.
+/// error when VLLM_USE_V2_MODEL_RUNNER=0 forces V1, nothing when it is unset (vLLM 0.26 to
+/// 0.33 force the V2 runner for such a drafter, 0.34 has no other; issue 30), nothing with =1.
 #[test]
 fn mixed_attention_depends_on_the_runner_variable() {
     let spec = pinned(&ZLAB_SPEC.replace("3.5", "3.6"));
@@ -318,15 +318,7 @@ fn mixed_attention_depends_on_the_runner_variable() {
     );
     assert_eq!(code, 1);
     let (code, report) = with(None);
-    assert_eq!(
-        codes(&report),
-        vec![("mixed-attention-vllm".into(), "warning".into())]
-    );
-    assert!(diagnostic(&report, "mixed-attention-vllm")["message"]
-        .as_str()
-        .unwrap()
-        .contains("v0.26.0rc"));
-    assert_eq!(code, 0);
+    assert_eq!((code, codes(&report)), (0, vec![]));
     let (code, report) = with(Some("VLLM_USE_V2_MODEL_RUNNER=1"));
     assert_eq!((code, codes(&report)), (0, vec![]));
 }
@@ -366,6 +358,34 @@ fn dspark_method_and_k_equal_to_block_size_are_not_flagged() {
     );
     assert!(
         has(&report, "speculative-config-method", "warning"),
+        "{report:#}"
+    );
+}
+
+/// A DFlash2 drafter with VLLM_USE_V2_MODEL_RUNNER=0: vLLM 0.29 to 0.33 refuse the V1 runner for
+/// it and 0.34 refuses the variable (an error at the newest release; 0.28 drafted DFlash1
+/// silently); unset, vLLM runs the V2 speculator and nothing is said (issue 30).
+#[test]
+fn a_dflash2_drafter_needs_the_v2_runner() {
+    let spec = r#"{"method":"dflash","model":"tests/launch/models/dflash2-qwen3-8b","num_speculative_tokens":15}"#;
+    let with = |env: Option<&str>| {
+        let mut c: Vec<&str> = env.into_iter().collect();
+        c.extend([
+            "vllm",
+            "serve",
+            "tests/launch/models/llama3-8b-target",
+            "--speculative-config",
+            spec,
+        ]);
+        launch_json(&[], &c)
+    };
+    let (code, report) = with(Some("VLLM_USE_V2_MODEL_RUNNER=0"));
+    assert_eq!(report["drafter_facts"]["kind"], "dflash2", "{report:#}");
+    assert!(has(&report, "dflash2-v1-runner", "error"), "{report:#}");
+    assert_eq!(code, 1);
+    let (_, report) = with(None);
+    assert!(
+        !codes(&report).iter().any(|(c, _)| c == "dflash2-v1-runner"),
         "{report:#}"
     );
 }

@@ -429,6 +429,13 @@ def main():
         ),
         "dspark-markov": patch(q, architectures=["DSparkDraftModel"], markov_rank=256, markov_head_type="lstm"),
         "dspark-markov-absent": patch(q, architectures=["DSparkDraftModel"]),
+        # vLLM 0.28+ reads the four DFlash2 settings from dflash_config without a default.
+        "dflash2-settings-vllm": patch(DFLASH2, dflash_config__selector_rank=ABSENT, dflash_config__selector_top_k=ABSENT),
+        "dflash2-conv-group-size": patch(DFLASH2, dflash_config__conv_group_size=3),
+        # The exported Markov layout under the training architecture: vLLM 0.29+ serves it.
+        "dspark-export-layout-top-level": patch(
+            q, architectures=["DSparkDraftModel"], markov_rank=256, markov_head_type="vanilla"
+        ),
         "conv-selector-top-level": patch(
             DFLASH2,
             dflash_config__selector_rank=ABSENT,

@@ -88,6 +88,7 @@ crate::declare_code_names! {
         UseSlidingWindowInconsistent => "use-sliding-window-inconsistent",
         ConvSelectorPair => "conv-selector-pair",
         ConvSelectorTopLevel => "conv-selector-top-level",
+        Dflash2SettingsVllm => "dflash2-settings-vllm",
         DominoConfig => "domino-config",
         RopeNeoxStyle => "rope-neox-style",
         SampleFromAnchorDflash => "sample-from-anchor-dflash",
@@ -127,7 +128,10 @@ crate::declare_code_names! {
         NumSpeculativeTokensTooSmall => "num-speculative-tokens-too-small",
         NumDraftTokensMismatch => "num-draft-tokens-mismatch",
         MixedAttentionVllm => "mixed-attention-vllm",
+        Dflash2V1Runner => "dflash2-v1-runner",
         DraftQuantInherited => "draft-quant-inherited",
+        DraftSampleProbabilistic => "draft-sample-probabilistic",
+        DsparkDraftTopk => "dspark-draft-topk",
     }
 }
 

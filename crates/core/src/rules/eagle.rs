@@ -447,7 +447,8 @@ const EAGLE_MAX_POSITION_SHORT_BY_ENGINE: ByEngine = ByEngine {
             Engine::Vllm,
             (0, 27),
             Some(Severity::Info),
-            "raises it to the target's max_model_len",
+            "raises it to the target's max_model_len (read at 0.27.1 and 0.34.0; 0.34.0 caps max_model_len to the \
+             draft's instead when its RoPE type uses the length)",
         ),
         EngineRow::any_version(
             Engine::Sglang,

@@ -217,7 +217,8 @@ const DRAFT_LM_HEAD_SHARED_BY_ENGINE: ByEngine = ByEngine {
             Engine::Vllm,
             (0, 12),
             None,
-            "keeps the drafter's own lm_head",
+            "keeps the drafter's own lm_head (read at 0.34.0: one that ships lm_head weights is replaced only by an \
+             identical target head)",
         ),
     ],
 };

@@ -8,6 +8,7 @@ use crate::json::{Node, Path};
 pub(super) const RULES: &[Rule] = &[
     CONV_SELECTOR_PAIR,
     CONV_SELECTOR_TOP_LEVEL,
+    DFLASH2_SETTINGS_VLLM,
     DOMINO_CONFIG,
     ROPE_NEOX_STYLE,
     SAMPLE_FROM_ANCHOR_DFLASH,
@@ -19,6 +20,10 @@ pub(super) const RULES: &[Rule] = &[
 
 /// The rules here whose severity follows the engine and its version.
 pub(super) const BY_ENGINE: &[(LintCode, &ByEngine)] = &[
+    (
+        LintCode::Dflash2SettingsVllm,
+        &DFLASH2_SETTINGS_VLLM_BY_ENGINE,
+    ),
     (
         LintCode::SampleFromAnchorDflash,
         &SAMPLE_FROM_ANCHOR_DFLASH_BY_ENGINE,
@@ -124,6 +129,95 @@ fn conv_selector_top_level(cx: &mut Ctx) {
                 format!(
                     "`{key}` is at the top level: SGLang reads it only under `dflash_config`, so it is ignored \
                      and the drafter runs without its {what}; move it to `dflash_config.{key}`"
+                ),
+            );
+        }
+    }
+}
+
+const DFLASH2_SETTINGS_VLLM: Rule = Rule {
+    code: LintCode::Dflash2SettingsVllm,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "a DFlash2DraftModel whose dflash_config lacks a convolution/selector setting, or whose conv_group_size \
+does not divide hidden_size: vLLM cannot build it",
+        explanation: "vLLM serves DFlash2DraftModel from v0.28.0 (method dflash; read at 0.28.0 and 0.34.0). Its \
+model reads `conv_kernel_size`, `conv_group_size`, `selector_rank` and `selector_top_k` from `dflash_config` by \
+subscript, with no default: a key that is absent there (at the top level, say) fails the load with a KeyError, \
+and the grouped convolution raises ValueError unless conv_group_size divides hidden_size (a 0 divides by zero). \
+SGLang reads an absent setting as 0 (that part off) and is not judged here (conv-selector-pair is its rule). vLLM \
+up to 0.27 does not register the architecture at all. An error under --engine vllm (0.28 and later, and without a \
+version); a warning without an engine, since SGLang loads such a drafter.",
+    },
+    applies: Applies::Only(&[Family::Dflash2]),
+    needs: &[],
+    check: dflash2_settings_vllm,
+};
+
+const DFLASH2_SETTINGS_VLLM_BY_ENGINE: ByEngine = ByEngine {
+    no_engine: Some(Severity::Warning),
+    rows: &[
+        EngineRow::until(
+            Engine::Vllm,
+            (0, 27),
+            None,
+            "does not register DFlash2DraftModel (added in 0.28.0)",
+        ),
+        EngineRow::since(
+            Engine::Vllm,
+            (0, 28),
+            Some(Severity::Error),
+            "reads the four settings from dflash_config without a default (KeyError) and needs conv_group_size to \
+             divide hidden_size (read at 0.28.0 and 0.34.0)",
+        ),
+        EngineRow::any_version(
+            Engine::Sglang,
+            None,
+            "reads an absent setting as 0 (conv-selector-pair judges the pairs)",
+        ),
+    ],
+};
+
+/// What vLLM's DFlash2 model needs of `dflash_config` to build its layers.
+fn dflash2_settings_vllm(cx: &mut Ctx) {
+    let dflash2 = crate::config::architectures(cx.root)
+        .iter()
+        .any(|a| a == "DFlash2DraftModel");
+    if !dflash2 {
+        return;
+    }
+    let missing: Vec<&str> = CONV_SELECTOR_FIELDS
+        .iter()
+        .flat_map(|(a, b)| [*a, *b])
+        .filter(|k| {
+            cx.dflash_config()
+                .and_then(|d| d.get(k))
+                .is_none_or(Node::is_null)
+        })
+        .collect();
+    if !missing.is_empty() {
+        let keys = missing.join("`, `dflash_config.");
+        cx.emit_by_engine(
+            &Path::key("dflash_config"),
+            format!(
+                "`dflash_config.{keys}` absent: vLLM's DFlash2 model (0.28 and later) reads all four convolution and \
+                 selector settings from dflash_config without a default and fails to load with a KeyError; set them \
+                 there"
+            ),
+        );
+    }
+    let group = cx
+        .dflash_config()
+        .and_then(|d| d.get("conv_group_size"))
+        .and_then(Node::as_u64);
+    let hidden = cx.root.get("hidden_size").and_then(Node::as_u64);
+    if let (Some(g), Some(h)) = (group, hidden) {
+        if g == 0 || h % g != 0 {
+            cx.emit_by_engine(
+                &Path::key("dflash_config").child("conv_group_size"),
+                format!(
+                    "`dflash_config.conv_group_size` is {g}, which does not divide hidden_size {h}: vLLM's DFlash2 \
+                     grouped convolution raises ValueError (0.28 and later)"
                 ),
             );
         }
@@ -273,7 +367,7 @@ const SAMPLE_FROM_ANCHOR_DFLASH_BY_ENGINE: ByEngine = ByEngine {
             Engine::Vllm,
             (0, 27),
             Some(Severity::Error),
-            "the V2-runner DFlash speculator raises ValueError",
+            "the V2-runner DFlash speculator raises ValueError (read at 0.27.1 and 0.34.0)",
         ),
         EngineRow::until(
             Engine::Vllm,
@@ -337,21 +431,22 @@ fn block_size_too_small(cx: &mut Ctx) {
 const DSPARK_EXPORT_LAYOUT_BY_ENGINE: ByEngine = ByEngine {
     no_engine: Some(Severity::Info),
     rows: &[
-        // Read in the v0.25.1, v0.26.0 and v0.27.1 releases.
+        // Read in the v0.25.1, v0.26.0, v0.27.1 and v0.28.0 releases.
         EngineRow::until(
             Engine::Vllm,
-            (0, 27),
+            (0, 28),
             Some(Severity::Error),
             "loads DSparkDraftModel as DeepSeek-V4's DSpark head and fails on the fields a dense drafter lacks",
         ),
-        // main at 002e77c was read as mapping the training layout to Qwen3DSparkModel; no
-        // release holding it was read, so without a version the refusal is a warning, not an
-        // error (a false error on a real SpecForge template is as bad as a missed one).
+        // Read in v0.29.0 to v0.34.0: model_type qwen3 is mapped to Qwen3DSparkModel, which
+        // reads markov_rank at the top level; the check function drops that case when the
+        // config has it there (the exported layout under the training architecture's name).
         EngineRow::since(
             Engine::Vllm,
-            (0, 28),
-            Some(Severity::Warning),
-            "main (002e77c, unreleased when read) was read as mapping it to Qwen3DSparkModel; releases up to 0.27.1 refuse it",
+            (0, 29),
+            Some(Severity::Error),
+            "maps model_type qwen3 to Qwen3DSparkModel, which reads markov_rank at the top level; other model types \
+             still load as DeepSeek-V4's head",
         ),
         EngineRow::any_version(
             Engine::Sglang,
@@ -368,13 +463,16 @@ const DSPARK_EXPORT_LAYOUT: Rule = Rule {
         summary: "a DSpark drafter in SpecForge's training layout (DSparkDraftModel; Markov settings only under dflash_config)",
         explanation: "SGLang's standalone DSpark loader reads `markov_rank` / `markov_head_type` at the top level \
 with architectures Qwen3DSparkModel; SpecForge's normalize_dflash_export.py rewrites an exported config that way \
-before serving. vLLM (v0.25.1, v0.26.0 and v0.27.1 read) registers DSparkDraftModel as DeepSeek-V4's DSpark head: \
+before serving. vLLM (v0.25.1 to v0.28.0 read) registers DSparkDraftModel as DeepSeek-V4's DSpark head: \
 with method dspark and neither Qwen3DSparkModel nor Gemma4DSparkModel in architectures it rewrites model_type to \
 deepseek_v4 and builds that head, which reads DeepSeek-V4 fields (hc_mult, hc_eps, dspark_target_layer_ids) a \
-dense drafter's config does not have: the load fails. So a DSparkDraftModel config whose model_type is not \
-deepseek_v4 is an error with --engine vllm@0.27 or older, and a warning with --engine vllm alone (a newer main \
-commit, 002e77c, was read as mapping it to Qwen3DSparkModel: not in a release read). Without an engine or under SGLang, the nested Markov layout is worth \
-knowing: info.",
+dense drafter's config does not have: the load fails. From v0.29.0 (read up to v0.34.0) a DSparkDraftModel config \
+with model_type qwen3 is served as Qwen3DSparkModel, which reads `markov_rank` at the top level: it loads when \
+the Markov settings are there, and fails when they are only under dflash_config (the training layout); other \
+model types still load as DeepSeek-V4's head. So a DSparkDraftModel config whose model_type is not deepseek_v4 is \
+an error with --engine vllm at every release read, except a qwen3 one with `markov_rank` at the top level from \
+vLLM 0.29 on (and with --engine vllm alone, the newest release). Without an engine or under SGLang, the nested \
+Markov layout is worth knowing: info.",
     },
     applies: Applies::Only(&[Family::Dspark]),
     needs: &[],
@@ -397,15 +495,28 @@ fn dspark_export_layout(cx: &mut Ctx) {
         .get("model_type")
         .and_then(Node::as_str)
         .filter(|t| *t != "deepseek_v4");
+    let top_level_markov = cx.root.get("markov_rank").is_some_and(|n| !n.is_null());
+    // From vLLM 0.29 (and at the newest release, without a version) a qwen3 config is served
+    // as Qwen3DSparkModel, which loads when markov_rank is at the top level.
+    let mapped = |t: &str| {
+        t == "qwen3" && top_level_markov && cx.options.engine_version.is_none_or(|v| v >= (0, 29))
+    };
     match dense {
-        Some(t) if cx.engine() == Some(Engine::Vllm) => {
+        Some(t) if cx.engine() == Some(Engine::Vllm) && !mapped(t) => {
+            let why = if t == "qwen3" {
+                "vLLM up to 0.28 loads DSparkDraftModel as DeepSeek-V4's DSpark head (model_type rewritten to \
+                 deepseek_v4), which needs hc_mult and the other DeepSeek-V4 fields this config lacks; from 0.29 \
+                 it serves model_type qwen3 as Qwen3DSparkModel, which reads markov_rank at the top level, where \
+                 this config does not have it: the load fails either way"
+            } else {
+                "vLLM loads DSparkDraftModel as DeepSeek-V4's DSpark head (model_type rewritten to deepseek_v4), \
+                 which needs hc_mult and the other DeepSeek-V4 fields this config lacks, and the load fails (read \
+                 at 0.25.1 to 0.34.0)"
+            };
             cx.emit_by_engine(
                 &Path::key("architectures"),
                 format!(
-                    "architectures DSparkDraftModel with model_type {t}: vLLM releases up to 0.27.1 load \
-                     DSparkDraftModel as DeepSeek-V4's DSpark head (model_type rewritten to deepseek_v4), which \
-                     needs hc_mult and the other DeepSeek-V4 fields this config lacks, and the load fails (a newer \
-                     main commit maps it: name your version, --engine vllm@0.27); serve the exported layout \
+                    "architectures DSparkDraftModel with model_type {t}: {why}; serve the exported layout \
                      (SpecForge's normalize_dflash_export.py: Qwen3DSparkModel, Markov settings at the top level)"
                 ),
             );

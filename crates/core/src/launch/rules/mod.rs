@@ -439,11 +439,9 @@ mod tests {
     fn the_runner_variable_decides_the_mixed_attention_severity() {
         let spec = r#"--speculative-config '{"method": "dflash", "model": "d", "num_speculative_tokens": 15}'"#;
         let d = DFLASH16;
+        // vLLM 0.26+ forces the V2 runner for a mixed drafter when the variable is unset.
         let unset = launch(&format!("vllm serve T {spec}"));
-        assert_eq!(
-            codes(&unset, Some(d), false),
-            vec![("mixed-attention-vllm".to_string(), Severity::Warning)]
-        );
+        assert_eq!(codes(&unset, Some(d), false), vec![]);
         let off = launch(&format!("VLLM_USE_V2_MODEL_RUNNER=0 vllm serve T {spec}"));
         assert_eq!(
             codes(&off, Some(d), false),
@@ -509,7 +507,8 @@ mod tests {
 
     /// The "not checked" line names the rules the unreadable drafter kept from running.
     const DRAFTER_LINE: &str = "the rules that need the drafter's config (speculative-config-method, \
-        num-speculative-tokens-too-large, num-speculative-tokens-too-small, mixed-attention-vllm, launch-draft-heads-tp): the drafter's \
+        num-speculative-tokens-too-large, num-speculative-tokens-too-small, mixed-attention-vllm, dflash2-v1-runner, \
+        launch-draft-heads-tp): the drafter's \
         config.json could not be read";
 
     /// An unreadable drafter: the engine skips the rules of the command's engine that need its
@@ -534,6 +533,7 @@ mod tests {
                 "num-speculative-tokens-too-large",
                 "num-speculative-tokens-too-small",
                 "mixed-attention-vllm",
+                "dflash2-v1-runner",
                 "launch-draft-heads-tp",
             ])
         );

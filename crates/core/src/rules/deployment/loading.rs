@@ -21,11 +21,14 @@ pub(super) const MIXED_ATTENTION_VLLM: Rule = Rule {
         severity: Severity::Warning,
         summary: "mixed sliding/full draft layers under vLLM without VLLM_USE_V2_MODEL_RUNNER=1",
         explanation: "vLLM's DFlash loader (_resolve_layer_attention) raises NotImplementedError for a drafter whose \
-layer_types mix sliding_attention and full_attention unless the V2 model runner is used. An error when the \
-deployment sets VLLM_USE_V2_MODEL_RUNNER to anything but 1 (the V1 runner forced), at every version. When the \
-variable is not set (or not known: lint's flags do not state the environment) the severity follows the version: the \
-error was hit on v0.26.0rc (vllm-ascend#15650), an error up to vLLM 0.26; vllm#44443 made the V2 runner the default \
-for dense targets only, so a warning from 0.27 and when the version is not given. Configs with \
+layer_types mix sliding_attention and full_attention unless the V2 model runner is used (0.25.1: in every runner). \
+An error when the deployment sets VLLM_USE_V2_MODEL_RUNNER to anything but 1 (the V1 runner forced), at every \
+version; vLLM 0.34.0 removed the V1 runner and refuses such a value at startup (\"Model Runner V1 has been \
+removed\"). When the variable is not set (or not known: lint's flags do not state the environment) the severity \
+follows the version: vLLM 0.25.1 refuses mixed layers outright, an error up to 0.25 (also with the variable set \
+to 1); from 0.26.0 (read up to 0.33.0) VllmConfig.use_v2_model_runner forces the V2 runner for a method dflash \
+draft whose layer_types mix both kinds (_dflash_needs_multi_kv_group), and 0.34.0 has no other runner: nothing to \
+report there. The error seen on v0.26.0rc (vllm-ascend#15650) is the Ascend plugin's runner. Configs with \
 `dflash_config.use_swa` run every layer sliding and are not mixed. Note vllm#49559: on vLLM 0.25.1 a \
 speculators-trained DFlash drafter had ~0% acceptance with the V2 runner: check acceptance after deploy. Formerly \
 also `launch-mixed-attention-runner` (an alias until the next release).",
@@ -42,15 +45,15 @@ pub(super) const MIXED_ATTENTION_VLLM_BY_ENGINE: ByEngine = ByEngine {
     rows: &[
         EngineRow::until(
             Engine::Vllm,
-            (0, 26),
+            (0, 25),
             Some(Severity::Error),
-            "NotImplementedError unless VLLM_USE_V2_MODEL_RUNNER=1",
+            "NotImplementedError for mixed sliding/full layers, in every runner (read at 0.25.1)",
         ),
         EngineRow::since(
             Engine::Vllm,
-            (0, 27),
-            Some(Severity::Warning),
-            "the V2 runner is the default for dense targets only",
+            (0, 26),
+            None,
+            "forces the V2 runner for a mixed dflash draft (read at 0.26.0 to 0.33.0); 0.34.0 has no V1 runner",
         ),
     ],
 };
@@ -83,12 +86,15 @@ fn mixed_attention_vllm(cx: &mut Cx) {
     let layers = format!("{sliding} sliding and {full} full attention layers");
     let field = Some(base_path.child("layer_types"));
     let flag = format!("env.{var}");
+    // vLLM 0.25 refuses mixed layers in every runner: the variable does not matter there.
+    let refused_everywhere = cx.engine_severity() == Some(Severity::Error);
     match cx.deployment.env_var(var).flatten() {
-        Some(v) if matches!(v.to_ascii_lowercase().as_str(), "1" | "true" | "yes" | "on") => {}
+        Some(v) if !forces_v1(v) && !refused_everywhere => {}
         Some(v) => {
             let message = format!(
-                "{var}={v} forces the V1 model runner, but the drafter has {layers}: vLLM's DFlash loader raises \
-                 NotImplementedError for mixed layers outside the V2 runner"
+                "{var}={v} and the drafter has {layers}: vLLM's DFlash loader raises NotImplementedError for \
+                 mixed layers outside the V2 runner (0.25.1: in every runner), and vLLM 0.34 refuses any value but 1 \
+                 (the V1 runner is removed)"
             );
             let at = At {
                 flag: &flag,
@@ -102,9 +108,8 @@ fn mixed_attention_vllm(cx: &mut Cx) {
                 return;
             };
             let message = format!(
-                "the drafter has {layers} and the deployment does not set {var}=1: vLLM raises \
-                 NotImplementedError for mixed drafters outside the V2 runner (seen on v0.26.0rc, \
-                 vllm-ascend#15650); the V2 runner is the default only for dense targets since vllm#44443"
+                "the drafter has {layers}: vLLM 0.25 raises NotImplementedError for mixed sliding/full DFlash \
+                 drafters in every runner; from 0.26 vLLM forces the V2 runner for them"
             );
             let at = At {
                 flag: &flag,
@@ -114,6 +119,91 @@ fn mixed_attention_vllm(cx: &mut Cx) {
             cx.emit(severity, at, message, Some(json!("1")));
         }
     }
+}
+
+/// Whether a value of VLLM_USE_V2_MODEL_RUNNER selects the V1 runner (vLLM reads it as a bool).
+fn forces_v1(value: &str) -> bool {
+    !matches!(
+        value.to_ascii_lowercase().as_str(),
+        "1" | "true" | "yes" | "on"
+    )
+}
+
+pub(super) const DFLASH2_V1_RUNNER: Rule = Rule {
+    code: DeploymentCode::Dflash2V1Runner,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "a DFlash2 drafter under vLLM with VLLM_USE_V2_MODEL_RUNNER forcing the V1 runner",
+        explanation: "vLLM's DFlash2 candidate selector exists only in the V2 runner's speculator (DFlash2Speculator, \
+chosen by the DFlash2DraftModel architecture). vLLM 0.28.0 forces the V2 runner for a DFlash2 draft only when \
+VLLM_USE_V2_MODEL_RUNNER is not set; set to 0 it runs the V1 runner, where, its own comment says, \"the same \
+checkpoint drafts through DFlashProposer, which never calls it, so the draft degrades to DFlash1 silently\": a \
+warning there. From 0.29.0 (read up to 0.33.0) the V1 runner lists DFlash2 (later: DFlash candidate-head) drafts \
+as unsupported and raises ValueError, and 0.34.0 refuses any value but 1 at startup (the V1 runner is removed): an \
+error. Before 0.28 vLLM does not register DFlash2DraftModel. Unset the variable (or set it to 1).",
+    },
+    applies: Engines::Vllm,
+    needs: &[Need::DrafterConfig],
+    check: dflash2_v1_runner,
+};
+
+pub(super) const DFLASH2_V1_RUNNER_BY_ENGINE: ByEngine = ByEngine {
+    no_engine: None,
+    rows: &[
+        EngineRow::until(
+            Engine::Vllm,
+            (0, 27),
+            None,
+            "does not register DFlash2DraftModel",
+        ),
+        EngineRow {
+            engine: Engine::Vllm,
+            since: Some((0, 28)),
+            until: Some((0, 28)),
+            severity: Some(Severity::Warning),
+            does: "runs the V1 proposer, which never calls the candidate selector: DFlash1 drafting, silently (read at 0.28.0)",
+        },
+        EngineRow::since(
+            Engine::Vllm,
+            (0, 29),
+            Some(Severity::Error),
+            "ValueError: the V1 runner does not support DFlash2 drafts (0.29.0-0.33.0); 0.34.0 refuses the variable",
+        ),
+    ],
+};
+
+/// A DFlash2 drafter with the V1 runner forced by the environment.
+fn dflash2_v1_runner(cx: &mut Cx) {
+    let Some(dr) = cx.drafter else {
+        return;
+    };
+    let dflash2 = crate::config::architectures(dr.root())
+        .iter()
+        .any(|a| a == "DFlash2DraftModel");
+    let var = "VLLM_USE_V2_MODEL_RUNNER";
+    let Some(value) = cx
+        .deployment
+        .env_var(var)
+        .flatten()
+        .filter(|v| forces_v1(v))
+    else {
+        return;
+    };
+    let Some(severity) = cx.engine_severity().filter(|_| dflash2) else {
+        return;
+    };
+    let message = format!(
+        "{var}={value} with a DFlash2 drafter: vLLM 0.28 then drafts through the V1 proposer, which never calls the \
+         candidate selector (DFlash1 drafting, silently); 0.29 to 0.33 raise ValueError (the V1 runner does not \
+         support DFlash2 drafts) and 0.34 refuses the variable; unset it"
+    );
+    let flag = format!("env.{var}");
+    let at = At {
+        flag: &flag,
+        anchor: (None, var),
+        field: Some(Path::key("architectures")),
+    };
+    cx.emit(severity, at, message, Some(json!("1")));
 }
 
 pub(super) const DRAFT_QUANT_INHERITED: Rule = Rule {
@@ -233,4 +323,22 @@ fn flags_unknown(cx: &mut Cx, dr: DrafterConfig, draft_quantized: bool) {
         field: None,
     };
     cx.emit(Severity::Warning, at, message, None);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The DFlash2 rows: nothing before vLLM registers the architecture, a warning where V1
+    /// drafts DFlash1 silently (0.28), an error where V1 refuses it (0.29 on) and at the newest.
+    #[test]
+    fn dflash2_v1_runner_follows_the_vllm_version() {
+        let by = DFLASH2_V1_RUNNER_BY_ENGINE;
+        let at = |v| by.pick(Some(Engine::Vllm), v);
+        assert_eq!(at(Some((0, 27))), None);
+        assert_eq!(at(Some((0, 28))), Some(Severity::Warning));
+        assert_eq!(at(Some((0, 29))), Some(Severity::Error));
+        assert_eq!(at(Some((0, 34))), Some(Severity::Error));
+        assert_eq!(at(None), Some(Severity::Error));
+    }
 }

@@ -11,12 +11,14 @@
 //! states less (lint's flags know neither the environment nor `--quantization`), the rule says
 //! what it cannot know instead of guessing. Where a finding points follows the input: the flag
 //! in the command's file, or the field of the drafter's config. The method and K rules are here;
-//! how the engine loads the drafter (attention layers, quantization) is in [`loading`].
+//! how the engine loads the drafter (attention layers, quantization) is in [`loading`]; options
+//! of the speculative config a release judges on their own are in [`options`].
 
 use serde::Serialize;
 use serde_json::{json, Value};
 
 mod loading;
+mod options;
 
 use super::{block_size_field, whole_positive, ByEngine, Detection, EngineRow, Family};
 use crate::config::ConfigFile;
@@ -27,8 +29,12 @@ use crate::diagnostic::{CodeInfo, Diagnostic, Severity};
 use crate::family::DrafterLocation;
 use crate::json::{Node, Path};
 use loading::{
-    DRAFT_QUANT_INHERITED, DRAFT_QUANT_INHERITED_BY_ENGINE, MIXED_ATTENTION_VLLM,
-    MIXED_ATTENTION_VLLM_BY_ENGINE,
+    DFLASH2_V1_RUNNER, DFLASH2_V1_RUNNER_BY_ENGINE, DRAFT_QUANT_INHERITED,
+    DRAFT_QUANT_INHERITED_BY_ENGINE, MIXED_ATTENTION_VLLM, MIXED_ATTENTION_VLLM_BY_ENGINE,
+};
+use options::{
+    DRAFT_SAMPLE_PROBABILISTIC, DRAFT_SAMPLE_PROBABILISTIC_BY_ENGINE, DSPARK_DRAFT_TOPK,
+    DSPARK_DRAFT_TOPK_BY_ENGINE,
 };
 
 /// The deployment family of rules: they judge one [`Deployment`] ([`Cx`]).
@@ -167,7 +173,10 @@ pub const RULES: &[Rule] = &[
     NUM_SPECULATIVE_TOKENS_TOO_SMALL,
     NUM_DRAFT_TOKENS_MISMATCH,
     MIXED_ATTENTION_VLLM,
+    DFLASH2_V1_RUNNER,
     DRAFT_QUANT_INHERITED,
+    DRAFT_SAMPLE_PROBABILISTIC,
+    DSPARK_DRAFT_TOPK,
 ];
 
 /// The rule that raises `code`.
@@ -184,6 +193,9 @@ pub fn info(code: DeploymentCode) -> &'static CodeInfo {
 pub fn by_engine(code: DeploymentCode) -> Option<&'static ByEngine> {
     match code {
         DeploymentCode::MixedAttentionVllm => Some(&MIXED_ATTENTION_VLLM_BY_ENGINE),
+        DeploymentCode::Dflash2V1Runner => Some(&DFLASH2_V1_RUNNER_BY_ENGINE),
+        DeploymentCode::DraftSampleProbabilistic => Some(&DRAFT_SAMPLE_PROBABILISTIC_BY_ENGINE),
+        DeploymentCode::DsparkDraftTopk => Some(&DSPARK_DRAFT_TOPK_BY_ENGINE),
         DeploymentCode::DraftQuantInherited => Some(&DRAFT_QUANT_INHERITED_BY_ENGINE),
         DeploymentCode::NumSpeculativeTokensTooSmall => {
             Some(&NUM_SPECULATIVE_TOKENS_TOO_SMALL_BY_ENGINE)
@@ -566,8 +578,9 @@ const NUM_SPECULATIVE_TOKENS_TOO_SMALL: Rule = Rule {
         explanation: "vLLM 0.26.0 and 0.27.1 raise ValueError \"DSpark requires num_speculative_tokens >= \
 dspark_block_size\" when method is dspark and the draft config carries `dspark_block_size` (a DSpark head embedded \
 in a DeepSeek-V4 checkpoint); their comment says a shorter K \"yields incorrect (garbled) output rather than merely \
-lower acceptance\". vLLM 0.25.1 has no such check, nor has main at 002e77c (unreleased when read): a warning there, \
-since the output problem the check guarded against was not read as fixed. With K above the block acceptance \
+lower acceptance\". vLLM 0.25.1 has no such check, nor have 0.28.0 to 0.34.0 (read in their wheels: no \
+dspark_block_size check in the speculative config; 0.34.0 only defaults K to the block when K is not given): a \
+warning there, since the output problem the check guarded against was not read as fixed. With K above the block acceptance \
 collapses (num-speculative-tokens-too-large, vLLM PR 41834), so at 0.26 and 0.27 K equal to dspark_block_size is \
 the one value that neither fails nor collapses. SGLang takes --speculative-num-draft-tokens instead: nothing there.",
     },
@@ -596,7 +609,7 @@ const NUM_SPECULATIVE_TOKENS_TOO_SMALL_BY_ENGINE: ByEngine = ByEngine {
             Engine::Vllm,
             (0, 28),
             Some(Severity::Warning),
-            "main (002e77c, unreleased when read) has no such check; the output problem was not read as fixed",
+            "no such check (read at 0.28.0 and 0.34.0); the output problem was not read as fixed",
         ),
         EngineRow::any_version(
             Engine::Sglang,
