@@ -40,6 +40,14 @@ for block in re.findall(r"```yaml\n(.*?)```", text, re.S):
     doc = yaml.safe_load(block)
     if isinstance(doc, dict) and "jobs" in doc:
         n += 1
+        # A workflow that uploads SARIF carries the permissions the upload needs (actions: read
+        # on private repositories, where upload-sarif reads the workflow run).
+        if "upload-sarif" in block or re.search(r"^\s*sarif: true", block, re.M):
+            perms = doc.get("permissions") or {}
+            need = {"contents": "read", "security-events": "write", "actions": "read"}
+            missing = {k: v for k, v in need.items() if perms.get(k) != v}
+            if missing:
+                sys.exit(f"action-test: workflow {n} of {sys.argv[1]} uploads SARIF without permissions {missing}")
         open(f"{sys.argv[2]}/example-{n}.yml", "w").write(block)
         # The same workflow using this checkout's action.yml: actionlint checks its inputs.
         local = re.sub(r"uses: [\w.-]+/dflash-check@[\w.-]+", "uses: ./", block)
