@@ -163,6 +163,12 @@ for bad in ("--index-url=https://example.invalid", "latest", "0.1", "../0.1.0"):
           and step(record, "Check drafter configs")["outcome"] == "skipped", f"version `{bad}` is refused", record)
     shutil.rmtree(base)
 
+record, summary, base = run(authority, checksum="0" * 64)
+check(step(record, "Plan the install")["exit_code"] == 2
+      and "inputs checksum and download-url apply to a release: set `version` too" in step(record, "Plan the install")["stdout"],
+      "a checksum without a version is refused, not ignored", record)
+shutil.rmtree(base)
+
 # 5. A release: the archive release.yml would attach, from a local server, verified by SHA256SUMS.
 ASSET = f"dflash-check-x86_64-unknown-linux-gnu-v{VERSION}.tgz"
 SERVED = tempfile.mkdtemp()
