@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The pre-commit mirror's hook (docs/pre-commit-mirror/), installed and run by pre-commit itself:
 # the folder becomes a git repository tagged v<version>, a sample repository uses its hook, and
-# pip resolves the hook's `dflash-check==<version>` to the wheel scripts/wheel-test.sh left in
-# target/wheels/ (no index: setuptools, which builds the mirror project, is downloaded once
+# pip resolves the hook's `dflash-check==<version>` to the manylinux2014 wheel scripts/wheel-test.sh
+# left in target/wheel-test/repaired/ (no index: setuptools, which builds the mirror project, is downloaded once
 # into target/pip-offline/). The hook must fail on the incident's drafter config, pass once the
 # config is the authority's, and ignore a non-drafter config.json.
 set -euo pipefail
@@ -10,7 +10,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 tools="$root/.venv-hf"
 "$tools/bin/python" -m pip install --quiet --disable-pip-version-check pre-commit
-ls target/wheels/dflash_check-*.whl >/dev/null   # scripts/wheel-test.sh builds it
+wheels="$root/target/wheel-test/repaired"
+ls "$wheels"/dflash_check-*.whl >/dev/null   # scripts/wheel-test.sh builds it
 offline="$root/target/pip-offline"
 ls "$offline"/setuptools-*.whl >/dev/null 2>&1 \
     || "$tools/bin/python" -m pip download --quiet --disable-pip-version-check --only-binary :all: --dest "$offline" 'setuptools>=61'
@@ -40,7 +41,7 @@ YAML
 (cd "$sample" && git_ init -q && git_ add -A && git_ commit -qm sample)
 
 run_hook() { # prints pre-commit's output; returns its exit code
-    (cd "$sample" && PRE_COMMIT_HOME="$tmp/cache" PIP_NO_INDEX=1 PIP_FIND_LINKS="$root/target/wheels $offline" \
+    (cd "$sample" && PRE_COMMIT_HOME="$tmp/cache" PIP_NO_INDEX=1 PIP_FIND_LINKS="$wheels $offline" \
         PIP_DISABLE_PIP_VERSION_CHECK=1 NO_COLOR=1 "$tools/bin/pre-commit" run --all-files --color never)
 }
 start=$(date +%s%N)

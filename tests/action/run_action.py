@@ -4,7 +4,7 @@ usage: run_action.py ACTION_YML WORKSPACE RUNNER_TEMP [INPUT=VALUE ...]
 
 Each `run:` step runs with `bash --noprofile --norc -eo pipefail` (the runner's `shell: bash`),
 in WORKSPACE, with the runner's files set (GITHUB_OUTPUT per step, GITHUB_PATH, GITHUB_ENV,
-GITHUB_STEP_SUMMARY as given in the environment, RUNNER_TEMP) and its `env:` with `${{ }}`
+GITHUB_STEP_SUMMARY as given in the environment, RUNNER_TEMP, RUNNER_OS, RUNNER_ARCH) and its `env:` with `${{ }}`
 expressions resolved; a line added to GITHUB_PATH is on PATH for later steps. A `uses:` step
 cannot run here: it is recorded with its resolved `with:`. `if:` conditions are evaluated;
 only the expression forms the action uses are understood, anything else stops the run (so a
@@ -14,6 +14,7 @@ action's outputs.
 
 import json
 import os
+import platform
 import re
 import subprocess
 import sys
@@ -21,6 +22,10 @@ import tempfile
 
 import yaml
 
+# The runner's names for this machine (RUNNER_OS, RUNNER_ARCH).
+RUNNER_OS = {"linux": "Linux", "darwin": "macOS", "win32": "Windows"}.get(sys.platform, sys.platform)
+RUNNER_ARCH = {"x86_64": "X64", "amd64": "X64", "aarch64": "ARM64", "arm64": "ARM64"}.get(
+    platform.machine().lower(), platform.machine())
 EXPR = re.compile(r"\$\{\{\s*(.*?)\s*\}\}")
 
 
@@ -39,6 +44,9 @@ class Context:
             return self.steps.get(parts[1], {}).get(parts[3], "")
         if ref == "github.action_path":
             return self.action_path
+        if ref == "github.action_repository":
+            # Empty inside composite actions on real runners too (actions/runner#2473).
+            return os.environ.get("GITHUB_ACTION_REPOSITORY", "")
         raise SystemExit(f"run_action: unsupported expression `{ref}`")
 
     def substitute(self, text):
@@ -97,6 +105,9 @@ def main():
         output = tempfile.NamedTemporaryFile("w", dir=runner_temp, delete=False).name
         env.update(files, GITHUB_OUTPUT=output, RUNNER_TEMP=runner_temp,
                    GITHUB_ACTION_PATH=ctx.action_path, GITHUB_WORKSPACE=workspace)
+        env.setdefault("RUNNER_OS", RUNNER_OS)
+        env.setdefault("RUNNER_ARCH", RUNNER_ARCH)
+        env.setdefault("GITHUB_SERVER_URL", "https://github.com")
         with tempfile.NamedTemporaryFile("w", suffix=".sh", dir=runner_temp, delete=False) as script:
             script.write(ctx.substitute(step["run"]))
         done = subprocess.run(["bash", "--noprofile", "--norc", "-eo", "pipefail", script.name],
