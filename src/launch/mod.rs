@@ -14,6 +14,7 @@
 
 pub mod locate;
 pub mod read;
+pub mod volume;
 
 // The pure part (the parsed command, its deployment, the rules by topic and every launch code's
 // documentation) is the core's; re-exported so `crate::launch::…` reads the same.
@@ -54,6 +55,8 @@ pub struct CheckOptions {
     pub fresh_authority: bool,
     /// Check the weights beside a local drafter too (`doctor`).
     pub weights: bool,
+    /// `--volume MOUNT=DIR`: where a container path of the command is on this machine.
+    pub volumes: Vec<volume::Volume>,
 }
 
 /// The result of checking one launch command.
