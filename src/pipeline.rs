@@ -388,6 +388,17 @@ pub fn lint(
     let drafter = resolver.drafter(arg, with_weights)?;
     let choice = resolver.target_choice(target)?;
     let local = drafter.config;
+    // A local drafter's own acceptance profile, beside its config (the profile-* rules).
+    let mut options = options;
+    if drafter.local {
+        options.profile = rules::profile::beside(&local.path)?.map(std::sync::Arc::new);
+        let local_target = |t: &String| std::path::Path::new(t).exists();
+        options.drafter_name = Some(rules::profile::compared_name(arg, true));
+        options.target_name = target
+            .target
+            .as_ref()
+            .map(|t| rules::profile::compared_name(t, local_target(t)));
+    }
     let run = Pipeline::new(Some(resolver.clone())).run(DrafterInput {
         config: &local,
         authority: AuthorityPick::Skip,

@@ -99,6 +99,11 @@ impl LaunchReport {
     }
 }
 
+/// A model the command names as `profile-identity` compares it.
+fn compared(given: &str) -> String {
+    crate::rules::profile::compared_name(given, std::path::Path::new(given).exists())
+}
+
 /// Runs lint's config rules on the drafter's config with the engine and its flags, as
 /// diagnostics. The engine claims (the deployment rules) are not lint's here: [`check`] runs
 /// them on the command's [`Deployment`](crate::deployment::Deployment) whether or not lint can
@@ -129,6 +134,11 @@ pub fn lint_drafter(
                 .num_draft_tokens
                 .or(launch.sglang.dflash_block_size),
         },
+        // The drafter's own profile, when one is beside a local drafter: K against its
+        // max_supported_k, its method against the family.
+        profile: crate::rules::profile::beside(&config.path)?.map(std::sync::Arc::new),
+        drafter_name: launch.drafter.as_deref().map(compared),
+        target_name: launch.target.as_deref().map(compared),
     };
     Ok(crate::rules::lint_config(config, &options, target)?.findings)
 }

@@ -114,6 +114,11 @@ crate::declare_code_names! {
         NormBeforeFcEngine => "norm-before-fc-engine",
         SpeculatorsVerifierMissing => "speculators-verifier-missing",
         DraftLmHeadShared => "draft-lm-head-shared",
+        ProfileUnmeasured => "profile-unmeasured",
+        ProfileInconsistent => "profile-inconsistent",
+        ProfileMethod => "profile-method",
+        ProfileMaxK => "profile-max-k",
+        ProfileIdentity => "profile-identity",
     }
 }
 
