@@ -208,6 +208,7 @@ crate::declare_code_names! {
         Cliff => "acceptance-cliff",
         FirstPositionLow => "acceptance-first-position-low",
         StaticGauge => "acceptance-gauge-static",
+        BelowProfile => "acceptance-below-profile",
     }
 }
 
