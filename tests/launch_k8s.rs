@@ -116,3 +116,49 @@ fn bad_manifest_input_exits_2() {
     assert_eq!(code, 2);
     assert!(err.contains("MOUNT=DIR"), "{err}");
 }
+
+/// `dflash-check check` runs into the same manifests: the walk finds every `*.yaml`/`*.yml`
+/// that is Kubernetes manifests configuring speculative decoding (one discovery rule,
+/// `pipeline::discover`) and checks each as `launch --file` does; a YAML file named on the
+/// command line that is no such manifest (a compose file, a CI workflow) is skipped and listed,
+/// as a `config.json` that is no drafter is.
+#[test]
+fn check_finds_and_gates_manifests() {
+    let cache = tempfile::tempdir().unwrap();
+    let run = |paths: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_dflash-check"))
+            .args(["check", "--format", "json", "--cache-dir"])
+            .arg(cache.path())
+            .args(paths)
+            .env("HF_HUB_OFFLINE", "1")
+            .env_remove("HF_ENDPOINT")
+            .output()
+            .unwrap();
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        (out.status.code().unwrap_or(-1), report)
+    };
+    let (code, report) = run(&["tests/launch/k8s"]);
+    assert_eq!(code, 0, "{report:#}");
+    let files: Vec<&str> = report["drafters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        files,
+        [
+            "tests/launch/k8s/kserve-H100-eagle3.yaml",
+            "tests/launch/k8s/kustomize-h100-llama-3-3-70b-eagle.yaml"
+        ]
+    );
+    assert!(report.to_string().contains("launch-draft-tp-ignored"));
+
+    let (code, report) = run(&["tests/launch/files/docker-compose.yml"]);
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(report["drafters"], serde_json::json!([]));
+    assert_eq!(
+        report["skipped"],
+        serde_json::json!(["tests/launch/files/docker-compose.yml"])
+    );
+}

@@ -13,13 +13,14 @@
 //! a [`LaunchReport`], which `report::launch` renders.
 
 pub mod locate;
+pub mod manifest;
 pub mod read;
 pub mod volume;
 
 // The pure part (the parsed command, its deployment, the rules by topic and every launch code's
 // documentation) is the core's; re-exported so `crate::launch::…` reads the same.
 pub use dflash_check_core::launch::{
-    deployment, info, parse, parse_input, rules, shell, DrafterFacts, EnvVar, Flag, Launch,
+    deployment, info, k8s, parse, parse_input, rules, shell, DrafterFacts, EnvVar, Flag, Launch,
     LaunchCode, SglangSpec,
 };
 
