@@ -160,3 +160,68 @@ fn a_broken_profile_exits_2_before_scraping() {
     assert_eq!(code, 2);
     assert!(err.contains("tolerance"), "{err}");
 }
+
+/// `doctor --drafter DIR` reads the profile beside the drafter's config: its acceptance is held
+/// to the profile and the positions below it are findings, as in `acceptance --drafter`.
+#[test]
+fn doctor_compares_with_the_drafters_profile() {
+    let Some(server) = MetricsServer::start("vllm-cliff", &[]) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        "fixtures/incident/authority/config.json",
+        dir.path().join("config.json"),
+    )
+    .unwrap();
+    std::fs::copy(
+        format!("{PROFILES}/dflash-k15/speculation_profile.json"),
+        dir.path().join("speculation_profile.json"),
+    )
+    .unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_dflash-check"))
+        .args(["doctor", "--metrics", &server.url(), "--window", "0.2"])
+        .args(["--format", "json", "--cache-dir"])
+        .arg(cache.path())
+        .arg("--drafter")
+        .arg(dir.path())
+        .env("HF_HUB_OFFLINE", "1")
+        .env_remove("HF_ENDPOINT")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    let report: Value = serde_json::from_str(&stdout).unwrap();
+    let text = report.to_string();
+    assert!(text.contains("acceptance-below-profile"), "{report:#}");
+    assert!(text.contains("the drafter's profile"), "{report:#}");
+}
+
+/// `lint` reads the profile beside a local drafter: a broken one is bad input (exit 2, the
+/// file and JSON path), never a silent pass.
+#[test]
+fn lint_refuses_a_broken_profile() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        "fixtures/incident/authority/config.json",
+        dir.path().join("config.json"),
+    )
+    .unwrap();
+    std::fs::copy(
+        format!("{PROFILES}/bad-rate/speculation_profile.json"),
+        dir.path().join("speculation_profile.json"),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_dflash-check"))
+        .arg("lint")
+        .arg(dir.path())
+        .arg("--no-weights")
+        .env("HF_HUB_OFFLINE", "1")
+        .output()
+        .unwrap();
+    let err = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("marginal_accept_rates[1]"), "{err}");
+    assert!(out.stdout.is_empty());
+}
