@@ -294,6 +294,9 @@ fn check_file(
     Some(result)
 }
 
+/// The `family` of a [`DrafterCheck`] that is a Kubernetes manifest (JSON: `"family": "manifest"`).
+pub const MANIFEST: &str = "manifest";
+
 /// A Kubernetes manifest with speculative decoding, checked as `launch --file` checks it: its
 /// findings under the manifest's shown path; one that cannot be read is a finding
 /// (`config-unreadable`), as a broken `config.json` is.
@@ -316,7 +319,7 @@ fn check_manifest(file: &Path, shown: &str, options: &CheckOptions) -> DrafterCh
             })
             .collect(),
         file: shown.to_string(),
-        family: None,
+        family: Some(MANIFEST.to_string()),
         authority: None,
         assumed: options.lint.assumed(),
         weights_skipped: Vec::new(),

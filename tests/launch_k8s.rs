@@ -153,6 +153,7 @@ fn check_finds_and_gates_manifests() {
         ]
     );
     assert!(report.to_string().contains("launch-draft-tp-ignored"));
+    assert_eq!(report["drafters"][0]["family"], "manifest");
 
     let (code, report) = run(&["tests/launch/files/docker-compose.yml"]);
     assert_eq!(code, 0, "{report:#}");
