@@ -225,6 +225,13 @@ pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
             None => report.skipped.push(shown),
         }
     }
+    for file in found.manifests {
+        let shown = display(&file, &options.root);
+        report.drafters.push(check_manifest(&file, &shown, options));
+    }
+    report
+        .skipped
+        .extend(found.other_yaml.iter().map(|f| display(f, &options.root)));
     if report.drafters.is_empty() {
         report
             .run_findings
@@ -285,6 +292,38 @@ fn check_file(
     result.file = shown.to_string();
     result.family = family.map(|f| f.as_str().to_string());
     Some(result)
+}
+
+/// The `family` of a [`DrafterCheck`] that is a Kubernetes manifest (JSON: `"family": "manifest"`).
+pub const MANIFEST: &str = "manifest";
+
+/// A Kubernetes manifest with speculative decoding, checked as `launch --file` checks it: its
+/// findings under the manifest's shown path; one that cannot be read is a finding
+/// (`config-unreadable`), as a broken `config.json` is.
+fn check_manifest(file: &Path, shown: &str, options: &CheckOptions) -> DrafterCheck {
+    let findings = match crate::launch::manifest::check_manifest(file, options.hub.clone()) {
+        Ok(report) => report.diagnostics,
+        Err(e) => vec![whole_file(CheckCode::ConfigUnreadable, &e)],
+    };
+    let manifest = file.display().to_string();
+    DrafterCheck {
+        findings: findings
+            .into_iter()
+            .map(|mut f| {
+                // Findings in the manifest take its shown path; those in a model it names keep theirs.
+                f.file = Some(match f.file.as_deref() {
+                    Some(other) if other != manifest => display(Path::new(other), &options.root),
+                    _ => shown.to_string(),
+                });
+                f
+            })
+            .collect(),
+        file: shown.to_string(),
+        family: Some(MANIFEST.to_string()),
+        authority: None,
+        assumed: options.lint.assumed(),
+        weights_skipped: Vec::new(),
+    }
 }
 
 /// Pins whose drafter directory no longer exists, located at their table in the pin file.

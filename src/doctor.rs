@@ -539,6 +539,7 @@ fn from_launch(
             target_repo,
             fresh_authority: true,
             weights: true,
+            volumes: Vec::new(),
         },
     )?;
     g.launch_checked = true;

@@ -388,6 +388,17 @@ pub fn lint(
     let drafter = resolver.drafter(arg, with_weights)?;
     let choice = resolver.target_choice(target)?;
     let local = drafter.config;
+    // A local drafter's own acceptance profile, beside its config (the profile-* rules).
+    let mut options = options;
+    if drafter.local {
+        options.profile = rules::profile::beside(&local.path)?.map(std::sync::Arc::new);
+        let local_target = |t: &String| std::path::Path::new(t).exists();
+        options.drafter_name = Some(rules::profile::compared_name(arg, true));
+        options.target_name = target
+            .target
+            .as_ref()
+            .map(|t| rules::profile::compared_name(t, local_target(t)));
+    }
     let run = Pipeline::new(Some(resolver.clone())).run(DrafterInput {
         config: &local,
         authority: AuthorityPick::Skip,
@@ -570,12 +581,22 @@ pub fn is_drafter(config: &ConfigFile, forced: Option<Family>, pinned: bool) -> 
 }
 
 /// Every `config.json` under `paths`, sorted: directories recursed (hidden folders,
-/// `node_modules` and `target` skipped, linked directories not followed), files taken as given.
+/// `node_modules` and `target` skipped, linked directories not followed), files taken as given;
+/// and, by the same walk, every Kubernetes manifest (`*.yaml`, `*.yml`) that configures
+/// speculative decoding, which `check` gates through `launch` (a YAML file given that is no
+/// such manifest is listed in `other_yaml`, and skipped).
 pub fn discover(paths: &[PathBuf]) -> Result<Discovered> {
     let mut found = Discovered::default();
     for path in paths {
         let meta = std::fs::metadata(path).map_err(|e| config::io_error(path, &e))?;
-        if meta.is_file() {
+        if meta.is_file() && is_yaml(path) {
+            // A YAML file named on the command line (pre-commit passes every one a commit
+            // touches): gated when it is a manifest with speculative decoding, else skipped.
+            match speculative_manifest(path) {
+                true => found.manifests.push(path.clone()),
+                false => found.other_yaml.push(path.clone()),
+            }
+        } else if meta.is_file() {
             found.configs.push(path.clone());
         } else {
             walk(path, &mut found);
@@ -583,7 +604,39 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovered> {
     }
     found.configs.sort();
     found.configs.dedup();
+    found.manifests.sort();
+    found.manifests.dedup();
     Ok(found)
+}
+
+/// Whether a file name is YAML's (`.yaml`, `.yml`).
+fn is_yaml(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("yaml") || e.eq_ignore_ascii_case("yml"))
+}
+
+/// Words only a manifest that configures speculative decoding holds: vLLM's and SGLang's
+/// flags, KServe's `spec.speculator`.
+const SPECULATION: &[&str] = &[
+    "speculative-config",
+    "speculative_config",
+    "speculative-algorithm",
+    "speculator:",
+];
+
+/// Whether `path` is Kubernetes manifests (as `launch --file` reads them) that configure
+/// speculative decoding: what `check` gates through `launch`. A file over 1 MiB, or not
+/// UTF-8, is no manifest `launch` would read either.
+fn speculative_manifest(path: &Path) -> bool {
+    let Ok(bytes) = config::read_capped(path, 1 << 20) else {
+        return false;
+    };
+    let Ok(text) = std::str::from_utf8(&bytes) else {
+        return false;
+    };
+    dflash_check_core::launch::k8s::is_manifest(text)
+        && SPECULATION.iter().any(|k| text.contains(k))
 }
 
 /// What [`discover`] found: the `config.json` files, and the directories it could not read
@@ -592,6 +645,11 @@ pub fn discover(paths: &[PathBuf]) -> Result<Discovered> {
 #[derive(Debug, Default)]
 pub struct Discovered {
     pub configs: Vec<PathBuf>,
+    /// Kubernetes manifests that configure speculative decoding (`*.yaml`, `*.yml`, as
+    /// `launch --file` reads them), which `check` gates through `launch`.
+    pub manifests: Vec<PathBuf>,
+    /// YAML files named on the command line that are no such manifest: skipped and listed.
+    pub other_yaml: Vec<PathBuf>,
     pub unreadable: Vec<(PathBuf, std::io::Error)>,
 }
 
@@ -617,6 +675,8 @@ fn walk(dir: &Path, found: &mut Discovered) {
             }
         } else if name == "config.json" {
             found.configs.push(path);
+        } else if is_yaml(&path) && speculative_manifest(&path) {
+            found.manifests.push(path);
         }
     }
 }

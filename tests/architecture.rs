@@ -50,8 +50,9 @@ const LAYERS: &[&[&str]] = &[
     // One drafter through authority, target, diff, lint and weights, each input read once
     // through `input`: what check, lint, launch and doctor report differently.
     &["pipeline"],
-    &["check"],
+    // `check` gates the Kubernetes manifests it finds through `launch` (issue 33).
     &["launch"],
+    &["check"],
     &["doctor"],
     &["report"],
 ];

@@ -46,6 +46,42 @@ const SPEC_OK: &str = r#"{"method": "dflash", "num_speculative_tokens": 15}"#;
 
 /// (fixture, target, extra args, code that must fire, its severity).
 const FIRES: &[(&str, &str, &[&str], &str, &str)] = &[
+    // Issue 33: speculation_profile.json beside the drafter (tests/lint/generate.py, profiles
+    // from Model-Optimizer's own test case).
+    (
+        "cases/profile-unmeasured",
+        Q8,
+        &[],
+        "profile-unmeasured",
+        "warning",
+    ),
+    (
+        "cases/profile-inconsistent",
+        Q8,
+        &[],
+        "profile-inconsistent",
+        "warning",
+    ),
+    ("cases/profile-method", Q8, &[], "profile-method", "warning"),
+    (
+        "cases/profile-max-k",
+        Q8,
+        &[
+            "--engine",
+            "vllm",
+            "--speculative-config",
+            r#"{"method": "eagle3", "num_speculative_tokens": 5}"#,
+        ],
+        "profile-max-k",
+        "warning",
+    ),
+    (
+        "cases/profile-identity",
+        Q8,
+        &[],
+        "profile-identity",
+        "warning",
+    ),
     (
         "cases/field-type-mask-string",
         Q36,

@@ -18,6 +18,7 @@
 //! [`AcceptanceReport::build`] turns a window into a report by running the rules;
 //! `report::acceptance` writes the human and JSON reports.
 
+pub mod profile;
 pub mod scrape;
 
 pub use dflash_check_core::acceptance::{

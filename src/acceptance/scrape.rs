@@ -11,7 +11,7 @@ use crate::net::{header, read_capped, BodyError, Client, Follow, Method, NetErro
 
 use super::compute::{self, ServerEngine};
 use super::metrics::{self, Exposition};
-use super::verdict::{self, AcceptanceReport, Measurement, Threshold, Window};
+use super::verdict::{self, AcceptanceReport, Measurement, Window};
 use crate::family::Family;
 use crate::{Error, Result};
 
@@ -45,6 +45,8 @@ pub struct MeasureOptions {
     /// set the break-even threshold when no minimum is given.
     pub draft_family: Family,
     pub draft_cost_ratio: Option<f64>,
+    /// The drafter's own profile (`--drafter DIR`, `--profile FILE`, `--profile-tolerance`).
+    pub profile: super::profile::ProfileOptions,
 }
 
 /// Scrapes at the start and end of the window (vLLM) or every second across it (SGLang), and
@@ -54,6 +56,8 @@ pub fn measure(
     opts: &MeasureOptions,
     sleep: &mut dyn FnMut(Duration),
 ) -> Result<AcceptanceReport> {
+    // The drafter's profile first: a broken one is bad input before any request is sent.
+    let profile = super::profile::read(&opts.profile)?;
     let url = source.url().to_string();
     let first = scrape(source, &url)?;
     let engine = compute::detect_engine(&first, &url)?;
@@ -100,13 +104,13 @@ pub fn measure(
         scrapes,
     };
     let k = measurement.max_acceptance_length().map(|m| m - 1);
-    let threshold = match opts.min_acceptance_length {
-        Some(value) => Some(Threshold {
-            value,
-            source: "--min-acceptance-length".to_string(),
-        }),
-        None => verdict::break_even(opts.draft_family, opts.draft_cost_ratio, k),
-    };
+    let break_even = verdict::break_even(opts.draft_family, opts.draft_cost_ratio, k);
+    let threshold = super::profile::choose_threshold(
+        opts.min_acceptance_length,
+        &opts.profile,
+        profile.as_deref(),
+        break_even,
+    );
     Ok(AcceptanceReport::build(
         url,
         model,
@@ -336,6 +340,7 @@ mod tests {
             min_acceptance_length: Some(2.0),
             draft_family: Family::Dflash,
             draft_cost_ratio: None,
+            profile: Default::default(),
         }
     }
 

@@ -17,13 +17,16 @@ Examples:
   dflash-check acceptance http://127.0.0.1:8000 --min-acceptance-length 5
   dflash-check acceptance http://127.0.0.1:30000/metrics --window 30 --format json
   dflash-check acceptance http://127.0.0.1:8000 --model-name Qwen/Qwen3.6-27B
+  dflash-check acceptance http://127.0.0.1:8000 --drafter ./models/drafter --profile-tolerance 0.1
 
 vLLM: acceptance length = 1 + Δaccepted / Δdrafts between two scrapes, per-position acceptance
 from vllm:spec_decode_num_accepted_tokens_per_pos. SGLang: sglang:spec_accept_length sampled
 every second over the window (mean, min, max).
 
-Threshold: --min-acceptance-length, else the break-even point below which speculative decoding
-is slower than none: 1 + c (dflash) or 1 + K·c (eagle), c = --draft-cost-ratio.
+Threshold: --min-acceptance-length, else the drafter's own speculation_profile.json (--drafter
+DIR or --profile FILE: its acceptance length × (1 − --profile-tolerance), per position on vLLM),
+else the break-even point below which speculative decoding is slower than none: 1 + c (dflash)
+or 1 + K·c (eagle), c = --draft-cost-ratio.
 
 Exit codes: 0 at or above the threshold (or none computable), 1 below it (with --deny warnings:
 a warning too, such as a cliff), 2 could not measure
@@ -54,6 +57,17 @@ pub struct AcceptanceArgs {
     /// Read this served model (the `model_name` label); required when the server serves several.
     #[arg(long, value_name = "NAME")]
     pub model_name: Option<String>,
+    /// The drafter the server runs: its `speculation_profile.json`, when it has one, replaces
+    /// the break-even point with what the drafter reaches when healthy (see --profile-tolerance).
+    #[arg(long, value_name = "DIR")]
+    pub drafter: Option<std::path::PathBuf>,
+    /// The drafter's `speculation_profile.json`, named directly (wins over --drafter's).
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<std::path::PathBuf>,
+    /// How far below its profile the live acceptance may fall before it fails: the threshold is
+    /// the profile's acceptance length × (1 − T), and each position's rate likewise.
+    #[arg(long, value_name = "T", default_value = "0.1", value_parser = parse_tolerance)]
+    pub profile_tolerance: f64,
     /// Seconds each scrape may take, end to end (connect, headers and the whole body).
     #[arg(long, value_name = "SECS", default_value = "5", value_parser = parse_timeout)]
     pub timeout: f64,
@@ -93,6 +107,17 @@ pub(super) fn parse_cost_ratio(s: &str) -> std::result::Result<f64, String> {
     Ok(v)
 }
 
+pub(super) fn parse_tolerance(s: &str) -> std::result::Result<f64, String> {
+    let v: f64 = s
+        .trim()
+        .parse()
+        .map_err(|_| format!("`{s}` is not a number"))?;
+    if !v.is_finite() || !(0.0..1.0).contains(&v) {
+        return Err("a tolerance is a fraction, at least 0 and below 1 (0.1 is 10%)".to_string());
+    }
+    Ok(v)
+}
+
 pub(super) fn parse_min_length(s: &str) -> std::result::Result<f64, String> {
     let v: f64 = s
         .trim()
@@ -113,6 +138,11 @@ pub fn run_acceptance(args: &AcceptanceArgs, out: &mut Vec<u8>) -> Result<u8> {
         min_acceptance_length: args.min_acceptance_length,
         draft_family: args.draft_family,
         draft_cost_ratio: args.draft_cost_ratio,
+        profile: acceptance::profile::ProfileOptions {
+            drafter_dir: args.drafter.clone(),
+            profile_file: args.profile.clone(),
+            tolerance: args.profile_tolerance,
+        },
     };
     // The report is written at the end; tell a person at a terminal why nothing shows yet.
     let mut stderr = std::io::stderr();

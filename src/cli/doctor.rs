@@ -56,6 +56,10 @@ pub struct DoctorArgs {
     /// point (default per family: docs/acceptance.md).
     #[arg(long, value_name = "C", value_parser = super::acceptance::parse_cost_ratio)]
     pub draft_cost_ratio: Option<f64>,
+    /// How far below the drafter's `speculation_profile.json` (beside --drafter DIR) the live
+    /// acceptance may fall before it fails (as `acceptance --profile-tolerance`).
+    #[arg(long, value_name = "T", default_value = "0.1", value_parser = super::acceptance::parse_tolerance)]
+    pub profile_tolerance: f64,
     #[command(flatten)]
     pub deny: DenyArgs,
     #[command(flatten)]
@@ -112,6 +116,11 @@ pub fn run_doctor(args: &DoctorArgs, out: &mut Vec<u8>) -> Result<u8> {
             min_acceptance_length: args.min_acceptance_length,
             draft_family,
             draft_cost_ratio: args.draft_cost_ratio,
+            profile: dflash_check::acceptance::profile::ProfileOptions {
+                drafter_dir: args.drafter.clone(),
+                profile_file: None,
+                tolerance: args.profile_tolerance,
+            },
         }),
     };
     let mut source = match &args.metrics {

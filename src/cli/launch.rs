@@ -18,6 +18,7 @@ Examples:
       --speculative-algorithm DFLASH --speculative-draft-model-path z-lab/Qwen3-8B-DFlash-b16
   dflash-check launch --file serve.sh
   dflash-check launch --file Dockerfile --drafter ./models/drafter
+  helm template ./chart | dflash-check launch --file - --volume /models=./local-models
 
 Exit codes: 0 no error (warnings shown), 1 errors found (with --deny warnings: warnings too), 2 could not run.";
 
@@ -32,6 +33,10 @@ pub struct LaunchArgs {
     /// Read the target from this directory instead of the path or repo the command names.
     #[arg(long, value_name = "DIR")]
     pub target: Option<PathBuf>,
+    /// A container path the command names (or a KServe `pvc://CLAIM`) is this local directory:
+    /// `--volume /models=./local-models` reads `/models/Qwen3-8B` from `./local-models/Qwen3-8B`.
+    #[arg(long, value_name = "MOUNT=DIR")]
+    pub volume: Vec<launch::volume::Volume>,
     #[command(flatten)]
     pub deny: DenyArgs,
     #[command(flatten)]
@@ -55,6 +60,7 @@ pub fn run_launch(args: &LaunchArgs, out: &mut Vec<u8>) -> Result<u8> {
         drafter_dir: args.drafter.clone(),
         target_dir: args.target.clone(),
         base_dir,
+        volumes: args.volume.clone(),
         ..CheckOptions::default()
     };
     let report = launch::check(parsed, notes, &options)?;

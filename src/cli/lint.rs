@@ -73,6 +73,7 @@ impl LintArgs {
             engine_version: self.engine.and_then(|e| e.version),
             speculative_config,
             num_draft_tokens: self.num_draft_tokens,
+            ..LintOptions::default()
         })
     }
 }

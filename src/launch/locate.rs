@@ -119,7 +119,8 @@ fn read_model(
     role: Role,
 ) -> Result<(Location, Option<ConfigFile>)> {
     let mut loc = Location::new(Some(given), LocationKind::Unavailable);
-    let mut repo = match InputRef::engine(given, options.base_dir.as_deref()) {
+    let mapped = super::volume::resolve(given, &options.volumes);
+    let mut repo = match InputRef::engine(&mapped, options.base_dir.as_deref()) {
         EngineName::Unreadable(why) => {
             loc.note = Some(why);
             return Ok((loc, None));

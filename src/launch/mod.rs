@@ -13,12 +13,14 @@
 //! a [`LaunchReport`], which `report::launch` renders.
 
 pub mod locate;
+pub mod manifest;
 pub mod read;
+pub mod volume;
 
 // The pure part (the parsed command, its deployment, the rules by topic and every launch code's
 // documentation) is the core's; re-exported so `crate::launch::…` reads the same.
 pub use dflash_check_core::launch::{
-    deployment, info, parse, parse_input, rules, shell, DrafterFacts, EnvVar, Flag, Launch,
+    deployment, info, k8s, parse, parse_input, rules, shell, DrafterFacts, EnvVar, Flag, Launch,
     LaunchCode, SglangSpec,
 };
 
@@ -54,6 +56,8 @@ pub struct CheckOptions {
     pub fresh_authority: bool,
     /// Check the weights beside a local drafter too (`doctor`).
     pub weights: bool,
+    /// `--volume MOUNT=DIR`: where a container path of the command is on this machine.
+    pub volumes: Vec<volume::Volume>,
 }
 
 /// The result of checking one launch command.
@@ -96,6 +100,11 @@ impl LaunchReport {
     }
 }
 
+/// A model the command names as `profile-identity` compares it.
+fn compared(given: &str) -> String {
+    crate::rules::profile::compared_name(given, std::path::Path::new(given).exists())
+}
+
 /// Runs lint's config rules on the drafter's config with the engine and its flags, as
 /// diagnostics. The engine claims (the deployment rules) are not lint's here: [`check`] runs
 /// them on the command's [`Deployment`](crate::deployment::Deployment) whether or not lint can
@@ -126,6 +135,11 @@ pub fn lint_drafter(
                 .num_draft_tokens
                 .or(launch.sglang.dflash_block_size),
         },
+        // The drafter's own profile, when one is beside a local drafter: K against its
+        // max_supported_k, its method against the family.
+        profile: crate::rules::profile::beside(&config.path)?.map(std::sync::Arc::new),
+        drafter_name: launch.drafter.as_deref().map(compared),
+        target_name: launch.target.as_deref().map(compared),
     };
     Ok(crate::rules::lint_config(config, &options, target)?.findings)
 }

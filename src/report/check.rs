@@ -119,6 +119,11 @@ fn drafter_line(d: &DrafterCheck, p: Painter) -> String {
         {
             "no single authority: several published configs of its shape".into()
         }
+        // A Kubernetes manifest, checked as `launch --file` checks it (its drafter compared
+        // with the authority its target picks, when the drafter is local).
+        None if d.family.as_deref() == Some(crate::check::MANIFEST) => {
+            "checked as `launch --file`".into()
+        }
         None => "no authority: lint only".into(),
     };
     let family = d.family.as_deref().unwrap_or("?");

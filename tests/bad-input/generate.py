@@ -302,6 +302,18 @@ LAUNCH_FILES = {
                               + "".join(f"{chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n" for i in range(9))
                               + "services:\n  vllm:\n    image: vllm/vllm-openai\n    command: *j\n",
     "compose-unterminated-quote.yml": "services:\n  vllm:\n    image: vllm/vllm-openai\n    command: \"--model M --speculative-config '{\\\"method\\\": 1}\"\n",
+    # Kubernetes manifests (`apiVersion:` and `kind:` at the top level) share the compose caps.
+    "k8s-deep.yaml": "apiVersion: v1\nkind: Pod\nspec: " + "[" * 10000 + "]" * 10000 + "\n",
+    "k8s-alias-bomb.yaml": "apiVersion: v1\nkind: Pod\nmetadata:\n  a: &a [x, x, x, x, x, x, x, x, x, x]\n"
+                           + "".join(f"  {chr(98 + i)}: &{chr(98 + i)} [*{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}, *{chr(97 + i)}]\n" for i in range(9))
+                           + "spec:\n  containers:\n    - name: vllm\n      args: *j\n",
+    "k8s-invalid.yaml": "apiVersion: v1\nkind: Pod\nspec:\n  containers: [{name: vllm, args: ['x\n",
+    "k8s-no-engine.yaml": "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: web\nspec:\n  template:\n    spec:\n"
+                          "      containers:\n        - name: web\n          image: nginx:1.27\n",
+    "k8s-llmisvc-no-uri.yaml": "apiVersion: serving.kserve.io/v1alpha2\nkind: LLMInferenceService\nmetadata:\n  name: s\n"
+                               "spec:\n  model:\n    name: Qwen/Qwen3-8B\n  speculator:\n    config:\n      method: eagle3\n",
+    "k8s-speculator-config-list.yaml": "apiVersion: serving.kserve.io/v1alpha2\nkind: LLMInferenceService\nmetadata:\n  name: s\n"
+                                       "spec:\n  model:\n    uri: hf://Qwen/Qwen3-8B\n  speculator:\n    config: [method, eagle3]\n",
 }
 
 # As prometheus_client writes a counter in the Prometheus text format: HELP and TYPE name the

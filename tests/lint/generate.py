@@ -520,6 +520,58 @@ def main():
     })
     for name, cfg in cases.items():
         write(f"cases/{name}/config.json", cfg)
+    write_profiles()
+
+
+# Issue 33: speculation_profile.json beside a drafter, in the shapes NVIDIA Model-Optimizer's
+# PRs 2247/2313/2315 write. The numbers are the producers' own test case
+# (examples/specdec_bench/tests/test_speculation_profile.py at c170403378778399a7834c79973c832e96302c24:
+# histogram {1: 40, 2: 30, 3: 30} at K 3 -> marginals [0.6, 0.3, 0.0], conditionals [0.6, 0.5, 0.0],
+# AL 1.9; "flags a wrong mean" puts 3.5 there).
+PROFILE_SPECDEC_BENCH = {
+    "schema_version": "1.0", "measured": True, "method": "eagle3",
+    "draft_checkpoint": "clean/qwen3-8b-eagle3", "target_model": "Qwen/Qwen3-8B",
+    "num_speculative_tokens": 3, "block_size": None, "max_supported_k": 3,
+    "verification_method": "longest_prefix",
+    "conditional_accept_rates": [0.6, 0.5, 0.0], "marginal_accept_rates": [0.6, 0.3, 0.0],
+    "mean_accept_length": 1.9, "mean_accept_length_per_request": 1.9,
+    "accept_length_model": "chain_analytic", "accept_length_by_k": {"3": 1.9},
+    "acceptance_length_histogram": {"1": 40, "2": 30, "3": 30}, "per_category": None,
+    "measurement_conditions": {"dataset": "mt_bench", "concurrency": 1, "engine": "VLLM"},
+    "validation": {
+        "mean_consistency": {"implied_mean_accept_length": 1.9, "reported_mean_accept_length": 1.9,
+                             "abs_delta": 0.0, "tolerance": 0.02, "passed": True},
+        "marginal_monotonicity": {"passed": True, "violations": []},
+    },
+}
+# ar_validate's shape (PR 2315): a producer, no method, identities or max_supported_k.
+PROFILE_AR_VALIDATE = {
+    "schema_version": "1.0", "measured": True, "producer": "ar_validate", "num_speculative_tokens": 3,
+    "conditional_accept_rates": [0.6, 0.5, 0.0], "marginal_accept_rates": [0.6, 0.3, 0.0],
+    "mean_accept_length": 1.9, "mean_accept_length_per_request": 1.9,
+    "acceptance_length_histogram": {"1": 40, "2": 30, "3": 30},
+    "measurement_conditions": {"dataset": "mt_bench", "osl": 32, "num_samples": 80,
+                               "validation": "online (ground truth recomputed after each accepted token)"},
+}
+# stub_profile's shape: measured false, zero rates, no mean, no validation.
+PROFILE_STUB = dict(PROFILE_SPECDEC_BENCH, measured=False, conditional_accept_rates=[0.0, 0.0, 0.0],
+                    marginal_accept_rates=[0.0, 0.0, 0.0], mean_accept_length=None,
+                    accept_length_by_k={}, validation=None)
+
+
+def write_profiles():
+    eagle = patch(QWEN3_8B_EAGLE3, eagle_aux_hidden_state_layer_ids=[2, 18, 33], draft_vocab_size=151936)
+    write("clean/qwen3-8b-eagle3/speculation_profile.json", PROFILE_AR_VALIDATE)
+    cases = {
+        "profile-unmeasured": PROFILE_STUB,
+        "profile-inconsistent": dict(PROFILE_SPECDEC_BENCH, mean_accept_length=3.5),
+        "profile-method": dict(PROFILE_SPECDEC_BENCH, method="dflash"),
+        "profile-max-k": PROFILE_SPECDEC_BENCH,
+        "profile-identity": dict(PROFILE_SPECDEC_BENCH, draft_checkpoint="yuhuili/EAGLE3-LLaMA3.1-Instruct-8B"),
+    }
+    for name, profile in cases.items():
+        write(f"cases/{name}/config.json", eagle)
+        write(f"cases/{name}/speculation_profile.json", profile)
 
 
 main()

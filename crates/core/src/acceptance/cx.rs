@@ -37,6 +37,9 @@ pub enum Need {
     /// Two non-zero samples of SGLang's gauge, or its token counter proving traffic: with one
     /// sample and no counter nothing says whether the gauge moved.
     GaugeSamples,
+    /// The drafter's own speculation profile (`--drafter DIR`): most runs have none, so a rule
+    /// that needs it is not listed as skipped without one.
+    Profile,
 }
 
 impl NeedKind for Need {
@@ -44,8 +47,13 @@ impl NeedKind for Need {
         match self {
             Need::Threshold => "a threshold (--min-acceptance-length, or K for an EAGLE drafter's break-even point)",
             Need::PerPosition => "per-position counters (vLLM's vllm:spec_decode_num_accepted_tokens_per_pos)",
+            Need::Profile => "the drafter's speculation_profile.json (--drafter DIR)",
             Need::GaugeSamples => "two samples of sglang:spec_accept_length in the window, or sglang:generation_tokens_total (a longer --window)",
         }
+    }
+
+    fn listed(self) -> bool {
+        self != Need::Profile
     }
 }
 
@@ -129,6 +137,7 @@ impl RuleFamily for Acceptance {
                 w.accept_length.samples > 1 || w.generation_tokens.is_some()
             }
             (Need::GaugeSamples, Measurement::Vllm(_)) => true,
+            (Need::Profile, _) => cx.threshold.is_some_and(|t| t.profile.is_some()),
         }
     }
 

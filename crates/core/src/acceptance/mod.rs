@@ -12,7 +12,7 @@
 //!
 //! Layout: [`metrics`] parses one scrape's text, [`compute`] is the arithmetic over scrapes,
 //! [`verdict`] the data types of a measured window, [`cx`] what a rule sees, [`rules`] the rule
-//! list and `position`, `threshold`, `gauge` the rules by topic (each code a
+//! list and `position`, `threshold`, `gauge`, `profile` (the drafter's own profile) the rules by topic (each code a
 //! [`Rule`](cx::Rule) beside the check that raises it), [`build`] the report built by running
 //! them, [`next`] the commands a finding suggests and [`text`] how numbers are written. The
 //! main crate's `acceptance` scrapes the server (HTTP and the timing) and re-exports all of this
@@ -25,6 +25,7 @@ pub mod gauge;
 pub mod metrics;
 pub mod next;
 pub mod position;
+pub mod profile;
 pub mod rules;
 pub mod text;
 pub mod threshold;

@@ -14,7 +14,7 @@
 use super::cx::{Cx, Rule};
 use super::position::{self, shape};
 use super::verdict::{Measurement, Threshold};
-use super::{gauge, threshold, AcceptanceCode};
+use super::{gauge, profile, threshold, AcceptanceCode};
 use crate::diagnostic::rule;
 
 /// Every rule, in the order they run: the causes first, so that the threshold rule knows
@@ -25,6 +25,7 @@ pub const RULES: &[Rule] = &[
     threshold::BELOW_THRESHOLD,
     threshold::NO_THRESHOLD,
     gauge::STATIC_GAUGE,
+    profile::BELOW_PROFILE,
 ];
 
 /// The rule that raises `code`.

@@ -56,6 +56,32 @@ pub struct Threshold {
     pub value: f64,
     /// `--min-acceptance-length`, or the break-even point (`break-even: 1 + c = 1.15, …`).
     pub source: String,
+    /// The drafter's own profile, when the threshold is its acceptance length × (1 − tolerance)
+    /// (`acceptance --drafter DIR`, `doctor`): what `acceptance-below-profile` compares per
+    /// position.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub profile: Option<ProfileBar>,
+}
+
+/// What a drafter's `speculation_profile.json` promises, as the acceptance rules compare it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ProfileBar {
+    /// The profile file.
+    pub file: String,
+    /// Its acceptance length (per step, the bonus token included).
+    pub mean_accept_length: f64,
+    /// `--profile-tolerance`: the live acceptance may be this fraction below the profile.
+    pub tolerance: f64,
+    /// P(the first i+1 drafts accepted), per position: what vLLM's per-position counters
+    /// measure (accepted at position i / drafts).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub marginal_accept_rates: Option<Vec<f64>>,
+    /// The K it was measured at.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub num_speculative_tokens: Option<u64>,
+    /// `measurement_conditions`, compact (dataset, concurrency, engine, …).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub measurement_conditions: Option<String>,
 }
 
 /// The acceptance length below which speculative decoding is slower than none. One step
@@ -90,6 +116,7 @@ pub fn break_even(family: Family, cost_ratio: Option<f64>, k: Option<u32>) -> Op
         }
     };
     Some(Threshold {
+        profile: None,
         value,
         source: format!("break-even {formula}"),
     })
@@ -138,7 +165,7 @@ pub(crate) mod tests {
     use crate::acceptance::next::shell_word;
     use crate::acceptance::AcceptanceReport;
 
-    fn vllm(per_pos: &[f64]) -> Measurement {
+    pub(crate) fn vllm(per_pos: &[f64]) -> Measurement {
         let drafts = 1000.0;
         let accepted: f64 = per_pos.iter().map(|p| p * drafts).sum();
         Measurement::Vllm(VllmWindow {
@@ -174,6 +201,7 @@ pub(crate) mod tests {
             },
             m,
             min.map(|value| Threshold {
+                profile: None,
                 value,
                 source: "--min-acceptance-length".into(),
             }),

@@ -115,6 +115,11 @@ crate::declare_code_names! {
         NormBeforeFcEngine => "norm-before-fc-engine",
         SpeculatorsVerifierMissing => "speculators-verifier-missing",
         DraftLmHeadShared => "draft-lm-head-shared",
+        ProfileUnmeasured => "profile-unmeasured",
+        ProfileInconsistent => "profile-inconsistent",
+        ProfileMethod => "profile-method",
+        ProfileMaxK => "profile-max-k",
+        ProfileIdentity => "profile-identity",
     }
 }
 
@@ -207,6 +212,7 @@ crate::declare_code_names! {
         Cliff => "acceptance-cliff",
         FirstPositionLow => "acceptance-first-position-low",
         StaticGauge => "acceptance-gauge-static",
+        BelowProfile => "acceptance-below-profile",
     }
 }
 

@@ -1,7 +1,8 @@
 //! `launch`'s pure part: an engine command line (vLLM, SGLang) as a typed [`Launch`] and the
 //! rules that judge it against the drafter it serves.
 //!
-//! [`shell`] splits a command (or a file's text, given as text) into commands, [`parse`] turns the
+//! [`shell`] splits a command (or a file's text, given as text) into commands ([`k8s`]: the
+//! containers and KServe `LLMInferenceService`s of Kubernetes manifests), [`parse`] turns the
 //! engine's command into a [`Launch`], [`deployment`] turns it into the
 //! [`Deployment`](crate::deployment::Deployment) the engine claims are judged on
 //! (`rules::deployment`, shared with lint), and [`rules`] checks the flags and environment against
@@ -10,6 +11,7 @@
 //! pipeline and re-exports this module's items, so `crate::launch::…` reads the same there.
 
 pub mod deployment;
+pub mod k8s;
 pub mod parse;
 pub mod rules;
 pub mod shell;
@@ -71,11 +73,18 @@ launch rules only.",
 
 /// Parses the input (a command given after `--`, or a file's text) into a launch and notes.
 pub fn parse_input(args: &[String], file: Option<(&str, &str)>) -> Result<(Launch, Vec<String>)> {
+    let mut rendered = Vec::new();
     let (commands, name) = match file {
+        Some((name, text)) if k8s::is_manifest(text) => {
+            let (commands, notes) = k8s::from_manifests(text, name)?;
+            rendered = notes;
+            (commands, Some(name))
+        }
         Some((name, text)) => (shell::from_file(name, text)?, Some(name)),
         None => (shell::from_args(args)?, None),
     };
-    let (launch, notes) = parse::parse_commands(&commands, name)?;
+    let (launch, mut notes) = parse::parse_commands(&commands, name)?;
+    notes.splice(0..0, rendered);
     if launch.speculative_config.is_none() && launch.sglang.algorithm.is_none() {
         let what = match launch.engine {
             Engine::Vllm => "no --speculative-config",

@@ -559,25 +559,37 @@ fn yaml_cost(text: &str) -> std::result::Result<u64, yaml_rust2::ScanError> {
     Ok(count.total)
 }
 
-/// A docker-compose file: one command per service with a `command:`, `entrypoint:` or `image:`;
-/// `command:` and `entrypoint:` as a string (split like a shell) or a list.
-fn from_compose(text: &str, file: &str) -> Result<Vec<Command>> {
-    use yaml_rust2::{Yaml, YamlLoader};
+/// Every document of a YAML file, loaded only after [`yaml_cost`] says the aliases do not
+/// expand past [`MAX_YAML_COST`] (the parser's own recursion limit refuses deep nesting):
+/// compose files and Kubernetes manifests share the caps. `what` names the kind of file in the
+/// error (`a docker-compose file`), `hint` says what `--file` takes.
+pub fn load_yaml(text: &str, file: &str, what: &str, hint: &str) -> Result<Vec<yaml_rust2::Yaml>> {
     let invalid = |e: yaml_rust2::ScanError| {
-        Error::new(format!("{file} is not valid YAML: {e}"))
-            .with_hint("--file takes a shell script, a Dockerfile or a docker-compose file")
+        Error::new(format!("{file} is not valid YAML: {e}")).with_hint(hint)
     };
     // The loader copies an anchored node at every alias, so ten levels of ten aliases (a
     // "billion laughs" file of a few hundred bytes) would build 10^10 nodes: count first.
     let cost = yaml_cost(text).map_err(invalid)?;
     if cost > MAX_YAML_COST {
         return Err(Error::new(format!(
-            "{file} expands to more than {} MiB of YAML through its aliases (`*name`): it is not a docker-compose file",
+            "{file} expands to more than {} MiB of YAML through its aliases (`*name`): it is not {what}",
             MAX_YAML_COST >> 20
         ))
         .with_hint("write the service's command out without nested aliases"));
     }
-    let docs = YamlLoader::load_from_str(text).map_err(invalid)?;
+    yaml_rust2::YamlLoader::load_from_str(text).map_err(invalid)
+}
+
+/// A docker-compose file: one command per service with a `command:`, `entrypoint:` or `image:`;
+/// `command:` and `entrypoint:` as a string (split like a shell) or a list.
+fn from_compose(text: &str, file: &str) -> Result<Vec<Command>> {
+    use yaml_rust2::Yaml;
+    let docs = load_yaml(
+        text,
+        file,
+        "a docker-compose file",
+        "--file takes a shell script, a Dockerfile or a docker-compose file",
+    )?;
     let Some(Yaml::Hash(services)) = docs.first().map(|d| &d["services"]) else {
         return Err(Error::new(format!(
             "{file} has no `services:` mapping: it is not a docker-compose file"

@@ -31,6 +31,7 @@ pub mod export;
 pub use crate::family;
 pub mod layers;
 pub mod mask;
+pub mod profile;
 pub mod quant;
 pub mod shape;
 pub mod tokens;
@@ -54,6 +55,9 @@ pub enum Need {
     /// An engine (`--engine vllm|sglang`): without one the rule does not apply, and is not
     /// listed as skipped.
     Engine,
+    /// A `speculation_profile.json` beside the drafter: most drafters have none, so the
+    /// profile rules are not listed as skipped without one.
+    Profile,
 }
 
 impl NeedKind for Need {
@@ -63,12 +67,13 @@ impl NeedKind for Need {
             Need::TargetVocab => "the target's vocabulary size (--target DIR or --tokenizer DIR)",
             Need::TargetHidden => "the target's hidden size (--target DIR)",
             Need::Engine => "an engine (--engine vllm|sglang)",
+            Need::Profile => "a speculation_profile.json beside the drafter",
         }
     }
 
     /// An engine selects where engine rules apply: without one they are not listed as skipped.
     fn listed(self) -> bool {
-        self != Need::Engine
+        !matches!(self, Need::Engine | Need::Profile)
     }
 }
 
@@ -132,6 +137,7 @@ impl RuleFamily for Lint {
             Need::TargetVocab => cx.target_vocab().is_some(),
             Need::TargetHidden => cx.facts.and_then(|f| f.hidden_size).is_some(),
             Need::Engine => cx.options.engine.is_some(),
+            Need::Profile => cx.options.profile.is_some(),
         }
     }
 
@@ -160,6 +166,7 @@ pub fn all_rules() -> Vec<&'static Rule> {
         eagle::RULES,
         quant::RULES,
         export::RULES,
+        profile::RULES,
     ]
     .into_iter()
     .flatten()
@@ -214,6 +221,11 @@ pub struct LintOptions {
     pub speculative_config: Option<serde_json::Value>,
     /// SGLang's `--speculative-num-draft-tokens`.
     pub num_draft_tokens: Option<u64>,
+    /// The drafter's `speculation_profile.json`, when it has one (`profile-*` rules).
+    pub profile: Option<std::sync::Arc<profile::Profile>>,
+    /// The drafter and the target as named (a path or a repo), for `profile-identity`.
+    pub drafter_name: Option<String>,
+    pub target_name: Option<String>,
 }
 
 impl LintOptions {

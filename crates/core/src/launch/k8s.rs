@@ -1,0 +1,471 @@
+//! Kubernetes manifests as launch input: the engine command a cluster would run, from YAML as
+//! `kubectl apply`, `helm template` and `kustomize build` give it (several `---` documents, a
+//! `kind: List`). A workload (Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob, Pod,
+//! LeaderWorkerSet) gives one command per container, its `command` and `args` (the image's
+//! entrypoint when there is no `command`; a `sh -c` script split as a script) after Kubernetes'
+//! own `$(VAR)` expansion, with the container's `env`. A KServe `LLMInferenceService` gives the
+//! command its controller renders, in the shape of kserve#5687 (`spec.speculator`, read at
+//! kserve/kserve@9e26f297d4cc327cd8afcdb2865017db77272681, `workload_speculator.go` and
+//! `config/llmisvcconfig/config-llm-template.yaml`): `vllm serve` of the model, `--served-model-name`,
+//! `--tensor-parallel-size` from `spec.parallelism.tensor`, the main container's
+//! `VLLM_ADDITIONAL_ARGS` and `args`, and `--speculative-config` built from `spec.speculator.config`
+//! (each value typed as the controller types it: integer, then float, then boolean, else string)
+//! with `model` set to the speculator. The controller downloads `spec.model.uri` to `/mnt/models`
+//! and the speculator to `/mnt/speculator/model`; the command written here names the URIs
+//! instead (`hf://ORG/NAME` as the Hub repo `ORG/NAME`, anything else as written), so the models
+//! are read from where they come from. The YAML is loaded with the compose file's caps
+//! ([`shell::load_yaml`]). Pure: no file or network access.
+
+use std::rc::Rc;
+
+use serde_json::{Map, Value};
+use yaml_rust2::Yaml;
+
+use super::shell::{self, Command};
+use crate::{Error, Result};
+
+/// What `--file` takes, said when a manifest cannot be read (the hint of every error here).
+const HINT: &str = "--file takes a shell script, a Dockerfile, a docker-compose file or Kubernetes manifests (as `helm template` or `kustomize build` print them)";
+
+/// Workload kinds whose pod template is at `spec.template.spec`.
+const TEMPLATED: &[&str] = &[
+    "Deployment",
+    "StatefulSet",
+    "DaemonSet",
+    "ReplicaSet",
+    "Job",
+];
+
+/// Whether `text` is Kubernetes manifests: a document with `apiVersion:` and `kind:` at the
+/// top level (a docker-compose file has neither; a shell script has no line starting so).
+pub fn is_manifest(text: &str) -> bool {
+    let top = |key: &str| text.lines().any(|l| l.starts_with(key));
+    top("apiVersion:") && top("kind:")
+}
+
+/// The commands of every container and `LLMInferenceService` in `text`, with notes on how the
+/// `LLMInferenceService`s were rendered.
+pub fn from_manifests(text: &str, file: &str) -> Result<(Vec<Command>, Vec<String>)> {
+    let text = text.replace("\r\n", "\n");
+    let docs = shell::load_yaml(&text, file, "Kubernetes manifests", HINT)?;
+    let shared: Rc<str> = Rc::from(text.as_str());
+    let mut out = Manifests {
+        file,
+        text: shared,
+        config_maps: Vec::new(),
+        commands: Vec::new(),
+        notes: Vec::new(),
+    };
+    // kustomize's configMapGenerator renders a container's env as `configMapKeyRef`s to a
+    // ConfigMap in the same output: read them first, so those values are known.
+    for doc in &docs {
+        out.config_map(doc);
+    }
+    for doc in &docs {
+        out.object(doc)?;
+    }
+    Ok((out.commands, out.notes))
+}
+
+struct Manifests<'a> {
+    file: &'a str,
+    text: Rc<str>,
+    /// Every ConfigMap's `data`: (name, key, value).
+    config_maps: Vec<(String, String, String)>,
+    commands: Vec<Command>,
+    notes: Vec<String>,
+}
+
+fn scalar(y: &Yaml) -> Option<String> {
+    match y {
+        Yaml::String(s) | Yaml::Real(s) => Some(s.clone()),
+        Yaml::Integer(i) => Some(i.to_string()),
+        Yaml::Boolean(b) => Some(b.to_string()),
+        _ => None,
+    }
+}
+
+fn strings(y: &Yaml) -> Vec<String> {
+    match y {
+        Yaml::Array(items) => items.iter().filter_map(scalar).collect(),
+        _ => Vec::new(),
+    }
+}
+
+impl Manifests<'_> {
+    /// Records a ConfigMap's `data` (a `List`'s items too).
+    fn config_map(&mut self, doc: &Yaml) {
+        if let Yaml::Array(items) = &doc["items"] {
+            for item in items {
+                self.config_map(item);
+            }
+        }
+        if scalar(&doc["kind"]).as_deref() != Some("ConfigMap") {
+            return;
+        }
+        let name = scalar(&doc["metadata"]["name"]).unwrap_or_default();
+        if let Yaml::Hash(data) = &doc["data"] {
+            for (k, v) in data {
+                if let (Some(k), Some(v)) = (scalar(k), scalar(v)) {
+                    self.config_maps.push((name.clone(), k, v));
+                }
+            }
+        }
+    }
+
+    /// A container's `env`: literal values, and `configMapKeyRef`s to a ConfigMap of the same
+    /// manifests; any other `valueFrom` (a secret, a field) is not known here and is left out,
+    /// so a flag naming it stays unresolved.
+    fn env(&self, c: &Yaml) -> Vec<(String, String)> {
+        let Yaml::Array(items) = &c["env"] else {
+            return Vec::new();
+        };
+        let from_map = |e: &Yaml| {
+            let r = &e["valueFrom"]["configMapKeyRef"];
+            let (map, key) = (scalar(&r["name"])?, scalar(&r["key"])?);
+            self.config_maps
+                .iter()
+                .find(|(n, k, _)| *n == map && *k == key)
+                .map(|(_, _, v)| v.clone())
+        };
+        items
+            .iter()
+            .filter_map(|e| {
+                Some((
+                    scalar(&e["name"])?,
+                    scalar(&e["value"]).or_else(|| from_map(e))?,
+                ))
+            })
+            .collect()
+    }
+
+    /// One object: a list's items, a workload's pod template, or an `LLMInferenceService`.
+    fn object(&mut self, doc: &Yaml) -> Result<()> {
+        let kind = scalar(&doc["kind"]).unwrap_or_default();
+        let name = scalar(&doc["metadata"]["name"]).unwrap_or_default();
+        let spec = &doc["spec"];
+        match kind.as_str() {
+            "List" => {
+                if let Yaml::Array(items) = &doc["items"] {
+                    for item in items {
+                        self.object(item)?;
+                    }
+                }
+                Ok(())
+            }
+            "Pod" => self.pod(spec, &kind, &name),
+            "CronJob" => self.pod(
+                &spec["jobTemplate"]["spec"]["template"]["spec"],
+                &kind,
+                &name,
+            ),
+            "LeaderWorkerSet" => {
+                let lws = &spec["leaderWorkerTemplate"];
+                self.pod(&lws["leaderTemplate"]["spec"], &kind, &name)?;
+                self.pod(&lws["workerTemplate"]["spec"], &kind, &name)
+            }
+            "LLMInferenceService" => self.llm_inference_service(spec, &name),
+            k if TEMPLATED.contains(&k) => self.pod(&spec["template"]["spec"], &kind, &name),
+            _ => Ok(()),
+        }
+    }
+
+    /// Every container of a pod spec (init containers download models; they start no engine).
+    fn pod(&mut self, pod: &Yaml, kind: &str, name: &str) -> Result<()> {
+        let Yaml::Array(containers) = &pod["containers"] else {
+            return Ok(());
+        };
+        for c in containers {
+            let env = self.env(c);
+            let expand = |w: &String| kube_expand(w, &env);
+            let command: Vec<String> = strings(&c["command"]).iter().map(expand).collect();
+            let args: Vec<String> = strings(&c["args"]).iter().map(expand).collect();
+            let mut words = if command.is_empty() {
+                scalar(&c["image"]).into_iter().collect()
+            } else {
+                command
+            };
+            words.extend(args);
+            let container = scalar(&c["name"]).unwrap_or_default();
+            let whose = format!("container `{container}` of {kind} `{name}`");
+            self.push(words, env, &whose)?;
+        }
+        Ok(())
+    }
+
+    /// One container's words: a `sh -c SCRIPT` is split as a script (the container's env
+    /// exported first, so `$VAR` expands as the shell would), anything else taken as words.
+    fn push(&mut self, words: Vec<String>, env: Vec<(String, String)>, whose: &str) -> Result<()> {
+        let shell = words.first().map(|w| w.rsplit('/').next().unwrap_or(w));
+        let is_shell = matches!(shell, Some("sh" | "bash" | "dash" | "ash"));
+        if words.len() >= 3 && is_shell && words[1] == "-c" {
+            let mut script = String::new();
+            for (k, v) in &env {
+                script.push_str(&format!("export {k}={}\n", shell_words::quote(v)));
+            }
+            script.push_str(&words[2]);
+            // A helper container's script (a model prefetch loop) that the splitter cannot
+            // read is no reason to leave the engine's container unchecked: a note, not a failure.
+            let commands = match shell::from_script(&script, Some(self.file)) {
+                Ok(commands) => commands,
+                Err(e) => {
+                    self.notes.push(format!(
+                        "the `sh -c` script of {whose} was not read: {}",
+                        e.message
+                    ));
+                    return Ok(());
+                }
+            };
+            for mut c in commands {
+                c.text = Rc::clone(&self.text);
+                c.line = 1;
+                self.commands.push(c);
+            }
+            return Ok(());
+        }
+        if !words.is_empty() {
+            self.commands.push(Command {
+                words,
+                env,
+                text: Rc::clone(&self.text),
+                line: 1,
+            });
+        }
+        Ok(())
+    }
+}
+
+/// Kubernetes' expansion of `command` and `args`: `$(VAR)` is the container's `VAR` when it
+/// is set (left as written otherwise), `$$` is a literal `$`.
+pub fn kube_expand(word: &str, env: &[(String, String)]) -> String {
+    let mut out = String::with_capacity(word.len());
+    let mut rest = word;
+    while let Some(i) = rest.find('$') {
+        out.push_str(&rest[..i]);
+        let after = &rest[i + 1..];
+        if let Some(tail) = after.strip_prefix('$') {
+            out.push('$');
+            rest = tail;
+            continue;
+        }
+        let var = after
+            .strip_prefix('(')
+            .and_then(|a| a.find(')').map(|j| (&a[..j], &a[j + 1..])));
+        match var.and_then(|(name, tail)| {
+            let value = env.iter().rev().find(|(k, _)| k == name)?;
+            Some((value.1.as_str(), tail))
+        }) {
+            Some((value, tail)) => {
+                out.push_str(value);
+                rest = tail;
+            }
+            None => {
+                out.push('$');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A model URI as the command written here names it: `hf://ORG/NAME` is the Hub repo; any
+/// other (`pvc://`, `s3://`, `oci://`) stays as written, for `--volume` to map or to be
+/// reported as not readable.
+pub fn model_name(uri: &str) -> String {
+    uri.strip_prefix("hf://").unwrap_or(uri).to_string()
+}
+
+/// A `spec.speculator.config` value typed as KServe's `inferJSONType` does: an integer, else a
+/// float, else a boolean (Go's `ParseBool` spellings), else the string.
+pub fn infer_json(v: &str) -> Value {
+    if let Ok(i) = v.parse::<i64>() {
+        return Value::from(i);
+    }
+    // Go's ParseFloat reads `NaN` and `Inf`; JSON has neither, so those stay strings.
+    if let Some(f) = v.parse::<f64>().ok().filter(|f| f.is_finite()) {
+        return Value::from(f);
+    }
+    match v {
+        "1" | "t" | "T" | "TRUE" | "true" | "True" => Value::Bool(true),
+        "0" | "f" | "F" | "FALSE" | "false" | "False" => Value::Bool(false),
+        _ => Value::String(v.to_string()),
+    }
+}
+
+impl Manifests<'_> {
+    /// The command KServe's controller renders for an `LLMInferenceService`'s decode pods.
+    fn llm_inference_service(&mut self, spec: &Yaml, name: &str) -> Result<()> {
+        let whose = format!("LLMInferenceService `{name}`");
+        let Some(uri) = scalar(&spec["model"]["uri"]) else {
+            return Err(Error::new(format!(
+                "{}: {whose} has no `spec.model.uri`",
+                self.file
+            ))
+            .with_hint("an LLMInferenceService names its model in spec.model.uri (hf://ORG/NAME, pvc://CLAIM/PATH, s3://…, oci://…)"));
+        };
+        let main = main_container(spec);
+        let env = main.map(|c| self.env(c)).unwrap_or_default();
+        let mut words = vec!["vllm".to_string(), "serve".to_string(), model_name(&uri)];
+        if let Some(served) = scalar(&spec["model"]["name"]) {
+            words.extend(["--served-model-name".to_string(), served]);
+        }
+        if let Some(tp) = scalar(&spec["parallelism"]["tensor"]) {
+            words.extend(["--tensor-parallel-size".to_string(), tp]);
+        }
+        let additional = env
+            .iter()
+            .rev()
+            .find(|(k, _)| k == "VLLM_ADDITIONAL_ARGS")
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default();
+        let extra = shell_words::split(&additional).map_err(|_| {
+            Error::new(format!(
+                "{}: unbalanced quote in VLLM_ADDITIONAL_ARGS of {whose}",
+                self.file
+            ))
+            .with_hint("close the quote: the template splits VLLM_ADDITIONAL_ARGS as a shell does")
+        })?;
+        let speculator = &spec["speculator"];
+        let has_speculator = !matches!(speculator, Yaml::BadValue | Yaml::Null);
+        words.extend(strip_speculative_config(extra, has_speculator));
+        if has_speculator {
+            let config = self.speculative_config(speculator, &whose)?;
+            words.extend(["--speculative-config".to_string(), config]);
+        }
+        words.extend(main.map(|c| strings(&c["args"])).unwrap_or_default());
+        self.notes.push(format!(
+            "{whose}: checked as the command KServe's controller renders (kserve#5687): vllm serve {} with --speculative-config from spec.speculator; the engine reads them from /mnt/models and /mnt/speculator/model",
+            model_name(&uri)
+        ));
+        self.push(words, env, &whose)
+    }
+
+    /// `spec.speculator` as the `--speculative-config` JSON the controller writes.
+    fn speculative_config(&self, speculator: &Yaml, whose: &str) -> Result<String> {
+        let mut config = Map::new();
+        match &speculator["config"] {
+            Yaml::Hash(h) => {
+                for (k, v) in h {
+                    let (Some(k), Some(v)) = (scalar(k), scalar(v)) else {
+                        return Err(Error::new(format!(
+                            "{}: `spec.speculator.config` of {whose} holds a value that is not a string",
+                            self.file
+                        ))
+                        .with_hint("spec.speculator.config maps names to strings (`num_speculative_tokens: \"6\"`)"));
+                    };
+                    config.insert(k, infer_json(&v));
+                }
+            }
+            Yaml::BadValue | Yaml::Null => {}
+            _ => {
+                return Err(Error::new(format!(
+                    "{}: `spec.speculator.config` of {whose} is not a mapping",
+                    self.file
+                ))
+                .with_hint("spec.speculator.config maps vLLM speculative-config keys to strings"))
+            }
+        }
+        if let Some(uri) = scalar(&speculator["model"]["uri"]) {
+            config.insert("model".into(), Value::String(model_name(&uri)));
+        }
+        Ok(Value::Object(config).to_string())
+    }
+}
+
+/// The main container of an `LLMInferenceService`'s template (`main`, as KServe names it).
+fn main_container(spec: &Yaml) -> Option<&Yaml> {
+    match &spec["template"]["containers"] {
+        Yaml::Array(cs) => cs
+            .iter()
+            .find(|c| scalar(&c["name"]).as_deref() == Some("main")),
+        _ => None,
+    }
+}
+
+/// `VLLM_ADDITIONAL_ARGS` without its `--speculative-config` when the resource has a
+/// `spec.speculator`: the controller strips it so the resource's config wins.
+fn strip_speculative_config(words: Vec<String>, strip: bool) -> Vec<String> {
+    if !strip {
+        return words;
+    }
+    let mut out = Vec::with_capacity(words.len());
+    let mut skip = false;
+    for w in words {
+        if skip {
+            skip = false;
+            continue;
+        }
+        if w == "--speculative-config" {
+            skip = true;
+            continue;
+        }
+        if w.starts_with("--speculative-config=") {
+            continue;
+        }
+        out.push(w);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expands_kubernetes_variables() {
+        let env = vec![("M".to_string(), "Qwen/Qwen3-8B".to_string())];
+        assert_eq!(kube_expand("$(M)", &env), "Qwen/Qwen3-8B");
+        assert_eq!(kube_expand("a$(M)b", &env), "aQwen/Qwen3-8Bb");
+        assert_eq!(kube_expand("$$(M)", &env), "$(M)");
+        assert_eq!(kube_expand("$(UNSET)", &env), "$(UNSET)");
+        assert_eq!(kube_expand("$HOME", &env), "$HOME");
+    }
+
+    #[test]
+    fn types_speculator_values_as_the_controller_does() {
+        assert_eq!(infer_json("6"), Value::from(6));
+        assert_eq!(infer_json("0.5"), Value::from(0.5));
+        assert_eq!(infer_json("true"), Value::Bool(true));
+        assert_eq!(infer_json("eagle3"), Value::from("eagle3"));
+        assert_eq!(infer_json("NaN"), Value::from("NaN"));
+    }
+
+    #[test]
+    fn detects_manifests_not_compose() {
+        assert!(is_manifest("apiVersion: v1\nkind: Pod\n"));
+        assert!(!is_manifest("services:\n  vllm:\n    image: x\n"));
+        assert!(!is_manifest("vllm serve x\n"));
+    }
+
+    #[test]
+    fn llm_inference_service_renders_the_speculative_config() {
+        let text = "apiVersion: serving.kserve.io/v1alpha2\nkind: LLMInferenceService\nmetadata:\n  name: s\nspec:\n  model:\n    uri: hf://Org/Target\n  speculator:\n    model:\n      uri: hf://Org/Draft\n    config:\n      method: eagle3\n      num_speculative_tokens: \"6\"\n  template:\n    containers:\n      - name: main\n        env:\n          - name: VLLM_ADDITIONAL_ARGS\n            value: \"--max-model-len 4096 --speculative-config '{\\\"method\\\": \\\"ngram\\\"}'\"\n";
+        let (cmds, notes) = from_manifests(text, "s.yaml").unwrap();
+        assert_eq!(cmds.len(), 1);
+        let w = &cmds[0].words;
+        assert_eq!(&w[..3], &["vllm", "serve", "Org/Target"]);
+        assert!(w.contains(&"--max-model-len".to_string()));
+        let i = w.iter().position(|x| x == "--speculative-config").unwrap();
+        assert_eq!(w.iter().filter(|x| *x == "--speculative-config").count(), 1);
+        let v: Value = serde_json::from_str(&w[i + 1]).unwrap();
+        assert_eq!(v["num_speculative_tokens"], Value::from(6));
+        assert_eq!(v["model"], Value::from("Org/Draft"));
+        assert_eq!(notes.len(), 1);
+    }
+
+    #[test]
+    fn shell_script_containers_see_their_env() {
+        let text = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: d\nspec:\n  template:\n    spec:\n      containers:\n        - name: vllm\n          image: vllm/vllm-openai:v0.11.0\n          command: [\"/bin/sh\", \"-c\"]\n          args: [\"vllm serve $MODEL --port 8000\"]\n          env:\n            - name: MODEL\n              value: /models/target\n";
+        let (cmds, _) = from_manifests(text, "d.yaml").unwrap();
+        let serve = cmds
+            .iter()
+            .find(|c| c.words.contains(&"serve".to_string()))
+            .unwrap();
+        assert!(
+            serve.words.contains(&"/models/target".to_string()),
+            "{:?}",
+            serve.words
+        );
+    }
+}

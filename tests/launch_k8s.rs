@@ -1,0 +1,165 @@
+//! `dflash-check launch --file` on Kubernetes manifests through the binary: a KServe
+//! `LLMInferenceService` in the shape of kserve#5687 (its own sample, verbatim) checked as the
+//! command the controller renders, and a real kustomize-rendered Deployment whose models sit on
+//! a bucket mount, read from local directories through `--volume`. Offline, with an empty Hub
+//! cache: a Hub repo the manifest names is reported as unavailable, never fetched. Fixtures and
+//! their sources: tests/launch/k8s/SOURCE.txt.
+
+use std::process::Command;
+
+use serde_json::Value;
+
+/// Runs `dflash-check launch --format json ARGS` offline; (exit code, report, stderr).
+fn launch(args: &[&str]) -> (i32, Value, String) {
+    let cache = tempfile::tempdir().unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_dflash-check"))
+        .args(["launch", "--format", "json", "--cache-dir"])
+        .arg(cache.path())
+        .args(args)
+        .env("HF_HUB_OFFLINE", "1")
+        .env_remove("HF_ENDPOINT")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    let report = serde_json::from_str(&stdout).unwrap_or(Value::Null);
+    (out.status.code().unwrap_or(-1), report, stderr)
+}
+
+/// KServe's own eagle3 sample: the model URIs become the target and the drafter, the
+/// `spec.speculator.config` strings are typed as the controller types them ("6" is the number
+/// 6), `spec.parallelism.tensor` is `--tensor-parallel-size`, and a note says how the command
+/// was rendered.
+#[test]
+fn a_kserve_llm_inference_service() {
+    let (code, report, err) = launch(&["--file", "tests/launch/k8s/kserve-H100-eagle3.yaml"]);
+    assert_eq!(code, 0, "{err}{report:#}");
+    let l = &report["launch"];
+    assert_eq!(l["entrypoint"], "vllm serve");
+    assert_eq!(l["target"], "RedHatAI/Qwen3-32B-FP8-dynamic");
+    assert_eq!(l["drafter"], "RedHatAI/Qwen3-32B-speculator.eagle3");
+    assert_eq!(l["speculative_config"]["method"], "eagle3");
+    assert_eq!(l["speculative_config"]["num_speculative_tokens"], 6);
+    assert_eq!(l["speculative_config"]["draft_tensor_parallel_size"], 1);
+    let tp = l["flags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["name"] == "--tensor-parallel-size")
+        .unwrap();
+    assert_eq!(tp["value"], "2");
+    assert!(l["env"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["name"] == "VLLM_USE_V1"));
+    // Offline with an empty cache: both repos are named, neither is read.
+    assert_eq!(
+        report["drafter"]["repo"],
+        "RedHatAI/Qwen3-32B-speculator.eagle3"
+    );
+    let codes = report["diagnostics"].to_string();
+    assert!(codes.contains("\"launch-drafter-unavailable\""), "{codes}");
+    // draft_tensor_parallel_size 1 under tensor parallel 2: the engine claim fires on the CRD.
+    assert!(codes.contains("\"launch-draft-tp-ignored\""), "{codes}");
+    let notes = report["notes"].to_string();
+    assert!(notes.contains("kserve#5687"), "{notes}");
+}
+
+/// A kustomize-rendered Deployment: the env comes from the rendered ConfigMap through
+/// `configMapKeyRef`, `$(MODEL_ID)` is expanded as Kubernetes does, the busybox prefetch
+/// container beside vLLM is not the engine, and `--volume` maps the bucket mount to local
+/// directories so both models are read.
+#[test]
+fn a_kustomize_rendered_deployment_with_volumes() {
+    let file = "tests/launch/k8s/kustomize-h100-llama-3-3-70b-eagle.yaml";
+    let (code, report, err) = launch(&["--file", file]);
+    assert_ne!(code, 2, "{err}");
+    let l = &report["launch"];
+    assert_eq!(
+        l["entrypoint"],
+        "python -m vllm.entrypoints.openai.api_server"
+    );
+    assert_eq!(l["target"], "/gcs/meta-llama/llama-3.3-70b-instruct");
+    assert_eq!(l["drafter"], "/gcs/yuhuili/eagle3-llama3.3-instruct-70b");
+    assert_eq!(report["target"]["kind"], "unavailable");
+
+    let (code, report, err) = launch(&[
+        "--file",
+        file,
+        "--volume",
+        "/gcs/yuhuili/eagle3-llama3.3-instruct-70b=tests/launch/models/eagle3-qwen3-8b",
+        "--volume",
+        "/gcs/meta-llama=tests/launch/models",
+    ]);
+    assert_ne!(code, 2, "{err}");
+    assert_eq!(report["drafter"]["kind"], "local", "{report:#}");
+    assert!(report["drafter"]["path"]
+        .as_str()
+        .unwrap()
+        .contains("tests/launch/models/eagle3-qwen3-8b"));
+    // `/gcs/meta-llama/llama-3.3-70b-instruct` under `/gcs/meta-llama`: no such local copy, so
+    // the longest volume maps it to a path that does not exist and it is reported, not guessed.
+    assert_eq!(report["target"]["kind"], "unavailable");
+}
+
+/// A manifest naming no engine, and a `--volume` that is not MOUNT=DIR, exit 2 with what and
+/// where.
+#[test]
+fn bad_manifest_input_exits_2() {
+    let (code, _, err) = launch(&[
+        "--file",
+        "tests/launch/k8s/kserve-H100-eagle3.yaml",
+        "--volume",
+        "models",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("MOUNT=DIR"), "{err}");
+}
+
+/// `dflash-check check` runs into the same manifests: the walk finds every `*.yaml`/`*.yml`
+/// that is Kubernetes manifests configuring speculative decoding (one discovery rule,
+/// `pipeline::discover`) and checks each as `launch --file` does; a YAML file named on the
+/// command line that is no such manifest (a compose file, a CI workflow) is skipped and listed,
+/// as a `config.json` that is no drafter is.
+#[test]
+fn check_finds_and_gates_manifests() {
+    let cache = tempfile::tempdir().unwrap();
+    let run = |paths: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_dflash-check"))
+            .args(["check", "--format", "json", "--cache-dir"])
+            .arg(cache.path())
+            .args(paths)
+            .env("HF_HUB_OFFLINE", "1")
+            .env_remove("HF_ENDPOINT")
+            .output()
+            .unwrap();
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        (out.status.code().unwrap_or(-1), report)
+    };
+    let (code, report) = run(&["tests/launch/k8s"]);
+    assert_eq!(code, 0, "{report:#}");
+    let files: Vec<&str> = report["drafters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        files,
+        [
+            "tests/launch/k8s/kserve-H100-eagle3.yaml",
+            "tests/launch/k8s/kustomize-h100-llama-3-3-70b-eagle.yaml"
+        ]
+    );
+    assert!(report.to_string().contains("launch-draft-tp-ignored"));
+    assert_eq!(report["drafters"][0]["family"], "manifest");
+
+    let (code, report) = run(&["tests/launch/files/docker-compose.yml"]);
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(report["drafters"], serde_json::json!([]));
+    assert_eq!(
+        report["skipped"],
+        serde_json::json!(["tests/launch/files/docker-compose.yml"])
+    );
+}
