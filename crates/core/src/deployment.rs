@@ -195,6 +195,10 @@ pub struct Deployment {
     #[serde(skip)]
     pub target: Option<TargetFacts>,
     pub drafter: Drafter,
+    /// The target model as the command names it (a path or Hub repo); `None` for lint's flags.
+    /// vLLM reads its name when the drafter is the target's own MTP head.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_name: Option<String>,
     pub tensor_parallel: TensorParallel,
     /// `None`: the input cannot state them (lint's flags).
     pub quantization: Option<QuantizationFlags>,
@@ -220,6 +224,7 @@ impl Deployment {
             draft_tokens: None,
             target: None,
             drafter: Drafter::Unknown,
+            target_name: None,
             tensor_parallel: TensorParallel::default(),
             quantization: None,
             chat_template: None,

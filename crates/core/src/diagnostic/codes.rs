@@ -114,6 +114,7 @@ crate::declare_code_names! {
         NormBeforeFcEngine => "norm-before-fc-engine",
         SpeculatorsVerifierMissing => "speculators-verifier-missing",
         DraftLmHeadShared => "draft-lm-head-shared",
+        MtpBaseLayersMissing => "mtp-base-layers-missing",
     }
 }
 
@@ -128,6 +129,10 @@ crate::declare_code_names! {
         NumDraftTokensMismatch => "num-draft-tokens-mismatch",
         MixedAttentionVllm => "mixed-attention-vllm",
         DraftQuantInherited => "draft-quant-inherited",
+        MtpHeadMissing => "mtp-head-missing",
+        MtpKDepth => "mtp-k-depth",
+        MtpDsparkStages => "mtp-dspark-stages",
+        MethodOverriddenByName => "method-overridden-by-name",
     }
 }
 

@@ -21,6 +21,7 @@ pub fn of(launch: &Launch, target: Option<&TargetFacts>) -> Deployment {
         Some(name) => Drafter::Separate(name.clone()),
         None => Drafter::Embedded,
     };
+    d.target_name = launch.target.clone();
     d.env = Some(
         launch
             .env

@@ -31,6 +31,7 @@ pub mod export;
 pub use crate::family;
 pub mod layers;
 pub mod mask;
+pub mod mtp;
 pub mod quant;
 pub mod shape;
 pub mod tokens;
@@ -160,6 +161,7 @@ pub fn all_rules() -> Vec<&'static Rule> {
         eagle::RULES,
         quant::RULES,
         export::RULES,
+        mtp::RULES,
     ]
     .into_iter()
     .flatten()
@@ -278,6 +280,9 @@ pub struct LintReport {
     pub findings: Vec<Diagnostic>,
     /// Rules not run because a fact they need was not available.
     pub skipped: Vec<Skipped>,
+    /// For an MTP head in a target config: the MTP rules that ran ([`mtp::ran`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub mtp_rules: Vec<crate::diagnostic::Code>,
     pub summary: Summary,
     /// Published configs of the drafter's shape that the tool knows (lint has no authority:
     /// these say which `diff` would settle whether the file is one of them).
@@ -347,7 +352,10 @@ fn lint_with(
         Some(f) => Detection::forced(f, config.root()),
         None => family::detect(config.root()).ok_or_else(|| family::unknown_error(config))?,
     };
-    let facts = target.facts.as_ref();
+    mtp::readable(config, &detection)?;
+    // An MTP head lives in its target's checkpoint: without another target, the config is it.
+    let own = mtp::own_facts(config, &detection, target);
+    let facts = target.facts.as_ref().or(own.as_ref());
     let mut cx = Ctx {
         // Replaced by the engine before each check runs (`RuleFamily::enter`).
         rule: rule(LintCode::FieldType),
@@ -374,6 +382,11 @@ fn lint_with(
     findings.dedup();
     let summary = Summary::of(&findings);
     Ok(LintReport {
+        mtp_rules: mtp::ran(
+            &detection,
+            &skipped,
+            options.engine.filter(|_| judge_deployment),
+        ),
         published: Vec::new(),
         assumed: options.assumed(),
         path: config.path.display().to_string(),

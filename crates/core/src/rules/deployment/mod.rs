@@ -17,6 +17,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 mod loading;
+mod mtp;
 
 use super::{block_size_field, whole_positive, ByEngine, Detection, EngineRow, Family};
 use crate::config::ConfigFile;
@@ -29,6 +30,10 @@ use crate::json::{Node, Path};
 use loading::{
     DRAFT_QUANT_INHERITED, DRAFT_QUANT_INHERITED_BY_ENGINE, MIXED_ATTENTION_VLLM,
     MIXED_ATTENTION_VLLM_BY_ENGINE,
+};
+use mtp::{
+    METHOD_OVERRIDDEN_BY_NAME, METHOD_OVERRIDDEN_BY_NAME_BY_ENGINE, MTP_DSPARK_STAGES,
+    MTP_HEAD_MISSING, MTP_K_DEPTH,
 };
 
 /// The deployment family of rules: they judge one [`Deployment`] ([`Cx`]).
@@ -168,6 +173,10 @@ pub const RULES: &[Rule] = &[
     NUM_DRAFT_TOKENS_MISMATCH,
     MIXED_ATTENTION_VLLM,
     DRAFT_QUANT_INHERITED,
+    MTP_HEAD_MISSING,
+    MTP_K_DEPTH,
+    MTP_DSPARK_STAGES,
+    METHOD_OVERRIDDEN_BY_NAME,
 ];
 
 /// The rule that raises `code`.
@@ -188,6 +197,7 @@ pub fn by_engine(code: DeploymentCode) -> Option<&'static ByEngine> {
         DeploymentCode::NumSpeculativeTokensTooSmall => {
             Some(&NUM_SPECULATIVE_TOKENS_TOO_SMALL_BY_ENGINE)
         }
+        DeploymentCode::MethodOverriddenByName => Some(&METHOD_OVERRIDDEN_BY_NAME_BY_ENGINE),
         _ => None,
     }
 }
@@ -436,9 +446,12 @@ fn num_speculative_tokens_missing(cx: &mut Cx) {
     }
     if let Some(dr) = cx.drafter {
         let root = dr.root();
+        // An MTP head's depth becomes vLLM's n_predict, whichever spelling declares it (Qwen3.5:
+        // `text_config.mtp_num_hidden_layers`).
         if dr.family() == Some(Family::Speculators)
             || root.get("n_predict").is_some()
             || root.get("num_nextn_predict_layers").is_some()
+            || matches!(crate::family::embedded::declared(root), Ok(Some(_)))
         {
             return;
         }
