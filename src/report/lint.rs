@@ -93,14 +93,19 @@ impl Report for LintRun {
     }
 
     fn json_body(&self) -> serde_json::Value {
-        json!({
+        let mut body = json!({
             "path": self.lint.path,
             "family": self.lint.family,
             "target": self.lint.target,
             "skipped": self.lint.skipped,
             "weights_skipped": self.weights_skipped,
             "published": self.lint.published,
-        })
+        });
+        // Only for an MTP head in a target config (other families' pages are unchanged).
+        if !self.lint.mtp_rules.is_empty() {
+            body["mtp_rules"] = json!(self.lint.mtp_rules);
+        }
+        body
     }
 }
 

@@ -305,6 +305,15 @@ impl Detection {
         wrapped.unwrap_or_else(|| self.name.spec())
     }
 
+    /// Whether this is an MTP head found inside a target's config by its depth key (not a
+    /// standalone MTP module, named by its architecture or `model_type`): the config is the
+    /// target's own. `check` does not walk into such configs as drafters (`pipeline::is_drafter`).
+    pub fn in_target(&self, root: &Node) -> bool {
+        self.name == Family::Mtp
+            && !self.forced
+            && self.evidence.first() == embedded::evidence(root).as_ref()
+    }
+
     /// Whether block-drafter rules (target layer ids, mask token, block size, attention
     /// layout) apply.
     pub fn block_drafter(&self) -> bool {
@@ -634,6 +643,24 @@ mod tests {
             assert_eq!(fam(text), *want, "{text}");
         }
     }
+    /// An MTP head found by its depth key is the target's own; a standalone MTP module is not.
+    #[test]
+    fn only_a_head_found_by_its_depth_key_is_in_the_target() {
+        let in_target = |text: &str| {
+            let doc = Document::parse(text).unwrap();
+            detect(&doc.root).is_some_and(|d| d.in_target(&doc.root))
+        };
+        assert!(in_target(
+            r#"{"architectures": ["DeepseekV3ForCausalLM"], "num_nextn_predict_layers": 1}"#
+        ));
+        assert!(!in_target(
+            r#"{"architectures": ["DeepSeekMTPModel"], "num_nextn_predict_layers": 1}"#
+        ));
+        assert!(!in_target(
+            r#"{"architectures": ["DFlashDraftModel"], "num_nextn_predict_layers": 1}"#
+        ));
+    }
+
     /// One row per family, in `Family::ALL` (declaration) order, and no name (command line, alias,
     /// architecture, speculators type) claimed twice.
     #[test]
