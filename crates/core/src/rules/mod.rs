@@ -370,23 +370,19 @@ fn lint_with(
     };
     let skipped = crate::diagnostic::rule::run(all_rules(), &mut cx);
     let mut findings = cx.findings;
-    if judge_deployment {
+    let judged_deployment = judge_deployment.then(|| options.deployment(facts));
+    if let Some(d) = &judged_deployment {
         let drafter = deployment::DrafterConfig {
             config,
             detection: Some(&detection),
         };
-        let judged = deployment::check(&options.deployment(facts), Some(drafter));
-        findings.extend(judged.findings);
+        findings.extend(deployment::check(d, Some(drafter)).findings);
     }
     diagnostic::sort(&mut findings);
     findings.dedup();
     let summary = Summary::of(&findings);
     Ok(LintReport {
-        mtp_rules: mtp::ran(
-            &detection,
-            &skipped,
-            options.engine.filter(|_| judge_deployment),
-        ),
+        mtp_rules: mtp::ran(&detection, &skipped, judged_deployment.as_ref()),
         published: Vec::new(),
         assumed: options.assumed(),
         path: config.path.display().to_string(),

@@ -4,9 +4,9 @@
 //! an engine refuses for `mtp`) is a deployment rule (`rules::deployment::mtp`), so `lint
 //! --engine` and `launch` say it alike; what depends on the tensors is the weights rules'.
 
-use super::{Applies, Ctx, Detection, Engine, Family, LintCode, Rule};
+use super::{Applies, Ctx, Detection, Family, LintCode, Rule};
 use crate::config::ConfigFile;
-use crate::diagnostic::codes::{Code, DeploymentCode};
+use crate::diagnostic::codes::Code;
 use crate::diagnostic::{CodeInfo, Severity};
 use crate::family::embedded;
 use crate::json::Path;
@@ -87,19 +87,15 @@ fn mtp_base_layers_missing(cx: &mut Ctx) {
     cx.emit(&path, message);
 }
 
-/// The deployment rules about an MTP head (`rules::deployment`), all vLLM's: they run under
-/// `lint --engine vllm` on the config linted.
-const DEPLOYMENT_MTP: &[DeploymentCode] = &[
-    DeploymentCode::MtpHeadMissing,
-    DeploymentCode::MtpKDepth,
-    DeploymentCode::MtpDsparkStages,
-    DeploymentCode::MethodOverriddenByName,
-];
-
 /// The codes of the MTP rules lint ran on `detection`'s config (none for another family): the
-/// lint rules of the MTP family that were not skipped, and with `engine` vLLM the deployment
-/// rules about MTP heads. What `lint` lists, so a clean MTP target says what was checked.
-pub fn ran(detection: &Detection, skipped: &[super::Skipped], engine: Option<Engine>) -> Vec<Code> {
+/// lint rules of the MTP family that were not skipped, and the deployment rules about MTP heads
+/// that `deployment` (lint's flags, when lint judges them) puts in scope. What `lint` lists, so a
+/// clean MTP target says what was checked.
+pub fn ran(
+    detection: &Detection,
+    skipped: &[super::Skipped],
+    deployment: Option<&crate::deployment::Deployment>,
+) -> Vec<Code> {
     if detection.name != Family::Mtp {
         return Vec::new();
     }
@@ -109,11 +105,11 @@ pub fn ran(detection: &Detection, skipped: &[super::Skipped], engine: Option<Eng
         .map(|r| r.code)
         .filter(|c| !skipped.iter().any(|s| s.code == *c))
         .map(Code::Lint);
-    let deployment = DEPLOYMENT_MTP
-        .iter()
-        .filter(|_| engine == Some(Engine::Vllm))
-        .map(|c| Code::Deployment(*c));
-    lint.chain(deployment).collect()
+    let judged = deployment
+        .map(super::deployment::mtp::in_scope)
+        .unwrap_or_default();
+    lint.chain(judged.into_iter().map(Code::Deployment))
+        .collect()
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ use serde::Serialize;
 use serde_json::{json, Value};
 
 mod loading;
-mod mtp;
+pub mod mtp;
 
 use super::{block_size_field, whole_positive, ByEngine, Detection, EngineRow, Family};
 use crate::config::ConfigFile;
@@ -55,6 +55,9 @@ pub enum Engines {
     Both,
     /// SGLang, or no engine named (vLLM does the opposite of what the rule warns about).
     NotVllm,
+    /// vLLM serving an MTP head (`method` `mtp` or an MTP model-type name): the rules about
+    /// MTP heads, not listed as skipped for other methods.
+    VllmMtp,
 }
 
 impl Describe for Engines {
@@ -64,6 +67,7 @@ impl Describe for Engines {
             Engines::Sglang => "SGLang deployments",
             Engines::Both => "vLLM and SGLang deployments",
             Engines::NotVllm => "SGLang deployments, and lint without an engine",
+            Engines::VllmMtp => "vLLM deployments with method mtp",
         }
         .to_string()
     }
@@ -150,6 +154,7 @@ impl RuleFamily for DeploymentRules {
             Engines::Sglang => engine == Some(Engine::Sglang),
             Engines::Both => engine.is_some(),
             Engines::NotVllm => engine != Some(Engine::Vllm),
+            Engines::VllmMtp => engine == Some(Engine::Vllm) && mtp::vllm_mtp(cx.deployment),
         }
     }
 

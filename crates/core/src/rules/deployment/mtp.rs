@@ -18,9 +18,26 @@ use crate::diagnostic::{CodeInfo, Severity};
 use crate::family::embedded::{self, MtpDeclaration};
 use crate::json::{Node, Path};
 
+/// The codes of the rules here that `d` puts in scope (what lint lists as the MTP rules run).
+pub fn in_scope(d: &Deployment) -> Vec<DeploymentCode> {
+    if d.engine() != Some(Engine::Vllm) {
+        return Vec::new();
+    }
+    let mut codes = Vec::new();
+    if vllm_mtp(d) {
+        codes.extend([
+            DeploymentCode::MtpHeadMissing,
+            DeploymentCode::MtpKDepth,
+            DeploymentCode::MtpDsparkStages,
+        ]);
+    }
+    codes.push(DeploymentCode::MethodOverriddenByName);
+    codes
+}
+
 /// vLLM's method is MTP: `mtp`, or one of the MTP model-type names vLLM still accepts and
 /// rewrites to `mtp` with a deprecation warning (`deepseek_mtp`, `qwen3_next_mtp`, …).
-fn vllm_mtp(d: &Deployment) -> bool {
+pub(super) fn vllm_mtp(d: &Deployment) -> bool {
     d.method
         .as_ref()
         .is_some_and(|m| m.from == MethodFrom::SpeculativeConfig && is_mtp_name(&m.name))
@@ -58,7 +75,7 @@ or 0) has none to draft with: for a model type vLLM has no MTP model for, vLLM r
 is built with n_predict 0 and K is divided by it. Either way the server does not start: an error. Serve a checkpoint \
 that ships the MTP layers (the original, not a quantization that dropped them), or another method.",
     },
-    applies: Engines::Vllm,
+    applies: Engines::VllmMtp,
     needs: &[Need::DrafterConfig],
     check: mtp_head_missing,
 };
@@ -68,7 +85,12 @@ fn mtp_head_missing(cx: &mut Cx) {
     let Some(dr) = cx.drafter else {
         return;
     };
-    if !vllm_mtp(cx.deployment) || dr.detection.is_some() {
+    // A config of no drafter family (a plain target), or one forced to MTP: a drafter of
+    // another family, or a standalone MTP module, is the method rules' to judge.
+    let plain = dr
+        .detection
+        .is_none_or(|d| d.forced && d.name == crate::family::Family::Mtp);
+    if !plain {
         return;
     }
     if !matches!(embedded::declared(dr.root()), Ok(None)) {
@@ -99,7 +121,7 @@ multiple times of forward on same MTP layer, which may result in lower acceptanc
 inkling MTP): a warning. A public report served a one-layer Qwen3.5 MTP head with K 13 and measured acceptance 0 \
 (vllm-ascend issue 9290). Set K to the depth, or measure acceptance per position before going past it.",
     },
-    applies: Engines::Vllm,
+    applies: Engines::VllmMtp,
     needs: &[Need::DrafterConfig],
     check: mtp_k_depth,
 };
@@ -113,8 +135,7 @@ fn mtp_k_depth(cx: &mut Cx) {
     let (Some(k), Some(head)) = (d.k(), head(&dr)) else {
         return;
     };
-    // Another method is the method rules'; no method means vLLM detects one (MTP included).
-    if d.method.as_ref().is_some_and(|m| !is_mtp_name(&m.name)) || k <= head.depth {
+    if k <= head.depth {
         return;
     }
     let depth = head.depth;
@@ -152,7 +173,7 @@ pub(super) const MTP_DSPARK_STAGES: Rule = Rule {
 speculator's config); 0.28 and 0.29 know no MTP model for the type and raise \"Unsupported speculative method: \
 'mtp'\". The server does not start at any release read: an error. Use `\"method\": \"dspark\"`.",
     },
-    applies: Engines::Vllm,
+    applies: Engines::VllmMtp,
     needs: &[Need::DrafterConfig],
     check: mtp_dspark_stages,
 };
@@ -163,7 +184,7 @@ fn mtp_dspark_stages(cx: &mut Cx) {
         return;
     };
     let model_type = dr.root().get("model_type").and_then(Node::as_str);
-    if !vllm_mtp(cx.deployment) || model_type != Some("deepseek_v41") {
+    if model_type != Some("deepseek_v41") {
         return;
     }
     let message = "method \"mtp\" on a DeepSeek V4.1 checkpoint (model_type \"deepseek_v41\"): its mtp.* tensors are \
