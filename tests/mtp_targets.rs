@@ -77,6 +77,11 @@ fn with_vllm_the_deployment_rules_about_mtp_run_and_judge_k() {
     let rules = v["mtp_rules"].as_array().unwrap();
     assert!(rules.iter().any(|c| c == "mtp-k-depth"), "{rules:?}");
     assert!(rules.iter().any(|c| c == "method-overridden-by-name"));
+    // No K: vLLM takes the depth (n_predict), whichever spelling declares it (Qwen3.5's is
+    // under text_config): not num-speculative-tokens-missing.
+    let (code, v) = lint_with(TARGETS[2], "vllm", r#"{"method": "mtp"}"#);
+    assert_eq!(code, 0, "{v}");
+    assert!(codes(&v).is_empty(), "{v}");
     // K equal to the depth: nothing.
     let (code, v) = lint_with(
         dir,

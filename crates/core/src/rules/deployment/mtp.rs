@@ -118,8 +118,8 @@ num_speculative_tokens is larger, raises ValueError \"num_speculative_tokens:K m
 unless K is a multiple of it (every release read, 0.25.1 to 0.34.0): an error. A multiple is accepted, and the \
 MTP layers are run again for the positions past the depth; vLLM logs \"Enabling num_speculative_tokens > 1 will run \
 multiple times of forward on same MTP layer, which may result in lower acceptance rate\" (except for step3p5 and \
-inkling MTP): a warning. A public report served a one-layer Qwen3.5 MTP head with K 13 and measured acceptance 0 \
-(vllm-ascend issue 9290). Set K to the depth, or measure acceptance per position before going past it.",
+inkling MTP): a warning. A public report served a Qwen3.5-122B MTP head with K 13 and saw acceptance 0 \
+(vllm-ascend issue 9290; the cause is not stated there). Set K to the depth, or measure acceptance per position before going past it.",
     },
     applies: Engines::VllmMtp,
     needs: &[Need::DrafterConfig],
@@ -155,8 +155,8 @@ fn mtp_k_depth(cx: &mut Cx) {
     }
     let message = format!(
         "num_speculative_tokens {k} is above the MTP depth {depth} (`{}`): vLLM runs the same MTP layer(s) again for \
-         the positions past {depth} (it warns \"may result in lower acceptance rate\"; a one-layer head at K 13 \
-         measured 0 acceptance, vllm-ascend 9290); use {depth} unless acceptance per position says otherwise",
+         the positions past {depth} (it warns \"may result in lower acceptance rate\"; a Qwen3.5-122B MTP head at K 13 \
+         reported 0 acceptance, vllm-ascend 9290); use {depth} unless acceptance per position says otherwise",
         head.key
     );
     cx.emit(Severity::Warning, at, message, Some(json!(depth)));
