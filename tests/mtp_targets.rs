@@ -4,6 +4,7 @@
 //! depth, the method vLLM rewrites from a name), served by `launch` (lint runs on the target's
 //! own config: no `launch-lint-skipped`; `mtp` on a target without a head is an error), skipped
 //! by `check` as targets, not drafters; and a config whose two depth spellings disagree is refused (exit 2).
+//! Beside them, SGLang's draft attention backend inherited from an MLA target (sglang#23490).
 
 use serde_json::Value;
 
@@ -137,6 +138,31 @@ fn vllm_serve(model: &str, spec: &str) -> (i32, Value) {
     (code, json(&out, &err))
 }
 
+/// `launch --format json -- python3 -m sglang.launch_server --model-path <DeepSeek-V3 target>
+/// FLAGS…` with an EAGLE chain of `steps` steps, top-k 1 and `tokens` draft tokens.
+fn sglang_launch(flags: &[&str], steps: &str, tokens: &str) -> (i32, Value) {
+    let mut args = vec![
+        "launch",
+        "--format",
+        "json",
+        "--",
+        "python3",
+        "-m",
+        "sglang.launch_server",
+        "--model-path",
+        TARGETS[0],
+        "--speculative-num-steps",
+        steps,
+        "--speculative-eagle-topk",
+        "1",
+        "--speculative-num-draft-tokens",
+        tokens,
+    ];
+    args.extend_from_slice(flags);
+    let (code, out, err) = run(&args);
+    (code, json(&out, &err))
+}
+
 #[test]
 fn launch_lints_the_targets_own_head() {
     for dir in TARGETS {
@@ -149,27 +175,9 @@ fn launch_lints_the_targets_own_head() {
         );
     }
     // SGLang serves MTP with EAGLE (NEXTN is read as EAGLE): no method finding.
-    let (code, out, err) = run(&[
-        "launch",
-        "--format",
-        "json",
-        "--",
-        "python3",
-        "-m",
-        "sglang.launch_server",
-        "--model-path",
-        TARGETS[0],
-        "--speculative-algorithm",
-        "NEXTN",
-        "--speculative-num-steps",
-        "1",
-        "--speculative-eagle-topk",
-        "1",
-        "--speculative-num-draft-tokens",
-        "2",
-    ]);
-    assert_eq!(code, 0, "{err}");
-    let found = codes(&json(&out, &err));
+    let (code, v) = sglang_launch(&["--speculative-algorithm", "NEXTN"], "1", "2");
+    assert_eq!(code, 0, "{v}");
+    let found = codes(&v);
     assert!(
         !found
             .iter()
@@ -215,4 +223,34 @@ fn check_skips_a_target_whose_config_declares_an_mtp_head() {
     }
     // The drafter beside them is still checked.
     assert_eq!(v["drafters"].as_array().unwrap().len(), 1, "{out}");
+}
+
+/// SGLang: an EAGLE-3 (MHA) draft beside an MLA target (DeepSeek-V3's architecture) runs the
+/// target's `--attention-backend` unless it is given its own (sglang#23490).
+#[test]
+fn sglang_draft_on_an_mla_backend_needs_its_own() {
+    let sglang = |extra: &[&str]| {
+        let mut args = vec![
+            "--speculative-algorithm",
+            "EAGLE3",
+            "--speculative-draft-model-path",
+            "tests/launch/models/eagle3-qwen3-8b",
+        ];
+        args.extend_from_slice(extra);
+        codes(&sglang_launch(&args, "3", "4").1)
+    };
+    let inherited = (
+        "draft-attention-backend-inherited".to_string(),
+        "error".to_string(),
+    );
+    assert!(sglang(&["--attention-backend", "trtllm_mla"]).contains(&inherited));
+    let own = sglang(&[
+        "--attention-backend",
+        "trtllm_mla",
+        "--speculative-draft-attention-backend",
+        "trtllm_mha",
+    ]);
+    assert!(!own.contains(&inherited), "{own:?}");
+    // No backend given: SGLang picks one by platform; nothing said.
+    assert!(!sglang(&[]).contains(&inherited));
 }

@@ -179,6 +179,15 @@ pub struct QuantizationFlags {
     pub draft: Option<String>,
 }
 
+/// The attention backends the engine is started with (`None`: not given, the engine picks).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct AttentionBackends {
+    /// SGLang's `--attention-backend`.
+    pub target: Option<String>,
+    /// SGLang's `--speculative-draft-attention-backend`.
+    pub draft: Option<String>,
+}
+
 /// One deployment of a drafter: everything the engine claims are judged against.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Deployment {
@@ -202,6 +211,10 @@ pub struct Deployment {
     pub tensor_parallel: TensorParallel,
     /// `None`: the input cannot state them (lint's flags).
     pub quantization: Option<QuantizationFlags>,
+    /// SGLang's attention backends (`--attention-backend`, `--speculative-draft-attention-backend`);
+    /// `None`: the input cannot state them (lint's flags, vLLM).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attention_backends: Option<AttentionBackends>,
     /// `--chat-template`, when given.
     pub chat_template: Option<String>,
     /// `--default-chat-template-kwargs` as written (its thinking default, if any).
@@ -227,6 +240,7 @@ impl Deployment {
             target_name: None,
             tensor_parallel: TensorParallel::default(),
             quantization: None,
+            attention_backends: None,
             chat_template: None,
             default_chat_template_kwargs: None,
             env: None,

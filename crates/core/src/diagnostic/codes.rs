@@ -133,6 +133,7 @@ crate::declare_code_names! {
         MtpKDepth => "mtp-k-depth",
         MtpDsparkStages => "mtp-dspark-stages",
         MethodOverriddenByName => "method-overridden-by-name",
+        DraftAttentionBackendInherited => "draft-attention-backend-inherited",
     }
 }
 

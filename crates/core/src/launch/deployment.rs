@@ -8,7 +8,8 @@ use serde_json::Value;
 use super::parse::Launch;
 use crate::config::TargetFacts;
 use crate::deployment::{
-    Deployment, DraftTokens, Drafter, Method, MethodFrom, Origin, QuantizationFlags, TensorParallel,
+    AttentionBackends, Deployment, DraftTokens, Drafter, Method, MethodFrom, Origin,
+    QuantizationFlags, TensorParallel,
 };
 use crate::rules::Engine;
 
@@ -48,6 +49,10 @@ pub fn of(launch: &Launch, target: Option<&TargetFacts>) -> Deployment {
             d.method = d.vllm_method();
         }
         Engine::Sglang => {
+            d.attention_backends = Some(AttentionBackends {
+                target: flag("--attention-backend"),
+                draft: flag("--speculative-draft-attention-backend"),
+            });
             d.method = launch.sglang.algorithm.clone().map(|name| Method {
                 name,
                 from: MethodFrom::SglangAlgorithm,

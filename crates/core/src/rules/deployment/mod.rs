@@ -16,6 +16,7 @@
 use serde::Serialize;
 use serde_json::{json, Value};
 
+mod attention;
 mod loading;
 pub mod mtp;
 
@@ -182,6 +183,7 @@ pub const RULES: &[Rule] = &[
     MTP_K_DEPTH,
     MTP_DSPARK_STAGES,
     METHOD_OVERRIDDEN_BY_NAME,
+    attention::DRAFT_ATTENTION_BACKEND_INHERITED,
 ];
 
 /// The rule that raises `code`.
