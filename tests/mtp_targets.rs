@@ -254,3 +254,33 @@ fn sglang_draft_on_an_mla_backend_needs_its_own() {
     // No backend given: SGLang picks one by platform; nothing said.
     assert!(!sglang(&[]).contains(&inherited));
 }
+
+/// SGLang: EAGLE (or NEXTN) on an EAGLE-3 head is an error (accept length exactly 1.0,
+/// sglang#21272); EAGLE3 is what it expects.
+#[test]
+fn sglang_eagle_on_an_eagle3_head_collapses() {
+    let run_with = |algorithm: &str| {
+        let (_, out, err) = run(&[
+            "launch",
+            "--format",
+            "json",
+            "--",
+            "python3",
+            "-m",
+            "sglang.launch_server",
+            "--model-path",
+            "tests/lint/targets/Qwen3-8B",
+            "--speculative-algorithm",
+            algorithm,
+            "--speculative-draft-model-path",
+            "tests/launch/models/eagle3-qwen3-8b",
+        ]);
+        codes(&json(&out, &err))
+    };
+    let collapse = ("speculative-config-method".to_string(), "error".to_string());
+    assert!(run_with("EAGLE").contains(&collapse));
+    assert!(run_with("NEXTN").contains(&collapse));
+    assert!(!run_with("EAGLE3")
+        .iter()
+        .any(|(c, _)| c == "speculative-config-method"));
+}

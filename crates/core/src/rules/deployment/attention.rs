@@ -46,7 +46,7 @@ ordinary (MHA) attention, such as an EAGLE-3 head, cannot run on it: Kimi-K2.6 w
 target's backend is not given, SGLang picks one by platform and the rule says nothing. Give \
 `--speculative-draft-attention-backend` an MHA backend (trtllm_mha, fa3, flashinfer, triton).",
     },
-    applies: Engines::Sglang,
+    applies: Engines::SglangMlaBackend,
     needs: &[Need::DrafterConfig],
     check: draft_attention_backend_inherited,
 };
@@ -58,19 +58,24 @@ fn mla_names(architectures: &[String]) -> bool {
         .any(|a| MLA_ARCHITECTURES.contains(&a.as_str()))
 }
 
+/// The target's `--attention-backend` when it is an MLA kernel (its name says `mla`).
+pub fn mla_backend(d: &crate::deployment::Deployment) -> Option<&str> {
+    d.attention_backends
+        .as_ref()?
+        .target
+        .as_deref()
+        .filter(|b| b.to_ascii_lowercase().contains("mla"))
+}
+
 /// A separate MHA draft, an MLA target, an MLA `--attention-backend` and no draft backend.
 fn draft_attention_backend_inherited(cx: &mut Cx) {
     let d = cx.deployment;
-    let (Some(dr), Some(backends), Some(target)) =
-        (cx.drafter, d.attention_backends.as_ref(), d.target.as_ref())
+    let (Some(dr), Some(backend), Some(target)) = (cx.drafter, mla_backend(d), d.target.as_ref())
     else {
         return;
     };
-    let Some(backend) = backends.target.as_deref() else {
-        return;
-    };
-    if backends.draft.is_some()
-        || !backend.to_ascii_lowercase().contains("mla")
+    let own = d.attention_backends.as_ref().and_then(|b| b.draft.as_ref());
+    if own.is_some()
         || !mla_names(&target.architectures)
         || !matches!(d.drafter, crate::deployment::Drafter::Separate(_))
     {

@@ -16,7 +16,7 @@
 use serde::Serialize;
 use serde_json::{json, Value};
 
-mod attention;
+pub mod attention;
 mod loading;
 pub mod mtp;
 
@@ -59,6 +59,8 @@ pub enum Engines {
     /// vLLM serving an MTP head (`method` `mtp` or an MTP model-type name): the rules about
     /// MTP heads, not listed as skipped for other methods.
     VllmMtp,
+    /// SGLang started with an MLA `--attention-backend` (a kernel whose name says `mla`).
+    SglangMlaBackend,
 }
 
 impl Describe for Engines {
@@ -69,6 +71,7 @@ impl Describe for Engines {
             Engines::Both => "vLLM and SGLang deployments",
             Engines::NotVllm => "SGLang deployments, and lint without an engine",
             Engines::VllmMtp => "vLLM deployments with method mtp",
+            Engines::SglangMlaBackend => "SGLang deployments with an MLA --attention-backend",
         }
         .to_string()
     }
@@ -156,6 +159,9 @@ impl RuleFamily for DeploymentRules {
             Engines::Both => engine.is_some(),
             Engines::NotVllm => engine != Some(Engine::Vllm),
             Engines::VllmMtp => engine == Some(Engine::Vllm) && mtp::vllm_mtp(cx.deployment),
+            Engines::SglangMlaBackend => {
+                engine == Some(Engine::Sglang) && attention::mla_backend(cx.deployment).is_some()
+            }
         }
     }
 
@@ -330,8 +336,11 @@ const SPECULATIVE_CONFIG_METHOD: Rule = Rule {
 \"eagle3\" in the drafter's name; SGLang picks the worker from --speculative-algorithm (DFLASH, DSPARK, EAGLE3). \
 Another method loads the drafter with the wrong proposer (vLLM's DFlash proposer asserts method == \"dflash\"): a \
 warning. A drafter with `sample_from_anchor: true` (DSpark) served as `dflash` is refused by vLLM's V2 DFlash \
-speculator: an error. MTP drafts are not judged (vLLM normalises several MTP method names). Formerly also \
-`launch-method-family` (an alias until the next release).",
+speculator: an error. Under SGLang, EAGLE (or its alias NEXTN) on an EAGLE-3 head that reads aux hidden states is \
+an error too: SGLang 0.5.23 uses the aux concatenation only under EAGLE3, so the head gets one hidden state, skips \
+its fc and drafts garbage (accept length exactly 1.0, no error or warning: sglang PR 21272). An MTP head inside its \
+target is served by SGLang with EAGLE (NEXTN); under vLLM it is not judged here (vLLM normalises several MTP method \
+names; the MTP deployment rules judge it). Formerly also `launch-method-family` (an alias until the next release).",
     },
     applies: Engines::Both,
     needs: &[Need::DrafterConfig],
@@ -414,8 +423,28 @@ fn sglang_algorithm_family(cx: &mut Cx) {
     if method.name == want {
         return;
     }
+    // EAGLE (or NEXTN) on an EAGLE-3 head that reads aux hidden states: SGLang feeds it one
+    // hidden state instead of the aux concatenation, skips its fc, and every draft is rejected
+    // (accept length exactly 1.0, sglang PR 21272; eagle_utils.py and llama_eagle3.py at 0.5.23).
+    let uses_aux = cx.drafter.is_some_and(|dr| {
+        dr.root()
+            .get("eagle_config")
+            .and_then(|e| e.get("use_aux_hidden_state"))
+            .and_then(Node::as_bool)
+            != Some(false)
+    });
+    let collapses = want == "EAGLE3" && method.name == "EAGLE" && uses_aux;
+    let (severity, why) = if collapses {
+        (
+            Severity::Error,
+            ": under EAGLE the head gets one hidden state instead of its aux concatenation, skips its fc and \
+             every draft is rejected (accept length exactly 1.0, sglang#21272)",
+        )
+    } else {
+        (Severity::Warning, "")
+    };
     let message = format!(
-        "--speculative-algorithm {}, but the drafter is a {} drafter ({}): SGLang expects {want}",
+        "--speculative-algorithm {}, but the drafter is a {} drafter ({}): SGLang expects {want}{why}",
         method.name,
         det.name.as_str(),
         det.evidence.join(", ")
@@ -425,7 +454,7 @@ fn sglang_algorithm_family(cx: &mut Cx) {
         anchor: (None, "--speculative-algorithm"),
         field: None,
     };
-    cx.emit(Severity::Warning, at, message, Some(json!(want)));
+    cx.emit(severity, at, message, Some(json!(want)));
 }
 
 const NUM_SPECULATIVE_TOKENS_MISSING: Rule = Rule {
