@@ -138,9 +138,8 @@ fn vllm_serve(model: &str, spec: &str) -> (i32, Value) {
     (code, json(&out, &err))
 }
 
-/// `launch --format json -- python3 -m sglang.launch_server --model-path <DeepSeek-V3 target>
-/// FLAGS…` with an EAGLE chain of `steps` steps, top-k 1 and `tokens` draft tokens.
-fn sglang_launch(flags: &[&str], steps: &str, tokens: &str) -> (i32, Value) {
+/// `launch --format json -- python3 -m sglang.launch_server --model-path MODEL FLAGS…`.
+fn sglang_launch(model: &str, flags: &[&str]) -> (i32, Value) {
     let mut args = vec![
         "launch",
         "--format",
@@ -150,7 +149,16 @@ fn sglang_launch(flags: &[&str], steps: &str, tokens: &str) -> (i32, Value) {
         "-m",
         "sglang.launch_server",
         "--model-path",
-        TARGETS[0],
+        model,
+    ];
+    args.extend_from_slice(flags);
+    let (code, out, err) = run(&args);
+    (code, json(&out, &err))
+}
+
+/// An EAGLE chain of `steps` steps, top-k 1 and `tokens` draft tokens, then `flags`.
+fn chain<'a>(steps: &'a str, tokens: &'a str, flags: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
         "--speculative-num-steps",
         steps,
         "--speculative-eagle-topk",
@@ -159,8 +167,7 @@ fn sglang_launch(flags: &[&str], steps: &str, tokens: &str) -> (i32, Value) {
         tokens,
     ];
     args.extend_from_slice(flags);
-    let (code, out, err) = run(&args);
-    (code, json(&out, &err))
+    args
 }
 
 #[test]
@@ -175,7 +182,10 @@ fn launch_lints_the_targets_own_head() {
         );
     }
     // SGLang serves MTP with EAGLE (NEXTN is read as EAGLE): no method finding.
-    let (code, v) = sglang_launch(&["--speculative-algorithm", "NEXTN"], "1", "2");
+    let (code, v) = sglang_launch(
+        TARGETS[0],
+        &chain("1", "2", &["--speculative-algorithm", "NEXTN"]),
+    );
     assert_eq!(code, 0, "{v}");
     let found = codes(&v);
     assert!(
@@ -237,7 +247,7 @@ fn sglang_draft_on_an_mla_backend_needs_its_own() {
             "tests/launch/models/eagle3-qwen3-8b",
         ];
         args.extend_from_slice(extra);
-        codes(&sglang_launch(&args, "3", "4").1)
+        codes(&sglang_launch(TARGETS[0], &chain("3", "4", &args)).1)
     };
     let inherited = (
         "draft-attention-backend-inherited".to_string(),
@@ -260,22 +270,13 @@ fn sglang_draft_on_an_mla_backend_needs_its_own() {
 #[test]
 fn sglang_eagle_on_an_eagle3_head_collapses() {
     let run_with = |algorithm: &str| {
-        let (_, out, err) = run(&[
-            "launch",
-            "--format",
-            "json",
-            "--",
-            "python3",
-            "-m",
-            "sglang.launch_server",
-            "--model-path",
-            "tests/lint/targets/Qwen3-8B",
+        let flags = [
             "--speculative-algorithm",
             algorithm,
             "--speculative-draft-model-path",
             "tests/launch/models/eagle3-qwen3-8b",
-        ]);
-        codes(&json(&out, &err))
+        ];
+        codes(&sglang_launch("tests/lint/targets/Qwen3-8B", &flags).1)
     };
     let collapse = ("speculative-config-method".to_string(), "error".to_string());
     assert!(run_with("EAGLE").contains(&collapse));
