@@ -458,6 +458,13 @@ const FIRES: &[(&str, &str, &[&str], &str, &str)] = &[
         "mtp-dspark-stages",
         "error",
     ),
+    (
+        "cases/mtp-target-mimo-v2",
+        "tests/lint/cases/mtp-target-mimo-v2",
+        &[],
+        "mtp-layers-unused",
+        "info",
+    ),
     // vLLM up to 0.33 rewrites a written mtp from "dflash" in the draft's name.
     (
         "cases/mtp-target",

@@ -35,7 +35,11 @@ fn every_mtp_target_lints_without_family_and_lists_the_mtp_rules() {
             .iter()
             .map(|c| c.as_str().unwrap())
             .collect();
-        assert_eq!(rules, ["mtp-base-layers-missing"], "{dir}");
+        assert_eq!(
+            rules,
+            ["mtp-base-layers-missing", "mtp-layers-unused"],
+            "{dir}"
+        );
         assert!(
             !codes(&v).iter().any(|(_, s)| s == "error"),
             "{dir}: {:?}",
@@ -44,7 +48,7 @@ fn every_mtp_target_lints_without_family_and_lists_the_mtp_rules() {
         let (code, human, _) = run(&["lint", dir]);
         assert!(code == 0 || code == 1, "{dir}");
         assert!(
-            human.contains("  mtp      rules run: mtp-base-layers-missing"),
+            human.contains("  mtp      rules run: mtp-base-layers-missing, mtp-layers-unused"),
             "{human}"
         );
     }

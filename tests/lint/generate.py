@@ -483,6 +483,7 @@ def main():
         "mtp-target-no-head": patch(DEEPSEEK_V3_MTP, num_nextn_predict_layers=0),
         "mtp-target-two-layers": patch(DEEPSEEK_V3_MTP, num_nextn_predict_layers=2),
         "mtp-target-v41": patch(DEEPSEEK_V3_MTP, model_type="deepseek_v41", num_nextn_predict_layers=3),
+        "mtp-target-mimo-v2": patch(DEEPSEEK_V3_MTP, architectures=["MiMoV2FlashForCausalLM"], model_type="mimo_v2_flash", num_nextn_predict_layers=3),
     })
     # Issue 23: quantization, export defaults, shared heads (tests/lint_cli.rs BY_ENGINE and
     # engine_versions_change_the_verdict; each names its public report).

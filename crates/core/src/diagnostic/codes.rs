@@ -115,6 +115,7 @@ crate::declare_code_names! {
         SpeculatorsVerifierMissing => "speculators-verifier-missing",
         DraftLmHeadShared => "draft-lm-head-shared",
         MtpBaseLayersMissing => "mtp-base-layers-missing",
+        MtpLayersUnused => "mtp-layers-unused",
     }
 }
 

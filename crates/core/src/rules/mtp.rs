@@ -12,7 +12,7 @@ use crate::family::embedded;
 use crate::json::Path;
 use crate::Result;
 
-pub(super) const RULES: &[Rule] = &[MTP_BASE_LAYERS_MISSING];
+pub(super) const RULES: &[Rule] = &[MTP_BASE_LAYERS_MISSING, MTP_LAYERS_UNUSED];
 
 /// The MTP declaration of a config detected (or forced) as an MTP target must be readable: two
 /// depth spellings that disagree, or a depth that is not a whole number, is bad input (exit 2,
@@ -87,6 +87,51 @@ fn mtp_base_layers_missing(cx: &mut Ctx) {
     cx.emit(&path, message);
 }
 
+/// Targets whose MTP layers vLLM builds only the first of (`_MIMO_V2_*_NUM_MTP_LAYERS = 1`).
+const FIRST_LAYER_ONLY: &[&str] = &[
+    "MiMoV2ForCausalLM",
+    "MiMoV2OmniForCausalLM",
+    "MiMoV2FlashForCausalLM",
+];
+
+const MTP_LAYERS_UNUSED: Rule = Rule {
+    code: LintCode::MtpLayersUnused,
+    info: CodeInfo {
+        severity: Severity::Info,
+        summary: "the config declares more MTP layers than vLLM builds for its architecture (MiMo-V2: the first only)",
+        explanation: "For MiMo-V2 targets (MiMoV2ForCausalLM, MiMoV2OmniForCausalLM, MiMoV2FlashForCausalLM) vLLM \
+rewrites the MTP config to one layer whatever the checkpoint declares (\"vLLM currently supports only the first MiMo-V2 \
+MTP layer\": n_predict and num_nextn_predict_layers set to 1, read at 0.28.0; the constant is still 1 at 0.34.0). The \
+other layers are loaded by nobody, and K above 1 runs the first layer again. Worth knowing: nothing fails.",
+    },
+    applies: Applies::Only(&[Family::Mtp]),
+    needs: &[],
+    check: mtp_layers_unused,
+};
+
+/// A MiMo-V2 target that declares more than one MTP layer.
+fn mtp_layers_unused(cx: &mut Ctx) {
+    let Ok(Some(declared)) = embedded::declared(cx.root) else {
+        return;
+    };
+    let architectures = crate::config::architectures(cx.root);
+    let Some(arch) = architectures
+        .first()
+        .filter(|a| FIRST_LAYER_ONLY.contains(&a.as_str()))
+    else {
+        return;
+    };
+    if declared.depth <= 1 {
+        return;
+    }
+    let message = format!(
+        "`{}` declares {} MTP layers, but vLLM builds only the first for {arch}: the others are not used, and K \
+         above 1 reruns the first",
+        declared.key, declared.depth
+    );
+    cx.emit(&Path::parse(&declared.key), message);
+}
+
 /// The codes of the MTP rules lint ran on `detection`'s config (none for another family): the
 /// lint rules of the MTP family that were not skipped, and the deployment rules about MTP heads
 /// that `deployment` (lint's flags, when lint judges them) puts in scope. What `lint` lists, so a
@@ -132,7 +177,10 @@ mod tests {
         assert_eq!(r.family.name, Family::Mtp);
         assert_eq!(
             r.mtp_rules,
-            vec![Code::Lint(LintCode::MtpBaseLayersMissing)]
+            vec![
+                Code::Lint(LintCode::MtpBaseLayersMissing),
+                Code::Lint(LintCode::MtpLayersUnused)
+            ]
         );
         assert!(r
             .findings
