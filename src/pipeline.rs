@@ -570,9 +570,21 @@ pub enum IsDrafter {
 /// The one rule of what `check` treats as a drafter: a config whose family lint detects
 /// (`rules::family::detect`: DFlash, DFlash2, EAGLE-3, the speculators format, …); any config
 /// when a family is forced (`lint --family`); any config a pin names. Everything else is
-/// skipped and listed (docs/ci.md, "What check treats as a drafter").
+/// skipped and listed (docs/ci.md, "What check treats as a drafter") — including a target's
+/// config that declares an MTP head (`Detection::in_target`): lint and launch judge that head
+/// where it is served, and a repository's target checkouts do not become drafters of `check`'s
+/// gate (a pin naming one, or a forced family, still makes it one).
 pub fn is_drafter(config: &ConfigFile, forced: Option<Family>, pinned: bool) -> IsDrafter {
-    match (family::detect(config.root()), forced) {
+    let detected = family::detect(config.root());
+    if detected
+        .as_ref()
+        .is_some_and(|d| d.in_target(config.root()))
+        && forced.is_none()
+        && !pinned
+    {
+        return IsDrafter::No;
+    }
+    match (detected, forced) {
         (Some(d), _) => IsDrafter::Yes(Some(d.name)),
         (None, Some(forced)) => IsDrafter::Yes(Some(forced)),
         (None, None) if pinned => IsDrafter::Yes(None),

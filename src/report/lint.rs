@@ -33,7 +33,7 @@ impl Report for LintRun {
             .matched_by
             .as_ref()
             .map_or(String::new(), |why| format!(", matched by {why}"));
-        vec![
+        let mut lines = vec![
             format!("{} {}", p.bold("dflash-check lint"), report.path),
             format!(
                 "  drafter  {} ({})",
@@ -46,7 +46,14 @@ impl Report for LintRun {
                 target_numbers(&report.target)
             ),
             format!("  tokens   {}", report.target.tokens),
-        ]
+        ];
+        // An MTP head in a target config has few rules: say which ran, so a clean page says
+        // what was checked.
+        if !report.mtp_rules.is_empty() {
+            let codes: Vec<&str> = report.mtp_rules.iter().map(|c| c.as_str()).collect();
+            lines.push(format!("  mtp      rules run: {}", codes.join(", ")));
+        }
+        lines
     }
 
     fn sections(&self, _options: &RenderOptions) -> Vec<Vec<String>> {
@@ -86,14 +93,19 @@ impl Report for LintRun {
     }
 
     fn json_body(&self) -> serde_json::Value {
-        json!({
+        let mut body = json!({
             "path": self.lint.path,
             "family": self.lint.family,
             "target": self.lint.target,
             "skipped": self.lint.skipped,
             "weights_skipped": self.weights_skipped,
             "published": self.lint.published,
-        })
+        });
+        // Only for an MTP head in a target config (other families' pages are unchanged).
+        if !self.lint.mtp_rules.is_empty() {
+            body["mtp_rules"] = json!(self.lint.mtp_rules);
+        }
+        body
     }
 }
 

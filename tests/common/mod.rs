@@ -19,3 +19,18 @@ pub fn run(args: &[&str]) -> (i32, String, String) {
         String::from_utf8(out.stderr).unwrap(),
     )
 }
+
+/// The `(code, severity)` pairs of a JSON report's `diagnostics`, in order.
+pub fn codes(report: &serde_json::Value) -> Vec<(String, String)> {
+    report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap().to_string(),
+                d["severity"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}

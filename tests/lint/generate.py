@@ -286,6 +286,18 @@ DEEPSEEK_V4_DSPARK = {
     "dspark_target_layer_ids": [40, 41, 42],
 }
 
+# A DeepSeek-V3-style target config that declares its MTP head (issue 30): the sizes of the
+# public DeepSeek-V3 config, trimmed to the keys the rules read.
+DEEPSEEK_V3_MTP = {
+    "architectures": ["DeepseekV3ForCausalLM"],
+    "model_type": "deepseek_v3",
+    "hidden_size": 7168,
+    "num_hidden_layers": 61,
+    "num_attention_heads": 128,
+    "vocab_size": 129280,
+    "num_nextn_predict_layers": 1,
+}
+
 # Targets: Qwen3-8B (flat config, Qwen3 added tokens in tokenizer_config.json only).
 QWEN3_8B_TARGET = {
     "architectures": ["Qwen3ForCausalLM"],
@@ -471,6 +483,14 @@ def main():
         "dspark-embedded": DEEPSEEK_V4_DSPARK,
         # Only dspark_block_size and the Markov rank: still recognised as a DSpark head.
         "dspark-embedded-block-only": patch(DEEPSEEK_V4_DSPARK, dspark_noise_token_id=ABSENT, dspark_target_layer_ids=ABSENT),
+        # Issue 30: MTP heads inside a target config, judged on the config (its own target) and,
+        # with --engine vllm, on the deployment lint's flags describe.
+        "mtp-target": DEEPSEEK_V3_MTP,
+        "mtp-target-no-base-layers": patch(DEEPSEEK_V3_MTP, num_hidden_layers=ABSENT),
+        "mtp-target-no-head": patch(DEEPSEEK_V3_MTP, num_nextn_predict_layers=0),
+        "mtp-target-two-layers": patch(DEEPSEEK_V3_MTP, num_nextn_predict_layers=2),
+        "mtp-target-v41": patch(DEEPSEEK_V3_MTP, model_type="deepseek_v41", num_nextn_predict_layers=3),
+        "mtp-target-mimo-v2": patch(DEEPSEEK_V3_MTP, architectures=["MiMoV2FlashForCausalLM"], model_type="mimo_v2_flash", num_nextn_predict_layers=3),
     })
     # Issue 23: quantization, export defaults, shared heads (tests/lint_cli.rs BY_ENGINE and
     # engine_versions_change_the_verdict; each names its public report).

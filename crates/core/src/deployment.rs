@@ -179,6 +179,15 @@ pub struct QuantizationFlags {
     pub draft: Option<String>,
 }
 
+/// The attention backends the engine is started with (`None`: not given, the engine picks).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct AttentionBackends {
+    /// SGLang's `--attention-backend`.
+    pub target: Option<String>,
+    /// SGLang's `--speculative-draft-attention-backend`.
+    pub draft: Option<String>,
+}
+
 /// One deployment of a drafter: everything the engine claims are judged against.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Deployment {
@@ -195,9 +204,17 @@ pub struct Deployment {
     #[serde(skip)]
     pub target: Option<TargetFacts>,
     pub drafter: Drafter,
+    /// The target model as the command names it (a path or Hub repo); `None` for lint's flags.
+    /// vLLM reads its name when the drafter is the target's own MTP head.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_name: Option<String>,
     pub tensor_parallel: TensorParallel,
     /// `None`: the input cannot state them (lint's flags).
     pub quantization: Option<QuantizationFlags>,
+    /// SGLang's attention backends (`--attention-backend`, `--speculative-draft-attention-backend`);
+    /// `None`: the input cannot state them (lint's flags, vLLM).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub attention_backends: Option<AttentionBackends>,
     /// `--chat-template`, when given.
     pub chat_template: Option<String>,
     /// `--default-chat-template-kwargs` as written (its thinking default, if any).
@@ -220,8 +237,10 @@ impl Deployment {
             draft_tokens: None,
             target: None,
             drafter: Drafter::Unknown,
+            target_name: None,
             tensor_parallel: TensorParallel::default(),
             quantization: None,
+            attention_backends: None,
             chat_template: None,
             default_chat_template_kwargs: None,
             env: None,

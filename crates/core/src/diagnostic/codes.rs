@@ -120,6 +120,8 @@ crate::declare_code_names! {
         ProfileMethod => "profile-method",
         ProfileMaxK => "profile-max-k",
         ProfileIdentity => "profile-identity",
+        MtpBaseLayersMissing => "mtp-base-layers-missing",
+        MtpLayersUnused => "mtp-layers-unused",
     }
 }
 
@@ -137,6 +139,11 @@ crate::declare_code_names! {
         DraftQuantInherited => "draft-quant-inherited",
         DraftSampleProbabilistic => "draft-sample-probabilistic",
         DsparkDraftTopk => "dspark-draft-topk",
+        MtpHeadMissing => "mtp-head-missing",
+        MtpKDepth => "mtp-k-depth",
+        MtpDsparkStages => "mtp-dspark-stages",
+        MethodOverriddenByName => "method-overridden-by-name",
+        DraftAttentionBackendInherited => "draft-attention-backend-inherited",
     }
 }
 

@@ -44,22 +44,10 @@ impl MtpDeclaration {
 pub fn declared(root: &Node) -> Result<Option<MtpDeclaration>> {
     let mut found: Vec<(String, u64, &Node)> = Vec::new();
     for (parent, key) in DEPTH_KEYS {
-        let object = if parent.is_empty() {
-            Some(root)
-        } else {
-            root.get(parent)
-        };
-        let Some(object) = object.filter(|o| o.as_object().is_some()) else {
+        let Some((object, node)) = depth_node(root, parent, key) else {
             continue;
         };
-        let Some(node) = object.get(key).filter(|n| !n.is_null()) else {
-            continue;
-        };
-        let path = if parent.is_empty() {
-            (*key).to_string()
-        } else {
-            format!("{parent}.{key}")
-        };
+        let path = dotted(parent, key);
         let depth = node.as_u64().ok_or_else(|| {
             Error::new(format!(
                 "`{path}` is {}, not a whole number of MTP layers",
@@ -88,6 +76,43 @@ pub fn declared(root: &Node) -> Result<Option<MtpDeclaration>> {
         key: first_path.clone(),
         num_hidden_layers: object.get("num_hidden_layers").and_then(Node::as_u64),
     }))
+}
+
+/// The evidence line detection gives for an MTP head `root` declares (`num_nextn_predict_layers
+/// 1`), or `None` when it declares none. A config whose depth keys cannot be read (disagreeing
+/// spellings, a depth that is not a whole number) still names the first key present, so it is
+/// detected as an MTP target and lint refuses it with [`declared`]'s error instead of calling it
+/// "not a drafter".
+pub fn evidence(root: &Node) -> Option<String> {
+    match declared(root) {
+        Ok(Some(d)) => Some(format!("{} {}", d.key, d.depth)),
+        Ok(None) => None,
+        Err(_) => DEPTH_KEYS.iter().find_map(|(parent, key)| {
+            depth_node(root, parent, key).map(|_| format!("{} present", dotted(parent, key)))
+        }),
+    }
+}
+
+/// The object holding `parent.key` (the root when `parent` is empty) and the key's non-null
+/// value.
+fn depth_node<'a>(root: &'a Node, parent: &str, key: &str) -> Option<(&'a Node, &'a Node)> {
+    let object = if parent.is_empty() {
+        Some(root)
+    } else {
+        root.get(parent)
+    };
+    let object = object.filter(|o| o.as_object().is_some())?;
+    let node = object.get(key).filter(|n| !n.is_null())?;
+    Some((object, node))
+}
+
+/// `key` or `parent.key`: the dotted JSON path messages name.
+fn dotted(parent: &str, key: &str) -> String {
+    if parent.is_empty() {
+        key.to_string()
+    } else {
+        format!("{parent}.{key}")
+    }
 }
 
 #[cfg(test)]
@@ -135,6 +160,26 @@ mod tests {
         )
         .unwrap_err();
         assert!(err.message.contains("two MTP depths"), "{}", err.message);
+    }
+
+    #[test]
+    fn evidence_names_the_key_even_when_it_cannot_be_read() {
+        let doc = |t: &str| Document::parse_bytes(t.as_bytes()).expect("test JSON");
+        let ok = doc(r#"{"num_nextn_predict_layers": 1}"#);
+        assert_eq!(
+            evidence(&ok.root).as_deref(),
+            Some("num_nextn_predict_layers 1")
+        );
+        let bad =
+            doc(r#"{"num_nextn_predict_layers": 1, "text_config": {"mtp_num_hidden_layers": 2}}"#);
+        assert_eq!(
+            evidence(&bad.root).as_deref(),
+            Some("num_nextn_predict_layers present")
+        );
+        assert_eq!(
+            evidence(&doc(r#"{"num_nextn_predict_layers": 0}"#).root),
+            None
+        );
     }
 
     #[test]

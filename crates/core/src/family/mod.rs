@@ -26,8 +26,11 @@
 //! suffixes); a DFlash architecture is refined by `projector_type` (SpecForge exports Domino as
 //! `DFlashDraftModel` + `projector_type: domino`) and DFlash2's conv/selector fields; then
 //! fields alone, with `dflash_config` before the EAGLE fields (vLLM writes `draft_vocab_size`
-//! into DFlash configs too), and a DSpark head embedded in a DeepSeek-V4 target's config by its
-//! `dspark_*` keys. The speculators format wraps another family: [`Detection::effective`] is
+//! into DFlash configs too), a DSpark head embedded in a DeepSeek-V4 target's config by its
+//! `dspark_*` keys, and last an MTP head embedded in a target's config by its depth key
+//! ([`embedded::evidence`]: `num_nextn_predict_layers`, `mtp_num_hidden_layers`, either under
+//! `text_config`), so a drafter of another family is never taken for an MTP target. The
+//! speculators format wraps another family: [`Detection::effective`] is
 //! the wrapped algorithm's row. Sources: vLLM vllm/config/speculative.py@002e77c; SpecForge
 //! specforge/modeling/draft/*.py@a6b6b02 and scripts/gates/normalize_dflash_export.py@a6b6b02;
 //! speculators models/*/config.py@c05b95b.
@@ -302,6 +305,15 @@ impl Detection {
         wrapped.unwrap_or_else(|| self.name.spec())
     }
 
+    /// Whether this is an MTP head found inside a target's config by its depth key (not a
+    /// standalone MTP module, named by its architecture or `model_type`): the config is the
+    /// target's own. `check` does not walk into such configs as drafters (`pipeline::is_drafter`).
+    pub fn in_target(&self, root: &Node) -> bool {
+        self.name == Family::Mtp
+            && !self.forced
+            && self.evidence.first() == embedded::evidence(root).as_ref()
+    }
+
     /// Whether block-drafter rules (target layer ids, mask token, block size, attention
     /// layout) apply.
     pub fn block_drafter(&self) -> bool {
@@ -476,6 +488,13 @@ fn by_fields(seen: &Seen) -> Option<Detection> {
     if !eagle_fields.is_empty() {
         return found(Family::Eagle3, eagle_fields);
     }
+    // An MTP head inside a target checkpoint, declared by its depth key in the target's own
+    // config (DeepSeek-V3, GLM-4.5/5, Qwen3-Next, Qwen3.5 under text_config). Last: a drafter of
+    // any other family is told by its architecture or its own fields above, whatever else its
+    // config carries, so a DFlash or EAGLE-3 drafter is never taken for an MTP target.
+    if let Some(ev) = embedded::evidence(root) {
+        return found(Family::Mtp, vec![ev]);
+    }
     let mtp = root
         .get("model_type")
         .and_then(Node::as_str)
@@ -589,11 +608,59 @@ mod tests {
                 Some(Family::Dspark),
             ),
             (r#"{"architectures": ["Qwen3ForCausalLM"]}"#, None),
+            // MTP heads embedded in a target checkpoint, by their depth key.
+            (
+                r#"{"architectures": ["DeepseekV3ForCausalLM"], "num_nextn_predict_layers": 1}"#,
+                Some(Family::Mtp),
+            ),
+            (
+                r#"{"architectures": ["Qwen3_5MoeForConditionalGeneration"], "text_config": {"mtp_num_hidden_layers": 1}}"#,
+                Some(Family::Mtp),
+            ),
+            (
+                r#"{"architectures": ["DeepseekV3ForCausalLM"], "num_nextn_predict_layers": 0}"#,
+                None,
+            ),
+            // A drafter's own evidence wins over a depth key its config may carry.
+            (
+                r#"{"architectures": ["DFlashDraftModel"], "num_nextn_predict_layers": 1}"#,
+                Some(Family::Dflash),
+            ),
+            (
+                r#"{"dflash_config": {"mask_token_id": 1}, "mtp_num_hidden_layers": 1}"#,
+                Some(Family::Dflash),
+            ),
+            (
+                r#"{"architectures": ["DeepseekV4ForCausalLM"], "dspark_block_size": 5, "num_nextn_predict_layers": 1}"#,
+                Some(Family::Dspark),
+            ),
+            (
+                r#"{"architectures": ["LlamaForCausalLMEagle3"], "num_nextn_predict_layers": 1}"#,
+                Some(Family::Eagle3),
+            ),
         ];
         for (text, want) in cases {
             assert_eq!(fam(text), *want, "{text}");
         }
     }
+    /// An MTP head found by its depth key is the target's own; a standalone MTP module is not.
+    #[test]
+    fn only_a_head_found_by_its_depth_key_is_in_the_target() {
+        let in_target = |text: &str| {
+            let doc = Document::parse(text).unwrap();
+            detect(&doc.root).is_some_and(|d| d.in_target(&doc.root))
+        };
+        assert!(in_target(
+            r#"{"architectures": ["DeepseekV3ForCausalLM"], "num_nextn_predict_layers": 1}"#
+        ));
+        assert!(!in_target(
+            r#"{"architectures": ["DeepSeekMTPModel"], "num_nextn_predict_layers": 1}"#
+        ));
+        assert!(!in_target(
+            r#"{"architectures": ["DFlashDraftModel"], "num_nextn_predict_layers": 1}"#
+        ));
+    }
+
     /// One row per family, in `Family::ALL` (declaration) order, and no name (command line, alias,
     /// architecture, speculators type) claimed twice.
     #[test]

@@ -253,8 +253,12 @@ pub const ROWS: &[FamilySpec] = &[
         detection_keys: &[],
         speculators_type: Some("mtp"),
         locations: &[DrafterLocation::EmbeddedInTarget],
+        // SGLang serves an MTP head with EAGLE (NEXTN is read as EAGLE) and, for the targets
+        // that ship their head inside (DeepseekV3ForCausalLM, Glm4MoeForCausalLM, …), drafts
+        // from the target's own path: sglang 0.5.23 srt/arg_groups/speculative_hook.py.
         engines: EngineNames {
             vllm: Some("mtp"),
+            sglang: Some("EAGLE"),
             ..NO_ENGINE
         },
         rules: RuleScope {

@@ -8,7 +8,8 @@ use serde_json::Value;
 use super::parse::Launch;
 use crate::config::TargetFacts;
 use crate::deployment::{
-    Deployment, DraftTokens, Drafter, Method, MethodFrom, Origin, QuantizationFlags, TensorParallel,
+    AttentionBackends, Deployment, DraftTokens, Drafter, Method, MethodFrom, Origin,
+    QuantizationFlags, TensorParallel,
 };
 use crate::rules::Engine;
 
@@ -21,6 +22,7 @@ pub fn of(launch: &Launch, target: Option<&TargetFacts>) -> Deployment {
         Some(name) => Drafter::Separate(name.clone()),
         None => Drafter::Embedded,
     };
+    d.target_name = launch.target.clone();
     d.env = Some(
         launch
             .env
@@ -47,6 +49,10 @@ pub fn of(launch: &Launch, target: Option<&TargetFacts>) -> Deployment {
             d.method = d.vllm_method();
         }
         Engine::Sglang => {
+            d.attention_backends = Some(AttentionBackends {
+                target: flag("--attention-backend"),
+                draft: flag("--speculative-draft-attention-backend"),
+            });
             d.method = launch.sglang.algorithm.clone().map(|name| Method {
                 name,
                 from: MethodFrom::SglangAlgorithm,

@@ -32,6 +32,7 @@ pub use crate::family;
 pub mod layers;
 pub mod mask;
 pub mod profile;
+pub mod mtp;
 pub mod quant;
 pub mod shape;
 pub mod tokens;
@@ -167,6 +168,7 @@ pub fn all_rules() -> Vec<&'static Rule> {
         quant::RULES,
         export::RULES,
         profile::RULES,
+        mtp::RULES,
     ]
     .into_iter()
     .flatten()
@@ -290,6 +292,9 @@ pub struct LintReport {
     pub findings: Vec<Diagnostic>,
     /// Rules not run because a fact they need was not available.
     pub skipped: Vec<Skipped>,
+    /// For an MTP head in a target config: the MTP rules that ran ([`mtp::ran`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub mtp_rules: Vec<crate::diagnostic::Code>,
     pub summary: Summary,
     /// Published configs of the drafter's shape that the tool knows (lint has no authority:
     /// these say which `diff` would settle whether the file is one of them).
@@ -359,7 +364,10 @@ fn lint_with(
         Some(f) => Detection::forced(f, config.root()),
         None => family::detect(config.root()).ok_or_else(|| family::unknown_error(config))?,
     };
-    let facts = target.facts.as_ref();
+    mtp::readable(config, &detection)?;
+    // An MTP head lives in its target's checkpoint: without another target, the config is it.
+    let own = mtp::own_facts(config, &detection, target);
+    let facts = target.facts.as_ref().or(own.as_ref());
     let mut cx = Ctx {
         // Replaced by the engine before each check runs (`RuleFamily::enter`).
         rule: rule(LintCode::FieldType),
@@ -374,18 +382,19 @@ fn lint_with(
     };
     let skipped = crate::diagnostic::rule::run(all_rules(), &mut cx);
     let mut findings = cx.findings;
-    if judge_deployment {
+    let judged_deployment = judge_deployment.then(|| options.deployment(facts));
+    if let Some(d) = &judged_deployment {
         let drafter = deployment::DrafterConfig {
             config,
             detection: Some(&detection),
         };
-        let judged = deployment::check(&options.deployment(facts), Some(drafter));
-        findings.extend(judged.findings);
+        findings.extend(deployment::check(d, Some(drafter)).findings);
     }
     diagnostic::sort(&mut findings);
     findings.dedup();
     let summary = Summary::of(&findings);
     Ok(LintReport {
+        mtp_rules: mtp::ran(&detection, &skipped, judged_deployment.as_ref()),
         published: Vec::new(),
         assumed: options.assumed(),
         path: config.path.display().to_string(),

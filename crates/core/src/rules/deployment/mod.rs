@@ -17,8 +17,10 @@
 use serde::Serialize;
 use serde_json::{json, Value};
 
+pub mod attention;
 mod loading;
 mod options;
+pub mod mtp;
 
 use super::{block_size_field, whole_positive, ByEngine, Detection, EngineRow, Family};
 use crate::config::ConfigFile;
@@ -35,6 +37,10 @@ use loading::{
 use options::{
     DRAFT_SAMPLE_PROBABILISTIC, DRAFT_SAMPLE_PROBABILISTIC_BY_ENGINE, DSPARK_DRAFT_TOPK,
     DSPARK_DRAFT_TOPK_BY_ENGINE,
+};
+use mtp::{
+    METHOD_OVERRIDDEN_BY_NAME, METHOD_OVERRIDDEN_BY_NAME_BY_ENGINE, MTP_DSPARK_STAGES,
+    MTP_HEAD_MISSING, MTP_K_DEPTH,
 };
 
 /// The deployment family of rules: they judge one [`Deployment`] ([`Cx`]).
@@ -56,6 +62,11 @@ pub enum Engines {
     Both,
     /// SGLang, or no engine named (vLLM does the opposite of what the rule warns about).
     NotVllm,
+    /// vLLM serving an MTP head (`method` `mtp` or an MTP model-type name): the rules about
+    /// MTP heads, not listed as skipped for other methods.
+    VllmMtp,
+    /// SGLang started with an MLA `--attention-backend` (a kernel whose name says `mla`).
+    SglangMlaBackend,
 }
 
 impl Describe for Engines {
@@ -65,6 +76,8 @@ impl Describe for Engines {
             Engines::Sglang => "SGLang deployments",
             Engines::Both => "vLLM and SGLang deployments",
             Engines::NotVllm => "SGLang deployments, and lint without an engine",
+            Engines::VllmMtp => "vLLM deployments with method mtp",
+            Engines::SglangMlaBackend => "SGLang deployments with an MLA --attention-backend",
         }
         .to_string()
     }
@@ -151,6 +164,10 @@ impl RuleFamily for DeploymentRules {
             Engines::Sglang => engine == Some(Engine::Sglang),
             Engines::Both => engine.is_some(),
             Engines::NotVllm => engine != Some(Engine::Vllm),
+            Engines::VllmMtp => engine == Some(Engine::Vllm) && mtp::vllm_mtp(cx.deployment),
+            Engines::SglangMlaBackend => {
+                engine == Some(Engine::Sglang) && attention::mla_backend(cx.deployment).is_some()
+            }
         }
     }
 
@@ -177,6 +194,11 @@ pub const RULES: &[Rule] = &[
     DRAFT_QUANT_INHERITED,
     DRAFT_SAMPLE_PROBABILISTIC,
     DSPARK_DRAFT_TOPK,
+    MTP_HEAD_MISSING,
+    MTP_K_DEPTH,
+    MTP_DSPARK_STAGES,
+    METHOD_OVERRIDDEN_BY_NAME,
+    attention::DRAFT_ATTENTION_BACKEND_INHERITED,
 ];
 
 /// The rule that raises `code`.
@@ -200,6 +222,7 @@ pub fn by_engine(code: DeploymentCode) -> Option<&'static ByEngine> {
         DeploymentCode::NumSpeculativeTokensTooSmall => {
             Some(&NUM_SPECULATIVE_TOKENS_TOO_SMALL_BY_ENGINE)
         }
+        DeploymentCode::MethodOverriddenByName => Some(&METHOD_OVERRIDDEN_BY_NAME_BY_ENGINE),
         _ => None,
     }
 }
@@ -325,8 +348,11 @@ const SPECULATIVE_CONFIG_METHOD: Rule = Rule {
 \"eagle3\" in the drafter's name; SGLang picks the worker from --speculative-algorithm (DFLASH, DSPARK, EAGLE3). \
 Another method loads the drafter with the wrong proposer (vLLM's DFlash proposer asserts method == \"dflash\"): a \
 warning. A drafter with `sample_from_anchor: true` (DSpark) served as `dflash` is refused by vLLM's V2 DFlash \
-speculator: an error. MTP drafts are not judged (vLLM normalises several MTP method names). Formerly also \
-`launch-method-family` (an alias until the next release).",
+speculator: an error. Under SGLang, EAGLE (or its alias NEXTN) on an EAGLE-3 head that reads aux hidden states is \
+an error too: SGLang 0.5.23 uses the aux concatenation only under EAGLE3, so the head gets one hidden state, skips \
+its fc and drafts garbage (accept length exactly 1.0, no error or warning: sglang PR 21272). An MTP head inside its \
+target is served by SGLang with EAGLE (NEXTN); under vLLM it is not judged here (vLLM normalises several MTP method \
+names; the MTP deployment rules judge it). Formerly also `launch-method-family` (an alias until the next release).",
     },
     applies: Engines::Both,
     needs: &[Need::DrafterConfig],
@@ -409,8 +435,28 @@ fn sglang_algorithm_family(cx: &mut Cx) {
     if method.name == want {
         return;
     }
+    // EAGLE (or NEXTN) on an EAGLE-3 head that reads aux hidden states: SGLang feeds it one
+    // hidden state instead of the aux concatenation, skips its fc, and every draft is rejected
+    // (accept length exactly 1.0, sglang PR 21272; eagle_utils.py and llama_eagle3.py at 0.5.23).
+    let uses_aux = cx.drafter.is_some_and(|dr| {
+        dr.root()
+            .get("eagle_config")
+            .and_then(|e| e.get("use_aux_hidden_state"))
+            .and_then(Node::as_bool)
+            != Some(false)
+    });
+    let collapses = want == "EAGLE3" && method.name == "EAGLE" && uses_aux;
+    let (severity, why) = if collapses {
+        (
+            Severity::Error,
+            ": under EAGLE the head gets one hidden state instead of its aux concatenation, skips its fc and \
+             every draft is rejected (accept length exactly 1.0, sglang#21272)",
+        )
+    } else {
+        (Severity::Warning, "")
+    };
     let message = format!(
-        "--speculative-algorithm {}, but the drafter is a {} drafter ({}): SGLang expects {want}",
+        "--speculative-algorithm {}, but the drafter is a {} drafter ({}): SGLang expects {want}{why}",
         method.name,
         det.name.as_str(),
         det.evidence.join(", ")
@@ -420,7 +466,7 @@ fn sglang_algorithm_family(cx: &mut Cx) {
         anchor: (None, "--speculative-algorithm"),
         field: None,
     };
-    cx.emit(Severity::Warning, at, message, Some(json!(want)));
+    cx.emit(severity, at, message, Some(json!(want)));
 }
 
 const NUM_SPECULATIVE_TOKENS_MISSING: Rule = Rule {
@@ -448,9 +494,12 @@ fn num_speculative_tokens_missing(cx: &mut Cx) {
     }
     if let Some(dr) = cx.drafter {
         let root = dr.root();
+        // An MTP head's depth becomes vLLM's n_predict, whichever spelling declares it (Qwen3.5:
+        // `text_config.mtp_num_hidden_layers`).
         if dr.family() == Some(Family::Speculators)
             || root.get("n_predict").is_some()
             || root.get("num_nextn_predict_layers").is_some()
+            || matches!(crate::family::embedded::declared(root), Ok(Some(_)))
         {
             return;
         }

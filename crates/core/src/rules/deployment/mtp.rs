@@ -1,0 +1,421 @@
+//! An MTP head served from inside its target checkpoint, as a deployment states it: the method
+//! `mtp` on a checkpoint whose config declares no head, K against the head's depth, DeepSeek
+//! V4.1 (whose `mtp.*` tensors are DSpark stages) served as `mtp`, and vLLM's auto-detection,
+//! which replaces a written method by one read from substrings of the draft model's name.
+//!
+//! The head is read from the drafter's config through `family::embedded` (for an MTP method
+//! without a separate drafter, launch reads the target's config as the drafter's). Sources: vLLM
+//! `vllm/config/speculative.py` in the release wheels 0.25.1 to 0.33.0 and the files it moved to
+//! in 0.34.0 (`v1/worker/gpu/spec_decode/`), cited in evidence/evidence.toml under each code.
+
+use serde_json::json;
+
+use super::super::{ByEngine, EngineRow};
+use super::{At, Cx, DrafterConfig, Engines, Need, Rule};
+use crate::deployment::{Deployment, Drafter, Engine, MethodFrom};
+use crate::diagnostic::codes::DeploymentCode;
+use crate::diagnostic::{CodeInfo, Severity};
+use crate::family::embedded::{self, MtpDeclaration};
+use crate::json::{Node, Path};
+
+/// The codes of the rules here that `d` puts in scope (what lint lists as the MTP rules run).
+pub fn in_scope(d: &Deployment) -> Vec<DeploymentCode> {
+    if d.engine() != Some(Engine::Vllm) {
+        return Vec::new();
+    }
+    let mut codes = Vec::new();
+    if vllm_mtp(d) {
+        codes.extend([
+            DeploymentCode::MtpHeadMissing,
+            DeploymentCode::MtpKDepth,
+            DeploymentCode::MtpDsparkStages,
+        ]);
+    }
+    codes.push(DeploymentCode::MethodOverriddenByName);
+    codes
+}
+
+/// vLLM's method is MTP: `mtp`, or one of the MTP model-type names vLLM still accepts and
+/// rewrites to `mtp` with a deprecation warning (`deepseek_mtp`, `qwen3_next_mtp`, …).
+pub(super) fn vllm_mtp(d: &Deployment) -> bool {
+    d.method
+        .as_ref()
+        .is_some_and(|m| m.from == MethodFrom::SpeculativeConfig && is_mtp_name(&m.name))
+}
+
+fn is_mtp_name(m: &str) -> bool {
+    m == "mtp" || m.ends_with("_mtp")
+}
+
+/// The MTP head the drafter's config declares; `None` when it declares none or its keys cannot
+/// be read (lint refuses that config on its own).
+fn head(dr: &DrafterConfig) -> Option<MtpDeclaration> {
+    embedded::declared(dr.root()).ok().flatten()
+}
+
+/// Where a finding on the speculative config's method points.
+fn at_method(field: Option<Path>) -> At<'static> {
+    At {
+        flag: "--speculative-config.method",
+        anchor: (Some("--speculative-config"), "\"method\""),
+        field,
+    }
+}
+
+pub(super) const MTP_HEAD_MISSING: Rule = Rule {
+    code: DeploymentCode::MtpHeadMissing,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "method mtp on a checkpoint whose config declares no MTP head",
+        explanation: "With `method: mtp` and no draft `model`, vLLM drafts with the target's own MTP layers: it \
+rewrites the target's config into its MTP model (`hf_config_override`: `num_nextn_predict_layers`, or \
+`mtp_num_hidden_layers` for Qwen3.5, becomes `n_predict`). A target whose config declares no MTP head (no depth key, \
+or 0) has none to draft with: for a model type vLLM has no MTP model for, vLLM raises NotImplementedError \
+\"Unsupported speculative method: 'mtp'\"; for one it maps (DeepSeek-V3 with num_nextn_predict_layers 0), the head \
+is built with n_predict 0 and K is divided by it. Either way the server does not start: an error. Serve a checkpoint \
+that ships the MTP layers (the original, not a quantization that dropped them), or another method.",
+    },
+    applies: Engines::VllmMtp,
+    needs: &[Need::DrafterConfig],
+    check: mtp_head_missing,
+};
+
+/// Method mtp and the config it drafts from is no drafter and declares no MTP head.
+fn mtp_head_missing(cx: &mut Cx) {
+    let Some(dr) = cx.drafter else {
+        return;
+    };
+    // A config of no drafter family (a plain target), or one forced to MTP: a drafter of
+    // another family, or a standalone MTP module, is the method rules' to judge.
+    let plain = dr
+        .detection
+        .is_none_or(|d| d.forced && d.name == crate::family::Family::Mtp);
+    if !plain {
+        return;
+    }
+    if !matches!(embedded::declared(dr.root()), Ok(None)) {
+        return;
+    }
+    let whose = match &cx.deployment.drafter {
+        Drafter::Separate(name) => format!("the draft model `{name}`"),
+        _ => "the target".to_string(),
+    };
+    let message = format!(
+        "method \"mtp\", but {whose}'s config declares no MTP head (no num_nextn_predict_layers or \
+         mtp_num_hidden_layers above 0, top level or under text_config): vLLM has no MTP layers to draft with and \
+         does not start; serve a checkpoint that ships its MTP layers, or another method"
+    );
+    cx.emit(Severity::Error, at_method(None), message, None);
+}
+
+pub(super) const MTP_K_DEPTH: Rule = Rule {
+    code: DeploymentCode::MtpKDepth,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "num_speculative_tokens above the MTP head's depth: refused unless a multiple of it, and the layers are reused",
+        explanation: "vLLM sets `n_predict` to the MTP depth the target's config declares and, when \
+num_speculative_tokens is larger, raises ValueError \"num_speculative_tokens:K must be divisible by n_predict\" \
+unless K is a multiple of it (every release read, 0.25.1 to 0.34.0): an error. A multiple is accepted, and the \
+MTP layers are run again for the positions past the depth; vLLM logs \"Enabling num_speculative_tokens > 1 will run \
+multiple times of forward on same MTP layer, which may result in lower acceptance rate\" (except for step3p5 and \
+inkling MTP): a warning. A public report served a Qwen3.5-122B MTP head with K 13 and saw acceptance 0 \
+(vllm-ascend issue 9290; the cause is not stated there). Set K to the depth, or measure acceptance per position before going past it.",
+    },
+    applies: Engines::VllmMtp,
+    needs: &[Need::DrafterConfig],
+    check: mtp_k_depth,
+};
+
+/// K against the depth of the MTP head the drafter's config declares.
+fn mtp_k_depth(cx: &mut Cx) {
+    let Some(dr) = cx.drafter else {
+        return;
+    };
+    let d = cx.deployment;
+    let (Some(k), Some(head)) = (d.k(), head(&dr)) else {
+        return;
+    };
+    if k <= head.depth {
+        return;
+    }
+    let depth = head.depth;
+    let at = At {
+        flag: "--speculative-config.num_speculative_tokens",
+        anchor: (Some("--speculative-config"), "num_speculative_tokens"),
+        field: Some(Path::parse(&head.key)),
+    };
+    if k % depth != 0 {
+        let message = format!(
+            "num_speculative_tokens {k} is above the MTP depth {depth} (`{}`) and not a multiple of it: vLLM raises \
+             \"num_speculative_tokens:{k} must be divisible by n_predict={depth}\"; use {depth}",
+            head.key
+        );
+        cx.emit(Severity::Error, at, message, Some(json!(depth)));
+        return;
+    }
+    let message = format!(
+        "num_speculative_tokens {k} is above the MTP depth {depth} (`{}`): vLLM runs the same MTP layer(s) again for \
+         the positions past {depth} (it warns \"may result in lower acceptance rate\"; a Qwen3.5-122B MTP head at K 13 \
+         reported 0 acceptance, vllm-ascend 9290); use {depth} unless acceptance per position says otherwise",
+        head.key
+    );
+    cx.emit(Severity::Warning, at, message, Some(json!(depth)));
+}
+
+pub(super) const MTP_DSPARK_STAGES: Rule = Rule {
+    code: DeploymentCode::MtpDsparkStages,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "DeepSeek V4.1 served with method mtp: its mtp.* tensors are DSpark stages, serve it with dspark",
+        explanation: "A DeepSeek V4.1 checkpoint (`model_type: deepseek_v41`) ships DSpark stages under `mtp.*` \
+(main_proj, markov_head, confidence_head) and none of the classic MTP weights. vLLM from 0.30.0 raises ValueError \
+\"DeepSeek V4.1 has no classic-MTP draft … Use speculative method 'dspark' instead of 'mtp'\" (0.34.0 in its MTP \
+speculator's config); 0.28 and 0.29 know no MTP model for the type and raise \"Unsupported speculative method: \
+'mtp'\". The server does not start at any release read: an error. Use `\"method\": \"dspark\"`.",
+    },
+    applies: Engines::VllmMtp,
+    needs: &[Need::DrafterConfig],
+    check: mtp_dspark_stages,
+};
+
+/// Method mtp on a DeepSeek V4.1 config.
+fn mtp_dspark_stages(cx: &mut Cx) {
+    let Some(dr) = cx.drafter else {
+        return;
+    };
+    let model_type = dr.root().get("model_type").and_then(Node::as_str);
+    if model_type != Some("deepseek_v41") {
+        return;
+    }
+    let message = "method \"mtp\" on a DeepSeek V4.1 checkpoint (model_type \"deepseek_v41\"): its mtp.* tensors are \
+                   DSpark stages, not MTP layers, and vLLM refuses it (\"Use speculative method 'dspark' instead of \
+                   'mtp'\"); use \"method\": \"dspark\""
+        .to_string();
+    cx.emit(
+        Severity::Error,
+        at_method(Some(Path::key("model_type"))),
+        message,
+        Some(json!("dspark")),
+    );
+}
+
+pub(super) const METHOD_OVERRIDDEN_BY_NAME: Rule = Rule {
+    code: DeploymentCode::MethodOverriddenByName,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "vLLM replaces the written method with one it reads from the draft model's name (eagle-, eagle3, dflash, dspark)",
+        explanation: "Up to 0.33.0, vLLM keeps a written `method` only when it is eagle, eagle3, dflash or dspark. \
+Any other (mtp, draft_model, …) is replaced by the first that matches, in order: \"eagle-\" in the draft model's name \
+(lowercased) makes it eagle, \"eagle3\" eagle3, \"dflash\" (or the architecture MuseGlimmerAssistantModel, from 0.28) \
+dflash, \"dspark\" (or Qwen3DSparkModel, Gemma4DSparkModel) dspark. For method mtp without a draft `model` the name \
+is the target's, so an MTP target stored under a folder named `…-dflash…` is loaded as a DFlash drafter. When the \
+method vLLM ends up with does not serve the drafter (an MTP head, a draft model), the drafter is loaded with the \
+wrong proposer: an error up to 0.33. 0.34.0 keeps a written method (it detects one only when none is given, and \
+refuses a draft that declares another speculator): worth knowing there. Rename the folder (or a symlink to it) so \
+the name holds none of those substrings.",
+    },
+    applies: Engines::Vllm,
+    needs: &[],
+    check: method_overridden_by_name,
+};
+
+pub(super) const METHOD_OVERRIDDEN_BY_NAME_BY_ENGINE: ByEngine = ByEngine {
+    no_engine: None,
+    rows: &[
+        EngineRow::until(
+            Engine::Vllm,
+            (0, 33),
+            Some(Severity::Error),
+            "replaces any method but eagle/eagle3/dflash/dspark by the one the draft's name says (read at 0.25.1-0.33.0)",
+        ),
+        EngineRow::since(
+            Engine::Vllm,
+            (0, 34),
+            Some(Severity::Info),
+            "keeps a written method (read at 0.34.0)",
+        ),
+    ],
+};
+
+/// The substrings (lowercased name) and architectures vLLM's auto-detection reads, in its order.
+const BY_NAME: &[(&str, &str)] = &[
+    ("eagle-", "eagle"),
+    ("eagle3", "eagle3"),
+    ("dflash", "dflash"),
+    ("dspark", "dspark"),
+];
+const BY_ARCHITECTURE: &[(&str, &str)] = &[
+    ("MuseGlimmerAssistantModel", "dflash"),
+    ("Qwen3DSparkModel", "dspark"),
+    ("Gemma4DSparkModel", "dspark"),
+];
+
+/// A written vLLM method other than the four it keeps, and a draft name (or architecture) that
+/// makes vLLM pick another.
+fn method_overridden_by_name(cx: &mut Cx) {
+    let d = cx.deployment;
+    let Some(method) = d
+        .method
+        .as_ref()
+        .filter(|m| m.from == MethodFrom::SpeculativeConfig)
+    else {
+        return;
+    };
+    let written = method.name.as_str();
+    if ["eagle", "eagle3", "dflash", "dspark"].contains(&written) {
+        return;
+    }
+    // The name vLLM reads: the draft `model`, else (mtp) the target's.
+    let name = match d.spec("model").and_then(serde_json::Value::as_str) {
+        Some(model) => model.to_string(),
+        None if is_mtp_name(written) => match &d.target_name {
+            Some(t) => t.clone(),
+            None => return,
+        },
+        None => return,
+    };
+    let lower = name.to_ascii_lowercase();
+    let by_name = BY_NAME.iter().find(|(s, _)| lower.contains(s));
+    let architectures = cx
+        .drafter
+        .map(|dr| crate::config::architectures(dr.root()))
+        .unwrap_or_default();
+    let (trigger, becomes) = match by_name {
+        Some((s, m)) => (format!("\"{s}\" in `{name}`"), *m),
+        None => match BY_ARCHITECTURE
+            .iter()
+            .find(|(a, _)| architectures.iter().any(|x| x == a))
+        {
+            Some((a, m)) => (format!("the architecture {a}"), *m),
+            None => return,
+        },
+    };
+    let Some(row) = cx.engine_severity() else {
+        return;
+    };
+    // The new method serves the drafter: vLLM's rewrite helps (the written method is
+    // speculative-config-method's to judge).
+    let det = cx.drafter.and_then(|dr| dr.detection);
+    if det.is_some_and(|det| det.effective().vllm_accepts(becomes)) {
+        return;
+    }
+    let severity = match (row, det, cx.drafter.and_then(|dr| head(&dr))) {
+        (Severity::Error, None, None) => Severity::Warning,
+        (s, ..) => s,
+    };
+    let message = format!(
+        "method {written:?} is not kept: vLLM (up to 0.33) reads {trigger} and runs {becomes:?} instead, loading the \
+         drafter with the wrong proposer; rename the folder (or link it under a name without \"eagle-\", \"eagle3\", \
+         \"dflash\" or \"dspark\"), or serve with vLLM 0.34 or later, which keeps the written method"
+    );
+    cx.emit(severity, at_method(None), message, Some(json!(written)));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::deployment::Origin;
+    use crate::rules::deployment::check;
+    use crate::rules::family;
+    use crate::rules::Detection;
+
+    fn config(text: &str) -> crate::config::ConfigFile {
+        crate::config::parse(std::path::Path::new("config.json"), text.as_bytes()).unwrap()
+    }
+
+    fn vllm(spec: serde_json::Value, target: Option<&str>) -> Deployment {
+        let mut d = Deployment::new(Origin::LaunchLine, Some(Engine::Vllm.into()));
+        d.speculative_config = spec.as_object().cloned();
+        d.method = d.vllm_method();
+        d.target_name = target.map(str::to_string);
+        d.drafter = Drafter::Embedded;
+        d
+    }
+
+    fn codes(d: &Deployment, text: &str) -> Vec<(String, Severity)> {
+        let c = config(text);
+        let det: Option<Detection> = family::detect(c.root());
+        let dr = DrafterConfig {
+            config: &c,
+            detection: det.as_ref(),
+        };
+        check(d, Some(dr))
+            .findings
+            .into_iter()
+            .map(|f| (f.code.as_str().to_string(), f.severity))
+            .collect()
+    }
+
+    const DEEPSEEK: &str = r#"{"architectures": ["DeepseekV3ForCausalLM"], "model_type": "deepseek_v3", "num_hidden_layers": 61, "num_nextn_predict_layers": 1}"#;
+
+    #[test]
+    fn mtp_on_a_target_without_a_head_is_an_error() {
+        let d = vllm(
+            json!({"method": "mtp", "num_speculative_tokens": 1}),
+            Some("Qwen/Qwen3-8B"),
+        );
+        let got = codes(
+            &d,
+            r#"{"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3"}"#,
+        );
+        assert!(
+            got.contains(&("mtp-head-missing".into(), Severity::Error)),
+            "{got:?}"
+        );
+        assert!(!codes(&d, DEEPSEEK)
+            .iter()
+            .any(|(c, _)| c == "mtp-head-missing"));
+    }
+
+    #[test]
+    fn k_against_the_depth() {
+        let k = |k: u64| vllm(json!({"method": "mtp", "num_speculative_tokens": k}), None);
+        assert!(codes(&k(1), DEEPSEEK).is_empty());
+        assert!(codes(&k(3), DEEPSEEK).contains(&("mtp-k-depth".into(), Severity::Warning)));
+        let two = DEEPSEEK.replace(
+            "\"num_nextn_predict_layers\": 1",
+            "\"num_nextn_predict_layers\": 2",
+        );
+        assert!(codes(&k(3), &two).contains(&("mtp-k-depth".into(), Severity::Error)));
+        assert!(codes(&k(4), &two).contains(&("mtp-k-depth".into(), Severity::Warning)));
+    }
+
+    #[test]
+    fn deepseek_v41_as_mtp_is_refused() {
+        let d = vllm(json!({"method": "mtp", "num_speculative_tokens": 1}), None);
+        let v41 = r#"{"model_type": "deepseek_v41", "num_hidden_layers": 61, "num_nextn_predict_layers": 3}"#;
+        assert!(codes(&d, v41).contains(&("mtp-dspark-stages".into(), Severity::Error)));
+    }
+
+    #[test]
+    fn a_name_that_rewrites_the_method() {
+        let d = vllm(
+            json!({"method": "mtp", "num_speculative_tokens": 1}),
+            Some("/models/GLM-4.5-Air-dflash-eval"),
+        );
+        let got = codes(&d, DEEPSEEK);
+        assert!(
+            got.contains(&("method-overridden-by-name".into(), Severity::Info)),
+            "{got:?}"
+        );
+        let mut old = d.clone();
+        old.engine = Some(crate::deployment::EngineSpec {
+            engine: Engine::Vllm,
+            version: Some((0, 28)),
+        });
+        let got = codes(&old, DEEPSEEK);
+        assert!(
+            got.contains(&("method-overridden-by-name".into(), Severity::Error)),
+            "{got:?}"
+        );
+        // A kept method, or a name without the substrings: nothing.
+        let kept = vllm(json!({"method": "dflash", "model": "x/y-eagle3"}), None);
+        assert!(!codes(&kept, DEEPSEEK)
+            .iter()
+            .any(|(c, _)| c == "method-overridden-by-name"));
+        let plain = vllm(json!({"method": "mtp"}), Some("deepseek-ai/DeepSeek-V3"));
+        assert!(!codes(&plain, DEEPSEEK)
+            .iter()
+            .any(|(c, _)| c == "method-overridden-by-name"));
+    }
+}

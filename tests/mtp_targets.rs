@@ -1,0 +1,291 @@
+//! MTP heads inside a target checkpoint (issue 30), from files: target configs that declare a
+//! head (tests/fixtures/mtp-targets/, each with its SOURCE.txt) are linted without `--family`
+//! (exit 0 or 1, never 2, the MTP rules that ran listed), judged with an engine (K against the
+//! depth, the method vLLM rewrites from a name), served by `launch` (lint runs on the target's
+//! own config: no `launch-lint-skipped`; `mtp` on a target without a head is an error), skipped
+//! by `check` as targets, not drafters; and a config whose two depth spellings disagree is refused (exit 2).
+//! Beside them, SGLang's draft attention backend inherited from an MLA target (sglang#23490).
+
+use serde_json::Value;
+
+mod common;
+
+use common::{codes, run};
+
+const TARGETS: &[&str] = &[
+    "tests/fixtures/mtp-targets/deepseek-v3-defaults",
+    "tests/fixtures/mtp-targets/glm4.5-defaults",
+    "tests/fixtures/mtp-targets/qwen3.5-moe-defaults",
+];
+
+fn json(out: &str, err: &str) -> Value {
+    serde_json::from_str(out).unwrap_or_else(|e| panic!("{e}\nstdout: {out}\nstderr: {err}"))
+}
+
+#[test]
+fn every_mtp_target_lints_without_family_and_lists_the_mtp_rules() {
+    for dir in TARGETS {
+        let (code, out, err) = run(&["lint", dir, "--format", "json"]);
+        assert!(code == 0 || code == 1, "{dir}: exit {code}\n{err}");
+        let v = json(&out, &err);
+        assert_eq!(v["family"]["name"], "mtp", "{dir}");
+        let rules: Vec<&str> = v["mtp_rules"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{dir}: no mtp_rules in {out}"))
+            .iter()
+            .map(|c| c.as_str().unwrap())
+            .collect();
+        assert_eq!(
+            rules,
+            ["mtp-base-layers-missing", "mtp-layers-unused"],
+            "{dir}"
+        );
+        assert!(
+            !codes(&v).iter().any(|(_, s)| s == "error"),
+            "{dir}: {:?}",
+            codes(&v)
+        );
+        let (code, human, _) = run(&["lint", dir]);
+        assert!(code == 0 || code == 1, "{dir}");
+        assert!(
+            human.contains("  mtp      rules run: mtp-base-layers-missing, mtp-layers-unused"),
+            "{human}"
+        );
+    }
+}
+
+/// `lint DIR --format json --engine ENGINE --speculative-config SPEC`: the exit code and report.
+fn lint_with(dir: &str, engine: &str, spec: &str) -> (i32, Value) {
+    let (code, out, err) = run(&[
+        "lint",
+        dir,
+        "--format",
+        "json",
+        "--engine",
+        engine,
+        "--speculative-config",
+        spec,
+    ]);
+    (code, json(&out, &err))
+}
+
+#[test]
+fn with_vllm_the_deployment_rules_about_mtp_run_and_judge_k() {
+    let dir = TARGETS[0];
+    let (code, v) = lint_with(
+        dir,
+        "vllm",
+        r#"{"method": "mtp", "num_speculative_tokens": 3}"#,
+    );
+    assert_eq!(code, 0);
+    assert!(codes(&v).contains(&("mtp-k-depth".into(), "warning".into())));
+    let rules = v["mtp_rules"].as_array().unwrap();
+    assert!(rules.iter().any(|c| c == "mtp-k-depth"), "{rules:?}");
+    assert!(rules.iter().any(|c| c == "method-overridden-by-name"));
+    // No K: vLLM takes the depth (n_predict), whichever spelling declares it (Qwen3.5's is
+    // under text_config): not num-speculative-tokens-missing.
+    let (code, v) = lint_with(TARGETS[2], "vllm", r#"{"method": "mtp"}"#);
+    assert_eq!(code, 0, "{v}");
+    assert!(codes(&v).is_empty(), "{v}");
+    // K equal to the depth: nothing.
+    let (code, v) = lint_with(
+        dir,
+        "vllm",
+        r#"{"method": "mtp", "num_speculative_tokens": 1}"#,
+    );
+    assert_eq!(code, 0);
+    assert!(codes(&v).is_empty(), "{v}");
+}
+
+#[test]
+fn a_draft_name_that_rewrites_the_method_is_an_error_where_vllm_rewrites_it() {
+    let spec =
+        r#"{"method": "mtp", "model": "/models/GLM-4.5-dflash-eval", "num_speculative_tokens": 1}"#;
+    let lint = |engine: &str| {
+        let (code, v) = lint_with(TARGETS[1], engine, spec);
+        (code, codes(&v))
+    };
+    let (code, found) = lint("vllm@0.33");
+    assert_eq!(code, 1);
+    assert!(found.contains(&("method-overridden-by-name".into(), "error".into())));
+    let (code, found) = lint("vllm@0.34");
+    assert_eq!(code, 0);
+    assert!(found.contains(&("method-overridden-by-name".into(), "info".into())));
+}
+
+#[test]
+fn two_depth_spellings_that_disagree_are_bad_input() {
+    let (code, out, err) = run(&["lint", "tests/fixtures/mtp-targets/bad-two-depths"]);
+    assert_eq!(code, 2, "{out}");
+    assert!(out.is_empty(), "nothing written: {out}");
+    assert!(err.contains("bad-two-depths/config.json"), "{err}");
+    assert!(
+        err.contains("`mtp_num_hidden_layers` is 1")
+            && err.contains("`text_config.mtp_num_hidden_layers` is 2"),
+        "{err}"
+    );
+}
+
+/// `launch --format json -- vllm serve MODEL --speculative-config SPEC`: exit code and report.
+fn vllm_serve(model: &str, spec: &str) -> (i32, Value) {
+    let (code, out, err) = run(&[
+        "launch",
+        "--format",
+        "json",
+        "--",
+        "vllm",
+        "serve",
+        model,
+        "--speculative-config",
+        spec,
+    ]);
+    (code, json(&out, &err))
+}
+
+/// `launch --format json -- python3 -m sglang.launch_server --model-path MODEL FLAGS…`.
+fn sglang_launch(model: &str, flags: &[&str]) -> (i32, Value) {
+    let mut args = vec![
+        "launch",
+        "--format",
+        "json",
+        "--",
+        "python3",
+        "-m",
+        "sglang.launch_server",
+        "--model-path",
+        model,
+    ];
+    args.extend_from_slice(flags);
+    let (code, out, err) = run(&args);
+    (code, json(&out, &err))
+}
+
+/// An EAGLE chain of `steps` steps, top-k 1 and `tokens` draft tokens, then `flags`.
+fn chain<'a>(steps: &'a str, tokens: &'a str, flags: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "--speculative-num-steps",
+        steps,
+        "--speculative-eagle-topk",
+        "1",
+        "--speculative-num-draft-tokens",
+        tokens,
+    ];
+    args.extend_from_slice(flags);
+    args
+}
+
+#[test]
+fn launch_lints_the_targets_own_head() {
+    for dir in TARGETS {
+        let (code, v) = vllm_serve(dir, r#"{"method": "mtp", "num_speculative_tokens": 1}"#);
+        assert_eq!(code, 0, "{dir}");
+        let found = codes(&v);
+        assert!(
+            !found.iter().any(|(c, _)| c == "launch-lint-skipped"),
+            "{dir}: {found:?}"
+        );
+    }
+    // SGLang serves MTP with EAGLE (NEXTN is read as EAGLE): no method finding.
+    let (code, v) = sglang_launch(
+        TARGETS[0],
+        &chain("1", "2", &["--speculative-algorithm", "NEXTN"]),
+    );
+    assert_eq!(code, 0, "{v}");
+    let found = codes(&v);
+    assert!(
+        !found
+            .iter()
+            .any(|(c, _)| c == "launch-lint-skipped" || c == "speculative-config-method"),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn mtp_on_a_target_without_a_head_is_an_error() {
+    let (code, v) = vllm_serve(
+        "tests/launch/models/qwen3-0.6b-draft-lm",
+        r#"{"method": "mtp", "num_speculative_tokens": 1}"#,
+    );
+    assert_eq!(code, 1);
+    assert!(codes(&v).contains(&("mtp-head-missing".into(), "error".into())));
+}
+
+#[test]
+fn check_skips_a_target_whose_config_declares_an_mtp_head() {
+    let (code, out, err) = run(&[
+        "check",
+        TARGETS[0],
+        TARGETS[1],
+        TARGETS[2],
+        "tests/fixtures/real-configs/sgl-project__SpecForge-qwen3.6-27b-dflash",
+        "--format",
+        "json",
+    ]);
+    assert!(code == 0 || code == 1, "{err}");
+    let v = json(&out, &err);
+    let skipped: Vec<&str> = v["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s.as_str().unwrap())
+        .collect();
+    for dir in TARGETS {
+        assert!(
+            skipped.contains(&format!("{dir}/config.json").as_str()),
+            "{dir} not skipped: {skipped:?}"
+        );
+    }
+    // The drafter beside them is still checked.
+    assert_eq!(v["drafters"].as_array().unwrap().len(), 1, "{out}");
+}
+
+/// SGLang: an EAGLE-3 (MHA) draft beside an MLA target (DeepSeek-V3's architecture) runs the
+/// target's `--attention-backend` unless it is given its own (sglang#23490).
+#[test]
+fn sglang_draft_on_an_mla_backend_needs_its_own() {
+    let sglang = |extra: &[&str]| {
+        let mut args = vec![
+            "--speculative-algorithm",
+            "EAGLE3",
+            "--speculative-draft-model-path",
+            "tests/launch/models/eagle3-qwen3-8b",
+        ];
+        args.extend_from_slice(extra);
+        codes(&sglang_launch(TARGETS[0], &chain("3", "4", &args)).1)
+    };
+    let inherited = (
+        "draft-attention-backend-inherited".to_string(),
+        "error".to_string(),
+    );
+    assert!(sglang(&["--attention-backend", "trtllm_mla"]).contains(&inherited));
+    let own = sglang(&[
+        "--attention-backend",
+        "trtllm_mla",
+        "--speculative-draft-attention-backend",
+        "trtllm_mha",
+    ]);
+    assert!(!own.contains(&inherited), "{own:?}");
+    // No backend given: SGLang picks one by platform; nothing said.
+    assert!(!sglang(&[]).contains(&inherited));
+}
+
+/// SGLang: EAGLE (or NEXTN) on an EAGLE-3 head is an error (accept length exactly 1.0,
+/// sglang#21272); EAGLE3 is what it expects.
+#[test]
+fn sglang_eagle_on_an_eagle3_head_collapses() {
+    let run_with = |algorithm: &str| {
+        let flags = [
+            "--speculative-algorithm",
+            algorithm,
+            "--speculative-draft-model-path",
+            "tests/launch/models/eagle3-qwen3-8b",
+        ];
+        codes(&sglang_launch("tests/lint/targets/Qwen3-8B", &flags).1)
+    };
+    let collapse = ("speculative-config-method".to_string(), "error".to_string());
+    assert!(run_with("EAGLE").contains(&collapse));
+    assert!(run_with("NEXTN").contains(&collapse));
+    assert!(!run_with("EAGLE3")
+        .iter()
+        .any(|(c, _)| c == "speculative-config-method"));
+}
