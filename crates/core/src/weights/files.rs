@@ -166,6 +166,14 @@ load in vLLM. An error. Save the state dict without the prefix (the published dr
 /// One finding for all prefixed names, naming the first.
 fn model_prefix(cx: &mut Cx) {
     let v = cx.v;
+    // A target checkpoint with its own MTP head is loaded by the target's model class, which
+    // expects `model.`: only a drafter's loaders refuse it.
+    if matches!(
+        crate::family::embedded::declared(v.config.root()),
+        Ok(Some(_))
+    ) {
+        return;
+    }
     let prefixed = &v.names.prefixed;
     let Some(first) = prefixed.first() else {
         return;

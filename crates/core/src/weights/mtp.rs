@@ -32,7 +32,10 @@ the sub-modules transformers declares, without the MTP layers";
 /// disagree or are not numbers, or whose exclude list is not a list of names or is over the
 /// caps. Only for a config that declares a head, so other configs never fail here.
 pub fn check_inputs(config: &ConfigFile) -> Result<()> {
-    let at = |e: crate::Error| e.at(&config.path, None);
+    let at = |mut e: crate::Error| {
+        e.message = format!("`{}`: {}", config.path.display(), e.message);
+        e.at(&config.path, None)
+    };
     if embedded::declared(config.root()).map_err(at)?.is_some() {
         Exclusions::read(config.root()).map_err(at)?;
     }
@@ -47,15 +50,13 @@ fn head(cx: &Cx) -> Option<MtpHead> {
 
 const MTP_MISSING_BY_ENGINE: ByEngine = ByEngine {
     no_engine: Some(Severity::Error),
-    rows: &[EngineRow {
-        engine: Engine::Vllm,
-        since: Some((0, 25)),
-        until: None,
-        severity: Some(Severity::Error),
-        does: "refuses to load a DeepSeek-style MTP layer without weights (\"MTP speculative decoding layer N \
-weights missing from checkpoint\", deepseek_mtp.py at 0.25.1, 0.26.0 and 0.27.1); before vllm#35548 it served \
-such checkpoints at 0 % acceptance",
-    }],
+    rows: &[EngineRow::any_version(
+        Engine::Vllm,
+        Some(Severity::Error),
+        "refuses to load a DeepSeek-style MTP layer without weights (\"MTP speculative decoding layer N weights \
+missing from checkpoint\", deepseek_mtp.py, read at 0.25.1 and 0.27.1); before vllm#35548 it served such \
+checkpoints at 0 % acceptance",
+    )],
 };
 
 const MTP_MISSING: Rule = Rule {
@@ -194,16 +195,25 @@ fn mtp_unquantized(cx: &mut Cx) {
             .map(|m| {
                 let stored = match (&m.dtype, m.contradicts()) {
                     (Some(d), true) => format!(
-                        "the header stores it as {d} although {} sits beside it",
+                        "is stored as {d} by its header although {} sits beside it",
                         m.parts.join(", ")
                     ),
-                    (Some(d), false) => format!("stored as {d}, with no scale or packed weight"),
-                    (None, _) => "stored with no scale or packed weight (index names)".to_string(),
+                    (Some(d), false) => format!("is stored as {d}, with no scale or packed weight"),
+                    (None, _) => "has no scale or packed weight in the index".to_string(),
                 };
                 (m, stored)
             }),
     );
-    let hint = match ex.mtp_like.first() {
+    // An entry meant for the head that excludes none of its modules: the form is wrong.
+    let used: Vec<String> = h
+        .modules
+        .iter()
+        .filter_map(|m| match ex.verdict(&m.name) {
+            Verdict::Excluded(e) => Some(e),
+            _ => None,
+        })
+        .collect();
+    let hint = match ex.mtp_like.iter().find(|e| !used.contains(e)) {
         Some(e) => format!(
             "; `{e}` in `{}` is meant for the head but {} matches {}",
             ex.key,
@@ -226,7 +236,7 @@ fn mtp_unquantized(cx: &mut Cx) {
             &m.name,
             &file,
             format!(
-                "MTP module `{}` is {stored}{others}, but `{}` ({}) does not exclude it, so the engine \
+                "MTP module `{}` {stored}{others}, but `{}` ({}) does not exclude it, so the engine \
                  builds a quantized layer for it: a load failure or shape mismatch (vllm#53414, \
                  sglang#36786, sglang#29781){hint}; add `{}` to `{}` in the form {} matches, or \
                  quantize the head with the rest",

@@ -67,12 +67,15 @@ impl Method {
         }
     }
 
-    /// The keys the engine reads the list from, in the order it tries them.
+    /// The keys the engine reads the list from, in the order it tries them (fp8 takes
+    /// `modules_to_not_convert` when `ignored_layers` is absent or empty). ModelOpt reads
+    /// `quantization.exclude_modules` when the config has the `hf_quant_config.json` form
+    /// (a `quantization` object), else `ignore` ([`list_of`]).
     fn keys(self) -> &'static [&'static str] {
         match self {
             Method::CompressedTensors => &["ignore"],
             Method::Quark => &["exclude"],
-            Method::ModelOpt => &["exclude_modules", "ignore"],
+            Method::ModelOpt => &["ignore"],
             Method::Fp8 => &["ignored_layers", "modules_to_not_convert"],
         }
     }
@@ -183,15 +186,20 @@ fn looks_mtp(entry: &str) -> bool {
 }
 
 /// The list under `q` for `method`: `(dotted path, entries)`.
-fn list_of<'a>(q: &'a Node, method: Method) -> Result<Option<(String, Vec<&'a str>)>> {
-    let Some((key, node)) = method
-        .keys()
+fn list_of(q: &Node, method: Method) -> Result<Option<(String, Vec<&str>)>> {
+    let legacy = q.get("quantization").filter(|n| n.as_object().is_some());
+    let (q, keys, parent) = match (method, legacy) {
+        (Method::ModelOpt, Some(inner)) => (inner, &["exclude_modules"][..], "quantization."),
+        _ => (q, method.keys(), ""),
+    };
+    let empty = |n: &Node| n.is_null() || n.as_array().is_some_and(|a| a.is_empty());
+    let Some((key, node)) = keys
         .iter()
-        .find_map(|k| q.get(k).filter(|n| !n.is_null()).map(|n| (*k, n)))
+        .find_map(|k| q.get(k).filter(|n| !empty(n)).map(|n| (*k, n)))
     else {
         return Ok(None);
     };
-    let path = format!("quantization_config.{key}");
+    let path = format!("quantization_config.{parent}{key}");
     let hint = "make it a list of module names (strings), as the quantizer writes it";
     let items = node.as_array().ok_or_else(|| {
         Error::new(format!("`{path}` is not a list of module names")).with_hint(hint)
@@ -428,9 +436,13 @@ mod tests {
 
     #[test]
     fn modelopt_takes_contained_names_and_wildcards_never_re() {
-        let ex = read(&q("modelopt", "exclude_modules", &["re:^mtp.*"]));
+        let ex = read(&q("modelopt", "ignore", &["re:^mtp.*"]));
         assert_eq!(ex.verdict(Q), Verdict::Quantized);
-        let ex = read(&q("modelopt", "exclude_modules", &["mtp"]));
+        // hf_quant_config.json's form: `quantization.exclude_modules`.
+        let ex = read(
+            r#"{"quantization_config": {"quant_method": "modelopt", "quantization": {"quant_algo": "NVFP4", "exclude_modules": ["mtp"]}}}"#,
+        );
+        assert_eq!(ex.key, "quantization_config.quantization.exclude_modules");
         assert_eq!(ex.verdict(Q), Verdict::Excluded("mtp".into()));
         let ex = read(&q("modelopt", "ignore", &["model.layers.61*"]));
         assert_eq!(
@@ -489,7 +501,7 @@ mod tests {
             .collect();
         let refs: Vec<&str> = names.iter().map(String::as_str).collect();
         let start = std::time::Instant::now();
-        let ex = read(&q("modelopt", "exclude_modules", &refs));
+        let ex = read(&q("modelopt", "ignore", &refs));
         assert_eq!(
             ex.verdict("model.layers.7.mlp.gate").clone(),
             Verdict::Excluded("model.layers.7.mlp.gate".into())
