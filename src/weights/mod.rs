@@ -333,6 +333,9 @@ pub struct WeightsReport {
     pub config: Option<String>,
     /// The drafter family, when the config names a known one.
     pub family: Option<String>,
+    /// The MTP head a target's config declares (`num_nextn_predict_layers = 1`), whose layers
+    /// and storage the MTP rules checked.
+    pub mtp_head: Option<String>,
     /// Where the target facts came from, if any.
     pub target: Option<String>,
     pub diagnostics: Vec<crate::diagnostic::Diagnostic>,
