@@ -304,3 +304,59 @@ pub fn by_engine(code: WeightsCode) -> Option<&'static ByEngine> {
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The in-process cost of a real-size target index (BENCHMARKS.md, "MTP heads in a target's
+    /// index"): `DFLASH_MTP_INDEX=DIR` (bench/mtp_index.py's output), run with `cargo test
+    /// --release -p dflash-check-core --lib -- --ignored real_size_index --nocapture`.
+    #[test]
+    #[ignore = "a benchmark: needs DFLASH_MTP_INDEX"]
+    fn real_size_index_read_and_checked() {
+        let Some(dir) = std::env::var_os("DFLASH_MTP_INDEX").map(std::path::PathBuf::from) else {
+            return;
+        };
+        let bytes = std::fs::read(dir.join("model.safetensors.index.json")).unwrap();
+        let config = crate::config::load(&dir.join("config.json")).unwrap();
+        let mut best = [f64::MAX; 3];
+        for _ in 0..20 {
+            let t = std::time::Instant::now();
+            let index = crate::weights::index::parse("i.json", &bytes).unwrap();
+            let parsed = t.elapsed().as_secs_f64();
+            let headers = crate::weights::WeightsHeaders {
+                source: "d".into(),
+                missing_shards: index.shards.clone(),
+                index: Some(index),
+                shards: vec![],
+                requests: 0,
+                body_bytes: 0,
+            };
+            let t = std::time::Instant::now();
+            let declared = embedded::declared(config.root()).unwrap().unwrap();
+            let head = MtpHead::of(declared, &headers);
+            let ex = Exclusions::read(config.root()).unwrap().unwrap();
+            let excluded = head
+                .modules
+                .iter()
+                .filter(|m| ex.verdict(&m.name) != Verdict::Quantized)
+                .count();
+            let mtp = t.elapsed().as_secs_f64();
+            let t = std::time::Instant::now();
+            let checked = crate::weights::run(&config, &headers, None);
+            let all = t.elapsed().as_secs_f64();
+            assert!(head.missing().is_empty() && excluded < head.modules.len());
+            assert!(!checked.diagnostics.is_empty());
+            for (b, x) in best.iter_mut().zip([parsed, mtp, all]) {
+                *b = b.min(x);
+            }
+        }
+        eprintln!(
+            "index parse {:.1} ms, MTP head + exclusions {:.1} ms, every weights rule {:.1} ms (best of 20)",
+            best[0] * 1e3,
+            best[1] * 1e3,
+            best[2] * 1e3
+        );
+    }
+}
