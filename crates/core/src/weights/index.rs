@@ -62,6 +62,62 @@ struct ParseState {
     /// The first problem found, worded for the user (serde's own errors are for JSON syntax).
     problem: Option<String>,
     seen_map: bool,
+    hasher: std::collections::hash_map::RandomState,
+}
+
+/// A shard name as the map gives it: a string (borrowed from the text when it has no escape),
+/// or `None` for any other JSON value — read without building a JSON tree for it.
+struct ShardName<'de>(Option<std::borrow::Cow<'de, str>>);
+
+impl<'de> serde::Deserialize<'de> for ShardName<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> std::result::Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = ShardName<'de>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a shard file name")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> std::result::Result<Self::Value, E> {
+                Ok(ShardName(Some(std::borrow::Cow::Borrowed(v))))
+            }
+            fn visit_str<E>(self, v: &str) -> std::result::Result<Self::Value, E> {
+                Ok(ShardName(Some(std::borrow::Cow::Owned(v.to_string()))))
+            }
+            fn visit_bool<E>(self, _: bool) -> std::result::Result<Self::Value, E> {
+                Ok(ShardName(None))
+            }
+            fn visit_i64<E>(self, _: i64) -> std::result::Result<Self::Value, E> {
+                Ok(ShardName(None))
+            }
+            fn visit_u64<E>(self, _: u64) -> std::result::Result<Self::Value, E> {
+                Ok(ShardName(None))
+            }
+            fn visit_f64<E>(self, _: f64) -> std::result::Result<Self::Value, E> {
+                Ok(ShardName(None))
+            }
+            fn visit_unit<E>(self) -> std::result::Result<Self::Value, E> {
+                Ok(ShardName(None))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> std::result::Result<Self::Value, A::Error> {
+                while a.next_element::<serde::de::IgnoredAny>()?.is_some() {}
+                Ok(ShardName(None))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> std::result::Result<Self::Value, A::Error> {
+                while a
+                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                    .is_some()
+                {}
+                Ok(ShardName(None))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// The index file's top level: `weight_map` read by [`WeightMap`], every other key skipped.
@@ -123,15 +179,19 @@ impl<'de> serde::de::Visitor<'de> for WeightMap<'_> {
         mut map: A,
     ) -> std::result::Result<(), A::Error> {
         self.state.seen_map = true;
-        let mut position: HashMap<String, usize> = HashMap::new();
+        // Each name's position by its hash, so a name given twice is found without a second
+        // copy of every name (a collision of two names is told apart by comparing them).
+        let mut position: HashMap<u64, usize> = HashMap::new();
+        let mut collided: HashMap<String, usize> = HashMap::new();
         while let Some(tensor) = map.next_key::<String>()? {
-            let value = map.next_value::<serde_json::Value>()?;
+            let value = map.next_value::<ShardName>()?;
             // Names from a hostile file may be megabytes long: messages show their start.
             let tensor_shown = || crate::text::clip(&tensor, 120);
-            let Some(shard) = value.as_str() else {
+            let ShardName(Some(shard)) = value else {
                 let p = format!("`weight_map.{}` is not a file name string", tensor_shown());
                 return Err(self.stop(p));
             };
+            let shard = shard.as_ref();
             if !is_safe_file_name(shard) {
                 let p = format!(
                     "`weight_map.{}` names `{}`, which is not a file inside the model directory",
@@ -140,7 +200,18 @@ impl<'de> serde::de::Visitor<'de> for WeightMap<'_> {
                 );
                 return Err(self.stop(p));
             }
-            if let Some(&at) = position.get(&tensor) {
+            let hash = {
+                use std::hash::{BuildHasher, Hasher};
+                let mut h = self.state.hasher.build_hasher();
+                h.write(tensor.as_bytes());
+                h.finish()
+            };
+            let again = match position.get(&hash) {
+                Some(&at) if self.state.weight_map[at].0 == tensor => Some(at),
+                Some(_) => collided.get(&tensor).copied(),
+                None => None,
+            };
+            if let Some(at) = again {
                 self.state.weight_map[at].1 = shard.to_string();
                 continue;
             }
@@ -151,7 +222,16 @@ impl<'de> serde::de::Visitor<'de> for WeightMap<'_> {
                 );
                 return Err(self.stop(p));
             }
-            position.insert(tensor.clone(), self.state.weight_map.len());
+            let at = self.state.weight_map.len();
+            match position.entry(hash) {
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(at);
+                }
+                // Another name has this hash: this one is found by name.
+                std::collections::hash_map::Entry::Occupied(_) => {
+                    collided.insert(tensor.clone(), at);
+                }
+            }
             self.state.weight_map.push((tensor, shard.to_string()));
         }
         Ok(())
@@ -190,6 +270,10 @@ pub fn parse(display: &str, bytes: &[u8]) -> Result<Index> {
             .with_hint("restore the index from the model's repo (it lists every shard's tensors)")
     };
     let mut state = ParseState::default();
+    // About 100 bytes an entry in real indexes: one allocation instead of doublings.
+    state
+        .weight_map
+        .reserve((bytes.len() / 128).min(MAX_INDEX_ENTRIES));
     let mut de = serde_json::Deserializer::from_slice(bytes);
     let read = Top { state: &mut state }
         .deserialize(&mut de)

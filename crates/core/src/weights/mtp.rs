@@ -165,7 +165,7 @@ fn judged(h: &MtpHead, m: &MtpModule, ex: &Exclusions) -> bool {
         return false;
     }
     h.trunk_quantized.contains(&m.kind)
-        || (!h.trunk_quantized.is_empty() && (m.kind == "fc" || m.kind == "eh_proj"))
+        || (h.trunk_is_quantized && (m.kind == "fc" || m.kind == "eh_proj"))
 }
 
 /// One finding per MTP layer (and one for the shared modules): the first module, and how many.
@@ -352,7 +352,9 @@ mod tests {
                 *b = b.min(x);
             }
         }
-        eprintln!(
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
             "index parse {:.1} ms, MTP head + exclusions {:.1} ms, every weights rule {:.1} ms (best of 20)",
             best[0] * 1e3,
             best[1] * 1e3,

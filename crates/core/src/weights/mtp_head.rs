@@ -89,15 +89,24 @@ fn split_part(tail: &str) -> Option<(&str, &str)> {
     (part == "weight" || QUANT_PARTS.contains(&part)).then_some((module, part))
 }
 
-/// A module's kind across layers: the tail with expert indices as `*`
-/// (`mlp.experts.*.down_proj`), so MTP layer 61's experts compare with the trunk's.
-fn kind(module: &str) -> String {
+/// A module's kind across layers, borrowed: `(mlp, down_proj)` for `mlp.experts.3.down_proj`
+/// (expert indices dropped, so MTP layer 61's experts compare with the trunk's), `(module, "")`
+/// otherwise. Borrowed so that the trunk's 180,000 names are compared without an allocation.
+fn kind_parts(module: &str) -> (&str, &str) {
     match module.split_once(".experts.") {
         Some((head, rest)) => match index_of(rest) {
-            Some((_, tail)) => format!("{head}.experts.*.{tail}"),
-            None => module.to_string(),
+            Some((_, tail)) => (head, tail),
+            None => (module, ""),
         },
-        None => module.to_string(),
+        None => (module, ""),
+    }
+}
+
+/// The kind as text: `mlp.experts.*.down_proj`.
+fn kind(module: &str) -> String {
+    match kind_parts(module) {
+        (head, "") => head.to_string(),
+        (head, tail) => format!("{head}.experts.*.{tail}"),
     }
 }
 
@@ -145,8 +154,10 @@ pub struct MtpHead {
     pub tensors: usize,
     /// Its linear modules, by name.
     pub modules: Vec<MtpModule>,
-    /// Module kinds the trunk stores quantized.
+    /// The MTP modules' kinds that the trunk stores quantized.
     pub trunk_quantized: HashSet<String>,
+    /// Whether the trunk stores any linear module quantized.
+    pub trunk_is_quantized: bool,
 }
 
 impl MtpHead {
@@ -155,34 +166,29 @@ impl MtpHead {
     pub fn of(declared: MtpDeclaration, headers: &WeightsHeaders) -> MtpHead {
         let base = declared.num_hidden_layers.unwrap_or(u64::MAX);
         let depth = declared.depth;
-        let names: Box<dyn Iterator<Item = (&str, &str)>> = match &headers.index {
-            Some(i) => Box::new(i.weight_map.iter().map(|(t, s)| (t.as_str(), s.as_str()))),
-            None => Box::new(
-                headers
-                    .tensors()
-                    .map(|t| (t.name.as_str(), t.shard.as_str())),
-            ),
+        let names: Vec<(&str, &str)> = match &headers.index {
+            Some(i) => i
+                .weight_map
+                .iter()
+                .map(|(t, s)| (t.as_str(), s.as_str()))
+                .collect(),
+            None => headers
+                .tensors()
+                .map(|t| (t.name.as_str(), t.shard.as_str()))
+                .collect(),
         };
         let mut present = std::collections::BTreeSet::new();
         let mut tensors = 0;
         let mut modules: BTreeMap<String, MtpModule> = BTreeMap::new();
-        let mut trunk_quantized = HashSet::new();
-        for (name, shard) in names {
+        let mut mtp_kinds: HashSet<(&str, &str)> = HashSet::new();
+        for &(name, shard) in &names {
             let (layer, tail) = match place(name, base, depth) {
                 Place::Mtp(j, tail) if j < depth => {
                     present.insert(j);
                     (Some(j), tail)
                 }
                 Place::MtpShared(tail) => (None, tail),
-                Place::Trunk(tail) => {
-                    if let Some((module, part)) = split_part(tail) {
-                        if part != "weight" {
-                            trunk_quantized.insert(kind(module));
-                        }
-                    }
-                    continue;
-                }
-                Place::Mtp(..) | Place::Other => continue,
+                Place::Trunk(_) | Place::Mtp(..) | Place::Other => continue,
             };
             tensors += 1;
             let Some((module, part)) = split_part(tail) else {
@@ -191,6 +197,7 @@ impl MtpHead {
             if NEVER_QUANTIZED.iter().any(|n| module.ends_with(n)) {
                 continue;
             }
+            mtp_kinds.insert(kind_parts(module));
             let full = &name[..name.len() - part.len() - 1];
             let m = modules
                 .entry(full.to_string())
@@ -207,6 +214,25 @@ impl MtpHead {
                 m.shard = shard.to_string();
             } else {
                 m.parts.push(part.to_string());
+            }
+        }
+        // The trunk: which of the MTP modules' kinds it stores quantized.
+        let mut trunk_quantized = HashSet::new();
+        let mut trunk_is_quantized = false;
+        for &(name, _) in &names {
+            let Place::Trunk(tail) = place(name, base, depth) else {
+                continue;
+            };
+            let Some((module, part)) = split_part(tail) else {
+                continue;
+            };
+            if part == "weight" {
+                continue;
+            }
+            trunk_is_quantized = true;
+            let k = kind_parts(module);
+            if mtp_kinds.remove(&k) {
+                trunk_quantized.insert(kind(module));
             }
         }
         // Dtypes from the headers read (the index alone names no dtype).
@@ -236,6 +262,7 @@ impl MtpHead {
                 .filter(|m| m.rank != Some(1))
                 .collect(),
             trunk_quantized,
+            trunk_is_quantized,
         }
     }
 
