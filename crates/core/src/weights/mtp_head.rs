@@ -110,6 +110,54 @@ fn kind(module: &str) -> String {
     }
 }
 
+/// Which of the MTP modules' kinds the trunk stores quantized (kinds compared borrowed, so the
+/// trunk's names cost no allocation), and whether it stores any module quantized.
+fn trunk_kinds<'n>(
+    names: &[(&'n str, &'n str)],
+    base: u64,
+    depth: u64,
+    mut mtp_kinds: HashSet<(&'n str, &'n str)>,
+) -> (HashSet<String>, bool) {
+    let mut trunk_quantized = HashSet::new();
+    let mut trunk_is_quantized = false;
+    for &(name, _) in names {
+        let Place::Trunk(tail) = place(name, base, depth) else {
+            continue;
+        };
+        let Some((module, part)) = split_part(tail) else {
+            continue;
+        };
+        if part == "weight" {
+            continue;
+        }
+        trunk_is_quantized = true;
+        if mtp_kinds.remove(&kind_parts(module)) {
+            trunk_quantized.insert(kind(module));
+        }
+    }
+    (trunk_quantized, trunk_is_quantized)
+}
+
+/// Each module's `.weight` dtype and rank, from the headers read (the index names no dtype).
+fn fill_dtypes(modules: &mut BTreeMap<String, MtpModule>, headers: &WeightsHeaders) {
+    let wanted: HashMap<String, &str> = modules
+        .keys()
+        .map(|m| (format!("{m}.weight"), m.as_str()))
+        .collect();
+    let mut found: Vec<(String, String, usize)> = Vec::new();
+    for t in headers.tensors() {
+        if let Some(m) = wanted.get(&t.name) {
+            found.push((m.to_string(), t.dtype.clone(), t.shape.len()));
+        }
+    }
+    for (m, dtype, rank) in found {
+        if let Some(module) = modules.get_mut(&m) {
+            module.dtype = Some(dtype);
+            module.rank = Some(rank);
+        }
+    }
+}
+
 /// One linear module of an MTP layer, as stored.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MtpModule {
@@ -216,42 +264,8 @@ impl MtpHead {
                 m.parts.push(part.to_string());
             }
         }
-        // The trunk: which of the MTP modules' kinds it stores quantized.
-        let mut trunk_quantized = HashSet::new();
-        let mut trunk_is_quantized = false;
-        for &(name, _) in &names {
-            let Place::Trunk(tail) = place(name, base, depth) else {
-                continue;
-            };
-            let Some((module, part)) = split_part(tail) else {
-                continue;
-            };
-            if part == "weight" {
-                continue;
-            }
-            trunk_is_quantized = true;
-            let k = kind_parts(module);
-            if mtp_kinds.remove(&k) {
-                trunk_quantized.insert(kind(module));
-            }
-        }
-        // Dtypes from the headers read (the index alone names no dtype).
-        let wanted: HashMap<String, &str> = modules
-            .keys()
-            .map(|m| (format!("{m}.weight"), m.as_str()))
-            .collect();
-        let mut found: Vec<(String, String, usize)> = Vec::new();
-        for t in headers.tensors() {
-            if let Some(m) = wanted.get(&t.name) {
-                found.push((m.to_string(), t.dtype.clone(), t.shape.len()));
-            }
-        }
-        for (m, dtype, rank) in found {
-            if let Some(module) = modules.get_mut(&m) {
-                module.dtype = Some(dtype);
-                module.rank = Some(rank);
-            }
-        }
+        let (trunk_quantized, trunk_is_quantized) = trunk_kinds(&names, base, depth, mtp_kinds);
+        fill_dtypes(&mut modules, headers);
         MtpHead {
             declared,
             present: present.into_iter().collect(),
