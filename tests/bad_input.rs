@@ -494,6 +494,30 @@ fn set_up_weights(case: &Case, root: &Path) -> PathBuf {
             f.write_all(json.as_bytes()).unwrap();
             f.set_len(8 + json.len() as u64 + size).unwrap();
         }
+        Some("weights-mtp-exclude") => {
+            // The case's MTP target config with an exclude list of `size` names.
+            let n = case.size.expect("weights-mtp-exclude needs size");
+            let path = dir.join("config.json");
+            let mut config: serde_json::Value =
+                serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+            config["quantization_config"]["ignore"] = (0..n)
+                .map(|i| format!("model.layers.{i}.mlp.gate"))
+                .collect();
+            fs::write(&path, serde_json::to_vec(&config).unwrap()).unwrap();
+        }
+        Some("weights-index-entries") => {
+            // An index naming `size` tensors, all in one shard that is not there.
+            let n = case.size.expect("weights-index-entries needs size");
+            let mut text = String::from("{\"weight_map\": {");
+            for i in 0..n {
+                if i > 0 {
+                    text.push(',');
+                }
+                text.push_str(&format!("\"t{i}\": \"s.safetensors\""));
+            }
+            text.push_str("}}");
+            fs::write(dir.join("model.safetensors.index.json"), text).unwrap();
+        }
         Some(other) => panic!("unknown weights setup `{other}`"),
     }
     dir

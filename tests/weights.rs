@@ -145,6 +145,31 @@ const CASES: &[(&str, Option<&str>, &[&str], i32)] = &[
         &["weights-quantization-unmatched"],
         0,
     ),
+    // Issue 30: target checkpoints with an MTP head (DeepSeek-V3 and Qwen3.5 layouts at toy size).
+    ("mtp-deepseek-clean", None, &[], 0),
+    ("mtp-deepseek-dropped", None, &["weights-mtp-missing"], 1),
+    (
+        "mtp-deepseek-bf16-head",
+        None,
+        &["weights-mtp-unquantized"],
+        1,
+    ),
+    ("mtp-deepseek-bf16-head-excluded", None, &[], 0),
+    (
+        "mtp-deepseek-quant-excluded",
+        None,
+        &["weights-mtp-quant-excluded"],
+        0,
+    ),
+    ("mtp-qwen35-regex", None, &[], 0),
+    ("mtp-qwen35-prefix", None, &["weights-mtp-unquantized"], 1),
+    (
+        "mtp-qwen35-modelopt-regex",
+        None,
+        &["weights-mtp-unquantized"],
+        1,
+    ),
+    ("mtp-qwen35-dropped", None, &["weights-mtp-missing"], 1),
 ];
 
 #[test]
@@ -833,4 +858,70 @@ fn a_regenerated_d2t_fails_check_against_its_pin() {
     let got = (code, findings(&report));
     let want_unverified = (0, vec!["pin-digest-unverified warning".to_string()]);
     assert_eq!(got, want_unverified, "{report:#}{err}");
+}
+
+/// Issue 30: a DeepSeek-V3-sized target index (SYNTHETIC, written by bench/mtp_index.py: about
+/// 184,000 names in 17 MB, over the 16 MiB the index was read up to before) is read, its MTP
+/// layer found by name with no shard downloaded; the same index without the MTP layer is an
+/// error naming the quantizers that drop it; one over the entry cap exits 2 naming the cap.
+#[test]
+fn a_real_size_target_index_is_read_and_its_mtp_layer_checked() {
+    let tmp = tempfile::tempdir().unwrap();
+    let make = |name: &str, extra: &[&str]| -> Option<PathBuf> {
+        let dir = tmp.path().join(name);
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("bench/mtp_index.py");
+        let ok = Command::new("python3")
+            .arg(&script)
+            .arg(&dir)
+            .args(extra)
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if ok {
+            Some(dir)
+        } else {
+            skip_or_fail(
+                "a_real_size_target_index",
+                "python3 (for bench/mtp_index.py)",
+            )
+        }
+    };
+    let Some(kept) = make("kept", &[]) else {
+        return;
+    };
+    let (code, report, err) = json_run(&["weights", kept.to_str().unwrap(), "--format", "json"]);
+    // No shard is there: each is a finding; the MTP layer is present by name.
+    assert_eq!(code, 1, "{err}");
+    let want: BTreeSet<String> = ["weights-shard-missing".to_string()].into();
+    assert_eq!(codes_of(&report), want);
+
+    let Some(dropped) = make("dropped", &["--drop-mtp"]) else {
+        return;
+    };
+    let (code, report, err) = json_run(&["weights", dropped.to_str().unwrap(), "--format", "json"]);
+    assert_eq!(code, 1, "{err}");
+    let missing: Vec<&serde_json::Value> = report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|d| d["code"] == "weights-mtp-missing")
+        .collect();
+    assert_eq!(missing.len(), 1, "{}", report["diagnostics"]);
+    let message = missing[0]["message"].as_str().unwrap();
+    for part in [
+        "model.layers.61.*",
+        "Model-Optimizer",
+        "auto-round",
+        "llm-compressor",
+        "vLLM refuses",
+    ] {
+        assert!(message.contains(part), "{part}: {message}");
+    }
+
+    let Some(over) = make("over", &["--extra-entries", "320000"]) else {
+        return;
+    };
+    let (code, out, err) = common::run(&["weights", over.to_str().unwrap()]);
+    assert_eq!(code, 2, "{out}");
+    assert!(err.contains("more than 500000 tensors"), "{err}");
+    assert!(out.is_empty());
 }

@@ -48,6 +48,10 @@ pub fn run_weights(args: &WeightsArgs, out: &mut Vec<u8>) -> Result<u8> {
         .as_deref()
         .map(|t| inputs.target_facts(t))
         .transpose()?;
+    if let Some(c) = &config {
+        // A target's MTP declaration or exclude list the rules cannot judge is bad input.
+        weights::check_inputs(c)?;
+    }
     let checked = match &config {
         Some(c) => weights::run(c, &headers, target.as_ref().map(|t| &t.0)),
         None => weights::Checked {
@@ -60,6 +64,14 @@ pub fn run_weights(args: &WeightsArgs, out: &mut Vec<u8>) -> Result<u8> {
             .as_ref()
             .and_then(|c| family::detect(c.root()))
             .map(|d| d.name.as_str().to_string()),
+        mtp_head: config
+            .as_ref()
+            .and_then(|c| {
+                dflash_check::family::embedded::declared(c.root())
+                    .ok()
+                    .flatten()
+            })
+            .map(|d| format!("{} = {}", d.key, d.depth)),
         config: config.as_ref().map(|c| c.path.display().to_string()),
         target: target.map(|t| t.1),
         headers,

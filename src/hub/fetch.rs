@@ -32,12 +32,16 @@ pub const MAX_CONFIG_BYTES: u64 = 4 << 20;
 /// Largest `tokenizer.json` we accept.
 pub const MAX_TOKENIZER_BYTES: u64 = 64 << 20;
 
+/// Largest `model.safetensors.index.json` we accept: the weights reader's own cap (a test in
+/// `weights` checks they agree). DeepSeek-V3's index is 8.9 MB, over the small-file cap.
+pub const MAX_INDEX_BYTES: u64 = 64 << 20;
+
 /// The size cap for a file, by name.
 pub fn size_limit(filename: &str) -> u64 {
-    if filename.rsplit('/').next() == Some("tokenizer.json") {
-        MAX_TOKENIZER_BYTES
-    } else {
-        MAX_CONFIG_BYTES
+    match filename.rsplit('/').next() {
+        Some("tokenizer.json") => MAX_TOKENIZER_BYTES,
+        Some("model.safetensors.index.json") => MAX_INDEX_BYTES,
+        _ => MAX_CONFIG_BYTES,
     }
 }
 

@@ -104,6 +104,10 @@ fn header(r: &WeightsReport, p: Painter) -> Vec<String> {
                 lines.push(format!("  target    {t}"));
             }
             match r.family.as_deref() {
+                None if r.mtp_head.is_some() => lines.push(format!(
+                    "  checked   the index and shards, and the MTP head the target declares ({})",
+                    r.mtp_head.as_deref().unwrap_or_default()
+                )),
                 None => lines.push(
                     "  checked   only the index and shards: the config is no known drafter family"
                         .into(),

@@ -34,8 +34,9 @@ pub mod header;
 // The pure part (the parsed headers, the config's facts, the view, the context, the rule list
 // and the rules by topic) is the core's; re-exported so `crate::weights::…` reads the same.
 pub use dflash_check_core::weights::{
-    all_rules, check, index, info, rule, run, Applies, Checked, Cx, Index, Need, Rule, Shard,
-    Skipped, Tensor, Totals, Weights, WeightsCode, WeightsHeaders,
+    all_rules, by_engine, check, check_inputs, index, info, quant_exclude, rule, run, Applies,
+    Checked, Cx, Index, Need, Rule, Shard, Skipped, Tensor, Totals, Weights, WeightsCode,
+    WeightsHeaders,
 };
 
 /// The directory holding the weights for `path` (a drafter directory or its config file).
@@ -332,6 +333,9 @@ pub struct WeightsReport {
     pub config: Option<String>,
     /// The drafter family, when the config names a known one.
     pub family: Option<String>,
+    /// The MTP head a target's config declares (`num_nextn_predict_layers = 1`), whose layers
+    /// and storage the MTP rules checked.
+    pub mtp_head: Option<String>,
     /// Where the target facts came from, if any.
     pub target: Option<String>,
     pub diagnostics: Vec<crate::diagnostic::Diagnostic>,
@@ -347,5 +351,18 @@ impl WeightsReport {
     /// Whether the report fails the gate: any error, or any warning with `deny_warnings`.
     pub fn fails(&self, deny_warnings: bool) -> bool {
         self.summary().fails(deny_warnings)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The Hub reads an index up to the same cap as a local file (the Hub's small-file cap,
+    /// 4 MiB, refused DeepSeek-V3's 8.9 MB index).
+    #[test]
+    fn the_hub_reads_an_index_up_to_the_index_cap() {
+        assert_eq!(
+            crate::hub::size_limit(super::index::INDEX_FILE),
+            super::index::MAX_INDEX_BYTES
+        );
     }
 }

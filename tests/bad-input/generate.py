@@ -275,7 +275,82 @@ def weights_cases():
     with open(os.path.join(out, "config.json"), "w") as f:
         json.dump(TINY_DFLASH, f, indent=2)
         f.write("\n")
-    return len(files) + 7
+    return len(files) + 7 + mtp_cases(out)
+
+
+# A tiny Qwen3.5-style target with an MTP head (issue 30): one trunk layer stored W4A16
+# (compressed-tensors pack-quantized: I32 packed weight, F16 scale), the MTP head in BF16.
+MTP_TARGET = {
+    "architectures": ["Qwen3_5ForConditionalGeneration"],
+    "model_type": "qwen3_5",
+    "text_config": {"num_hidden_layers": 1, "mtp_num_hidden_layers": 1, "hidden_size": H},
+    "quantization_config": {
+        "quant_method": "compressed-tensors",
+        "format": "pack-quantized",
+        "config_groups": {"group_0": {"targets": ["Linear"], "weights": {"num_bits": 4, "group_size": 32}}},
+        "ignore": ["lm_head", "re:^mtp.*"],
+    },
+}
+
+
+def mixed_header(entries):
+    """The header dict of (name, dtype, shape) laid out back to back, and its data length."""
+    size = {"BF16": 2, "F16": 2, "F32": 4, "I32": 4}
+    h = {"__metadata__": {"format": "pt"}}
+    at = 0
+    for name, dtype, shape in entries:
+        n = size[dtype]
+        for d in shape:
+            n *= d
+        h[name] = {"dtype": dtype, "shape": shape, "data_offsets": [at, at + n]}
+        at += n
+    return h, at
+
+
+def mtp_cases(out):
+    trunk = [
+        ("model.language_model.layers.0.mlp.gate_proj.weight_packed", "I32", [I, H // 8]),
+        ("model.language_model.layers.0.mlp.gate_proj.weight_scale", "F16", [I, H // 32]),
+        ("model.language_model.embed_tokens.weight", "BF16", [VOCAB, H]),
+    ]
+    head = [
+        ("mtp.fc.weight", "BF16", [H, 2 * H]),
+        ("mtp.layers.0.mlp.gate_proj.weight", "BF16", [I, H]),
+        ("mtp.norm.weight", "BF16", [H]),
+    ]
+    # The header says BF16 for an MTP weight and lists a scale beside it.
+    lying = head + [("mtp.layers.0.mlp.gate_proj.weight_scale", "F16", [I, H // 32])]
+
+    def config(**quant):
+        c = json.loads(json.dumps(MTP_TARGET))
+        c["quantization_config"].update(quant)
+        return c
+
+    def case(name, cfg, entries):
+        d = os.path.join(out, name)
+        os.makedirs(d)
+        header, data_len = mixed_header(entries)
+        with open(os.path.join(d, "model.safetensors"), "wb") as f:
+            f.write(st_file(header, data_len))
+        with open(os.path.join(d, "config.json"), "w") as f:
+            json.dump(cfg, f, indent=2)
+            f.write("\n")
+
+    spellings = config()
+    spellings["num_nextn_predict_layers"] = 2
+    cases = {
+        "weights-mtp-valid": (config(), trunk + head),
+        "weights-mtp-spellings-disagree": (spellings, trunk + head),
+        "weights-mtp-dropped": (config(), trunk),
+        "weights-mtp-prefix-never-matches": (config(ignore=["lm_head", "mtp"]), trunk + head),
+        "weights-mtp-header-lies": (config(ignore=["lm_head", "mtp.fc"]), trunk + lying),
+        "weights-mtp-hostile-regex": (config(ignore=["re:(a*)*b", "re:(?!lm_head).*", "re:a{1000}{1000}"]), trunk + head),
+        "weights-mtp-patterns-over-cap": (config(ignore=[f"re:^mtp.x{i}" for i in range(1025)]), trunk + head),
+        "weights-mtp-exclude-not-list": (config(ignore="re:^mtp.*"), trunk + head),
+    }
+    for name, (cfg, entries) in cases.items():
+        case(name, cfg, entries)
+    return len(cases)
 
 
 LAUNCH_FILES = {

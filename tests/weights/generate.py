@@ -323,6 +323,96 @@ def cases(out):
         os.path.join(c, "index-mismatch"), DFLASH, dflash,
         index_map={"fc.weight": "model-00002-of-00003.safetensors"},
     )
+    mtp_cases(c)
+
+
+# Targets with an MTP head (issue 30). DeepSeek-V3's layout at toy size: 2 trunk layers and the
+# MTP layer at index 2 (`num_hidden_layers`), block-FP8 weights stored as U8 (numpy has no float8;
+# the rules read the dtype as "not floating-point") with F32 `weight_scale_inv`, routers in F16.
+DSV3 = {
+    "architectures": ["DeepseekV3ForCausalLM"],
+    "model_type": "deepseek_v3",
+    "hidden_size": H,
+    "num_hidden_layers": 2,
+    "num_nextn_predict_layers": 1,
+    "vocab_size": VOCAB,
+    "quantization_config": {"quant_method": "fp8", "fmt": "e4m3", "activation_scheme": "dynamic",
+                            "weight_block_size": [128, 128]},
+}
+# Qwen3.5's: the text model under `text_config`, the head as `mtp.*`, compressed-tensors W4A16
+# (I32 packed weights, F16 scales).
+QWEN35 = {
+    "architectures": ["Qwen3_5MoeForConditionalGeneration"],
+    "model_type": "qwen3_5_moe",
+    "text_config": {"hidden_size": H, "num_hidden_layers": 1, "mtp_num_hidden_layers": 1, "vocab_size": VOCAB},
+    "quantization_config": {"quant_method": "compressed-tensors", "format": "pack-quantized",
+                            "config_groups": {"group_0": {"targets": ["Linear"], "weights": {"num_bits": 4}}},
+                            "ignore": ["lm_head", "re:^mtp.*"]},
+}
+
+
+def fp8_linear(name, out_f, in_f, quantized=True):
+    if not quantized:
+        return {name + ".weight": z(out_f, in_f)}
+    return {name + ".weight": z(out_f, in_f, dtype=np.uint8), name + ".weight_scale_inv": z(1, 1, dtype=np.float32)}
+
+
+def dsv3_layer(k, quantized=True, mtp=False):
+    p = f"model.layers.{k}."
+    t = {p + "input_layernorm.weight": z(H), p + "mlp.gate.weight": z(4, H)}
+    t.update(fp8_linear(p + "self_attn.q_a_proj", H, H, quantized))
+    t.update(fp8_linear(p + "mlp.experts.0.down_proj", H, I, quantized))
+    if mtp:
+        t.update(fp8_linear(p + "eh_proj", H, 2 * H, quantized))
+        t.update({p + "enorm.weight": z(H), p + "hnorm.weight": z(H), p + "embed_tokens.weight": z(VOCAB, H),
+                  p + "shared_head.head.weight": z(VOCAB, H), p + "shared_head.norm.weight": z(H)})
+    return t
+
+
+def dsv3(head=True, head_quantized=True):
+    t = {"model.embed_tokens.weight": z(VOCAB, H), "model.norm.weight": z(H), "lm_head.weight": z(VOCAB, H)}
+    t.update(dsv3_layer(0))
+    t.update(dsv3_layer(1))
+    if head:
+        t.update(dsv3_layer(2, quantized=head_quantized, mtp=True))
+    return t
+
+
+def by_layer(name, n):
+    """Trunk in the first shards, the MTP layer (index 2) in the last, as DeepSeek-V3 ships it."""
+    return n - 1 if name.startswith("model.layers.2.") else (1 if name.startswith("model.layers.1.") else 0)
+
+
+def qwen35(head=True):
+    t = {"model.language_model.embed_tokens.weight": z(VOCAB, H),
+         "model.language_model.layers.0.mlp.gate_proj.weight_packed": z(I, H // 8, dtype=np.int32),
+         "model.language_model.layers.0.mlp.gate_proj.weight_scale": z(I, H // 32),
+         "model.language_model.layers.0.input_layernorm.weight": z(H)}
+    if head:
+        t.update({"mtp.fc.weight": z(H, 2 * H), "mtp.layers.0.mlp.gate_proj.weight": z(I, H),
+                  "mtp.layers.0.input_layernorm.weight": z(H), "mtp.norm.weight": z(H)})
+    return t
+
+
+def mtp_cases(c):
+    q = DSV3["quantization_config"]
+    write_sharded(os.path.join(c, "mtp-deepseek-clean"), DSV3, dsv3(), assign=by_layer)
+    write_sharded(os.path.join(c, "mtp-deepseek-dropped"), DSV3, dsv3(head=False), n=2, assign=by_layer)
+    write_sharded(os.path.join(c, "mtp-deepseek-bf16-head"), DSV3, dsv3(head_quantized=False), assign=by_layer)
+    excluded = dict(q, modules_to_not_convert=["model.layers.2.self_attn.q_a_proj", "model.layers.2.eh_proj",
+                                               "model.layers.2.mlp.experts.0.down_proj"])
+    write_sharded(os.path.join(c, "mtp-deepseek-bf16-head-excluded"), cfg(DSV3, quantization_config=excluded),
+                  dsv3(head_quantized=False), assign=by_layer)
+    write_sharded(os.path.join(c, "mtp-deepseek-quant-excluded"),
+                  cfg(DSV3, quantization_config=dict(q, modules_to_not_convert=["model.layers.2.eh_proj"])),
+                  dsv3(), assign=by_layer)
+    qq = QWEN35["quantization_config"]
+    write_single(os.path.join(c, "mtp-qwen35-regex"), QWEN35, qwen35())
+    write_single(os.path.join(c, "mtp-qwen35-prefix"),
+                 cfg(QWEN35, quantization_config=dict(qq, ignore=["lm_head", "mtp"])), qwen35())
+    modelopt = {"quant_method": "modelopt", "quant_algo": "NVFP4", "ignore": ["lm_head", "re:^mtp.*"]}
+    write_single(os.path.join(c, "mtp-qwen35-modelopt-regex"), cfg(QWEN35, quantization_config=modelopt), qwen35())
+    write_single(os.path.join(c, "mtp-qwen35-dropped"), QWEN35, qwen35(head=False))
 
 
 def hostile(out):

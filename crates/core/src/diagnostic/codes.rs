@@ -185,6 +185,9 @@ crate::declare_code_names! {
         IndexMismatch => "weights-index-mismatch",
         QuantizedUndeclared => "weights-quantized-undeclared",
         QuantizationUnmatched => "weights-quantization-unmatched",
+        MtpMissing => "weights-mtp-missing",
+        MtpUnquantized => "weights-mtp-unquantized",
+        MtpQuantExcluded => "weights-mtp-quant-excluded",
     }
 }
 

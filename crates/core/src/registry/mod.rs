@@ -56,11 +56,13 @@ pub fn info(code: Code) -> &'static CodeInfo {
     }
 }
 
-/// The severities by engine and version a code's rule declares (lint and deployment rules).
+/// The severities by engine and version a code's rule declares (lint, deployment and weights
+/// rules).
 pub fn by_engine(code: Code) -> Option<&'static crate::rules::ByEngine> {
     match code {
         Code::Lint(c) => crate::rules::by_engine_of(c),
         Code::Deployment(c) => crate::rules::deployment::by_engine(c),
+        Code::Weights(c) => crate::weights::by_engine(c),
         _ => None,
     }
 }

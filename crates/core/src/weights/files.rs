@@ -2,7 +2,7 @@
 //! does not exist, an index that disagrees with its shards, a tensor saved twice, names with a
 //! `model.` prefix.
 
-use std::collections::BTreeSet;
+use std::collections::HashSet;
 
 use serde_json::json;
 
@@ -34,8 +34,14 @@ Download the missing shard, or regenerate the index.",
 fn shard_missing(cx: &mut Cx) {
     let h = cx.v.headers;
     let Some(index) = &h.index else { return };
+    // One pass over the map (163 missing shards of a 184,000-entry index were 30 million
+    // comparisons when each shard scanned the map).
+    let mut per_shard: std::collections::HashMap<&str, usize> = Default::default();
+    for (_, f) in &index.weight_map {
+        *per_shard.entry(f.as_str()).or_default() += 1;
+    }
     for s in &h.missing_shards {
-        let n = index.weight_map.iter().filter(|(_, f)| f == s).count();
+        let n = per_shard.get(s.as_str()).copied().unwrap_or(0);
         cx.emit(
             s,
             &index.display,
@@ -79,25 +85,28 @@ fn disagreements(cx: &Cx) -> Vec<Diagnostic> {
     let Some(index) = &h.index else {
         return Vec::new();
     };
-    let in_shard: BTreeSet<(&str, &str)> = h
+    // Hash sets: a 184,000-entry index in ordered sets cost a third of a second in string
+    // comparisons. The disagreements found are sorted, as the ordered set listed them.
+    let in_shard: HashSet<(&str, &str)> = h
         .tensors()
         .map(|t| (t.name.as_str(), t.shard.as_str()))
         .collect();
-    let mapped: BTreeSet<(&str, &str)> = index
+    let present: HashSet<&str> = h.shards.iter().map(|s| s.file.as_str()).collect();
+    let mut wrong: Vec<(&str, &str)> = index
         .weight_map
         .iter()
         .map(|(t, f)| (t.as_str(), f.as_str()))
+        .filter(|&(t, f)| present.contains(f) && !in_shard.contains(&(t, f)))
         .collect();
-    let present: BTreeSet<&str> = h.shards.iter().map(|s| s.file.as_str()).collect();
+    wrong.sort_unstable();
+    wrong.dedup();
     let mut out = Vec::new();
-    for &(t, f) in &mapped {
-        if present.contains(f) && !in_shard.contains(&(t, f)) {
-            let holder = h.tensors().find(|x| x.name == t).map(|x| x.shard.clone());
-            let message = format!("the index maps `{t}` to `{f}`, which does not hold it");
-            out.push(cx.diag(t, &index.display, message).expected(json!(holder)));
-        }
+    for (t, f) in wrong {
+        let holder = h.tensors().find(|x| x.name == t).map(|x| x.shard.clone());
+        let message = format!("the index maps `{t}` to `{f}`, which does not hold it");
+        out.push(cx.diag(t, &index.display, message).expected(json!(holder)));
     }
-    let mapped_names: BTreeSet<&str> = mapped.iter().map(|(t, _)| *t).collect();
+    let mapped_names: HashSet<&str> = index.weight_map.iter().map(|(t, _)| t.as_str()).collect();
     for t in h.tensors() {
         if !mapped_names.contains(t.name.as_str()) {
             let message = format!(
@@ -166,6 +175,14 @@ load in vLLM. An error. Save the state dict without the prefix (the published dr
 /// One finding for all prefixed names, naming the first.
 fn model_prefix(cx: &mut Cx) {
     let v = cx.v;
+    // A target checkpoint with its own MTP head is loaded by the target's model class, which
+    // expects `model.`: only a drafter's loaders refuse it.
+    if matches!(
+        crate::family::embedded::declared(v.config.root()),
+        Ok(Some(_))
+    ) {
+        return;
+    }
     let prefixed = &v.names.prefixed;
     let Some(first) = prefixed.first() else {
         return;

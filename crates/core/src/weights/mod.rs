@@ -9,7 +9,8 @@
 //! ([`headers`], [`index`]), the config's facts (`facts`), the tensors the engine builds
 //! (`expected`), the view the rules see (`view`), the family's context (`cx`), the rule list
 //! (`rules`: [`run`], [`all_rules`]) and the rules by topic (`files`, `quant`, `shapes`,
-//! `presence`, `vocab`). The main crate's `weights` reads the headers from files and the Hub
+//! `presence`, `vocab`, and `mtp` for an MTP head inside a target checkpoint, over `mtp_head`'s
+//! reading of it and `quant_exclude`'s matching of exclude lists). The main crate's `weights` reads the headers from files and the Hub
 //! into [`WeightsHeaders`] and re-exports everything here under the same paths. See
 //! `docs/weights.md`.
 
@@ -19,8 +20,11 @@ mod facts;
 mod files;
 pub mod headers;
 pub mod index;
+mod mtp;
+mod mtp_head;
 mod presence;
 mod quant;
+pub mod quant_exclude;
 mod rules;
 mod shapes;
 mod text;
@@ -30,6 +34,7 @@ mod vocab;
 pub use cx::{Applies, Cx, Need, Rule, Skipped, Weights};
 pub use headers::{Shard, Tensor, Totals, WeightsHeaders};
 pub use index::Index;
+pub use mtp::{by_engine, check_inputs};
 pub use rules::{all_rules, check, info, rule, run, Checked};
 
 pub use crate::diagnostic::codes::WeightsCode;

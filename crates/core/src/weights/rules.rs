@@ -13,7 +13,7 @@
 
 use super::cx::{Cx, Rule, Skipped};
 use super::view::View;
-use super::{files, presence, quant, shapes, vocab, WeightsCode, WeightsHeaders};
+use super::{files, mtp, presence, quant, shapes, vocab, WeightsCode, WeightsHeaders};
 use crate::config::{ConfigFile, TargetFacts};
 use crate::diagnostic::rule;
 use crate::diagnostic::{self, CodeInfo, Diagnostic};
@@ -25,6 +25,7 @@ const RULES: &[&[Rule]] = &[
     shapes::RULES,
     presence::RULES,
     vocab::RULES,
+    mtp::RULES,
 ];
 
 /// Every weights rule: the registry.

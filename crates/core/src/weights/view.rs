@@ -169,11 +169,13 @@ impl Layout {
         target: Option<&TargetFacts>,
     ) -> Layout {
         let sizes = Sizes::read(config.root(), kind);
+        let missing: std::collections::HashSet<&str> =
+            headers.missing_shards.iter().map(String::as_str).collect();
         let in_missing_shard: BTreeSet<String> = match &headers.index {
             Some(index) => index
                 .weight_map
                 .iter()
-                .filter(|(_, f)| headers.missing_shards.contains(f))
+                .filter(|(_, f)| missing.contains(f.as_str()))
                 .map(|(t, _)| canonical(t).0)
                 .collect(),
             None => BTreeSet::new(),

@@ -1,0 +1,364 @@
+//! Rules about an MTP (next-n) head inside a target checkpoint: the layers its config declares
+//! are in the index, and each MTP linear module is stored the way the config's
+//! `quantization_config` makes the engine build it.
+//!
+//! Quantizers drop MTP heads: transformers saves only the sub-modules the model class declares,
+//! and the MTP layers are not among them (auto-round#1526, llm-compressor#3118), and
+//! Model-Optimizer exported 0 of 15 `mtp.*` tensors from a Hub id (Model-Optimizer#2427) — while
+//! the config still declares the head. And a head kept in BF16 inside a quantized checkpoint
+//! loads only if the config's exclude list names it in the form the engine's quant method
+//! matches (`quant_exclude`). The rules run for any config that declares a head
+//! (`family::embedded::declared`), from the index's names and the headers' dtypes
+//! (`mtp_head`). [`by_engine`] holds what each engine does, for `explain` and docs/rules.md.
+
+use super::cx::{Applies, Cx, Rule};
+use super::mtp_head::{MtpHead, MtpModule};
+use super::quant_exclude::{Exclusions, Method, Verdict};
+use super::WeightsCode;
+use crate::config::ConfigFile;
+use crate::diagnostic::{CodeInfo, Severity};
+use crate::family::embedded;
+use crate::rules::{ByEngine, Engine, EngineRow};
+use crate::Result;
+
+pub(super) const RULES: &[Rule] = &[MTP_MISSING, MTP_UNQUANTIZED, MTP_QUANT_EXCLUDED];
+
+/// The quantizers known to drop MTP heads, for messages.
+const DROPPERS: &str = "Model-Optimizer exported 0 of 15 `mtp.*` tensors from a Hub id \
+(Model-Optimizer#2427); auto-round (before #1526) and llm-compressor (before #3118) save only \
+the sub-modules transformers declares, without the MTP layers";
+
+/// What the weights rules refuse to judge, as an error (exit 2): a config whose MTP depth keys
+/// disagree or are not numbers, or whose exclude list is not a list of names or is over the
+/// caps. Only for a config that declares a head, so other configs never fail here.
+pub fn check_inputs(config: &ConfigFile) -> Result<()> {
+    let at = |mut e: crate::Error| {
+        e.message = format!("`{}`: {}", config.path.display(), e.message);
+        e.at(&config.path, None)
+    };
+    if embedded::declared(config.root()).map_err(at)?.is_some() {
+        Exclusions::read(config.root()).map_err(at)?;
+    }
+    Ok(())
+}
+
+/// The head the config declares, as the headers hold it.
+fn head(cx: &Cx) -> Option<MtpHead> {
+    let declared = embedded::declared(cx.v.config.root()).ok()??;
+    Some(MtpHead::of(declared, cx.v.headers))
+}
+
+const MTP_MISSING_BY_ENGINE: ByEngine = ByEngine {
+    no_engine: Some(Severity::Error),
+    rows: &[EngineRow::any_version(
+        Engine::Vllm,
+        Some(Severity::Error),
+        "refuses to load a DeepSeek-style MTP layer without weights (\"MTP speculative decoding layer N weights \
+missing from checkpoint\", deepseek_mtp.py, read at 0.25.1 and 0.27.1); before vllm#35548 it served such \
+checkpoints at 0 % acceptance",
+    )],
+};
+
+const MTP_MISSING: Rule = Rule {
+    code: WeightsCode::MtpMissing,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "the config declares an MTP head (num_nextn_predict_layers / mtp_num_hidden_layers) but the checkpoint holds no tensors for one of its layers",
+        explanation: "A target config that declares an MTP (next-n) head makes the engine build it for MTP speculative \
+decoding, from the tensors at decoder index num_hidden_layers + j (`model.layers.61.*` in DeepSeek-V3, GLM) or under \
+`mtp.layers.j.*` (Qwen3-Next, Qwen3.5/3.6). Quantizers drop them: Model-Optimizer exported 0 of 15 `mtp.*` tensors \
+from a Hub id (Model-Optimizer#2427), auto-round and llm-compressor saved only the sub-modules transformers declares \
+(auto-round#1526, llm-compressor#3118). vLLM refuses a DeepSeek-style checkpoint without them (\"weights missing \
+from checkpoint. The checkpoint may have been quantized without including the MTP layers\") and served them at \
+0 % acceptance before it learnt to (vllm#35548); oMLX crashes (omlx#1147). Read from the index's names (and the \
+single file's header), never tensor data. Re-export with the MTP layers kept, or set the depth to 0 and serve \
+without MTP.",
+    },
+    applies: Applies::Any,
+    needs: &[],
+    check: mtp_missing,
+};
+
+fn mtp_missing(cx: &mut Cx) {
+    let Some(h) = head(cx) else { return };
+    let missing = h.missing();
+    let Some(&first) = missing.first() else {
+        return;
+    };
+    let d = &h.declared;
+    let layers = super::text::ranges(&missing);
+    let whole = cx.v.whole_file();
+    cx.emit(
+        &d.key,
+        &whole,
+        format!(
+            "`{}` is {} but the checkpoint names no tensor of MTP layer{} {layers} (looked for {}; \
+             {} MTP tensor{} in all): vLLM refuses a DeepSeek-style checkpoint without its MTP layers \
+             (\"weights missing from checkpoint\") and served such checkpoints at 0 % acceptance \
+             before (vllm#35548); {DROPPERS}. Re-export keeping the MTP layers, or set `{}` to 0 and \
+             serve without MTP",
+            d.key,
+            d.depth,
+            if missing.len() == 1 { "" } else { "s" },
+            h.spellings(first),
+            h.tensors,
+            if h.tensors == 1 { "" } else { "s" },
+            d.key,
+        ),
+    );
+}
+
+const MTP_UNQUANTIZED_BY_ENGINE: ByEngine = ByEngine {
+    no_engine: Some(Severity::Error),
+    rows: &[
+        EngineRow {
+            engine: Engine::Vllm,
+            since: Some((0, 27)),
+            until: None,
+            severity: Some(Severity::Error),
+            does: "builds the quantized layer for every module its quant method does not exclude \
+(compressed-tensors and quark: exact names or `re:`; ModelOpt: exact, contained or wildcard; fp8: exact), so a \
+BF16 weight meets a quantized parameter: a shape mismatch at load (vllm#53414); read at 0.27.1, where `mtp.fc` \
+under ModelOpt NVFP4 is forced unquantized (not reported)",
+        },
+        EngineRow {
+            engine: Engine::Sglang,
+            since: None,
+            until: None,
+            severity: Some(Severity::Error),
+            does: "BF16 MTP weights under a compressed-tensors NVFP4 config excluding them by `re:^mtp.*` fail to \
+load (sglang#36786); a quark exclude keyed by a prefix the module path never has crashes at load (sglang#29781)",
+        },
+    ],
+};
+
+const MTP_UNQUANTIZED: Rule = Rule {
+    code: WeightsCode::MtpUnquantized,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "an MTP module stored in BF16 in a quantized checkpoint, not excluded by quantization_config in the form its quant method matches",
+        explanation: "The MTP head is built with the target's quantization_config. A module the config's exclude list \
+does not exclude gets the quantized layer; if the checkpoint stores it unquantized (BF16, no scale or packed weight \
+beside it) the load fails or the head drafts garbage. Whether an entry excludes a module depends on the method: \
+in vLLM 0.27.1, compressed-tensors (`ignore`) and quark (`exclude`) take exact names or `re:` regexes matched at \
+the start (a prefix such as `mtp` or `model.layers.61` matches nothing); ModelOpt (`exclude_modules`, or `ignore` \
+in config.json) takes exact names, names contained in the module's, and fnmatch wildcards, but no `re:`; fp8 \
+(`ignored_layers` / `modules_to_not_convert`) exact names. Reported: vLLM's shape mismatch for a BF16 `mtp.fc` \
+under compressed-tensors (vllm#53414), SGLang's load failure for BF16 MTP weights excluded by `re:^mtp.*` \
+(sglang#36786) and its crash on a quark `eh_proj` exclude that never matched (sglang#29781). A module is judged \
+only when the trunk's layers store the same module quantized (or it is `fc` / `eh_proj` in a quantized \
+checkpoint), so modules engines keep in full precision (routers, norms, embeddings) are not; names are matched \
+as the checkpoint spells them (an engine that renames MTP modules may match otherwise); `mtp.fc` under ModelOpt \
+is left out (vLLM 0.27.1 forces it unquantized); awq and gptq lists are not judged. Fix the exclude list in the \
+method's form, or quantize the head with the rest.",
+    },
+    applies: Applies::Any,
+    needs: &[],
+    check: mtp_unquantized,
+};
+
+/// Whether `m` is judged: the trunk stores its kind quantized, or it is the MTP input
+/// projection of a checkpoint whose trunk is quantized.
+fn judged(h: &MtpHead, m: &MtpModule, ex: &Exclusions) -> bool {
+    if ex.method == Method::ModelOpt && m.name.ends_with("mtp.fc") {
+        // vLLM 0.27.1's qwen3_5_mtp.py builds `mtp.fc` unquantized under modelopt_fp4.
+        return false;
+    }
+    h.trunk_quantized.contains(&m.kind)
+        || (h.trunk_is_quantized && (m.kind == "fc" || m.kind == "eh_proj"))
+}
+
+/// One finding per MTP layer (and one for the shared modules): the first module, and how many.
+fn per_layer<'h>(
+    mods: impl Iterator<Item = (&'h MtpModule, String)>,
+) -> Vec<(&'h MtpModule, String, usize)> {
+    let mut out: Vec<(&MtpModule, String, usize)> = Vec::new();
+    for (m, detail) in mods {
+        match out.iter_mut().find(|(f, _, _)| f.layer == m.layer) {
+            Some(entry) => entry.2 += 1,
+            None => out.push((m, detail, 1)),
+        }
+    }
+    out
+}
+
+fn mtp_unquantized(cx: &mut Cx) {
+    let Some(h) = head(cx) else { return };
+    let Ok(Some(ex)) = Exclusions::read(cx.v.config.root()) else {
+        return;
+    };
+    let found = per_layer(
+        h.modules
+            .iter()
+            .filter(|m| !m.quantized() && judged(&h, m, &ex))
+            .filter(|m| ex.verdict(&m.name) == Verdict::Quantized)
+            .map(|m| {
+                let stored = match (&m.dtype, m.contradicts()) {
+                    (Some(d), true) => format!(
+                        "is stored as {d} by its header although {} sits beside it",
+                        m.parts.join(", ")
+                    ),
+                    (Some(d), false) => format!("is stored as {d}, with no scale or packed weight"),
+                    (None, _) => "has no scale or packed weight in the index".to_string(),
+                };
+                (m, stored)
+            }),
+    );
+    // An entry meant for the head that excludes none of its modules: the form is wrong.
+    let used: Vec<String> = h
+        .modules
+        .iter()
+        .filter_map(|m| match ex.verdict(&m.name) {
+            Verdict::Excluded(e) => Some(e),
+            _ => None,
+        })
+        .collect();
+    let hint = match ex.mtp_like.iter().find(|e| !used.contains(e)) {
+        Some(e) => format!(
+            "; `{e}` in `{}` is meant for the head but {} matches {}",
+            ex.key,
+            ex.method.name(),
+            ex.method.matching()
+        ),
+        None => String::new(),
+    };
+    for (m, stored, count) in found {
+        let file = cx.v.headers.display_of(&m.shard);
+        let others = match count {
+            1 => String::new(),
+            n => format!(
+                " (and {} more module{} of this MTP layer)",
+                n - 1,
+                if n == 2 { "" } else { "s" }
+            ),
+        };
+        cx.emit(
+            &m.name,
+            &file,
+            format!(
+                "MTP module `{}` {stored}{others}, but `{}` ({}) does not exclude it, so the engine \
+                 builds a quantized layer for it: a load failure or shape mismatch (vllm#53414, \
+                 sglang#36786, sglang#29781){hint}; add `{}` to `{}` in the form {} matches, or \
+                 quantize the head with the rest",
+                m.name,
+                ex.key,
+                ex.method.name(),
+                m.name,
+                ex.key,
+                ex.method.name(),
+            ),
+        );
+    }
+}
+
+const MTP_QUANT_EXCLUDED: Rule = Rule {
+    code: WeightsCode::MtpQuantExcluded,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "an MTP module stored quantized that quantization_config excludes from quantization",
+        explanation: "An excluded module gets an unquantized layer (vLLM 0.27.1's fp8 and quark methods return \
+UnquantizedLinearMethod for a skipped layer), which has no parameter for the packed weight or the scales the \
+checkpoint stores: the load fails, or the scales are dropped and the head drafts from raw FP8/integer values. A \
+warning: no public report of this direction was found. Remove the entry, or store the head unquantized.",
+    },
+    applies: Applies::Any,
+    needs: &[],
+    check: mtp_quant_excluded,
+};
+
+fn mtp_quant_excluded(cx: &mut Cx) {
+    let Some(h) = head(cx) else { return };
+    let Ok(Some(ex)) = Exclusions::read(cx.v.config.root()) else {
+        return;
+    };
+    let found = per_layer(h.modules.iter().filter(|m| m.quantized()).filter_map(|m| {
+        match ex.verdict(&m.name) {
+            Verdict::Excluded(entry) => Some((m, entry)),
+            _ => None,
+        }
+    }));
+    for (m, entry, count) in found {
+        let file = cx.v.headers.display_of(&m.shard);
+        let stored = m.dtype.clone().unwrap_or_else(|| m.parts.join(" + "));
+        cx.emit(
+            &m.name,
+            &file,
+            format!(
+                "MTP module `{}` is stored quantized ({stored}){} but `{entry}` in `{}` excludes it \
+                 under {}: the engine builds an unquantized layer with no place for its scales; \
+                 remove the entry or store the head unquantized",
+                m.name,
+                if count > 1 { format!(" with {} more of its layer", count - 1) } else { String::new() },
+                ex.key,
+                ex.method.name(),
+            ),
+        );
+    }
+}
+
+/// The severities by engine and version of `code`'s rule, when it declares them.
+pub fn by_engine(code: WeightsCode) -> Option<&'static ByEngine> {
+    match code {
+        WeightsCode::MtpMissing => Some(&MTP_MISSING_BY_ENGINE),
+        WeightsCode::MtpUnquantized => Some(&MTP_UNQUANTIZED_BY_ENGINE),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The in-process cost of a real-size target index (BENCHMARKS.md, "MTP heads in a target's
+    /// index"): `DFLASH_MTP_INDEX=DIR` (bench/mtp_index.py's output), run with `cargo test
+    /// --release -p dflash-check-core --lib -- --ignored real_size_index --nocapture`.
+    #[test]
+    #[ignore = "a benchmark: needs DFLASH_MTP_INDEX"]
+    fn real_size_index_read_and_checked() {
+        let Some(dir) = std::env::var_os("DFLASH_MTP_INDEX").map(std::path::PathBuf::from) else {
+            return;
+        };
+        let bytes = std::fs::read(dir.join("model.safetensors.index.json")).unwrap();
+        let config = crate::config::load(&dir.join("config.json")).unwrap();
+        let mut best = [f64::MAX; 3];
+        for _ in 0..20 {
+            let t = std::time::Instant::now();
+            let index = crate::weights::index::parse("i.json", &bytes).unwrap();
+            let parsed = t.elapsed().as_secs_f64();
+            let headers = crate::weights::WeightsHeaders {
+                source: "d".into(),
+                missing_shards: index.shards.clone(),
+                index: Some(index),
+                shards: vec![],
+                requests: 0,
+                body_bytes: 0,
+            };
+            let t = std::time::Instant::now();
+            let declared = embedded::declared(config.root()).unwrap().unwrap();
+            let head = MtpHead::of(declared, &headers);
+            let ex = Exclusions::read(config.root()).unwrap().unwrap();
+            let excluded = head
+                .modules
+                .iter()
+                .filter(|m| ex.verdict(&m.name) != Verdict::Quantized)
+                .count();
+            let mtp = t.elapsed().as_secs_f64();
+            let t = std::time::Instant::now();
+            let checked = crate::weights::run(&config, &headers, None);
+            let all = t.elapsed().as_secs_f64();
+            assert!(head.missing().is_empty() && excluded < head.modules.len());
+            assert!(!checked.diagnostics.is_empty());
+            for (b, x) in best.iter_mut().zip([parsed, mtp, all]) {
+                *b = b.min(x);
+            }
+        }
+        use std::io::Write;
+        let _ = writeln!(
+            std::io::stderr(),
+            "index parse {:.1} ms, MTP head + exclusions {:.1} ms, every weights rule {:.1} ms (best of 20)",
+            best[0] * 1e3,
+            best[1] * 1e3,
+            best[2] * 1e3
+        );
+    }
+}

@@ -1,0 +1,552 @@
+//! Which modules a target's `quantization_config` leaves unquantized, matched the way the engine's
+//! quant method matches them. The same entry means different things per method — in vLLM 0.27.1:
+//!
+//! - compressed-tensors (`ignore`) and quark (`exclude`): an entry equal to the module name, or
+//!   `re:PATTERN` matched with Python's `re.match` (anchored at the start only); a plain prefix
+//!   (`mtp`, `model.layers.61`) matches nothing (`compressed_tensors/utils.py`,
+//!   `quark/utils.py`); quark also lets an entry under `…mlp.experts.` exclude the whole MoE;
+//! - ModelOpt (`exclude_modules` in `hf_quant_config.json`'s form, `ignore` in config.json's):
+//!   an exact name, an entry contained in the module name (`mtp` excludes every `mtp.*`), or an
+//!   `fnmatch` wildcard (`mtp*`); a `re:` entry is none of these and matches nothing
+//!   (`modelopt.py`, `is_layer_excluded`);
+//! - fp8 (`ignored_layers`, else `modules_to_not_convert`): exact names; for experts, the MoE's
+//!   name contained in an entry naming `experts` (`utils/quant_utils.py`, `is_layer_skipped`).
+//!
+//! So the same list can exclude the MTP head under one method and not under another
+//! (sglang#36786, sglang#29781, vllm#53414). Other methods (awq, gptq's `dynamic`, bitsandbytes)
+//! are not judged: [`Exclusions::read`] returns `None` for them.
+//!
+//! Lists come from a file that may be hostile, so matching is linear in the list and the name:
+//! plain names go in a hash set, ModelOpt's contained names in one Aho-Corasick automaton,
+//! and every pattern (`re:` or a wildcard) in one [`regex::RegexSet`] — the `regex` crate's
+//! automata match in time linear in the name whatever the pattern (Python's `re` backtracks: a
+//! `re:(a*)*b` entry can take exponential time there), and its size limit bounds what a
+//! pattern may compile to. A list over [`MAX_ENTRIES`] entries, or over [`MAX_PATTERNS`]
+//! patterns, is refused; a pattern the `regex` crate cannot compile (Python-only syntax such as
+//! look-ahead, or over the size limit) leaves the modules it might match undecided, never
+//! guessed.
+
+use std::collections::HashSet;
+
+use aho_corasick::AhoCorasick;
+use regex::{RegexSet, RegexSetBuilder};
+
+use crate::json::Node;
+use crate::{Error, Result};
+
+/// Most entries an exclude list may hold. Real lists name every excluded module one by one
+/// (a few thousand for a 60-layer MoE with per-expert entries); 100,000 is not a list a
+/// quantizer writes.
+pub const MAX_ENTRIES: usize = 65_536;
+/// Most `re:` / wildcard entries compiled into one set.
+pub const MAX_PATTERNS: usize = 1_024;
+/// The compiled size one pattern, and the whole set, may reach (the `regex` crate's limit).
+pub const PATTERN_SIZE_LIMIT: usize = 1 << 20;
+/// Longest entry read; a module name is never this long.
+const MAX_ENTRY_BYTES: usize = 4096;
+
+/// A quant method whose exclude list is judged.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    CompressedTensors,
+    Quark,
+    ModelOpt,
+    Fp8,
+}
+
+impl Method {
+    fn of(quant_method: &str) -> Option<Method> {
+        match quant_method.to_ascii_lowercase().as_str() {
+            "compressed-tensors" | "compressed_tensors" => Some(Method::CompressedTensors),
+            "quark" => Some(Method::Quark),
+            "modelopt" | "modelopt_fp4" | "modelopt_fp8" | "modelopt_mixed" => {
+                Some(Method::ModelOpt)
+            }
+            "fp8" => Some(Method::Fp8),
+            _ => None,
+        }
+    }
+
+    /// The keys the engine reads the list from, in the order it tries them (fp8 takes
+    /// `modules_to_not_convert` when `ignored_layers` is absent or empty). ModelOpt reads
+    /// `quantization.exclude_modules` when the config has the `hf_quant_config.json` form
+    /// (a `quantization` object), else `ignore` ([`list_of`]).
+    fn keys(self) -> &'static [&'static str] {
+        match self {
+            Method::CompressedTensors => &["ignore"],
+            Method::Quark => &["exclude"],
+            Method::ModelOpt => &["ignore"],
+            Method::Fp8 => &["ignored_layers", "modules_to_not_convert"],
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Method::CompressedTensors => "compressed-tensors",
+            Method::Quark => "quark",
+            Method::ModelOpt => "modelopt",
+            Method::Fp8 => "fp8",
+        }
+    }
+
+    /// How the method matches an entry, for messages.
+    pub fn matching(self) -> &'static str {
+        match self {
+            Method::CompressedTensors | Method::Quark => {
+                "an entry equal to the module name, or `re:` + a regex matched at its start"
+            }
+            Method::ModelOpt => {
+                "an entry equal to or contained in the module name, or an fnmatch wildcard (no `re:` patterns)"
+            }
+            Method::Fp8 => "an entry equal to the module name (no prefixes, wildcards or `re:`)",
+        }
+    }
+}
+
+/// Whether the config leaves a module unquantized.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Excluded from quantization, by this entry.
+    Excluded(String),
+    /// Quantized: no entry matches it under the method.
+    Quantized,
+    /// A pattern the `regex` crate could not compile might match it: not judged.
+    Undecided,
+}
+
+/// A `quantization_config`'s exclude list, ready to match module names.
+pub struct Exclusions {
+    pub method: Method,
+    /// Where the list was read, as a dotted JSON path (`quantization_config.ignore`).
+    pub key: String,
+    /// How many entries the list holds.
+    pub len: usize,
+    exact: HashSet<String>,
+    /// ModelOpt: entries without wildcards, found anywhere in a module name.
+    contained: Option<AhoCorasick>,
+    contained_entries: Vec<String>,
+    /// `re:` entries (as `^(?:…)`) and wildcards (as `^…$`), with the entries they came from.
+    patterns: Option<RegexSet>,
+    pattern_entries: Vec<String>,
+    /// Entries the `regex` crate could not compile.
+    pub uncompiled: Vec<String>,
+    /// Entries that look meant for the MTP head (`mtp`, `nextn`, `eh_proj`, …), for messages.
+    pub mtp_like: Vec<String>,
+    /// quark and fp8: entries naming a MoE's experts (for the MoE-level rules).
+    expert_entries: Vec<String>,
+}
+
+/// fnmatch's wildcard characters.
+fn has_wildcard(s: &str) -> bool {
+    s.contains(['*', '?', '['])
+}
+
+/// Python's `fnmatch.translate`, enough for module names: `*`, `?`, `[…]`, `[!…]`.
+fn glob_to_regex(glob: &str) -> String {
+    let mut out = String::from("^(?s:");
+    let mut chars = glob.chars().peekable();
+    while let Some(c) = chars.next() {
+        match c {
+            '*' => out.push_str(".*"),
+            '?' => out.push('.'),
+            '[' => {
+                let class: String = chars.clone().take_while(|&c| c != ']').collect();
+                if chars.clone().nth(class.chars().count()) == Some(']') && !class.is_empty() {
+                    for _ in 0..=class.chars().count() {
+                        chars.next();
+                    }
+                    let (neg, body) = match class.strip_prefix('!') {
+                        Some(b) => ("^", b),
+                        None => ("", class.as_str()),
+                    };
+                    let body: String = body
+                        .chars()
+                        .map(|c| match c {
+                            '\\' | '[' | ']' | '^' | '&' | '~' => format!("\\{c}"),
+                            _ => c.to_string(),
+                        })
+                        .collect();
+                    out.push_str(&format!("[{neg}{body}]"));
+                } else {
+                    out.push_str("\\[");
+                }
+            }
+            c => out.push_str(&regex::escape(&c.to_string())),
+        }
+    }
+    out.push_str(")$");
+    out
+}
+
+fn looks_mtp(entry: &str) -> bool {
+    let e = entry.to_ascii_lowercase();
+    ["mtp", "nextn", "eh_proj", "enorm", "hnorm", "shared_head"]
+        .iter()
+        .any(|k| e.contains(k))
+}
+
+/// The list under `q` for `method`: `(dotted path, entries)`.
+fn list_of(q: &Node, method: Method) -> Result<Option<(String, Vec<&str>)>> {
+    let legacy = q.get("quantization").filter(|n| n.as_object().is_some());
+    let (q, keys, parent) = match (method, legacy) {
+        (Method::ModelOpt, Some(inner)) => (inner, &["exclude_modules"][..], "quantization."),
+        _ => (q, method.keys(), ""),
+    };
+    let empty = |n: &Node| n.is_null() || n.as_array().is_some_and(|a| a.is_empty());
+    let Some((key, node)) = keys
+        .iter()
+        .find_map(|k| q.get(k).filter(|n| !empty(n)).map(|n| (*k, n)))
+    else {
+        return Ok(None);
+    };
+    let path = format!("quantization_config.{parent}{key}");
+    let hint = "make it a list of module names (strings), as the quantizer writes it";
+    let items = node.as_array().ok_or_else(|| {
+        Error::new(format!("`{path}` is not a list of module names")).with_hint(hint)
+    })?;
+    if items.len() > MAX_ENTRIES {
+        return Err(Error::new(format!(
+            "`{path}` lists {} entries, over the {MAX_ENTRIES} an exclude list is read with \
+             (quantizers name a few thousand modules at most)",
+            items.len()
+        ))
+        .with_hint("restore the quantization_config the quantizer wrote"));
+    }
+    let mut entries = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let s = item
+            .as_str()
+            .filter(|s| s.len() <= MAX_ENTRY_BYTES)
+            .ok_or_else(|| {
+                Error::new(format!(
+                    "`{path}[{i}]` is not a module name (a string of at most {MAX_ENTRY_BYTES} bytes)"
+                ))
+                .with_hint(hint)
+            })?;
+        entries.push(s);
+    }
+    Ok(Some((path, entries)))
+}
+
+impl Exclusions {
+    /// The exclude list of the config's `quantization_config` (top level or `text_config`),
+    /// for a method judged here; `Ok(None)` when there is no quantization_config or its method
+    /// is not one of them. An error for a list that is not a list of strings, or over the caps.
+    pub fn read(root: &Node) -> Result<Option<Exclusions>> {
+        let Some(q) = root
+            .get("quantization_config")
+            .or_else(|| root.get("text_config")?.get("quantization_config"))
+            .filter(|n| n.as_object().is_some())
+        else {
+            return Ok(None);
+        };
+        let Some(method) = q
+            .get("quant_method")
+            .and_then(Node::as_str)
+            .and_then(Method::of)
+        else {
+            return Ok(None);
+        };
+        let (key, entries) = list_of(q, method)?
+            .unwrap_or_else(|| (format!("quantization_config.{}", method.keys()[0]), vec![]));
+        Exclusions::build(method, key, &entries)
+    }
+
+    fn build(method: Method, key: String, entries: &[&str]) -> Result<Option<Exclusions>> {
+        let mut ex = Exclusions {
+            method,
+            key,
+            len: entries.len(),
+            exact: HashSet::new(),
+            contained: None,
+            contained_entries: Vec::new(),
+            patterns: None,
+            pattern_entries: Vec::new(),
+            uncompiled: Vec::new(),
+            mtp_like: Vec::new(),
+            expert_entries: Vec::new(),
+        };
+        let mut sources: Vec<String> = Vec::new();
+        for &e in entries {
+            if looks_mtp(e) && ex.mtp_like.len() < 8 {
+                ex.mtp_like.push(e.to_string());
+            }
+            let pattern = match (method, e.strip_prefix("re:")) {
+                (Method::CompressedTensors | Method::Quark, Some(p)) => Some(format!("^(?:{p})")),
+                (Method::ModelOpt, _) if has_wildcard(e) => Some(glob_to_regex(e)),
+                _ => None,
+            };
+            match pattern {
+                Some(p) => {
+                    if sources.len() == MAX_PATTERNS {
+                        return Err(Error::new(format!(
+                            "`{}` holds more than {MAX_PATTERNS} patterns (`re:` or wildcards): \
+                             not a list a quantizer writes; not compiled",
+                            ex.key
+                        ))
+                        .with_hint("name the excluded modules, or restore the quantizer's list"));
+                    }
+                    sources.push(p);
+                    ex.pattern_entries.push(e.to_string());
+                }
+                None => {
+                    if method == Method::ModelOpt {
+                        ex.contained_entries.push(e.to_string());
+                    }
+                    if e.contains("experts") {
+                        ex.expert_entries.push(e.to_string());
+                    }
+                    ex.exact.insert(e.to_string());
+                }
+            }
+        }
+        ex.compile(sources);
+        if !ex.contained_entries.is_empty() {
+            ex.contained = AhoCorasick::new(&ex.contained_entries).ok();
+        }
+        Ok(Some(ex))
+    }
+
+    /// Compiles each pattern alone (so one Python-only pattern does not lose the others), then
+    /// the ones that compile as one set.
+    fn compile(&mut self, sources: Vec<String>) {
+        let mut kept_sources = Vec::new();
+        let mut kept_entries = Vec::new();
+        for (source, entry) in sources
+            .into_iter()
+            .zip(std::mem::take(&mut self.pattern_entries))
+        {
+            let one = regex::RegexBuilder::new(&source)
+                .size_limit(PATTERN_SIZE_LIMIT)
+                .build();
+            match one {
+                Ok(_) => {
+                    kept_sources.push(source);
+                    kept_entries.push(entry);
+                }
+                Err(_) => self.uncompiled.push(entry),
+            }
+        }
+        if kept_sources.is_empty() {
+            return;
+        }
+        match RegexSetBuilder::new(&kept_sources)
+            .size_limit(PATTERN_SIZE_LIMIT.saturating_mul(4))
+            .build()
+        {
+            Ok(set) => {
+                self.patterns = Some(set);
+                self.pattern_entries = kept_entries;
+            }
+            Err(_) => self.uncompiled.extend(kept_entries),
+        }
+    }
+
+    /// Whether the config leaves `module` (a module name as the checkpoint spells it, without
+    /// `.weight`) unquantized, under the method's matching.
+    pub fn verdict(&self, module: &str) -> Verdict {
+        if self.exact.contains(module) {
+            return Verdict::Excluded(module.to_string());
+        }
+        if let Some(m) = self.contained.as_ref().and_then(|ac| ac.find(module)) {
+            return Verdict::Excluded(self.contained_entries[m.pattern().as_usize()].clone());
+        }
+        if let Some(set) = &self.patterns {
+            if let Some(i) = set.matches(module).iter().next() {
+                return Verdict::Excluded(self.pattern_entries[i].clone());
+            }
+        }
+        if let Some(e) = self.experts_excluded(module) {
+            return Verdict::Excluded(e);
+        }
+        if self.uncompiled.is_empty() {
+            Verdict::Quantized
+        } else {
+            Verdict::Undecided
+        }
+    }
+
+    /// The MoE-level rules: an expert weight belongs to `…mlp.experts`, which quark excludes
+    /// when an entry names it or a child of it, and fp8 when an entry naming experts contains it.
+    fn experts_excluded(&self, module: &str) -> Option<String> {
+        let at = module.find(".experts.")?;
+        let moe = &module[..at + ".experts".len()];
+        let child = format!("{moe}.");
+        match self.method {
+            Method::Quark => self
+                .expert_entries
+                .iter()
+                .find(|e| e.as_str() == moe || e.starts_with(&child))
+                .cloned(),
+            Method::Fp8 => self
+                .expert_entries
+                .iter()
+                .find(|e| e.contains(moe))
+                .cloned(),
+            Method::CompressedTensors | Method::ModelOpt => {
+                self.exact.get(moe).cloned().or_else(|| {
+                    let set = self.patterns.as_ref()?;
+                    let i = set.matches(moe).iter().next()?;
+                    Some(self.pattern_entries[i].clone())
+                })
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::Document;
+
+    fn read(config: &str) -> Exclusions {
+        let doc = Document::parse_bytes(config.as_bytes()).expect("test JSON");
+        Exclusions::read(&doc.root)
+            .unwrap()
+            .expect("a judged method")
+    }
+
+    fn q(method: &str, key: &str, entries: &[&str]) -> String {
+        let list: Vec<String> = entries.iter().map(|e| format!("{e:?}")).collect();
+        format!(
+            r#"{{"quantization_config": {{"quant_method": "{method}", "{key}": [{}]}}}}"#,
+            list.join(", ")
+        )
+    }
+
+    const FC: &str = "mtp.fc";
+    const Q: &str = "mtp.layers.0.self_attn.q_proj";
+
+    #[test]
+    fn compressed_tensors_takes_names_and_re_patterns_never_prefixes() {
+        let ex = read(&q("compressed-tensors", "ignore", &["re:^mtp.*"]));
+        assert_eq!(ex.verdict(FC), Verdict::Excluded("re:^mtp.*".into()));
+        let ex = read(&q(
+            "compressed-tensors",
+            "ignore",
+            &["mtp", "mtp*", "mtp.fc"],
+        ));
+        assert_eq!(ex.verdict(FC), Verdict::Excluded("mtp.fc".into()));
+        assert_eq!(ex.verdict(Q), Verdict::Quantized);
+        // re.match anchors at the start only.
+        let ex = read(&q("compressed-tensors", "ignore", &["re:mtp"]));
+        assert_eq!(ex.verdict(Q), Verdict::Excluded("re:mtp".into()));
+        assert_eq!(ex.verdict("model.mtp.x"), Verdict::Quantized);
+    }
+
+    #[test]
+    fn modelopt_takes_contained_names_and_wildcards_never_re() {
+        let ex = read(&q("modelopt", "ignore", &["re:^mtp.*"]));
+        assert_eq!(ex.verdict(Q), Verdict::Quantized);
+        // hf_quant_config.json's form: `quantization.exclude_modules`.
+        let ex = read(
+            r#"{"quantization_config": {"quant_method": "modelopt", "quantization": {"quant_algo": "NVFP4", "exclude_modules": ["mtp"]}}}"#,
+        );
+        assert_eq!(ex.key, "quantization_config.quantization.exclude_modules");
+        assert_eq!(ex.verdict(Q), Verdict::Excluded("mtp".into()));
+        let ex = read(&q("modelopt", "ignore", &["model.layers.61*"]));
+        assert_eq!(
+            ex.verdict("model.layers.61.eh_proj"),
+            Verdict::Excluded("model.layers.61*".into())
+        );
+        assert_eq!(ex.verdict("model.layers.6.eh_proj"), Verdict::Quantized);
+    }
+
+    #[test]
+    fn fp8_and_quark_expert_rules() {
+        let ex = read(&q(
+            "fp8",
+            "modules_to_not_convert",
+            &["model.layers.61.mlp.experts.0.down_proj"],
+        ));
+        assert!(matches!(
+            ex.verdict("model.layers.61.mlp.experts.5.up_proj"),
+            Verdict::Excluded(_)
+        ));
+        assert_eq!(ex.verdict("model.layers.61.eh_proj"), Verdict::Quantized);
+        let ex = read(&q(
+            "quark",
+            "exclude",
+            &["model.layers.78.mlp.experts.*.down_proj"],
+        ));
+        assert!(matches!(
+            ex.verdict("model.layers.78.mlp.experts.1.gate_proj"),
+            Verdict::Excluded(_)
+        ));
+    }
+
+    /// A pattern the `regex` crate cannot compile (look-ahead) leaves a module undecided; a
+    /// hostile but compilable one matches in linear time.
+    #[test]
+    fn python_only_and_hostile_patterns() {
+        let ex = read(&q("compressed-tensors", "ignore", &["re:(?!lm_head).*"]));
+        assert_eq!(ex.uncompiled, vec!["re:(?!lm_head).*".to_string()]);
+        assert_eq!(ex.verdict(Q), Verdict::Undecided);
+        let ex = read(&q("compressed-tensors", "ignore", &["re:(a*)*b"]));
+        let long = "a".repeat(4000);
+        let start = std::time::Instant::now();
+        assert_eq!(ex.verdict(&long), Verdict::Quantized);
+        assert!(start.elapsed() < std::time::Duration::from_secs(1));
+        let ex = read(&q("compressed-tensors", "ignore", &["re:a{1000}{1000}"]));
+        assert_eq!(ex.verdict(Q), Verdict::Undecided);
+    }
+
+    /// 65,536 names are read and matched in linear time; more entries (70,000 here: the config
+    /// reader refuses 100,000 values before), or more than
+    /// [`MAX_PATTERNS`] patterns, are refused with the list's path.
+    #[test]
+    fn long_lists_are_linear_and_capped() {
+        let names: Vec<String> = (0..MAX_ENTRIES)
+            .map(|i| format!("model.layers.{i}.mlp.gate"))
+            .collect();
+        let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+        let start = std::time::Instant::now();
+        let ex = read(&q("modelopt", "ignore", &refs));
+        assert_eq!(
+            ex.verdict("model.layers.7.mlp.gate").clone(),
+            Verdict::Excluded("model.layers.7.mlp.gate".into())
+        );
+        assert_eq!(ex.verdict(Q), Verdict::Quantized);
+        assert!(start.elapsed() < std::time::Duration::from_secs(20));
+        // (A config of 100,000 values is refused when it is read: `json`'s cap.)
+        let over: Vec<String> = (0..70_000).map(|i| format!("m{i}")).collect();
+        let refs: Vec<&str> = over.iter().map(String::as_str).collect();
+        let doc =
+            Document::parse_bytes(q("compressed-tensors", "ignore", &refs).as_bytes()).unwrap();
+        let err = Exclusions::read(&doc.root).err().unwrap();
+        assert!(
+            err.message.contains("lists 70000 entries"),
+            "{}",
+            err.message
+        );
+        let pats: Vec<String> = (0..MAX_PATTERNS + 1).map(|i| format!("re:m{i}")).collect();
+        let refs: Vec<&str> = pats.iter().map(String::as_str).collect();
+        let doc =
+            Document::parse_bytes(q("compressed-tensors", "ignore", &refs).as_bytes()).unwrap();
+        let err = Exclusions::read(&doc.root).err().unwrap();
+        assert!(
+            err.message.contains("more than 1024 patterns"),
+            "{}",
+            err.message
+        );
+    }
+
+    #[test]
+    fn other_methods_and_no_config_are_not_judged() {
+        for cfg in [
+            r#"{"quantization_config": {"quant_method": "awq", "modules_to_not_convert": ["mtp"]}}"#,
+            r#"{"hidden_size": 4}"#,
+        ] {
+            let doc = Document::parse_bytes(cfg.as_bytes()).unwrap();
+            assert!(Exclusions::read(&doc.root).unwrap().is_none());
+        }
+        let doc = Document::parse_bytes(
+            br#"{"quantization_config": {"quant_method": "fp8", "ignored_layers": [3]}}"#,
+        )
+        .unwrap();
+        let err = Exclusions::read(&doc.root).err().unwrap();
+        assert!(err
+            .message
+            .contains("quantization_config.ignored_layers[0]"));
+    }
+}
