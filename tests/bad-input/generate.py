@@ -309,17 +309,25 @@ LAUNCH_FILES = {
 METRICS_HEAD = "# HELP {n}_total x\n# TYPE {n}_total counter\n"
 
 
-def vllm_body(drafts, draft_tokens, accepted, per_pos, value=None):
-    """A minimal vLLM exposition of the four spec-decode counters (one engine, one model)."""
-    labels = 'engine="0",model_name="Qwen/Qwen3-8B"'
+def vllm_body(drafts, draft_tokens, accepted, per_pos, value=None, engines=("0",)):
+    """A minimal vLLM exposition of the four spec-decode counters (one model; one series per
+    engine replica, each with the same values). A value may be a string, written as it is."""
+    labels = [f'engine="{e}",model_name="Qwen/Qwen3-8B"' for e in engines]
     out = []
     for n, v in (("vllm:spec_decode_num_drafts", drafts), ("vllm:spec_decode_num_draft_tokens", draft_tokens),
                  ("vllm:spec_decode_num_accepted_tokens", accepted)):
-        out.append(METRICS_HEAD.format(n=n) + f"{n}_total{{{labels}}} {value or v}\n")
+        out.append(METRICS_HEAD.format(n=n) + "".join(f"{n}_total{{{l}}} {value or v}\n" for l in labels))
     n = "vllm:spec_decode_num_accepted_tokens_per_pos"
     out.append(METRICS_HEAD.format(n=n) + "".join(
-        f'{n}_total{{{labels},position="{i}"}} {value or v}\n' for i, v in enumerate(per_pos)))
+        f'{n}_total{{{l},position="{i}"}} {value or v}\n' for l in labels for i, v in enumerate(per_pos)))
     return "".join(out)
+
+
+def sglang_gauges(**values):
+    """SGLang's spec gauges (`sglang:spec_accept_length`, …) with one series each, tp rank 0."""
+    return "".join(
+        f"# HELP sglang:{n} x\n# TYPE sglang:{n} gauge\n" + f'sglang:{n}{{model_name="m",tp_rank="0"}} {v}\n'
+        for n, v in values.items())
 
 
 def metrics_cases():
@@ -342,6 +350,15 @@ def metrics_cases():
                                  'sglang:spec_accept_length{model_name="m"} NaN\n',
         "huge-timestamp.txt": good1.replace(" 100.0\n", " 100.0 99999999999999999999999999999999\n"),
         "label-not-closed.txt": 'vllm:spec_decode_num_drafts_total{engine="0 1\n',
+        # Values that cannot be (issue 20): the second scrape of a window whose first is valid-1.
+        "accepted-over-drafted.txt": vllm_body(200.0, 600.0, 3150.0, [170.0, 120.0, 60.0]),
+        "per-position-nan.txt": vllm_body(200.0, 600.0, 350.0, [170.0, "NaN", 60.0]),
+        "per-position-over-100.txt": vllm_body(200.0, 600.0, 350.0, [230.0, 120.0, 60.0]),
+        # Two replicas whose drafts each fit an f64 and whose sum does not.
+        "replicas-overflow-1.txt": vllm_body("1.7e308", "3.0e2", "1.5e2", [80.0, 50.0, 20.0], engines=("0", "1")),
+        "replicas-overflow-2.txt": vllm_body("1.7e308", "6.0e2", "3.5e2", [170.0, 120.0, 60.0], engines=("0", "1")),
+        "sglang-negative-length.txt": sglang_gauges(spec_accept_length="-3.0"),
+        "sglang-rate-over-1.txt": sglang_gauges(spec_accept_length="3.0", spec_accept_rate="1.7"),
     }
     out = os.path.join(ROOT, "cases", "metrics")
     shutil.rmtree(out, ignore_errors=True)
