@@ -395,20 +395,67 @@ PIN_FILES = {
     "inline-ignore.toml": 'version = 2\nignore = [\n  { code = "changed", path = "models/*", '
                           'pointer = "/no_such_key", reason = "r" },\n]\n',
     "not-toml.toml": 'version = 2\n[[ignore]\ncode = "changed"\n',
+    # Issue 32: an entry's pointer and reason as input text: an unused entry is reported with its
+    # pointer, in annotations and in the step summary (Markdown, an image, HTML, a forged command).
+    "hostile-entry.toml": 'version = 2\n\n[[ignore]]\ncode = "changed"\n'
+                          'path = "models/*"\n'
+                          'pointer = "/x`![i](http://e/i.png)<img src=x>|\\n::error file=README.md::INJECTED\\u001b]0;t\\u0007"\nreason = "r\\r\\n::add-mask::word $x$ *e* [l](http://e)"\n',
 }
 
 
-def pins_cases():
-    out = os.path.join(ROOT, "cases", "pins")
+def write_cases(sub, files):
+    """cases/<sub>/ holds exactly `files` (name -> text), written byte for byte."""
+    out = os.path.join(ROOT, "cases", sub)
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
-    for name, text in PIN_FILES.items():
+    for name, text in files.items():
         with open(os.path.join(out, name), "w", newline="") as f:
             f.write(text)
-    return len(PIN_FILES)
+    return len(files)
+
+
+def pins_cases():
+    return write_cases("pins", PIN_FILES)
+
+
+# Server answers (`surface = "server"`): what `doctor` reads from a server about itself, SGLang's
+# `/get_server_info` (cases sglang-*) and vLLM's `/v1/models` (cases models-*), served beside a
+# /metrics window by tests/bad_input.rs. A server's answer is input: hostile text, paths it has
+# no business naming, wrong types, shapes that are not the endpoint's.
+HOSTILE = "x\n::error file=README.md::INJECTED\u001b]0;pwned\u0007 \u202edesrever ##[add-mask]word"
+SGLANG_OK = {"model_path": "Qwen/Qwen3-8B", "speculative_algorithm": "DFLASH",
+             "speculative_draft_model_path": "z-lab/Qwen3-8B-DFlash-b16", "speculative_num_draft_tokens": 16}
+SERVER_FILES = {
+    "sglang-valid.json": json.dumps(SGLANG_OK),
+    "sglang-html.json": "<html><body><h1>404 Not Found</h1></body></html>\n",
+    "sglang-array.json": "[1, 2]\n",
+    "sglang-model-path-number.json": json.dumps({"model_path": 42}),
+    "sglang-hostile-strings.json": json.dumps(dict(SGLANG_OK, model_path="Qwen/" + HOSTILE,
+                                                   speculative_draft_model_path=HOSTILE)),
+    "sglang-proc-paths.json": json.dumps(dict(SGLANG_OK, model_path="/proc/self/environ",
+                                              speculative_draft_model_path="/dev/zero")),
+    "sglang-dotdot-path.json": json.dumps(dict(SGLANG_OK, speculative_draft_model_path="models/../../../etc")),
+    "sglang-flag-values.json": json.dumps(dict(SGLANG_OK, model_path="--tp", speculative_draft_model_path="--trust-remote-code",
+                                               speculative_algorithm="--x")),
+    "sglang-wrong-types.json": json.dumps(dict(SGLANG_OK, speculative_draft_model_path=["a"],
+                                               speculative_num_draft_tokens="sixteen", speculative_algorithm={"x": 1})),
+    "sglang-num-draft-tokens-huge.json": json.dumps(SGLANG_OK).replace(": 16}", ": 18446744073709551616}"),
+    "sglang-deep-nesting.json": '{"x": ' + "[" * 10000 + "]" * 10000 + ', "model_path": "Qwen/Qwen3-8B"}\n',
+    "sglang-duplicate-model-path.json": '{"model_path": "Qwen/Qwen3-8B", "model_path": "/proc/self/environ"}\n',
+    "sglang-truncated.json": '{"model_path": "Qwen/Qw',
+    "models-valid.json": json.dumps({"object": "list", "data": [{"id": "Qwen/Qwen3-8B", "object": "model", "root": "Qwen/Qwen3-8B"}]}),
+    "models-hostile-id.json": json.dumps({"data": [{"id": HOSTILE, "object": "model"}]}),
+    "models-data-not-list.json": json.dumps({"data": "x"}),
+    "models-empty.json": json.dumps({"data": []}),
+    "models-proc-root.json": json.dumps({"data": [{"id": "m", "root": "/proc/self/environ"}]}),
+}
+
+
+def server_cases():
+    return write_cases("server", SERVER_FILES)
 
 
 import shutil  # noqa: E402
 
 print(weights_cases(), "weights cases,", launch_cases(), "launch files,", metrics_cases(), "metrics bodies,",
-      pins_cases(), "pin files written")
+      pins_cases(), "pin files,", server_cases(), "server answers written")
