@@ -13,7 +13,10 @@
 # NUL, authority config -> plan -> the output re-parses, no difference is left, bytes outside the
 # splices are the original's, fixing again changes nothing); safetensors_header, launch_command,
 # metrics_text (the three later input surfaces: no panic, an answer or an error); glob_match
-# (the [[ignore]] path matcher: pattern NUL path, an answer at once and its invariants).
+# (the [[ignore]] path matcher: pattern NUL path, an answer at once and its invariants);
+# server_answer (doctor's reading of /get_server_info and /v1/models, and the launch command
+# built from it); step_summary (a finding's file NUL path NUL message -> the GitHub annotations
+# and the step-summary table: one command and one row, nothing Markdown or HTML acts on).
 #
 # Seeds of the last three: the committed bad-input cases (tests/bad-input/cases/{weights,launch,
 # metrics}) and the files of tests/launch/files, plus real producers' output written by
@@ -32,7 +35,7 @@ cd "$(dirname "$0")/.."
 SECONDS_EACH="${1:-600}"
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(parse_config json_roundtrip fix_roundtrip safetensors_header launch_command metrics_text glob_match)
+[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(parse_config json_roundtrip fix_roundtrip safetensors_header launch_command metrics_text glob_match server_answer step_summary)
 export RUSTC_BOOTSTRAP=1
 TC="${FUZZ_TOOLCHAIN-}"
 if [ -z "$TC" ] && rustup toolchain list 2>/dev/null | grep -q '^nightly'; then TC=+nightly; fi
@@ -56,6 +59,16 @@ for t in "${TARGETS[@]}"; do
     safetensors_header) seeds_from tests/bad-input/cases/weights -name '*.safetensors' ;;
     launch_command) seeds_from tests/bad-input/cases/launch tests/launch/files ;;
     metrics_text) seeds_from tests/bad-input/cases/metrics ;;
+    server_answer) seeds_from tests/bad-input/cases/server ;;
+    # file NUL path NUL message: issue 32's hostile text in each place.
+    step_summary)
+      i=0
+      for triple in 'models/config.json\0dflash_config.mask_token_id\0x\n::error file=README.md::INJECTED' \
+                    'm/`x`.json\0a|b\0![i](http://e/x.png) [l](http://e) <img src=x> | $y$ `a`' \
+                    'c.json\0\0\033]0;pwned\007 \342\200\256desrever ##[add-mask]word'; do
+        i=$((i + 1))
+        printf "$triple" > "$work/seed-summary-$i"
+      done ;;
     # Pattern NUL path: the globs of docs/ci.md and issue 32's hostile one.
     glob_match)
       i=0

@@ -123,8 +123,9 @@ impl ServerInfo {
         info
     }
 
-    /// The SGLang launch command these arguments describe, for the launch rules.
-    fn sglang_command(&self) -> Option<Vec<String>> {
+    /// The SGLang launch command these arguments describe, for the launch rules (public for the
+    /// `server_answer` fuzz target).
+    pub fn sglang_command(&self) -> Option<Vec<String>> {
         if self.endpoint == "/v1/models" {
             return None;
         }
@@ -484,7 +485,15 @@ fn launch_command(
         (Some(l), _) => Some((l.clone(), "the launch command")),
         (None, Some(info)) => match info.sglang_command() {
             Some(args) => {
-                let (parsed, notes) = launch::parse_input(&args, None)?;
+                // The command is the server's answer rewritten: say so, or the error would
+                // speak of a command the user never typed.
+                let (parsed, notes) = launch::parse_input(&args, None).map_err(|mut e| {
+                    e.message = format!(
+                        "{} (the command doctor built from the server's {} answer)",
+                        e.message, info.endpoint
+                    );
+                    e
+                })?;
                 Some((
                     (parsed, notes, None),
                     "the server's arguments (SGLang /get_server_info)",
@@ -919,9 +928,13 @@ fn no_drafter(server: Option<&ServerInfo>, inputs: &DoctorInputs) -> Error {
         Some(s) if s.endpoint.ends_with("/v1/models") => format!(
             "the server is vLLM, whose {} names the served target ({}) but not the drafter",
             s.endpoint,
-            s.target.as_deref().unwrap_or("?")
+            // A refused target is said with why, not as `?`.
+            s.target
+                .clone()
+                .or_else(|| s.refused.first().cloned())
+                .unwrap_or_else(|| "none".into())
         ),
-        Some(s) => format!("the server's {} names no drafter", s.endpoint),
+        Some(s) => server_drafter(s),
         None if inputs.launch.is_some() => {
             "the launch command names no drafter that could be read".into()
         }
@@ -930,6 +943,23 @@ fn no_drafter(server: Option<&ServerInfo>, inputs: &DoctorInputs) -> Error {
     Error::new(format!("doctor cannot find the drafter: {what}")).with_hint(
         "pass the launch command after `--` (or --file), or the drafter's directory with --drafter DIR",
     )
+}
+
+/// What the server said of its drafter, when doctor could not use it: the path it refused and
+/// why, the drafter it named that could not be read, or that it named none. ("names no
+/// drafter" was said of all three, hiding a refused `/dev/zero` and an uncached Hub repo.)
+fn server_drafter(s: &ServerInfo) -> String {
+    if let Some(refused) = s.refused.iter().find(|r| r.contains(" the drafter ")) {
+        return refused.clone();
+    }
+    match &s.drafter {
+        Some(d) => format!(
+            "the server's {} names the drafter `{d}`, which could not be read here (a Hub repo \
+             needs the Hub or its cache; a path, the drafter's directory on this machine)",
+            s.endpoint
+        ),
+        None => format!("the server's {} names no drafter", s.endpoint),
+    }
 }
 
 /// Asks the server about itself: SGLang's `/get_server_info` (its resolved arguments, drafter
@@ -992,8 +1022,9 @@ fn raw_value(raw: Option<&serde_json::value::RawValue>) -> serde_json::Value {
 
 impl ServerInfo {
     /// SGLang's answer, read field by field; `None` when it is not a JSON object naming a
-    /// `model_path` (then it is not SGLang's server info).
-    fn parse_sglang(endpoint: &str, body: &str) -> Option<ServerInfo> {
+    /// `model_path` (then it is not SGLang's server info). Public for the `server_answer` fuzz
+    /// target, like [`ServerInfo::parse_vllm_models`].
+    pub fn parse_sglang(endpoint: &str, body: &str) -> Option<ServerInfo> {
         let a: SglangAnswer = serde_json::from_str(body).ok()?;
         // A JSON object naming `model_path` as a string (serde would also read an array as the
         // fields in order).
@@ -1012,7 +1043,7 @@ impl ServerInfo {
     }
 
     /// vLLM's answer: the first model only.
-    fn parse_vllm_models(endpoint: &str, body: &str) -> Option<ServerInfo> {
+    pub fn parse_vllm_models(endpoint: &str, body: &str) -> Option<ServerInfo> {
         let a: ModelsAnswer = serde_json::from_str(body).ok()?;
         let first = a.data.and_then(|d| {
             let list: Vec<&serde_json::value::RawValue> = serde_json::from_str(d.get()).ok()?;
@@ -1064,6 +1095,34 @@ mod tests {
             "{:?}",
             info.refused
         );
+    }
+
+    /// When the server's drafter cannot be used, the error says what the server named and why
+    /// it was not used (issue 32: "names no drafter" hid a refused /dev/zero and an uncached
+    /// Hub repo), and a refused vLLM target is named, not shown as `?`.
+    #[test]
+    fn no_drafter_says_what_the_server_named() {
+        let inputs = DoctorInputs::default();
+        let sglang = |drafter: &str| {
+            ServerInfo::from_sglang(
+                "/get_server_info",
+                &serde_json::json!({"model_path": "Qwen/Qwen3-8B", "speculative_draft_model_path": drafter}),
+            )
+        };
+        let refused = no_drafter(Some(&sglang("/dev/zero")), &inputs).message;
+        assert!(refused.contains("`/dev/zero`, not read"), "{refused}");
+        let unread = no_drafter(Some(&sglang("z-lab/Qwen3-8B-DFlash-b16")), &inputs).message;
+        assert!(
+            unread
+                .contains("names the drafter `z-lab/Qwen3-8B-DFlash-b16`, which could not be read"),
+            "{unread}"
+        );
+        let models = ServerInfo::from_vllm_models(
+            "/v1/models",
+            &serde_json::json!({"data": [{"id": "m", "root": "/proc/self/environ"}]}),
+        );
+        let vllm = no_drafter(Some(&models), &inputs).message;
+        assert!(vllm.contains("`/proc/self/environ`, not read"), "{vllm}");
     }
 
     /// The server's answers are read field by field: other keys, however many, are skipped

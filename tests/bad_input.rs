@@ -2,7 +2,10 @@
 //! of its input surface with the real binary: a drafter's `config.json` through [`RUNS`], its
 //! safetensors headers through [`WEIGHTS_RUNS`], a launch command or file through
 //! [`LAUNCH_RUNS`], a `/metrics` body (served by a small in-process HTTP server) through
-//! [`METRICS_RUNS`], a pin file `dflash-check.toml` through [`PINS_RUNS`]. For each (case, run) the harness checks that the process
+//! [`METRICS_RUNS`], a pin file `dflash-check.toml` through [`PINS_RUNS`], a server's answer
+//! about itself (SGLang's `/get_server_info`, vLLM's `/v1/models`) through [`SERVER_RUNS`]; a
+//! drafter's config and a pin file also go through `check --format github` with the step
+//! summary ([`GITHUB_RUN`], the summary file's text in the snapshot). For each (case, run) the harness checks that the process
 //! exited 0, 1 or 2 by itself (never a panic, exit 101 or a signal), that an error (exit 2)
 //! prints nothing on stdout and names the file, that the exit code is the one the manifest
 //! expects, that nothing under the case's directory changed (or, for runs that write, that
@@ -132,6 +135,35 @@ const PINS_RUNS: &[Run] = &[
     },
 ];
 
+/// A server's answer about itself (`surface = "server"`), served at `endpoint` beside a valid
+/// `/metrics` window (tests/bad-input/cases/metrics/valid-1.txt, then valid-2.txt): `doctor`
+/// reads the drafter and target from it, as from a real SGLang or vLLM server.
+const SERVER_RUNS: &[Run] = &[Run {
+    name: "doctor",
+    args: &[
+        "doctor",
+        "--metrics",
+        "{url}",
+        "--window",
+        "0.05",
+        "--server-timeout",
+        "10",
+        "--min-acceptance-length",
+        "2",
+        "--offline",
+    ],
+    writes: false,
+}];
+
+/// The CI gate's GitHub output for a drafter's config, with `GITHUB_STEP_SUMMARY` set to a file
+/// outside the case directory: its text is appended to the snapshot, and held to the rules of
+/// the display filter like stdout (issue 32: input text rendered in the step summary).
+const GITHUB_RUN: Run = Run {
+    name: "check-github",
+    args: &["check", "{path}", "--format", "github"],
+    writes: false,
+};
+
 /// Which command family a case feeds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -141,6 +173,7 @@ enum Surface {
     Launch,
     Metrics,
     Pins,
+    Server,
 }
 
 impl Surface {
@@ -151,6 +184,7 @@ impl Surface {
             Surface::Launch => LAUNCH_RUNS,
             Surface::Metrics => METRICS_RUNS,
             Surface::Pins => PINS_RUNS,
+            Surface::Server => SERVER_RUNS,
         }
     }
 }
@@ -179,6 +213,9 @@ struct Case {
     file: Option<String>,
     /// `metrics`: the body of every later scrape (default: `file` again).
     file2: Option<String>,
+    /// `server`: the path `file` is served at (default `/get_server_info`); any other path but
+    /// `/metrics` answers 404.
+    endpoint: Option<String>,
     /// `weights`: a directory under tests/bad-input/ whose files are copied into `{path}`.
     dir: Option<String>,
     /// `launch`: the command words given after `--` (instead of a file).
@@ -359,6 +396,20 @@ fn set_up(case: &Case, root: &Path) -> Result<(PathBuf, Runner), String> {
     Ok((dir, runner))
 }
 
+/// A file of the corpus.
+fn read_corpus(file: &str) -> Vec<u8> {
+    fs::read(corpus_dir().join(file)).unwrap()
+}
+
+/// A case's `file`, or the bytes of setup `bytes`; `None` for any other setup.
+fn file_or_bytes(case: &Case) -> Option<Vec<u8>> {
+    match (&case.file, case.setup.as_deref()) {
+        (Some(f), _) => Some(read_corpus(f)),
+        (None, Some("bytes")) => Some(hex_bytes(case)),
+        _ => None,
+    }
+}
+
 /// The bytes of a `hex` field: `0xNN` words are bytes, other words their text (`_` for a space).
 fn hex_bytes(case: &Case) -> Vec<u8> {
     let hex = case.hex.as_deref().expect("bytes needs hex");
@@ -412,15 +463,39 @@ fn prepare(case: &Case, root: &Path) -> Result<Prepared, String> {
         Surface::Metrics => {
             p.path = root.join("metrics");
             fs::create_dir(&p.path).unwrap();
-            let read = |f: &str| fs::read(corpus_dir().join(f)).unwrap();
-            let first = match (&case.file, case.setup.as_deref()) {
-                (Some(f), _) => read(f),
-                (None, Some("bytes")) => hex_bytes(case),
-                _ => panic!("{}: a metrics case has `file` or setup `bytes`", case.name),
-            };
-            let later = case.file2.as_deref().map_or_else(|| first.clone(), read);
-            p.url = serve_metrics(first, later);
+            let first = file_or_bytes(case).unwrap_or_else(|| {
+                panic!("{}: a metrics case has `file` or setup `bytes`", case.name)
+            });
+            let later = case
+                .file2
+                .as_deref()
+                .map_or_else(|| first.clone(), read_corpus);
+            p.url = serve_metrics(first, later, None);
             p.names = Some("http://127.0.0.1:[PORT]/metrics".to_string());
+        }
+        Surface::Server => {
+            p.path = root.join("server");
+            fs::create_dir(&p.path).unwrap();
+            let answer = match file_or_bytes(case) {
+                Some(body) => body,
+                None if case.setup.as_deref() == Some("server-answer-over-cap") => {
+                    // A JSON object of `size` bytes naming a model: refused unread past the cap.
+                    let size = case.size.expect("server-answer-over-cap needs size") as usize;
+                    let mut text = br#"{"model_path": "Qwen/Qwen3-8B", "pad": ""#.to_vec();
+                    text.resize(size - 2, b'x');
+                    text.extend_from_slice(b"\"}");
+                    text
+                }
+                _ => panic!("{}: a server case has `file` or a setup", case.name),
+            };
+            let endpoint = case.endpoint.as_deref().unwrap_or("/get_server_info");
+            p.url = serve_metrics(
+                read_corpus("cases/metrics/valid-1.txt"),
+                read_corpus("cases/metrics/valid-2.txt"),
+                Some((endpoint.to_string(), answer)),
+            );
+            // The server's answer is not what doctor fails on: its error names what is missing.
+            p.names = None;
         }
         Surface::Pins => {
             set_up_pins(case, root);
@@ -600,23 +675,36 @@ fn set_up_launch(case: &Case, dir: &Path) -> Vec<String> {
 
 /// Serves `first` as the body of the first `GET` and `later` for every one after, on an
 /// ephemeral port of 127.0.0.1, from a thread that lives as long as the test process (each
-/// connection is answered and closed). Returns the `/metrics` URL.
-fn serve_metrics(first: Vec<u8>, later: Vec<u8>) -> String {
+/// connection is answered and closed). Returns the `/metrics` URL. With `answer` (a path and
+/// a body), that path gets the body, `/metrics` the metrics bodies and any other path a 404.
+fn serve_metrics(first: Vec<u8>, later: Vec<u8>, answer: Option<(String, Vec<u8>)>) -> String {
     use std::io::{BufRead, BufReader};
     let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     let url = format!("http://{}/metrics", listener.local_addr().unwrap());
     std::thread::spawn(move || {
-        for (i, stream) in listener.incoming().enumerate() {
+        let mut scrapes = 0;
+        for stream in listener.incoming() {
             let Ok(mut stream) = stream else { continue };
             let mut reader = BufReader::new(stream.try_clone().unwrap());
             // The request line and headers, up to the blank line.
             let mut line = String::new();
+            let mut path = None;
             while reader.read_line(&mut line).is_ok_and(|n| n > 0) && line != "\r\n" {
+                path = path.or_else(|| line.split(' ').nth(1).map(str::to_string));
                 line.clear();
             }
-            let body = if i == 0 { &first } else { &later };
+            let path = path.unwrap_or_default();
+            let (status, kind, body) = match &answer {
+                Some((at, body)) if *at == path => ("200 OK", "application/json", body),
+                Some(_) if path != "/metrics" => ("404 Not Found", "text/plain", &Vec::new()),
+                _ => {
+                    scrapes += 1;
+                    let body = if scrapes == 1 { &first } else { &later };
+                    ("200 OK", "text/plain; version=0.0.4; charset=utf-8", body)
+                }
+            };
             let head = format!(
-                "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4; charset=utf-8\r\n\
+                "HTTP/1.1 {status}\r\nContent-Type: {kind}\r\n\
                  Content-Length: {}\r\nConnection: close\r\n\r\n",
                 body.len()
             );
@@ -745,18 +833,29 @@ fn check(case: &Case, run: &Run, root: &Path, p: &Prepared) -> Vec<String> {
     // shows up in the byte-identity check too.
     // They also get an empty Hub cache of their own (never created: offline, nothing is
     // written), so messages name it under [TMP] rather than this machine's cache.
-    let (cwd, env) = match surface {
+    let (cwd, mut env) = match surface {
         Surface::Config => (PathBuf::from(env!("CARGO_MANIFEST_DIR")), vec![]),
         _ => (
             root.to_path_buf(),
             vec![("HF_HUB_CACHE", root.join("hub-cache"))],
         ),
     };
+    // The step summary goes outside the case directory (which must stay as it was), to a file
+    // that exists and that the unprivileged runner may append to.
+    let summary_dir = tempfile::tempdir().unwrap();
+    let summary = summary_dir.path().join("step-summary.md");
+    if run.name == GITHUB_RUN.name {
+        fs::write(&summary, "").unwrap();
+        fs::set_permissions(summary_dir.path(), fs::Permissions::from_mode(0o755)).unwrap();
+        fs::set_permissions(&summary, fs::Permissions::from_mode(0o666)).unwrap();
+        env.push(("GITHUB_STEP_SUMMARY", summary.clone()));
+    }
     let before = tree_state(root);
     let started = std::time::Instant::now();
     let out = run_one(&args_of(run, p), &cwd, &env, &p.runner);
     let took = started.elapsed();
     let after = tree_state(root);
+    let summary_text = fs::read_to_string(&summary).ok();
     let tmp = root.to_str().unwrap();
     let port = p.url.split(':').nth(2).and_then(|s| s.split('/').next());
     let norm = |s: &str| {
@@ -767,6 +866,7 @@ fn check(case: &Case, run: &Run, root: &Path, p: &Prepared) -> Vec<String> {
         }
     };
     let (stdout, stderr) = (norm(&out.stdout), norm(&out.stderr));
+    let summary_text = summary_text.map(|t| norm(&t));
 
     match out.code {
         None => problems.push("killed by a signal (or timed out)".into()),
@@ -780,11 +880,31 @@ fn check(case: &Case, run: &Run, root: &Path, p: &Prepared) -> Vec<String> {
     // Issue 32: input text is printed through the display filter: no control character, escape
     // sequence or bidi override of an input reaches the terminal, and no line starts a GitHub
     // workflow command.
-    for (what, text) in [("stdout", &stdout), ("stderr", &stderr)] {
+    // In `--format github` the tool's own workflow commands start lines; nothing else may.
+    let own_command = |l: &str| {
+        run.name == GITHUB_RUN.name
+            && [
+                "::error ",
+                "::error::",
+                "::warning ",
+                "::warning::",
+                "::notice ",
+                "::notice::",
+            ]
+            .iter()
+            .any(|c| l.starts_with(c))
+    };
+    let step_summary = summary_text.as_deref().unwrap_or_default();
+    for (what, text) in [
+        ("stdout", &stdout),
+        ("stderr", &stderr),
+        ("the step summary", &step_summary.to_string()),
+    ] {
         if let Some(c) = text.chars().find(|&c| c != '\n' && unshowable(c)) {
             problems.push(format!("{what} holds {c:?} raw"));
         }
-        if text.lines().any(|l| l.trim_start().starts_with("::")) {
+        let forged = |l: &str| l.trim_start().starts_with("::") && !own_command(l);
+        if text.lines().any(forged) {
             problems.push(format!("a line of {what} starts a workflow command"));
         }
     }
@@ -801,8 +921,14 @@ fn check(case: &Case, run: &Run, root: &Path, p: &Prepared) -> Vec<String> {
         if !stdout.is_empty() {
             problems.push("an error printed a report on stdout".into());
         }
-        if !stderr.starts_with("error: ") {
-            problems.push("an error without `error: ` on stderr".into());
+        // In `--format github` the error is a workflow command the runner shows as one.
+        let prefix = if run.name == GITHUB_RUN.name {
+            "::error::"
+        } else {
+            "error: "
+        };
+        if !stderr.starts_with(prefix) {
+            problems.push(format!("an error without `{prefix}` on stderr"));
         }
         if let Some(names) = &p.names {
             if !stderr.contains(names.as_str()) {
@@ -810,7 +936,13 @@ fn check(case: &Case, run: &Run, root: &Path, p: &Prepared) -> Vec<String> {
             }
         }
         // The newer surfaces hold every error to the message rule: what, where, what to do.
-        if surface != Surface::Config && !stderr.contains("\n  hint: ") {
+        // (In `--format github` the line break is escaped as workflow data: `%0A`.)
+        let hint = if run.name == GITHUB_RUN.name {
+            "%0A  hint: "
+        } else {
+            "\n  hint: "
+        };
+        if surface != Surface::Config && !stderr.contains(hint) {
             problems.push("the error has no hint (what to do)".into());
         }
         if let Some(text) = &case.error_contains {
@@ -819,7 +951,9 @@ fn check(case: &Case, run: &Run, root: &Path, p: &Prepared) -> Vec<String> {
             }
         }
     }
-    if out.code == Some(1) {
+    // (Annotations escape as workflow data, not as the other formats do: the raw-text checks
+    // above hold them.)
+    if out.code == Some(1) && run.name != GITHUB_RUN.name {
         if let Some(text) = &case.finding_contains {
             if !stdout.contains(text.as_str()) {
                 problems.push(format!("the findings do not mention {text:?}"));
@@ -831,7 +965,7 @@ fn check(case: &Case, run: &Run, root: &Path, p: &Prepared) -> Vec<String> {
         problems.push("the run changed files under the case directory".into());
     }
 
-    let snapshot = format!(
+    let mut snapshot = format!(
         "case: {}\nrun: {} {}\nexit: {}\n--- stderr\n{}--- stdout\n{}",
         case.name,
         run.name,
@@ -840,6 +974,9 @@ fn check(case: &Case, run: &Run, root: &Path, p: &Prepared) -> Vec<String> {
         stderr,
         stdout
     );
+    if let Some(text) = &summary_text {
+        snapshot.push_str(&format!("--- step summary\n{text}"));
+    }
     let name = format!("{}__{}", case.name, run.name);
     let snap = std::panic::catch_unwind(|| {
         insta::with_settings!({
@@ -885,6 +1022,7 @@ fn bad_input_corpus() {
                 Surface::Launch => "launch",
                 Surface::Metrics => "metrics",
                 Surface::Pins => "pins",
+                Surface::Server => "server",
             })
             .or_default() += 1;
         let root = tempfile::tempdir().unwrap();
@@ -897,7 +1035,9 @@ fn bad_input_corpus() {
                 continue;
             }
         };
-        for run in surface.runs() {
+        let github = matches!(surface, Surface::Config | Surface::Pins).then_some(&GITHUB_RUN);
+        // The GitHub run first, on the input as given (`fix` and `--prune-ignores` write).
+        for run in github.into_iter().chain(surface.runs()) {
             ran += 1;
             for p in check(case, run, &root_path, &prepared) {
                 failures.push(format!("{} / {}: {p}", case.name, run.name));

@@ -45,7 +45,7 @@ fuzz_target!(|data: &[u8]| {
         window: Duration::from_secs(2),
         model_name: None,
         min_acceptance_length: Some(2.0),
-        draft_family: acceptance::DraftFamily::Dflash,
+        draft_family: dflash_check::family::Family::Dflash,
         draft_cost_ratio: None,
     };
     if let Ok(r) = acceptance::measure(&mut source, &options, &mut |_| {}) {

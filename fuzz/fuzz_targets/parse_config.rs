@@ -4,9 +4,11 @@
 
 use std::path::Path;
 
-use dflash_check::analysis::{token_fields, token_ids, DiffReport, TargetContext};
+use dflash_check::analysis::{DiffReport, TargetContext};
+use dflash_check::diff::{token_fields, token_ids};
 use dflash_check::report::{self, Format, Painter, RenderOptions};
 use dflash_check::source::builtin::{Snapshot, QWEN3_6_27B};
+use dflash_check::source::SnapshotAuthority;
 use dflash_check::{config, diff};
 use libfuzzer_sys::fuzz_target;
 

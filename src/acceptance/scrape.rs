@@ -144,6 +144,13 @@ pub fn metrics_url(input: &str) -> Result<String> {
     let trimmed = input.trim();
     let with_scheme = if trimmed.contains("://") {
         trimmed.to_string()
+    } else if names_a_file(trimmed) {
+        // Without this, `metrics.txt` became http://metrics.txt/metrics and failed as a host
+        // that does not resolve, which says nothing about the mistake.
+        return Err(Error::new(format!(
+            "`{trimmed}` names a file, not a server: a saved metrics page cannot be measured"
+        ))
+        .with_hint(NOT_A_FILE_HINT));
     } else {
         format!("http://{trimmed}")
     };
@@ -153,9 +160,15 @@ pub fn metrics_url(input: &str) -> Result<String> {
         )
     })?;
     if !matches!(url.scheme(), "http" | "https") {
+        let hint = if url.scheme() == "file" {
+            NOT_A_FILE_HINT
+        } else {
+            "give the server's base URL, like http://127.0.0.1:8000, or its /metrics URL"
+        };
         return Err(Error::new(format!(
             "`{input}`: only http and https URLs can be scraped"
-        )));
+        ))
+        .with_hint(hint));
     }
     if url.host_str().is_none_or(str::is_empty) {
         return Err(Error::new(format!("`{input}` names no host")));
@@ -164,6 +177,19 @@ pub fn metrics_url(input: &str) -> Result<String> {
         url.set_path("/metrics");
     }
     Ok(url.to_string())
+}
+
+/// Why a file cannot stand for a server, and what to give instead.
+const NOT_A_FILE_HINT: &str = "the acceptance length is what changed between two scrapes of a \
+     running server (--window apart), so give the server's base URL, like \
+     http://127.0.0.1:8000, or its /metrics URL";
+
+/// Whether `input`, typed without a scheme, names a file rather than a host: an existing file,
+/// or a name ending in an extension a saved metrics page has (no top-level domain is spelt so).
+fn names_a_file(input: &str) -> bool {
+    let ext = input.rsplit_once('.').map(|(_, e)| e.to_ascii_lowercase());
+    matches!(ext.as_deref(), Some("txt" | "prom" | "log" | "json"))
+        || std::path::Path::new(input).is_file()
 }
 
 /// Scrapes a URL over HTTP with the one client ([`crate::net`]): one deadline covers the whole
@@ -403,5 +429,30 @@ mod tests {
         );
         assert!(metrics_url("ftp://h/metrics").is_err());
         assert!(metrics_url("http://").is_err());
+    }
+
+    /// A file name given for the server (issue 32) is refused before any lookup, with what to
+    /// give instead; so is a `file://` URL. `metrics.txt` used to become http://metrics.txt/.
+    #[test]
+    fn a_file_for_the_server_is_refused_with_a_hint() {
+        let dir = tempfile::tempdir().unwrap();
+        let saved = dir.path().join("scrape");
+        std::fs::write(&saved, "x").unwrap();
+        for input in ["metrics.txt", "out/metrics.prom", saved.to_str().unwrap()] {
+            let e = metrics_url(input).unwrap_err();
+            assert!(
+                e.message.contains("names a file, not a server"),
+                "{input}: {e:?}"
+            );
+            assert!(e.hint.as_deref().unwrap().contains("http://127.0.0.1:8000"));
+        }
+        let e = metrics_url("file:///tmp/metrics.txt").unwrap_err();
+        assert!(e
+            .hint
+            .as_deref()
+            .unwrap()
+            .contains("two scrapes of a running server"));
+        // A host is still a host.
+        assert!(metrics_url("vllm.internal:8000").is_ok());
     }
 }

@@ -396,17 +396,25 @@ LAUNCH_FILES = {
 METRICS_HEAD = "# HELP {n}_total x\n# TYPE {n}_total counter\n"
 
 
-def vllm_body(drafts, draft_tokens, accepted, per_pos, value=None):
-    """A minimal vLLM exposition of the four spec-decode counters (one engine, one model)."""
-    labels = 'engine="0",model_name="Qwen/Qwen3-8B"'
+def vllm_body(drafts, draft_tokens, accepted, per_pos, value=None, engines=("0",)):
+    """A minimal vLLM exposition of the four spec-decode counters (one model; one series per
+    engine replica, each with the same values). A value may be a string, written as it is."""
+    labels = [f'engine="{e}",model_name="Qwen/Qwen3-8B"' for e in engines]
     out = []
     for n, v in (("vllm:spec_decode_num_drafts", drafts), ("vllm:spec_decode_num_draft_tokens", draft_tokens),
                  ("vllm:spec_decode_num_accepted_tokens", accepted)):
-        out.append(METRICS_HEAD.format(n=n) + f"{n}_total{{{labels}}} {value or v}\n")
+        out.append(METRICS_HEAD.format(n=n) + "".join(f"{n}_total{{{l}}} {value or v}\n" for l in labels))
     n = "vllm:spec_decode_num_accepted_tokens_per_pos"
     out.append(METRICS_HEAD.format(n=n) + "".join(
-        f'{n}_total{{{labels},position="{i}"}} {value or v}\n' for i, v in enumerate(per_pos)))
+        f'{n}_total{{{l},position="{i}"}} {value or v}\n' for l in labels for i, v in enumerate(per_pos)))
     return "".join(out)
+
+
+def sglang_gauges(**values):
+    """SGLang's spec gauges (`sglang:spec_accept_length`, …) with one series each, tp rank 0."""
+    return "".join(
+        f"# HELP sglang:{n} x\n# TYPE sglang:{n} gauge\n" + f'sglang:{n}{{model_name="m",tp_rank="0"}} {v}\n'
+        for n, v in values.items())
 
 
 def metrics_cases():
@@ -429,6 +437,15 @@ def metrics_cases():
                                  'sglang:spec_accept_length{model_name="m"} NaN\n',
         "huge-timestamp.txt": good1.replace(" 100.0\n", " 100.0 99999999999999999999999999999999\n"),
         "label-not-closed.txt": 'vllm:spec_decode_num_drafts_total{engine="0 1\n',
+        # Values that cannot be (issue 20): the second scrape of a window whose first is valid-1.
+        "accepted-over-drafted.txt": vllm_body(200.0, 600.0, 3150.0, [170.0, 120.0, 60.0]),
+        "per-position-nan.txt": vllm_body(200.0, 600.0, 350.0, [170.0, "NaN", 60.0]),
+        "per-position-over-100.txt": vllm_body(200.0, 600.0, 350.0, [230.0, 120.0, 60.0]),
+        # Two replicas whose drafts each fit an f64 and whose sum does not.
+        "replicas-overflow-1.txt": vllm_body("1.7e308", "3.0e2", "1.5e2", [80.0, 50.0, 20.0], engines=("0", "1")),
+        "replicas-overflow-2.txt": vllm_body("1.7e308", "6.0e2", "3.5e2", [170.0, 120.0, 60.0], engines=("0", "1")),
+        "sglang-negative-length.txt": sglang_gauges(spec_accept_length="-3.0"),
+        "sglang-rate-over-1.txt": sglang_gauges(spec_accept_length="3.0", spec_accept_rate="1.7"),
     }
     out = os.path.join(ROOT, "cases", "metrics")
     shutil.rmtree(out, ignore_errors=True)
@@ -465,20 +482,67 @@ PIN_FILES = {
     "inline-ignore.toml": 'version = 2\nignore = [\n  { code = "changed", path = "models/*", '
                           'pointer = "/no_such_key", reason = "r" },\n]\n',
     "not-toml.toml": 'version = 2\n[[ignore]\ncode = "changed"\n',
+    # Issue 32: an entry's pointer and reason as input text: an unused entry is reported with its
+    # pointer, in annotations and in the step summary (Markdown, an image, HTML, a forged command).
+    "hostile-entry.toml": 'version = 2\n\n[[ignore]]\ncode = "changed"\n'
+                          'path = "models/*"\n'
+                          'pointer = "/x`![i](http://e/i.png)<img src=x>|\\n::error file=README.md::INJECTED\\u001b]0;t\\u0007"\nreason = "r\\r\\n::add-mask::word $x$ *e* [l](http://e)"\n',
 }
 
 
-def pins_cases():
-    out = os.path.join(ROOT, "cases", "pins")
+def write_cases(sub, files):
+    """cases/<sub>/ holds exactly `files` (name -> text), written byte for byte."""
+    out = os.path.join(ROOT, "cases", sub)
     shutil.rmtree(out, ignore_errors=True)
     os.makedirs(out)
-    for name, text in PIN_FILES.items():
+    for name, text in files.items():
         with open(os.path.join(out, name), "w", newline="") as f:
             f.write(text)
-    return len(PIN_FILES)
+    return len(files)
+
+
+def pins_cases():
+    return write_cases("pins", PIN_FILES)
+
+
+# Server answers (`surface = "server"`): what `doctor` reads from a server about itself, SGLang's
+# `/get_server_info` (cases sglang-*) and vLLM's `/v1/models` (cases models-*), served beside a
+# /metrics window by tests/bad_input.rs. A server's answer is input: hostile text, paths it has
+# no business naming, wrong types, shapes that are not the endpoint's.
+HOSTILE = "x\n::error file=README.md::INJECTED\u001b]0;pwned\u0007 \u202edesrever ##[add-mask]word"
+SGLANG_OK = {"model_path": "Qwen/Qwen3-8B", "speculative_algorithm": "DFLASH",
+             "speculative_draft_model_path": "z-lab/Qwen3-8B-DFlash-b16", "speculative_num_draft_tokens": 16}
+SERVER_FILES = {
+    "sglang-valid.json": json.dumps(SGLANG_OK),
+    "sglang-html.json": "<html><body><h1>404 Not Found</h1></body></html>\n",
+    "sglang-array.json": "[1, 2]\n",
+    "sglang-model-path-number.json": json.dumps({"model_path": 42}),
+    "sglang-hostile-strings.json": json.dumps(dict(SGLANG_OK, model_path="Qwen/" + HOSTILE,
+                                                   speculative_draft_model_path=HOSTILE)),
+    "sglang-proc-paths.json": json.dumps(dict(SGLANG_OK, model_path="/proc/self/environ",
+                                              speculative_draft_model_path="/dev/zero")),
+    "sglang-dotdot-path.json": json.dumps(dict(SGLANG_OK, speculative_draft_model_path="models/../../../etc")),
+    "sglang-flag-values.json": json.dumps(dict(SGLANG_OK, model_path="--tp", speculative_draft_model_path="--trust-remote-code",
+                                               speculative_algorithm="--x")),
+    "sglang-wrong-types.json": json.dumps(dict(SGLANG_OK, speculative_draft_model_path=["a"],
+                                               speculative_num_draft_tokens="sixteen", speculative_algorithm={"x": 1})),
+    "sglang-num-draft-tokens-huge.json": json.dumps(SGLANG_OK).replace(": 16}", ": 18446744073709551616}"),
+    "sglang-deep-nesting.json": '{"x": ' + "[" * 10000 + "]" * 10000 + ', "model_path": "Qwen/Qwen3-8B"}\n',
+    "sglang-duplicate-model-path.json": '{"model_path": "Qwen/Qwen3-8B", "model_path": "/proc/self/environ"}\n',
+    "sglang-truncated.json": '{"model_path": "Qwen/Qw',
+    "models-valid.json": json.dumps({"object": "list", "data": [{"id": "Qwen/Qwen3-8B", "object": "model", "root": "Qwen/Qwen3-8B"}]}),
+    "models-hostile-id.json": json.dumps({"data": [{"id": HOSTILE, "object": "model"}]}),
+    "models-data-not-list.json": json.dumps({"data": "x"}),
+    "models-empty.json": json.dumps({"data": []}),
+    "models-proc-root.json": json.dumps({"data": [{"id": "m", "root": "/proc/self/environ"}]}),
+}
+
+
+def server_cases():
+    return write_cases("server", SERVER_FILES)
 
 
 import shutil  # noqa: E402
 
 print(weights_cases(), "weights cases,", launch_cases(), "launch files,", metrics_cases(), "metrics bodies,",
-      pins_cases(), "pin files written")
+      pins_cases(), "pin files,", server_cases(), "server answers written")

@@ -410,6 +410,8 @@ def main():
         "sliding-window-missing": patch(q, sliding_window=ABSENT),
         "sliding-window-null": patch(q, sliding_window=None),
         "use-sliding-window-inconsistent": patch(q, use_sliding_window=False),
+        # A model type whose config class keeps the window (llama): readers only disagree (info).
+        "use-sliding-window-inconsistent-llama": patch(q, use_sliding_window=False, model_type="llama"),
         "token-id-out-of-range": patch(q, eos_token_id=300000),
         "token-id-not-special": patch(q, bos_token_id=151643),
         "token-id-target-mismatch": patch(q, eos_token_id=248046),
