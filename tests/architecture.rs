@@ -18,6 +18,8 @@ const LAYERS: &[&[&str]] = &[
     &["config"],
     // The family table reads a config to detect a family; nothing below the rules needs it.
     &["tokens", "family"],
+    // A draft model's vocabulary against its target's (reads tokenizer files, decodes by tokens).
+    &["vocab"],
     // Evidence for the rules (evidence/evidence.toml, compiled in): data and its parsing only,
     // so that a diagnostic's source, explain, SARIF and the docs render provenance from it.
     &["evidence"],
@@ -397,6 +399,7 @@ const CORE_MODULES: &[&str] = &[
     "target",
     "text",
     "tokens",
+    "vocab",
     "weights",
 ];
 const NETWORK_CRATES: &[&str] = &[

@@ -29,6 +29,7 @@ pub mod rules;
 pub mod target;
 pub mod text;
 pub mod tokens;
+pub mod vocab;
 pub mod weights;
 
 pub use error::{Error, Result};
