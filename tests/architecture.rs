@@ -49,6 +49,8 @@ const LAYERS: &[&[&str]] = &[
     // The pin file is written with fix's safe writer and lock.
     &["pins"],
     &["suppress"],
+    // A classic draft model's tokenizer and its target's, read and compared for the rules.
+    &["draft"],
     // One drafter through authority, target, diff, lint and weights, each input read once
     // through `input`: what check, lint, launch and doctor report differently.
     &["pipeline"],

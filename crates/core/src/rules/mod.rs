@@ -24,6 +24,7 @@ use crate::Result;
 pub mod attention;
 pub mod by_engine;
 pub mod deployment;
+pub mod draft;
 pub mod eagle;
 pub mod export;
 /// The family table lives in [`crate::family`]; `rules::family` and `rules::Family` stay as
@@ -54,6 +55,8 @@ pub enum Need {
     /// An engine (`--engine vllm|sglang`): without one the rule does not apply, and is not
     /// listed as skipped.
     Engine,
+    /// A classic draft model's vocabulary compared with its target's (both tokenizer.json).
+    DraftVocab,
 }
 
 impl NeedKind for Need {
@@ -63,6 +66,9 @@ impl NeedKind for Need {
             Need::TargetVocab => "the target's vocabulary size (--target DIR or --tokenizer DIR)",
             Need::TargetHidden => "the target's hidden size (--target DIR)",
             Need::Engine => "an engine (--engine vllm|sglang)",
+            Need::DraftVocab => {
+                "both tokenizers (tokenizer.json beside the draft model's and the target's config.json)"
+            }
         }
     }
 
@@ -89,7 +95,10 @@ pub enum Applies {
 impl Applies {
     fn matches(self, d: &Detection) -> bool {
         match self {
-            Applies::All => true,
+            // A classic draft model is an LM of its own, not a head on the target's hidden
+            // states: the drafter rules (hidden size, layer ids, ids of the target) do not
+            // apply to it; `rules::draft` checks it.
+            Applies::All => !d.name.is_draft_model(),
             Applies::BlockDrafters => d.block_drafter(),
             Applies::EagleHeads => d.eagle_like(),
             Applies::Only(families) => families.contains(&d.name),
@@ -132,6 +141,7 @@ impl RuleFamily for Lint {
             Need::TargetVocab => cx.target_vocab().is_some(),
             Need::TargetHidden => cx.facts.and_then(|f| f.hidden_size).is_some(),
             Need::Engine => cx.options.engine.is_some(),
+            Need::DraftVocab => cx.vocab.is_some(),
         }
     }
 
@@ -157,6 +167,7 @@ pub fn all_rules() -> Vec<&'static Rule> {
         attention::RULES,
         variants::RULES,
         tokens::RULES,
+        draft::RULES,
         eagle::RULES,
         quant::RULES,
         export::RULES,
@@ -357,6 +368,7 @@ fn lint_with(
         options,
         facts,
         tokens: &target.tokens,
+        vocab: target.vocab.as_ref(),
         findings: Vec::new(),
         skipped: false,
     };
@@ -438,6 +450,8 @@ pub struct Ctx<'a> {
     pub options: &'a LintOptions,
     pub facts: Option<&'a TargetFacts>,
     pub tokens: &'a TokenTable,
+    /// A classic draft model's vocabulary against the target's, when both were read.
+    pub vocab: Option<&'a crate::vocab::Comparison>,
     findings: Vec<Diagnostic>,
     /// Set by a rule whose optional fact was missing after all (see [`Ctx::skip`]).
     skipped: bool,

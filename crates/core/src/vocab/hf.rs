@@ -41,7 +41,6 @@ pub fn from_dir(dir: &Path) -> Result<Vocabulary> {
         let bytes = read_capped(&config, MAX_TOKENIZER_CONFIG_BYTES)?;
         apply_config(&mut vocab, &bytes)
             .map_err(|e| Error::new(format!("`{}`: {e}", config.display())))?;
-        vocab.source = format!("{} + tokenizer_config.json", vocab.source);
     }
     Ok(vocab)
 }
