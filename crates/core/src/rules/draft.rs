@@ -94,8 +94,9 @@ worker raises ValueError when the two tokenizers' get_vocab() differ (0.5.23). v
 vocab_size, so a draft model whose vocab_size was edited to the target's (vllm#42775) loads and drafts ids that \
 mean other text: acceptance collapses; with `use_heterogeneous_vocab: true` vLLM maps ids between the tokenizers \
 (info). llama.cpp refuses a draft whose token text differs from id 5 on or whose size differs by more than 128 \
-(common_speculative_are_compatible) in builds that predate retokenization; later builds keep the draft and \
-retokenize its text into the target's vocabulary, which costs time but is not refused. An error (every engine \
+(common_speculative_are_compatible; llama-server does not start) at 8733e0c (vendored by llama-cpp-python 0.3.9); \
+at 4227c9b (llama-cpp-python 0.3.16) it keeps the draft and retokenizes the target's text into the draft's \
+vocabulary at every step, which costs time but is not refused. An error (every engine \
 refuses or loses acceptance, save vLLM's heterogeneous mode and newer llama.cpp builds).",
     },
     applies: DRAFT,
@@ -168,9 +169,10 @@ const DRAFT_MODEL_TOKENIZER_TYPE_MISMATCH: Rule = Rule {
         severity: Severity::Error,
         summary: "the draft model's tokenizer model (BPE, Unigram, …) differs from the target's",
         explanation: "tokenizer.json's `model.type` differs (BPE and Unigram, say): the two cannot share ids. \
-llama.cpp compares the vocab type first and refuses a draft of another type (common_speculative_are_compatible, \
-before retokenization; koboldcpp 1.115 and later refuse with \"draft model vocab type must match target model\"). \
-An error.",
+llama.cpp compares the vocab type first (common_speculative_are_compatible; at 8733e0c the types are held as \
+bools, so in practice the token-text comparison is what refuses), and koboldcpp 1.115 refuses a draft with \
+\"draft model vocab type must match target model\" (koboldcpp#2325). An error: two tokenizer models never share \
+ids, and draft-model-vocab-mismatch names the ids.",
     },
     applies: DRAFT,
     needs: &[Need::DraftVocab],
@@ -202,8 +204,8 @@ const DRAFT_MODEL_SPECIAL_TOKENS_MISMATCH: Rule = Rule {
         severity: Severity::Warning,
         summary: "the draft model's bos/eos ids, or whether it adds them, differ from the target's",
         explanation: "tokenizer_config.json's bos_token / eos_token (as ids) and add_bos_token / add_eos_token \
-differ. llama.cpp refuses such a draft in builds that predate retokenization (common_speculative_are_compatible \
-compares add_bos, add_eos and the bos and eos ids). vLLM and SGLang feed the draft the target's ids and stop on the \
+differ. llama.cpp's common_speculative_are_compatible compares add_bos, add_eos and the bos and eos ids: llama-server \
+refuses such a draft at 8733e0c (llama-cpp-python 0.3.9) and retokenizes for it at 4227c9b (0.3.16). vLLM and SGLang feed the draft the target's ids and stop on the \
 target's eos, so there it only says the draft was trained on other conventions. A warning.",
     },
     applies: DRAFT,
