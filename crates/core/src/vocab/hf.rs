@@ -312,11 +312,9 @@ fn apply_config(vocab: &mut Vocabulary, bytes: &[u8]) -> std::result::Result<(),
             ) else {
                 continue;
             };
-            if !vocab.added.contains_key(&id) {
+            if let std::collections::btree_map::Entry::Vacant(slot) = vocab.added.entry(id) {
                 let special = entry.get("special").and_then(|s| s.as_bool());
-                vocab
-                    .added
-                    .insert(id, (content.to_string(), special.unwrap_or(false)));
+                slot.insert((content.to_string(), special.unwrap_or(false)));
                 vocab.tokens.set(id, content);
             }
         }
