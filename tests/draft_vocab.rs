@@ -355,3 +355,37 @@ fn without_tokenizers_the_sizes_are_compared_and_the_rest_skipped() {
         "{report:#}"
     );
 }
+
+/// The reader behind the comparison (`vocab::hf`, no `tokenizers::Tokenizer` built) reads every
+/// id of both real tokenizers exactly as the `tokenizers` crate does: the same token count, the
+/// same stored text for every id, the same added tokens and special flags.
+#[test]
+fn the_vocabulary_reader_equals_the_tokenizers_crate() {
+    for (which, name) in [(QWEN3, "reader_qwen3"), (LLAMA3, "reader_llama3")] {
+        let Some(dir) = tokenizer(which, name) else {
+            continue;
+        };
+        let ours = dflash_check::vocab::hf::from_dir(&dir).unwrap();
+        let theirs = tokenizers::Tokenizer::from_file(dir.join("tokenizer.json")).unwrap();
+        let by_id: std::collections::HashMap<u32, String> = theirs
+            .get_vocab(true)
+            .into_iter()
+            .map(|(t, i)| (i, t))
+            .collect();
+        assert_eq!(ours.tokens.len() as usize, by_id.len(), "{name}");
+        for id in 0..ours.tokens.len() {
+            assert_eq!(
+                ours.tokens.get(id),
+                by_id.get(&id).map(String::as_str),
+                "{name} id {id}"
+            );
+        }
+        for (id, added) in theirs.get_added_tokens_decoder() {
+            assert_eq!(
+                ours.added.get(&id),
+                Some(&(added.content.clone(), added.special)),
+                "{name} added {id}"
+            );
+        }
+    }
+}

@@ -50,9 +50,15 @@ pub fn parse_tokenizer(bytes: &[u8]) -> std::result::Result<Vocabulary, String> 
     let mut w = Walker { b: bytes, pos: 0 };
     let mut vocab = Vocabulary::default();
     let mut post_processor_adds_bos = None;
+    // The top-level keys read before `model` (where `tokenizers` writes them): once they and
+    // the model are in, nothing later can change the answer, and the merges are never walked.
+    let mut seen = [false; 4];
     w.open(b'{')?;
     let mut first = true;
     while let Some(key) = w.key(&mut first)? {
+        if let Some(i) = TOP_KEYS.iter().position(|k| *k == key) {
+            seen[i] = true;
+        }
         match key {
             b"added_tokens" => {
                 let span = w.skip()?;
@@ -75,7 +81,11 @@ pub fn parse_tokenizer(bytes: &[u8]) -> std::result::Result<Vocabulary, String> 
                 let v: serde_json::Value = parse_span(bytes, w.skip()?)?;
                 post_processor_adds_bos = Some(mentions(&v, "TemplateProcessing"));
             }
-            b"model" => w.model(&mut vocab)?,
+            b"model" => {
+                if w.model(&mut vocab, seen.iter().all(|s| *s))? {
+                    break;
+                }
+            }
             _ => {
                 w.skip()?;
             }
@@ -87,6 +97,13 @@ pub fn parse_tokenizer(bytes: &[u8]) -> std::result::Result<Vocabulary, String> 
     vocab.add_bos = post_processor_adds_bos;
     Ok(vocab)
 }
+
+const TOP_KEYS: [&[u8]; 4] = [
+    b"added_tokens",
+    b"pre_tokenizer",
+    b"decoder",
+    b"post_processor",
+];
 
 #[derive(serde::Deserialize)]
 struct RawAdded {
@@ -214,12 +231,18 @@ impl<'a> Walker<'a> {
         }
     }
 
-    /// `model`: its `type` and `vocab`; the merges and the rest skipped.
-    fn model(&mut self, vocab: &mut Vocabulary) -> std::result::Result<(), String> {
+    /// `model`: its `type` and `vocab`; the merges and the rest skipped. With `may_stop`,
+    /// stops as soon as both are in and returns true (the rest of the file is not read).
+    fn model(
+        &mut self,
+        vocab: &mut Vocabulary,
+        may_stop: bool,
+    ) -> std::result::Result<bool, String> {
         if self.ws()? != b'{' {
             self.skip()?;
-            return Ok(());
+            return Ok(false);
         }
+        let (mut has_type, mut has_vocab) = (false, false);
         self.pos += 1;
         let mut first = true;
         while let Some(key) = self.key(&mut first)? {
@@ -227,9 +250,14 @@ impl<'a> Walker<'a> {
                 b"type" => {
                     let span = self.skip()?;
                     vocab.model = parse_span::<Option<String>>(self.b, span)?;
+                    has_type = true;
                 }
-                b"vocab" if self.ws()? == b'{' => self.vocab_map(vocab)?,
+                b"vocab" if self.ws()? == b'{' => {
+                    self.vocab_map(vocab)?;
+                    has_vocab = true;
+                }
                 b"vocab" => {
+                    has_vocab = true;
                     let list: Vec<(String, serde::de::IgnoredAny)> =
                         parse_span(self.b, self.skip()?)?;
                     vocab.tokens.reserve(list.len(), 0);
@@ -241,8 +269,11 @@ impl<'a> Walker<'a> {
                     self.skip()?;
                 }
             }
+            if may_stop && has_type && has_vocab {
+                return Ok(true);
+            }
         }
-        Ok(())
+        Ok(false)
     }
 
     /// `"token": id, …` into the table.
@@ -356,6 +387,20 @@ mod tests {
         assert_eq!(v.readable(1).as_deref(), Some(" the"));
         apply_config(&mut v, br#"{"eos_token":"<|end|>","add_bos_token":false}"#).unwrap();
         assert_eq!((v.eos, v.bos, v.add_bos), (Some(3), None, Some(false)));
+    }
+
+    /// With every top-level key read before `model`, the merges are never walked: a file cut
+    /// off inside them still reads (as `tokenizers` writes files, nothing follows that matters).
+    #[test]
+    fn stops_after_the_vocabulary() {
+        let json =
+            br#"{"added_tokens":[],"pre_tokenizer":null,"decoder":null,"post_processor":null,
+            "model":{"type":"BPE","vocab":{"a":0,"b":1},"merges":[["a","b"],["a""#;
+        let v = parse_tokenizer(json).unwrap();
+        assert_eq!((v.tokens.len(), v.model.as_deref()), (2, Some("BPE")));
+        // Without them it reads on, and the cut is an error.
+        let without = br#"{"model":{"type":"BPE","vocab":{"a":0},"merges":[["a""#;
+        assert!(parse_tokenizer(without).is_err());
     }
 
     #[test]
