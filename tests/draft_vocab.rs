@@ -389,3 +389,43 @@ fn the_vocabulary_reader_equals_the_tokenizers_crate() {
         }
     }
 }
+
+/// A draft tokenizer.json that is not one (a float id, a cut file): exit 2 naming the file,
+/// nothing judged from half a vocabulary.
+#[test]
+fn an_unreadable_draft_tokenizer_is_bad_input() {
+    let tmp = tempfile::tempdir().unwrap();
+    let target = Path::new("tests/launch/models/qwen3-0.6b-draft-lm");
+    for bad in [
+        r#"{"model": {"vocab": {"a": 1e5}}}"#,
+        r#"{"model": {"vocab": {"a": 0, "#,
+    ] {
+        let draft = tmp.path().join("draft");
+        std::fs::create_dir_all(&draft).unwrap();
+        std::fs::write(draft.join("config.json"), QWEN3_CONFIG).unwrap();
+        std::fs::write(draft.join("tokenizer.json"), bad).unwrap();
+        // The target needs a tokenizer too, or the comparison is skipped before reading.
+        let t = tmp.path().join("target");
+        std::fs::create_dir_all(&t).unwrap();
+        std::fs::copy(target.join("config.json"), t.join("config.json")).unwrap();
+        std::fs::write(
+            t.join("tokenizer.json"),
+            r#"{"model": {"type": "BPE", "vocab": {"a": 0}}}"#,
+        )
+        .unwrap();
+        let (code, stdout, stderr) = run(&[
+            "lint",
+            draft.to_str().unwrap(),
+            "--family",
+            "draft",
+            "--target",
+            t.to_str().unwrap(),
+        ]);
+        assert_eq!(code, 2, "{bad}: {stdout}{stderr}");
+        assert!(
+            stderr.contains("draft/tokenizer.json`: cannot read the tokenizer"),
+            "{stderr}"
+        );
+        assert!(stdout.is_empty(), "{stdout}");
+    }
+}
