@@ -107,7 +107,11 @@ pub fn compare(here: &Vocabulary, target: &Vocabulary) -> Comparison {
             target: target.model.clone(),
         });
     }
-    if here.pre_tokenizer != target.pre_tokenizer {
+    // An HF pre-tokenizer (JSON) and a GGUF one (`ggml:NAME`) are in two forms: not compared.
+    let form = |p: &Option<String>| p.as_deref().map(|p| p.starts_with("ggml:"));
+    if here.pre_tokenizer != target.pre_tokenizer
+        && form(&here.pre_tokenizer) == form(&target.pre_tokenizer)
+    {
         d.push(Difference::PreTokenizer);
     }
     let (text, added) = walk(here, target);

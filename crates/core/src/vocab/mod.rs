@@ -9,6 +9,7 @@
 //! way two of them differ, with the first differing ids, never stopping at the first.
 
 pub mod compare;
+pub mod gguf;
 pub mod hf;
 
 pub use compare::{compare, Comparison, Difference, TextDiff};
