@@ -429,3 +429,44 @@ fn an_unreadable_draft_tokenizer_is_bad_input() {
         assert!(stdout.is_empty(), "{stdout}");
     }
 }
+
+/// `doctor` given the launch line runs launch's pipeline: the draft model's vocabulary findings
+/// are one cause, "drafter and target do not belong together".
+#[test]
+fn doctor_groups_the_vocabulary_under_pairing() {
+    let (Some(q), Some(l)) = (tokenizer(QWEN3, "doctor"), tokenizer(LLAMA3, "doctor")) else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let target = model(tmp.path(), "qwen3-32b", QWEN3_TARGET_CONFIG, &q, &as_is);
+    let draft = model(tmp.path(), "llama3-1b", LLAMA3_CONFIG, &l, &as_is);
+    let spec = format!(
+        r#"{{"method": "draft_model", "model": "{}", "num_speculative_tokens": 4}}"#,
+        draft.display()
+    );
+    let t = target.to_str().unwrap();
+    let (_, stdout, stderr) = run(&[
+        "doctor",
+        "--",
+        "vllm",
+        "serve",
+        t,
+        "--speculative-config",
+        &spec,
+    ]);
+    let first = stdout
+        .split("Causes, most likely first:")
+        .nth(1)
+        .unwrap_or_else(|| panic!("{stdout}{stderr}"));
+    let pairing = first.split(" 2. ").next().unwrap();
+    assert!(
+        pairing.contains("drafter and target do not belong together"),
+        "{stdout}"
+    );
+    for code in [
+        "draft-model-vocab-size-mismatch",
+        "draft-model-vocab-mismatch",
+    ] {
+        assert!(pairing.contains(code), "{code}: {stdout}");
+    }
+}
