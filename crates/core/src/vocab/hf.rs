@@ -12,7 +12,7 @@
 use std::path::Path;
 
 use super::Vocabulary;
-use crate::config::{read_capped, regular_file_present};
+use crate::config::{open_regular, read_capped, regular_file_present};
 use crate::tokens::{MAX_TOKENIZER_BYTES, MAX_TOKENIZER_CONFIG_BYTES};
 use crate::{Error, Result};
 
@@ -28,8 +28,17 @@ pub fn from_dir(dir: &Path) -> Result<Vocabulary> {
             "the draft model and the target each need their tokenizer.json beside config.json",
         ));
     }
-    let bytes = read_capped(&tokenizer, MAX_TOKENIZER_BYTES)?;
-    let mut vocab = parse_tokenizer(&bytes).map_err(|e| {
+    let (file, meta) = open_regular(&tokenizer)?;
+    if meta.len() > MAX_TOKENIZER_BYTES {
+        // Let the common reader word the refusal.
+        read_capped(&tokenizer, MAX_TOKENIZER_BYTES)?;
+    }
+    let mut w = Walker {
+        b: Vec::with_capacity(CHUNK),
+        pos: 0,
+        src: Some(file),
+    };
+    let mut vocab = walk_tokenizer(&mut w).map_err(|e| {
         Error::new(format!(
             "`{}`: cannot read the tokenizer: {e}",
             tokenizer.display()
@@ -47,7 +56,18 @@ pub fn from_dir(dir: &Path) -> Result<Vocabulary> {
 
 /// `tokenizer.json`'s bytes into a vocabulary (no bos/eos: those are the config's).
 pub fn parse_tokenizer(bytes: &[u8]) -> std::result::Result<Vocabulary, String> {
-    let mut w = Walker { b: bytes, pos: 0 };
+    walk_tokenizer(&mut Walker {
+        b: bytes.to_vec(),
+        pos: 0,
+        src: None,
+    })
+}
+
+/// Bytes per read: the file is read as far as the walk goes (to the end of the vocabulary,
+/// as `tokenizers` lays files out), never the merges after it.
+const CHUNK: usize = 1 << 20;
+
+fn walk_tokenizer(w: &mut Walker) -> std::result::Result<Vocabulary, String> {
     let mut vocab = Vocabulary::default();
     let mut post_processor_adds_bos = None;
     // The top-level keys read before `model` (where `tokenizers` writes them): once they and
@@ -55,30 +75,33 @@ pub fn parse_tokenizer(bytes: &[u8]) -> std::result::Result<Vocabulary, String> 
     let mut seen = [false; 4];
     w.open(b'{')?;
     let mut first = true;
-    while let Some(key) = w.key(&mut first)? {
+    while let Some((a, b)) = w.key(&mut first)? {
+        let key = w.b[a..b].to_vec();
         if let Some(i) = TOP_KEYS.iter().position(|k| *k == key) {
             seen[i] = true;
         }
-        match key {
+        match key.as_slice() {
             b"added_tokens" => {
                 let span = w.skip()?;
-                let added: Option<Vec<RawAdded>> = parse_span(bytes, span)?;
+                let added: Option<Vec<RawAdded>> = parse_span(&w.b, span)?;
                 for t in added.unwrap_or_default() {
                     vocab.added.insert(t.id, (t.content, t.special));
                 }
             }
             b"pre_tokenizer" => {
                 let span = w.skip()?;
-                let v: serde_json::Value = parse_span(bytes, span)?;
+                let v: serde_json::Value = parse_span(&w.b, span)?;
                 vocab.byte_level |= mentions(&v, "ByteLevel");
                 vocab.pre_tokenizer = (!v.is_null()).then(|| v.to_string());
             }
             b"decoder" => {
-                let v: serde_json::Value = parse_span(bytes, w.skip()?)?;
+                let span = w.skip()?;
+                let v: serde_json::Value = parse_span(&w.b, span)?;
                 vocab.byte_level |= mentions(&v, "ByteLevel");
             }
             b"post_processor" => {
-                let v: serde_json::Value = parse_span(bytes, w.skip()?)?;
+                let span = w.skip()?;
+                let v: serde_json::Value = parse_span(&w.b, span)?;
                 post_processor_adds_bos = Some(mentions(&v, "TemplateProcessing"));
             }
             b"model" => {
@@ -131,15 +154,51 @@ fn mentions(v: &serde_json::Value, ty: &str) -> bool {
     }
 }
 
-/// A cursor over JSON bytes that reads structure only.
-struct Walker<'a> {
-    b: &'a [u8],
+/// A cursor over JSON bytes that reads structure only, reading its file as far as it goes.
+struct Walker {
+    /// The bytes read so far; spans are indices into it (it only grows).
+    b: Vec<u8>,
     pos: usize,
+    /// The file still to read (`None`: at its end, or bytes given whole).
+    src: Option<std::fs::File>,
 }
 
-impl<'a> Walker<'a> {
+impl Walker {
+    /// The byte at `at`, reading more of the file when needed; `None` past its end.
+    #[inline]
+    fn at(&mut self, at: usize) -> std::result::Result<Option<u8>, String> {
+        while at >= self.b.len() {
+            if !self.fill()? {
+                return Ok(None);
+            }
+        }
+        Ok(Some(self.b[at]))
+    }
+
+    #[cold]
+    fn fill(&mut self) -> std::result::Result<bool, String> {
+        use std::io::Read;
+        let Some(src) = self.src.as_mut() else {
+            return Ok(false);
+        };
+        let len = self.b.len();
+        self.b.resize(len + CHUNK, 0);
+        let n = loop {
+            match src.read(&mut self.b[len..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                Err(e) => return Err(format!("reading it failed: {e}")),
+            }
+        };
+        self.b.truncate(len + n);
+        if n == 0 {
+            self.src = None;
+        }
+        Ok(n > 0)
+    }
+
     fn ws(&mut self) -> std::result::Result<u8, String> {
-        while let Some(&c) = self.b.get(self.pos) {
+        while let Some(c) = self.at(self.pos)? {
             if !matches!(c, b' ' | b'\n' | b'\r' | b'\t') {
                 return Ok(c);
             }
@@ -157,7 +216,7 @@ impl<'a> Walker<'a> {
     }
 
     /// The next key of an object (`None` at its end), with the colon consumed.
-    fn key(&mut self, first: &mut bool) -> std::result::Result<Option<&'a [u8]>, String> {
+    fn key(&mut self, first: &mut bool) -> std::result::Result<Option<(usize, usize)>, String> {
         let c = self.ws()?;
         if c == b'}' {
             self.pos += 1;
@@ -173,7 +232,7 @@ impl<'a> Walker<'a> {
         *first = false;
         let (a, b, _) = self.string()?;
         self.open(b':')?;
-        Ok(Some(&self.b[a..b]))
+        Ok(Some((a, b)))
     }
 
     /// A string at the cursor: the span of its contents and whether it has escapes.
@@ -181,7 +240,7 @@ impl<'a> Walker<'a> {
         self.open(b'"')?;
         let start = self.pos;
         let mut escaped = false;
-        while let Some(&c) = self.b.get(self.pos) {
+        while let Some(c) = self.at(self.pos)? {
             match c {
                 b'"' => {
                     self.pos += 1;
@@ -217,7 +276,7 @@ impl<'a> Walker<'a> {
                 }
                 b',' | b':' if depth > 0 => self.pos += 1,
                 _ => {
-                    while let Some(&c) = self.b.get(self.pos) {
+                    while let Some(c) = self.at(self.pos)? {
                         if matches!(c, b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t') {
                             break;
                         }
@@ -245,11 +304,12 @@ impl<'a> Walker<'a> {
         let (mut has_type, mut has_vocab) = (false, false);
         self.pos += 1;
         let mut first = true;
-        while let Some(key) = self.key(&mut first)? {
-            match key {
+        while let Some((a, b)) = self.key(&mut first)? {
+            let key = self.b[a..b].to_vec();
+            match key.as_slice() {
                 b"type" => {
                     let span = self.skip()?;
-                    vocab.model = parse_span::<Option<String>>(self.b, span)?;
+                    vocab.model = parse_span::<Option<String>>(&self.b, span)?;
                     has_type = true;
                 }
                 b"vocab" if self.ws()? == b'{' => {
@@ -258,8 +318,8 @@ impl<'a> Walker<'a> {
                 }
                 b"vocab" => {
                     has_vocab = true;
-                    let list: Vec<(String, serde::de::IgnoredAny)> =
-                        parse_span(self.b, self.skip()?)?;
+                    let span = self.skip()?;
+                    let list: Vec<(String, serde::de::IgnoredAny)> = parse_span(&self.b, span)?;
                     vocab.tokens.reserve(list.len(), 0);
                     for (id, (token, _)) in list.iter().enumerate() {
                         vocab.tokens.set(id as u32, token);
@@ -300,7 +360,7 @@ impl<'a> Walker<'a> {
             self.ws()?;
             let id = self.id()?;
             if escaped {
-                let s: String = parse_span(self.b, (a - 1, b + 1))?;
+                let s: String = parse_span(&self.b, (a - 1, b + 1))?;
                 vocab.tokens.set(id, &s);
             } else {
                 let s = std::str::from_utf8(&self.b[a..b])
@@ -314,7 +374,7 @@ impl<'a> Walker<'a> {
     fn id(&mut self) -> std::result::Result<u32, String> {
         let start = self.pos;
         let mut n: u64 = 0;
-        while let Some(&c) = self.b.get(self.pos) {
+        while let Some(c) = self.at(self.pos)? {
             if !c.is_ascii_digit() {
                 break;
             }
