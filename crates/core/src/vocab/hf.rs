@@ -34,7 +34,8 @@ pub fn from_dir(dir: &Path) -> Result<Vocabulary> {
         read_capped(&tokenizer, MAX_TOKENIZER_BYTES)?;
     }
     let mut w = Walker {
-        b: Vec::with_capacity(CHUNK),
+        // Room for the whole file at once: the buffer never moves as it fills.
+        b: Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0)),
         pos: 0,
         src: Some(file),
     };
@@ -181,16 +182,11 @@ impl Walker {
         let Some(src) = self.src.as_mut() else {
             return Ok(false);
         };
-        let len = self.b.len();
-        self.b.resize(len + CHUNK, 0);
-        let n = loop {
-            match src.read(&mut self.b[len..]) {
-                Ok(n) => break n,
-                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
-                Err(e) => return Err(format!("reading it failed: {e}")),
-            }
-        };
-        self.b.truncate(len + n);
+        // Appended into the spare capacity, never zero-filled first.
+        let n = src
+            .take(CHUNK as u64)
+            .read_to_end(&mut self.b)
+            .map_err(|e| format!("reading it failed: {e}"))?;
         if n == 0 {
             self.src = None;
         }
@@ -240,20 +236,25 @@ impl Walker {
         self.open(b'"')?;
         let start = self.pos;
         let mut escaped = false;
-        while let Some(c) = self.at(self.pos)? {
-            match c {
-                b'"' => {
-                    self.pos += 1;
+        loop {
+            if self.pos >= self.b.len() && !self.fill()? {
+                return Err("a string does not end".into());
+            }
+            let Some(pos) = self.b.get(self.pos..) else {
+                continue;
+            };
+            match memchr::memchr2(b'"', b'\\', pos) {
+                Some(i) if pos[i] == b'"' => {
+                    self.pos += i + 1;
                     return Ok((start, self.pos - 1, escaped));
                 }
-                b'\\' => {
+                Some(i) => {
                     escaped = true;
-                    self.pos += 2;
+                    self.pos += i + 2;
                 }
-                _ => self.pos += 1,
+                None => self.pos = self.b.len(),
             }
         }
-        Err("a string does not end".into())
     }
 
     /// Skips one value; returns its span.
