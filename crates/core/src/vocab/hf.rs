@@ -194,13 +194,20 @@ impl Walker {
     }
 
     fn ws(&mut self) -> std::result::Result<u8, String> {
-        while let Some(c) = self.at(self.pos)? {
-            if !matches!(c, b' ' | b'\n' | b'\r' | b'\t') {
-                return Ok(c);
+        loop {
+            let rest = self.b.get(self.pos..).unwrap_or_default();
+            if let Some(i) = rest
+                .iter()
+                .position(|c| !matches!(c, b' ' | b'\n' | b'\r' | b'\t'))
+            {
+                self.pos += i;
+                return Ok(rest[i]);
             }
-            self.pos += 1;
+            self.pos = self.pos.max(self.b.len());
+            if !self.fill()? {
+                return Err("the file ends early".into());
+            }
         }
-        Err("the file ends early".into())
     }
 
     fn open(&mut self, c: u8) -> std::result::Result<(), String> {
@@ -243,7 +250,8 @@ impl Walker {
             let Some(pos) = self.b.get(self.pos..) else {
                 continue;
             };
-            match memchr::memchr2(b'"', b'\\', pos) {
+            // Tokens are short: a plain loop beats a SIMD search's set-up.
+            match pos.iter().position(|&c| c == b'"' || c == b'\\') {
                 Some(i) if pos[i] == b'"' => {
                     self.pos += i + 1;
                     return Ok((start, self.pos - 1, escaped));
