@@ -351,6 +351,13 @@ impl Walker {
         vocab.tokens.reserve(1 << 17, 1 << 21);
         let mut first = true;
         loop {
+            // Between entries nothing before the cursor is needed any more: dropping it keeps
+            // the buffer at about two reads, so the pages it touches stay few (page faults,
+            // not parsing, were the cost of keeping the whole vocabulary's bytes).
+            if self.pos > CHUNK {
+                self.b.drain(..self.pos);
+                self.pos = 0;
+            }
             let c = self.ws()?;
             if c == b'}' {
                 self.pos += 1;
