@@ -348,7 +348,8 @@ impl Walker {
     /// `"token": id, …` into the table.
     fn vocab_map(&mut self, vocab: &mut Vocabulary) -> std::result::Result<(), String> {
         self.pos += 1;
-        vocab.tokens.reserve(1 << 17, 1 << 21);
+        // Room for 262,144 tokens at once (untouched pages cost nothing): no regrowth copies.
+        vocab.tokens.reserve(1 << 18, 1 << 22);
         let mut first = true;
         loop {
             // Between entries nothing before the cursor is needed any more: dropping it keeps
