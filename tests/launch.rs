@@ -654,10 +654,11 @@ fn token_map_rule() {
     );
 }
 
-/// launch-lint-skipped: a plain language model as vLLM's draft model is checked by the launch
-/// rules only.
+/// A plain language model as vLLM's draft model is checked against its target (issue 31; it
+/// was `launch-lint-skipped` before): a Qwen3 draft for a Llama 3 target, refused by vLLM's
+/// vocab size check.
 #[test]
-fn a_plain_draft_model_skips_lint() {
+fn a_plain_draft_model_is_checked_against_its_target() {
     let (code, report) = launch_json(
         &[],
         &[
@@ -670,9 +671,9 @@ fn a_plain_draft_model_skips_lint() {
     );
     assert_eq!(
         codes(&report),
-        vec![("launch-lint-skipped".into(), "info".into())]
+        vec![("draft-model-vocab-size-mismatch".into(), "error".into())]
     );
-    assert_eq!(code, 0);
+    assert_eq!(code, 1);
 }
 
 /// Issue 23: quantization inherited by the draft in SGLang (sglang PRs 28196, 34622), the draft

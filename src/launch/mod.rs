@@ -116,9 +116,21 @@ pub fn lint_drafter(
     config: &ConfigFile,
     launch: &Launch,
     target: &TargetContext,
+    target_dir: Option<&std::path::Path>,
 ) -> std::result::Result<Vec<Diagnostic>, crate::Error> {
+    // A draft model is told by the launch line alone (its config is any LM's): its vocabulary
+    // is compared with the target's before the rules run.
+    let family = crate::draft::family_of(launch.method().as_deref());
+    let with_vocab;
+    let target = match family {
+        Some(_) => {
+            with_vocab = crate::draft::with_vocab(config, target_dir, target)?;
+            &with_vocab
+        }
+        None => target,
+    };
     let options = LintOptions {
-        family: None,
+        family,
         engine: Some(launch.engine),
         engine_version: None,
         speculative_config: match launch.engine {
@@ -240,7 +252,8 @@ fn drafter_run(
         .target_config
         .as_ref()
         .and_then(|c| c.path.parent().map(std::path::Path::to_path_buf));
-    let lint = |c: &ConfigFile, t: &TargetContext| lint_drafter(c, launch, t);
+    let vocab_dir = target_dir.clone();
+    let lint = |c: &ConfigFile, t: &TargetContext| lint_drafter(c, launch, t, vocab_dir.as_deref());
     let mut pipeline = Pipeline::new(options.inputs.clone());
     pipeline.run(pipeline::DrafterInput {
         config,

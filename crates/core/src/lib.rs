@@ -1,7 +1,7 @@
 //! `dflash-check-core`: the part of dflash-check that needs no network.
 //!
 //! JSON with source positions ([`json`]), the display filter for input text ([`display`]), drafter and target configs ([`config`]), token
-//! tables ([`tokens`]), the built-in snapshots of known drafters ([`builtin`]), the drafter
+//! tables ([`tokens`]), a draft model's vocabulary against its target's ([`vocab`]), the built-in snapshots of known drafters ([`builtin`]), the drafter
 //! families ([`family`]: one table, as data), the one diagnostic model and rule engine ([`diagnostic`]), the field-by-field comparison ([`diff`]),
 //! one deployment of a drafter ([`deployment`]), the lint rules ([`rules`]), the weights rules over parsed safetensors headers ([`weights`]),
 //! the acceptance rules over a measured window ([`acceptance`]), an engine command line and its
@@ -29,6 +29,7 @@ pub mod rules;
 pub mod target;
 pub mod text;
 pub mod tokens;
+pub mod vocab;
 pub mod weights;
 
 pub use error::{Error, Result};

@@ -19,6 +19,9 @@ pub struct TargetContext {
     pub hint: Option<String>,
     /// Inputs the user did not name that could not be had; the command went on without them.
     pub warnings: Vec<InputWarning>,
+    /// A classic draft model's vocabulary compared with this target's (`--family draft`, or a
+    /// launch line's draft model), when both tokenizers were read.
+    pub vocab: Option<crate::vocab::Comparison>,
 }
 
 impl TargetContext {
@@ -30,6 +33,7 @@ impl TargetContext {
             decoded_with: DecodedWith::None,
             hint: None,
             warnings: Vec::new(),
+            vocab: None,
         }
     }
 }

@@ -226,6 +226,12 @@ impl FamilySpec {
 }
 
 impl Family {
+    /// A classic draft model (an LM of its own, not a head on the target's hidden states):
+    /// the drafter rules do not apply to it, the vocabulary rules do.
+    pub fn is_draft_model(self) -> bool {
+        matches!(self, Family::Draft)
+    }
+
     pub const ALL: &'static [Family] = &[
         Family::Dflash,
         Family::Dflash2,
@@ -519,8 +525,15 @@ pub fn unknown_error(config: &ConfigFile) -> Error {
         config.path.display()
     ))
     .with_hint(format!(
-        "if it is one, force the rules with --family {}",
-        names.join("|")
+        "if it is a drafter, force the rules with --family {}; if it is an ordinary LM that \
+         drafts for a larger one (a classic draft model), check it against that model with \
+         --family draft --target TARGET",
+        names
+            .iter()
+            .filter(|n| **n != Family::Draft.as_str())
+            .copied()
+            .collect::<Vec<_>>()
+            .join("|")
     ))
 }
 

@@ -24,6 +24,7 @@ use crate::Result;
 pub mod attention;
 pub mod by_engine;
 pub mod deployment;
+pub mod draft;
 pub mod eagle;
 pub mod export;
 /// The family table lives in [`crate::family`]; `rules::family` and `rules::Family` stay as
@@ -31,8 +32,8 @@ pub mod export;
 pub use crate::family;
 pub mod layers;
 pub mod mask;
-pub mod profile;
 pub mod mtp;
+pub mod profile;
 pub mod quant;
 pub mod shape;
 pub mod tokens;
@@ -59,6 +60,8 @@ pub enum Need {
     /// A `speculation_profile.json` beside the drafter: most drafters have none, so the
     /// profile rules are not listed as skipped without one.
     Profile,
+    /// A classic draft model's vocabulary compared with its target's (both tokenizer.json).
+    DraftVocab,
 }
 
 impl NeedKind for Need {
@@ -69,6 +72,9 @@ impl NeedKind for Need {
             Need::TargetHidden => "the target's hidden size (--target DIR)",
             Need::Engine => "an engine (--engine vllm|sglang)",
             Need::Profile => "a speculation_profile.json beside the drafter",
+            Need::DraftVocab => {
+                "both tokenizers (tokenizer.json beside the draft model's and the target's config.json)"
+            }
         }
     }
 
@@ -95,7 +101,10 @@ pub enum Applies {
 impl Applies {
     fn matches(self, d: &Detection) -> bool {
         match self {
-            Applies::All => true,
+            // A classic draft model is an LM of its own, not a head on the target's hidden
+            // states: the drafter rules (hidden size, layer ids, ids of the target) do not
+            // apply to it; `rules::draft` checks it.
+            Applies::All => !d.name.is_draft_model(),
             Applies::BlockDrafters => d.block_drafter(),
             Applies::EagleHeads => d.eagle_like(),
             Applies::Only(families) => families.contains(&d.name),
@@ -139,6 +148,7 @@ impl RuleFamily for Lint {
             Need::TargetHidden => cx.facts.and_then(|f| f.hidden_size).is_some(),
             Need::Engine => cx.options.engine.is_some(),
             Need::Profile => cx.options.profile.is_some(),
+            Need::DraftVocab => cx.vocab.is_some(),
         }
     }
 
@@ -164,6 +174,7 @@ pub fn all_rules() -> Vec<&'static Rule> {
         attention::RULES,
         variants::RULES,
         tokens::RULES,
+        draft::RULES,
         eagle::RULES,
         quant::RULES,
         export::RULES,
@@ -377,6 +388,7 @@ fn lint_with(
         options,
         facts,
         tokens: &target.tokens,
+        vocab: target.vocab.as_ref(),
         findings: Vec::new(),
         skipped: false,
     };
@@ -459,6 +471,8 @@ pub struct Ctx<'a> {
     pub options: &'a LintOptions,
     pub facts: Option<&'a TargetFacts>,
     pub tokens: &'a TokenTable,
+    /// A classic draft model's vocabulary against the target's, when both were read.
+    pub vocab: Option<&'a crate::vocab::Comparison>,
     findings: Vec<Diagnostic>,
     /// Set by a rule whose optional fact was missing after all (see [`Ctx::skip`]).
     skipped: bool,

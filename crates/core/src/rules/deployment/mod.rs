@@ -19,8 +19,8 @@ use serde_json::{json, Value};
 
 pub mod attention;
 mod loading;
-mod options;
 pub mod mtp;
+mod options;
 
 use super::{block_size_field, whole_positive, ByEngine, Detection, EngineRow, Family};
 use crate::config::ConfigFile;
@@ -34,13 +34,13 @@ use loading::{
     DFLASH2_V1_RUNNER, DFLASH2_V1_RUNNER_BY_ENGINE, DRAFT_QUANT_INHERITED,
     DRAFT_QUANT_INHERITED_BY_ENGINE, MIXED_ATTENTION_VLLM, MIXED_ATTENTION_VLLM_BY_ENGINE,
 };
-use options::{
-    DRAFT_SAMPLE_PROBABILISTIC, DRAFT_SAMPLE_PROBABILISTIC_BY_ENGINE, DSPARK_DRAFT_TOPK,
-    DSPARK_DRAFT_TOPK_BY_ENGINE,
-};
 use mtp::{
     METHOD_OVERRIDDEN_BY_NAME, METHOD_OVERRIDDEN_BY_NAME_BY_ENGINE, MTP_DSPARK_STAGES,
     MTP_HEAD_MISSING, MTP_K_DEPTH,
+};
+use options::{
+    DRAFT_SAMPLE_PROBABILISTIC, DRAFT_SAMPLE_PROBABILISTIC_BY_ENGINE, DSPARK_DRAFT_TOPK,
+    DSPARK_DRAFT_TOPK_BY_ENGINE,
 };
 
 /// The deployment family of rules: they judge one [`Deployment`] ([`Cx`]).

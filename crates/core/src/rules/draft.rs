@@ -1,0 +1,283 @@
+//! A classic draft model against its target: the vocabulary, by size and by token text.
+//!
+//! A draft model (vLLM `draft_model`, SGLang `STANDALONE`, llama.cpp `-md`) is an ordinary LM
+//! whose token ids the target verifies as its own, so every id must mean the same text on both
+//! sides. Engines check part of it, each its own part: vLLM the configs' `vocab_size` (and
+//! nothing when they are equal, which is how a hand-edited `vocab_size` hides a different
+//! tokenizer, vllm#42775), SGLang the sizes and `get_vocab()` equality, llama.cpp the vocab
+//! type, bos/eos, add_bos/add_eos and the text of every id from 5 on, refusing at older builds
+//! and translating (retokenizing) at newer ones. These rules compare all of it, from the
+//! comparison the pipeline attached ([`crate::vocab::Comparison`]), and rate each difference by
+//! what the engine given does with it.
+
+use super::{Applies, Ctx, Engine, LintCode, Need, Rule};
+use crate::diagnostic::{CodeInfo, Severity};
+use crate::family::Family;
+use crate::json::Path;
+use crate::tokens::readable;
+use crate::vocab::{Difference, TextDiff};
+
+pub(super) const RULES: &[Rule] = &[
+    DRAFT_MODEL_VOCAB_SIZE_MISMATCH,
+    DRAFT_MODEL_VOCAB_MISMATCH,
+    DRAFT_MODEL_TOKENIZER_TYPE_MISMATCH,
+    DRAFT_MODEL_SPECIAL_TOKENS_MISMATCH,
+    DRAFT_MODEL_PRE_TOKENIZER_MISMATCH,
+];
+
+const DRAFT: Applies = Applies::Only(&[Family::Draft]);
+
+/// vLLM's `use_heterogeneous_vocab: true` (speculative config): it maps ids between the two
+/// tokenizers instead of requiring one vocabulary (vllm/v1/spec_decode/draft_model.py).
+fn heterogeneous(cx: &Ctx) -> bool {
+    cx.options.engine == Some(Engine::Vllm)
+        && cx
+            .options
+            .speculative_config
+            .as_ref()
+            .and_then(|c| c.get("use_heterogeneous_vocab"))
+            .and_then(|v| v.as_bool())
+            == Some(true)
+}
+
+const DRAFT_MODEL_VOCAB_SIZE_MISMATCH: Rule = Rule {
+    code: LintCode::DraftModelVocabSizeMismatch,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "the draft model's vocab_size differs from the target's",
+        explanation: "A classic draft model proposes ids the target verifies as its own, so both must have one \
+vocabulary. vLLM's draft_model proposer raises ValueError when the configs' vocab_size differ \
+(verify_equal_vocab_size_if_draft_model, v0.26.0 and v0.27.1) unless the speculative config sets \
+`use_heterogeneous_vocab: true`, which maps ids between the tokenizers (then info); SGLang's STANDALONE worker \
+raises ValueError on the same difference (0.5.23). An error; info under vLLM with use_heterogeneous_vocab.",
+    },
+    applies: DRAFT,
+    needs: &[Need::TargetVocab],
+    check: draft_vocab_size_mismatch,
+};
+
+fn draft_vocab_size_mismatch(cx: &mut Ctx) {
+    let Some(target) = cx.facts.and_then(|f| f.vocab_size) else {
+        return;
+    };
+    let Some(node) = cx.root.get("vocab_size") else {
+        return;
+    };
+    let Some(here) = node.as_u64() else { return };
+    if here == target {
+        return;
+    }
+    let severity = if heterogeneous(cx) {
+        Severity::Info
+    } else {
+        cx.rule.info.severity
+    };
+    cx.emit_as(
+        severity,
+        &Path::key("vocab_size"),
+        format!(
+            "`vocab_size` is {here} but the target's is {target}: vLLM's draft_model and SGLang's \
+             STANDALONE refuse a draft model of another vocabulary size"
+        ),
+    )
+    .expected = Some(target.into());
+}
+
+const DRAFT_MODEL_VOCAB_MISMATCH: Rule = Rule {
+    code: LintCode::DraftModelVocabMismatch,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "the draft model's tokens differ from the target's, id by id",
+        explanation: "Both tokenizer.json files are compared id by id: the number of tokens, the text of every id \
+and the added and special tokens, and the first differing ids are shown decoded on both sides. SGLang's STANDALONE \
+worker raises ValueError when the two tokenizers' get_vocab() differ (0.5.23). vLLM compares only the configs' \
+vocab_size, so a draft model whose vocab_size was edited to the target's (vllm#42775) loads and drafts ids that \
+mean other text: acceptance collapses; with `use_heterogeneous_vocab: true` vLLM maps ids between the tokenizers \
+(info). llama.cpp refuses a draft whose token text differs from id 5 on or whose size differs by more than 128 \
+(common_speculative_are_compatible; llama-server does not start) at 8733e0c (vendored by llama-cpp-python 0.3.9); \
+at 4227c9b (llama-cpp-python 0.3.16) it keeps the draft and retokenizes the target's text into the draft's \
+vocabulary at every step, which costs time but is not refused. An error (every engine \
+refuses or loses acceptance, save vLLM's heterogeneous mode and newer llama.cpp builds).",
+    },
+    applies: DRAFT,
+    needs: &[Need::DraftVocab],
+    check: draft_vocab_mismatch,
+};
+
+/// `ID "text" here, "text" in the target; …`
+fn first_ids(diff: &TextDiff) -> String {
+    let side = |t: &Option<String>| t.as_deref().map_or("no token".to_string(), readable);
+    diff.first
+        .iter()
+        .map(|(id, here, target)| {
+            format!("{id} {} here, {} in the target", side(here), side(target))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+fn draft_vocab_mismatch(cx: &mut Ctx) {
+    let Some(c) = cx.vocab else { return };
+    let mut parts = Vec::new();
+    let mut size = None;
+    for d in &c.differences {
+        match d {
+            Difference::Size { here, target } => size = Some((*here, *target)),
+            Difference::Text(t) => {
+                parts.push(format!("{} ids have other text: {}", t.count, first_ids(t)))
+            }
+            Difference::Added(t) => parts.push(format!(
+                "{} added or special tokens differ: {}",
+                t.count,
+                first_ids(t)
+            )),
+            _ => {}
+        }
+    }
+    if parts.is_empty() && size.is_none() {
+        return;
+    }
+    let mut message = match size {
+        Some((h, t)) => format!("the draft's tokenizer has {h} tokens, the target's {t}"),
+        None => format!("both tokenizers have {} tokens", c.here_len),
+    };
+    if !parts.is_empty() {
+        message.push_str(&format!("; {}", parts.join("; ")));
+    }
+    let configs_equal = cx.root.get("vocab_size").and_then(|n| n.as_u64()).is_some()
+        && cx.root.get("vocab_size").and_then(|n| n.as_u64())
+            == cx.facts.and_then(|f| f.vocab_size);
+    if configs_equal {
+        message.push_str(
+            "; the configs' vocab_size are equal, so vLLM loads it and drafts ids of other text (vllm#42775)",
+        );
+    }
+    let severity = if heterogeneous(cx) {
+        Severity::Info
+    } else {
+        cx.rule.info.severity
+    };
+    let file = c.here.clone();
+    let d = cx.emit_as(severity, &Path::root(), message);
+    d.file = Some(file);
+    d.span = None;
+}
+
+const DRAFT_MODEL_TOKENIZER_TYPE_MISMATCH: Rule = Rule {
+    code: LintCode::DraftModelTokenizerTypeMismatch,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "the draft model's tokenizer model (BPE, Unigram, …) differs from the target's",
+        explanation: "tokenizer.json's `model.type` differs (BPE and Unigram, say): the two cannot share ids. \
+llama.cpp compares the vocab type first (common_speculative_are_compatible; at 8733e0c the types are held as \
+bools, so in practice the token-text comparison is what refuses), and koboldcpp 1.115 refuses a draft with \
+\"draft model vocab type must match target model\" (koboldcpp#2325). An error: two tokenizer models never share \
+ids, and draft-model-vocab-mismatch names the ids.",
+    },
+    applies: DRAFT,
+    needs: &[Need::DraftVocab],
+    check: draft_tokenizer_type_mismatch,
+};
+
+fn draft_tokenizer_type_mismatch(cx: &mut Ctx) {
+    let Some(c) = cx.vocab else { return };
+    let Some(Difference::Model { here, target }) =
+        c.find(|d| matches!(d, Difference::Model { .. }))
+    else {
+        return;
+    };
+    let name = |m: &Option<String>| m.clone().unwrap_or_else(|| "none".into());
+    let message = format!(
+        "the draft's tokenizer model is `{}`, the target's `{}`",
+        name(here),
+        name(target)
+    );
+    let file = c.here.clone();
+    let d = cx.emit(&Path::key("model"), message);
+    d.file = Some(file);
+    d.span = None;
+}
+
+const DRAFT_MODEL_SPECIAL_TOKENS_MISMATCH: Rule = Rule {
+    code: LintCode::DraftModelSpecialTokensMismatch,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "the draft model's bos/eos ids, or whether it adds them, differ from the target's",
+        explanation: "tokenizer_config.json's bos_token / eos_token (as ids) and add_bos_token / add_eos_token \
+differ. llama.cpp's common_speculative_are_compatible compares add_bos, add_eos and the bos and eos ids: llama-server \
+refuses such a draft at 8733e0c (llama-cpp-python 0.3.9) and retokenizes for it at 4227c9b (0.3.16). vLLM and SGLang feed the draft the target's ids and stop on the \
+target's eos, so there it only says the draft was trained on other conventions. A warning.",
+    },
+    applies: DRAFT,
+    needs: &[Need::DraftVocab],
+    check: draft_special_tokens_mismatch,
+};
+
+fn draft_special_tokens_mismatch(cx: &mut Ctx) {
+    let Some(c) = cx.vocab else { return };
+    let id = |i: &Option<u32>| i.map_or("none".to_string(), |i| i.to_string());
+    let flag = |b: &Option<bool>| b.map_or("unset".to_string(), |b| b.to_string());
+    let parts: Vec<String> = c
+        .differences
+        .iter()
+        .filter_map(|d| match d {
+            Difference::Bos { here, target } => Some(format!(
+                "bos {} here, {} in the target",
+                id(here),
+                id(target)
+            )),
+            Difference::Eos { here, target } => Some(format!(
+                "eos {} here, {} in the target",
+                id(here),
+                id(target)
+            )),
+            Difference::AddBos { here, target } => Some(format!(
+                "add_bos_token {} here, {} in the target",
+                flag(here),
+                flag(target)
+            )),
+            Difference::AddEos { here, target } => Some(format!(
+                "add_eos_token {} here, {} in the target",
+                flag(here),
+                flag(target)
+            )),
+            _ => None,
+        })
+        .collect();
+    if parts.is_empty() {
+        return;
+    }
+    let file = c.here.clone();
+    let d = cx.emit(&Path::root(), parts.join("; "));
+    d.file = Some(file);
+    d.span = None;
+}
+
+const DRAFT_MODEL_PRE_TOKENIZER_MISMATCH: Rule = Rule {
+    code: LintCode::DraftModelPreTokenizerMismatch,
+    info: CodeInfo {
+        severity: Severity::Info,
+        summary: "the draft model's pre-tokenizer differs from the target's",
+        explanation: "tokenizer.json's `pre_tokenizer` (how text is split before the model sees it) differs. A \
+draft fed the target's ids never runs its own pre-tokenizer in vLLM or SGLang, and llama.cpp does not compare it, \
+so alone it costs nothing; with the token text the same it says the tokenizers were built apart, and llama.cpp's \
+retokenization (newer builds) splits text the draft's way. Info.",
+    },
+    applies: DRAFT,
+    needs: &[Need::DraftVocab],
+    check: draft_pre_tokenizer_mismatch,
+};
+
+fn draft_pre_tokenizer_mismatch(cx: &mut Ctx) {
+    let Some(c) = cx.vocab else { return };
+    if c.find(|d| matches!(d, Difference::PreTokenizer)).is_none() {
+        return;
+    }
+    let file = c.here.clone();
+    let d = cx.emit(
+        &Path::key("pre_tokenizer"),
+        "the draft's tokenizer.json `pre_tokenizer` differs from the target's".to_string(),
+    );
+    d.file = Some(file);
+    d.span = None;
+}

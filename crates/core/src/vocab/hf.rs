@@ -1,0 +1,501 @@
+//! A [`Vocabulary`] from a Hugging Face tokenizer: `tokenizer.json` and `tokenizer_config.json`.
+//!
+//! Every token's text is needed, so unlike the id decoder in [`crate::tokens`] this reads the
+//! whole of `model.vocab`; it still never builds a `tokenizers::Tokenizer` (hundreds of
+//! milliseconds, and a regex compiled from the file) and never decodes `model.merges`: a small
+//! JSON walker over the file's bytes skips the values it does not need and stops once the
+//! vocabulary and the top-level keys read before it are in. A vocabulary key without escapes is
+//! copied as it is; one with escapes, a Unigram list vocabulary and the small top-level values
+//! go through serde. bos/eos and add_bos/add_eos come from `tokenizer_config.json`, which is
+//! where `transformers` and llama.cpp's converter read them.
+
+use std::path::Path;
+
+use super::Vocabulary;
+use crate::config::{open_regular, read_capped, regular_file_present};
+use crate::tokens::{MAX_TOKENIZER_BYTES, MAX_TOKENIZER_CONFIG_BYTES};
+use crate::{Error, Result};
+
+/// Reads the tokenizer files in `dir`.
+pub fn from_dir(dir: &Path) -> Result<Vocabulary> {
+    let tokenizer = dir.join("tokenizer.json");
+    if !regular_file_present(&tokenizer)? {
+        return Err(Error::new(format!(
+            "no tokenizer.json in `{}`: the vocabulary cannot be compared",
+            dir.display()
+        ))
+        .with_hint(
+            "the draft model and the target each need their tokenizer.json beside config.json",
+        ));
+    }
+    let (file, meta) = open_regular(&tokenizer)?;
+    if meta.len() > MAX_TOKENIZER_BYTES {
+        // Let the common reader word the refusal.
+        read_capped(&tokenizer, MAX_TOKENIZER_BYTES)?;
+    }
+    let mut w = Walker {
+        // Room for the whole file at once: the buffer never moves as it fills.
+        b: Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0)),
+        pos: 0,
+        src: Some(file),
+    };
+    let mut vocab = walk_tokenizer(&mut w).map_err(|e| {
+        Error::new(format!(
+            "`{}`: cannot read the tokenizer: {e}",
+            tokenizer.display()
+        ))
+    })?;
+    vocab.source = tokenizer.display().to_string();
+    let config = dir.join("tokenizer_config.json");
+    if regular_file_present(&config)? {
+        let bytes = read_capped(&config, MAX_TOKENIZER_CONFIG_BYTES)?;
+        apply_config(&mut vocab, &bytes)
+            .map_err(|e| Error::new(format!("`{}`: {e}", config.display())))?;
+    }
+    Ok(vocab)
+}
+
+/// `tokenizer.json`'s bytes into a vocabulary (no bos/eos: those are the config's).
+pub fn parse_tokenizer(bytes: &[u8]) -> std::result::Result<Vocabulary, String> {
+    walk_tokenizer(&mut Walker {
+        b: bytes.to_vec(),
+        pos: 0,
+        src: None,
+    })
+}
+
+/// Bytes per read: the file is read as far as the walk goes (to the end of the vocabulary,
+/// as `tokenizers` lays files out), never the merges after it.
+const CHUNK: usize = 1 << 20;
+
+fn walk_tokenizer(w: &mut Walker) -> std::result::Result<Vocabulary, String> {
+    let mut vocab = Vocabulary::default();
+    let mut post_processor_adds_bos = None;
+    // The top-level keys read before `model` (where `tokenizers` writes them): once they and
+    // the model are in, nothing later can change the answer, and the merges are never walked.
+    let mut seen = [false; 4];
+    w.open(b'{')?;
+    let mut first = true;
+    while let Some((a, b)) = w.key(&mut first)? {
+        let key = w.b[a..b].to_vec();
+        if let Some(i) = TOP_KEYS.iter().position(|k| *k == key) {
+            seen[i] = true;
+        }
+        match key.as_slice() {
+            b"added_tokens" => {
+                let span = w.skip()?;
+                let added: Option<Vec<RawAdded>> = parse_span(&w.b, span)?;
+                for t in added.unwrap_or_default() {
+                    vocab.added.insert(t.id, (t.content, t.special));
+                }
+            }
+            b"pre_tokenizer" => {
+                let span = w.skip()?;
+                let v: serde_json::Value = parse_span(&w.b, span)?;
+                vocab.byte_level |= mentions(&v, "ByteLevel");
+                vocab.pre_tokenizer = (!v.is_null()).then(|| v.to_string());
+            }
+            b"decoder" => {
+                let span = w.skip()?;
+                let v: serde_json::Value = parse_span(&w.b, span)?;
+                vocab.byte_level |= mentions(&v, "ByteLevel");
+            }
+            b"post_processor" => {
+                let span = w.skip()?;
+                let v: serde_json::Value = parse_span(&w.b, span)?;
+                post_processor_adds_bos = Some(mentions(&v, "TemplateProcessing"));
+            }
+            b"model" => {
+                if w.model(&mut vocab, seen.iter().all(|s| *s))? {
+                    break;
+                }
+            }
+            _ => {
+                w.skip()?;
+            }
+        }
+    }
+    for (&id, (text, _)) in &vocab.added {
+        vocab.tokens.set(id, text);
+    }
+    vocab.add_bos = post_processor_adds_bos;
+    Ok(vocab)
+}
+
+const TOP_KEYS: [&[u8]; 4] = [
+    b"added_tokens",
+    b"pre_tokenizer",
+    b"decoder",
+    b"post_processor",
+];
+
+#[derive(serde::Deserialize)]
+struct RawAdded {
+    id: u32,
+    content: String,
+    #[serde(default)]
+    special: bool,
+}
+
+fn parse_span<T: serde::de::DeserializeOwned>(
+    bytes: &[u8],
+    (a, b): (usize, usize),
+) -> std::result::Result<T, String> {
+    serde_json::from_slice(&bytes[a..b]).map_err(|e| format!("at byte {a}: {e}"))
+}
+
+fn mentions(v: &serde_json::Value, ty: &str) -> bool {
+    match v {
+        serde_json::Value::Object(m) => {
+            m.get("type").and_then(|t| t.as_str()) == Some(ty)
+                || m.values().any(|v| mentions(v, ty))
+        }
+        serde_json::Value::Array(a) => a.iter().any(|v| mentions(v, ty)),
+        _ => false,
+    }
+}
+
+/// A cursor over JSON bytes that reads structure only, reading its file as far as it goes.
+struct Walker {
+    /// The bytes read so far; spans are indices into it (it only grows).
+    b: Vec<u8>,
+    pos: usize,
+    /// The file still to read (`None`: at its end, or bytes given whole).
+    src: Option<std::fs::File>,
+}
+
+impl Walker {
+    /// The byte at `at`, reading more of the file when needed; `None` past its end.
+    #[inline]
+    fn at(&mut self, at: usize) -> std::result::Result<Option<u8>, String> {
+        while at >= self.b.len() {
+            if !self.fill()? {
+                return Ok(None);
+            }
+        }
+        Ok(Some(self.b[at]))
+    }
+
+    #[cold]
+    fn fill(&mut self) -> std::result::Result<bool, String> {
+        use std::io::Read;
+        let Some(src) = self.src.as_mut() else {
+            return Ok(false);
+        };
+        // Appended into the spare capacity, never zero-filled first.
+        let n = src
+            .take(CHUNK as u64)
+            .read_to_end(&mut self.b)
+            .map_err(|e| format!("reading it failed: {e}"))?;
+        if n == 0 {
+            self.src = None;
+        }
+        Ok(n > 0)
+    }
+
+    fn ws(&mut self) -> std::result::Result<u8, String> {
+        loop {
+            let rest = self.b.get(self.pos..).unwrap_or_default();
+            if let Some(i) = rest
+                .iter()
+                .position(|c| !matches!(c, b' ' | b'\n' | b'\r' | b'\t'))
+            {
+                self.pos += i;
+                return Ok(rest[i]);
+            }
+            self.pos = self.pos.max(self.b.len());
+            if !self.fill()? {
+                return Err("the file ends early".into());
+            }
+        }
+    }
+
+    fn open(&mut self, c: u8) -> std::result::Result<(), String> {
+        if self.ws()? != c {
+            return Err(format!("expected `{}` at byte {}", c as char, self.pos));
+        }
+        self.pos += 1;
+        Ok(())
+    }
+
+    /// The next key of an object (`None` at its end), with the colon consumed.
+    fn key(&mut self, first: &mut bool) -> std::result::Result<Option<(usize, usize)>, String> {
+        let c = self.ws()?;
+        if c == b'}' {
+            self.pos += 1;
+            return Ok(None);
+        }
+        if !*first {
+            if c != b',' {
+                return Err(format!("expected `,` at byte {}", self.pos));
+            }
+            self.pos += 1;
+            self.ws()?;
+        }
+        *first = false;
+        let (a, b, _) = self.string()?;
+        self.open(b':')?;
+        Ok(Some((a, b)))
+    }
+
+    /// A string at the cursor: the span of its contents and whether it has escapes.
+    fn string(&mut self) -> std::result::Result<(usize, usize, bool), String> {
+        self.open(b'"')?;
+        let start = self.pos;
+        let mut escaped = false;
+        loop {
+            if self.pos >= self.b.len() && !self.fill()? {
+                return Err("a string does not end".into());
+            }
+            let Some(pos) = self.b.get(self.pos..) else {
+                continue;
+            };
+            // Tokens are short: a plain loop beats a SIMD search's set-up.
+            match pos.iter().position(|&c| c == b'"' || c == b'\\') {
+                Some(i) if pos[i] == b'"' => {
+                    self.pos += i + 1;
+                    return Ok((start, self.pos - 1, escaped));
+                }
+                Some(i) => {
+                    escaped = true;
+                    self.pos += i + 2;
+                }
+                None => self.pos = self.b.len(),
+            }
+        }
+    }
+
+    /// Skips one value; returns its span.
+    fn skip(&mut self) -> std::result::Result<(usize, usize), String> {
+        self.ws()?;
+        let start = self.pos;
+        let mut depth = 0usize;
+        loop {
+            match self.ws()? {
+                b'"' => {
+                    self.string()?;
+                }
+                b'{' | b'[' => {
+                    depth += 1;
+                    self.pos += 1;
+                }
+                b'}' | b']' => {
+                    depth = depth.checked_sub(1).ok_or("unbalanced brackets")?;
+                    self.pos += 1;
+                }
+                b',' | b':' if depth > 0 => self.pos += 1,
+                _ => {
+                    while let Some(c) = self.at(self.pos)? {
+                        if matches!(c, b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t') {
+                            break;
+                        }
+                        self.pos += 1;
+                    }
+                }
+            }
+            if depth == 0 {
+                return Ok((start, self.pos));
+            }
+        }
+    }
+
+    /// `model`: its `type` and `vocab`; the merges and the rest skipped. With `may_stop`,
+    /// stops as soon as both are in and returns true (the rest of the file is not read).
+    fn model(
+        &mut self,
+        vocab: &mut Vocabulary,
+        may_stop: bool,
+    ) -> std::result::Result<bool, String> {
+        if self.ws()? != b'{' {
+            self.skip()?;
+            return Ok(false);
+        }
+        let (mut has_type, mut has_vocab) = (false, false);
+        self.pos += 1;
+        let mut first = true;
+        while let Some((a, b)) = self.key(&mut first)? {
+            let key = self.b[a..b].to_vec();
+            match key.as_slice() {
+                b"type" => {
+                    let span = self.skip()?;
+                    vocab.model = parse_span::<Option<String>>(&self.b, span)?;
+                    has_type = true;
+                }
+                b"vocab" if self.ws()? == b'{' => {
+                    self.vocab_map(vocab)?;
+                    has_vocab = true;
+                }
+                b"vocab" => {
+                    has_vocab = true;
+                    let span = self.skip()?;
+                    let list: Vec<(String, serde::de::IgnoredAny)> = parse_span(&self.b, span)?;
+                    vocab.tokens.reserve(list.len(), 0);
+                    for (id, (token, _)) in list.iter().enumerate() {
+                        vocab.tokens.set(id as u32, token);
+                    }
+                }
+                _ => {
+                    self.skip()?;
+                }
+            }
+            if may_stop && has_type && has_vocab {
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    /// `"token": id, …` into the table.
+    fn vocab_map(&mut self, vocab: &mut Vocabulary) -> std::result::Result<(), String> {
+        self.pos += 1;
+        // Room for 262,144 tokens at once (untouched pages cost nothing): no regrowth copies.
+        vocab.tokens.reserve(1 << 18, 1 << 22);
+        let mut first = true;
+        loop {
+            // Between entries nothing before the cursor is needed any more: dropping it keeps
+            // the buffer at about two reads, so the pages it touches stay few (page faults,
+            // not parsing, were the cost of keeping the whole vocabulary's bytes).
+            if self.pos > CHUNK {
+                self.b.drain(..self.pos);
+                self.pos = 0;
+            }
+            let c = self.ws()?;
+            if c == b'}' {
+                self.pos += 1;
+                return Ok(());
+            }
+            if !first {
+                if c != b',' {
+                    return Err(format!("expected `,` at byte {}", self.pos));
+                }
+                self.pos += 1;
+                self.ws()?;
+            }
+            first = false;
+            let (a, b, escaped) = self.string()?;
+            self.open(b':')?;
+            self.ws()?;
+            let id = self.id()?;
+            if escaped {
+                let s: String = parse_span(&self.b, (a - 1, b + 1))?;
+                vocab.tokens.set(id, &s);
+            } else {
+                let s = std::str::from_utf8(&self.b[a..b])
+                    .map_err(|_| format!("a vocabulary key at byte {a} is not UTF-8"))?;
+                vocab.tokens.set(id, s);
+            }
+        }
+    }
+
+    /// A token id: a plain non-negative integer below 2^31 (no token table is larger).
+    fn id(&mut self) -> std::result::Result<u32, String> {
+        let start = self.pos;
+        let mut n: u64 = 0;
+        while let Some(c) = self.at(self.pos)? {
+            if !c.is_ascii_digit() {
+                break;
+            }
+            n = n * 10 + u64::from(c - b'0');
+            if n > i32::MAX as u64 {
+                return Err(format!("a token id at byte {start} is over 2^31"));
+            }
+            self.pos += 1;
+        }
+        if self.pos == start {
+            return Err(format!("expected a token id at byte {start}"));
+        }
+        Ok(n as u32)
+    }
+}
+
+/// `tokenizer_config.json`: added tokens it alone lists, bos/eos, add_bos/add_eos.
+fn apply_config(vocab: &mut Vocabulary, bytes: &[u8]) -> std::result::Result<(), String> {
+    let v: serde_json::Value =
+        serde_json::from_slice(bytes).map_err(|e| format!("invalid JSON: {e}"))?;
+    if let Some(decoder) = v.get("added_tokens_decoder").and_then(|d| d.as_object()) {
+        for (id, entry) in decoder {
+            let (Ok(id), Some(content)) = (
+                id.parse::<u32>(),
+                entry.get("content").and_then(|c| c.as_str()),
+            ) else {
+                continue;
+            };
+            if let std::collections::btree_map::Entry::Vacant(slot) = vocab.added.entry(id) {
+                let special = entry.get("special").and_then(|s| s.as_bool());
+                slot.insert((content.to_string(), special.unwrap_or(false)));
+                vocab.tokens.set(id, content);
+            }
+        }
+    }
+    let token_text = |key: &str| match v.get(key) {
+        Some(serde_json::Value::String(s)) => Some(s.clone()),
+        Some(serde_json::Value::Object(o)) => {
+            o.get("content").and_then(|c| c.as_str()).map(String::from)
+        }
+        _ => None,
+    };
+    vocab.bos = token_text("bos_token").and_then(|t| vocab.id_of(&t));
+    vocab.eos = token_text("eos_token").and_then(|t| vocab.id_of(&t));
+    if let Some(b) = v.get("add_bos_token").and_then(|b| b.as_bool()) {
+        vocab.add_bos = Some(b);
+    }
+    if let Some(b) = v.get("add_eos_token").and_then(|b| b.as_bool()) {
+        vocab.add_eos = Some(b);
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_vocab_added_and_config() {
+        let json =
+            br#"{"version":"1.0","added_tokens":[{"id":3,"content":"<|end|>","special":true}],
+            "pre_tokenizer":{"type":"ByteLevel"},"post_processor":null,
+            "model":{"type":"BPE","vocab":{"a":0,"\u0120the":1,"c\"":2},"merges":[["a","c\""]]}}"#;
+        let mut v = parse_tokenizer(json).unwrap();
+        assert_eq!(v.model.as_deref(), Some("BPE"));
+        assert_eq!(v.tokens.len(), 4);
+        assert_eq!(v.tokens.get(1), Some("Ġthe"));
+        assert_eq!(v.tokens.get(2), Some("c\""));
+        assert_eq!(v.tokens.get(3), Some("<|end|>"));
+        assert_eq!(v.readable(1).as_deref(), Some(" the"));
+        apply_config(&mut v, br#"{"eos_token":"<|end|>","add_bos_token":false}"#).unwrap();
+        assert_eq!((v.eos, v.bos, v.add_bos), (Some(3), None, Some(false)));
+    }
+
+    /// With every top-level key read before `model`, the merges are never walked: a file cut
+    /// off inside them still reads (as `tokenizers` writes files, nothing follows that matters).
+    #[test]
+    fn stops_after_the_vocabulary() {
+        let json =
+            br#"{"added_tokens":[],"pre_tokenizer":null,"decoder":null,"post_processor":null,
+            "model":{"type":"BPE","vocab":{"a":0,"b":1},"merges":[["a","b"],["a""#;
+        let v = parse_tokenizer(json).unwrap();
+        assert_eq!((v.tokens.len(), v.model.as_deref()), (2, Some("BPE")));
+        // Without them it reads on, and the cut is an error.
+        let without = br#"{"model":{"type":"BPE","vocab":{"a":0},"merges":[["a""#;
+        assert!(parse_tokenizer(without).is_err());
+    }
+
+    #[test]
+    fn unigram_list_and_bad_input() {
+        let json = br#"{"model":{"type":"Unigram","vocab":[["<unk>",0.0],["a",-1.5]]}}"#;
+        let v = parse_tokenizer(json).unwrap();
+        assert_eq!(v.tokens.get(1), Some("a"));
+        for bad in [
+            &b"{\"model\":{\"vocab\":{\"a\":"[..],
+            b"{\"model\":{\"vocab\":{\"a\":99999999999}}}",
+            b"[",
+            b"{\"a\":\"x",
+        ] {
+            assert!(
+                parse_tokenizer(bad).is_err(),
+                "{}",
+                String::from_utf8_lossy(bad)
+            );
+        }
+    }
+}
