@@ -17,7 +17,7 @@ const LAYERS: &[&[&str]] = &[
     &["json", "exit", "error", "display"],
     &["config"],
     // The family table reads a config to detect a family; nothing below the rules needs it.
-    &["tokens", "family"],
+    &["tokens", "family", "gguf"],
     // Evidence for the rules (evidence/evidence.toml, compiled in): data and its parsing only,
     // so that a diagnostic's source, explain, SARIF and the docs render provenance from it.
     &["evidence"],
@@ -390,6 +390,7 @@ const CORE_MODULES: &[&str] = &[
     "error",
     "evidence",
     "family",
+    "gguf",
     "json",
     "launch",
     "registry",
