@@ -43,14 +43,16 @@ pub fn run_weights(args: &WeightsArgs, out: &mut Vec<u8>) -> Result<u8> {
     let inputs = args.hub.resolver();
     let read = inputs.weights(&args.path)?;
     let (headers, config, hub) = (read.headers, read.config, read.hub);
+    let gguf = read.gguf;
     let target = args
         .target
         .as_deref()
         .map(|t| inputs.target_facts(t))
         .transpose()?;
-    let checked = match &config {
-        Some(c) => weights::run(c, &headers, target.as_ref().map(|t| &t.0)),
-        None => weights::Checked {
+    let checked = match (&config, &gguf) {
+        (Some(c), Some(g)) => weights::run_gguf(c, &headers, g),
+        (Some(c), None) => weights::run(c, &headers, target.as_ref().map(|t| &t.0)),
+        (None, _) => weights::Checked {
             diagnostics: Vec::new(),
             skipped: Vec::new(),
         },
@@ -60,12 +62,16 @@ pub fn run_weights(args: &WeightsArgs, out: &mut Vec<u8>) -> Result<u8> {
             .as_ref()
             .and_then(|c| family::detect(c.root()))
             .map(|d| d.name.as_str().to_string()),
-        config: config.as_ref().map(|c| c.path.display().to_string()),
+        config: config
+            .as_ref()
+            .filter(|_| gguf.is_none())
+            .map(|c| c.path.display().to_string()),
         target: target.map(|t| t.1),
         headers,
         hub,
         diagnostics: checked.diagnostics,
         skipped: checked.skipped,
+        gguf: gguf.as_ref().map(weights::gguf::header_lines),
     };
     let deny = args.deny.warnings();
     finish(&report, &args.output, deny, out)

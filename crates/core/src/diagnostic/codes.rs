@@ -169,6 +169,12 @@ crate::declare_code_names! {
         IndexMismatch => "weights-index-mismatch",
         QuantizedUndeclared => "weights-quantized-undeclared",
         QuantizationUnmatched => "weights-quantization-unmatched",
+        GgufNextnCount => "weights-gguf-nextn-count",
+        GgufNextnIndex => "weights-gguf-nextn-index",
+        GgufNextnKeyMissing => "weights-gguf-nextn-key-missing",
+        GgufMtpOnly => "weights-gguf-mtp-only",
+        GgufDflashTargetLayers => "weights-gguf-dflash-target-layers",
+        GgufEmbeddingRows => "weights-gguf-embedding-rows",
     }
 }
 

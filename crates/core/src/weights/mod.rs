@@ -17,6 +17,7 @@ mod cx;
 mod expected;
 mod facts;
 mod files;
+mod gguf;
 pub mod headers;
 pub mod index;
 mod presence;
@@ -30,6 +31,6 @@ mod vocab;
 pub use cx::{Applies, Cx, Need, Rule, Skipped, Weights};
 pub use headers::{Shard, Tensor, Totals, WeightsHeaders};
 pub use index::Index;
-pub use rules::{all_rules, check, info, rule, run, Checked};
+pub use rules::{all_rules, check, info, rule, run, run_gguf, Checked};
 
 pub use crate::diagnostic::codes::WeightsCode;

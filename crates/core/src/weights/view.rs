@@ -249,6 +249,8 @@ pub struct View<'a> {
     pub names: Names<'a>,
     /// `None` for a config of no family whose tensor layout is known.
     pub layout: Option<Layout>,
+    /// The GGUF header, when the weights are one `.gguf` file (`rules::run_gguf`).
+    pub gguf: Option<&'a crate::gguf::GgufHeader>,
 }
 
 impl<'a> View<'a> {
@@ -271,6 +273,7 @@ impl<'a> View<'a> {
             target,
             names,
             layout,
+            gguf: None,
         }
     }
 
