@@ -13,7 +13,9 @@
 # NUL, authority config -> plan -> the output re-parses, no difference is left, bytes outside the
 # splices are the original's, fixing again changes nothing); safetensors_header, launch_command,
 # metrics_text (the three later input surfaces: no panic, an answer or an error); glob_match
-# (the [[ignore]] path matcher: pattern NUL path, an answer at once and its invariants).
+# (the [[ignore]] path matcher: pattern NUL path, an answer at once and its invariants);
+# gguf_header (the GGUF header reader: no panic, an error or a header within its caps whose
+# tensors lie in the file; seeds written by llama.cpp's gguf-py and the bad-input GGUF cases).
 #
 # Seeds of the last three: the committed bad-input cases (tests/bad-input/cases/{weights,launch,
 # metrics}) and the files of tests/launch/files, plus real producers' output written by
@@ -32,7 +34,7 @@ cd "$(dirname "$0")/.."
 SECONDS_EACH="${1:-600}"
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(parse_config json_roundtrip fix_roundtrip safetensors_header launch_command metrics_text glob_match)
+[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(parse_config json_roundtrip fix_roundtrip safetensors_header launch_command metrics_text glob_match gguf_header)
 export RUSTC_BOOTSTRAP=1
 TC="${FUZZ_TOOLCHAIN-}"
 if [ -z "$TC" ] && rustup toolchain list 2>/dev/null | grep -q '^nightly'; then TC=+nightly; fi
@@ -54,6 +56,7 @@ for t in "${TARGETS[@]}"; do
   }
   case "$t" in
     safetensors_header) seeds_from tests/bad-input/cases/weights -name '*.safetensors' ;;
+    gguf_header) seeds_from tests/bad-input/cases/gguf -name '*.gguf' ;;
     launch_command) seeds_from tests/bad-input/cases/launch tests/launch/files ;;
     metrics_text) seeds_from tests/bad-input/cases/metrics ;;
     # Pattern NUL path: the globs of docs/ci.md and issue 32's hostile one.
@@ -69,7 +72,7 @@ for t in "${TARGETS[@]}"; do
     *) seeds_from fixtures tests/bad-input -name '*.json' ;;
   esac
   case "$t" in
-    safetensors_header | launch_command | metrics_text)
+    safetensors_header | launch_command | metrics_text | gguf_header)
       ls "$work" | grep -v '^seed-tests_' | grep -q '^seed-' ||
         echo "$t: no real-producer seeds; run .venv-hf/bin/python fuzz/seeds.py first" >&2 ;;
   esac

@@ -42,27 +42,36 @@ def z(*shape, dtype=np.float32):
     return np.zeros(shape, dtype=dtype)
 
 
-def write(path, arch, kv, tensors, n_vocab=VOCAB):
-    """One file: `kv(writer)` adds the model's keys, `tensors` is (name, numpy array, raw ggml type)."""
+def save(path, arch, fill, tensors):
+    """One file written by gguf-py: `fill(writer)` adds the keys, `tensors` is (name, numpy array,
+    raw ggml type or None); a uint8 array with a raw type is already in that type's bytes."""
     w = gguf.GGUFWriter(path, arch)
-    w.add_block_count(kv.get("blocks", 2))
-    w.add_embedding_length(EMBD)
-    w.add_context_length(4096)
-    for k, v in kv.items():
-        if k == "nextn":
-            w.add_uint32(f"{arch}.nextn_predict_layers", v)
-        elif k == "extra":
-            v(w)
-    vocab(w, n_vocab)
+    fill(w)
     for name, arr, raw in tensors:
         if raw is None:
             w.add_tensor(name, arr)
+        elif arr.dtype == np.uint8:
+            w.add_tensor(name, arr, raw_dtype=raw)
         else:
             w.add_tensor(name, gguf.quants.quantize(arr, raw), raw_dtype=raw)
     w.write_header_to_file()
     w.write_kv_data_to_file()
     w.write_tensors_to_file()
     w.close()
+
+
+def write(path, arch, kv, tensors, n_vocab=VOCAB):
+    """A small model: block count, sizes, the keys of `kv` (`nextn`, `extra`), a vocabulary."""
+    def fill(w):
+        w.add_block_count(kv.get("blocks", 2))
+        w.add_embedding_length(EMBD)
+        w.add_context_length(4096)
+        if "nextn" in kv:
+            w.add_uint32(f"{arch}.nextn_predict_layers", kv["nextn"])
+        if "extra" in kv:
+            kv["extra"](w)
+        vocab(w, n_vocab)
+    save(path, arch, fill, tensors)
 
 
 def trunk(blocks):

@@ -404,18 +404,19 @@ pub(super) fn parse<R: Read>(mut p: Parser<R>) -> Result<GgufHeader> {
         }
         metadata.push((k, v));
     }
-    let alignment = match metadata.iter().find(|(k, _)| k == super::ALIGNMENT_KEY) {
+    let alignment = match metadata.iter().position(|(k, _)| k == super::ALIGNMENT_KEY) {
         None => DEFAULT_ALIGNMENT,
-        Some((_, Value::U32(a))) if a.is_power_of_two() => u64::from(*a),
-        Some((_, v)) => {
-            return Err(p.invalid(
-                At::Preamble,
-                format_args!(
-                    "`{}` is {v:?}; llama.cpp wants a u32 power of two",
-                    super::ALIGNMENT_KEY
-                ),
-            ))
-        }
+        Some(i) => match &metadata[i].1 {
+            Value::U32(a) if a.is_power_of_two() => u64::from(*a),
+            v => {
+                let at = At::Key(i as u64, Some(super::ALIGNMENT_KEY));
+                let ty = v.type_name();
+                return Err(p.invalid(
+                    at,
+                    format_args!("the alignment is {ty} {v:?}; llama.cpp wants a u32 power of two"),
+                ));
+            }
+        },
     };
     let mut tensors = Vec::with_capacity(n_tensors.min(4096) as usize);
     let mut names = std::collections::HashSet::new();
