@@ -57,7 +57,7 @@ fn reads_what_llama_cpps_writer_wrote() {
     assert_eq!(tok.model, Some("gpt2"));
     assert_eq!(tok.pre, Some("qwen2"));
     assert_eq!(tok.vocab_size(), Some(300));
-    assert_eq!(tok.tokens.unwrap()[299], "<|im_end|>");
+    assert_eq!(tok.tokens.unwrap().get(299).unwrap(), "<|im_end|>");
     assert_eq!(tok.token_types().unwrap()[299], 3);
     assert_eq!(
         (tok.bos(), tok.eos(), tok.add_bos()),

@@ -42,7 +42,7 @@ use serde::Serialize;
 pub use ggml::{by_id as ggml_type, name as ggml_type_name, GgmlType};
 pub use read::MAX_NAME;
 pub use tokenizer::Tokenizer;
-pub use value::{Array, Value};
+pub use value::{Array, Strings, Value};
 
 use crate::Result;
 
@@ -183,8 +183,8 @@ impl<R: Read> Read for Counted<R> {
     }
 }
 
-/// Reads the header of a local `.gguf` file through a [`READ_BLOCK`]-byte buffer; never the
-/// tensor data. A FIFO or device is refused before any read, as for config files.
+/// Reads the header of a local `.gguf` file, [`READ_BLOCK`] bytes at a time; never the tensor
+/// data. A FIFO or device is refused before any read, as for config files.
 pub fn read_path(path: &Path, limits: Limits) -> Result<GgufHeader> {
     let (file, meta) = crate::config::open_regular(path)?;
     let mut counted = Counted {
@@ -192,12 +192,7 @@ pub fn read_path(path: &Path, limits: Limits) -> Result<GgufHeader> {
         count: 0,
     };
     let display = path.display().to_string();
-    let mut header = parse(
-        std::io::BufReader::with_capacity(READ_BLOCK, &mut counted),
-        &display,
-        meta.len(),
-        limits,
-    )?;
+    let mut header = parse(&mut counted, &display, meta.len(), limits)?;
     header.bytes_read = counted.count;
     Ok(header)
 }

@@ -8,7 +8,7 @@
 use std::io::Read;
 
 use super::ggml;
-use super::value::{self, Array, Value};
+use super::value::{self, Array, Strings, Value};
 use super::{GgufHeader, Limits, TensorInfo, DEFAULT_ALIGNMENT};
 use crate::{Error, Result};
 
@@ -32,8 +32,56 @@ impl std::fmt::Display for At<'_> {
     }
 }
 
-pub(super) struct Parser<'a, R> {
+/// The file's bytes, read a block ([`READ_BLOCK`](super::READ_BLOCK)) at a time, so the bytes
+/// read are the header plus at most one block; fields are sliced out of the buffer.
+struct Blocks<R> {
     r: R,
+    buf: Vec<u8>,
+    /// Consumed bytes at the front of `buf`.
+    at: usize,
+    eof: bool,
+}
+
+impl<R: Read> Blocks<R> {
+    /// Makes `n` unconsumed bytes available; `false` when the reader ends first. `n` was
+    /// checked against the caps and the file size by the caller, so the buffer stays bounded.
+    fn fill(&mut self, n: usize) -> std::io::Result<bool> {
+        if self.buf.len() - self.at >= n {
+            return Ok(true);
+        }
+        self.buf.drain(..self.at);
+        self.at = 0;
+        while self.buf.len() < n && !self.eof {
+            let old = self.buf.len();
+            self.buf.resize(old + super::READ_BLOCK, 0);
+            let mut got = 0;
+            while old + got < self.buf.len() {
+                match self.r.read(&mut self.buf[old + got..]) {
+                    Ok(0) => break,
+                    Ok(k) => got += k,
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+                    Err(e) => {
+                        self.buf.truncate(old + got);
+                        return Err(e);
+                    }
+                }
+            }
+            self.eof = old + got < self.buf.len();
+            self.buf.truncate(old + got);
+        }
+        Ok(self.buf.len() - self.at >= n)
+    }
+
+    /// The next `n` bytes, consumed (after a successful `fill(n)`).
+    fn take(&mut self, n: usize) -> &[u8] {
+        let s = &self.buf[self.at..self.at + n];
+        self.at += n;
+        s
+    }
+}
+
+pub(super) struct Parser<'a, R> {
+    r: Blocks<R>,
     display: &'a str,
     file_size: u64,
     limits: Limits,
@@ -48,7 +96,12 @@ const HINT_CAP: &str = "check that the path names a GGUF model file; a real head
 impl<'a, R: Read> Parser<'a, R> {
     pub(super) fn new(r: R, display: &'a str, file_size: u64, limits: Limits) -> Self {
         Parser {
-            r,
+            r: Blocks {
+                r,
+                buf: Vec::new(),
+                at: 0,
+                eof: false,
+            },
             display,
             file_size,
             limits,
@@ -99,25 +152,31 @@ impl<'a, R: Read> Parser<'a, R> {
     }
 
     fn bytes<const N: usize>(&mut self, at: At, what: &str) -> Result<[u8; N]> {
-        self.room(at, N as u64, what)?;
         let mut b = [0u8; N];
-        self.r
-            .read_exact(&mut b)
-            .map_err(|e| self.io(at, what, &e))?;
-        self.pos += N as u64;
+        b.copy_from_slice(self.slice(at, N as u64, what)?);
         Ok(b)
     }
 
-    fn io(&self, at: At, what: &str, e: &std::io::Error) -> Error {
-        if e.kind() == std::io::ErrorKind::UnexpectedEof {
-            self.invalid(at, format_args!("the file ended inside {what} (truncated)"))
-        } else {
-            Error::new(format!(
-                "`{}`: reading the GGUF header failed at {at}: {e}",
-                self.display
-            ))
-            .with_hint("check that the file is readable and the connection is up, then retry")
+    /// The next `n` bytes (checked against the caps and the file size first), consumed.
+    fn slice(&mut self, at: At, n: u64, what: &str) -> Result<&[u8]> {
+        self.room(at, n, what)?;
+        match self.r.fill(n as usize) {
+            Ok(true) => {}
+            Ok(false) => {
+                return Err(
+                    self.invalid(at, format_args!("the file ended inside {what} (truncated)"))
+                )
+            }
+            Err(e) => {
+                return Err(Error::new(format!(
+                    "`{}`: reading the GGUF header failed at {at}: {e}",
+                    self.display
+                ))
+                .with_hint("check that the file is readable and the connection is up, then retry"))
+            }
         }
+        self.pos += n;
+        Ok(self.r.take(n as usize))
     }
 
     fn u32(&mut self, at: At, what: &str) -> Result<u32> {
@@ -131,6 +190,13 @@ impl<'a, R: Read> Parser<'a, R> {
     /// A string: its u64 length, checked against the string cap and the bytes left, then its
     /// bytes.
     fn string(&mut self, at: At, what: &str, cap: u64) -> Result<String> {
+        let n = self.string_len(at, what, cap)?;
+        let b = self.slice(at, n, what)?;
+        Ok(String::from_utf8_lossy(b).into_owned())
+    }
+
+    /// A string's u64 length, checked against `cap`.
+    fn string_len(&mut self, at: At, what: &str, cap: u64) -> Result<u64> {
         let n = self.u64(at, what)?;
         if n > cap {
             return Err(self.over_cap(
@@ -138,18 +204,7 @@ impl<'a, R: Read> Parser<'a, R> {
                 format_args!("{what} is {n} bytes long, over the {cap}-byte limit"),
             ));
         }
-        self.room(at, n, what)?;
-        let mut b = Vec::with_capacity(n as usize);
-        (&mut self.r)
-            .take(n)
-            .read_to_end(&mut b)
-            .map_err(|e| self.io(at, what, &e))?;
-        if (b.len() as u64) < n {
-            return Err(self.invalid(at, format_args!("the file ended inside {what} (truncated)")));
-        }
-        self.pos += n;
-        Ok(String::from_utf8(b)
-            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned()))
+        Ok(n)
     }
 
     /// The magic, version and the two counts, each count checked against its cap.
@@ -236,12 +291,15 @@ impl<'a, R: Read> Parser<'a, R> {
         // refused here, before the vector is sized by it.
         self.room(at, n.saturating_mul(min), "the array")?;
         let n = n as usize;
+        // A numeric array is one slice of `n * size` bytes, converted in place.
         macro_rules! nums {
             ($variant:ident, $t:ty) => {{
-                let mut v = Vec::with_capacity(n);
-                for _ in 0..n {
-                    v.push(<$t>::from_le_bytes(self.bytes(at, "an array element")?));
-                }
+                const SIZE: usize = std::mem::size_of::<$t>();
+                let b = self.slice(at, (n * SIZE) as u64, "the array")?;
+                let v = b
+                    .chunks_exact(SIZE)
+                    .map(|c| <$t>::from_le_bytes(c.try_into().expect("chunks of SIZE")))
+                    .collect();
                 Array::$variant(v)
             }};
         }
@@ -261,9 +319,12 @@ impl<'a, R: Read> Parser<'a, R> {
                 Array::Bool(v)
             }
             value::STRING => {
-                let mut v = Vec::with_capacity(n);
+                let mut v = Strings::with_capacity(n);
                 for _ in 0..n {
-                    v.push(self.string(at, "an array element", self.limits.max_string_bytes)?);
+                    let len =
+                        self.string_len(at, "an array element", self.limits.max_string_bytes)?;
+                    let b = self.slice(at, len, "an array element")?;
+                    v.push(&String::from_utf8_lossy(b));
                 }
                 Array::Str(v)
             }

@@ -83,7 +83,7 @@ fn reads_a_valid_header() {
     let h = parse_bytes(&valid()).unwrap();
     assert_eq!(h.version, 3);
     assert_eq!(h.architecture(), Some("qwen3"));
-    assert_eq!(h.tokenizer().tokens.unwrap()[2], "<|im_end|>");
+    assert_eq!(h.tokenizer().tokens.unwrap().get(2).unwrap(), "<|im_end|>");
     assert_eq!(h.tokenizer().bos(), Some(2));
     assert_eq!(h.tensors[1].type_name(), "Q8_0");
     assert_eq!(h.tensors[1].bytes, Some(68));

@@ -3,7 +3,7 @@
 //! and what its draft-compatibility check compares (type, bos/eos ids, add-bos/add-eos, token
 //! text). A view only: comparing two vocabularies is the vocabulary module's job.
 
-use super::{GgufHeader, Value};
+use super::{GgufHeader, Strings, Value};
 
 /// The `tokenizer.ggml.*` keys of one header; each `None` when the key is absent or of
 /// another type.
@@ -15,7 +15,7 @@ pub struct Tokenizer<'a> {
     /// `tokenizer.ggml.pre`: the pre-tokenizer (`qwen2`, `llama-bpe`, `default`, ...).
     pub pre: Option<&'a str>,
     /// `tokenizer.ggml.tokens`: each id's text.
-    pub tokens: Option<&'a [String]>,
+    pub tokens: Option<&'a Strings>,
     header: &'a GgufHeader,
 }
 
@@ -72,6 +72,6 @@ impl<'a> Tokenizer<'a> {
 
     /// The vocabulary size: the token list's length.
     pub fn vocab_size(&self) -> Option<usize> {
-        self.tokens.map(<[String]>::len)
+        self.tokens.map(Strings::len)
     }
 }

@@ -37,7 +37,7 @@ pub enum Array {
     I32(Vec<i32>),
     F32(Vec<f32>),
     Bool(Vec<bool>),
-    Str(Vec<String>),
+    Str(Strings),
     U64(Vec<u64>),
     I64(Vec<i64>),
     F64(Vec<f64>),
@@ -159,7 +159,7 @@ impl Array {
         }
     }
 
-    pub fn strings(&self) -> Option<&[String]> {
+    pub fn strings(&self) -> Option<&Strings> {
         match self {
             Array::Str(v) => Some(v),
             _ => None,
@@ -183,5 +183,53 @@ impl Array {
             Array::I64(v) => Some(v.clone()),
             _ => None,
         }
+    }
+}
+
+/// An array of strings in one buffer: a 150,000-token vocabulary is two allocations, not
+/// 150,000 (the header of a multi-GB file reads in milliseconds, BENCHMARKS.md).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Strings {
+    text: String,
+    /// The end of each string in `text`.
+    ends: Vec<usize>,
+}
+
+impl Strings {
+    pub fn with_capacity(n: usize) -> Self {
+        Strings {
+            text: String::new(),
+            ends: Vec::with_capacity(n),
+        }
+    }
+
+    pub fn push(&mut self, s: &str) {
+        self.text.push_str(s);
+        self.ends.push(self.text.len());
+    }
+
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+
+    /// The `i`th string.
+    pub fn get(&self, i: usize) -> Option<&str> {
+        let end = *self.ends.get(i)?;
+        let start = if i == 0 { 0 } else { self.ends[i - 1] };
+        self.text.get(start..end)
+    }
+
+    pub fn iter(&self) -> impl ExactSizeIterator<Item = &str> + '_ {
+        (0..self.len()).map(|i| self.get(i).unwrap_or_default())
+    }
+}
+
+impl Serialize for Strings {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.iter())
     }
 }
