@@ -14,17 +14,19 @@ Examples:
   dflash-check weights models/Qwen3-8B-DFlash-b16
   dflash-check weights models/Qwen3-8B-DFlash-b16 --target models/Qwen3-8B --format json
   dflash-check weights z-lab/Qwen3-8B-DFlash-b16@main
+  dflash-check weights models/Qwen3.5-27B-MTP-Q4_K_M.gguf
 
 Only the safetensors headers are read (8 bytes and the JSON header of each file; on the Hub, one
-or two range requests per file), never the weights.
+or two range requests per file), never the weights. A .gguf file: its header (metadata and tensor
+table) only, checked as llama.cpp loads it.
 
 Exit codes: 0 no error-level finding (or no config to check against), 1 errors found (with --deny
 warnings: warnings too), 2 could not run (unreadable or hostile header, Hub failure).";
 
 #[derive(Debug, Args)]
 pub struct WeightsArgs {
-    /// A drafter directory (or its config.json, or a .safetensors file), or a Hub repo
-    /// hf://ORG/NAME[@REV].
+    /// A drafter directory (or its config.json, or a .safetensors or .gguf file), or a Hub
+    /// repo hf://ORG/NAME[@REV].
     #[arg(default_value = ".")]
     pub path: String,
     /// Target model: a directory or config file, or a Hub repo hf://ORG/NAME[@REV] (for the fc width
