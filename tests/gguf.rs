@@ -143,6 +143,14 @@ fn weights_checks_gguf_files() {
             &["weights-gguf-embedding-rows", "[64, 301]"],
         ),
     ];
+    // Every GGUF rule has a case here (tests/weights.rs covers the safetensors ones).
+    for code in dflash_check::weights::WeightsCode::ALL {
+        let c = code.as_str();
+        assert!(
+            !c.starts_with("weights-gguf-") || cases.iter().any(|k| k.2.contains(&c)),
+            "{c} has no case"
+        );
+    }
     for (file, code, want) in cases {
         let (got, text) = weights(&dir.join(file));
         assert_eq!(got, *code, "{file}: {text}");
