@@ -102,6 +102,11 @@ fn a_multi_gb_file_reads_only_its_header() {
     let h = gguf::read_path(&dir.join("big.gguf"), Limits::default()).unwrap();
     assert!(h.file_size > 4 << 30, "{}", h.file_size);
     assert_eq!(h.tokenizer().vocab_size(), Some(151_936));
+    // The vocabulary spans the reader's 1 MiB blocks: its last token is whole.
+    assert_eq!(
+        h.tokenizer().tokens.unwrap().get(151_935),
+        Some("<|im_end|>")
+    );
     assert_eq!(h.tensors.len(), 252);
     assert!(h.bytes_read >= h.header_bytes);
     assert!(

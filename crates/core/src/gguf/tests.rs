@@ -183,3 +183,33 @@ proptest::proptest! {
         }
     }
 }
+
+/// A reader that hands out one byte per call: fields that span reads (and the block buffer's
+/// refills) parse the same as from one slice.
+#[test]
+fn one_byte_reads_parse_the_same() {
+    struct Trickle<'a>(&'a [u8]);
+    impl std::io::Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let Some((&b, rest)) = self.0.split_first() else {
+                return Ok(0);
+            };
+            if let Some(first) = buf.first_mut() {
+                *first = b;
+                self.0 = rest;
+                return Ok(1);
+            }
+            Ok(0)
+        }
+    }
+    let v = valid();
+    let whole = parse_bytes(&v).unwrap();
+    let trickled = parse(Trickle(&v), "t.gguf", v.len() as u64, Limits::default()).unwrap();
+    assert_eq!(whole, trickled);
+    let toks = trickled.tokenizer().tokens.unwrap();
+    assert_eq!(
+        toks.iter().collect::<Vec<_>>(),
+        vec!["a", "b", "<|im_end|>"]
+    );
+    assert_eq!(toks.get(3), None);
+}
