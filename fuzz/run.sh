@@ -17,6 +17,8 @@
 # server_answer (doctor's reading of /get_server_info and /v1/models, and the launch command
 # built from it); step_summary (a finding's file NUL path NUL message -> the GitHub annotations
 # and the step-summary table: one command and one row, nothing Markdown or HTML acts on).
+# gguf_header (the GGUF header reader: no panic, an error or a header within its caps whose
+# tensors lie in the file; seeds written by llama.cpp's gguf-py and the bad-input GGUF cases).
 #
 # Seeds of the last three: the committed bad-input cases (tests/bad-input/cases/{weights,launch,
 # metrics}) and the files of tests/launch/files, plus real producers' output written by
@@ -35,7 +37,7 @@ cd "$(dirname "$0")/.."
 SECONDS_EACH="${1:-600}"
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(parse_config json_roundtrip fix_roundtrip safetensors_header launch_command metrics_text glob_match server_answer step_summary)
+[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(parse_config json_roundtrip fix_roundtrip safetensors_header launch_command metrics_text glob_match gguf_header server_answer step_summary)
 export RUSTC_BOOTSTRAP=1
 TC="${FUZZ_TOOLCHAIN-}"
 if [ -z "$TC" ] && rustup toolchain list 2>/dev/null | grep -q '^nightly'; then TC=+nightly; fi
@@ -57,6 +59,7 @@ for t in "${TARGETS[@]}"; do
   }
   case "$t" in
     safetensors_header) seeds_from tests/bad-input/cases/weights -name '*.safetensors' ;;
+    gguf_header) seeds_from tests/bad-input/cases/gguf -name '*.gguf' ;;
     launch_command) seeds_from tests/bad-input/cases/launch tests/launch/files ;;
     metrics_text) seeds_from tests/bad-input/cases/metrics ;;
     server_answer) seeds_from tests/bad-input/cases/server ;;
@@ -82,7 +85,7 @@ for t in "${TARGETS[@]}"; do
     *) seeds_from fixtures tests/bad-input -name '*.json' ;;
   esac
   case "$t" in
-    safetensors_header | launch_command | metrics_text)
+    safetensors_header | launch_command | metrics_text | gguf_header)
       ls "$work" | grep -v '^seed-tests_' | grep -q '^seed-' ||
         echo "$t: no real-producer seeds; run .venv-hf/bin/python fuzz/seeds.py first" >&2 ;;
   esac

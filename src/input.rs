@@ -160,6 +160,8 @@ pub struct Weights {
     pub headers: WeightsHeaders,
     pub config: Option<ConfigFile>,
     pub hub: Option<HubOrigin>,
+    /// The GGUF header, when the weights are one `.gguf` file.
+    pub gguf: Option<crate::gguf::GgufHeader>,
 }
 
 /// The authority the user named, as the command line gives it (at most one is set).
@@ -319,12 +321,22 @@ impl Resolver {
     /// or a Hub repo (headers only, by range requests at the resolved sha).
     pub fn weights(&self, arg: &str) -> Result<Weights> {
         let repo = match InputRef::parse(arg, "the drafter")? {
+            InputRef::Local(path) if weights::gguf::is_gguf_path(&path) => {
+                let (headers, config, gguf) = weights::gguf::read_local(&path)?;
+                return Ok(Weights {
+                    headers,
+                    config: Some(config),
+                    hub: None,
+                    gguf: Some(gguf),
+                });
+            }
             InputRef::Local(path) => {
                 let (headers, config) = weights::read_path(&path)?;
                 return Ok(Weights {
                     headers,
                     config,
                     hub: None,
+                    gguf: None,
                 });
             }
             InputRef::Hub(repo) => repo,
@@ -345,6 +357,7 @@ impl Resolver {
                 sha: d.sha,
                 freshness: d.freshness.label().to_string(),
             }),
+            gguf: None,
         })
     }
 

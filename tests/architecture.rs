@@ -17,7 +17,7 @@ const LAYERS: &[&[&str]] = &[
     &["json", "exit", "error", "display"],
     &["config"],
     // The family table reads a config to detect a family; nothing below the rules needs it.
-    &["tokens", "family"],
+    &["tokens", "family", "gguf"],
     // A draft model's vocabulary against its target's (reads tokenizer files, decodes by tokens).
     &["vocab"],
     // Evidence for the rules (evidence/evidence.toml, compiled in): data and its parsing only,
@@ -395,6 +395,7 @@ const CORE_MODULES: &[&str] = &[
     "error",
     "evidence",
     "family",
+    "gguf",
     "json",
     "launch",
     "registry",

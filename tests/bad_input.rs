@@ -96,6 +96,13 @@ const WEIGHTS_RUNS: &[Run] = &[
     },
 ];
 
+/// A GGUF file (`surface = "gguf"`): `{path}` is the case's file copied to `model.gguf`.
+const GGUF_RUNS: &[Run] = &[Run {
+    name: "weights",
+    args: &["weights", "{path}"],
+    writes: false,
+}];
+
 /// Launch input (`surface = "launch"`): `{input}` is `--file FILE` or `-- ARGS...`.
 const LAUNCH_RUNS: &[Run] = &[Run {
     name: "launch",
@@ -174,6 +181,7 @@ enum Surface {
     Metrics,
     Pins,
     Server,
+    Gguf,
 }
 
 impl Surface {
@@ -185,6 +193,7 @@ impl Surface {
             Surface::Metrics => METRICS_RUNS,
             Surface::Pins => PINS_RUNS,
             Surface::Server => SERVER_RUNS,
+            Surface::Gguf => GGUF_RUNS,
         }
     }
 }
@@ -500,6 +509,11 @@ fn prepare(case: &Case, root: &Path) -> Result<Prepared, String> {
         Surface::Pins => {
             set_up_pins(case, root);
             p.path = root.to_path_buf();
+        }
+        Surface::Gguf => {
+            let file = case.file.as_deref().expect("a gguf case names its `file`");
+            p.path = root.join("model.gguf");
+            fs::copy(corpus_dir().join(file), &p.path).unwrap();
         }
     }
     Ok(p)
@@ -1023,6 +1037,7 @@ fn bad_input_corpus() {
                 Surface::Metrics => "metrics",
                 Surface::Pins => "pins",
                 Surface::Server => "server",
+                Surface::Gguf => "gguf",
             })
             .or_default() += 1;
         let root = tempfile::tempdir().unwrap();

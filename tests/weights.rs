@@ -223,7 +223,11 @@ fn every_finding_fires_on_its_own_case_and_clean_drafters_fire_nothing() {
     }
 
     let fired: BTreeSet<&str> = CASES.iter().flat_map(|c| c.2.iter().copied()).collect();
-    for code in WeightsCode::ALL {
+    // The GGUF rules have their cases in tests/gguf.rs (files written by gguf-py).
+    for code in WeightsCode::ALL
+        .iter()
+        .filter(|c| !c.as_str().starts_with("weights-gguf-"))
+    {
         assert!(
             fired.contains(code.as_str()),
             "{} has no case",

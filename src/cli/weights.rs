@@ -14,17 +14,19 @@ Examples:
   dflash-check weights models/Qwen3-8B-DFlash-b16
   dflash-check weights models/Qwen3-8B-DFlash-b16 --target models/Qwen3-8B --format json
   dflash-check weights z-lab/Qwen3-8B-DFlash-b16@main
+  dflash-check weights models/Qwen3.5-27B-MTP-Q4_K_M.gguf
 
 Only the safetensors headers are read (8 bytes and the JSON header of each file; on the Hub, one
-or two range requests per file), never the weights.
+or two range requests per file), never the weights. A .gguf file: its header (metadata and tensor
+table) only, checked as llama.cpp loads it.
 
 Exit codes: 0 no error-level finding (or no config to check against), 1 errors found (with --deny
 warnings: warnings too), 2 could not run (unreadable or hostile header, Hub failure).";
 
 #[derive(Debug, Args)]
 pub struct WeightsArgs {
-    /// A drafter directory (or its config.json, or a .safetensors file), or a Hub repo
-    /// hf://ORG/NAME[@REV].
+    /// A drafter directory (or its config.json, or a .safetensors or .gguf file), or a Hub
+    /// repo hf://ORG/NAME[@REV].
     #[arg(default_value = ".")]
     pub path: String,
     /// Target model: a directory or config file, or a Hub repo hf://ORG/NAME[@REV] (for the fc width
@@ -43,6 +45,7 @@ pub fn run_weights(args: &WeightsArgs, out: &mut Vec<u8>) -> Result<u8> {
     let inputs = args.hub.resolver();
     let read = inputs.weights(&args.path)?;
     let (headers, config, hub) = (read.headers, read.config, read.hub);
+    let gguf = read.gguf;
     let target = args
         .target
         .as_deref()
@@ -52,9 +55,10 @@ pub fn run_weights(args: &WeightsArgs, out: &mut Vec<u8>) -> Result<u8> {
         // A target's MTP declaration or exclude list the rules cannot judge is bad input.
         weights::check_inputs(c)?;
     }
-    let checked = match &config {
-        Some(c) => weights::run(c, &headers, target.as_ref().map(|t| &t.0)),
-        None => weights::Checked {
+    let checked = match (&config, &gguf) {
+        (Some(c), Some(g)) => weights::run_gguf(c, &headers, g),
+        (Some(c), None) => weights::run(c, &headers, target.as_ref().map(|t| &t.0)),
+        (None, _) => weights::Checked {
             diagnostics: Vec::new(),
             skipped: Vec::new(),
         },
@@ -72,12 +76,16 @@ pub fn run_weights(args: &WeightsArgs, out: &mut Vec<u8>) -> Result<u8> {
                     .flatten()
             })
             .map(|d| format!("{} = {}", d.key, d.depth)),
-        config: config.as_ref().map(|c| c.path.display().to_string()),
+        config: config
+            .as_ref()
+            .filter(|_| gguf.is_none())
+            .map(|c| c.path.display().to_string()),
         target: target.map(|t| t.1),
         headers,
         hub,
         diagnostics: checked.diagnostics,
         skipped: checked.skipped,
+        gguf: gguf.as_ref().map(weights::gguf::header_lines),
     };
     let deny = args.deny.warnings();
     finish(&report, &args.output, deny, out)

@@ -89,6 +89,14 @@ fn header(r: &WeightsReport, p: Painter) -> Vec<String> {
             h.totals().tensors
         ),
     ];
+    if let Some(g) = &r.gguf {
+        lines.extend(g.iter().cloned());
+        lines.push(
+            "  checked   the GGUF metadata against its tensor table, as llama.cpp's loader reads them"
+                .into(),
+        );
+        return lines;
+    }
     match &r.config {
         None => lines.push(
             "  checked   nothing: no config.json beside the weights (tensor table only)".into(),
@@ -247,7 +255,10 @@ impl Report for WeightsReport {
     /// Without a config beside the weights nothing is checked, and the verdict says so.
     fn verdict(&self, options: &RenderOptions) -> Verdict {
         match &self.config {
-            None => Verdict::new(Status::NothingChecked).detail("tensor table only"),
+            None if self.gguf.is_none() => {
+                Verdict::new(Status::NothingChecked).detail("tensor table only")
+            }
+            None => Verdict::new(Status::of(options.fails)),
             Some(_) => Verdict::new(Status::of(options.fails)),
         }
     }

@@ -29,13 +29,14 @@ use crate::config::{self, ConfigFile};
 use crate::hub::{self, Freshness, HubSettings, RepoRef};
 use crate::{Error, Result};
 
+pub mod gguf;
 pub mod header;
 
 // The pure part (the parsed headers, the config's facts, the view, the context, the rule list
 // and the rules by topic) is the core's; re-exported so `crate::weights::…` reads the same.
 pub use dflash_check_core::weights::{
-    all_rules, by_engine, check, check_inputs, index, info, quant_exclude, rule, run, Applies,
-    Checked, Cx, Index, Need, Rule, Shard, Skipped, Tensor, Totals, Weights, WeightsCode,
+    all_rules, by_engine, check, check_inputs, index, info, quant_exclude, rule, run, run_gguf,
+    Applies, Checked, Cx, Index, Need, Rule, Shard, Skipped, Tensor, Totals, Weights, WeightsCode,
     WeightsHeaders,
 };
 
@@ -341,6 +342,9 @@ pub struct WeightsReport {
     pub diagnostics: Vec<crate::diagnostic::Diagnostic>,
     /// Rules not run (or not finished) for want of a fact, such as the target's hidden size.
     pub skipped: Vec<Skipped>,
+    /// For a `.gguf` file: the lines about its header (`gguf::header_lines`); its metadata is
+    /// what was checked, `config` is `None`.
+    pub gguf: Option<Vec<String>>,
 }
 
 impl WeightsReport {

@@ -544,5 +544,65 @@ def server_cases():
 
 import shutil  # noqa: E402
 
+# GGUF headers (`surface = "gguf"`, run as `weights FILE.gguf`): a valid little file, then one defect
+# each. llama.cpp's writer (gguf-py) cannot write these; tests/gguf.rs reads the files it does write.
+def gguf_str(s):
+    b = s.encode()
+    return struct.pack("<Q", len(b)) + b
+
+
+def gguf_kv(key, vtype, payload):
+    return gguf_str(key) + struct.pack("<I", vtype) + payload
+
+
+def gguf_file(n_tensors, kvs, tensors=b"", data=b"", n_kv=None, version=3, pad=True):
+    head = b"GGUF" + struct.pack("<IQQ", version, n_tensors, len(kvs) if n_kv is None else n_kv)
+    body = head + b"".join(kvs) + tensors
+    if pad and n_tensors:
+        body += b"\0" * (-len(body) % 32)
+    return body + data
+
+
+def gguf_tensor(name, dims, ggml_type, offset):
+    return (gguf_str(name) + struct.pack("<I", len(dims)) + b"".join(struct.pack("<Q", d) for d in dims)
+            + struct.pack("<IQ", ggml_type, offset))
+
+
+def gguf_cases():
+    out = os.path.join(ROOT, "cases", "gguf")
+    shutil.rmtree(out, ignore_errors=True)
+    os.makedirs(out)
+    arch = gguf_kv("general.architecture", 8, gguf_str("qwen3"))
+    toks = gguf_kv("tokenizer.ggml.tokens", 9, struct.pack("<IQ", 8, 3) + gguf_str("a") + gguf_str("b") + gguf_str("c"))
+    f32 = gguf_tensor("output_norm.weight", [4], 0, 0)
+    huge = 1 << 63
+    cases = {
+        "gguf-valid": gguf_file(1, [arch, toks], f32, b"\0" * 16),
+        "gguf-empty": b"",
+        "gguf-bad-magic": b"GGML" + b"\0" * 20,
+        "gguf-version-1": gguf_file(0, [], version=1),
+        "gguf-big-endian": b"GGUF" + struct.pack(">IQQ", 3, 0, 0),
+        "gguf-n-kv-2-63": gguf_file(0, [], n_kv=huge),
+        "gguf-n-tensors-2-63": b"GGUF" + struct.pack("<IQQ", 3, huge, 0),
+        "gguf-string-2-63": gguf_file(0, [struct.pack("<Q", huge)], n_kv=1),
+        "gguf-value-string-2-63": gguf_file(0, [gguf_str("general.name") + struct.pack("<IQ", 8, huge)]),
+        "gguf-nested-array": gguf_file(0, [gguf_kv("k", 9, struct.pack("<IQ", 9, 1) + struct.pack("<IQ", 4, 0))]),
+        "gguf-array-past-eof": gguf_file(0, [gguf_kv("k", 9, struct.pack("<IQ", 4, 1 << 40))]),
+        "gguf-truncated-vocab": gguf_file(1, [arch, toks], f32, b"\0" * 16)[:90],
+        "gguf-tensor-offset-past-end": gguf_file(1, [arch], gguf_tensor("output_norm.weight", [4], 0, 1 << 20), b"\0" * 16),
+        "gguf-tensor-offset-misplaced": gguf_file(2, [arch], gguf_tensor("a", [4], 0, 0) + gguf_tensor("b", [4], 0, 64), b"\0" * 96),
+        "gguf-tensor-5-dims": gguf_file(1, [arch], gguf_tensor("t", [1, 1, 1, 1, 1], 0, 0), b"\0" * 32),
+        "gguf-tensor-name-64": gguf_file(1, [arch], gguf_tensor("n" * 64, [4], 0, 0), b"\0" * 16),
+        "gguf-duplicate-key": gguf_file(0, [arch, arch]),
+        "gguf-bad-bool": gguf_file(0, [gguf_kv("tokenizer.ggml.add_bos_token", 7, b"\x02")]),
+        "gguf-alignment-not-power-of-2": gguf_file(0, [gguf_kv("general.alignment", 4, struct.pack("<I", 48))]),
+        "gguf-control-chars-in-key": gguf_file(0, [gguf_kv("k\x1b[31m\u202e", 4, struct.pack("<I", 1))] * 2),
+    }
+    for name, data in cases.items():
+        with open(os.path.join(out, name + ".gguf"), "wb") as f:
+            f.write(data)
+    return len(cases)
+
+
 print(weights_cases(), "weights cases,", launch_cases(), "launch files,", metrics_cases(), "metrics bodies,",
-      pins_cases(), "pin files,", server_cases(), "server answers written")
+      pins_cases(), "pin files,", server_cases(), "server answers,", gguf_cases(), "gguf files written")

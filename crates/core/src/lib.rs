@@ -3,7 +3,7 @@
 //! JSON with source positions ([`json`]), the display filter for input text ([`display`]), drafter and target configs ([`config`]), token
 //! tables ([`tokens`]), a draft model's vocabulary against its target's ([`vocab`]), the built-in snapshots of known drafters ([`builtin`]), the drafter
 //! families ([`family`]: one table, as data), the one diagnostic model and rule engine ([`diagnostic`]), the field-by-field comparison ([`diff`]),
-//! one deployment of a drafter ([`deployment`]), the lint rules ([`rules`]), the weights rules over parsed safetensors headers ([`weights`]),
+//! one deployment of a drafter ([`deployment`]), the lint rules ([`rules`]), the weights rules over parsed safetensors headers ([`weights`]), GGUF headers ([`gguf`]),
 //! the acceptance rules over a measured window ([`acceptance`]), an engine command line and its
 //! rules ([`launch`]), the evidence behind every engine claim ([`evidence`]) and every code's
 //! documentation ([`registry`]). It reads files (configs, tokenizer files) but never opens a
@@ -22,6 +22,7 @@ pub mod display;
 pub mod error;
 pub mod evidence;
 pub mod family;
+pub mod gguf;
 pub mod json;
 pub mod launch;
 pub mod registry;

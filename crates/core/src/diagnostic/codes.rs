@@ -193,6 +193,12 @@ crate::declare_code_names! {
         MtpMissing => "weights-mtp-missing",
         MtpUnquantized => "weights-mtp-unquantized",
         MtpQuantExcluded => "weights-mtp-quant-excluded",
+        GgufNextnCount => "weights-gguf-nextn-count",
+        GgufNextnIndex => "weights-gguf-nextn-index",
+        GgufNextnKeyMissing => "weights-gguf-nextn-key-missing",
+        GgufMtpOnly => "weights-gguf-mtp-only",
+        GgufDflashTargetLayers => "weights-gguf-dflash-target-layers",
+        GgufEmbeddingRows => "weights-gguf-embedding-rows",
     }
 }
 

@@ -25,6 +25,9 @@ pub enum Need {
     TargetVocab,
     /// The draft vocabulary size: the config's `draft_vocab_size`, else `vocab_size`.
     DraftVocab,
+    /// A GGUF header: the GGUF rules run on `.gguf` files only, and are not listed as skipped
+    /// for safetensors.
+    Gguf,
 }
 
 impl NeedKind for Need {
@@ -37,12 +40,13 @@ impl NeedKind for Need {
             Need::DraftVocab => {
                 "the draft vocabulary size (the config's draft_vocab_size or vocab_size)"
             }
+            Need::Gguf => "a GGUF file",
         }
     }
 
     /// A single-file checkpoint has no index: index rules do not apply rather than wait.
     fn listed(self) -> bool {
-        self != Need::Index
+        !matches!(self, Need::Index | Need::Gguf)
     }
 }
 
@@ -110,6 +114,7 @@ impl RuleFamily for Weights {
             Need::Index => cx.v.headers.index.is_some(),
             Need::TargetVocab => layout.and_then(|l| l.target_vocab).is_some(),
             Need::DraftVocab => layout.and_then(|l| l.sizes.draft_vocab).is_some(),
+            Need::Gguf => cx.v.gguf.is_some(),
         }
     }
 

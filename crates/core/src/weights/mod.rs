@@ -18,6 +18,7 @@ mod cx;
 mod expected;
 mod facts;
 mod files;
+mod gguf;
 pub mod headers;
 pub mod index;
 mod mtp;
@@ -35,6 +36,6 @@ pub use cx::{Applies, Cx, Need, Rule, Skipped, Weights};
 pub use headers::{Shard, Tensor, Totals, WeightsHeaders};
 pub use index::Index;
 pub use mtp::{by_engine, check_inputs};
-pub use rules::{all_rules, check, info, rule, run, Checked};
+pub use rules::{all_rules, check, info, rule, run, run_gguf, Checked};
 
 pub use crate::diagnostic::codes::WeightsCode;

@@ -13,7 +13,7 @@
 
 use super::cx::{Cx, Rule, Skipped};
 use super::view::View;
-use super::{files, mtp, presence, quant, shapes, vocab, WeightsCode, WeightsHeaders};
+use super::{files, gguf, mtp, presence, quant, shapes, vocab, WeightsCode, WeightsHeaders};
 use crate::config::{ConfigFile, TargetFacts};
 use crate::diagnostic::rule;
 use crate::diagnostic::{self, CodeInfo, Diagnostic};
@@ -26,6 +26,7 @@ const RULES: &[&[Rule]] = &[
     presence::RULES,
     vocab::RULES,
     mtp::RULES,
+    gguf::RULES,
 ];
 
 /// Every weights rule: the registry.
@@ -60,11 +61,27 @@ pub struct Checked {
 /// tensor in two shards) are reported for any config; tensor names and shapes only for a
 /// config of a known family (DFlash, DFlash2, EAGLE-3).
 pub fn run(config: &ConfigFile, headers: &WeightsHeaders, target: Option<&TargetFacts>) -> Checked {
-    let view = View::new(config, headers, target);
+    run_view(&View::new(config, headers, target))
+}
+
+/// Runs the weights rules over one GGUF file: `headers` is its tensor table as a shard,
+/// `config` the file's own metadata (no family's config.json, so only the rules for any
+/// config and the GGUF rules apply).
+pub fn run_gguf(
+    config: &ConfigFile,
+    headers: &WeightsHeaders,
+    gguf: &crate::gguf::GgufHeader,
+) -> Checked {
+    let mut view = View::new(config, headers, None);
+    view.gguf = Some(gguf);
+    run_view(&view)
+}
+
+fn run_view(view: &View) -> Checked {
     let mut cx = Cx {
         // Replaced by the engine before each check runs (`RuleFamily::enter`).
         rule: &files::RULES[0],
-        v: &view,
+        v: view,
         found: Vec::new(),
     };
     let skipped = rule::run(all_rules(), &mut cx);

@@ -251,6 +251,8 @@ pub struct View<'a> {
     pub names: Names<'a>,
     /// `None` for a config of no family whose tensor layout is known.
     pub layout: Option<Layout>,
+    /// The GGUF header, when the weights are one `.gguf` file (`rules::run_gguf`).
+    pub gguf: Option<&'a crate::gguf::GgufHeader>,
 }
 
 impl<'a> View<'a> {
@@ -273,6 +275,7 @@ impl<'a> View<'a> {
             target,
             names,
             layout,
+            gguf: None,
         }
     }
 

@@ -1,0 +1,151 @@
+#!/usr/bin/env python3
+"""Writes the GGUF files tests/gguf.rs reads, with llama.cpp's own writer: the `gguf` package on
+PyPI (gguf-py, from the llama.cpp repository), so the bytes are what convert_hf_to_gguf.py writes.
+
+    python tests/gguf/generate.py OUT_DIR          # the small cases
+    python tests/gguf/generate.py OUT_DIR --big    # also big.gguf: a 4 GiB sparse file
+
+Every file is tiny (a few KB) except big.gguf, whose header is a Qwen3-size vocabulary
+(151,936 tokens and their types) and 36 blocks of tensor infos declaring 4 GiB of data; the data is
+a hole (os.truncate), so it takes no disk. Run by scripts/weights-setup.sh with the Python of
+.venv-hf (numpy and gguf installed there).
+"""
+import os
+import sys
+
+import numpy as np
+import gguf
+from gguf import GGMLQuantizationType as Q
+
+EMBD = 64
+VOCAB = 300
+
+
+def tokens(n):
+    """Token texts of a byte-level BPE vocabulary: some words, then the Qwen special tokens."""
+    special = ["<|endoftext|>", "<|im_start|>", "<|im_end|>"]
+    words = [f"tok{i}" for i in range(n - len(special))]
+    return words + special
+
+
+def vocab(w, n=VOCAB, model="gpt2", pre="qwen2"):
+    w.add_tokenizer_model(model)
+    w.add_tokenizer_pre(pre)
+    w.add_token_list(tokens(n))
+    w.add_token_types([1] * (n - 3) + [3] * 3)
+    w.add_bos_token_id(n - 3)
+    w.add_eos_token_id(n - 1)
+    w.add_add_bos_token(False)
+
+
+def z(*shape, dtype=np.float32):
+    return np.zeros(shape, dtype=dtype)
+
+
+def save(path, arch, fill, tensors):
+    """One file written by gguf-py: `fill(writer)` adds the keys, `tensors` is (name, numpy array,
+    raw ggml type or None); a uint8 array with a raw type is already in that type's bytes."""
+    w = gguf.GGUFWriter(path, arch)
+    fill(w)
+    for name, arr, raw in tensors:
+        if raw is None:
+            w.add_tensor(name, arr)
+        elif arr.dtype == np.uint8:
+            w.add_tensor(name, arr, raw_dtype=raw)
+        else:
+            w.add_tensor(name, gguf.quants.quantize(arr, raw), raw_dtype=raw)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_tensors_to_file()
+    w.close()
+
+
+def write(path, arch, kv, tensors, n_vocab=VOCAB):
+    """A small model: block count, sizes, the keys of `kv` (`nextn`, `extra`), a vocabulary."""
+    def fill(w):
+        w.add_block_count(kv.get("blocks", 2))
+        w.add_embedding_length(EMBD)
+        w.add_context_length(4096)
+        if "nextn" in kv:
+            w.add_uint32(f"{arch}.nextn_predict_layers", kv["nextn"])
+        if "extra" in kv:
+            kv["extra"](w)
+        vocab(w, n_vocab)
+    save(path, arch, fill, tensors)
+
+
+def trunk(blocks):
+    out = [("token_embd.weight", z(VOCAB, EMBD, dtype=np.float16), None),
+           ("output_norm.weight", z(EMBD), None)]
+    for b in range(blocks):
+        out += [(f"blk.{b}.attn_norm.weight", z(EMBD), None),
+                (f"blk.{b}.attn_q.weight", z(EMBD, EMBD), Q.Q8_0)]
+    return out
+
+
+def nextn(b):
+    return [(f"blk.{b}.nextn.eh_proj.weight", z(EMBD, 2 * EMBD, dtype=np.float16), None),
+            (f"blk.{b}.nextn.enorm.weight", z(EMBD), None),
+            (f"blk.{b}.nextn.hnorm.weight", z(EMBD), None)]
+
+
+def cases(out):
+    p = lambda name: os.path.join(out, name)
+    # A classic draft model: qwen3, two blocks, a Q8_0 projection, a byte-level BPE vocabulary.
+    write(p("draft-qwen3.gguf"), "qwen3", {}, trunk(2))
+    # A Qwen3.5 target with its MTP block last (block_count 3 = 2 trunk + 1 MTP): clean.
+    write(p("mtp-qwen35.gguf"), "qwen35", {"blocks": 3, "nextn": 1},
+          trunk(2) + [("blk.2.attn_norm.weight", z(EMBD), None)] + nextn(2))
+    # The MTP block alone (convert_hf_to_gguf.py --mtp): info.
+    write(p("mtp-only.gguf"), "qwen35", {"blocks": 3, "nextn": 1},
+          [("token_embd.weight", z(VOCAB, EMBD, dtype=np.float16), None),
+           ("blk.2.attn_norm.weight", z(EMBD), None)] + nextn(2))
+    # A draft head written at blk.0 where llama.cpp looks at blk.2 (llama.cpp#27836): error.
+    write(p("mtp-wrong-index.gguf"), "qwen35", {"blocks": 3, "nextn": 1},
+          [("token_embd.weight", z(VOCAB, EMBD, dtype=np.float16), None)] + nextn(0))
+    # NextN tensors without the key: warning.
+    write(p("mtp-key-missing.gguf"), "qwen35", {"blocks": 3},
+          trunk(2) + [("blk.2.attn_norm.weight", z(EMBD), None)] + nextn(2))
+    # nextn_predict_layers larger than block_count: error.
+    write(p("mtp-count-over.gguf"), "qwen35", {"blocks": 1, "nextn": 2}, trunk(1) + nextn(0))
+    # DFlash drafters, with and without the target layers (metadata of llama.cpp#25792).
+    def dflash_keys(w):
+        w.add_array("dflash.target_layers", [2, 10, 18, 26, 34])
+        w.add_uint32("tokenizer.ggml.mask_token_id", VOCAB - 2)
+    write(p("dflash.gguf"), "dflash", {"extra": dflash_keys}, trunk(1))
+    write(p("dflash-no-target-layers.gguf"), "dflash", {}, trunk(1))
+    # token_embd with 300 rows, a vocabulary of 301 tokens: error.
+    write(p("embd-rows.gguf"), "qwen3", {}, trunk(1), n_vocab=VOCAB + 1)
+
+
+def big(out, gib=4):
+    """A 36-block Qwen3-size header declaring `gib` GiB of Q4_K data, the data left as a hole."""
+    path = os.path.join(out, "big.gguf")
+    w = gguf.GGUFWriter(path, "qwen3")
+    w.add_block_count(36)
+    w.add_embedding_length(4096)
+    w.add_context_length(40960)
+    vocab(w, 151936)
+    w.add_chat_template("{% for m in messages %}{{ m['content'] }}{% endfor %}" * 50)
+    names = [f"blk.{b}.{t}.weight" for b in range(36)
+             for t in ("attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down")]
+    per = (gib << 30) // len(names)
+    rows = per // 144  # Q4_K: 256 elements in 144 bytes
+    for name in names:
+        w.add_tensor_info(name, [rows, 144], np.dtype(np.uint8), rows * 144, raw_dtype=Q.Q4_K)
+    w.write_header_to_file()
+    w.write_kv_data_to_file()
+    w.write_ti_data_to_file()
+    w.close()
+    data = sum(gguf.GGUFWriter.ggml_pad(rows * 144, 32) for _ in names)
+    start = gguf.GGUFWriter.ggml_pad(os.path.getsize(path), 32)
+    os.truncate(path, start + data)
+
+
+if __name__ == "__main__":
+    if len(sys.argv) < 2:
+        sys.exit("usage: generate.py OUT_DIR [--big]")
+    os.makedirs(sys.argv[1], exist_ok=True)
+    cases(sys.argv[1])
+    if "--big" in sys.argv[2:]:
+        big(sys.argv[1])
