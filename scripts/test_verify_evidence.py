@@ -201,7 +201,9 @@ class VerifyEvidence(unittest.TestCase):
         self.assertEqual(code, 0, out)
         self.assertIn("1 new entries verified", out)
         self.assertTrue(verified.startswith(first[: first.index("commits")]), verified)
-        self.assertIn(f'commits = ["{self.c1}", "engine==2.0.0"]', verified)
+        # The record lists commits sorted as text: the git commit's hash (random) may sort either side.
+        commits = ", ".join(f'"{c}"' for c in sorted([self.c1, "engine==2.0.0"]))
+        self.assertIn(f"commits = [{commits}]", verified)
         self.assertIn('verified = "2026-01-01T00:00:00Z"', verified)
         self.assertIn('"window-moved" = "ok"', verified)
         self.assertEqual(verified.count("[[entry]]"), 2)
