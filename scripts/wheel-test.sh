@@ -51,7 +51,7 @@ esac
 # auditwheel: the binary's glibc symbols must fit manylinux_2_17, and repair must accept it.
 show="$("$tools/bin/auditwheel" show "$built")"
 echo "$show" | sed 's/^/  auditwheel show: /'
-tr '\n' ' ' <<<"$show" | grep -qE 'consistent with the following platform tag: +"manylinux_2_17_x86_64"' \
+grep -qE 'consistent with the following platform tag: +"manylinux_2_17_x86_64"' <<<"${show//$'\n'/ }" \
     || { echo "wheel-test: auditwheel does not find the wheel consistent with manylinux_2_17_x86_64" >&2; exit 1; }
 "$tools/bin/auditwheel" repair --plat manylinux2014_x86_64 -w "$out/repaired" "$built" >"$out/repair.log" 2>&1 \
     || { cat "$out/repair.log" >&2; echo "wheel-test: auditwheel repair --plat manylinux2014_x86_64 refused the wheel" >&2; exit 1; }
@@ -60,12 +60,17 @@ echo "wheel-test: auditwheel repair --plat manylinux2014_x86_64: $(basename "$wh
 
 # The license travels with the binary: the project's LICENSE in the wheel's dist-info (PEP 639).
 cargo_version="$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -1)"
+# Each listing is read whole before grep looks at it: `unzip ... | grep -q` under pipefail fails
+# whenever grep stops reading before unzip has written everything (SIGPIPE), the 56 KB METADATA
+# every time, the listing now and then.
 for w in "$built" "$wheel"; do
-    unzip -l "$w" | grep -qE " dflash_check-$cargo_version\.dist-info/licenses/LICENSE\$" \
-        || { unzip -l "$w" >&2; echo "wheel-test: no dist-info/licenses/LICENSE in $(basename "$w")" >&2; exit 1; }
+    listing="$(unzip -l "$w")"
+    grep -qE " dflash_check-$cargo_version\.dist-info/licenses/LICENSE\$" <<<"$listing" \
+        || { echo "$listing" >&2; echo "wheel-test: no dist-info/licenses/LICENSE in $(basename "$w")" >&2; exit 1; }
     unzip -p "$w" "dflash_check-$cargo_version.dist-info/licenses/LICENSE" | cmp -s - LICENSE \
         || { echo "wheel-test: the wheel's LICENSE is not the repository's" >&2; exit 1; }
-    unzip -p "$w" "dflash_check-$cargo_version.dist-info/METADATA" | grep -qxF 'License-Expression: Apache-2.0' \
+    metadata="$(unzip -p "$w" "dflash_check-$cargo_version.dist-info/METADATA")"
+    grep -qxF 'License-Expression: Apache-2.0' <<<"$metadata" \
         || { echo "wheel-test: the wheel's METADATA has no License-Expression: Apache-2.0" >&2; exit 1; }
 done
 echo "wheel-test: LICENSE and License-Expression: Apache-2.0 inside the wheel"
@@ -105,5 +110,5 @@ expect_main_job "python -m dflash_check (pip install --target)" "$code" <<<"$out
 # The version the wheel declares is Cargo.toml's.
 wheel_version="$("$venv/bin/python" -c 'import importlib.metadata as m; print(m.version("dflash-check"))')"
 [ "$cargo_version" = "$wheel_version" ] || { echo "wheel-test: wheel version $wheel_version, Cargo.toml $cargo_version" >&2; exit 1; }
-"$venv/bin/dflash-check" --version | grep -qxF "dflash-check $cargo_version"
+[ "$("$venv/bin/dflash-check" --version)" = "dflash-check $cargo_version" ]
 echo "wheel-test: version $wheel_version from Cargo.toml"
