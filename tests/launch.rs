@@ -1030,7 +1030,11 @@ fn bad_input_exits_2() {
             &["trtllm-serve", "Qwen/Qwen3-8B", "--backend", "pytorch"],
             "unknown engine `trtllm-serve`",
         ),
-        (&[], &["echo", "hello"], "no vLLM or SGLang command found"),
+        (
+            &[],
+            &["echo", "hello"],
+            "no vLLM, SGLang, llama.cpp or koboldcpp command found",
+        ),
         (
             &[],
             &["vllm", "serve", "Qwen/Qwen3-8B", "--max-model-len", "8192"],

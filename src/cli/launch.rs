@@ -19,18 +19,22 @@ Examples:
   dflash-check launch --file serve.sh
   dflash-check launch --file Dockerfile --drafter ./models/drafter
   helm template ./chart | dflash-check launch --file - --volume /models=./local-models
+  dflash-check launch -- llama-server -m target.gguf -md draft.gguf --spec-type draft-simple
 
 Exit codes: 0 no error (warnings shown), 1 errors found (with --deny warnings: warnings too), 2 could not run.";
 
 #[derive(Debug, Args)]
 pub struct LaunchArgs {
-    /// A shell script, Dockerfile or docker-compose file holding the command (`-` reads stdin).
+    /// A shell script, Dockerfile, docker-compose file or Kubernetes manifests holding the
+    /// command (`-` reads stdin).
     #[arg(long, value_name = "FILE", conflicts_with = "command")]
     pub file: Option<PathBuf>,
-    /// Read the drafter from this directory instead of the path or repo the command names.
+    /// Read the drafter from this directory (a .gguf file for llama.cpp and koboldcpp) instead
+    /// of the path or repo the command names.
     #[arg(long, value_name = "DIR")]
     pub drafter: Option<PathBuf>,
-    /// Read the target from this directory instead of the path or repo the command names.
+    /// Read the target from this directory (a .gguf file for llama.cpp and koboldcpp) instead
+    /// of the path or repo the command names.
     #[arg(long, value_name = "DIR")]
     pub target: Option<PathBuf>,
     /// A container path the command names (or a KServe `pvc://CLAIM`) is this local directory:

@@ -73,7 +73,7 @@ pub struct Location {
 }
 
 impl Location {
-    fn new(given: Option<&str>, kind: LocationKind) -> Location {
+    pub(super) fn new(given: Option<&str>, kind: LocationKind) -> Location {
         Location {
             given: given.map(str::to_string),
             kind,
@@ -179,7 +179,7 @@ fn explain(e: crate::Error) -> String {
 }
 
 /// A warning that a named model could not be read, at the name in the input file.
-fn unavailable(
+pub(super) fn unavailable(
     launch: &Launch,
     code: LaunchCode,
     what: &str,
@@ -209,6 +209,8 @@ pub fn locate(launch: &Launch, options: &CheckOptions) -> Result<Found> {
     let (drafter_flag, target_flag) = match launch.engine {
         Engine::Vllm => ("--speculative-config.model", "model"),
         Engine::Sglang => ("--speculative-draft-model-path", "--model-path"),
+        // llama.cpp's GGUF models are located by `launch::gguf`, never here.
+        Engine::LlamaCpp | Engine::Koboldcpp => ("-md", "-m"),
     };
     // The target first: a fused draft module is read from it.
     let (target, target_config) = locate_target(launch, options)?;

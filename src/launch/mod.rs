@@ -12,6 +12,7 @@
 //! the authority its target picks, as `check` compares it, the target read once — and returns
 //! a [`LaunchReport`], which `report::launch` renders.
 
+pub mod gguf;
 pub mod locate;
 pub mod manifest;
 pub mod read;
@@ -138,10 +139,10 @@ pub fn lint_drafter(
                 .speculative_config
                 .clone()
                 .map(serde_json::Value::Object),
-            Engine::Sglang => None,
+            Engine::Sglang | Engine::LlamaCpp | Engine::Koboldcpp => None,
         },
         num_draft_tokens: match launch.engine {
-            Engine::Vllm => None,
+            Engine::Vllm | Engine::LlamaCpp | Engine::Koboldcpp => None,
             Engine::Sglang => launch
                 .sglang
                 .num_draft_tokens
@@ -160,6 +161,10 @@ pub fn lint_drafter(
 /// pipeline (compared with the authority its target picks, the target read once, lint with
 /// the engine's flags), then the launch rules.
 pub fn check(launch: Launch, notes: Vec<String>, options: &CheckOptions) -> Result<LaunchReport> {
+    // llama.cpp's models are GGUF files, read as headers rather than through the pipeline.
+    if launch.engine.is_llama_family() {
+        return gguf::check(launch, notes, options);
+    }
     let found = locate::locate(&launch, options)?;
     let facts = found.drafter_config.as_ref().map(DrafterFacts::from_config);
     let run = found
@@ -204,6 +209,7 @@ pub fn check(launch: Launch, notes: Vec<String>, options: &CheckOptions) -> Resu
             .is_some_and(|d| locate::names_hub_repo(d, options.base_dir.as_deref())),
         drafter_sha: found.drafter.sha.as_deref(),
         target_vocab: target_facts.as_ref().and_then(|f| f.vocab_size),
+        draft_gguf: None,
     });
     launch_diags.extend(outcome.diagnostics);
     launch_diags.sort_by_key(|d| d.severity);

@@ -100,6 +100,17 @@ fn header(report: &LaunchReport, p: Painter) -> Vec<String> {
             }
             lines.push(format!("  spec      {}", parts.join("; ")));
         }
+        Engine::LlamaCpp | Engine::Koboldcpp => {
+            let types = match l.method() {
+                Some(m) => m,
+                None => "(none: inferred from the draft's GGUF)".into(),
+            };
+            let k = l
+                .llama
+                .n_max
+                .map_or_else(|| "(default)".into(), |k| k.to_string());
+            lines.push(format!("  spec      type {types}; K (draft n_max) {k}"));
+        }
     }
     if !l.env.is_empty() {
         let env: Vec<String> = l

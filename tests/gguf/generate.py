@@ -28,14 +28,22 @@ def tokens(n):
     return words + special
 
 
-def vocab(w, n=VOCAB, model="gpt2", pre="qwen2"):
+SPECIAL = {"<|endoftext|>": "bos", "<|im_start|>": None, "<|im_end|>": "eos",
+           "<unk>": None, "<s>": "bos", "</s>": "eos"}
+
+
+def vocab(w, n=VOCAB, model="gpt2", pre="qwen2", texts=None, add_bos=False):
+    """`texts` replaces the token list (a vocabulary of other text). The texts of SPECIAL are
+    control tokens, bos and eos among them, wherever they are."""
+    texts = texts or tokens(n)
     w.add_tokenizer_model(model)
     w.add_tokenizer_pre(pre)
-    w.add_token_list(tokens(n))
-    w.add_token_types([1] * (n - 3) + [3] * 3)
-    w.add_bos_token_id(n - 3)
-    w.add_eos_token_id(n - 1)
-    w.add_add_bos_token(False)
+    w.add_token_list(texts)
+    w.add_token_types([3 if t in SPECIAL else 1 for t in texts])
+    role = {SPECIAL[t]: i for i, t in enumerate(texts) if SPECIAL.get(t)}
+    w.add_bos_token_id(role["bos"])
+    w.add_eos_token_id(role["eos"])
+    w.add_add_bos_token(add_bos)
 
 
 def z(*shape, dtype=np.float32):
@@ -61,7 +69,8 @@ def save(path, arch, fill, tensors):
 
 
 def write(path, arch, kv, tensors, n_vocab=VOCAB):
-    """A small model: block count, sizes, the keys of `kv` (`nextn`, `extra`), a vocabulary."""
+    """A small model: block count, sizes, the keys of `kv` (`nextn`, `extra`, `vocab`: the
+    keyword arguments of vocab()), a vocabulary."""
     def fill(w):
         w.add_block_count(kv.get("blocks", 2))
         w.add_embedding_length(EMBD)
@@ -70,12 +79,12 @@ def write(path, arch, kv, tensors, n_vocab=VOCAB):
             w.add_uint32(f"{arch}.nextn_predict_layers", kv["nextn"])
         if "extra" in kv:
             kv["extra"](w)
-        vocab(w, n_vocab)
+        vocab(w, n_vocab, **kv.get("vocab", {}))
     save(path, arch, fill, tensors)
 
 
-def trunk(blocks):
-    out = [("token_embd.weight", z(VOCAB, EMBD, dtype=np.float16), None),
+def trunk(blocks, rows=VOCAB):
+    out = [("token_embd.weight", z(rows, EMBD, dtype=np.float16), None),
            ("output_norm.weight", z(EMBD), None)]
     for b in range(blocks):
         out += [(f"blk.{b}.attn_norm.weight", z(EMBD), None),
@@ -116,6 +125,20 @@ def cases(out):
     write(p("dflash-no-target-layers.gguf"), "dflash", {}, trunk(1))
     # token_embd with 300 rows, a vocabulary of 301 tokens: error.
     write(p("embd-rows.gguf"), "qwen3", {}, trunk(1), n_vocab=VOCAB + 1)
+    # Targets and drafts for llama.cpp and koboldcpp lines (tests/launch_llama.rs). The target:
+    # qwen3, four blocks, the vocabulary draft-qwen3.gguf has (a compatible pair).
+    write(p("target-qwen3.gguf"), "qwen3", {"blocks": 4}, trunk(4))
+    # A SentencePiece Llama draft: another vocab type, other text, adds bos (refused).
+    spm = [f"\u2581w{i}" for i in range(VOCAB - 3)] + ["<unk>", "<s>", "</s>"]
+    write(p("draft-llama-spm.gguf"), "llama",
+          {"vocab": {"model": "llama", "pre": "default", "texts": spm, "add_bos": True}}, trunk(2))
+    # Same type and size, other text from id 100 on (a tokenizer of another training run).
+    other = tokens(VOCAB)
+    other[100:110] = [f"other{i}" for i in range(10)]
+    write(p("draft-other-text.gguf"), "qwen3", {"vocab": {"texts": other}}, trunk(2))
+    # The target's text and 64 more tokens: within llama.cpp's 128-token allowance (a warning).
+    wider = tokens(VOCAB) + [f"extra{i}" for i in range(64)]
+    write(p("draft-wider.gguf"), "qwen3", {"vocab": {"texts": wider}}, trunk(2, rows=len(wider)))
 
 
 def big(out, gib=4):

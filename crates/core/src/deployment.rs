@@ -21,6 +21,13 @@ use crate::config::TargetFacts;
 pub enum Engine {
     Vllm,
     Sglang,
+    /// llama.cpp's `llama-server`, `llama-cli`, `llama-speculative`: GGUF models, a draft model
+    /// (`-md`) or a draft head of a type (`--spec-type`).
+    #[serde(rename = "llama.cpp")]
+    LlamaCpp,
+    /// koboldcpp, which vendors llama.cpp's speculative decoding behind its own flags
+    /// (`--draftmodel`, `--draftamount`, `--usemtp`).
+    Koboldcpp,
 }
 
 impl Engine {
@@ -28,7 +35,15 @@ impl Engine {
         match self {
             Engine::Vllm => "vllm",
             Engine::Sglang => "sglang",
+            Engine::LlamaCpp => "llama.cpp",
+            Engine::Koboldcpp => "koboldcpp",
         }
+    }
+
+    /// llama.cpp or a server that vendors its speculative decoding (koboldcpp): GGUF models,
+    /// the draft's vocabulary checked by `common_speculative_are_compatible`.
+    pub fn is_llama_family(self) -> bool {
+        matches!(self, Engine::LlamaCpp | Engine::Koboldcpp)
     }
 }
 
@@ -50,7 +65,13 @@ impl EngineSpec {
         let engine = match name.to_ascii_lowercase().as_str() {
             "vllm" => Engine::Vllm,
             "sglang" => Engine::Sglang,
-            other => return Err(format!("unknown engine `{other}` (vllm or sglang)")),
+            "llama.cpp" | "llamacpp" | "llama-cpp" => Engine::LlamaCpp,
+            "koboldcpp" => Engine::Koboldcpp,
+            other => {
+                return Err(format!(
+                    "unknown engine `{other}` (vllm, sglang, llama.cpp or koboldcpp)"
+                ))
+            }
         };
         let version = match version {
             None => None,
@@ -272,7 +293,8 @@ impl Deployment {
                     flag: "--speculative-num-draft-tokens",
                 });
             }
-            None => {}
+            // llama.cpp's settings are flags of a command line (`launch`); lint's flags state none.
+            Some(Engine::LlamaCpp | Engine::Koboldcpp) | None => {}
         }
         d
     }

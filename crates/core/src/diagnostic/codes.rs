@@ -222,6 +222,11 @@ crate::declare_code_names! {
         DraftHeadsTp => "launch-draft-heads-tp",
         ChatTemplateOverride => "launch-chat-template-override",
         ThinkingDefault => "launch-thinking-default",
+        LlamaSpecTypeUnknown => "launch-llama-spec-type-unknown",
+        LlamaFlagRemoved => "launch-llama-flag-removed",
+        LlamaDraftTypeWithoutModel => "launch-llama-draft-type-without-model",
+        LlamaDraftNotUsed => "launch-llama-draft-not-used",
+        LlamaSpecTypeDraft => "launch-llama-spec-type-draft",
     }
 }
 

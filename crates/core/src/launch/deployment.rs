@@ -69,6 +69,9 @@ pub fn of(launch: &Launch, target: Option<&TargetFacts>) -> Deployment {
                     flag: "--speculative-dflash-block-size",
                 }));
         }
+        // llama.cpp's method is a list of types, judged by its own launch rules
+        // (`launch::rules::llama`); the engine claims above are vLLM's and SGLang's.
+        Engine::LlamaCpp | Engine::Koboldcpp => {}
     }
     d
 }
@@ -79,6 +82,8 @@ fn target_tp(launch: &Launch) -> Option<u64> {
     let names: &[&str] = match launch.engine {
         Engine::Vllm => &["--tensor-parallel-size", "-tp"],
         Engine::Sglang => &["--tp-size", "--tp", "--tensor-parallel-size"],
+        // llama.cpp splits layers across devices (`--split-mode`), not heads.
+        Engine::LlamaCpp | Engine::Koboldcpp => return None,
     };
     match names.iter().find_map(|n| launch.flag(n)) {
         None => Some(1),

@@ -85,10 +85,22 @@ pub fn parse_input(args: &[String], file: Option<(&str, &str)>) -> Result<(Launc
     };
     let (launch, mut notes) = parse::parse_commands(&commands, name)?;
     notes.splice(0..0, rendered);
-    if launch.speculative_config.is_none() && launch.sglang.algorithm.is_none() {
+    let llama_speculates = match launch.engine {
+        Engine::LlamaCpp => {
+            launch.drafter.is_some()
+                || launch.llama.types.iter().any(|t| t != "none")
+                || launch.has_flag("--spec-default")
+        }
+        Engine::Koboldcpp => launch.drafter.is_some() || launch.llama.use_mtp,
+        Engine::Vllm | Engine::Sglang => false,
+    };
+    if launch.speculative_config.is_none() && launch.sglang.algorithm.is_none() && !llama_speculates
+    {
         let what = match launch.engine {
             Engine::Vllm => "no --speculative-config",
             Engine::Sglang => "no --speculative-algorithm",
+            Engine::LlamaCpp => "no -md/--spec-draft-model and no --spec-type",
+            Engine::Koboldcpp => "no --draftmodel and no --usemtp",
         };
         let input = match &launch.origin.file {
             Some(f) => format!(" in {f}"),

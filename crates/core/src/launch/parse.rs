@@ -4,7 +4,10 @@
 //!
 //! Engines are found by how they are started: `vllm serve`, `python -m
 //! vllm.entrypoints.openai.api_server`, the `vllm/vllm-openai` image (whose entrypoint is the
-//! vLLM server), `python -m sglang.launch_server` and `sglang serve`. Words before the engine
+//! vLLM server), `python -m sglang.launch_server` and `sglang serve`; llama.cpp's
+//! `llama-server`, `llama-cli`, `llama-speculative` and `llama-speculative-simple` (any
+//! directory, `.exe` too) and its `ghcr.io/ggml-org/llama.cpp:server` images; koboldcpp
+//! (`koboldcpp`, `koboldcpp.py`, its release binaries, the `koboldai/koboldcpp` image). Words before the engine
 //! that look like `NAME=value` are environment assignments (a leading `VAR=1`, `env VAR=1`,
 //! `docker run -e VAR=1`).
 
@@ -45,6 +48,24 @@ pub struct SglangSpec {
     pub token_map: Option<String>,
 }
 
+/// llama.cpp's speculative-decoding settings (and koboldcpp's, which passes them to the
+/// llama.cpp it vendors), as the command states them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct LlamaSpec {
+    /// `--spec-type` values in order, comma lists split (env `LLAMA_ARG_SPEC_TYPE` when no
+    /// flag): `draft-simple`, `draft-eagle3`, `draft-mtp`, `draft-dflash`, `draft-dspark`,
+    /// `ngram-*`, `none`. Empty: none given, so llama.cpp infers the type from the draft.
+    pub types: Vec<String>,
+    /// K: `--spec-draft-n-max` (llama.cpp), `--draftamount` (koboldcpp).
+    pub n_max: Option<u64>,
+    /// koboldcpp's `--usemtp`: draft with the target's own MTP head.
+    pub use_mtp: bool,
+    /// The target and the draft are named as Hub repos (`-hf`, `-hfd`), which llama.cpp
+    /// downloads; GGUF files on the Hub are not read here.
+    pub target_on_hub: bool,
+    pub draft_on_hub: bool,
+}
+
 /// Where the command came from, to give diagnostics a line and column: the deployment's
 /// command text.
 pub use crate::deployment::CommandText as Origin;
@@ -72,6 +93,8 @@ pub struct Launch {
     pub max_num_batched_tokens: Option<u64>,
     /// SGLang's speculative flags.
     pub sglang: SglangSpec,
+    /// llama.cpp's and koboldcpp's speculative flags.
+    pub llama: LlamaSpec,
     /// Every flag, in order, as written (values of secrets hidden in output).
     pub flags: Vec<Flag>,
     /// Words after the engine that are neither flags nor flag values.
@@ -110,7 +133,8 @@ impl Launch {
         self.speculative_config.as_ref()?.get(key)
     }
 
-    /// vLLM's `method`, or SGLang's algorithm.
+    /// vLLM's `method`, SGLang's algorithm, llama.cpp's `--spec-type` (as written, comma
+    /// separated), koboldcpp's `draft-simple` (`--draftmodel`) or `draft-mtp` (`--usemtp`).
     pub fn method(&self) -> Option<String> {
         match self.engine {
             Engine::Vllm => self
@@ -118,7 +142,23 @@ impl Launch {
                 .and_then(Value::as_str)
                 .map(str::to_string),
             Engine::Sglang => self.sglang.algorithm.clone(),
+            Engine::LlamaCpp => (!self.llama.types.is_empty()).then(|| self.llama.types.join(",")),
+            Engine::Koboldcpp => match (&self.drafter, self.llama.use_mtp) {
+                (Some(_), _) => Some("draft-simple".into()),
+                (None, true) => Some("draft-mtp".into()),
+                (None, false) => None,
+            },
         }
+    }
+
+    /// The last of several spellings of one flag (`-md`, `--model-draft`,
+    /// `--spec-draft-model`): its name as written and its value.
+    pub fn flag_any(&self, names: &[&str]) -> Option<(&str, &str)> {
+        self.flags
+            .iter()
+            .rev()
+            .find(|f| names.contains(&f.name.as_str()))
+            .and_then(|f| f.value.as_deref().map(|v| (f.name.as_str(), v)))
     }
 }
 
@@ -174,10 +214,103 @@ const SGLANG_SWITCHES: &[&str] = &[
     "--enable-two-batch-overlap",
 ];
 
+/// llama.cpp's switches (flags that take no value), from `common/arg.cpp` at 0c1e570: those a
+/// server command line carries, the draft ones among them.
+const LLAMA_SWITCHES: &[&str] = &[
+    "--jinja",
+    "--no-jinja",
+    "-cb",
+    "--cont-batching",
+    "-nocb",
+    "--no-cont-batching",
+    "--mlock",
+    "--mmap",
+    "--no-mmap",
+    "--metrics",
+    "--slots",
+    "--no-slots",
+    "--props",
+    "--embedding",
+    "--embeddings",
+    "--reranking",
+    "--rerank",
+    "-v",
+    "--verbose",
+    "--log-verbose",
+    "--no-warmup",
+    "--offline",
+    "--no-mmproj",
+    "--no-webui",
+    "--webui",
+    "-sp",
+    "--special",
+    "--check-tensors",
+    "-cmoe",
+    "--cpu-moe",
+    "-cmoed",
+    "--cpu-moe-draft",
+    "--spec-draft-cpu-moe",
+    "-kvu",
+    "--kv-unified",
+    "-nkvo",
+    "--no-kv-offload",
+    "--swa-full",
+    "--context-shift",
+    "--no-context-shift",
+    "--spec-draft-backend-sampling",
+    "--no-spec-draft-backend-sampling",
+    "--spec-default",
+    "--mtp",
+    "--dflash",
+    "--eagle3",
+    "-e",
+    "--escape",
+    "--no-escape",
+    "-cnv",
+    "--conversation",
+    "-no-cnv",
+    "--no-conversation",
+];
+
+/// koboldcpp's switches (`action='store_true'` in koboldcpp.py) that a launch line carries.
+const KOBOLD_SWITCHES: &[&str] = &[
+    "--usemtp",
+    "--flashattention",
+    "--noflashattention",
+    "--no-flash-attn",
+    "-nofa",
+    "--quiet",
+    "--nommap",
+    "--usemlock",
+    "--noavx2",
+    "--skiplauncher",
+    "--showgui",
+    "--jinja",
+    "--jinja_tools",
+    "--jinja-tools",
+    "--jinjatools",
+    "--remotetunnel",
+    "--nocertify",
+    "--smartcontext",
+    "--noshift",
+    "--nobostoken",
+    "--lowvram",
+    "-nkvo",
+    "--no-kv-offload",
+    "--ignoremissing",
+    "--singleinstance",
+    "--nopipelineparallel",
+    "--enableguidance",
+    "--gendefaultsoverwrite",
+    "--usecpu",
+    "--usevulkan",
+    "--usecublas",
+    "--usecuda",
+];
+
 /// Other servers people paste, named in the error when no supported engine is found.
 const OTHER_ENGINES: &[&str] = &[
     "trtllm-serve",
-    "llama-server",
     "text-generation-launcher",
     "lmdeploy",
     "tgi",
@@ -226,8 +359,45 @@ fn find_engine(words: &[String]) -> Option<(Engine, usize, String)> {
             }
             _ => {}
         }
+        let base = basename(w);
+        let bin = base.strip_suffix(".exe").unwrap_or(base);
+        if matches!(
+            bin,
+            "llama-server" | "llama-cli" | "llama-speculative" | "llama-speculative-simple"
+        ) {
+            return Some((Engine::LlamaCpp, i + 1, bin.to_string()));
+        }
+        if bin.starts_with("koboldcpp") && !bin.ends_with(".kcpps") {
+            return Some((Engine::Koboldcpp, i + 1, "koboldcpp".into()));
+        }
         // The vLLM image's entrypoint is the server: `docker run ... vllm/vllm-openai:TAG ARGS`.
         let image = w.split(['@', ':']).next().unwrap_or(w);
+        // llama.cpp's server images (`:server`, `:server-cuda`, `:server-b6000`) start
+        // llama-server; koboldcpp's image starts koboldcpp.
+        let tag = w.split_once(':').map(|(_, t)| t).unwrap_or("");
+        if (image.ends_with("ggml-org/llama.cpp") || image.ends_with("ggerganov/llama.cpp"))
+            && tag.starts_with("server")
+            && !words[i + 1..]
+                .iter()
+                .any(|x| basename(x).starts_with("llama-"))
+        {
+            return Some((
+                Engine::LlamaCpp,
+                i + 1,
+                format!("{image}:{tag} image, whose entrypoint is llama-server"),
+            ));
+        }
+        if image.ends_with("koboldai/koboldcpp")
+            && !words[i + 1..]
+                .iter()
+                .any(|x| basename(x).starts_with("koboldcpp"))
+        {
+            return Some((
+                Engine::Koboldcpp,
+                i + 1,
+                format!("{image} image, whose entrypoint is koboldcpp"),
+            ));
+        }
         if image == "vllm/vllm-openai" || image.ends_with("/vllm/vllm-openai") {
             // `... vllm/vllm-openai vllm serve ...` states its own command: found above next time.
             if !words[i + 1..].iter().any(|x| basename(x) == "vllm") {
@@ -299,7 +469,8 @@ fn no_engine(commands: &[Command], file: Option<&str>) -> Error {
         .find(|w| OTHER_ENGINES.contains(&basename(w)));
     let supported =
         "vLLM (`vllm serve MODEL`, `python -m vllm.entrypoints.openai.api_server --model MODEL`, \
-the vllm/vllm-openai image) and SGLang (`python -m sglang.launch_server --model-path MODEL`)";
+the vllm/vllm-openai image), SGLang (`python -m sglang.launch_server --model-path MODEL`), llama.cpp \
+(`llama-server -m MODEL.gguf -md DRAFT.gguf`) and koboldcpp (`koboldcpp --model MODEL.gguf --draftmodel DRAFT.gguf`)";
     match other {
         Some(engine) => Error::new(format!(
             "unknown engine `{}` in {input}: launch checks {supported}",
@@ -311,7 +482,7 @@ the vllm/vllm-openai image) and SGLang (`python -m sglang.launch_server --model-
                 .find_map(|c| c.words.iter().find(|w| assignment(w).is_none()))
                 .map_or_else(|| "nothing".to_string(), |w| format!("`{}`", clip(w, 80)));
             Error::new(format!(
-                "no vLLM or SGLang command found in {input} (it starts with {first}): launch checks {supported}"
+                "no vLLM, SGLang, llama.cpp or koboldcpp command found in {input} (it starts with {first}): launch checks {supported}"
             ))
         }
     }
@@ -346,6 +517,8 @@ pub fn parse_words(
     let switches = match engine {
         Engine::Vllm => VLLM_SWITCHES,
         Engine::Sglang => SGLANG_SWITCHES,
+        Engine::LlamaCpp => LLAMA_SWITCHES,
+        Engine::Koboldcpp => KOBOLD_SWITCHES,
     };
     let mut flags = Vec::new();
     let mut positionals = Vec::new();
@@ -392,6 +565,7 @@ pub fn parse_words(
         max_num_seqs: None,
         max_num_batched_tokens: None,
         sglang: SglangSpec::default(),
+        llama: LlamaSpec::default(),
         flags,
         positionals,
         unresolved: Vec::new(),
@@ -401,18 +575,21 @@ pub fn parse_words(
     match engine {
         Engine::Vllm => fill_vllm(&mut launch)?,
         Engine::Sglang => fill_sglang(&mut launch)?,
+        Engine::LlamaCpp => fill_llama(&mut launch)?,
+        Engine::Koboldcpp => fill_kobold(&mut launch)?,
     }
     Ok(launch)
 }
 
-/// vLLM accepts `_` for `-` in flag names (not in the keys after a `.`); SGLang does not.
+/// vLLM accepts `_` for `-` in flag names (not in the keys after a `.`); SGLang, llama.cpp and
+/// koboldcpp do not.
 fn normalise(engine: Engine, name: &str) -> String {
     match engine {
         Engine::Vllm => match name.split_once('.') {
             Some((flag, key)) => format!("{}.{key}", flag.replace('_', "-")),
             None => name.replace('_', "-"),
         },
-        Engine::Sglang => name.to_string(),
+        Engine::Sglang | Engine::LlamaCpp | Engine::Koboldcpp => name.to_string(),
     }
 }
 
@@ -544,6 +721,73 @@ fn fill_sglang(launch: &mut Launch) -> Result<()> {
     Ok(())
 }
 
+/// llama.cpp's spellings of the flags read here (`common/arg.cpp` at 0c1e570; `-md` and
+/// `--model-draft` are also the older builds' names).
+pub const LLAMA_MODEL: &[&str] = &["-m", "--model"];
+pub const LLAMA_HF_REPO: &[&str] = &["-hf", "-hfr", "--hf-repo"];
+pub const LLAMA_DRAFT_MODEL: &[&str] = &["--spec-draft-model", "-md", "--model-draft"];
+pub const LLAMA_DRAFT_HF: &[&str] = &["--spec-draft-hf", "-hfd", "-hfrd", "--hf-repo-draft"];
+pub const LLAMA_N_MAX: &[&str] = &["--spec-draft-n-max"];
+pub const KOBOLD_MODEL: &[&str] = &["--model", "-m"];
+pub const KOBOLD_DRAFT_MODEL: &[&str] = &["--draftmodel", "--model-draft", "-md"];
+pub const KOBOLD_N_MAX: &[&str] = &["--draftamount", "--draft-max", "--draft-n"];
+
+/// A flag's value, else the environment variable llama.cpp reads for it (`set_env` in
+/// `common/arg.cpp`: flags win over the environment).
+fn flag_or_env(launch: &Launch, names: &[&str], env: &str) -> Option<String> {
+    launch
+        .flag_any(names)
+        .map(|(_, v)| v.to_string())
+        .or_else(|| launch.env_var(env).map(str::to_string))
+}
+
+fn fill_llama(launch: &mut Launch) -> Result<()> {
+    let model = flag_or_env(launch, LLAMA_MODEL, "LLAMA_ARG_MODEL");
+    let hf = flag_or_env(launch, LLAMA_HF_REPO, "LLAMA_ARG_HF_REPO");
+    launch.llama.target_on_hub = model.is_none() && hf.is_some();
+    launch.target = model.or(hf);
+    let draft = flag_or_env(launch, LLAMA_DRAFT_MODEL, "LLAMA_ARG_SPEC_DRAFT_MODEL");
+    let draft_hf = launch.flag_any(LLAMA_DRAFT_HF).map(|(_, v)| v.to_string());
+    launch.llama.draft_on_hub = draft.is_none() && draft_hf.is_some();
+    launch.drafter = draft.or(draft_hf);
+    let mut types: Vec<String> = launch
+        .flags
+        .iter()
+        .filter(|f| f.name == "--spec-type")
+        .filter_map(|f| f.value.as_deref())
+        .flat_map(|v| v.split(','))
+        .map(|t| t.trim().to_string())
+        .collect();
+    if types.is_empty() {
+        if let Some(v) = launch.env_var("LLAMA_ARG_SPEC_TYPE") {
+            types = v.split(',').map(|t| t.trim().to_string()).collect();
+        }
+    }
+    launch.llama.types = types;
+    launch.llama.n_max = match int_flag(launch, LLAMA_N_MAX)? {
+        Some(k) => Some(k),
+        None => match launch.env_var("LLAMA_ARG_SPEC_DRAFT_N_MAX") {
+            Some(v) => v.trim().parse().ok(),
+            None => None,
+        },
+    };
+    Ok(())
+}
+
+fn fill_kobold(launch: &mut Launch) -> Result<()> {
+    // koboldcpp also takes the model as its first positional argument (`model_param`).
+    launch.target = launch
+        .flag_any(KOBOLD_MODEL)
+        .map(|(_, v)| v.to_string())
+        .or_else(|| launch.positionals.first().cloned());
+    launch.drafter = launch
+        .flag_any(KOBOLD_DRAFT_MODEL)
+        .map(|(_, v)| v.to_string());
+    launch.llama.n_max = int_flag(launch, KOBOLD_N_MAX)?;
+    launch.llama.use_mtp = launch.has_flag("--usemtp");
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -633,7 +877,8 @@ mod tests {
         );
         let e = parse("echo hello world").unwrap_err();
         assert!(
-            e.message.contains("no vLLM or SGLang command"),
+            e.message
+                .contains("no vLLM, SGLang, llama.cpp or koboldcpp command"),
             "{}",
             e.message
         );

@@ -288,7 +288,8 @@ fn sliding_window_missing(cx: &mut Ctx) {
                 let severity = match cx.engine() {
                     Some(Engine::Vllm) => return,
                     Some(Engine::Sglang) => Severity::Error,
-                    None => Severity::Warning,
+                    // llama.cpp reads GGUF metadata, not config.json: no engine's statement.
+                    Some(Engine::LlamaCpp | Engine::Koboldcpp) | None => Severity::Warning,
                 };
                 cx.emit_as(
                     severity,

@@ -27,6 +27,25 @@ pub(super) const RULES: &[Rule] = &[
 
 const DRAFT: Applies = Applies::Only(&[Family::Draft]);
 
+/// llama.cpp or koboldcpp (its vendored copy): `common_speculative_are_compatible` judges the
+/// pair, and at 0c1e570 a pair it rejects is refused ("draft model vocab type must match target
+/// model to use speculation"), as at 8733e0c; only 4227c9b's builds retokenized instead.
+fn llama(cx: &Ctx) -> bool {
+    cx.options.engine.is_some_and(Engine::is_llama_family)
+}
+
+/// Who refuses a pair llama.cpp's compatibility check rejects, for messages.
+fn llama_refuses(cx: &Ctx) -> &'static str {
+    if cx.options.engine == Some(Engine::Koboldcpp) {
+        "koboldcpp 1.115 and later refuse the pair with the llama.cpp check they vendor (koboldcpp#2325)"
+    } else {
+        "llama.cpp refuses the pair (common_speculative_are_compatible at 0c1e570)"
+    }
+}
+
+/// llama.cpp's allowance for vocabularies of different sizes (`SPEC_VOCAB_MAX_SIZE_DIFFERENCE`).
+const LLAMA_MAX_SIZE_DIFFERENCE: u32 = 128;
+
 /// vLLM's `use_heterogeneous_vocab: true` (speculative config): it maps ids between the two
 /// tokenizers instead of requiring one vocabulary (vllm/v1/spec_decode/draft_model.py).
 fn heterogeneous(cx: &Ctx) -> bool {
@@ -57,6 +76,11 @@ raises ValueError on the same difference (0.5.23). An error; info under vLLM wit
 };
 
 fn draft_vocab_size_mismatch(cx: &mut Ctx) {
+    // llama.cpp has no config vocab_size to compare: draft-model-vocab-mismatch judges the token
+    // lists' sizes with its 128-token allowance.
+    if llama(cx) {
+        return;
+    }
     let Some(target) = cx.facts.and_then(|f| f.vocab_size) else {
         return;
     };
@@ -96,8 +120,10 @@ mean other text: acceptance collapses; with `use_heterogeneous_vocab: true` vLLM
 (info). llama.cpp refuses a draft whose token text differs from id 5 on or whose size differs by more than 128 \
 (common_speculative_are_compatible; llama-server does not start) at 8733e0c (vendored by llama-cpp-python 0.3.9); \
 at 4227c9b (llama-cpp-python 0.3.16) it keeps the draft and retokenizes the target's text into the draft's \
-vocabulary at every step, which costs time but is not refused. An error (every engine \
-refuses or loses acceptance, save vLLM's heterogeneous mode and newer llama.cpp builds).",
+vocabulary at every step, which costs time but is not refused; at 0c1e570 (llama-cpp-python 0.3.36) draft-simple \
+throws \"draft model vocab type must match target model to use speculation\" again. On a llama.cpp or koboldcpp \
+line, two GGUF token lists up to 128 apart in size with the same text are a warning (llama.cpp accepts them). An \
+error (every engine refuses or loses acceptance, save vLLM's heterogeneous mode and llama.cpp's 4227c9b builds).",
     },
     applies: DRAFT,
     needs: &[Need::DraftVocab],
@@ -152,9 +178,23 @@ fn draft_vocab_mismatch(cx: &mut Ctx) {
             "; the configs' vocab_size are equal, so vLLM loads it and drafts ids of other text (vllm#42775)",
         );
     }
+    let size_only_within_allowance =
+        parts.is_empty() && size.is_some_and(|(h, t)| h.abs_diff(t) <= LLAMA_MAX_SIZE_DIFFERENCE);
     let severity = if heterogeneous(cx) {
         Severity::Info
+    } else if llama(cx) && size_only_within_allowance {
+        message.push_str(&format!(
+            "; llama.cpp accepts sizes up to {LLAMA_MAX_SIZE_DIFFERENCE} apart with the same text, but a draft \
+             id the target lacks is never accepted"
+        ));
+        Severity::Warning
     } else {
+        if llama(cx) {
+            message.push_str(&format!(
+                "; {}: \"draft model vocab type must match target model to use speculation\"",
+                llama_refuses(cx)
+            ));
+        }
         cx.rule.info.severity
     };
     let file = c.here.clone();
@@ -205,8 +245,10 @@ const DRAFT_MODEL_SPECIAL_TOKENS_MISMATCH: Rule = Rule {
         summary: "the draft model's bos/eos ids, or whether it adds them, differ from the target's",
         explanation: "tokenizer_config.json's bos_token / eos_token (as ids) and add_bos_token / add_eos_token \
 differ. llama.cpp's common_speculative_are_compatible compares add_bos, add_eos and the bos and eos ids: llama-server \
-refuses such a draft at 8733e0c (llama-cpp-python 0.3.9) and retokenizes for it at 4227c9b (0.3.16). vLLM and SGLang feed the draft the target's ids and stop on the \
-target's eos, so there it only says the draft was trained on other conventions. A warning.",
+refuses such a draft at 8733e0c (llama-cpp-python 0.3.9) and at 0c1e570 (0.3.36), and retokenizes for it at 4227c9b \
+(0.3.16). vLLM and SGLang feed the draft the target's ids and stop on the target's eos, so there it only says the \
+draft was trained on other conventions. A warning; an error on a llama.cpp or koboldcpp line when add_bos/add_eos \
+differ, or the bos (eos) ids differ while the target adds it, which is what llama.cpp compares.",
     },
     applies: DRAFT,
     needs: &[Need::DraftVocab],
@@ -215,6 +257,15 @@ target's eos, so there it only says the draft was trained on other conventions. 
 
 fn draft_special_tokens_mismatch(cx: &mut Ctx) {
     let Some(c) = cx.vocab else { return };
+    // llama.cpp refuses a pair whose add_bos/add_eos differ, or whose bos (eos) ids differ
+    // while the target adds bos (eos).
+    let refused_by_llama = llama(cx)
+        && c.differences.iter().any(|d| match d {
+            Difference::AddBos { .. } | Difference::AddEos { .. } => true,
+            Difference::Bos { .. } => c.target_adds_bos,
+            Difference::Eos { .. } => c.target_adds_eos,
+            _ => false,
+        });
     let id = |i: &Option<u32>| i.map_or("none".to_string(), |i| i.to_string());
     let flag = |b: &Option<bool>| b.map_or("unset".to_string(), |b| b.to_string());
     let parts: Vec<String> = c
@@ -248,7 +299,19 @@ fn draft_special_tokens_mismatch(cx: &mut Ctx) {
         return;
     }
     let file = c.here.clone();
-    let d = cx.emit(&Path::root(), parts.join("; "));
+    let (severity, message) = if refused_by_llama {
+        (
+            Severity::Error,
+            format!(
+                "{}: {}: \"draft model bos/eos tokens must match target model to use speculation\"",
+                parts.join("; "),
+                llama_refuses(cx)
+            ),
+        )
+    } else {
+        (cx.rule.info.severity, parts.join("; "))
+    };
+    let d = cx.emit_as(severity, &Path::root(), message);
     d.file = Some(file);
     d.span = None;
 }
@@ -274,9 +337,14 @@ fn draft_pre_tokenizer_mismatch(cx: &mut Ctx) {
         return;
     }
     let file = c.here.clone();
+    let key = if file.ends_with(".gguf") {
+        "GGUF `tokenizer.ggml.pre`"
+    } else {
+        "tokenizer.json `pre_tokenizer`"
+    };
     let d = cx.emit(
         &Path::key("pre_tokenizer"),
-        "the draft's tokenizer.json `pre_tokenizer` differs from the target's".to_string(),
+        format!("the draft's {key} differs from the target's"),
     );
     d.file = Some(file);
     d.span = None;

@@ -160,7 +160,9 @@ fn target_layer_ids_missing(cx: &mut Ctx) {
     let (fails, severity) = match cx.engine() {
         Some(Engine::Vllm) => (vllm_fails, vllm_fails),
         Some(Engine::Sglang) => (false, sglang_collapses),
-        None => (vllm_fails, vllm_fails || sglang_collapses),
+        Some(Engine::LlamaCpp | Engine::Koboldcpp) | None => {
+            (vllm_fails, vllm_fails || sglang_collapses)
+        }
     };
     let severity = if severity {
         Severity::Error

@@ -76,6 +76,9 @@ pub struct Comparison {
     pub here_len: u32,
     pub target_len: u32,
     pub differences: Vec<Difference>,
+    /// Whether the target adds bos / eos: llama.cpp compares the bos (eos) ids only then.
+    pub target_adds_bos: bool,
+    pub target_adds_eos: bool,
 }
 
 impl Comparison {
@@ -93,6 +96,8 @@ pub fn compare(here: &Vocabulary, target: &Vocabulary) -> Comparison {
         here_len: here.tokens.len(),
         target_len: target.tokens.len(),
         differences: Vec::new(),
+        target_adds_bos: target.add_bos.unwrap_or(false),
+        target_adds_eos: target.add_eos.unwrap_or(false),
     };
     let d = &mut out.differences;
     if here.tokens.len() != target.tokens.len() {
@@ -101,11 +106,17 @@ pub fn compare(here: &Vocabulary, target: &Vocabulary) -> Comparison {
             target: target.tokens.len(),
         });
     }
-    if here.model != target.model {
-        d.push(Difference::Model {
+    match (&here.ggml_model, &target.ggml_model) {
+        (Some(h), Some(t)) if h != t => d.push(Difference::Model {
+            here: Some(format!("{h} (tokenizer.ggml.model)")),
+            target: Some(format!("{t} (tokenizer.ggml.model)")),
+        }),
+        (Some(_), Some(_)) => {}
+        _ if here.model != target.model => d.push(Difference::Model {
             here: here.model.clone(),
             target: target.model.clone(),
-        });
+        }),
+        _ => {}
     }
     // An HF pre-tokenizer (JSON) and a GGUF one (`ggml:NAME`) are in two forms: not compared.
     let form = |p: &Option<String>| p.as_deref().map(|p| p.starts_with("ggml:"));

@@ -22,7 +22,7 @@ pub struct GgufTokenizer<'a> {
     pub source: String,
     pub model: Option<&'a str>,
     pub pre: Option<&'a str>,
-    pub tokens: &'a [String],
+    pub tokens: &'a [&'a str],
     pub token_types: &'a [i32],
     pub bos: Option<u32>,
     pub eos: Option<u32>,
@@ -51,23 +51,50 @@ pub fn from_gguf(g: &GgufTokenizer) -> Vocabulary {
         add_bos: g.add_bos,
         add_eos: g.add_eos,
         byte_level: g.model == Some("gpt2"),
+        ggml_model: g.model.map(str::to_string),
         ..Vocabulary::default()
     };
     v.tokens
-        .reserve(g.tokens.len(), g.tokens.iter().map(String::len).sum());
+        .reserve(g.tokens.len(), g.tokens.iter().map(|t| t.len()).sum());
     for (id, token) in g.tokens.iter().enumerate() {
         v.tokens.set(id as u32, token);
         match g.token_types.get(id) {
             Some(&CONTROL) => {
-                v.added.insert(id as u32, (token.clone(), true));
+                v.added.insert(id as u32, (token.to_string(), true));
             }
             Some(&USER_DEFINED) => {
-                v.added.insert(id as u32, (token.clone(), false));
+                v.added.insert(id as u32, (token.to_string(), false));
             }
             _ => {}
         }
     }
     v
+}
+
+/// The vocabulary a GGUF header carries (`tokenizer.ggml.*`), read as llama.cpp's loader
+/// reads it; `source` names the file in messages. `None` when the header has no token list
+/// (an MTP-only or DFlash head that shares its target's vocabulary).
+pub fn from_header(header: &crate::gguf::GgufHeader, source: String) -> Option<Vocabulary> {
+    let t = header.tokenizer();
+    let tokens: Vec<&str> = t.tokens?.iter().collect();
+    let types: Vec<i32> = t
+        .token_types()
+        .unwrap_or_default()
+        .into_iter()
+        .map(|x| i32::try_from(x).unwrap_or(0))
+        .collect();
+    let id = |v: Option<u64>| v.and_then(|v| u32::try_from(v).ok());
+    Some(from_gguf(&GgufTokenizer {
+        source,
+        model: t.model,
+        pre: t.pre,
+        tokens: &tokens,
+        token_types: &types,
+        bos: id(t.bos()),
+        eos: id(t.eos()),
+        add_bos: t.add_bos(),
+        add_eos: t.add_eos(),
+    }))
 }
 
 #[cfg(test)]
@@ -76,7 +103,7 @@ mod tests {
 
     #[test]
     fn a_gguf_tokenizer_compares_with_an_hf_one() {
-        let tokens: Vec<String> = ["a", "Ġthe", "<|end|>"].map(String::from).to_vec();
+        let tokens: Vec<&str> = vec!["a", "Ġthe", "<|end|>"];
         let g = from_gguf(&GgufTokenizer {
             source: "draft.gguf".into(),
             model: Some("gpt2"),

@@ -34,6 +34,10 @@ pub struct Vocabulary {
     pub add_eos: Option<bool>,
     /// GPT-2 byte-level encoding of stored texts (`Ġthe` reads ` the`).
     pub byte_level: bool,
+    /// A GGUF file's own `tokenizer.ggml.model` (`llama`, `gpt2`, …). Two GGUF vocabularies
+    /// compare by it, as llama.cpp compares vocab types: `llama` (SentencePiece) and `gpt2`
+    /// (byte-level BPE) are both `BPE` in [`Vocabulary::model`]'s HF terms, yet never share ids.
+    pub ggml_model: Option<String>,
 }
 
 /// Token texts by id in one buffer: 150,000 tokens are one allocation, not 150,000.

@@ -163,6 +163,8 @@ fn revision_unpinned(cx: &mut Cx) {
             "--speculative-draft-model-revision",
             "--speculative-draft-model-path",
         ),
+        // `-hfd USER/MODEL[:QUANT]` names no revision to pin (this rule runs on vLLM and SGLang).
+        Engine::LlamaCpp | Engine::Koboldcpp => return,
     };
     let drafter = launch.drafter.clone().unwrap_or_default();
     let message = match launch.drafter_revision.as_deref() {

@@ -19,6 +19,7 @@
 //! a "not checked" line saying what it would have checked and why it could not.
 
 mod drafter;
+mod llama;
 mod parallel;
 mod sglang;
 mod template;
@@ -37,6 +38,11 @@ use crate::rules::Engine;
 
 pub use drafter::DrafterFacts;
 use drafter::REVISION_UNPINNED;
+pub use llama::GgufModel;
+use llama::{
+    LLAMA_DRAFT_NOT_USED, LLAMA_DRAFT_TYPE_WITHOUT_MODEL, LLAMA_FLAG_REMOVED,
+    LLAMA_SPEC_TYPE_DRAFT, LLAMA_SPEC_TYPE_UNKNOWN,
+};
 use parallel::{DRAFT_HEADS_TP, DRAFT_TP_IGNORED};
 use sglang::{
     DRAFTER_MISSING, SGLANG_BLOCK_SIZE_CONFLICT, SGLANG_EAGLE_CHAIN, SGLANG_EAGLE_PARTIAL,
@@ -62,6 +68,8 @@ pub struct Input<'a> {
     pub drafter_sha: Option<&'a str>,
     /// The target's vocabulary (embedding rows), when known.
     pub target_vocab: Option<u64>,
+    /// llama.cpp and koboldcpp: the draft GGUF's header facts, when the file could be read.
+    pub draft_gguf: Option<&'a GgufModel>,
 }
 
 /// The engines a launch rule applies to: it runs only on a command that starts one of them.
@@ -69,7 +77,10 @@ pub struct Input<'a> {
 pub enum Engines {
     Vllm,
     Sglang,
+    /// vLLM and SGLang.
     Both,
+    /// llama.cpp and koboldcpp (which vendors llama.cpp's speculative decoding).
+    Llama,
 }
 
 impl Describe for Engines {
@@ -78,6 +89,7 @@ impl Describe for Engines {
             Engines::Vllm => "vLLM commands",
             Engines::Sglang => "SGLang commands",
             Engines::Both => "vLLM and SGLang commands",
+            Engines::Llama => "llama.cpp and koboldcpp commands",
         }
         .to_string()
     }
@@ -93,6 +105,9 @@ pub enum Need {
     DrafterConfig,
     /// The target's vocabulary size, from its config or a built-in known target.
     TargetVocab,
+    /// The draft model's GGUF header (llama.cpp, koboldcpp): a local `.gguf` file the command
+    /// names, or `--drafter FILE`.
+    DraftGguf,
 }
 
 impl NeedKind for Need {
@@ -103,6 +118,9 @@ impl NeedKind for Need {
             }
             Need::TargetVocab => {
                 "the target's vocabulary size (the target's config.json, or --target DIR)"
+            }
+            Need::DraftGguf => {
+                "the draft model's GGUF header (a local .gguf file the command names, or --drafter FILE)"
             }
         }
     }
@@ -120,6 +138,10 @@ impl Need {
                 "--speculative-token-map: the target's vocabulary is unknown, so a truncated EAGLE head cannot be told"
                     .to_string()
             }
+            Need::DraftGguf => format!(
+                "the rules that need the draft's GGUF header ({}): the draft model's .gguf file could not be read",
+                codes.join(", ")
+            ),
         }
     }
 }
@@ -142,9 +164,10 @@ impl RuleFamily for LaunchRules {
 
     fn in_scope(cx: &Cx<'_>, scope: Engines) -> bool {
         match scope {
-            Engines::Both => true,
+            Engines::Both => matches!(cx.launch().engine, Engine::Vllm | Engine::Sglang),
             Engines::Vllm => cx.launch().engine == Engine::Vllm,
             Engines::Sglang => cx.launch().engine == Engine::Sglang,
+            Engines::Llama => cx.launch().engine.is_llama_family(),
         }
     }
 
@@ -152,6 +175,7 @@ impl RuleFamily for LaunchRules {
         match need {
             Need::DrafterConfig => cx.input.drafter.is_some(),
             Need::TargetVocab => cx.input.target_vocab.is_some(),
+            Need::DraftGguf => cx.input.draft_gguf.is_some(),
         }
     }
 
@@ -183,6 +207,12 @@ pub const RULES: &[Rule] = &[
     DRAFT_HEADS_TP,
     CHAT_TEMPLATE_OVERRIDE,
     THINKING_DEFAULT,
+    // llama.cpp and koboldcpp
+    LLAMA_SPEC_TYPE_UNKNOWN,
+    LLAMA_FLAG_REMOVED,
+    LLAMA_DRAFT_TYPE_WITHOUT_MODEL,
+    LLAMA_DRAFT_NOT_USED,
+    LLAMA_SPEC_TYPE_DRAFT,
 ];
 
 /// The rule that raises `code` (`None` for the codes launch raises about its inputs).
@@ -375,6 +405,7 @@ mod tests {
             drafter_on_hub: hub,
             drafter_sha: None,
             target_vocab,
+            draft_gguf: None,
         })
     }
 
@@ -619,6 +650,7 @@ mod tests {
                 drafter_on_hub: false,
                 drafter_sha: None,
                 target_vocab: None,
+                draft_gguf: None,
             },
             rule: &RULES[0],
             diagnostics: Vec::new(),
@@ -628,5 +660,124 @@ mod tests {
         assert!(LaunchRules::in_scope(&cx, Engines::Vllm));
         assert!(LaunchRules::in_scope(&cx, Engines::Both));
         assert!(!LaunchRules::in_scope(&cx, Engines::Sglang));
+    }
+
+    fn llama_outcome(cmd: &str, draft: Option<GgufModel>) -> Outcome {
+        let l = launch(cmd);
+        let deployment = crate::launch::deployment::of(&l, None);
+        check(&Input {
+            launch: &l,
+            deployment: &deployment,
+            drafter_config: None,
+            drafter: None,
+            drafter_on_hub: false,
+            drafter_sha: None,
+            target_vocab: None,
+            draft_gguf: draft.as_ref(),
+        })
+    }
+
+    fn llama(cmd: &str, draft: Option<GgufModel>) -> Vec<(String, Severity)> {
+        llama_outcome(cmd, draft)
+            .diagnostics
+            .iter()
+            .map(|d| (d.code.as_str().to_string(), d.severity))
+            .collect()
+    }
+
+    fn gguf(arch: &str, inferred: Option<&'static str>) -> GgufModel {
+        GgufModel {
+            file: "d.gguf".into(),
+            architecture: Some(arch.into()),
+            block_count: Some(2),
+            inferred_type: inferred,
+            tokens: Some(300),
+        }
+    }
+
+    #[test]
+    fn llama_lines_written_for_older_builds() {
+        let e = |code: &str| (code.to_string(), Severity::Error);
+        // The line of llama.cpp's older docs: refused for --draft-max and -cd at 0c1e570, and
+        // with a plain draft and no --spec-type it would not draft either.
+        let got = llama(
+            "llama-server -m t.gguf -md d.gguf --draft-max 16 -cd 4096",
+            Some(gguf("qwen3", None)),
+        );
+        assert_eq!(
+            got,
+            vec![
+                e("launch-llama-flag-removed"),
+                e("launch-llama-flag-removed"),
+                e("launch-llama-draft-not-used"),
+            ]
+        );
+        // The same model with its type and the new flag: clean.
+        assert!(llama(
+            "llama-server -m t.gguf -md d.gguf --spec-type draft-simple --spec-draft-n-max 16",
+            Some(gguf("qwen3", None)),
+        )
+        .is_empty());
+        // A DFlash GGUF is typed by its metadata: no --spec-type needed.
+        assert!(llama(
+            "llama-server -m t.gguf -md d.gguf",
+            Some(gguf("dflash", Some("draft-dflash")))
+        )
+        .is_empty());
+        // koboldcpp keeps --draft-max as an alias of --draftamount.
+        assert!(llama(
+            "koboldcpp --model t.gguf --draftmodel d.gguf --draft-max 8",
+            Some(gguf("qwen3", None))
+        )
+        .is_empty());
+    }
+
+    #[test]
+    fn llama_types_against_the_draft() {
+        let got = llama("llama-server -m t.gguf --spec-type draft-eagle4", None);
+        assert_eq!(
+            got,
+            vec![(
+                "launch-llama-spec-type-unknown".to_string(),
+                Severity::Error
+            )]
+        );
+        let got = llama("llama-server -m t.gguf --spec-type draft-dflash", None);
+        assert_eq!(
+            got,
+            vec![(
+                "launch-llama-draft-type-without-model".to_string(),
+                Severity::Error
+            )]
+        );
+        let got = llama(
+            "llama-server -hf org/T-GGUF --spec-type draft-mtp,draft-dflash",
+            None,
+        );
+        assert_eq!(
+            got,
+            vec![(
+                "launch-llama-draft-type-without-model".to_string(),
+                Severity::Info
+            )]
+        );
+        let got = llama(
+            "llama-server -m t.gguf -md d.gguf --spec-type draft-dflash",
+            Some(gguf("qwen3", None)),
+        );
+        assert_eq!(
+            got,
+            vec![(
+                "launch-llama-spec-type-draft".to_string(),
+                Severity::Warning
+            )]
+        );
+        // Without the draft's header the rules that need it are skipped, not guessed.
+        let o = llama_outcome("llama-server -m t.gguf -md d.gguf", None);
+        assert!(o.diagnostics.is_empty());
+        assert!(o
+            .skipped
+            .iter()
+            .any(|s| s.code.as_str() == "launch-llama-draft-not-used"));
     }
 }

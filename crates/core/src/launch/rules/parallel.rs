@@ -92,6 +92,8 @@ fn draft_heads_tp(cx: &mut Cx) {
             "vLLM runs the draft at the target's tensor-parallel size whatever draft_tensor_parallel_size says",
         ),
         Engine::Sglang => ("--tp-size", "SGLang runs the draft at the target's tensor-parallel size"),
+        // llama.cpp splits layers, not heads: the rule runs on vLLM and SGLang only.
+        Engine::LlamaCpp | Engine::Koboldcpp => return,
     };
     cx.emit(
         flag,

@@ -162,8 +162,10 @@ impl RuleFamily for DeploymentRules {
         match scope {
             Engines::Vllm => engine == Some(Engine::Vllm),
             Engines::Sglang => engine == Some(Engine::Sglang),
-            Engines::Both => engine.is_some(),
-            Engines::NotVllm => engine != Some(Engine::Vllm),
+            // The engine claims are vLLM's and SGLang's: a llama.cpp line has its own rules
+            // (`launch::rules::llama`).
+            Engines::Both => matches!(engine, Some(Engine::Vllm | Engine::Sglang)),
+            Engines::NotVllm => matches!(engine, Some(Engine::Sglang) | None),
             Engines::VllmMtp => engine == Some(Engine::Vllm) && mtp::vllm_mtp(cx.deployment),
             Engines::SglangMlaBackend => {
                 engine == Some(Engine::Sglang) && attention::mla_backend(cx.deployment).is_some()
@@ -364,7 +366,8 @@ fn speculative_config_method(cx: &mut Cx) {
     match cx.deployment.engine() {
         Some(Engine::Vllm) => vllm_method_family(cx),
         Some(Engine::Sglang) => sglang_algorithm_family(cx),
-        None => {}
+        // llama.cpp's --spec-type against the draft GGUF is the launch rule launch-llama-*.
+        Some(Engine::LlamaCpp | Engine::Koboldcpp) | None => {}
     }
 }
 

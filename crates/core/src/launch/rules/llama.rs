@@ -1,0 +1,354 @@
+//! llama.cpp's (and koboldcpp's) speculative flags against each other and against the GGUF
+//! files they name: a `--spec-type` llama.cpp does not know, a flag it removed, a draft type
+//! with no draft model to run it, a draft model that no type uses, and a type the draft's own
+//! metadata contradicts. Read from llama.cpp's `common/arg.cpp`, `common/speculative.cpp` and
+//! `tools/server/server-context.cpp` at 0c1e570 (vendored by llama-cpp-python 0.3.36), with
+//! 4227c9b (llama-cpp-python 0.3.16) for the flags older builds took.
+//!
+//! The draft's vocabulary against the target's is not here: it is lint's `draft-model-*` rules,
+//! run on the two GGUF vocabularies by the `dflash-check` crate's `launch::gguf`.
+
+use serde::Serialize;
+
+use super::{Cx, Engines, Need, Rule};
+use crate::diagnostic::{CodeInfo, Severity};
+use crate::gguf::GgufHeader;
+use crate::launch::parse::{LLAMA_DRAFT_HF, LLAMA_DRAFT_MODEL};
+use crate::launch::LaunchCode;
+use crate::rules::Engine;
+
+/// What the llama.cpp rules read from a GGUF header the command names.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct GgufModel {
+    /// The file, as shown in messages.
+    pub file: String,
+    /// `general.architecture`.
+    pub architecture: Option<String>,
+    /// `{arch}.block_count`.
+    pub block_count: Option<u64>,
+    /// The type llama.cpp infers from this file when it is the draft and no `--spec-type` is
+    /// given (`common_speculative_types_from_gguf`): `draft-dflash` or `draft-dspark` for the
+    /// `dflash` architecture (a `markov_w1.weight` tensor makes it DSpark), `draft-mtp` when
+    /// the last block has `nextn.eh_proj.weight`, none otherwise (a plain language model).
+    pub inferred_type: Option<&'static str>,
+    /// The token list's length (`tokenizer.ggml.tokens`).
+    pub tokens: Option<u64>,
+}
+
+impl GgufModel {
+    pub fn from_header(header: &GgufHeader, file: String) -> GgufModel {
+        let architecture = header.architecture().map(str::to_string);
+        let block_count = header.arch_key("block_count").and_then(|v| v.as_u64());
+        let has = |name: &str| header.tensors.iter().any(|t| t.name == name);
+        let inferred_type = match architecture.as_deref() {
+            Some("dflash") if has("markov_w1.weight") => Some("draft-dspark"),
+            Some("dflash") => Some("draft-dflash"),
+            Some(_) => block_count
+                .filter(|&n| n > 0)
+                .filter(|n| has(&format!("blk.{}.nextn.eh_proj.weight", n - 1)))
+                .map(|_| "draft-mtp"),
+            None => None,
+        };
+        GgufModel {
+            file,
+            architecture,
+            block_count,
+            inferred_type,
+            tokens: header.tokenizer().vocab_size().map(|n| n as u64),
+        }
+    }
+
+    fn arch(&self) -> &str {
+        self.architecture.as_deref().unwrap_or("(none)")
+    }
+}
+
+/// The `--spec-type` names llama.cpp 0c1e570 knows (`common_speculative_type_from_name_map`).
+const KNOWN_TYPES: &[&str] = &[
+    "none",
+    "draft-simple",
+    "draft-eagle3",
+    "draft-mtp",
+    "draft-dflash",
+    "draft-dspark",
+    "ngram-simple",
+    "ngram-map-k",
+    "ngram-map-k4v",
+    "ngram-mod",
+    "ngram-cache",
+];
+
+/// The types that run a draft model of their own (`add_config_if_enabled(…, ctx_dft !=
+/// nullptr)`); `draft-mtp` runs the target's own head.
+const MODEL_TYPES: &[&str] = &[
+    "draft-simple",
+    "draft-eagle3",
+    "draft-dflash",
+    "draft-dspark",
+];
+
+pub(super) const LLAMA_SPEC_TYPE_UNKNOWN: Rule = Rule {
+    code: LaunchCode::LlamaSpecTypeUnknown,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "a --spec-type llama.cpp does not know",
+        explanation: "llama.cpp reads --spec-type as a comma-separated list and throws \"unknown speculative type\" \
+for a name outside none, draft-simple, draft-eagle3, draft-mtp, draft-dflash, draft-dspark and the ngram-* types \
+(common_speculative_types_from_names, 0c1e570); the argument parser turns it into an error and llama-server does not \
+start. An error.",
+    },
+    applies: Engines::Llama,
+    needs: &[],
+    check: spec_type_unknown,
+};
+
+fn spec_type_unknown(cx: &mut Cx) {
+    if cx.launch().engine != Engine::LlamaCpp {
+        return;
+    }
+    let unknown: Vec<String> = cx
+        .launch()
+        .llama
+        .types
+        .iter()
+        .filter(|t| !KNOWN_TYPES.contains(&t.as_str()))
+        .cloned()
+        .collect();
+    for t in unknown {
+        cx.emit(
+            "--spec-type",
+            (Some("--spec-type"), &t),
+            format!(
+                "llama.cpp refuses to start: \"unknown speculative type: {t}\" (it knows {})",
+                KNOWN_TYPES.join(", ")
+            ),
+            None,
+        );
+    }
+}
+
+/// Flags older llama.cpp builds took that 0c1e570 refuses, with what replaces them.
+const REMOVED: &[(&str, &str)] = &[
+    ("--draft-max", "use --spec-draft-n-max"),
+    ("--draft", "use --spec-draft-n-max"),
+    ("--draft-n", "use --spec-draft-n-max"),
+    ("--draft-min", "use --spec-draft-n-min"),
+    ("--draft-n-min", "use --spec-draft-n-min"),
+    (
+        "-cd",
+        "drop it: the draft's context follows the target's -c",
+    ),
+    (
+        "--ctx-size-draft",
+        "drop it: the draft's context follows the target's -c",
+    ),
+];
+
+/// The environment variables of the removed flags, which llama.cpp reads as the flags.
+const REMOVED_ENV: &[(&str, &str)] = &[
+    ("LLAMA_ARG_DRAFT_MAX", "LLAMA_ARG_SPEC_DRAFT_N_MAX"),
+    ("LLAMA_ARG_DRAFT_MIN", "LLAMA_ARG_SPEC_DRAFT_N_MIN"),
+];
+
+pub(super) const LLAMA_FLAG_REMOVED: Rule = Rule {
+    code: LaunchCode::LlamaFlagRemoved,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "a speculative flag newer llama.cpp builds refuse (--draft-max, --draft-min, -cd)",
+        explanation: "llama.cpp renamed its draft flags: at 0c1e570 --draft, --draft-n and --draft-max throw \"the \
+argument has been removed. use --spec-draft-n-max\", --draft-min and --draft-n-min likewise (their environment \
+variables LLAMA_ARG_DRAFT_MAX/MIN too), and -cd/--ctx-size-draft is no argument at all (\"error: invalid argument\"): \
+llama-server does not start. At 4227c9b (llama-cpp-python 0.3.16) all of them were the documented flags, so a \
+command written for an older build fails when the image is upgraded. An error, judged at the newest build read; \
+the message says which build took the flag.",
+    },
+    applies: Engines::Llama,
+    needs: &[],
+    check: flag_removed,
+};
+
+fn flag_removed(cx: &mut Cx) {
+    // koboldcpp keeps --draft-max and --draft-n as aliases of its --draftamount.
+    if cx.launch().engine != Engine::LlamaCpp {
+        return;
+    }
+    let flags: Vec<(String, &str)> = cx
+        .launch()
+        .flags
+        .iter()
+        .filter_map(|f| {
+            REMOVED
+                .iter()
+                .find(|(old, _)| *old == f.name)
+                .map(|(_, new)| (f.name.clone(), *new))
+        })
+        .collect();
+    for (old, new) in flags {
+        cx.emit(
+            &old,
+            (None, &old),
+            format!(
+                "llama.cpp 0c1e570 and later refuse `{old}` (\"the argument has been removed\" or \"invalid \
+                 argument\"), so llama-server does not start; builds up to 4227c9b took it: {new}"
+            ),
+            None,
+        );
+    }
+    let env: Vec<(&str, &str)> = REMOVED_ENV
+        .iter()
+        .filter(|(old, _)| cx.launch().env_var(old).is_some())
+        .copied()
+        .collect();
+    for (old, new) in env {
+        cx.emit(
+            old,
+            (None, old),
+            format!(
+                "llama.cpp 0c1e570 and later read {old} as the removed --draft flag and refuse to start; use {new}"
+            ),
+            None,
+        );
+    }
+}
+
+pub(super) const LLAMA_DRAFT_TYPE_WITHOUT_MODEL: Rule = Rule {
+    code: LaunchCode::LlamaDraftTypeWithoutModel,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "a --spec-type that runs a draft model, and no draft model (-md, -hfd)",
+        explanation: "draft-simple, draft-eagle3, draft-dflash and draft-dspark run a draft model of their own. \
+llama-server sets up speculative decoding only when a draft model is named or the type is draft-mtp \
+(has_spec = has_draft || spec_mtp, tools/server/server-context.cpp at 0c1e570), and the draft types are enabled \
+only with a draft context (add_config_if_enabled(…, ctx_dft != nullptr), common/speculative.cpp): without -md or \
+-hfd the server starts and never drafts. When the target comes from a Hub repo (-hf) that ships a sidecar draft of \
+the type, llama.cpp takes it from there (info). An error otherwise.",
+    },
+    applies: Engines::Llama,
+    needs: &[],
+    check: draft_type_without_model,
+};
+
+fn draft_type_without_model(cx: &mut Cx) {
+    let launch = cx.launch();
+    if launch.engine != Engine::LlamaCpp || launch.drafter.is_some() {
+        return;
+    }
+    let Some(t) = launch
+        .llama
+        .types
+        .iter()
+        .find(|t| MODEL_TYPES.contains(&t.as_str()))
+        .cloned()
+    else {
+        return;
+    };
+    let from_hub = launch.llama.target_on_hub;
+    let message = if from_hub {
+        format!(
+            "--spec-type {t} names no draft model (-md, -hfd): llama.cpp looks for a {t} sidecar in the target's \
+             Hub repo and drafts nothing when the repo ships none"
+        )
+    } else {
+        format!(
+            "--spec-type {t} runs a draft model and the command names none (-md/--spec-draft-model or -hfd): \
+             llama-server starts and never drafts"
+        )
+    };
+    let d = cx.emit("--spec-type", (Some("--spec-type"), &t), message, None);
+    if from_hub {
+        d.severity = Severity::Info;
+    }
+}
+
+pub(super) const LLAMA_DRAFT_NOT_USED: Rule = Rule {
+    code: LaunchCode::LlamaDraftNotUsed,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "a plain draft model (-md) and no --spec-type: newer llama.cpp loads it and never drafts",
+        explanation: "Without --spec-type, llama.cpp 0c1e570 infers the type from the draft GGUF's metadata \
+(common_speculative_types_from_gguf): draft-dflash or draft-dspark for the dflash architecture, draft-mtp when the \
+last block has nextn.eh_proj.weight, and nothing for a plain language model, so the list stays `none`: the draft \
+model is loaded (its memory spent) and no speculative implementation is created. Builds before --spec-type existed \
+(4227c9b, llama-cpp-python 0.3.16) drafted with -md alone, which is why such lines are common. An error: the \
+deployment runs without speculative decoding; add --spec-type draft-simple.",
+    },
+    applies: Engines::Llama,
+    needs: &[Need::DraftGguf],
+    check: draft_not_used,
+};
+
+fn draft_not_used(cx: &mut Cx) {
+    let launch = cx.launch();
+    if launch.engine != Engine::LlamaCpp || !launch.llama.types.is_empty() {
+        return;
+    }
+    let Some(draft) = cx.input.draft_gguf else {
+        return;
+    };
+    if draft.inferred_type.is_some() {
+        return;
+    }
+    let flag = launch
+        .flag_any(LLAMA_DRAFT_MODEL)
+        .or_else(|| launch.flag_any(LLAMA_DRAFT_HF))
+        .map_or("-md", |(name, _)| name)
+        .to_string();
+    let message = format!(
+        "no --spec-type, and the draft {} is a plain `{}` model (no dflash architecture, no nextn head): llama.cpp \
+         0c1e570 infers no type from it, loads it and never drafts (builds up to 4227c9b drafted with -md alone); \
+         add --spec-type draft-simple",
+        draft.file,
+        draft.arch()
+    );
+    cx.emit(&flag, (None, &flag), message, None);
+}
+
+pub(super) const LLAMA_SPEC_TYPE_DRAFT: Rule = Rule {
+    code: LaunchCode::LlamaSpecTypeDraft,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "--spec-type says one kind of draft, the draft GGUF's metadata another",
+        explanation: "llama.cpp tells a draft's kind from its GGUF (common_speculative_types_from_gguf, 0c1e570): the \
+dflash architecture is DFlash, or DSpark when it has markov_w1.weight; a last block with nextn.eh_proj.weight is an \
+MTP head; anything else is a plain model. A --spec-type of another kind (draft-dflash on a plain model, draft-simple \
+on a DFlash head, draft-dspark on a DFlash head without the Markov head) overrides that inference. What each \
+implementation then does with a draft of the wrong kind was not read, so this is a warning: the likely mistake is the \
+type or the file.",
+    },
+    applies: Engines::Llama,
+    needs: &[Need::DraftGguf],
+    check: spec_type_draft,
+};
+
+fn spec_type_draft(cx: &mut Cx) {
+    let launch = cx.launch();
+    if launch.engine != Engine::LlamaCpp {
+        return;
+    }
+    let Some(draft) = cx.input.draft_gguf else {
+        return;
+    };
+    let inferred = draft.inferred_type.unwrap_or("draft-simple");
+    let clash: Vec<String> = launch
+        .llama
+        .types
+        .iter()
+        .filter(|t| MODEL_TYPES.contains(&t.as_str()) && t.as_str() != inferred)
+        .cloned()
+        .collect();
+    for t in clash {
+        let what = match draft.inferred_type {
+            Some(kind) => format!("a {kind} head"),
+            None => format!("a plain `{}` model", draft.arch()),
+        };
+        cx.emit(
+            "--spec-type",
+            (Some("--spec-type"), &t),
+            format!(
+                "--spec-type {t}, but the draft {} is {what} by its GGUF metadata (llama.cpp would infer {inferred})",
+                draft.file
+            ),
+            None,
+        );
+    }
+}

@@ -1,0 +1,250 @@
+//! llama.cpp and koboldcpp lines: their models are GGUF files, not directories with a
+//! `config.json`, so they are located and read here instead of through the drafter pipeline.
+//!
+//! The target (`-m`, `--model`) and the draft (`-md`, `--spec-draft-model`, koboldcpp's
+//! `--draftmodel`) are read as headers only (the core's GGUF reader: metadata and the tensor
+//! table, never the tensor data), from the path the command gives (relative to the `--file`'s
+//! directory, through `--volume` for a container path) or from `--target FILE` /
+//! `--drafter FILE`. A model named as a Hub repo (`-hf`, `-hfd`) is not downloaded: it is a
+//! `launch-*-unavailable` warning that says so, and the rules that need it are listed as skipped.
+//! A file that exists but is not a readable GGUF is bad input (exit 2), as in `weights`.
+//!
+//! When the draft is a plain language model (what `draft-simple` and koboldcpp's
+//! `--draftmodel` run), its vocabulary is compared with the target's by token text
+//! (`vocab::gguf::from_header`, `vocab::compare`) and lint's `draft-model-*` rules judge the
+//! comparison with the engine's severities; then the launch rules run with the draft's header
+//! facts (`launch::rules::GgufModel`).
+
+use std::path::{Path, PathBuf};
+
+use super::locate::{unavailable, Location, LocationKind};
+use super::{CheckOptions, Launch, LaunchCode, LaunchReport};
+use crate::diagnostic::{Diagnostic, Summary};
+use crate::family::Family;
+use crate::gguf::{self, GgufHeader};
+use crate::rules::{Engine, LintOptions};
+use crate::target::TargetContext;
+use crate::vocab;
+use crate::Result;
+
+pub use dflash_check_core::launch::rules::GgufModel;
+
+/// A GGUF model the command names, read or not.
+struct Read {
+    location: Location,
+    header: Option<(PathBuf, GgufHeader)>,
+}
+
+/// Reads the GGUF model named `given` (or the file given by `--drafter`/`--target`).
+fn read(
+    given: Option<&str>,
+    on_hub: bool,
+    file: Option<(&Path, &'static str)>,
+    options: &CheckOptions,
+) -> Result<Read> {
+    let path = match (file, given) {
+        (Some((f, _)), _) => f.to_path_buf(),
+        (None, None) => {
+            return Ok(Read {
+                location: Location::new(None, LocationKind::None),
+                header: None,
+            })
+        }
+        (None, Some(g)) if on_hub => {
+            let mut loc = Location::new(Some(g), LocationKind::Unavailable);
+            loc.repo = Some(g.to_string());
+            loc.note = Some(
+                "llama.cpp downloads it from the Hub; GGUF files on the Hub are not read here: download it \
+                 and pass the file with --target FILE or --drafter FILE"
+                    .into(),
+            );
+            return Ok(Read {
+                location: loc,
+                header: None,
+            });
+        }
+        (None, Some(g)) => {
+            let mapped = PathBuf::from(super::volume::resolve(g, &options.volumes));
+            match &options.base_dir {
+                Some(base) if mapped.is_relative() && !mapped.exists() => base.join(&mapped),
+                _ => mapped,
+            }
+        }
+    };
+    let mut loc = Location::new(given, LocationKind::Unavailable);
+    if !path.exists() {
+        loc.note = Some(format!("no such file: {}", path.display()));
+        return Ok(Read {
+            location: loc,
+            header: None,
+        });
+    }
+    if path.is_dir() {
+        loc.note = Some(format!(
+            "{} is a directory; llama.cpp loads one .gguf file: name the file",
+            path.display()
+        ));
+        return Ok(Read {
+            location: loc,
+            header: None,
+        });
+    }
+    // A file that is there but is no readable GGUF is bad input, as in `weights FILE.gguf`.
+    let header = gguf::read_path(&path, gguf::Limits::default())?;
+    loc.kind = LocationKind::Local;
+    loc.path = Some(path.display().to_string());
+    if let Some((_, flag)) = file {
+        loc.note = Some(flag.into());
+    }
+    Ok(Read {
+        location: loc,
+        header: Some((path, header)),
+    })
+}
+
+/// Whether the draft runs as a plain language model whose ids the target verifies: koboldcpp's
+/// `--draftmodel`, llama.cpp's `draft-simple`, or no type given for a draft with no head of its
+/// own (llama.cpp then drafts nothing, which `launch-llama-draft-not-used` says; the
+/// vocabulary is still what `--spec-type draft-simple` would need).
+fn runs_as_draft_model(launch: &Launch, draft: &GgufModel) -> bool {
+    match launch.engine {
+        Engine::Koboldcpp => true,
+        _ => {
+            launch.llama.types.iter().any(|t| t == "draft-simple")
+                || (launch.llama.types.is_empty() && draft.inferred_type.is_none())
+        }
+    }
+}
+
+/// The draft's vocabulary against the target's, judged by lint's `draft-model-*` rules with
+/// the engine's severities.
+fn vocabulary(
+    launch: &Launch,
+    draft: (&Path, &GgufHeader),
+    target: (&Path, &GgufHeader),
+    not_checked: &mut Vec<String>,
+) -> Result<Vec<Diagnostic>> {
+    let shown = |p: &Path| p.display().to_string();
+    let (Some(here), Some(there)) = (
+        vocab::gguf::from_header(draft.1, shown(draft.0)),
+        vocab::gguf::from_header(target.1, shown(target.0)),
+    ) else {
+        not_checked.push(
+            "the draft's vocabulary against the target's: a GGUF without tokenizer.ggml.tokens"
+                .to_string(),
+        );
+        return Ok(Vec::new());
+    };
+    let comparison = vocab::compare(&here, &there);
+    // The draft-model rules read the comparison; the config they run on states only what a
+    // GGUF header says in config.json's terms, named after the draft file.
+    let config_text = serde_json::json!({
+        "model_type": draft.1.architecture().unwrap_or("unknown"),
+        "vocab_size": here.tokens.len(),
+    })
+    .to_string();
+    let config = crate::config::parse(draft.0, config_text.as_bytes())?;
+    let mut target_cx = TargetContext::none();
+    target_cx.vocab = Some(comparison);
+    let options = LintOptions {
+        family: Some(Family::Draft),
+        engine: Some(launch.engine),
+        ..LintOptions::default()
+    };
+    let report = crate::rules::lint_config(&config, &options, &target_cx)?;
+    Ok(report
+        .findings
+        .into_iter()
+        .filter(|d| d.code.as_str().starts_with("draft-model-"))
+        .collect())
+}
+
+/// Checks a llama.cpp or koboldcpp command: the GGUF headers it names, the draft's vocabulary
+/// against the target's, and the launch rules.
+pub fn check(launch: Launch, notes: Vec<String>, options: &CheckOptions) -> Result<LaunchReport> {
+    let (target_flag, drafter_flag) = match launch.engine {
+        Engine::Koboldcpp => ("--model", "--draftmodel"),
+        _ => ("-m", "-md"),
+    };
+    let target = read(
+        launch.target.as_deref(),
+        launch.llama.target_on_hub,
+        options.target_dir.as_deref().map(|p| (p, "--target")),
+        options,
+    )?;
+    let draft = read(
+        launch.drafter.as_deref(),
+        launch.llama.draft_on_hub,
+        options.drafter_dir.as_deref().map(|p| (p, "--drafter")),
+        options,
+    )?;
+    let mut diagnostics = Vec::new();
+    let mut not_checked = Vec::new();
+    if target.location.kind == LocationKind::Unavailable {
+        diagnostics.push(unavailable(
+            &launch,
+            LaunchCode::TargetUnavailable,
+            "target",
+            &target.location,
+            target_flag,
+        ));
+    }
+    if draft.location.kind == LocationKind::Unavailable {
+        diagnostics.push(unavailable(
+            &launch,
+            LaunchCode::DrafterUnavailable,
+            "draft model",
+            &draft.location,
+            drafter_flag,
+        ));
+    }
+    let draft_model = draft
+        .header
+        .as_ref()
+        .map(|(p, h)| GgufModel::from_header(h, p.display().to_string()));
+    let mut vocab_findings = Vec::new();
+    match (&draft.header, &target.header, &draft_model) {
+        (Some((dp, dh)), Some((tp, th)), Some(model)) if runs_as_draft_model(&launch, model) => {
+            vocab_findings = vocabulary(&launch, (dp, dh), (tp, th), &mut not_checked)?;
+        }
+        (_, _, Some(model)) if !runs_as_draft_model(&launch, model) => {}
+        (None, _, _) if launch.drafter.is_none() && options.drafter_dir.is_none() => {}
+        _ => not_checked.push(
+            "the draft's vocabulary against the target's (draft-model-*): both GGUF files are needed".to_string(),
+        ),
+    }
+    let deployment = super::deployment::of(&launch, None);
+    let outcome = super::rules::check(&super::rules::Input {
+        launch: &launch,
+        deployment: &deployment,
+        drafter_config: None,
+        drafter: None,
+        drafter_on_hub: launch.llama.draft_on_hub,
+        drafter_sha: None,
+        target_vocab: target
+            .header
+            .as_ref()
+            .and_then(|(_, h)| h.tokenizer().vocab_size())
+            .map(|n| n as u64),
+        draft_gguf: draft_model.as_ref(),
+    });
+    diagnostics.extend(outcome.diagnostics);
+    diagnostics.extend(vocab_findings);
+    diagnostics.sort_by_key(|d| d.severity);
+    not_checked.extend(outcome.not_checked);
+    let summary = Summary::of(&diagnostics);
+    Ok(LaunchReport {
+        file: launch.origin.file.clone(),
+        launch: launch.redacted(),
+        drafter: draft.location,
+        target: target.location,
+        drafter_facts: None,
+        authority: None,
+        diagnostics,
+        not_checked,
+        skipped: outcome.skipped,
+        notes,
+        summary,
+        run: None,
+    })
+}

@@ -1,0 +1,257 @@
+//! `launch` on llama.cpp and koboldcpp lines, end to end, against GGUF files written by
+//! llama.cpp's own writer (the `gguf` package; `tests/gguf/generate.py`): the draft's
+//! vocabulary compared with the target's by token text, and the llama.cpp rules read at
+//! 0c1e570. On main before this, every one of these lines was "unknown engine `llama-server`"
+//! (exit 2).
+//!
+//! The fixtures are generated, not committed (`scripts/weights-setup.sh`); without them each
+//! test says "skipped" and passes, except under `CI=true`, where it fails.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+fn fixtures(test: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os("DFLASH_GGUF_FIXTURES")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/gguf-fixtures"));
+    if dir.join("target-qwen3.gguf").is_file() {
+        return Some(dir);
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("{test}: the GGUF fixtures are missing; run scripts/weights-setup.sh (CI must not skip this)");
+    }
+    let _ = writeln!(
+        std::io::stderr(),
+        "{test}: skipped: {} is missing; run scripts/weights-setup.sh",
+        dir.display()
+    );
+    None
+}
+
+/// `launch --format json -- WORDS`: the exit code and the findings as (code, severity).
+fn launch(words: &[String]) -> (i32, Vec<(String, String)>, Value) {
+    let out = Command::new(env!("CARGO_BIN_EXE_dflash-check"))
+        .args(["launch", "--format", "json", "--"])
+        .args(words)
+        .output()
+        .expect("runs");
+    let code = out.status.code().unwrap_or(-1);
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap_or_else(|_| {
+        panic!(
+            "not JSON (exit {code}): {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        )
+    });
+    let findings = json["diagnostics"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .iter()
+        .map(|d| {
+            (
+                d["code"].as_str().unwrap_or_default().to_string(),
+                d["severity"].as_str().unwrap_or_default().to_string(),
+            )
+        })
+        .collect();
+    (code, findings, json)
+}
+
+fn line(dir: &Path, text: &str) -> Vec<String> {
+    text.split_whitespace()
+        .map(|w| match w.strip_prefix('@') {
+            Some(file) => dir.join(file).display().to_string(),
+            None => w.to_string(),
+        })
+        .collect()
+}
+
+fn pair(code: &str, severity: &str) -> (String, String) {
+    (code.to_string(), severity.to_string())
+}
+
+#[test]
+fn a_compatible_draft_with_its_type_passes() {
+    let Some(dir) = fixtures("a_compatible_draft_with_its_type_passes") else {
+        return;
+    };
+    let (code, found, json) = launch(&line(
+        &dir,
+        "llama-server -m @target-qwen3.gguf -md @draft-qwen3.gguf --spec-type draft-simple --spec-draft-n-max 8",
+    ));
+    assert_eq!((code, found), (0, vec![]), "{json:#}");
+    assert_eq!(json["launch"]["engine"], "llama.cpp");
+    assert_eq!(json["drafter"]["kind"], "local");
+}
+
+#[test]
+fn a_line_of_the_older_docs_is_refused_and_would_not_draft() {
+    let Some(dir) = fixtures("a_line_of_the_older_docs_is_refused_and_would_not_draft") else {
+        return;
+    };
+    let (code, found, json) = launch(&line(
+        &dir,
+        "llama-server -m @target-qwen3.gguf -md @draft-qwen3.gguf --draft-max 16 -cd 4096",
+    ));
+    assert_eq!(code, 1, "{json:#}");
+    assert_eq!(
+        found,
+        vec![
+            pair("launch-llama-flag-removed", "error"),
+            pair("launch-llama-flag-removed", "error"),
+            pair("launch-llama-draft-not-used", "error"),
+        ]
+    );
+}
+
+#[test]
+fn vocabularies_are_compared_by_token_text() {
+    let Some(dir) = fixtures("vocabularies_are_compared_by_token_text") else {
+        return;
+    };
+    // A SentencePiece Llama draft for a byte-level BPE Qwen target: type, text, bos all differ.
+    let (code, found, json) = launch(&line(
+        &dir,
+        "llama-server -m @target-qwen3.gguf -md @draft-llama-spm.gguf --spec-type draft-simple",
+    ));
+    assert_eq!(code, 1);
+    assert_eq!(
+        found,
+        vec![
+            pair("draft-model-vocab-mismatch", "error"),
+            pair("draft-model-tokenizer-type-mismatch", "error"),
+            pair("draft-model-special-tokens-mismatch", "error"),
+            pair("draft-model-pre-tokenizer-mismatch", "info"),
+        ],
+        "{json:#}"
+    );
+    // Same type, same size, ten ids of other text: the first ones named on both sides.
+    let (code, found, json) = launch(&line(
+        &dir,
+        "koboldcpp --model @target-qwen3.gguf --draftmodel @draft-other-text.gguf --draftamount 8",
+    ));
+    assert_eq!(code, 1);
+    assert_eq!(found, vec![pair("draft-model-vocab-mismatch", "error")]);
+    let message = json["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("10 ids have other text: 100 \"other0\" here, \"tok100\" in the target"),
+        "{message}"
+    );
+    assert!(message.contains("koboldcpp 1.115"), "{message}");
+    // 64 more tokens, the same text: llama.cpp allows 128; a warning, exit 0.
+    let (code, found, _) = launch(&line(
+        &dir,
+        "llama-server -m @target-qwen3.gguf -md @draft-wider.gguf --spec-type draft-simple",
+    ));
+    assert_eq!(
+        (code, found),
+        (0, vec![pair("draft-model-vocab-mismatch", "warning")])
+    );
+}
+
+#[test]
+fn a_head_is_typed_by_its_metadata() {
+    let Some(dir) = fixtures("a_head_is_typed_by_its_metadata") else {
+        return;
+    };
+    // A DFlash GGUF needs no --spec-type and has no vocabulary of its own to compare.
+    let (code, found, _) = launch(&line(
+        &dir,
+        "llama-server -m @target-qwen3.gguf -md @dflash.gguf",
+    ));
+    assert_eq!((code, found), (0, vec![]));
+    // draft-simple on a DFlash head contradicts its metadata.
+    let (code, found, _) = launch(&line(
+        &dir,
+        "llama-server -m @target-qwen3.gguf -md @dflash.gguf --spec-type draft-simple",
+    ));
+    assert_eq!(
+        (code, found),
+        (0, vec![pair("launch-llama-spec-type-draft", "warning")])
+    );
+}
+
+#[test]
+fn what_cannot_be_read_is_said_and_bad_files_are_bad_input() {
+    let Some(dir) = fixtures("what_cannot_be_read_is_said_and_bad_files_are_bad_input") else {
+        return;
+    };
+    // A draft on the Hub is not downloaded: a warning, and the rules that need it skipped.
+    let (code, found, json) = launch(&line(
+        &dir,
+        "llama-server -m @target-qwen3.gguf -hfd org/Draft-GGUF:Q8_0",
+    ));
+    assert_eq!(code, 0, "{json:#}");
+    assert_eq!(found, vec![pair("launch-drafter-unavailable", "warning")]);
+    let skipped: Vec<&str> = json["skipped"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|s| s["code"].as_str())
+        .collect();
+    assert!(
+        skipped.contains(&"launch-llama-draft-not-used"),
+        "{skipped:?}"
+    );
+    // --drafter FILE reads a local copy instead.
+    let mut words = vec![
+        "--drafter".to_string(),
+        dir.join("draft-qwen3.gguf").display().to_string(),
+    ];
+    words.extend(line(
+        &dir,
+        "-- llama-server -m @target-qwen3.gguf -hfd org/Draft-GGUF:Q8_0",
+    ));
+    let out = Command::new(env!("CARGO_BIN_EXE_dflash-check"))
+        .args(["launch", "--format", "json"])
+        .args(&words)
+        .output()
+        .unwrap();
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(json["drafter"]["kind"], "local", "{json:#}");
+    assert_eq!(
+        json["diagnostics"][0]["code"],
+        "launch-llama-draft-not-used"
+    );
+    // A file that is not GGUF is bad input: exit 2 and where.
+    let bad = std::env::temp_dir().join(format!("dflash-not-gguf-{}.gguf", std::process::id()));
+    std::fs::write(&bad, b"not a gguf file at all").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_dflash-check"))
+        .args(["launch", "--", "llama-server", "-m"])
+        .arg(dir.join("target-qwen3.gguf"))
+        .arg("-md")
+        .arg(&bad)
+        .output()
+        .unwrap();
+    std::fs::remove_file(&bad).unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("dflash-not-gguf"), "{stderr}");
+}
+
+#[test]
+fn llama_lines_need_no_fixtures_to_be_judged() {
+    // Rules of the command alone: an unknown type, a draft type with no draft model.
+    let words = |s: &str| s.split_whitespace().map(str::to_string).collect::<Vec<_>>();
+    let (code, found, _) = launch(&words("llama-server -m t.gguf --spec-type draft-eagle4"));
+    assert_eq!(code, 1);
+    assert!(found.contains(&pair("launch-llama-spec-type-unknown", "error")));
+    let (code, found, _) = launch(&words("llama-server -m t.gguf --spec-type draft-dflash"));
+    assert_eq!(code, 1);
+    assert!(found.contains(&pair("launch-llama-draft-type-without-model", "error")));
+    // Not speculative at all: nothing to check, exit 2 with what.
+    let out = Command::new(env!("CARGO_BIN_EXE_dflash-check"))
+        .args(["launch", "--", "llama-server", "-m", "t.gguf", "-c", "8192"])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr.contains("no -md/--spec-draft-model and no --spec-type"),
+        "{stderr}"
+    );
+}
