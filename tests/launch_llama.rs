@@ -176,6 +176,26 @@ fn a_head_is_typed_by_its_metadata() {
 }
 
 #[test]
+fn draft_mtp_needs_the_targets_mtp_layers() {
+    let Some(dir) = fixtures("draft_mtp_needs_the_targets_mtp_layers") else {
+        return;
+    };
+    // A plain target has no nextn_predict_layers: llama-server would not start.
+    let (code, found, json) = launch(&line(
+        &dir,
+        "llama-server -m @target-qwen3.gguf --spec-type draft-mtp --spec-draft-n-max 3",
+    ));
+    assert_eq!(code, 1, "{json:#}");
+    assert_eq!(found, vec![pair("launch-llama-mtp-head-missing", "error")]);
+    // A Qwen3.5 GGUF converted with its MTP block: clean.
+    let (code, found, json) = launch(&line(
+        &dir,
+        "llama-server -m @mtp-qwen35.gguf --spec-type draft-mtp --spec-draft-n-max 3",
+    ));
+    assert_eq!((code, found), (0, vec![]), "{json:#}");
+}
+
+#[test]
 fn what_cannot_be_read_is_said_and_bad_files_are_bad_input() {
     let Some(dir) = fixtures("what_cannot_be_read_is_said_and_bad_files_are_bad_input") else {
         return;

@@ -202,6 +202,10 @@ pub fn check(launch: Launch, notes: Vec<String>, options: &CheckOptions) -> Resu
         .header
         .as_ref()
         .map(|(p, h)| GgufModel::from_header(h, p.display().to_string()));
+    let target_model = target
+        .header
+        .as_ref()
+        .map(|(p, h)| GgufModel::from_header(h, p.display().to_string()));
     let mut vocab_findings = Vec::new();
     match (&draft.header, &target.header, &draft_model) {
         (Some((dp, dh)), Some((tp, th)), Some(model)) if runs_as_draft_model(&launch, model) => {
@@ -227,6 +231,7 @@ pub fn check(launch: Launch, notes: Vec<String>, options: &CheckOptions) -> Resu
             .and_then(|(_, h)| h.tokenizer().vocab_size())
             .map(|n| n as u64),
         draft_gguf: draft_model.as_ref(),
+        target_gguf: target_model.as_ref(),
     });
     diagnostics.extend(outcome.diagnostics);
     diagnostics.extend(vocab_findings);

@@ -210,6 +210,7 @@ pub fn check(launch: Launch, notes: Vec<String>, options: &CheckOptions) -> Resu
         drafter_sha: found.drafter.sha.as_deref(),
         target_vocab: target_facts.as_ref().and_then(|f| f.vocab_size),
         draft_gguf: None,
+        target_gguf: None,
     });
     launch_diags.extend(outcome.diagnostics);
     launch_diags.sort_by_key(|d| d.severity);

@@ -227,6 +227,7 @@ crate::declare_code_names! {
         LlamaDraftTypeWithoutModel => "launch-llama-draft-type-without-model",
         LlamaDraftNotUsed => "launch-llama-draft-not-used",
         LlamaSpecTypeDraft => "launch-llama-spec-type-draft",
+        LlamaMtpHeadMissing => "launch-llama-mtp-head-missing",
     }
 }
 

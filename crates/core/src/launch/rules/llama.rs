@@ -33,6 +33,9 @@ pub struct GgufModel {
     pub inferred_type: Option<&'static str>,
     /// The token list's length (`tokenizer.ggml.tokens`).
     pub tokens: Option<u64>,
+    /// `{arch}.nextn_predict_layers`: the MTP layers llama.cpp loads (`n_layer_nextn`, an
+    /// optional key: absent is 0).
+    pub nextn_layers: Option<u64>,
 }
 
 impl GgufModel {
@@ -55,6 +58,9 @@ impl GgufModel {
             block_count,
             inferred_type,
             tokens: header.tokenizer().vocab_size().map(|n| n as u64),
+            nextn_layers: header
+                .arch_key("nextn_predict_layers")
+                .and_then(|v| v.as_u64()),
         }
     }
 
@@ -351,4 +357,53 @@ fn spec_type_draft(cx: &mut Cx) {
             None,
         );
     }
+}
+
+pub(super) const LLAMA_MTP_HEAD_MISSING: Rule = Rule {
+    code: LaunchCode::LlamaMtpHeadMissing,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "--spec-type draft-mtp on a target GGUF with no MTP layers (nextn_predict_layers absent or 0)",
+        explanation: "draft-mtp without a draft model runs the target's own MTP head: llama.cpp creates an MTP context \
+on the target model (common_speculative_init_result, 0c1e570), and llama_init_from_model returns nothing when the \
+model has no MTP layers (\"context type MTP requested but model doesn't contain MTP layers\"; n_layer_nextn is read \
+from the optional `{arch}.nextn_predict_layers` key); llama-server then logs \"failed to create MTP context\" and \
+does not start. A quantized GGUF converted without --mtp, or whose converter dropped the key, is the usual cause \
+(`weights FILE.gguf` checks the nextn tensors). An error.",
+    },
+    applies: Engines::Llama,
+    needs: &[Need::TargetGguf],
+    check: mtp_head_missing,
+};
+
+fn mtp_head_missing(cx: &mut Cx) {
+    let launch = cx.launch();
+    if launch.engine != Engine::LlamaCpp
+        || launch.drafter.is_some()
+        || !launch.llama.types.iter().any(|t| t == "draft-mtp")
+    {
+        return;
+    }
+    let Some(target) = cx.input.target_gguf else {
+        return;
+    };
+    if target.nextn_layers.unwrap_or(0) > 0 {
+        return;
+    }
+    let key = format!("{}.nextn_predict_layers", target.arch());
+    let state = match target.nextn_layers {
+        None => format!("has no `{key}`"),
+        Some(_) => format!("has `{key}` = 0"),
+    };
+    cx.emit(
+        "--spec-type",
+        (Some("--spec-type"), "draft-mtp"),
+        format!(
+            "--spec-type draft-mtp runs the target's MTP head, and the target {} {state}: llama.cpp finds no MTP \
+             layers and llama-server does not start (\"failed to create MTP context\"); use a GGUF converted with \
+             its MTP layers (convert_hf_to_gguf.py keeps them), or another type",
+            target.file
+        ),
+        None,
+    );
 }

@@ -41,7 +41,7 @@ use drafter::REVISION_UNPINNED;
 pub use llama::GgufModel;
 use llama::{
     LLAMA_DRAFT_NOT_USED, LLAMA_DRAFT_TYPE_WITHOUT_MODEL, LLAMA_FLAG_REMOVED,
-    LLAMA_SPEC_TYPE_DRAFT, LLAMA_SPEC_TYPE_UNKNOWN,
+    LLAMA_MTP_HEAD_MISSING, LLAMA_SPEC_TYPE_DRAFT, LLAMA_SPEC_TYPE_UNKNOWN,
 };
 use parallel::{DRAFT_HEADS_TP, DRAFT_TP_IGNORED};
 use sglang::{
@@ -70,6 +70,8 @@ pub struct Input<'a> {
     pub target_vocab: Option<u64>,
     /// llama.cpp and koboldcpp: the draft GGUF's header facts, when the file could be read.
     pub draft_gguf: Option<&'a GgufModel>,
+    /// llama.cpp and koboldcpp: the target GGUF's header facts, when the file could be read.
+    pub target_gguf: Option<&'a GgufModel>,
 }
 
 /// The engines a launch rule applies to: it runs only on a command that starts one of them.
@@ -108,6 +110,9 @@ pub enum Need {
     /// The draft model's GGUF header (llama.cpp, koboldcpp): a local `.gguf` file the command
     /// names, or `--drafter FILE`.
     DraftGguf,
+    /// The target model's GGUF header (llama.cpp, koboldcpp): a local `.gguf` file the command
+    /// names, or `--target FILE`.
+    TargetGguf,
 }
 
 impl NeedKind for Need {
@@ -121,6 +126,9 @@ impl NeedKind for Need {
             }
             Need::DraftGguf => {
                 "the draft model's GGUF header (a local .gguf file the command names, or --drafter FILE)"
+            }
+            Need::TargetGguf => {
+                "the target model's GGUF header (a local .gguf file the command names, or --target FILE)"
             }
         }
     }
@@ -140,6 +148,10 @@ impl Need {
             }
             Need::DraftGguf => format!(
                 "the rules that need the draft's GGUF header ({}): the draft model's .gguf file could not be read",
+                codes.join(", ")
+            ),
+            Need::TargetGguf => format!(
+                "the rules that need the target's GGUF header ({}): the target's .gguf file could not be read",
                 codes.join(", ")
             ),
         }
@@ -176,6 +188,7 @@ impl RuleFamily for LaunchRules {
             Need::DrafterConfig => cx.input.drafter.is_some(),
             Need::TargetVocab => cx.input.target_vocab.is_some(),
             Need::DraftGguf => cx.input.draft_gguf.is_some(),
+            Need::TargetGguf => cx.input.target_gguf.is_some(),
         }
     }
 
@@ -213,6 +226,7 @@ pub const RULES: &[Rule] = &[
     LLAMA_DRAFT_TYPE_WITHOUT_MODEL,
     LLAMA_DRAFT_NOT_USED,
     LLAMA_SPEC_TYPE_DRAFT,
+    LLAMA_MTP_HEAD_MISSING,
 ];
 
 /// The rule that raises `code` (`None` for the codes launch raises about its inputs).
@@ -406,6 +420,7 @@ mod tests {
             drafter_sha: None,
             target_vocab,
             draft_gguf: None,
+            target_gguf: None,
         })
     }
 
@@ -651,6 +666,7 @@ mod tests {
                 drafter_sha: None,
                 target_vocab: None,
                 draft_gguf: None,
+                target_gguf: None,
             },
             rule: &RULES[0],
             diagnostics: Vec::new(),
@@ -674,6 +690,7 @@ mod tests {
             drafter_sha: None,
             target_vocab: None,
             draft_gguf: draft.as_ref(),
+            target_gguf: None,
         })
     }
 
@@ -692,6 +709,7 @@ mod tests {
             block_count: Some(2),
             inferred_type: inferred,
             tokens: Some(300),
+            nextn_layers: None,
         }
     }
 
