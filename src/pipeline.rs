@@ -642,13 +642,31 @@ fn is_yaml(path: &Path) -> bool {
 }
 
 /// Words only a manifest that configures speculative decoding holds: vLLM's and SGLang's
-/// flags, KServe's `spec.speculator`.
+/// flags, KServe's `spec.speculator`, llama.cpp's and koboldcpp's draft flags and variables.
 const SPECULATION: &[&str] = &[
     "speculative-config",
     "speculative_config",
     "speculative-algorithm",
     "speculator:",
+    "--spec-draft-model",
+    "--model-draft",
+    "--spec-draft-hf",
+    "--hf-repo-draft",
+    "--spec-type",
+    "LLAMA_ARG_SPEC_DRAFT_MODEL",
+    "LLAMA_ARG_SPEC_TYPE",
+    "--draftmodel",
+    "--usemtp",
 ];
+
+/// llama.cpp's short draft flags, which count only as whole YAML words (`- -md`, `"-md"`):
+/// as substrings they are in too many other words.
+const SPECULATION_SHORT: &[&str] = &["-md", "-hfd"];
+
+fn names_short_flag(text: &str) -> bool {
+    text.split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | ',' | '[' | ']'))
+        .any(|w| SPECULATION_SHORT.contains(&w))
+}
 
 /// Whether `path` is Kubernetes manifests (as `launch --file` reads them) that configure
 /// speculative decoding: what `check` gates through `launch`. A file over 1 MiB, or not
@@ -661,7 +679,7 @@ fn speculative_manifest(path: &Path) -> bool {
         return false;
     };
     dflash_check_core::launch::k8s::is_manifest(text)
-        && SPECULATION.iter().any(|k| text.contains(k))
+        && (SPECULATION.iter().any(|k| text.contains(k)) || names_short_flag(text))
 }
 
 /// What [`discover`] found: the `config.json` files, and the directories it could not read

@@ -275,3 +275,32 @@ fn llama_lines_need_no_fixtures_to_be_judged() {
         "{stderr}"
     );
 }
+
+/// `check` gates a Kubernetes manifest that starts llama-server with a draft (the same
+/// discovery rule as vLLM's and SGLang's manifests), through the same llama.cpp checks.
+#[test]
+fn check_gates_a_llama_cpp_manifest() {
+    let Some(dir) = fixtures("check_gates_a_llama_cpp_manifest") else {
+        return;
+    };
+    let work = tempfile::tempdir().unwrap();
+    let manifest = format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: llama\nspec:\n  template:\n    spec:\n      \
+         containers:\n        - name: server\n          image: ghcr.io/ggml-org/llama.cpp:server-cuda\n          \
+         args: [\"-m\", \"{}\", \"-md\", \"{}\", \"--draft-max\", \"16\"]\n",
+        dir.join("target-qwen3.gguf").display(),
+        dir.join("draft-qwen3.gguf").display()
+    );
+    std::fs::write(work.path().join("llama.yaml"), manifest).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_dflash-check"))
+        .args(["check", "--format", "json"])
+        .arg(work.path())
+        .env("HF_HUB_OFFLINE", "1")
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    assert_eq!(out.status.code(), Some(1), "{report:#}");
+    let text = report.to_string();
+    assert!(text.contains("launch-llama-flag-removed"), "{report:#}");
+    assert!(text.contains("launch-llama-draft-not-used"), "{report:#}");
+}
