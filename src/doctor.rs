@@ -433,6 +433,16 @@ struct Gathered {
     /// The drafter was compared with one authority: only that rules out a wrong mask token,
     /// layer ids, attention layout or target pairing (lint alone warns, and cannot tell).
     authority_checked: bool,
+    /// A llama.cpp or koboldcpp line: a classic draft model or a head in a GGUF, which has no
+    /// mask token, layer ids or attention layout of a drafter config to get wrong; its pairing
+    /// with the target is its vocabulary, compared when both GGUF files were read.
+    classic_draft: Option<ClassicDraft>,
+}
+
+/// What doctor knows of a llama.cpp or koboldcpp line's draft.
+#[derive(Debug, Clone, Copy)]
+struct ClassicDraft {
+    vocabulary_compared: bool,
 }
 
 /// Runs the doctor. `source` is the server's metrics (None: not measured); `server` what the
@@ -554,6 +564,13 @@ fn from_launch(
         },
     )?;
     g.launch_checked = true;
+    if report.launch.engine.is_llama_family() {
+        g.classic_draft = Some(ClassicDraft {
+            vocabulary_compared: report.drafter.kind == launch::LocationKind::Local
+                && report.target.kind == launch::LocationKind::Local
+                && !report.not_checked.iter().any(|n| n.contains("vocabulary")),
+        });
+    }
     for d in &report.diagnostics {
         // A model the launch could not read is a limit of this run, not a cause.
         if d.code.as_str().ends_with("-unavailable") {
@@ -733,6 +750,7 @@ fn finish(
         launch_checked,
         weights_checked,
         authority_checked,
+        classic_draft,
     } = g;
     let mut not_checked = not_checked;
     let mut groups: std::collections::BTreeMap<CauseKind, Vec<Diagnostic>> = Default::default();
@@ -792,11 +810,12 @@ fn finish(
         launch: launch_checked,
         weights: weights_checked,
         authority: authority_checked,
+        classic_draft,
     };
     let ruled_out = ruled_out(&causes, &looked_at);
     not_checked.extend(unchecked_causes(&causes, &looked_at));
     let restart = (!causes.is_empty()).then(|| {
-        "vLLM and SGLang read config.json and their flags at start: restart the server after the repair".to_string()
+        "the engine reads the drafter's files and its flags at start: restart the server after the repair".to_string()
     });
     let acceptance_summary = acceptance.as_ref().map(acceptance_summary);
     DoctorReport {
@@ -832,15 +851,31 @@ struct Looked {
     launch: bool,
     weights: bool,
     authority: bool,
+    classic_draft: Option<ClassicDraft>,
 }
 
 /// The causes a check can rule out, and whether it ran here with the inputs it needs: a wrong
 /// mask token, layer ids, attention layout or pairing only by a comparison with the authority
 /// (lint without one only warns: the incident's wrong `layer_types` are no lint error), the
 /// launch flags by a launch command, the weights by their headers.
-fn cause_checks(looked: &Looked) -> [(CauseKind, bool, &'static str); 7] {
+fn cause_checks(looked: &Looked) -> Vec<(CauseKind, bool, &'static str)> {
     let by_authority = "no authority to compare with (pass --target, the served target, or run `dflash-check diff DIR --snapshot REPO`)";
-    [
+    if let Some(draft) = looked.classic_draft {
+        // A GGUF draft has no drafter config: its pairing is its vocabulary against the target's.
+        return vec![
+            (
+                CauseKind::Pairing,
+                draft.vocabulary_compared,
+                "the draft's vocabulary was not compared (both GGUF files are needed)",
+            ),
+            (
+                CauseKind::LaunchFlags,
+                looked.launch,
+                "no launch command (pass it after `--`, or --file)",
+            ),
+        ];
+    }
+    vec![
         (CauseKind::MaskToken, looked.authority, by_authority),
         (CauseKind::TargetLayers, looked.authority, by_authority),
         (CauseKind::SlidingWindow, looked.authority, by_authority),

@@ -304,3 +304,28 @@ fn check_gates_a_llama_cpp_manifest() {
     assert!(text.contains("launch-llama-flag-removed"), "{report:#}");
     assert!(text.contains("launch-llama-draft-not-used"), "{report:#}");
 }
+
+/// `doctor` given a llama.cpp line: the vocabulary is the pairing cause; the DFlash causes
+/// (mask token, layer ids, sliding window) do not apply to a GGUF draft and are not listed.
+#[test]
+fn doctor_on_a_llama_cpp_line() {
+    let Some(dir) = fixtures("doctor_on_a_llama_cpp_line") else {
+        return;
+    };
+    let out = Command::new(env!("CARGO_BIN_EXE_dflash-check"))
+        .args(["doctor", "--"])
+        .args(line(
+            &dir,
+            "llama-server -m @target-qwen3.gguf -md @draft-llama-spm.gguf --spec-type draft-simple",
+        ))
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("1. drafter and target do not belong together"),
+        "{text}"
+    );
+    assert!(text.contains("error[draft-model-vocab-mismatch]"), "{text}");
+    assert!(!text.contains("mask token id"), "{text}");
+}
