@@ -249,7 +249,7 @@ fn an_added_token_that_differs_is_caught() {
     );
     let m = message(&report, "draft-model-vocab-mismatch");
     assert!(
-        m.contains(r#"1 added or special tokens differ: 151657 "<tool_use>" here, "<tool_call>" in the target"#),
+        m.contains(r#"1 added or special token differs: 151657 "<tool_use>" here, "<tool_call>" in the target"#),
         "{m}"
     );
     assert!(!m.contains("ids have other text"), "{m}");

@@ -1542,8 +1542,9 @@ fn every_rule_code_has_a_fixture() {
     // launch tests fire them (tests/launch.rs, a_dflash2_drafter_needs_the_v2_runner).
     let environment_only = BTreeSet::from(["dflash2-v1-runner"]);
     // The draft-model rules compare two real tokenizers (Qwen3 and Llama 3, fetched by
-    // scripts/test.sh): tests/draft_vocab.rs fires four of them. No test fires
-    // draft-model-tokenizer-type-mismatch yet (both real tokenizers are BPE).
+    // scripts/test.sh): tests/draft_vocab.rs fires four of them; draft-model-tokenizer-type-mismatch
+    // (both real HF tokenizers are BPE) fires on two GGUF vocabularies, SentencePiece against
+    // byte-level BPE, in tests/launch_llama.rs.
     let tokenizer_pairs = BTreeSet::from([
         "draft-model-pre-tokenizer-mismatch",
         "draft-model-special-tokens-mismatch",

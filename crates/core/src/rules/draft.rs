@@ -130,6 +130,11 @@ error (every engine refuses or loses acceptance, save vLLM's heterogeneous mode 
     check: draft_vocab_mismatch,
 };
 
+/// `1 id has`, `10 ids have`.
+fn counted(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 /// `ID "text" here, "text" in the target; …`
 fn first_ids(diff: &TextDiff) -> String {
     let side = |t: &Option<String>| t.as_deref().map_or("no token".to_string(), readable);
@@ -149,12 +154,18 @@ fn draft_vocab_mismatch(cx: &mut Ctx) {
     for d in &c.differences {
         match d {
             Difference::Size { here, target } => size = Some((*here, *target)),
-            Difference::Text(t) => {
-                parts.push(format!("{} ids have other text: {}", t.count, first_ids(t)))
-            }
+            Difference::Text(t) => parts.push(format!(
+                "{} other text: {}",
+                counted(t.count, "id has", "ids have"),
+                first_ids(t)
+            )),
             Difference::Added(t) => parts.push(format!(
-                "{} added or special tokens differ: {}",
-                t.count,
+                "{}: {}",
+                counted(
+                    t.count,
+                    "added or special token differs",
+                    "added or special tokens differ"
+                ),
                 first_ids(t)
             )),
             _ => {}
