@@ -47,6 +47,9 @@ pub struct CheckOptions {
     pub hub: Option<Resolver>,
     /// Paths in findings are shown relative to this directory (the repository root).
     pub root: PathBuf,
+    /// `--volume MOUNT=DIR`: where a container path a gated Kubernetes manifest names is on
+    /// this machine (as in `launch`); without it such a model is reported as unavailable.
+    pub volumes: Vec<crate::launch::volume::Volume>,
 }
 
 impl CheckOptions {
@@ -73,6 +76,7 @@ impl CheckOptions {
             // Resolved when a Hub pin first needs them.
             hub: Some(hub),
             root,
+            volumes: Vec::new(),
         })
     }
 }
@@ -301,7 +305,11 @@ pub const MANIFEST: &str = "manifest";
 /// findings under the manifest's shown path; one that cannot be read is a finding
 /// (`config-unreadable`), as a broken `config.json` is.
 fn check_manifest(file: &Path, shown: &str, options: &CheckOptions) -> DrafterCheck {
-    let findings = match crate::launch::manifest::check_manifest(file, options.hub.clone()) {
+    let findings = match crate::launch::manifest::check_manifest(
+        file,
+        options.hub.clone(),
+        &options.volumes,
+    ) {
         Ok(report) => report.diagnostics,
         Err(e) => vec![whole_file(CheckCode::ConfigUnreadable, &e)],
     };

@@ -277,32 +277,40 @@ fn llama_lines_need_no_fixtures_to_be_judged() {
 }
 
 /// `check` gates a Kubernetes manifest that starts llama-server with a draft (the same
-/// discovery rule as vLLM's and SGLang's manifests), through the same llama.cpp checks.
+/// discovery rule as vLLM's and SGLang's manifests), through the same llama.cpp checks; the
+/// container's `/models` is read from a local directory with `--volume`, as in `launch`.
 #[test]
 fn check_gates_a_llama_cpp_manifest() {
     let Some(dir) = fixtures("check_gates_a_llama_cpp_manifest") else {
         return;
     };
     let work = tempfile::tempdir().unwrap();
-    let manifest = format!(
-        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: llama\nspec:\n  template:\n    spec:\n      \
-         containers:\n        - name: server\n          image: ghcr.io/ggml-org/llama.cpp:server-cuda\n          \
-         args: [\"-m\", \"{}\", \"-md\", \"{}\", \"--draft-max\", \"16\"]\n",
-        dir.join("target-qwen3.gguf").display(),
-        dir.join("draft-qwen3.gguf").display()
-    );
+    let manifest = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: llama\nspec:\n  template:\n    \
+         spec:\n      containers:\n        - name: server\n          image: ghcr.io/ggml-org/llama.cpp:server-cuda\n          \
+         args: [\"-m\", \"/models/target-qwen3.gguf\", \"-md\", \"/models/draft-qwen3.gguf\", \"--draft-max\", \"16\"]\n";
     std::fs::write(work.path().join("llama.yaml"), manifest).unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_dflash-check"))
-        .args(["check", "--format", "json"])
-        .arg(work.path())
-        .env("HF_HUB_OFFLINE", "1")
-        .output()
-        .unwrap();
-    let report: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
-    assert_eq!(out.status.code(), Some(1), "{report:#}");
-    let text = report.to_string();
+    let check = |volume: Option<String>| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_dflash-check"));
+        cmd.args(["check", "--format", "json"]).arg(work.path());
+        if let Some(v) = volume {
+            cmd.args(["--volume", &v]);
+        }
+        let out = cmd.env("HF_HUB_OFFLINE", "1").output().unwrap();
+        let report: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        (out.status.code(), report.to_string(), report)
+    };
+    // Without --volume the models are not here: the flag rule still fails the gate, and the
+    // draft's rules are listed as unavailable.
+    let (code, text, report) = check(None);
+    assert_eq!(code, Some(1), "{report:#}");
     assert!(text.contains("launch-llama-flag-removed"), "{report:#}");
+    assert!(text.contains("launch-drafter-unavailable"), "{report:#}");
+    assert!(!text.contains("launch-llama-draft-not-used"), "{report:#}");
+    // With the volume mapped, the draft is read: it would never draft without --spec-type.
+    let (code, text, report) = check(Some(format!("/models={}", dir.display())));
+    assert_eq!(code, Some(1), "{report:#}");
     assert!(text.contains("launch-llama-draft-not-used"), "{report:#}");
+    assert!(!text.contains("unavailable"), "{report:#}");
 }
 
 /// `doctor` given a llama.cpp line: the vocabulary is the pairing cause; the DFlash causes

@@ -38,15 +38,20 @@ pub struct CheckArgs {
     pub output: OutputArgs,
     #[command(flatten)]
     pub hub: HubArgs,
+    /// A container path a Kubernetes manifest names is this local directory, as in `launch`:
+    /// `--volume /models=./local-models` reads `/models/Qwen3-8B` from `./local-models/Qwen3-8B`.
+    #[arg(long, value_name = "MOUNT=DIR")]
+    pub volume: Vec<dflash_check::launch::volume::Volume>,
 }
 
 pub fn run(args: &CheckArgs, out: &mut Vec<u8>) -> Result<u8> {
-    let options = check::CheckOptions::new(
+    let mut options = check::CheckOptions::new(
         args.pins.as_deref(),
         args.engine,
         args.require_pin,
         args.hub.resolver(),
     )?;
+    options.volumes = args.volume.clone();
     let edit = if args.baseline {
         check::IgnoreEdit::Baseline
     } else if args.prune_ignores {

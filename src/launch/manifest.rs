@@ -1,7 +1,8 @@
 //! A Kubernetes manifest file as `check` gates it: read as `launch --file` reads it (the
 //! first engine command it renders; the others are notes) and checked through the same
-//! pipeline, with the run's Hub settings. Container paths are read as the engine would (no
-//! `--volume` in `check`: a model on a volume is reported as unavailable).
+//! pipeline, with the run's Hub settings. Container paths are read through `check --volume
+//! MOUNT=DIR` as `launch --volume` reads them; a model on a volume not mapped is reported as
+//! unavailable.
 
 use std::path::Path;
 
@@ -10,7 +11,11 @@ use crate::input::Resolver;
 use crate::{Error, Result};
 
 /// The launch report of the manifest at `path`.
-pub fn check_manifest(path: &Path, inputs: Option<Resolver>) -> Result<LaunchReport> {
+pub fn check_manifest(
+    path: &Path,
+    inputs: Option<Resolver>,
+    volumes: &[super::volume::Volume],
+) -> Result<LaunchReport> {
     let (parsed, notes, base_dir) = read::read_launch(Some(path), &[], &mut std::io::empty())?
         .ok_or_else(|| Error::new(format!("`{}` holds no engine command", path.display())))?;
     check(
@@ -19,6 +24,7 @@ pub fn check_manifest(path: &Path, inputs: Option<Resolver>) -> Result<LaunchRep
         &CheckOptions {
             inputs,
             base_dir,
+            volumes: volumes.to_vec(),
             ..CheckOptions::default()
         },
     )
