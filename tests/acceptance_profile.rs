@@ -198,6 +198,48 @@ fn doctor_compares_with_the_drafters_profile() {
     assert!(text.contains("the drafter's profile"), "{report:#}");
 }
 
+/// `doctor --profile FILE` names the profile directly, as `acceptance --profile` does, for a
+/// drafter directory that has none beside its config; a broken one is bad input before any
+/// request.
+#[test]
+fn doctor_takes_a_profile_by_name() {
+    let Some(server) = MetricsServer::start("vllm-cliff", &[]) else {
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        "fixtures/incident/authority/config.json",
+        dir.path().join("config.json"),
+    )
+    .unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let doctor = |profile: &str| {
+        Command::new(env!("CARGO_BIN_EXE_dflash-check"))
+            .args(["doctor", "--metrics", &server.url(), "--window", "0.2"])
+            .args(["--format", "json", "--cache-dir"])
+            .arg(cache.path())
+            .arg("--drafter")
+            .arg(dir.path())
+            .args(["--profile", profile])
+            .env("HF_HUB_OFFLINE", "1")
+            .env_remove("HF_ENDPOINT")
+            .output()
+            .unwrap()
+    };
+    let out = doctor(&format!("{PROFILES}/dflash-k15/speculation_profile.json"));
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stdout}{stderr}");
+    assert!(stdout.contains("acceptance-below-profile"), "{stdout}");
+    let out = doctor(&format!("{PROFILES}/bad-rate/speculation_profile.json"));
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
 /// `lint` reads the profile beside a local drafter: a broken one is bad input (exit 2, the
 /// file and JSON path), never a silent pass.
 #[test]

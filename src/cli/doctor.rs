@@ -56,8 +56,12 @@ pub struct DoctorArgs {
     /// point (default per family: docs/acceptance.md).
     #[arg(long, value_name = "C", value_parser = super::acceptance::parse_cost_ratio)]
     pub draft_cost_ratio: Option<f64>,
-    /// How far below the drafter's `speculation_profile.json` (beside --drafter DIR) the live
-    /// acceptance may fall before it fails (as `acceptance --profile-tolerance`).
+    /// The drafter's `speculation_profile.json`, named directly (wins over the one beside
+    /// --drafter DIR), as `acceptance --profile`.
+    #[arg(long, value_name = "FILE")]
+    pub profile: Option<std::path::PathBuf>,
+    /// How far below the drafter's `speculation_profile.json` (beside --drafter DIR, or
+    /// --profile) the live acceptance may fall before it fails (as `acceptance --profile-tolerance`).
     #[arg(long, value_name = "T", default_value = "0.1", value_parser = super::acceptance::parse_tolerance)]
     pub profile_tolerance: f64,
     #[command(flatten)]
@@ -118,7 +122,7 @@ pub fn run_doctor(args: &DoctorArgs, out: &mut Vec<u8>) -> Result<u8> {
             draft_cost_ratio: args.draft_cost_ratio,
             profile: dflash_check::acceptance::profile::ProfileOptions {
                 drafter_dir: args.drafter.clone(),
-                profile_file: None,
+                profile_file: args.profile.clone(),
                 tolerance: args.profile_tolerance,
             },
         }),
