@@ -210,6 +210,46 @@ fn mtp_on_a_target_without_a_head_is_an_error() {
     assert!(codes(&v).contains(&("mtp-head-missing".into(), "error".into())));
 }
 
+/// SGLang serves a DeepSeek-V3 target as its own NextN draft and its loader takes exactly one
+/// MTP layer (sglang 0.5.23): a config with 2, or 0 (a quantization that dropped the head), or
+/// no key, does not start; GLM-4.5 is loaded by another class and not judged by this rule.
+#[test]
+fn sglang_nextn_needs_exactly_one_mtp_layer() {
+    let nextn = |dir: &str| {
+        let (code, v) = sglang_launch(dir, &chain("1", "2", &["--speculative-algorithm", "NEXTN"]));
+        (code, codes(&v))
+    };
+    let error = ("mtp-nextn-layers-sglang".to_string(), "error".to_string());
+    for dir in [
+        "tests/lint/cases/mtp-target-two-layers",
+        "tests/lint/cases/mtp-target-no-head",
+    ] {
+        let (code, found) = nextn(dir);
+        assert_eq!(code, 1, "{dir}: {found:?}");
+        assert!(found.contains(&error), "{dir}: {found:?}");
+    }
+    for dir in [TARGETS[0], TARGETS[1], "tests/lint/cases/mtp-target"] {
+        let (code, found) = nextn(dir);
+        assert_eq!(code, 0, "{dir}: {found:?}");
+        assert!(!found.contains(&error), "{dir}: {found:?}");
+    }
+    // A separate draft model is not the target's head: not this rule's.
+    let (_, v) = sglang_launch(
+        "tests/lint/cases/mtp-target-two-layers",
+        &chain(
+            "1",
+            "2",
+            &[
+                "--speculative-algorithm",
+                "NEXTN",
+                "--speculative-draft-model-path",
+                TARGETS[0],
+            ],
+        ),
+    );
+    assert!(!codes(&v).contains(&error), "{v}");
+}
+
 #[test]
 fn check_skips_a_target_whose_config_declares_an_mtp_head() {
     let (code, out, err) = run(&[

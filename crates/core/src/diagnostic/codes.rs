@@ -147,6 +147,7 @@ crate::declare_code_names! {
         MtpHeadMissing => "mtp-head-missing",
         MtpKDepth => "mtp-k-depth",
         MtpDsparkStages => "mtp-dspark-stages",
+        MtpNextnLayersSglang => "mtp-nextn-layers-sglang",
         MethodOverriddenByName => "method-overridden-by-name",
         DraftAttentionBackendInherited => "draft-attention-backend-inherited",
     }

@@ -36,7 +36,7 @@ use loading::{
 };
 use mtp::{
     METHOD_OVERRIDDEN_BY_NAME, METHOD_OVERRIDDEN_BY_NAME_BY_ENGINE, MTP_DSPARK_STAGES,
-    MTP_HEAD_MISSING, MTP_K_DEPTH,
+    MTP_HEAD_MISSING, MTP_K_DEPTH, MTP_NEXTN_LAYERS_SGLANG,
 };
 use options::{
     DRAFT_SAMPLE_PROBABILISTIC, DRAFT_SAMPLE_PROBABILISTIC_BY_ENGINE, DSPARK_DRAFT_TOPK,
@@ -67,6 +67,8 @@ pub enum Engines {
     VllmMtp,
     /// SGLang started with an MLA `--attention-backend` (a kernel whose name says `mla`).
     SglangMlaBackend,
+    /// SGLang's EAGLE (or its alias NEXTN) with no draft model: the target's own MTP head.
+    SglangMtp,
 }
 
 impl Describe for Engines {
@@ -78,6 +80,7 @@ impl Describe for Engines {
             Engines::NotVllm => "SGLang deployments, and lint without an engine",
             Engines::VllmMtp => "vLLM deployments with method mtp",
             Engines::SglangMlaBackend => "SGLang deployments with an MLA --attention-backend",
+            Engines::SglangMtp => "SGLang deployments with EAGLE/NEXTN and no draft model",
         }
         .to_string()
     }
@@ -170,6 +173,7 @@ impl RuleFamily for DeploymentRules {
             Engines::SglangMlaBackend => {
                 engine == Some(Engine::Sglang) && attention::mla_backend(cx.deployment).is_some()
             }
+            Engines::SglangMtp => engine == Some(Engine::Sglang) && mtp::sglang_mtp(cx.deployment),
         }
     }
 
@@ -199,6 +203,7 @@ pub const RULES: &[Rule] = &[
     MTP_HEAD_MISSING,
     MTP_K_DEPTH,
     MTP_DSPARK_STAGES,
+    MTP_NEXTN_LAYERS_SGLANG,
     METHOD_OVERRIDDEN_BY_NAME,
     attention::DRAFT_ATTENTION_BACKEND_INHERITED,
 ];
