@@ -323,6 +323,63 @@ fn method_overridden_by_name(cx: &mut Cx) {
     cx.emit(severity, at_method(None), message, Some(json!(written)));
 }
 
+/// The target architectures whose NextN head SGLang 0.5.23 loads with its DeepSeek weight
+/// loader (`model_config.py` renames them to `DeepseekV3ForCausalLMNextN` for the draft).
+const SGLANG_DEEPSEEK_NEXTN: &[&str] = &["DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM"];
+
+pub(super) const MTP_NEXTN_LAYERS_SGLANG: Rule = Rule {
+    code: DeploymentCode::MtpNextnLayersSglang,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "SGLang NEXTN/EAGLE on a DeepSeek-V3 checkpoint whose num_nextn_predict_layers is not exactly 1",
+        explanation: "With `--speculative-algorithm NEXTN` (EAGLE) and no draft model path, SGLang 0.5.23 serves the \
+target checkpoint as its own draft for DeepSeek-V3 and V3.2 (`_handle_eagle_family` sets the draft path to the model \
+path) and loads it as DeepseekV3ForCausalLMNextN, whose weight loader raises ValueError \"num_nextn_predict_layers is \
+not in the config\" when the key is absent and AssertionError \"Only 1 nextn layer is supported\" for any other \
+value than 1 (0 included: a quantization that dropped the head and zeroed the key). The server does not start: an \
+error. vLLM reads the same key as the head's depth (mtp-head-missing, mtp-k-depth).",
+    },
+    applies: Engines::SglangMtp,
+    needs: &[Need::DrafterConfig],
+    check: mtp_nextn_layers_sglang,
+};
+
+fn mtp_nextn_layers_sglang(cx: &mut Cx) {
+    let Some(dr) = cx.drafter else {
+        return;
+    };
+    let root = dr.root();
+    let arch = crate::config::architectures(root).into_iter().next();
+    let Some(arch) = arch.filter(|a| SGLANG_DEEPSEEK_NEXTN.contains(&a.as_str())) else {
+        return;
+    };
+    let key = root.get("num_nextn_predict_layers");
+    let value = key.map(|n| n.as_u64());
+    let state = match value {
+        Some(Some(1)) => return,
+        None => "has no `num_nextn_predict_layers`: SGLang raises ValueError \"num_nextn_predict_layers is not in the \
+                 config\""
+            .to_string(),
+        Some(Some(n)) => format!(
+            "has `num_nextn_predict_layers` {n}: SGLang asserts \"Only 1 nextn layer is supported\""
+        ),
+        Some(None) => "has a `num_nextn_predict_layers` that is not a whole number: SGLang's assertion that it is 1 \
+                       fails"
+            .to_string(),
+    };
+    let message = format!(
+        "--speculative-algorithm EAGLE/NEXTN with no draft model serves the {arch} target as its own NextN draft, \
+         and its config {state}; the server does not start. Serve a checkpoint that ships its one MTP layer (the \
+         original, not a quantization that dropped it), or another algorithm"
+    );
+    let at = At {
+        flag: "--speculative-algorithm",
+        anchor: (None, "--speculative-algorithm"),
+        field: Some(Path::key("num_nextn_predict_layers")),
+    };
+    cx.emit(Severity::Error, at, message, Some(json!(1)));
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -430,61 +487,4 @@ mod tests {
             .iter()
             .any(|(c, _)| c == "method-overridden-by-name"));
     }
-}
-
-/// The target architectures whose NextN head SGLang 0.5.23 loads with its DeepSeek weight
-/// loader (`model_config.py` renames them to `DeepseekV3ForCausalLMNextN` for the draft).
-const SGLANG_DEEPSEEK_NEXTN: &[&str] = &["DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM"];
-
-pub(super) const MTP_NEXTN_LAYERS_SGLANG: Rule = Rule {
-    code: DeploymentCode::MtpNextnLayersSglang,
-    info: CodeInfo {
-        severity: Severity::Error,
-        summary: "SGLang NEXTN/EAGLE on a DeepSeek-V3 checkpoint whose num_nextn_predict_layers is not exactly 1",
-        explanation: "With `--speculative-algorithm NEXTN` (EAGLE) and no draft model path, SGLang 0.5.23 serves the \
-target checkpoint as its own draft for DeepSeek-V3 and V3.2 (`_handle_eagle_family` sets the draft path to the model \
-path) and loads it as DeepseekV3ForCausalLMNextN, whose weight loader raises ValueError \"num_nextn_predict_layers is \
-not in the config\" when the key is absent and AssertionError \"Only 1 nextn layer is supported\" for any other \
-value than 1 (0 included: a quantization that dropped the head and zeroed the key). The server does not start: an \
-error. vLLM reads the same key as the head's depth (mtp-head-missing, mtp-k-depth).",
-    },
-    applies: Engines::SglangMtp,
-    needs: &[Need::DrafterConfig],
-    check: mtp_nextn_layers_sglang,
-};
-
-fn mtp_nextn_layers_sglang(cx: &mut Cx) {
-    let Some(dr) = cx.drafter else {
-        return;
-    };
-    let root = dr.root();
-    let arch = crate::config::architectures(root).into_iter().next();
-    let Some(arch) = arch.filter(|a| SGLANG_DEEPSEEK_NEXTN.contains(&a.as_str())) else {
-        return;
-    };
-    let key = root.get("num_nextn_predict_layers");
-    let value = key.map(|n| n.as_u64());
-    let state = match value {
-        Some(Some(1)) => return,
-        None => "has no `num_nextn_predict_layers`: SGLang raises ValueError \"num_nextn_predict_layers is not in the \
-                 config\""
-            .to_string(),
-        Some(Some(n)) => format!(
-            "has `num_nextn_predict_layers` {n}: SGLang asserts \"Only 1 nextn layer is supported\""
-        ),
-        Some(None) => "has a `num_nextn_predict_layers` that is not a whole number: SGLang's assertion that it is 1 \
-                       fails"
-            .to_string(),
-    };
-    let message = format!(
-        "--speculative-algorithm EAGLE/NEXTN with no draft model serves the {arch} target as its own NextN draft, \
-         and its config {state}; the server does not start. Serve a checkpoint that ships its one MTP layer (the \
-         original, not a quantization that dropped it), or another algorithm"
-    );
-    let at = At {
-        flag: "--speculative-algorithm",
-        anchor: (None, "--speculative-algorithm"),
-        field: Some(Path::key("num_nextn_predict_layers")),
-    };
-    cx.emit(Severity::Error, at, message, Some(json!(1)));
 }
