@@ -158,10 +158,20 @@ fn a_head_is_typed_by_its_metadata() {
     let Some(dir) = fixtures("a_head_is_typed_by_its_metadata") else {
         return;
     };
-    // A DFlash GGUF needs no --spec-type and has no vocabulary of its own to compare.
-    let (code, found, _) = launch(&line(
+    // A DFlash GGUF needs no --spec-type and has no vocabulary of its own to compare; without
+    // --spec-draft-n-max it drafts llama.cpp's default 3 of the 15 its block of 16 allows.
+    let (code, found, json) = launch(&line(
         &dir,
         "llama-server -m @target-qwen3.gguf -md @dflash.gguf",
+    ));
+    assert_eq!(
+        (code, found),
+        (0, vec![pair("launch-llama-k-block", "info")])
+    );
+    assert_eq!(json["diagnostics"][0]["expected"], 15);
+    let (code, found, _) = launch(&line(
+        &dir,
+        "llama-server -m @target-qwen3.gguf -md @dflash.gguf --spec-draft-n-max 15",
     ));
     assert_eq!((code, found), (0, vec![]));
     // draft-simple on a DFlash head contradicts its metadata.
@@ -193,6 +203,33 @@ fn draft_mtp_needs_the_targets_mtp_layers() {
         "llama-server -m @mtp-qwen35.gguf --spec-type draft-mtp --spec-draft-n-max 3",
     ));
     assert_eq!((code, found), (0, vec![]), "{json:#}");
+}
+
+/// A DSpark GGUF (block 8, no confidence head): --spec-draft-p-min above 0 makes llama.cpp
+/// throw at start; a K above the block is clamped (info).
+#[test]
+fn a_dspark_draft_without_its_confidence_head() {
+    let Some(dir) = fixtures("a_dspark_draft_without_its_confidence_head") else {
+        return;
+    };
+    let (code, found, json) = launch(&line(
+        &dir,
+        "llama-server -m @target-qwen3.gguf -md @dspark-no-confidence.gguf --spec-draft-p-min 0.5 --spec-draft-n-max 12",
+    ));
+    assert_eq!(code, 1, "{json:#}");
+    assert_eq!(
+        found,
+        vec![
+            pair("launch-llama-dspark-confidence", "error"),
+            pair("launch-llama-k-block", "info"),
+        ]
+    );
+    assert_eq!(json["diagnostics"][1]["expected"], 7, "{json:#}");
+    let (code, found, _) = launch(&line(
+        &dir,
+        "llama-server -m @target-qwen3.gguf -md @dspark-no-confidence.gguf --spec-draft-p-min 0 --spec-draft-n-max 7",
+    ));
+    assert_eq!((code, found), (0, vec![]));
 }
 
 #[test]

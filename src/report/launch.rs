@@ -105,10 +105,11 @@ fn header(report: &LaunchReport, p: Painter) -> Vec<String> {
                 Some(m) => m,
                 None => "(none: inferred from the draft's GGUF)".into(),
             };
-            let k = l
-                .llama
-                .n_max
-                .map_or_else(|| "(default)".into(), |k| k.to_string());
+            let k = match (l.llama.n_max, l.engine) {
+                (Some(k), _) => k.to_string(),
+                (None, Engine::LlamaCpp) => "3 (llama.cpp's default)".into(),
+                (None, _) => "(koboldcpp's default)".into(),
+            };
             lines.push(format!("  spec      type {types}; K (draft n_max) {k}"));
         }
     }

@@ -139,6 +139,14 @@ def cases(out):
     # The target's text and 64 more tokens: within llama.cpp's 128-token allowance (a warning).
     wider = tokens(VOCAB) + [f"extra{i}" for i in range(64)]
     write(p("draft-wider.gguf"), "qwen3", {"vocab": {"texts": wider}}, trunk(2, rows=len(wider)))
+    # A DSpark draft (the dflash architecture with a Markov head) of block 8 and no confidence
+    # head: llama.cpp refuses it with --spec-draft-p-min above 0.
+    def dspark_keys(w):
+        dflash_keys(w)
+        w.add_uint32("dflash.block_size", 8)
+        w.add_bool("dflash.has_confidence_head", False)
+    write(p("dspark-no-confidence.gguf"), "dflash", {"extra": dspark_keys},
+          trunk(1) + [("markov_w1.weight", z(EMBD, EMBD), None)])
 
 
 def big(out, gib=4):

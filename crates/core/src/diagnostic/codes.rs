@@ -229,6 +229,8 @@ crate::declare_code_names! {
         LlamaDraftNotUsed => "launch-llama-draft-not-used",
         LlamaSpecTypeDraft => "launch-llama-spec-type-draft",
         LlamaMtpHeadMissing => "launch-llama-mtp-head-missing",
+        LlamaDsparkConfidence => "launch-llama-dspark-confidence",
+        LlamaKBlock => "launch-llama-k-block",
     }
 }
 

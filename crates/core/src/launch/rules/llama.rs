@@ -36,6 +36,11 @@ pub struct GgufModel {
     /// `{arch}.nextn_predict_layers`: the MTP layers llama.cpp loads (`n_layer_nextn`, an
     /// optional key: absent is 0).
     pub nextn_layers: Option<u64>,
+    /// A DFlash or DSpark draft's `dflash.block_size` (llama.cpp's default when absent: 16),
+    /// `dflash.sample_from_anchor` and `dflash.has_confidence_head`.
+    pub block_size: Option<u64>,
+    pub sample_from_anchor: Option<bool>,
+    pub has_confidence_head: Option<bool>,
 }
 
 impl GgufModel {
@@ -61,6 +66,13 @@ impl GgufModel {
             nextn_layers: header
                 .arch_key("nextn_predict_layers")
                 .and_then(|v| v.as_u64()),
+            block_size: header.u64("dflash.block_size"),
+            sample_from_anchor: header
+                .get("dflash.sample_from_anchor")
+                .and_then(|v| v.as_bool()),
+            has_confidence_head: header
+                .get("dflash.has_confidence_head")
+                .and_then(|v| v.as_bool()),
         }
     }
 
@@ -357,6 +369,143 @@ fn spec_type_draft(cx: &mut Cx) {
             None,
         );
     }
+}
+
+/// llama.cpp's default K for a draft model (`common_params_speculative_draft::n_max`, 0c1e570).
+const LLAMA_DEFAULT_N_MAX: u64 = 3;
+
+/// The type llama.cpp runs the draft as: the first draft type written, else the one it infers.
+fn running_type<'a>(launch: &'a crate::launch::Launch, draft: &'a GgufModel) -> Option<&'a str> {
+    launch
+        .llama
+        .types
+        .iter()
+        .map(String::as_str)
+        .find(|t| MODEL_TYPES.contains(t))
+        .or(if launch.llama.types.is_empty() {
+            draft.inferred_type
+        } else {
+            None
+        })
+}
+
+pub(super) const LLAMA_K_BLOCK: Rule = Rule {
+    code: LaunchCode::LlamaKBlock,
+    info: CodeInfo {
+        severity: Severity::Info,
+        summary: "K (--spec-draft-n-max) against the block a DFlash/DSpark GGUF draft was trained for",
+        explanation: "llama.cpp's DFlash implementation reads the trained block from `dflash.block_size` (16 when \
+absent) and drafts at most block_size - 1 tokens (block_size for a DSpark draft that samples from its anchor): a \
+larger --spec-draft-n-max is clamped, with a warning at start (common/speculative.cpp, 0c1e570). Without the flag, \
+K is llama.cpp's default for every draft type, 3, so a block-16 drafter proposes 3 tokens of the 15 it was trained \
+for. Neither fails or collapses: info, with the K the draft was trained for.",
+    },
+    applies: Engines::Llama,
+    needs: &[Need::DraftGguf],
+    check: k_block,
+};
+
+fn k_block(cx: &mut Cx) {
+    let launch = cx.launch();
+    if launch.engine != Engine::LlamaCpp {
+        return;
+    }
+    let Some(draft) = cx.input.draft_gguf else {
+        return;
+    };
+    let Some(kind) = running_type(launch, draft) else {
+        return;
+    };
+    if !matches!(kind, "draft-dflash" | "draft-dspark")
+        || draft.architecture.as_deref() != Some("dflash")
+    {
+        return;
+    }
+    let block = draft.block_size.unwrap_or(16);
+    let most = if kind == "draft-dspark" && draft.sample_from_anchor == Some(true) {
+        block
+    } else {
+        block.saturating_sub(1)
+    };
+    let (message, flag) = match launch.llama.n_max {
+        Some(k) if k > most => (
+            format!(
+                "--spec-draft-n-max {k}, but the {kind} draft {} was trained for a block of {block}: llama.cpp \
+                 clamps K to {most} (and warns at start)",
+                draft.file
+            ),
+            "--spec-draft-n-max",
+        ),
+        None if most > LLAMA_DEFAULT_N_MAX => (
+            format!(
+                "no --spec-draft-n-max: llama.cpp drafts {LLAMA_DEFAULT_N_MAX} tokens (its default) with the {kind} \
+                 draft {}, trained to draft up to {most} (block {block}); pass --spec-draft-n-max {most} to use it",
+                draft.file
+            ),
+            "--spec-type",
+        ),
+        _ => return,
+    };
+    let anchor = if launch.has_flag(flag) { flag } else { "-md" };
+    cx.emit(flag, (None, anchor), message, Some(serde_json::json!(most)));
+}
+
+pub(super) const LLAMA_DSPARK_CONFIDENCE: Rule = Rule {
+    code: LaunchCode::LlamaDsparkConfidence,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "--spec-draft-p-min above 0 with a DSpark GGUF draft that has no confidence head",
+        explanation: "llama.cpp's DSpark implementation throws \"DSpark draft has no confidence head: please set \
+--spec-draft-p-min 0\" when p_min is above 0 and the draft's `dflash.has_confidence_head` is false \
+(common/speculative.cpp, 0c1e570); the draft is not set up and llama-server does not start. The default p_min is 0. \
+An error.",
+    },
+    applies: Engines::Llama,
+    needs: &[Need::DraftGguf],
+    check: dspark_confidence,
+};
+
+fn dspark_confidence(cx: &mut Cx) {
+    let launch = cx.launch();
+    if launch.engine != Engine::LlamaCpp {
+        return;
+    }
+    let Some(draft) = cx.input.draft_gguf else {
+        return;
+    };
+    if running_type(launch, draft) != Some("draft-dspark")
+        || draft.has_confidence_head != Some(false)
+    {
+        return;
+    }
+    let p_min = launch
+        .flag_any(&["--spec-draft-p-min", "--draft-p-min"])
+        .map(|(name, v)| (name.to_string(), v.to_string()))
+        .or_else(|| {
+            launch
+                .env_var("LLAMA_ARG_SPEC_DRAFT_P_MIN")
+                .map(|v| ("LLAMA_ARG_SPEC_DRAFT_P_MIN".to_string(), v.to_string()))
+        });
+    let Some((name, value)) = p_min else {
+        return;
+    };
+    let Ok(p) = value.trim().parse::<f64>() else {
+        return;
+    };
+    if p <= 0.0 {
+        return;
+    }
+    cx.emit(
+        &name,
+        (None, &name),
+        format!(
+            "{name} {value} with the DSpark draft {}, whose GGUF says dflash.has_confidence_head = false: llama.cpp \
+             throws \"DSpark draft has no confidence head: please set --spec-draft-p-min 0\" and llama-server does not \
+             start",
+            draft.file
+        ),
+        Some(serde_json::json!(0)),
+    );
 }
 
 pub(super) const LLAMA_MTP_HEAD_MISSING: Rule = Rule {

@@ -40,8 +40,9 @@ pub use drafter::DrafterFacts;
 use drafter::REVISION_UNPINNED;
 pub use llama::GgufModel;
 use llama::{
-    LLAMA_DRAFT_NOT_USED, LLAMA_DRAFT_TYPE_WITHOUT_MODEL, LLAMA_FLAG_REMOVED,
-    LLAMA_MTP_HEAD_MISSING, LLAMA_SPEC_TYPE_DRAFT, LLAMA_SPEC_TYPE_UNKNOWN,
+    LLAMA_DRAFT_NOT_USED, LLAMA_DRAFT_TYPE_WITHOUT_MODEL, LLAMA_DSPARK_CONFIDENCE,
+    LLAMA_FLAG_REMOVED, LLAMA_K_BLOCK, LLAMA_MTP_HEAD_MISSING, LLAMA_SPEC_TYPE_DRAFT,
+    LLAMA_SPEC_TYPE_UNKNOWN,
 };
 use parallel::{DRAFT_HEADS_TP, DRAFT_TP_IGNORED};
 use sglang::{
@@ -227,6 +228,8 @@ pub const RULES: &[Rule] = &[
     LLAMA_DRAFT_NOT_USED,
     LLAMA_SPEC_TYPE_DRAFT,
     LLAMA_MTP_HEAD_MISSING,
+    LLAMA_DSPARK_CONFIDENCE,
+    LLAMA_K_BLOCK,
 ];
 
 /// The rule that raises `code` (`None` for the codes launch raises about its inputs).
@@ -710,6 +713,9 @@ mod tests {
             inferred_type: inferred,
             tokens: Some(300),
             nextn_layers: None,
+            block_size: None,
+            sample_from_anchor: None,
+            has_confidence_head: None,
         }
     }
 
