@@ -742,9 +742,9 @@ mod tests {
             Some(gguf("qwen3", None)),
         )
         .is_empty());
-        // A DFlash GGUF is typed by its metadata: no --spec-type needed.
+        // A DFlash GGUF is typed by its metadata: no --spec-type needed (K up to its block - 1).
         assert!(llama(
-            "llama-server -m t.gguf -md d.gguf",
+            "llama-server -m t.gguf -md d.gguf --spec-draft-n-max 15",
             Some(gguf("dflash", Some("draft-dflash")))
         )
         .is_empty());
