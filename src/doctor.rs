@@ -566,9 +566,7 @@ fn from_launch(
     g.launch_checked = true;
     if report.launch.engine.is_llama_family() {
         g.classic_draft = Some(ClassicDraft {
-            vocabulary_compared: report.drafter.kind == launch::LocationKind::Local
-                && report.target.kind == launch::LocationKind::Local
-                && !report.not_checked.iter().any(|n| n.contains("vocabulary")),
+            vocabulary_compared: report.vocabulary_compared == Some(true),
         });
     }
     for d in &report.diagnostics {

@@ -117,23 +117,18 @@ fn runs_as_draft_model(launch: &Launch, draft: &GgufModel) -> bool {
 }
 
 /// The draft's vocabulary against the target's, judged by lint's `draft-model-*` rules with
-/// the engine's severities.
+/// the engine's severities; `None` when a file has no token list to compare.
 fn vocabulary(
     launch: &Launch,
     draft: (&Path, &GgufHeader),
     target: (&Path, &GgufHeader),
-    not_checked: &mut Vec<String>,
-) -> Result<Vec<Diagnostic>> {
+) -> Result<Option<Vec<Diagnostic>>> {
     let shown = |p: &Path| p.display().to_string();
     let (Some(here), Some(there)) = (
         vocab::gguf::from_header(draft.1, shown(draft.0)),
         vocab::gguf::from_header(target.1, shown(target.0)),
     ) else {
-        not_checked.push(
-            "the draft's vocabulary against the target's: a GGUF without tokenizer.ggml.tokens"
-                .to_string(),
-        );
-        return Ok(Vec::new());
+        return Ok(None);
     };
     let comparison = vocab::compare(&here, &there);
     // The draft-model rules read the comparison; the config they run on states only what a
@@ -152,11 +147,13 @@ fn vocabulary(
         ..LintOptions::default()
     };
     let report = crate::rules::lint_config(&config, &options, &target_cx)?;
-    Ok(report
-        .findings
-        .into_iter()
-        .filter(|d| d.code.as_str().starts_with("draft-model-"))
-        .collect())
+    Ok(Some(
+        report
+            .findings
+            .into_iter()
+            .filter(|d| d.code.as_str().starts_with("draft-model-"))
+            .collect(),
+    ))
 }
 
 /// Checks a llama.cpp or koboldcpp command: the GGUF headers it names, the draft's vocabulary
@@ -206,10 +203,33 @@ pub fn check(launch: Launch, notes: Vec<String>, options: &CheckOptions) -> Resu
         .header
         .as_ref()
         .map(|(p, h)| GgufModel::from_header(h, p.display().to_string()));
+    // A head (DFlash, DSpark, MTP, EAGLE-3) is judged by its metadata and K only here: its fit to
+    // the target is not compared, and the verdict says so.
+    if let Some(model) = draft_model
+        .as_ref()
+        .filter(|m| !runs_as_draft_model(&launch, m))
+    {
+        let kind = model.inferred_type.unwrap_or("draft head");
+        not_checked.push(format!(
+            "the {kind} draft {} against its target (the target layers it reads, hidden sizes, the vocabulary): \
+             not compared for a GGUF head; `dflash-check weights {}` checks the head's own tensors",
+            model.file, model.file
+        ));
+    }
     let mut vocab_findings = Vec::new();
+    let mut vocabulary_compared = false;
     match (&draft.header, &target.header, &draft_model) {
         (Some((dp, dh)), Some((tp, th)), Some(model)) if runs_as_draft_model(&launch, model) => {
-            vocab_findings = vocabulary(&launch, (dp, dh), (tp, th), &mut not_checked)?;
+            match vocabulary(&launch, (dp, dh), (tp, th))? {
+                Some(found) => {
+                    vocab_findings = found;
+                    vocabulary_compared = true;
+                }
+                None => not_checked.push(
+                    "the draft's vocabulary against the target's: a GGUF without tokenizer.ggml.tokens"
+                        .to_string(),
+                ),
+            }
         }
         (_, _, Some(model)) if !runs_as_draft_model(&launch, model) => {}
         (None, _, _) if launch.drafter.is_none() && options.drafter_dir.is_none() => {}
@@ -251,5 +271,6 @@ pub fn check(launch: Launch, notes: Vec<String>, options: &CheckOptions) -> Resu
         notes,
         summary,
         run: None,
+        vocabulary_compared: Some(vocabulary_compared),
     })
 }

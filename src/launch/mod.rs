@@ -92,6 +92,10 @@ pub struct LaunchReport {
     /// The drafter's run through the pipeline, for `doctor`, which reports it its own way.
     #[serde(skip)]
     pub run: Option<Box<DrafterRun>>,
+    /// llama.cpp and koboldcpp: whether the draft's GGUF vocabulary was compared with the
+    /// target's (`doctor` rules the pairing out only then); `None` for vLLM and SGLang.
+    #[serde(skip)]
+    pub vocabulary_compared: Option<bool>,
 }
 
 impl LaunchReport {
@@ -241,6 +245,7 @@ pub fn check(launch: Launch, notes: Vec<String>, options: &CheckOptions) -> Resu
         notes,
         summary,
         run: run.map(Box::new),
+        vocabulary_compared: None,
     })
 }
 
