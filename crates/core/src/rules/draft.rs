@@ -37,7 +37,8 @@ fn llama(cx: &Ctx) -> bool {
 /// Who refuses a pair llama.cpp's compatibility check rejects, for messages.
 fn llama_refuses(cx: &Ctx) -> &'static str {
     if cx.options.engine == Some(Engine::Koboldcpp) {
-        "koboldcpp 1.115 and later refuse the pair with the llama.cpp check they vendor (koboldcpp#2325)"
+        "koboldcpp 1.115 and later, rebased on llama.cpp, refuse such pairs (koboldcpp#2325 quotes the refusal; \
+         koboldcpp's own source was not read: the check judged is llama.cpp 0c1e570's)"
     } else {
         "llama.cpp refuses the pair (common_speculative_are_compatible at 0c1e570)"
     }
