@@ -161,6 +161,40 @@ fn a_broken_profile_exits_2_before_scraping() {
     assert!(err.contains("tolerance"), "{err}");
 }
 
+/// A drafter directory holding the authority's config (and `profile` beside it, when given).
+fn drafter_dir(profile: Option<&str>) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::copy(
+        "fixtures/incident/authority/config.json",
+        dir.path().join("config.json"),
+    )
+    .unwrap();
+    if let Some(profile) = profile {
+        std::fs::copy(
+            format!("{PROFILES}/{profile}/speculation_profile.json"),
+            dir.path().join("speculation_profile.json"),
+        )
+        .unwrap();
+    }
+    dir
+}
+
+/// `doctor --metrics URL --drafter DIR --format json EXTRA…`, offline, with its own cache.
+fn doctor(server: &MetricsServer, dir: &std::path::Path, extra: &[&str]) -> std::process::Output {
+    let cache = tempfile::tempdir().unwrap();
+    Command::new(env!("CARGO_BIN_EXE_dflash-check"))
+        .args(["doctor", "--metrics", &server.url(), "--window", "0.2"])
+        .args(["--format", "json", "--cache-dir"])
+        .arg(cache.path())
+        .arg("--drafter")
+        .arg(dir)
+        .args(extra)
+        .env("HF_HUB_OFFLINE", "1")
+        .env_remove("HF_ENDPOINT")
+        .output()
+        .unwrap()
+}
+
 /// `doctor --drafter DIR` reads the profile beside the drafter's config: its acceptance is held
 /// to the profile and the positions below it are findings, as in `acceptance --drafter`.
 #[test]
@@ -168,28 +202,8 @@ fn doctor_compares_with_the_drafters_profile() {
     let Some(server) = MetricsServer::start("vllm-cliff", &[]) else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::copy(
-        "fixtures/incident/authority/config.json",
-        dir.path().join("config.json"),
-    )
-    .unwrap();
-    std::fs::copy(
-        format!("{PROFILES}/dflash-k15/speculation_profile.json"),
-        dir.path().join("speculation_profile.json"),
-    )
-    .unwrap();
-    let cache = tempfile::tempdir().unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_dflash-check"))
-        .args(["doctor", "--metrics", &server.url(), "--window", "0.2"])
-        .args(["--format", "json", "--cache-dir"])
-        .arg(cache.path())
-        .arg("--drafter")
-        .arg(dir.path())
-        .env("HF_HUB_OFFLINE", "1")
-        .env_remove("HF_ENDPOINT")
-        .output()
-        .unwrap();
+    let dir = drafter_dir(Some("dflash-k15"));
+    let out = doctor(&server, dir.path(), &[]);
     let stdout = String::from_utf8(out.stdout).unwrap();
     assert_eq!(out.status.code(), Some(1), "{stdout}");
     let report: Value = serde_json::from_str(&stdout).unwrap();
@@ -206,26 +220,8 @@ fn doctor_takes_a_profile_by_name() {
     let Some(server) = MetricsServer::start("vllm-cliff", &[]) else {
         return;
     };
-    let dir = tempfile::tempdir().unwrap();
-    std::fs::copy(
-        "fixtures/incident/authority/config.json",
-        dir.path().join("config.json"),
-    )
-    .unwrap();
-    let cache = tempfile::tempdir().unwrap();
-    let doctor = |profile: &str| {
-        Command::new(env!("CARGO_BIN_EXE_dflash-check"))
-            .args(["doctor", "--metrics", &server.url(), "--window", "0.2"])
-            .args(["--format", "json", "--cache-dir"])
-            .arg(cache.path())
-            .arg("--drafter")
-            .arg(dir.path())
-            .args(["--profile", profile])
-            .env("HF_HUB_OFFLINE", "1")
-            .env_remove("HF_ENDPOINT")
-            .output()
-            .unwrap()
-    };
+    let dir = drafter_dir(None);
+    let doctor = |profile: &str| doctor(&server, dir.path(), &["--profile", profile]);
     let out = doctor(&format!("{PROFILES}/dflash-k15/speculation_profile.json"));
     let stdout = String::from_utf8(out.stdout).unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);

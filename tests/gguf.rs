@@ -9,28 +9,15 @@
 //! `DFLASH_GGUF_FIXTURES`). Without them each test says "skipped" on stderr and passes, except
 //! under `CI=true`, where it fails.
 
-use std::io::Write;
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use dflash_check::gguf::{self, Limits};
 
 fn fixtures(test: &str) -> Option<PathBuf> {
-    let dir = std::env::var_os("DFLASH_GGUF_FIXTURES")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("target/gguf-fixtures"));
-    if dir.join("draft-qwen3.gguf").is_file() {
-        return Some(dir);
-    }
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
-        panic!("{test}: the GGUF fixtures are missing; run scripts/weights-setup.sh (CI must not skip this)");
-    }
-    let _ = writeln!(
-        std::io::stderr(),
-        "{test}: skipped: {} is missing; run scripts/weights-setup.sh",
-        dir.display()
-    );
-    None
+    common::gguf_fixtures(test, "draft-qwen3.gguf")
 }
 
 fn weights(file: &Path) -> (i32, String) {

@@ -34,3 +34,28 @@ pub fn codes(report: &serde_json::Value) -> Vec<(String, String)> {
         })
         .collect()
 }
+
+/// The GGUF fixtures `scripts/weights-setup.sh` writes with llama.cpp's own writer
+/// (`tests/gguf/generate.py` into `target/gguf-fixtures`, or `DFLASH_GGUF_FIXTURES`), when
+/// `marker` is among them. Without them the test says "skipped" on stderr and passes, except
+/// under `CI=true`, where it fails.
+pub fn gguf_fixtures(test: &str, marker: &str) -> Option<std::path::PathBuf> {
+    use std::io::Write;
+    let dir = std::env::var_os("DFLASH_GGUF_FIXTURES")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| {
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("target/gguf-fixtures")
+        });
+    if dir.join(marker).is_file() {
+        return Some(dir);
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("{test}: the GGUF fixtures are missing; run scripts/weights-setup.sh (CI must not skip this)");
+    }
+    let _ = writeln!(
+        std::io::stderr(),
+        "{test}: skipped: {} is missing; run scripts/weights-setup.sh",
+        dir.display()
+    );
+    None
+}
