@@ -131,6 +131,14 @@ error (every engine refuses or loses acceptance, save vLLM's heterogeneous mode 
     check: draft_vocab_mismatch,
 };
 
+/// A finding about the draft's tokenizer file (`file`): located in that file, not in the
+/// config the rules run on.
+fn emit_on_tokenizer(cx: &mut Ctx, severity: Severity, path: &Path, file: String, message: String) {
+    let d = cx.emit_as(severity, path, message);
+    d.file = Some(file);
+    d.span = None;
+}
+
 /// `1 id has`, `10 ids have`.
 fn counted(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
@@ -210,9 +218,7 @@ fn draft_vocab_mismatch(cx: &mut Ctx) {
         cx.rule.info.severity
     };
     let file = c.here.clone();
-    let d = cx.emit_as(severity, &Path::root(), message);
-    d.file = Some(file);
-    d.span = None;
+    emit_on_tokenizer(cx, severity, &Path::root(), file, message);
 }
 
 const DRAFT_MODEL_TOKENIZER_TYPE_MISMATCH: Rule = Rule {
@@ -245,9 +251,8 @@ fn draft_tokenizer_type_mismatch(cx: &mut Ctx) {
         name(target)
     );
     let file = c.here.clone();
-    let d = cx.emit(&Path::key("model"), message);
-    d.file = Some(file);
-    d.span = None;
+    let severity = cx.rule.info.severity;
+    emit_on_tokenizer(cx, severity, &Path::key("model"), file, message);
 }
 
 const DRAFT_MODEL_SPECIAL_TOKENS_MISMATCH: Rule = Rule {
@@ -323,9 +328,7 @@ fn draft_special_tokens_mismatch(cx: &mut Ctx) {
     } else {
         (cx.rule.info.severity, parts.join("; "))
     };
-    let d = cx.emit_as(severity, &Path::root(), message);
-    d.file = Some(file);
-    d.span = None;
+    emit_on_tokenizer(cx, severity, &Path::root(), file, message);
 }
 
 const DRAFT_MODEL_PRE_TOKENIZER_MISMATCH: Rule = Rule {
@@ -354,10 +357,12 @@ fn draft_pre_tokenizer_mismatch(cx: &mut Ctx) {
     } else {
         "tokenizer.json `pre_tokenizer`"
     };
-    let d = cx.emit(
+    let severity = cx.rule.info.severity;
+    emit_on_tokenizer(
+        cx,
+        severity,
         &Path::key("pre_tokenizer"),
+        file,
         format!("the draft's {key} differs from the target's"),
     );
-    d.file = Some(file);
-    d.span = None;
 }
