@@ -64,6 +64,8 @@ fn read(
             });
         }
         (None, Some(g)) => {
+            // Not `InputRef::engine`: llama.cpp's -m/-md is always a file path (the Hub is only
+            // -hf/-hfd), so a missing `models/x.gguf` is a missing file, never a repo id.
             let mapped = PathBuf::from(super::volume::resolve(g, &options.volumes));
             match &options.base_dir {
                 Some(base) if mapped.is_relative() && !mapped.exists() => base.join(&mapped),
