@@ -158,6 +158,42 @@ fn vocabulary(
     ))
 }
 
+/// The draft against its target: a plain draft model's vocabulary compared (its findings, and
+/// whether the comparison was made); a head (DFlash, DSpark, MTP, EAGLE-3) is judged by its
+/// metadata and K only, and its fit to the target is named as not checked.
+fn draft_against_target(
+    launch: &Launch,
+    (draft, draft_model): (&Read, Option<&GgufModel>),
+    target: &Read,
+    options: &CheckOptions,
+    not_checked: &mut Vec<String>,
+) -> Result<(Vec<Diagnostic>, bool)> {
+    if let Some(model) = draft_model.filter(|m| !runs_as_draft_model(launch, m)) {
+        let kind = model.inferred_type.unwrap_or("draft head");
+        not_checked.push(format!(
+            "the {kind} draft {} against its target (the target layers it reads, hidden sizes, the vocabulary): \
+             not compared for a GGUF head; `dflash-check weights {}` checks the head's own tensors",
+            model.file, model.file
+        ));
+        return Ok((Vec::new(), false));
+    }
+    match (&draft.header, &target.header) {
+        (Some((dp, dh)), Some((tp, th))) => match vocabulary(launch, (dp, dh), (tp, th))? {
+            Some(found) => return Ok((found, true)),
+            None => not_checked.push(
+                "the draft's vocabulary against the target's: a GGUF without tokenizer.ggml.tokens"
+                    .to_string(),
+            ),
+        },
+        (None, _) if launch.drafter.is_none() && options.drafter_dir.is_none() => {}
+        _ => not_checked.push(
+            "the draft's vocabulary against the target's (draft-model-*): both GGUF files are needed"
+                .to_string(),
+        ),
+    }
+    Ok((Vec::new(), false))
+}
+
 /// Checks a llama.cpp or koboldcpp command: the GGUF headers it names, the draft's vocabulary
 /// against the target's, and the launch rules.
 pub fn check(launch: Launch, notes: Vec<String>, options: &CheckOptions) -> Result<LaunchReport> {
@@ -205,40 +241,13 @@ pub fn check(launch: Launch, notes: Vec<String>, options: &CheckOptions) -> Resu
         .header
         .as_ref()
         .map(|(p, h)| GgufModel::from_header(h, p.display().to_string()));
-    // A head (DFlash, DSpark, MTP, EAGLE-3) is judged by its metadata and K only here: its fit to
-    // the target is not compared, and the verdict says so.
-    if let Some(model) = draft_model
-        .as_ref()
-        .filter(|m| !runs_as_draft_model(&launch, m))
-    {
-        let kind = model.inferred_type.unwrap_or("draft head");
-        not_checked.push(format!(
-            "the {kind} draft {} against its target (the target layers it reads, hidden sizes, the vocabulary): \
-             not compared for a GGUF head; `dflash-check weights {}` checks the head's own tensors",
-            model.file, model.file
-        ));
-    }
-    let mut vocab_findings = Vec::new();
-    let mut vocabulary_compared = false;
-    match (&draft.header, &target.header, &draft_model) {
-        (Some((dp, dh)), Some((tp, th)), Some(model)) if runs_as_draft_model(&launch, model) => {
-            match vocabulary(&launch, (dp, dh), (tp, th))? {
-                Some(found) => {
-                    vocab_findings = found;
-                    vocabulary_compared = true;
-                }
-                None => not_checked.push(
-                    "the draft's vocabulary against the target's: a GGUF without tokenizer.ggml.tokens"
-                        .to_string(),
-                ),
-            }
-        }
-        (_, _, Some(model)) if !runs_as_draft_model(&launch, model) => {}
-        (None, _, _) if launch.drafter.is_none() && options.drafter_dir.is_none() => {}
-        _ => not_checked.push(
-            "the draft's vocabulary against the target's (draft-model-*): both GGUF files are needed".to_string(),
-        ),
-    }
+    let (vocab_findings, vocabulary_compared) = draft_against_target(
+        &launch,
+        (&draft, draft_model.as_ref()),
+        &target,
+        options,
+        &mut not_checked,
+    )?;
     let deployment = super::deployment::of(&launch, None);
     let outcome = super::rules::check(&super::rules::Input {
         launch: &launch,
