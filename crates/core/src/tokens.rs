@@ -10,7 +10,7 @@
 //! the real thing (the equivalence of the paths is tested on the real Qwen3 tokenizer, in
 //! `tests/tokens_real.rs`).
 
-mod scan;
+pub(crate) mod scan;
 
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet};

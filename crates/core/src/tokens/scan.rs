@@ -493,7 +493,7 @@ fn scan_vocab<R: Read + Seek>(
 
 /// Bytes of the buffer an entry is checked in by [`usual_entries`]: a key of up to 32 bytes,
 /// `: `, 8 digits, a comma and 8 bytes up to the next key's quote fit in it.
-const ENTRY_ROOM: usize = 64;
+pub(crate) const ENTRY_ROOM: usize = 64;
 
 /// Reads usual entries from `buf[pos..]` (`pos` on a key's opening quote) while
 /// [`ENTRY_ROOM`] bytes are left: entries exactly `"key": <next id>,<gap>"`, with no backslash
@@ -657,7 +657,7 @@ impl Tail {
 /// CPU, so no detection is needed). `None` when a backslash comes first or no quote is there.
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn key_end_in(w: &[u8; ENTRY_ROOM]) -> Option<usize> {
+pub(crate) fn key_end_in(w: &[u8; ENTRY_ROOM]) -> Option<usize> {
     use std::arch::x86_64::{
         __m128i, _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
     };
@@ -687,7 +687,7 @@ fn key_end_in(w: &[u8; ENTRY_ROOM]) -> Option<usize> {
 /// The same without SIMD instructions: eight bytes at a time with bit tricks on a word.
 #[cfg(any(test, not(target_arch = "x86_64")))]
 #[cfg_attr(all(test, target_arch = "x86_64"), allow(dead_code))]
-fn key_end_in_words(w: &[u8; ENTRY_ROOM]) -> Option<usize> {
+pub(crate) fn key_end_in_words(w: &[u8; ENTRY_ROOM]) -> Option<usize> {
     const ONES: u64 = u64::from_le_bytes([0x01; 8]);
     const HIGHS: u64 = u64::from_le_bytes([0x80; 8]);
     const QUOTES: u64 = u64::from_le_bytes([b'"'; 8]);
@@ -707,7 +707,7 @@ fn key_end_in_words(w: &[u8; ENTRY_ROOM]) -> Option<usize> {
 }
 
 #[cfg(not(target_arch = "x86_64"))]
-use key_end_in_words as key_end_in;
+pub(crate) use key_end_in_words as key_end_in;
 
 /// The 8 bytes of `w` from `at` as a little-endian word. Callers pass `at` ≤ 56; the clamp
 /// only lets the compiler see that, so no bounds check is left.

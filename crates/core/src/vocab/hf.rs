@@ -13,6 +13,7 @@ use std::path::Path;
 
 use super::Vocabulary;
 use crate::config::{open_regular, read_capped, regular_file_present};
+use crate::tokens::scan::{key_end_in, ENTRY_ROOM};
 use crate::tokens::{MAX_TOKENIZER_BYTES, MAX_TOKENIZER_CONFIG_BYTES};
 use crate::{Error, Result};
 
@@ -66,7 +67,7 @@ pub fn parse_tokenizer(bytes: &[u8]) -> std::result::Result<Vocabulary, String> 
 
 /// Bytes per read: the file is read as far as the walk goes (to the end of the vocabulary,
 /// as `tokenizers` lays files out), never the merges after it.
-const CHUNK: usize = 1 << 20;
+const CHUNK: usize = 1 << 16;
 
 fn walk_tokenizer(w: &mut Walker) -> std::result::Result<Vocabulary, String> {
     let mut vocab = Vocabulary::default();
@@ -348,8 +349,19 @@ impl Walker {
     /// `"token": id, …` into the table.
     fn vocab_map(&mut self, vocab: &mut Vocabulary) -> std::result::Result<(), String> {
         self.pos += 1;
+        let mut raw = super::RawTokenTexts::default();
         // Room for 262,144 tokens at once (untouched pages cost nothing): no regrowth copies.
-        vocab.tokens.reserve(1 << 18, 1 << 22);
+        raw.reserve(1 << 18, 1 << 22);
+        self.vocab_entries(&mut raw)?;
+        let texts = raw
+            .into_texts()
+            .map_err(|id| format!("the vocabulary key of id {id} is not UTF-8"))?;
+        vocab.tokens.extend(texts);
+        Ok(())
+    }
+
+    /// The entries of `model.vocab`, the cursor just inside its `{`.
+    fn vocab_entries(&mut self, raw: &mut super::RawTokenTexts) -> std::result::Result<(), String> {
         let mut first = true;
         loop {
             // Between entries nothing before the cursor is needed any more: dropping it keeps
@@ -359,6 +371,9 @@ impl Walker {
                 self.b.drain(..self.pos);
                 self.pos = 0;
             }
+            // Most entries are plain and whole in the buffer; the general code below takes the
+            // one the fast loop stops at (cut by the buffer's end, escaped, or bad input).
+            self.plain_entries(raw, &mut first);
             let c = self.ws()?;
             if c == b'}' {
                 self.pos += 1;
@@ -378,13 +393,78 @@ impl Walker {
             let id = self.id()?;
             if escaped {
                 let s: String = parse_span(&self.b, (a - 1, b + 1))?;
-                vocab.tokens.set(id, &s);
+                raw.set(id, s.as_bytes());
             } else {
-                let s = std::str::from_utf8(&self.b[a..b])
-                    .map_err(|_| format!("a vocabulary key at byte {a} is not UTF-8"))?;
-                vocab.tokens.set(id, s);
+                raw.set(id, &self.b[a..b]);
             }
         }
+    }
+
+    /// Reads `"key": id` entries straight from the bytes already in the buffer, with no refill
+    /// and no error path, and leaves the cursor at the first entry it does not take whole: one
+    /// that runs past the bytes read so far, has an escape, an id of more than 10 digits or over
+    /// 2^31, or anything else unusual (the end of the map included). The
+    /// general loop reads that entry, refilling or failing with its message, so both paths
+    /// accept exactly the same files. Per entry this is a few compares instead of five calls
+    /// that each check for a refill: the vocabulary walk's cost was per entry, not per byte.
+    fn plain_entries(&mut self, raw: &mut super::RawTokenTexts, first: &mut bool) {
+        let b = &self.b;
+        let skip_ws = |mut i: usize| {
+            while i < b.len() && matches!(b[i], b' ' | b'\n' | b'\r' | b'\t') {
+                i += 1;
+            }
+            i
+        };
+        let mut at = self.pos;
+        loop {
+            let mut i = skip_ws(at);
+            if !*first {
+                if b.get(i) != Some(&b',') {
+                    break;
+                }
+                i = skip_ws(i + 1);
+            }
+            if b.get(i) != Some(&b'"') {
+                break;
+            }
+            let key = i + 1;
+            // Most keys are short: their end is found 16 bytes per compare, by the token
+            // table's own scanner; a longer key, or one with a backslash, byte by byte.
+            let window = b
+                .get(i..i + ENTRY_ROOM)
+                .and_then(|w| <&[u8; ENTRY_ROOM]>::try_from(w).ok());
+            let end = match window.and_then(key_end_in) {
+                Some(at) => i + at,
+                None => {
+                    let Some(len) = b[key..].iter().position(|&c| c == b'"' || c == b'\\') else {
+                        break;
+                    };
+                    key + len
+                }
+            };
+            if b[end] != b'"' {
+                break;
+            }
+            i = skip_ws(end + 1);
+            if b.get(i) != Some(&b':') {
+                break;
+            }
+            let digits = skip_ws(i + 1);
+            let mut j = digits;
+            let mut id: u64 = 0;
+            while j < b.len() && j - digits < 10 && b[j].is_ascii_digit() {
+                id = id * 10 + u64::from(b[j] - b'0');
+                j += 1;
+            }
+            // The id must end inside the buffer (the next byte read is not a digit).
+            if j == digits || j >= b.len() || b[j].is_ascii_digit() || id > i32::MAX as u64 {
+                break;
+            }
+            raw.set(id as u32, &b[key..end]);
+            *first = false;
+            at = j;
+        }
+        self.pos = at;
     }
 
     /// A token id: a plain non-negative integer below 2^31 (no token table is larger).
@@ -480,6 +560,51 @@ mod tests {
         assert!(parse_tokenizer(without).is_err());
     }
 
+    /// The fast entry loop and the general one must read the same files the same way: a
+    /// vocabulary of 300,000 entries (several read chunks) with escaped keys, long keys, odd
+    /// spacing and ids out of order, read chunk by chunk from a file, whole from bytes, and by
+    /// serde, agree id by id; and a bad entry deep in the file fails with the general path's
+    /// message.
+    #[test]
+    fn chunked_fast_and_general_paths_agree() {
+        let mut json = String::from("{\"model\":{\"type\":\"BPE\",\"vocab\":{");
+        let mut expected = std::collections::BTreeMap::new();
+        for i in 0u32..300_000 {
+            let id = if i % 1000 == 7 { 300_000 + i } else { i };
+            let key = match (i % 11, i % 5003) {
+                (_, 2) => "x".repeat(70_000 + i as usize % 3) + &i.to_string(),
+                (0, _) => format!("q\\\"{i}\\n"),
+                (1, _) => format!("\\u00e9t\\u00e9{i}"),
+                _ => format!("\u{120}tok{i}"),
+            };
+            let sep = ["", " ", "\n      ", "\t\r\n"][i as usize % 4];
+            let comma = if i == 0 { "" } else { "," };
+            json.push_str(&format!("{comma}{sep}\"{key}\"{sep}:{sep}{id}"));
+            let text: String = serde_json::from_str(&format!("\"{key}\"")).unwrap();
+            expected.insert(id, text);
+        }
+        json.push_str("}}}");
+        let dir = std::env::temp_dir().join(format!("dflash-vocab-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("tokenizer.json"), &json).unwrap();
+        let chunked = from_dir(&dir).unwrap();
+        let whole = parse_tokenizer(json.as_bytes()).unwrap();
+        assert_eq!(chunked.tokens, whole.tokens);
+        assert_eq!(chunked.tokens.len(), 300_000 + 299_008);
+        for (id, text) in &expected {
+            assert_eq!(chunked.tokens.get(*id), Some(text.as_str()), "id {id}");
+        }
+        // A bad id deep in the file: the fast loop leaves it to the general path's message.
+        let key_at = json.find("\"\u{120}tok250003\"").unwrap();
+        let id_at = key_at + json[key_at..].find(":").unwrap();
+        let id_at = id_at + json[id_at..].find("250003").unwrap();
+        let bad = format!("{}2500x3{}", &json[..id_at], &json[id_at + 6..]);
+        std::fs::write(dir.join("tokenizer.json"), &bad).unwrap();
+        let err = from_dir(&dir).unwrap_err().to_string();
+        assert!(err.contains("expected `,`"), "{err}");
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
     #[test]
     fn unigram_list_and_bad_input() {
         let json = br#"{"model":{"type":"Unigram","vocab":[["<unk>",0.0],["a",-1.5]]}}"#;
@@ -490,6 +615,10 @@ mod tests {
             b"{\"model\":{\"vocab\":{\"a\":99999999999}}}",
             b"[",
             b"{\"a\":\"x",
+            // Not UTF-8, and (second) one character split between two keys: the whole text
+            // is UTF-8 but neither key is.
+            b"{\"model\":{\"vocab\":{\"a\":0,\"\xff\":1}}}",
+            b"{\"model\":{\"vocab\":{\"a\xc3\":0,\"\xa9b\":1}}}",
         ] {
             assert!(
                 parse_tokenizer(bad).is_err(),
