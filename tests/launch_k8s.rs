@@ -103,6 +103,63 @@ fn a_kustomize_rendered_deployment_with_volumes() {
     assert_eq!(report["target"]["kind"], "unavailable");
 }
 
+const HELM: &str = "tests/launch/k8s/helm-production-stack";
+
+/// The vLLM production-stack chart as `helm template` renders it, with the incident's drafter
+/// and target read from local directories: the engine Deployment's command (the whole command
+/// line in `command:`, the JSON a separate item) is found among the router, the Services and the
+/// RBAC objects, and the incident fails as it does from a script.
+#[test]
+fn a_helm_rendered_deployment_fails_the_incident() {
+    fails_the_incident("rendered-production-stack-dflash.yaml");
+
+    // The EAGLE-3 values: `--speculative-config={...}` as one item, the target positional.
+    let file = format!("{HELM}/rendered-production-stack-eagle3.yaml");
+    let (code, report, err) = launch(&["--file", &file]);
+    assert_eq!(code, 0, "{err}{report:#}");
+    assert_eq!(
+        report["launch"]["target"],
+        "meta-llama/Llama-3.1-8B-Instruct"
+    );
+    assert_eq!(
+        report["launch"]["drafter"],
+        "yuhuili/EAGLE3-LLaMA3.1-Instruct-8B"
+    );
+}
+
+/// The same chart under Ray renders no engine Deployment: KubeRay runs the head container's
+/// one-string `/bin/bash -c "…"` command as a script, which runs a script from a mounted
+/// ConfigMap, which builds the vLLM command as a bash array and `exec "${ARGS[@]}"`s it. All
+/// three levels are followed, so the incident fails here too (before: exit 2, "no vLLM …
+/// command found").
+#[test]
+fn a_helm_rendered_ray_cluster_runs_the_configmap_script() {
+    fails_the_incident("rendered-production-stack-dflash-ray.yaml");
+}
+
+/// `launch --file HELM/FILE` with the incident's drafter and target read locally: the command
+/// is found (`vllm serve` of the chart's models) and the incident's errors are reported.
+fn fails_the_incident(file: &str) {
+    let (code, report, err) = launch(&[
+        "--file",
+        &format!("{HELM}/{file}"),
+        "--drafter",
+        "fixtures/incident/Qwen3.6-27B-DFlash",
+        "--target",
+        "fixtures/targets/Qwen3.6-27B",
+    ]);
+    assert_eq!(code, 1, "{file}: {err}{report:#}");
+    let l = &report["launch"];
+    assert_eq!(l["entrypoint"], "vllm serve");
+    assert_eq!(l["target"], "Qwen/Qwen3.6-27B");
+    assert_eq!(l["drafter"], "z-lab/Qwen3.6-27B-DFlash");
+    let text = report.to_string();
+    assert!(
+        text.contains("dflash_config.target_layer_ids"),
+        "{report:#}"
+    );
+}
+
 /// A manifest naming no engine, and a `--volume` that is not MOUNT=DIR, exit 2 with what and
 /// where.
 #[test]
@@ -145,9 +202,13 @@ fn check_finds_and_gates_manifests() {
         .iter()
         .map(|d| d["file"].as_str().unwrap())
         .collect();
+    // The helm values files beside the rendered output are YAML but no manifests: not gated.
     assert_eq!(
         files,
         [
+            "tests/launch/k8s/helm-production-stack/rendered-production-stack-dflash-ray.yaml",
+            "tests/launch/k8s/helm-production-stack/rendered-production-stack-dflash.yaml",
+            "tests/launch/k8s/helm-production-stack/rendered-production-stack-eagle3.yaml",
             "tests/launch/k8s/kserve-H100-eagle3.yaml",
             "tests/launch/k8s/kustomize-h100-llama-3-3-70b-eagle.yaml"
         ]

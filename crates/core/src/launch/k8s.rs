@@ -3,7 +3,10 @@
 //! `kind: List`). A workload (Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob, Pod,
 //! LeaderWorkerSet) gives one command per container, its `command` and `args` (the image's
 //! entrypoint when there is no `command`; a `sh -c` script split as a script) after Kubernetes'
-//! own `$(VAR)` expansion, with the container's `env`. A KServe `LLMInferenceService` gives the
+//! own `$(VAR)` expansion, with the container's `env`; a KubeRay `RayCluster` its head's and
+//! workers' pods, the Ray container's words joined into the one `bash -lc` script KubeRay runs; a
+//! command that runs a script from a mounted ConfigMap, that script's commands. A KServe
+//! `LLMInferenceService` gives the
 //! command its controller renders, in the shape of kserve#5687 (`spec.speculator`, read at
 //! kserve/kserve@9e26f297d4cc327cd8afcdb2865017db77272681, `workload_speculator.go` and
 //! `config/llmisvcconfig/config-llm-template.yaml`): `vllm serve` of the model, `--served-model-name`,
@@ -165,6 +168,17 @@ impl Manifests<'_> {
                 self.pod(&lws["workerTemplate"]["spec"], &kind, &name)
             }
             "LLMInferenceService" => self.llm_inference_service(spec, &name),
+            // KubeRay: the head's pod and each worker group's (vLLM's `--distributed-executor-
+            // backend ray` deployments, as the production-stack chart renders them).
+            "RayCluster" => {
+                self.pod(&spec["headGroupSpec"]["template"]["spec"], &kind, &name)?;
+                if let Yaml::Array(groups) = &spec["workerGroupSpecs"] {
+                    for group in groups {
+                        self.pod(&group["template"]["spec"], &kind, &name)?;
+                    }
+                }
+                Ok(())
+            }
             k if TEMPLATED.contains(&k) => self.pod(&spec["template"]["spec"], &kind, &name),
             _ => Ok(()),
         }
@@ -175,8 +189,9 @@ impl Manifests<'_> {
         let Yaml::Array(containers) = &pod["containers"] else {
             return Ok(());
         };
-        for c in containers {
+        for (index, c) in containers.iter().enumerate() {
             let env = self.env(c);
+            let scripts = self.mounted_scripts(pod, c);
             let expand = |w: &String| kube_expand(w, &env);
             let command: Vec<String> = strings(&c["command"]).iter().map(expand).collect();
             let args: Vec<String> = strings(&c["args"]).iter().map(expand).collect();
@@ -186,52 +201,135 @@ impl Manifests<'_> {
                 command
             };
             words.extend(args);
+            if kind == "RayCluster" && index == 0 && !strings(&c["command"]).is_empty() {
+                // KubeRay runs the Ray container's `command` and `args` joined by spaces as
+                // one `/bin/bash -lc` script, with `ray start` after it (ray-project/kuberay,
+                // ray-operator/controllers/ray/common/pod.go, `BuildPod`: `convertCmdToString`):
+                // the production-stack chart writes a one-string `/bin/bash -c "…"` there.
+                words = vec!["/bin/bash".into(), "-c".into(), words.join(" ")];
+            }
             let container = scalar(&c["name"]).unwrap_or_default();
             let whose = format!("container `{container}` of {kind} `{name}`");
-            self.push(words, env, &whose)?;
+            self.push(words, env, &scripts, &whose)?;
         }
         Ok(())
     }
 
+    /// The files ConfigMaps put into a container (its `volumeMounts` of the pod's `configMap`
+    /// volumes), as (file name, text): a container that runs one of them runs that script.
+    fn mounted_scripts(&self, pod: &Yaml, c: &Yaml) -> Vec<(String, String)> {
+        let (Yaml::Array(mounts), Yaml::Array(volumes)) = (&c["volumeMounts"], &pod["volumes"])
+        else {
+            return Vec::new();
+        };
+        let maps: Vec<String> = mounts
+            .iter()
+            .filter_map(|m| scalar(&m["name"]))
+            .filter_map(|v| {
+                let volume = volumes
+                    .iter()
+                    .find(|x| scalar(&x["name"]) == Some(v.clone()))?;
+                scalar(&volume["configMap"]["name"])
+            })
+            .collect();
+        self.config_maps
+            .iter()
+            .filter(|(map, _, _)| maps.contains(map))
+            .map(|(_, key, text)| (key.clone(), text.clone()))
+            .collect()
+    }
+
     /// One container's words: a `sh -c SCRIPT` is split as a script (the container's env
-    /// exported first, so `$VAR` expands as the shell would), anything else taken as words.
-    fn push(&mut self, words: Vec<String>, env: Vec<(String, String)>, whose: &str) -> Result<()> {
-        let shell = words.first().map(|w| w.rsplit('/').next().unwrap_or(w));
-        let is_shell = matches!(shell, Some("sh" | "bash" | "dash" | "ash"));
-        if words.len() >= 3 && is_shell && words[1] == "-c" {
-            let mut script = String::new();
-            for (k, v) in &env {
-                script.push_str(&format!("export {k}={}\n", shell_words::quote(v)));
-            }
-            script.push_str(&words[2]);
-            // A helper container's script (a model prefetch loop) that the splitter cannot
-            // read is no reason to leave the engine's container unchecked: a note, not a failure.
-            let commands = match shell::from_script(&script, Some(self.file)) {
-                Ok(commands) => commands,
-                Err(e) => {
-                    self.notes.push(format!(
-                        "the `sh -c` script of {whose} was not read: {}",
-                        e.message
-                    ));
-                    return Ok(());
-                }
-            };
-            for mut c in commands {
-                c.text = Rc::clone(&self.text);
-                c.line = 1;
-                self.commands.push(c);
-            }
-            return Ok(());
-        }
-        if !words.is_empty() {
-            self.commands.push(Command {
-                words,
-                env,
-                text: Rc::clone(&self.text),
-                line: 1,
-            });
-        }
+    /// exported first, so `$VAR` expands as the shell would), anything else taken as words; a
+    /// command that runs a script of a mounted ConfigMap (by its file name: charts copy it
+    /// elsewhere first) is that script's commands.
+    fn push(
+        &mut self,
+        words: Vec<String>,
+        env: Vec<(String, String)>,
+        scripts: &[(String, String)],
+        whose: &str,
+    ) -> Result<()> {
+        let command = Command {
+            words,
+            env,
+            text: Rc::clone(&self.text),
+            line: 1,
+        };
+        self.take(command, scripts, whose, 0);
         Ok(())
+    }
+
+    /// One command, or the commands of the script it runs, each taken the same way: KubeRay's
+    /// `bash -lc` around the chart's `bash -c` around a ConfigMap script is three levels. A
+    /// script that runs itself is followed [`MAX_NESTING`] levels deep, no further.
+    fn take(&mut self, c: Command, scripts: &[(String, String)], whose: &str, depth: usize) {
+        let shell = c.words.first().map(|w| w.rsplit('/').next().unwrap_or(w));
+        let is_shell = matches!(shell, Some("sh" | "bash" | "dash" | "ash"));
+        let inner = if depth >= MAX_NESTING {
+            None
+        } else if c.words.len() >= 3 && is_shell && c.words[1] == "-c" {
+            let what = format!("the `sh -c` script of {whose}");
+            Some(self.script(&c.words[2], &c.env, &what))
+        } else {
+            mounted_script(&c.words, scripts).map(|(key, text)| {
+                let what = format!("the script `{key}` that {whose} runs");
+                self.script(text, &c.env, &what)
+            })
+        };
+        match inner {
+            Some(commands) => {
+                for inner in commands {
+                    self.take(inner, scripts, whose, depth + 1);
+                }
+            }
+            None if !c.words.is_empty() => self.commands.push(c),
+            None => {}
+        }
+    }
+}
+
+/// How many scripts deep a container's command is followed.
+const MAX_NESTING: usize = 4;
+
+/// The ConfigMap script a command runs (`$HOME/start.sh`, `bash /entrypoint/start.sh`,
+/// `exec ./start.sh`), matched by file name.
+fn mounted_script<'s>(
+    words: &[String],
+    scripts: &'s [(String, String)],
+) -> Option<&'s (String, String)> {
+    let program = words
+        .iter()
+        .map(|w| w.rsplit('/').next().unwrap_or(w))
+        .find(|w| !matches!(*w, "exec" | "nohup" | "sh" | "bash" | "dash" | "ash"))?;
+    scripts.iter().find(|(key, _)| key == program)
+}
+
+impl Manifests<'_> {
+    /// A container's script split into commands, its env exported first. One that the
+    /// splitter cannot read (a helper's model prefetch loop) is no reason to leave the engine's
+    /// container unchecked: a note, and no commands.
+    fn script(&mut self, text: &str, env: &[(String, String)], what: &str) -> Vec<Command> {
+        let mut script = String::new();
+        for (k, v) in env {
+            script.push_str(&format!("export {k}={}\n", shell_words::quote(v)));
+        }
+        script.push_str(text);
+        match shell::from_script(&script, Some(self.file)) {
+            Ok(commands) => commands
+                .into_iter()
+                .map(|mut c| {
+                    c.text = Rc::clone(&self.text);
+                    c.line = 1;
+                    c
+                })
+                .collect(),
+            Err(e) => {
+                self.notes
+                    .push(format!("{what} was not read: {}", e.message));
+                Vec::new()
+            }
+        }
     }
 }
 
@@ -338,7 +436,7 @@ impl Manifests<'_> {
             "{whose}: checked as the command KServe's controller renders (kserve#5687): vllm serve {} with --speculative-config from spec.speculator; the engine reads them from /mnt/models and /mnt/speculator/model",
             model_name(&uri)
         ));
-        self.push(words, env, &whose)
+        self.push(words, env, &[], &whose)
     }
 
     /// `spec.speculator` as the `--speculative-config` JSON the controller writes.
@@ -467,5 +565,32 @@ mod tests {
             "{:?}",
             serve.words
         );
+    }
+
+    /// A ConfigMap script a container runs is read as its commands; one that runs itself is
+    /// followed [`MAX_NESTING`] levels deep and no further (no loop, no stack overflow).
+    #[test]
+    fn mounted_scripts_are_followed_a_bounded_depth() {
+        let manifest = |script: &str| {
+            format!(
+                "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: m\ndata:\n  start.sh: |\n    {script}\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  volumes:\n    - name: s\n      configMap:\n        name: m\n  containers:\n    - name: c\n      image: vllm/vllm-openai:v0.11.0\n      command: [\"bash\", \"/scripts/start.sh\"]\n      volumeMounts:\n        - name: s\n          mountPath: /scripts\n"
+            )
+        };
+        let (commands, _) =
+            from_manifests(&manifest("exec vllm serve M --port 1"), "k.yaml").unwrap();
+        assert_eq!(
+            commands[0].words,
+            ["exec", "vllm", "serve", "M", "--port", "1"]
+        );
+        let (commands, _) = from_manifests(&manifest("bash /scripts/start.sh"), "k.yaml").unwrap();
+        assert_eq!(commands.len(), 1);
+        assert_eq!(commands[0].words, ["bash", "/scripts/start.sh"]);
+        // Not mounted into the container: not its script.
+        let unmounted = manifest("exec vllm serve M").replace(
+            "      volumeMounts:\n        - name: s\n          mountPath: /scripts\n",
+            "",
+        );
+        let (commands, _) = from_manifests(&unmounted, "k.yaml").unwrap();
+        assert_eq!(commands[0].words, ["bash", "/scripts/start.sh"]);
     }
 }

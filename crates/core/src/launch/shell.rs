@@ -5,7 +5,9 @@
 //! Words are split by `shell-words` (POSIX quoting, `\` line continuations, `#` comments), never
 //! by hand. What this module does itself is only what a splitter cannot: find where one command
 //! ends in a script (a line that is complete and not continued), split a line at `&&`, `;`, `|`,
-//! and expand `$VAR` / `${VAR}` / `${VAR:-default}` from variables the same script assigned.
+//! and expand `$VAR` / `${VAR}` / `${VAR:-default}` from variables the same script assigned,
+//! and `"${NAME[@]}"` from a bash array the script built (`NAME=(…)` over one line or several,
+//! `NAME+=(…)`: how the vLLM production-stack chart's Ray entrypoint assembles its command).
 //! Quoting is already gone when variables are expanded, so a `'$X'` in single quotes is expanded
 //! too; launch commands rarely hold a literal `$`.
 
@@ -178,6 +180,7 @@ pub fn from_script(text: &str, file: Option<&str>) -> Result<Vec<Command>> {
     let text = text.replace("\r\n", "\n");
     let mut out = Vec::new();
     let mut vars: BTreeMap<String, String> = BTreeMap::new();
+    let mut arrays = Arrays::default();
     let mut exported: Vec<(String, String)> = Vec::new();
     let mut buf = String::new();
     let mut budget = MAX_EXPANDED_BYTES;
@@ -216,6 +219,7 @@ pub fn from_script(text: &str, file: Option<&str>) -> Result<Vec<Command>> {
         for segment in words.split(|w| matches!(w.as_str(), "&&" | "||" | ";" | "|" | "&")) {
             let mut state = Script {
                 vars: &mut vars,
+                arrays: &mut arrays,
                 exported: &mut exported,
                 budget: &mut budget,
                 out: &mut out,
@@ -225,7 +229,7 @@ pub fn from_script(text: &str, file: Option<&str>) -> Result<Vec<Command>> {
         }
         buf.clear();
     }
-    if !buf.trim().is_empty() {
+    if !buf.trim().is_empty() || arrays.open.is_some() {
         return Err(unbalanced(file, start));
     }
     Ok(out)
@@ -259,6 +263,7 @@ enum Limit {
     Commands,
     Exports,
     Expansion,
+    Arrays,
 }
 
 fn too_much(file: Option<&str>, line: usize, limit: Limit) -> Error {
@@ -269,6 +274,7 @@ fn too_much(file: Option<&str>, line: usize, limit: Limit) -> Error {
             "expands its variables to more than {} MiB",
             MAX_EXPANDED_BYTES >> 20
         ),
+        Limit::Arrays => format!("builds arrays of more than {MAX_ARRAY_ELEMENTS} elements"),
     };
     let input = match file {
         Some(f) => f.to_string(),
@@ -281,9 +287,113 @@ fn too_much(file: Option<&str>, line: usize, limit: Limit) -> Error {
     .with_hint("pass the engine command after `--`, or a file that holds the launch and its environment only")
 }
 
+/// Bash arrays a script has built, and the one whose `(…)` is still open.
+#[derive(Default)]
+struct Arrays {
+    done: BTreeMap<String, Vec<String>>,
+    /// `NAME=(` read, `)` not yet: the name and the elements so far.
+    open: Option<(String, Vec<String>)>,
+}
+
+/// Most elements all of a script's arrays may hold together (a launch command has dozens).
+pub const MAX_ARRAY_ELEMENTS: usize = 10_000;
+
+/// `NAME=(…` or `NAME+=(…`: the name, whether it appends, and the first element's text.
+fn array_start(word: &str) -> Option<(&str, bool, &str)> {
+    let (head, first) = word.split_once("=(")?;
+    let (name, append) = match head.strip_suffix('+') {
+        Some(name) => (name, true),
+        None => (head, false),
+    };
+    is_assignment(&format!("{name}=")).map(|_| (name, append, first))
+}
+
+/// The array a word names whole: `${NAME[@]}` or `${NAME[*]}` (quotes are gone by now).
+fn array_use(word: &str) -> Option<&str> {
+    let inner = word.strip_prefix("${")?.strip_suffix('}')?;
+    inner
+        .strip_suffix("[@]")
+        .or_else(|| inner.strip_suffix("[*]"))
+}
+
+impl Arrays {
+    /// Takes the words of an array assignment (the opening one, or any line while one is
+    /// open); `Ok(false)` when `words` are not part of one. The element that ends with `)` closes
+    /// it: an element whose own text ends with `)` cannot be told from that once quotes are
+    /// gone, and is read as the end (launch arguments have none).
+    fn take(
+        &mut self,
+        words: &[String],
+        vars: &BTreeMap<String, String>,
+        budget: &mut usize,
+    ) -> std::result::Result<bool, Limit> {
+        let mut rest = words;
+        if self.open.is_none() {
+            let Some((name, append, first)) = words.first().and_then(|w| array_start(w)) else {
+                return Ok(false);
+            };
+            let mut elements = match (append, self.done.remove(name)) {
+                (true, Some(before)) => before,
+                _ => Vec::new(),
+            };
+            if let Some(first) = (!first.is_empty()).then_some(first) {
+                elements.push(first.to_string());
+            }
+            // `NAME=(a)` or `NAME=()`: closed by its own first word.
+            if let Some(last) = elements.last_mut().filter(|e| e.ends_with(')')) {
+                last.pop();
+                if last.is_empty() {
+                    elements.pop();
+                }
+                self.close(name.to_string(), elements, vars, budget)?;
+                return Ok(true);
+            }
+            self.open = Some((name.to_string(), elements));
+            rest = &words[1..];
+        }
+        for w in rest {
+            let Some((_, elements)) = self.open.as_mut() else {
+                break;
+            };
+            match w.strip_suffix(')') {
+                Some(head) => {
+                    if !head.is_empty() {
+                        elements.push(head.to_string());
+                    }
+                    let (name, elements) = self.open.take().unwrap_or_default();
+                    self.close(name, elements, vars, budget)?;
+                }
+                None => elements.push(w.clone()),
+            }
+        }
+        Ok(true)
+    }
+
+    fn close(
+        &mut self,
+        name: String,
+        elements: Vec<String>,
+        vars: &BTreeMap<String, String>,
+        budget: &mut usize,
+    ) -> std::result::Result<(), Limit> {
+        let elements = elements
+            .iter()
+            .map(|e| expand_within(e, vars, budget))
+            .collect::<Option<Vec<String>>>()
+            .ok_or(Limit::Expansion)?;
+        self.done.insert(name, elements);
+        let total: usize = self.done.values().map(Vec::len).sum();
+        if total > MAX_ARRAY_ELEMENTS {
+            return Err(Limit::Arrays);
+        }
+        Ok(())
+    }
+}
+
 /// What a script has read so far.
 struct Script<'a> {
     vars: &'a mut BTreeMap<String, String>,
+    arrays: &'a mut Arrays,
     exported: &'a mut Vec<(String, String)>,
     /// Bytes variable expansion may still produce.
     budget: &'a mut usize,
@@ -300,15 +410,25 @@ fn take_segment(
 ) -> std::result::Result<(), Limit> {
     let Script {
         vars,
+        arrays,
         exported,
         budget,
         out,
     } = state;
-    let words = segment
-        .iter()
-        .map(|w| expand_within(w, vars, budget))
-        .collect::<Option<Vec<String>>>()
-        .ok_or(Limit::Expansion)?;
+    if arrays.take(segment, vars, budget)? {
+        return Ok(());
+    }
+    let mut words = Vec::with_capacity(segment.len());
+    for w in segment {
+        match array_use(w).and_then(|name| arrays.done.get(name)) {
+            Some(elements) => {
+                let bytes: usize = elements.iter().map(String::len).sum();
+                **budget = budget.checked_sub(bytes).ok_or(Limit::Expansion)?;
+                words.extend(elements.iter().cloned());
+            }
+            None => words.push(expand_within(w, vars, budget).ok_or(Limit::Expansion)?),
+        }
+    }
     if words.is_empty() {
         return Ok(());
     }
@@ -851,5 +971,43 @@ mod tests {
         let mut vars = BTreeMap::new();
         vars.insert("A".to_string(), "x".to_string());
         assert_eq!(expand("$A/${A}/${B:-d}/$B/${B}", &vars), "x/x/d/$B/${B}");
+    }
+
+    /// Bash arrays as the production-stack chart's Ray entrypoint builds its command: over
+    /// several lines, appended to, quoted pieces glued (`""M""`), used as `"${ARGS[@]}"`.
+    #[test]
+    fn bash_arrays_build_the_command() {
+        let script = "M=Qwen/Qwen3-8B\nARGS=(\n  \"vllm\"\n  \"serve\"\n  \"\"$M\"\"\n  \"--port\" \"8000\"\n)\nARGS+=(\"--speculative-config\")\nARGS+=(\"{\\\"method\\\":\\\"eagle3\\\"}\")\nEMPTY=()\necho \"Executing: ${ARGS[@]}\"\nexec \"${ARGS[@]}\" ${EMPTY[*]} --x\n";
+        let commands = from_script(script, None).unwrap();
+        let last = &commands.last().unwrap().words;
+        assert_eq!(
+            last,
+            &[
+                "exec",
+                "vllm",
+                "serve",
+                "Qwen/Qwen3-8B",
+                "--port",
+                "8000",
+                "--speculative-config",
+                "{\"method\":\"eagle3\"}",
+                "--x"
+            ]
+        );
+        // `echo "… ${ARGS[@]}"` is one word that only mentions the array: left as written.
+        assert_eq!(commands[0].words[1], "Executing: ${ARGS[@]}");
+        // One line, reassigned (not appended): the last assignment wins.
+        let commands = from_script("A=(x y)\nA=(z)\nrun ${A[@]}\n", None).unwrap();
+        assert_eq!(commands[0].words, ["run", "z"]);
+        // An array left open is an unbalanced script, not commands read as its elements.
+        assert!(from_script("ARGS=(\n vllm serve M\n", None).is_err());
+        // Elements are bounded like expansion.
+        let huge = format!("A=({})\n", "x ".repeat(MAX_ARRAY_ELEMENTS + 1));
+        let err = from_script(&huge, None).unwrap_err();
+        assert!(
+            err.message.contains("arrays of more than"),
+            "{}",
+            err.message
+        );
     }
 }
