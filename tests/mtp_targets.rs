@@ -16,6 +16,25 @@ const TARGETS: &[&str] = &[
     "tests/fixtures/mtp-targets/deepseek-v3-defaults",
     "tests/fixtures/mtp-targets/glm4.5-defaults",
     "tests/fixtures/mtp-targets/qwen3.5-moe-defaults",
+    // Published configs, verbatim (each folder's SOURCE.txt), quantized ones among them.
+    "tests/fixtures/mtp-targets/deepseek-v3",
+    "tests/fixtures/mtp-targets/deepseek-r1",
+    "tests/fixtures/mtp-targets/deepseek-v3.2",
+    "tests/fixtures/mtp-targets/deepseek-v3.1-nvfp4",
+    "tests/fixtures/mtp-targets/deepseek-v3.2-nvfp4",
+    "tests/fixtures/mtp-targets/glm-5",
+    "tests/fixtures/mtp-targets/glm-5-fp8",
+    "tests/fixtures/mtp-targets/glm-5.1",
+    "tests/fixtures/mtp-targets/glm-5.1-fp8",
+    "tests/fixtures/mtp-targets/glm-5.1-nvfp4",
+    "tests/fixtures/mtp-targets/qwen3.5-27b",
+    "tests/fixtures/mtp-targets/qwen3.5-35b-a3b",
+    "tests/fixtures/mtp-targets/qwen3.5-122b-a10b",
+    "tests/fixtures/mtp-targets/qwen3.5-122b-a10b-nvfp4",
+    "tests/fixtures/mtp-targets/qwen3.5-397b-a17b",
+    "tests/fixtures/mtp-targets/qwen3.5-397b-a17b-nvfp4",
+    "tests/fixtures/mtp-targets/qwen3.6-27b-nvfp4",
+    "tests/fixtures/mtp-targets/qwen3.6-35b-a3b-nvfp4",
 ];
 
 fn json(out: &str, err: &str) -> Value {
@@ -45,6 +64,20 @@ fn every_mtp_target_lints_without_family_and_lists_the_mtp_rules() {
             "{dir}: {:?}",
             codes(&v)
         );
+        // No error under either engine either: a false error on a published model is a bug.
+        for engine in ["vllm", "sglang"] {
+            let (code, out, err) = run(&["lint", dir, "--format", "json", "--engine", engine]);
+            assert!(
+                code == 0 || code == 1,
+                "{dir} --engine {engine}: exit {code}\n{err}"
+            );
+            let v = json(&out, &err);
+            assert!(
+                !codes(&v).iter().any(|(_, s)| s == "error"),
+                "{dir} --engine {engine}: {:?}",
+                codes(&v)
+            );
+        }
         let (code, human, _) = run(&["lint", dir]);
         assert!(code == 0 || code == 1, "{dir}");
         assert!(
@@ -252,15 +285,14 @@ fn sglang_nextn_needs_exactly_one_mtp_layer() {
 
 #[test]
 fn check_skips_a_target_whose_config_declares_an_mtp_head() {
-    let (code, out, err) = run(&[
-        "check",
-        TARGETS[0],
-        TARGETS[1],
-        TARGETS[2],
+    let mut args = vec!["check"];
+    args.extend(TARGETS);
+    args.extend([
         "tests/fixtures/real-configs/sgl-project__SpecForge-qwen3.6-27b-dflash",
         "--format",
         "json",
     ]);
+    let (code, out, err) = run(&args);
     assert!(code == 0 || code == 1, "{err}");
     let v = json(&out, &err);
     let skipped: Vec<&str> = v["skipped"]

@@ -170,6 +170,15 @@ const CASES: &[(&str, Option<&str>, &[&str], i32)] = &[
         1,
     ),
     ("mtp-qwen35-dropped", None, &["weights-mtp-missing"], 1),
+    // The quantization in hf_quant_config.json beside a config.json that has none (older
+    // ModelOpt exports): read as vLLM reads it.
+    ("mtp-deepseek-hf-quant-config-excluded", None, &[], 0),
+    (
+        "mtp-deepseek-hf-quant-config",
+        None,
+        &["weights-mtp-unquantized"],
+        1,
+    ),
 ];
 
 #[test]

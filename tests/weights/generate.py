@@ -413,6 +413,18 @@ def mtp_cases(c):
     modelopt = {"quant_method": "modelopt", "quant_algo": "NVFP4", "ignore": ["lm_head", "re:^mtp.*"]}
     write_single(os.path.join(c, "mtp-qwen35-modelopt-regex"), cfg(QWEN35, quantization_config=modelopt), qwen35())
     write_single(os.path.join(c, "mtp-qwen35-dropped"), QWEN35, qwen35(head=False))
+    # ModelOpt up to 0.29 wrote its quantization to hf_quant_config.json and none in config.json
+    # (nvidia/DeepSeek-V3.1-NVFP4 is published so: tests/fixtures/mtp-targets/); vLLM reads that
+    # file then. Its exclude list in the published form (`model.layers.61*` there, 2 here).
+    bare = {k: v for k, v in DSV3.items() if k != "quantization_config"}
+    for name, exclude in [("mtp-deepseek-hf-quant-config-excluded", ["lm_head", "model.layers.2*"]),
+                          ("mtp-deepseek-hf-quant-config", ["lm_head"])]:
+        d = os.path.join(c, name)
+        write_sharded(d, bare, dsv3(head_quantized=False), assign=by_layer)
+        write_json(os.path.join(d, "hf_quant_config.json"),
+                   {"producer": {"name": "modelopt", "version": "0.22.1"},
+                    "quantization": {"quant_algo": "NVFP4", "kv_cache_quant_algo": "FP8", "group_size": 16,
+                                     "exclude_modules": exclude}})
 
 
 def hostile(out):

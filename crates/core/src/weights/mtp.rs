@@ -37,7 +37,7 @@ pub fn check_inputs(config: &ConfigFile) -> Result<()> {
         e.at(&config.path, None)
     };
     if embedded::declared(config.root()).map_err(at)?.is_some() {
-        Exclusions::read(config.root()).map_err(at)?;
+        Exclusions::of_config(config).map_err(at)?;
     }
     Ok(())
 }
@@ -184,7 +184,7 @@ fn per_layer<'h>(
 
 fn mtp_unquantized(cx: &mut Cx) {
     let Some(h) = head(cx) else { return };
-    let Ok(Some(ex)) = Exclusions::read(cx.v.config.root()) else {
+    let Ok(Some(ex)) = Exclusions::of_config(cx.v.config) else {
         return;
     };
     let found = per_layer(
@@ -268,7 +268,7 @@ warning: no public report of this direction was found. Remove the entry, or stor
 
 fn mtp_quant_excluded(cx: &mut Cx) {
     let Some(h) = head(cx) else { return };
-    let Ok(Some(ex)) = Exclusions::read(cx.v.config.root()) else {
+    let Ok(Some(ex)) = Exclusions::of_config(cx.v.config) else {
         return;
     };
     let found = per_layer(h.modules.iter().filter(|m| m.quantized()).filter_map(|m| {

@@ -2,6 +2,7 @@
 //! quantized tensors the config does not declare, a declared quantization no tensor carries.
 
 use super::cx::{Applies, Cx, Rule};
+use super::quant_exclude::has_hf_quant_config;
 use super::text::shape_text;
 use super::{Tensor, WeightsCode, WeightsHeaders};
 use crate::config::QuantFacts;
@@ -52,7 +53,9 @@ what the drafter was saved as.",
 
 fn quantized_undeclared(cx: &mut Cx) {
     let v = cx.v;
-    if QuantFacts::from_root(v.config.root()).is_some() {
+    // vLLM takes the quantization from hf_quant_config.json when config.json has none (older
+    // ModelOpt exports, such as nvidia/DeepSeek-V3.1-NVFP4): declared there, it is declared.
+    if QuantFacts::from_root(v.config.root()).is_some() || has_hf_quant_config(v.config) {
         return;
     }
     let Some(t) = quantized_tensor(v.headers) else {

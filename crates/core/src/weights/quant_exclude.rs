@@ -31,7 +31,8 @@ use std::collections::HashSet;
 use aho_corasick::AhoCorasick;
 use regex::{RegexSet, RegexSetBuilder};
 
-use crate::json::Node;
+use crate::config::{read_capped, regular_file_present, ConfigFile};
+use crate::json::{Document, Node};
 use crate::{Error, Result};
 
 /// Most entries an exclude list may hold. Real lists name every excluded module one by one
@@ -185,8 +186,41 @@ fn looks_mtp(entry: &str) -> bool {
         .any(|k| e.contains(k))
 }
 
-/// The list under `q` for `method`: `(dotted path, entries)`.
-fn list_of(q: &Node, method: Method) -> Result<Option<(String, Vec<&str>)>> {
+/// The file ModelOpt up to 0.29 wrote its quantization config to, beside `config.json`.
+pub const HF_QUANT_CONFIG: &str = "hf_quant_config.json";
+/// Largest `hf_quant_config.json` read: real ones are tens of KB (one name per excluded
+/// module); the exclude list inside has its own caps.
+const MAX_HF_QUANT_CONFIG_BYTES: u64 = 16 << 20;
+
+/// Whether an `hf_quant_config.json` sits beside the config (a path that cannot be read counts
+/// as absent; reading it reports why).
+pub fn has_hf_quant_config(config: &ConfigFile) -> bool {
+    regular_file_present(&config.dir().join(HF_QUANT_CONFIG)).unwrap_or(false)
+}
+
+/// A config's `quantization_config` object (top level or `text_config`).
+fn quantization_config(root: &Node) -> Option<&Node> {
+    root.get("quantization_config")
+        .or_else(|| root.get("text_config")?.get("quantization_config"))
+        .filter(|n| n.as_object().is_some())
+}
+
+/// The quant method of a quantization config: its `quant_method`, or ModelOpt for the form
+/// ModelOpt writes without one (`producer.name` "modelopt", the algorithm under `quantization`),
+/// which vLLM gives a ModelOpt method by its `quant_algo`
+/// (`_normalize_quantization_config`, vllm/transformers_utils/model_arch_config_convertor.py, 0.34.0).
+fn method_of(q: &Node) -> Option<Method> {
+    if let Some(method) = q.get("quant_method").and_then(Node::as_str) {
+        return Method::of(method);
+    }
+    let producer = q.get("producer")?.get("name")?.as_str()?;
+    let algo = q.get("quantization")?.get("quant_algo")?;
+    (producer == "modelopt" && algo.as_str().is_some()).then_some(Method::ModelOpt)
+}
+
+/// The list under `q` for `method`: `(dotted path, entries)`, the path under `at` (the
+/// quantization config's own path: `quantization_config`, or `hf_quant_config.json:`).
+fn list_of<'q>(q: &'q Node, method: Method, at: &str) -> Result<Option<(String, Vec<&'q str>)>> {
     let legacy = q.get("quantization").filter(|n| n.as_object().is_some());
     let (q, keys, parent) = match (method, legacy) {
         (Method::ModelOpt, Some(inner)) => (inner, &["exclude_modules"][..], "quantization."),
@@ -199,7 +233,7 @@ fn list_of(q: &Node, method: Method) -> Result<Option<(String, Vec<&str>)>> {
     else {
         return Ok(None);
     };
-    let path = format!("quantization_config.{parent}{key}");
+    let path = format!("{at}{parent}{key}");
     let hint = "make it a list of module names (strings), as the quantizer writes it";
     let items = node.as_array().ok_or_else(|| {
         Error::new(format!("`{path}` is not a list of module names")).with_hint(hint)
@@ -233,22 +267,43 @@ impl Exclusions {
     /// for a method judged here; `Ok(None)` when there is no quantization_config or its method
     /// is not one of them. An error for a list that is not a list of strings, or over the caps.
     pub fn read(root: &Node) -> Result<Option<Exclusions>> {
-        let Some(q) = root
-            .get("quantization_config")
-            .or_else(|| root.get("text_config")?.get("quantization_config"))
-            .filter(|n| n.as_object().is_some())
-        else {
+        match quantization_config(root) {
+            Some(q) => Exclusions::of_quantization(q, "quantization_config."),
+            None => Ok(None),
+        }
+    }
+
+    /// [`Exclusions::read`] of a config file, or, when it has no `quantization_config`, of the
+    /// `hf_quant_config.json` beside it: ModelOpt up to 0.29 wrote the quantization there, and
+    /// vLLM reads it exactly then (`get_config` in vllm/transformers_utils/config.py, 0.34.0).
+    /// The list's path in messages names that file.
+    pub fn of_config(config: &ConfigFile) -> Result<Option<Exclusions>> {
+        if quantization_config(config.root()).is_some() {
+            return Exclusions::read(config.root());
+        }
+        let path = config.dir().join(HF_QUANT_CONFIG);
+        if !regular_file_present(&path)? {
+            return Ok(None);
+        }
+        let bytes = read_capped(&path, MAX_HF_QUANT_CONFIG_BYTES)?;
+        let doc = Document::parse_bytes(&bytes).map_err(|e| {
+            Error::new(format!("`{}` is not valid JSON: {e}", path.display()))
+                .with_hint("restore the hf_quant_config.json the quantizer wrote")
+        })?;
+        if doc.root.as_object().is_none() {
+            return Ok(None);
+        }
+        Exclusions::of_quantization(&doc.root, "hf_quant_config.json: ")
+            .map_err(|e| e.at(&path, None))
+    }
+
+    /// The exclude list of one quantization config object, its paths under `at`.
+    fn of_quantization(q: &Node, at: &str) -> Result<Option<Exclusions>> {
+        let Some(method) = method_of(q) else {
             return Ok(None);
         };
-        let Some(method) = q
-            .get("quant_method")
-            .and_then(Node::as_str)
-            .and_then(Method::of)
-        else {
-            return Ok(None);
-        };
-        let (key, entries) = list_of(q, method)?
-            .unwrap_or_else(|| (format!("quantization_config.{}", method.keys()[0]), vec![]));
+        let (key, entries) = list_of(q, method, at)?
+            .unwrap_or_else(|| (format!("{at}{}", method.keys()[0]), vec![]));
         Exclusions::build(method, key, &entries)
     }
 
@@ -548,5 +603,75 @@ mod tests {
         assert!(err
             .message
             .contains("quantization_config.ignored_layers[0]"));
+    }
+
+    /// The exclude lists of published quantized checkpoints (tests/fixtures/mtp-targets/, each
+    /// with its SOURCE.txt), matched as each method matches them: what they leave unquantized of
+    /// the MTP head is a fact of the file, so it is pinned here.
+    #[test]
+    fn published_exclude_lists() {
+        let fixture = |name: &str| {
+            let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../tests/fixtures/mtp-targets")
+                .join(name);
+            let config = crate::config::load(&dir).expect("the fixture's config.json");
+            Exclusions::of_config(&config)
+                .expect("a readable list")
+                .expect("a judged method")
+        };
+        // nvidia/DeepSeek-V3.1-NVFP4: no quantization_config in config.json; ModelOpt's
+        // hf_quant_config.json beside it excludes the MTP layer (61) by a wildcard.
+        let ex = fixture("deepseek-v3.1-nvfp4");
+        assert_eq!((ex.method, ex.len), (Method::ModelOpt, 246));
+        assert_eq!(ex.key, "hf_quant_config.json: quantization.exclude_modules");
+        assert_eq!(
+            ex.verdict("model.layers.61.self_attn.q_a_proj"),
+            Verdict::Excluded("model.layers.61*".into())
+        );
+        assert_eq!(
+            ex.verdict("model.layers.60.mlp.experts.0.down_proj"),
+            Verdict::Quantized
+        );
+        // zai-org/GLM-5-FP8: fp8's exact names keep the MTP layer's (78) eh_proj in BF16, not
+        // its attention projections.
+        let ex = fixture("glm-5-fp8");
+        assert_eq!((ex.method, ex.len), (Method::Fp8, 712));
+        assert!(matches!(
+            ex.verdict("model.layers.78.eh_proj"),
+            Verdict::Excluded(_)
+        ));
+        assert_eq!(
+            ex.verdict("model.layers.78.self_attn.q_a_proj"),
+            Verdict::Quantized
+        );
+        // nvidia/Qwen3.6-27B-NVFP4 excludes `mtp*` (all of the head); its sibling
+        // nvidia/Qwen3.5-397B-A17B-NVFP4 only `mtp.layers.0*`, which leaves `mtp.fc` quantized.
+        assert_eq!(
+            fixture("qwen3.6-27b-nvfp4").verdict("mtp.fc"),
+            Verdict::Excluded("mtp*".into())
+        );
+        let ex = fixture("qwen3.5-397b-a17b-nvfp4");
+        assert_eq!(ex.verdict("mtp.fc"), Verdict::Quantized);
+        assert_eq!(
+            ex.verdict("mtp.layers.0.self_attn.q_proj"),
+            Verdict::Excluded("mtp.layers.0*".into())
+        );
+    }
+
+    /// The ModelOpt form without `quant_method` (`producer.name` "modelopt") is ModelOpt, as
+    /// vLLM normalises it; without the producer it is not judged.
+    #[test]
+    fn modelopt_without_quant_method_by_its_producer() {
+        let doc = Document::parse_bytes(
+            br#"{"quantization_config": {"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "NVFP4", "exclude_modules": ["mtp*"]}}}"#,
+        )
+        .unwrap();
+        let ex = Exclusions::read(&doc.root).unwrap().unwrap();
+        assert_eq!(ex.verdict("mtp.fc"), Verdict::Excluded("mtp*".into()));
+        let doc = Document::parse_bytes(
+            br#"{"quantization_config": {"quantization": {"quant_algo": "NVFP4", "exclude_modules": ["mtp*"]}}}"#,
+        )
+        .unwrap();
+        assert!(Exclusions::read(&doc.root).unwrap().is_none());
     }
 }
