@@ -298,8 +298,6 @@ pub fn list_repo_files(settings: &HubSettings, repo: &RepoRef) -> Result<RepoLis
     };
     let mut body_bytes = refs.len() as u64;
     let (branch, sha) = branch_of(&t, &refs)?;
-    let cache = RepoCache::new(&settings.cache_dir.value, repo);
-    let _ = cache.write_ref(&branch, &sha);
     let files = match cached(settings, repo, &sha) {
         Some(files) => files,
         None => {
@@ -317,6 +315,8 @@ pub fn list_repo_files(settings: &HubSettings, repo: &RepoRef) -> Result<RepoLis
             files
         }
     };
+    // The branch's sha, for an offline run, once the listing at it is in the cache.
+    let _ = RepoCache::new(&settings.cache_dir.value, repo).write_ref(&branch, &sha);
     Ok(RepoListing {
         repo: repo.to_string(),
         branch,
