@@ -385,3 +385,30 @@ fn walk(p: &Path) -> Vec<String> {
     }
     out
 }
+
+#[test]
+fn with_no_draft_named_the_target_repos_sidecar_is_the_draft() {
+    let Some(dir) = fixtures("with_no_draft_named_the_target_repos_sidecar_is_the_draft") else {
+        return;
+    };
+    let hub = HubServer::start();
+    let mut repo = FakeRepo::default();
+    let (target, dflash) = (bytes(&dir, "target-qwen3.gguf"), bytes(&dir, "dflash.gguf"));
+    repo.commit(&[
+        ("T-Q4_K_M.gguf", target.as_slice()),
+        ("dflash-T-Q4_K_M.gguf", dflash.as_slice()),
+    ]);
+    hub.add_repo(TARGET, repo);
+    let cache = tempfile::tempdir().unwrap();
+    let drafter = |spec_type: &str| {
+        let line = format!("llama-server -hf {TARGET} --spec-type {spec_type}");
+        let run = launch(&hub.url, cache.path(), false, &line);
+        run.json["drafter"].clone()
+    };
+    // As llama.cpp does (common/arg.cpp at 0c1e570, 640-677): the requested type's sidecar.
+    let d = drafter("draft-dflash");
+    assert_eq!(d["kind"], "hub", "{d:#}");
+    assert_eq!(d["path"], format!("hf://{TARGET}/dflash-T-Q4_K_M.gguf"));
+    // Without a type that asks for it, no sidecar is loaded: no draft.
+    assert_eq!(drafter("draft-simple")["kind"], "none");
+}

@@ -162,10 +162,24 @@ fn draft_against_target(
 ) -> Result<(Vec<Diagnostic>, bool)> {
     if let Some(model) = draft_model.filter(|m| !runs_as_draft_model(launch, m)) {
         let kind = model.inferred_type.unwrap_or("draft head");
+        // A head read from the Hub has no local path to give `weights`: its download has one.
+        let weights = match model.file.strip_prefix("hf://") {
+            Some(rest) => {
+                let mut parts = rest.splitn(3, '/');
+                let (org, name, file) = (parts.next(), parts.next(), parts.next());
+                format!(
+                    "`hf download {}/{} {}` and `dflash-check weights` on the file check",
+                    org.unwrap_or_default(),
+                    name.unwrap_or_default(),
+                    file.unwrap_or_default()
+                )
+            }
+            None => format!("`dflash-check weights {}` checks", model.file),
+        };
         not_checked.push(format!(
             "the {kind} draft {} against its target (the target layers it reads, hidden sizes, the vocabulary): \
-             not compared for a GGUF head; `dflash-check weights {}` checks the head's own tensors",
-            model.file, model.file
+             not compared for a GGUF head; {weights} the head's own tensors",
+            model.file
         ));
         return Ok((Vec::new(), false));
     }
