@@ -907,4 +907,27 @@ mod tests {
         assert_eq!(l.max_num_seqs, None);
         assert_eq!(l.unresolved, vec!["--max-num-seqs".to_string()]);
     }
+
+    #[test]
+    fn hub_models_of_llama_cpp_and_the_files_they_name() {
+        let l =
+            parse("llama-server -hf o/T:Q8_0 -hff T-F16.gguf -hfd o/D -md D-Q8_0.gguf").unwrap();
+        assert_eq!(l.target.as_deref(), Some("o/T:Q8_0"));
+        assert!(l.llama.target_on_hub && l.llama.draft_on_hub);
+        assert_eq!(l.llama.target_hf_file.as_deref(), Some("T-F16.gguf"));
+        // -md beside -hfd names the draft repo's file (arg.cpp:4244-4245).
+        assert_eq!(l.drafter.as_deref(), Some("o/D"));
+        assert_eq!(l.llama.draft_hf_file.as_deref(), Some("D-Q8_0.gguf"));
+        let l = parse(
+            "LLAMA_ARG_HF_REPO=o/T LLAMA_ARG_SPEC_DRAFT_HF_REPO=o/D LLAMA_ARG_HF_FILE=x.gguf llama-server",
+        )
+        .unwrap();
+        assert_eq!(
+            (l.target.as_deref(), l.drafter.as_deref()),
+            (Some("o/T"), Some("o/D"))
+        );
+        assert_eq!(l.llama.target_hf_file.as_deref(), Some("x.gguf"));
+        let l = parse("llama-server -m t.gguf -md d.gguf").unwrap();
+        assert!(!l.llama.draft_on_hub && l.llama.draft_hf_file.is_none());
+    }
 }
