@@ -23,6 +23,12 @@ fn launch(words: &[String]) -> (i32, Vec<(String, String)>, Value) {
     let out = Command::new(env!("CARGO_BIN_EXE_dflash-check"))
         .args(["launch", "--format", "json", "--"])
         .args(words)
+        // Local files only: a Hub repo the line names is read from the cache, never the network.
+        .env("HF_HUB_OFFLINE", "1")
+        .env(
+            "HF_HUB_CACHE",
+            std::env::temp_dir().join("dflash-launch-llama-empty-cache"),
+        )
         .output()
         .expect("runs");
     let code = out.status.code().unwrap_or(-1);
@@ -224,7 +230,8 @@ fn what_cannot_be_read_is_said_and_bad_files_are_bad_input() {
     let Some(dir) = fixtures("what_cannot_be_read_is_said_and_bad_files_are_bad_input") else {
         return;
     };
-    // A draft on the Hub is not downloaded: a warning, and the rules that need it skipped.
+    // A draft on the Hub that cannot be had (offline, not cached): a warning, and the rules
+    // that need it skipped (tests/launch_llama_hub.rs reads one that can).
     let (code, found, json) = launch(&line(
         &dir,
         "llama-server -m @target-qwen3.gguf -hfd org/Draft-GGUF:Q8_0",

@@ -20,6 +20,7 @@ Examples:
   dflash-check launch --file Dockerfile --drafter ./models/drafter
   helm template ./chart | dflash-check launch --file - --volume /models=./local-models
   dflash-check launch -- llama-server -m target.gguf -md draft.gguf --spec-type draft-simple
+  dflash-check launch -- llama-server -hf ORG/T-GGUF:Q4_K_M -hfd ORG/D-GGUF --spec-type draft-simple
 
 Exit codes: 0 no error (warnings shown), 1 errors found (with --deny warnings: warnings too), 2 could not run.";
 

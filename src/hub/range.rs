@@ -62,13 +62,20 @@ fn join_rel(base: &Path, rel: &str) -> PathBuf {
 
 /// Where the header of `filename` at `sha` is cached.
 pub fn header_cache_path(cache_dir: &Path, repo: &str, sha: &str, filename: &str) -> PathBuf {
+    cache_path_of(cache_dir, repo, "safetensors-headers", sha, filename)
+}
+
+/// `models--ORG--NAME/.dflash-check/<kind>/<sha>/<filename>` (also `blocks.rs`'s GGUF headers).
+pub(super) fn cache_path_of(
+    cache_dir: &Path,
+    repo: &str,
+    kind: &str,
+    sha: &str,
+    filename: &str,
+) -> PathBuf {
     let cache = RepoCache::new(cache_dir, repo);
     join_rel(
-        &cache
-            .root()
-            .join(".dflash-check")
-            .join("safetensors-headers")
-            .join(sha),
+        &cache.root().join(".dflash-check").join(kind).join(sha),
         filename,
     )
 }
@@ -79,7 +86,7 @@ fn size_path(header: &Path) -> PathBuf {
     header.with_file_name(name)
 }
 
-fn check_names(repo: &str, sha: &str, filename: &str) -> Result<(), HubError> {
+pub(super) fn check_names(repo: &str, sha: &str, filename: &str) -> Result<(), HubError> {
     super::fetch::check_filename(&repo, filename)?;
     if !is_commit_sha(sha) {
         return Err(HubError::new(
@@ -94,7 +101,7 @@ fn check_names(repo: &str, sha: &str, filename: &str) -> Result<(), HubError> {
 }
 
 /// The cached header, if both its files are there and agree.
-fn read_cached(path: &Path) -> Option<(Vec<u8>, u64)> {
+pub(super) fn read_cached(path: &Path) -> Option<(Vec<u8>, u64)> {
     let size: u64 = fs::read_to_string(size_path(path))
         .ok()?
         .trim()
@@ -257,7 +264,7 @@ fn whole_header(
 }
 
 /// Caches a whole header at `path` (and the file's size beside it), each written atomically.
-fn store_header(path: &Path, file_size: u64, prefix: &[u8]) -> Result<(), HubError> {
+pub(super) fn store_header(path: &Path, file_size: u64, prefix: &[u8]) -> Result<(), HubError> {
     if let Some(parent) = path.parent() {
         fs::create_dir_all(parent).map_err(|e| io_error("create", parent, e))?;
     }
@@ -267,15 +274,19 @@ fn store_header(path: &Path, file_size: u64, prefix: &[u8]) -> Result<(), HubErr
 }
 
 /// Bytes `start..` of a file and the file's total size.
-struct Part {
-    body: Vec<u8>,
-    total: u64,
+pub(super) struct Part {
+    pub body: Vec<u8>,
+    pub total: u64,
 }
 
-struct RangeReader<'a> {
+pub(super) struct RangeReader<'a> {
     url: String,
     http: Http<'a>,
     t: &'a Target<'a>,
+    /// The file's size when a listing gave it: a server that ignores `Range` and announces no
+    /// length (olah serving a git mirror streams the file chunked) is then read up to what was
+    /// asked, never further.
+    known_size: Option<u64>,
 }
 
 /// `bytes A-B/TOTAL` → (A, B, TOTAL); `bytes */TOTAL` → (0, 0, TOTAL) with no range.
@@ -291,17 +302,29 @@ fn content_range(value: &str) -> Option<(Option<(u64, u64)>, u64)> {
 }
 
 impl<'a> RangeReader<'a> {
-    fn new(settings: &'a HubSettings, t: &'a Target<'a>) -> Result<Self, HubError> {
+    pub(super) fn new(settings: &'a HubSettings, t: &'a Target<'a>) -> Result<Self, HubError> {
         let http = Http::new(settings, t, "range-reader")?;
         Ok(RangeReader {
             url: http.resolve_url(t.revision),
             http,
             t,
+            known_size: None,
         })
     }
 
+    /// The same reader for a file whose size a listing gave.
+    pub(super) fn with_known_size(mut self, size: u64) -> Self {
+        self.known_size = Some(size);
+        self
+    }
+
     /// `GET` bytes `start..=end` (clamped to the file); `Ok(None)` when the file does not exist.
-    fn get(&self, start: u64, end: u64, requests: &mut usize) -> Result<Option<Part>, HubError> {
+    pub(super) fn get(
+        &self,
+        start: u64,
+        end: u64,
+        requests: &mut usize,
+    ) -> Result<Option<Part>, HubError> {
         self.http
             .with_retries(requests, || self.http.run(self.try_get(start, end)).into())
     }
@@ -337,6 +360,7 @@ impl<'a> RangeReader<'a> {
             // A server that ignores `Range` sends the whole file: read only what was asked.
             200 => match announced_size(resp.headers(), false) {
                 Ok(Some(len)) => len,
+                Ok(None) if self.known_size.is_some() => self.known_size.unwrap_or_default(),
                 Ok(None) => {
                     return Err(HubError::new(
                         HubErrorKind::BadResponse,
@@ -421,5 +445,16 @@ mod tests {
             PathBuf::from("/c/models--org--name/.dflash-check/safetensors-headers/0123456789abcdef0123456789abcdef01234567/sub/model.safetensors")
         );
         assert_eq!(size_path(&p).file_name().unwrap(), "model.safetensors.size");
+        // `blocks.rs`'s GGUF headers, beside them.
+        let g = super::super::blocks::gguf_cache_path(
+            Path::new("/c"),
+            "org/name",
+            "0123456789abcdef0123456789abcdef01234567",
+            "m-Q4_K_M.gguf",
+        );
+        assert_eq!(
+            g,
+            PathBuf::from("/c/models--org--name/.dflash-check/gguf-headers/0123456789abcdef0123456789abcdef01234567/m-Q4_K_M.gguf")
+        );
     }
 }

@@ -5,9 +5,12 @@
 //! `--draftmodel`) are read as headers only (the core's GGUF reader: metadata and the tensor
 //! table, never the tensor data), from the path the command gives (relative to the `--file`'s
 //! directory, through `--volume` for a container path) or from `--target FILE` /
-//! `--drafter FILE`. A model named as a Hub repo (`-hf`, `-hfd`) is not downloaded: it is a
-//! `launch-*-unavailable` warning that says so, and the rules that need it are listed as skipped.
-//! A file that exists but is not a readable GGUF is bad input (exit 2), as in `weights`.
+//! `--drafter FILE`. A model named as a Hub repo (`-hf`, `-hfd`) is read by `hub_gguf`: the
+//! file llama.cpp would load, chosen by its rule, its header only, by range requests; a repo
+//! that cannot be had is a `launch-*-unavailable` warning that says why, and the rules that
+//! need it are listed as skipped. With no draft named and a `--spec-type` that loads a sidecar,
+//! the sidecar in the target's repo is the draft, as llama.cpp takes it. A file that exists but
+//! is not a readable GGUF is bad input (exit 2), as in `weights`.
 //!
 //! When the draft is a plain language model (what `draft-simple` and koboldcpp's
 //! `--draftmodel` run), its vocabulary is compared with the target's by token text
@@ -17,6 +20,7 @@
 
 use std::path::{Path, PathBuf};
 
+use super::hub_gguf::{self, Read};
 use super::locate::{unavailable, Location, LocationKind};
 use super::{CheckOptions, Launch, LaunchCode, LaunchReport};
 use crate::diagnostic::{Diagnostic, Summary};
@@ -29,12 +33,6 @@ use crate::Result;
 
 pub use dflash_check_core::launch::rules::GgufModel;
 
-/// A GGUF model the command names, read or not.
-struct Read {
-    location: Location,
-    header: Option<(PathBuf, GgufHeader)>,
-}
-
 /// Reads the GGUF model named `given` (or the file given by `--drafter`/`--target`).
 fn read(
     given: Option<&str>,
@@ -42,6 +40,13 @@ fn read(
     file: Option<(&Path, &'static str)>,
     options: &CheckOptions,
 ) -> Result<Read> {
+    if on_hub {
+        // Not reached: a model on the Hub is read by `hub_gguf`.
+        return Ok(Read {
+            location: Location::new(given, LocationKind::Unavailable),
+            header: None,
+        });
+    }
     let path = match (file, given) {
         (Some((f, _)), _) => f.to_path_buf(),
         (None, None) => {
@@ -49,19 +54,6 @@ fn read(
                 location: Location::new(None, LocationKind::None),
                 header: None,
             })
-        }
-        (None, Some(g)) if on_hub => {
-            let mut loc = Location::new(Some(g), LocationKind::Unavailable);
-            loc.repo = Some(g.to_string());
-            loc.note = Some(
-                "llama.cpp downloads it from the Hub; GGUF files on the Hub are not read here: download it \
-                 and pass the file with --target FILE or --drafter FILE"
-                    .into(),
-            );
-            return Ok(Read {
-                location: loc,
-                header: None,
-            });
         }
         (None, Some(g)) => {
             // Not `InputRef::engine`: llama.cpp's -m/-md is always a file path (the Hub is only
@@ -170,10 +162,24 @@ fn draft_against_target(
 ) -> Result<(Vec<Diagnostic>, bool)> {
     if let Some(model) = draft_model.filter(|m| !runs_as_draft_model(launch, m)) {
         let kind = model.inferred_type.unwrap_or("draft head");
+        // A head read from the Hub has no local path to give `weights`: its download has one.
+        let weights = match model.file.strip_prefix("hf://") {
+            Some(rest) => {
+                let mut parts = rest.splitn(3, '/');
+                let (org, name, file) = (parts.next(), parts.next(), parts.next());
+                format!(
+                    "`hf download {}/{} {}` and `dflash-check weights` on the file check",
+                    org.unwrap_or_default(),
+                    name.unwrap_or_default(),
+                    file.unwrap_or_default()
+                )
+            }
+            None => format!("`dflash-check weights {}` checks", model.file),
+        };
         not_checked.push(format!(
             "the {kind} draft {} against its target (the target layers it reads, hidden sizes, the vocabulary): \
-             not compared for a GGUF head; `dflash-check weights {}` checks the head's own tensors",
-            model.file, model.file
+             not compared for a GGUF head; {weights} the head's own tensors",
+            model.file
         ));
         return Ok((Vec::new(), false));
     }
@@ -194,25 +200,65 @@ fn draft_against_target(
     Ok((Vec::new(), false))
 }
 
+/// One model of the command: `--target`/`--drafter FILE` first, then a Hub repo, then a path.
+fn read_one(
+    launch: &Launch,
+    role: hub_gguf::Role,
+    options: &CheckOptions,
+) -> Result<hub_gguf::FromHub> {
+    let (given, on_hub, file) = match role {
+        hub_gguf::Role::Target => (
+            launch.target.as_deref(),
+            launch.llama.target_on_hub,
+            options.target_dir.as_deref().map(|p| (p, "--target")),
+        ),
+        hub_gguf::Role::Draft => (
+            launch.drafter.as_deref(),
+            launch.llama.draft_on_hub,
+            options.drafter_dir.as_deref().map(|p| (p, "--drafter")),
+        ),
+    };
+    match (file, given) {
+        (None, Some(g)) if on_hub => hub_gguf::read(g, role, launch, options),
+        _ => Ok(hub_gguf::FromHub {
+            read: read(given, false, file, options)?,
+            listing: None,
+        }),
+    }
+}
+
+/// The target and the draft: as named, or the draft a target repo's sidecar provides.
+fn read_both(launch: &Launch, options: &CheckOptions) -> Result<(Read, Read)> {
+    let target = read_one(launch, hub_gguf::Role::Target, options)?;
+    let draft = read_one(launch, hub_gguf::Role::Draft, options)?.read;
+    let named = launch.drafter.is_some() || options.drafter_dir.is_some();
+    if !named && launch.engine == Engine::LlamaCpp {
+        if let Some(sidecar) = hub_gguf::target_sidecar(launch, &target, options)? {
+            return Ok((target.read, sidecar));
+        }
+    }
+    Ok((target.read, draft))
+}
+
 /// Checks a llama.cpp or koboldcpp command: the GGUF headers it names, the draft's vocabulary
 /// against the target's, and the launch rules.
 pub fn check(launch: Launch, notes: Vec<String>, options: &CheckOptions) -> Result<LaunchReport> {
     let (target_flag, drafter_flag) = match launch.engine {
         Engine::Koboldcpp => ("--model", "--draftmodel"),
-        _ => ("-m", "-md"),
+        _ => (
+            if launch.llama.target_on_hub {
+                "-hf"
+            } else {
+                "-m"
+            },
+            if launch.llama.draft_on_hub {
+                "-hfd"
+            } else {
+                "-md"
+            },
+        ),
     };
-    let target = read(
-        launch.target.as_deref(),
-        launch.llama.target_on_hub,
-        options.target_dir.as_deref().map(|p| (p, "--target")),
-        options,
-    )?;
-    let draft = read(
-        launch.drafter.as_deref(),
-        launch.llama.draft_on_hub,
-        options.drafter_dir.as_deref().map(|p| (p, "--drafter")),
-        options,
-    )?;
+    let (target, draft) = read_both(&launch, options)?;
     let mut diagnostics = Vec::new();
     let mut not_checked = Vec::new();
     if target.location.kind == LocationKind::Unavailable {

@@ -13,6 +13,7 @@
 //! a [`LaunchReport`], which `report::launch` renders.
 
 pub mod gguf;
+mod hub_gguf;
 pub mod locate;
 pub mod manifest;
 pub mod read;

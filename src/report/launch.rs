@@ -23,7 +23,13 @@ fn describe(loc: &Location) -> String {
             _ => format!("{given}  (local: {})", loc.path.clone().unwrap_or_default()),
         },
         LocationKind::Hub => format!(
-            "{given}  (Hub, commit {}, {})",
+            "{given}  (Hub{}, commit {}, {})",
+            // A llama.cpp GGUF: the file of the repo that was chosen and read.
+            loc.path
+                .as_deref()
+                .filter(|p| p.starts_with("hf://"))
+                .map(|p| format!(": {p}"))
+                .unwrap_or_default(),
             loc.sha.clone().unwrap_or_default(),
             match loc.freshness.as_deref() {
                 Some("hub") => "asked now",

@@ -5,6 +5,9 @@
 //! - `HEAD`/`GET /{org}/{name}/resolve/{rev}/{path}` with `ETag: "<git blob sha1>"`,
 //!   `X-Repo-Commit`, `Content-Length`, `Accept-Ranges: bytes` (206 for `Range`);
 //! - `GET /api/models/{org}/{name}[/revision/{rev}]` with `{id, sha, siblings, ...}`;
+//! - `GET /api/models/{org}/{name}/refs` with `{branches: [{name, ref, targetCommit}]}` and
+//!   `GET /api/models/{org}/{name}/tree/{rev}[?recursive=true]` with `[{type, oid, size, path}]`
+//!   (what llama.cpp's `-hf` asks, `common/hf-cache.cpp`);
 //! - 404s with `X-Error-Code: RepoNotFound | RevisionNotFound | EntryNotFound`, as the Hub sends;
 //!
 //! plus scripted faults (statuses, stalls, truncated or corrupt bodies, huge lengths, redirects),
@@ -315,9 +318,17 @@ fn route(st: &State, port: u16, method: &str, path: &str, range: Option<&str>) -
         let Some(repo) = st.repos.get(&id) else {
             return not_found("RepoNotFound", None);
         };
+        let rev = if segs.len() >= 6 && segs[4] == "tree" {
+            percent_decode(segs[5])
+        } else {
+            rev
+        };
         let Some(sha) = resolve(repo, &rev) else {
             return not_found("RevisionNotFound", None);
         };
+        if let Some(answer) = refs_or_tree(repo, &segs, &sha) {
+            return answer;
+        }
         let siblings: Vec<String> = repo.commits[&sha]
             .keys()
             .map(|f| format!("{{\"rfilename\":\"{f}\"}}"))
@@ -384,6 +395,47 @@ fn route(st: &State, port: u16, method: &str, path: &str, range: Option<&str>) -
         code: 404,
         headers: vec![],
         body: b"not found".to_vec(),
+    }
+}
+
+fn json_answer(body: String) -> Response {
+    Response {
+        code: 200,
+        headers: vec![("Content-Type".into(), "application/json".into())],
+        body: body.into_bytes(),
+    }
+}
+
+/// `/api/models/{org}/{name}/refs` and `/api/models/{org}/{name}/tree/{rev}`, as the Hub answers.
+fn refs_or_tree(repo: &FakeRepo, segs: &[&str], sha: &str) -> Option<Response> {
+    match segs.get(4).copied() {
+        Some("refs") => {
+            let branches: Vec<String> = repo
+                .refs
+                .iter()
+                .map(|(name, sha)| {
+                    format!("{{\"name\":\"{name}\",\"ref\":\"refs/heads/{name}\",\"targetCommit\":\"{sha}\"}}")
+                })
+                .collect();
+            Some(json_answer(format!(
+                "{{\"branches\":[{}],\"tags\":[],\"converts\":[]}}",
+                branches.join(",")
+            )))
+        }
+        Some("tree") => {
+            let entries: Vec<String> = repo.commits[sha]
+                .iter()
+                .map(|(path, bytes)| {
+                    format!(
+                        "{{\"type\":\"file\",\"oid\":\"{}\",\"size\":{},\"path\":\"{path}\"}}",
+                        git_blob_sha1(bytes),
+                        bytes.len()
+                    )
+                })
+                .collect();
+            Some(json_answer(format!("[{}]", entries.join(","))))
+        }
+        _ => None,
     }
 }
 

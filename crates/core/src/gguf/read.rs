@@ -55,9 +55,14 @@ impl<R: Read> Blocks<R> {
             let old = self.buf.len();
             self.buf.resize(old + super::READ_BLOCK, 0);
             let mut got = 0;
-            while old + got < self.buf.len() {
+            // Up to a block, but no more reads once `n` bytes are in: a reader that fetches on
+            // demand (the Hub's ranges) is asked only for what the parser needs.
+            while old + got < self.buf.len() && old + got < n {
                 match self.r.read(&mut self.buf[old + got..]) {
-                    Ok(0) => break,
+                    Ok(0) => {
+                        self.eof = true;
+                        break;
+                    }
                     Ok(k) => got += k,
                     Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
                     Err(e) => {
@@ -66,7 +71,6 @@ impl<R: Read> Blocks<R> {
                     }
                 }
             }
-            self.eof = old + got < self.buf.len();
             self.buf.truncate(old + got);
         }
         Ok(self.buf.len() - self.at >= n)

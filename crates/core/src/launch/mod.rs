@@ -11,6 +11,7 @@
 //! pipeline and re-exports this module's items, so `crate::launch::…` reads the same there.
 
 pub mod deployment;
+pub mod hf;
 pub mod k8s;
 pub mod parse;
 pub mod rules;
@@ -52,7 +53,10 @@ const DRAFTER_UNAVAILABLE: CodeInfo = CodeInfo {
         explanation: "The drafter's config.json is needed for the rules that compare the flags with the drafter \
 (method vs family, K vs block_size, mixed attention, SGLang draft tokens) and for lint. The message names the repo \
 or path and why it could not be read; those checks are listed as not checked. A container path can be pointed at a \
-local copy with --drafter DIR.",
+local copy with --drafter DIR. A llama.cpp draft named as a Hub repo (-hfd OWNER/REPO[:TAG]) is the GGUF file \
+llama.cpp takes from the repo's file list (with no --spec-type, its MTP, DSpark, DFlash or EAGLE-3 sidecar first; \
+-md FILE names the file), read as a header only by range requests: a repo that cannot be had, a tag no file \
+matches or a named file that is not there is reported here.",
 };
 
 const TARGET_UNAVAILABLE: CodeInfo = CodeInfo {
@@ -60,7 +64,11 @@ const TARGET_UNAVAILABLE: CodeInfo = CodeInfo {
         summary: "the target model named in the command could not be read",
         explanation: "Lint compares the drafter with its target (layer count, hidden size, vocabulary, tokens). When \
 the target cannot be read, lint falls back to built-in facts of a known target matching the drafter, or skips those \
-rules. A container path can be pointed at a local copy with --target DIR.",
+rules. A container path can be pointed at a local copy with --target DIR. A llama.cpp target named as a Hub repo \
+(-hf OWNER/REPO[:TAG]) is the GGUF file llama.cpp would load, chosen as it chooses (the tag's file, else Q4_K_M, \
+else Q8_0, else the first model file; --hf-file names it), read as a header only by range requests: a repo that \
+cannot be had, a tag no file matches (llama.cpp then has no model to load) or a repo without GGUF files is \
+reported here.",
 };
 
 const LINT_SKIPPED: CodeInfo = CodeInfo {

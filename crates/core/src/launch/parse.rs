@@ -60,10 +60,17 @@ pub struct LlamaSpec {
     pub n_max: Option<u64>,
     /// koboldcpp's `--usemtp`: draft with the target's own MTP head.
     pub use_mtp: bool,
-    /// The target and the draft are named as Hub repos (`-hf`, `-hfd`), which llama.cpp
-    /// downloads; GGUF files on the Hub are not read here.
+    /// The target and the draft are named as Hub repos (`-hf`, `-hfd`, `OWNER/REPO[:TAG]`),
+    /// which llama.cpp downloads; `launch` reads the chosen file's header by range requests.
     pub target_on_hub: bool,
     pub draft_on_hub: bool,
+    /// `--hf-file FILE` (env `LLAMA_ARG_HF_FILE`): the target repo's file, instead of the tag's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target_hf_file: Option<String>,
+    /// `-md FILE` beside `-hfd`: the draft repo's file (llama.cpp sets the draft's `hf_file`
+    /// from `-md`, `common/arg.cpp` at 0c1e570, lines 4244-4245).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub draft_hf_file: Option<String>,
 }
 
 /// Where the command came from, to give diagnostics a line and column: the deployment's
@@ -725,6 +732,7 @@ fn fill_sglang(launch: &mut Launch) -> Result<()> {
 /// `--model-draft` are also the older builds' names).
 pub const LLAMA_MODEL: &[&str] = &["-m", "--model"];
 pub const LLAMA_HF_REPO: &[&str] = &["-hf", "-hfr", "--hf-repo"];
+pub const LLAMA_HF_FILE: &[&str] = &["-hff", "--hf-file"];
 pub const LLAMA_DRAFT_MODEL: &[&str] = &["--spec-draft-model", "-md", "--model-draft"];
 pub const LLAMA_DRAFT_HF: &[&str] = &["--spec-draft-hf", "-hfd", "-hfrd", "--hf-repo-draft"];
 pub const LLAMA_N_MAX: &[&str] = &["--spec-draft-n-max"];
@@ -746,10 +754,17 @@ fn fill_llama(launch: &mut Launch) -> Result<()> {
     let hf = flag_or_env(launch, LLAMA_HF_REPO, "LLAMA_ARG_HF_REPO");
     launch.llama.target_on_hub = model.is_none() && hf.is_some();
     launch.target = model.or(hf);
+    if launch.llama.target_on_hub {
+        launch.llama.target_hf_file = flag_or_env(launch, LLAMA_HF_FILE, "LLAMA_ARG_HF_FILE");
+    }
     let draft = flag_or_env(launch, LLAMA_DRAFT_MODEL, "LLAMA_ARG_SPEC_DRAFT_MODEL");
-    let draft_hf = launch.flag_any(LLAMA_DRAFT_HF).map(|(_, v)| v.to_string());
-    launch.llama.draft_on_hub = draft.is_none() && draft_hf.is_some();
-    launch.drafter = draft.or(draft_hf);
+    let draft_hf = flag_or_env(launch, LLAMA_DRAFT_HF, "LLAMA_ARG_SPEC_DRAFT_HF_REPO");
+    // With `-hfd`, `-md FILE` names the file of the draft repo to load (arg.cpp:4244-4245).
+    launch.llama.draft_on_hub = draft_hf.is_some();
+    if draft_hf.is_some() {
+        launch.llama.draft_hf_file = draft.clone();
+    }
+    launch.drafter = draft_hf.or(draft);
     let mut types: Vec<String> = launch
         .flags
         .iter()
@@ -891,5 +906,28 @@ mod tests {
         let l = parse("vllm serve M --max-num-seqs $SEQS").unwrap();
         assert_eq!(l.max_num_seqs, None);
         assert_eq!(l.unresolved, vec!["--max-num-seqs".to_string()]);
+    }
+
+    #[test]
+    fn hub_models_of_llama_cpp_and_the_files_they_name() {
+        let l =
+            parse("llama-server -hf o/T:Q8_0 -hff T-F16.gguf -hfd o/D -md D-Q8_0.gguf").unwrap();
+        assert_eq!(l.target.as_deref(), Some("o/T:Q8_0"));
+        assert!(l.llama.target_on_hub && l.llama.draft_on_hub);
+        assert_eq!(l.llama.target_hf_file.as_deref(), Some("T-F16.gguf"));
+        // -md beside -hfd names the draft repo's file (arg.cpp:4244-4245).
+        assert_eq!(l.drafter.as_deref(), Some("o/D"));
+        assert_eq!(l.llama.draft_hf_file.as_deref(), Some("D-Q8_0.gguf"));
+        let l = parse(
+            "LLAMA_ARG_HF_REPO=o/T LLAMA_ARG_SPEC_DRAFT_HF_REPO=o/D LLAMA_ARG_HF_FILE=x.gguf llama-server",
+        )
+        .unwrap();
+        assert_eq!(
+            (l.target.as_deref(), l.drafter.as_deref()),
+            (Some("o/T"), Some("o/D"))
+        );
+        assert_eq!(l.llama.target_hf_file.as_deref(), Some("x.gguf"));
+        let l = parse("llama-server -m t.gguf -md d.gguf").unwrap();
+        assert!(!l.llama.draft_on_hub && l.llama.draft_hf_file.is_none());
     }
 }
