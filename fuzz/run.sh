@@ -19,6 +19,8 @@
 # and the step-summary table: one command and one row, nothing Markdown or HTML acts on).
 # gguf_header (the GGUF header reader: no panic, an error or a header within its caps whose
 # tensors lie in the file; seeds written by llama.cpp's gguf-py and the bad-input GGUF cases).
+# vocab_tokenizer (the draft-vocabulary reader: the same answer read whole and in small pieces,
+# every accepted id readable).
 #
 # Seeds of the last three: the committed bad-input cases (tests/bad-input/cases/{weights,launch,
 # metrics}) and the files of tests/launch/files, plus real producers' output written by
@@ -37,7 +39,7 @@ cd "$(dirname "$0")/.."
 SECONDS_EACH="${1:-600}"
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(parse_config json_roundtrip fix_roundtrip safetensors_header launch_command metrics_text glob_match gguf_header server_answer step_summary)
+[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(parse_config json_roundtrip fix_roundtrip safetensors_header launch_command metrics_text glob_match gguf_header server_answer step_summary vocab_tokenizer)
 export RUSTC_BOOTSTRAP=1
 TC="${FUZZ_TOOLCHAIN-}"
 if [ -z "$TC" ] && rustup toolchain list 2>/dev/null | grep -q '^nightly'; then TC=+nightly; fi
@@ -60,6 +62,7 @@ for t in "${TARGETS[@]}"; do
   case "$t" in
     safetensors_header) seeds_from tests/bad-input/cases/weights -name '*.safetensors' ;;
     gguf_header) seeds_from tests/bad-input/cases/gguf -name '*.gguf' ;;
+    vocab_tokenizer) seeds_from fixtures tests -name 'tokenizer.json' ;;
     launch_command) seeds_from tests/bad-input/cases/launch tests/launch/files ;;
     metrics_text) seeds_from tests/bad-input/cases/metrics ;;
     server_answer) seeds_from tests/bad-input/cases/server ;;
@@ -112,8 +115,8 @@ for t in "${TARGETS[@]}"; do
     -rss_limit_mb=2048 >"$log" 2>&1
   rc=$?
   after=$(ls "fuzz/artifacts/$t" | wc -l)
-  execs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
-  [ -z "$execs" ] && execs=$(grep -o '^Done [0-9]* runs' "$log" | grep -o '[0-9]*' | tail -1)
+  execs=$(grep -a -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' | tail -1)
+  [ -z "$execs" ] && execs=$(grep -a -o '^Done [0-9]* runs' "$log" | grep -o '[0-9]*' | tail -1)
   crashes=$((after - before))
   echo "$t: ${SECONDS_EACH}s, ${execs:-?} executions, $crashes crash(es), libFuzzer exit $rc (log $log)"
   if [ "$crashes" -gt 0 ] || [ "$rc" -ne 0 ]; then

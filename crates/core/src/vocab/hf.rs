@@ -19,6 +19,14 @@ use crate::{Error, Result};
 
 /// Reads the tokenizer files in `dir`.
 pub fn from_dir(dir: &Path) -> Result<Vocabulary> {
+    from_dir_in_pieces(dir, CHUNK)
+}
+
+/// [`from_dir`] reading the file `piece` bytes at a time: for the fuzz target and tests, which
+/// put a piece boundary inside every kind of entry (the fast entry loop and the general walker
+/// meet there).
+#[doc(hidden)]
+pub fn from_dir_in_pieces(dir: &Path, piece: usize) -> Result<Vocabulary> {
     let tokenizer = dir.join("tokenizer.json");
     if !regular_file_present(&tokenizer)? {
         return Err(Error::new(format!(
@@ -35,10 +43,11 @@ pub fn from_dir(dir: &Path) -> Result<Vocabulary> {
         read_capped(&tokenizer, MAX_TOKENIZER_BYTES)?;
     }
     let mut w = Walker {
-        // Room for the whole file at once: the buffer never moves as it fills.
+        // Room for the whole file at once (untouched pages cost nothing): it never regrows.
         b: Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0)),
         pos: 0,
         src: Some(file),
+        piece: piece.max(1),
     };
     let mut vocab = walk_tokenizer(&mut w).map_err(|e| {
         Error::new(format!(
@@ -62,6 +71,7 @@ pub fn parse_tokenizer(bytes: &[u8]) -> std::result::Result<Vocabulary, String> 
         b: bytes.to_vec(),
         pos: 0,
         src: None,
+        piece: CHUNK,
     })
 }
 
@@ -158,11 +168,14 @@ fn mentions(v: &serde_json::Value, ty: &str) -> bool {
 
 /// A cursor over JSON bytes that reads structure only, reading its file as far as it goes.
 struct Walker {
-    /// The bytes read so far; spans are indices into it (it only grows).
+    /// The bytes read and not yet dropped; spans are indices into it (only the vocabulary walk
+    /// drops what it has read, between entries).
     b: Vec<u8>,
     pos: usize,
     /// The file still to read (`None`: at its end, or bytes given whole).
     src: Option<std::fs::File>,
+    /// Bytes per read ([`CHUNK`]).
+    piece: usize,
 }
 
 impl Walker {
@@ -185,7 +198,7 @@ impl Walker {
         };
         // Appended into the spare capacity, never zero-filled first.
         let n = src
-            .take(CHUNK as u64)
+            .take(self.piece as u64)
             .read_to_end(&mut self.b)
             .map_err(|e| format!("reading it failed: {e}"))?;
         if n == 0 {
@@ -367,7 +380,7 @@ impl Walker {
             // Between entries nothing before the cursor is needed any more: dropping it keeps
             // the buffer at about two reads, so the pages it touches stay few (page faults,
             // not parsing, were the cost of keeping the whole vocabulary's bytes).
-            if self.pos > CHUNK {
+            if self.pos > self.piece {
                 self.b.drain(..self.pos);
                 self.pos = 0;
             }
@@ -590,6 +603,8 @@ mod tests {
         let chunked = from_dir(&dir).unwrap();
         let whole = parse_tokenizer(json.as_bytes()).unwrap();
         assert_eq!(chunked.tokens, whole.tokens);
+        // Pieces of a few bytes: a boundary inside every part of an entry.
+        assert_eq!(from_dir_in_pieces(&dir, 7).unwrap().tokens, whole.tokens);
         assert_eq!(chunked.tokens.len(), 300_000 + 299_008);
         for (id, text) in &expected {
             assert_eq!(chunked.tokens.get(*id), Some(text.as_str()), "id {id}");
