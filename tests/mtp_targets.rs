@@ -266,6 +266,34 @@ fn sglang_nextn_needs_exactly_one_mtp_layer() {
         assert_eq!(code, 0, "{dir}: {found:?}");
         assert!(!found.contains(&error), "{dir}: {found:?}");
     }
+    // GLM: the published GLM-5 and GLM-5.1 configs (one layer) start; a GLM-5 or GLM-4.5 config
+    // whose key was dropped or zeroed (a quantizer's doing) does not.
+    for dir in [
+        "tests/fixtures/mtp-targets/glm-5",
+        "tests/fixtures/mtp-targets/glm-5.1-fp8",
+        "tests/fixtures/mtp-targets/glm4.5-defaults",
+    ] {
+        let (code, found) = nextn(dir);
+        assert_eq!(code, 0, "{dir}: {found:?}");
+        let tmp = tempfile::tempdir().unwrap();
+        let text = std::fs::read_to_string(format!("{dir}/config.json")).unwrap();
+        let mut config: Value = serde_json::from_str(&text).unwrap();
+        for depth in [Some(0), None] {
+            match depth {
+                Some(n) => config["num_nextn_predict_layers"] = n.into(),
+                None => {
+                    config
+                        .as_object_mut()
+                        .unwrap()
+                        .remove("num_nextn_predict_layers");
+                }
+            }
+            std::fs::write(tmp.path().join("config.json"), config.to_string()).unwrap();
+            let (code, found) = nextn(tmp.path().to_str().unwrap());
+            assert_eq!(code, 1, "{dir} with {depth:?}: {found:?}");
+            assert!(found.contains(&error), "{dir} with {depth:?}: {found:?}");
+        }
+    }
     // A separate draft model is not the target's head: not this rule's.
     let (_, v) = sglang_launch(
         "tests/lint/cases/mtp-target-two-layers",

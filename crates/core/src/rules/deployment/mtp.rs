@@ -323,19 +323,31 @@ fn method_overridden_by_name(cx: &mut Cx) {
     cx.emit(severity, at_method(None), message, Some(json!(written)));
 }
 
-/// The target architectures whose NextN head SGLang 0.5.23 loads with its DeepSeek weight
-/// loader (`model_config.py` renames them to `DeepseekV3ForCausalLMNextN` for the draft).
-const SGLANG_DEEPSEEK_NEXTN: &[&str] = &["DeepseekV3ForCausalLM", "DeepseekV32ForCausalLM"];
+/// The target architectures SGLang 0.5.23 serves as their own NextN draft and loads with a
+/// weight loader that requires `num_nextn_predict_layers == 1`: (target, the draft class
+/// `model_config.py` renames it to). DeepSeek-V3/V3.2 and GLM-5 (whose NextN class is the
+/// DeepSeek one's subclass) go through the DeepSeek weight loader; GLM-4.5 to 4.7 and GLM-4.7-Flash
+/// through `glm4_moe.py` / `glm4_moe_lite.py`'s `load_weights(is_nextn=True)`, which checks the
+/// same way. Bailing (Ling) is renamed too, but its loader depends on the version and was not
+/// traced: not judged.
+const SGLANG_NEXTN: &[(&str, &str)] = &[
+    ("DeepseekV3ForCausalLM", "DeepseekV3ForCausalLMNextN"),
+    ("DeepseekV32ForCausalLM", "DeepseekV3ForCausalLMNextN"),
+    ("GlmMoeDsaForCausalLM", "GlmMoeDsaForCausalLMNextN"),
+    ("Glm4MoeForCausalLM", "Glm4MoeForCausalLMNextN"),
+    ("Glm4MoeLiteForCausalLM", "Glm4MoeLiteForCausalLMNextN"),
+];
 
 pub(super) const MTP_NEXTN_LAYERS_SGLANG: Rule = Rule {
     code: DeploymentCode::MtpNextnLayersSglang,
     info: CodeInfo {
         severity: Severity::Error,
-        summary: "SGLang NEXTN/EAGLE on a DeepSeek-V3 checkpoint whose num_nextn_predict_layers is not exactly 1",
+        summary: "SGLang NEXTN/EAGLE on a DeepSeek-V3 or GLM checkpoint whose num_nextn_predict_layers is not exactly 1",
         explanation: "With `--speculative-algorithm NEXTN` (EAGLE) and no draft model path, SGLang 0.5.23 serves the \
-target checkpoint as its own draft for DeepSeek-V3 and V3.2 (`_handle_eagle_family` sets the draft path to the model \
-path) and loads it as DeepseekV3ForCausalLMNextN, whose weight loader raises ValueError \"num_nextn_predict_layers is \
-not in the config\" when the key is absent and AssertionError \"Only 1 nextn layer is supported\" for any other \
+target checkpoint as its own draft for DeepSeek-V3 and V3.2, GLM-5 and GLM-4.5 to 4.7 (`_handle_eagle_family` sets \
+the draft path to the model path) and loads it as its NextN class (DeepseekV3ForCausalLMNextN, GlmMoeDsaForCausalLMNextN, \
+Glm4MoeForCausalLMNextN, Glm4MoeLiteForCausalLMNextN), whose weight loader raises ValueError \"num_nextn_predict_layers \
+is not in the config\" when the key is absent and AssertionError \"Only 1 nextn layer is supported\" for any other \
 value than 1 (0 included: a quantization that dropped the head and zeroed the key). The server does not start: an \
 error. vLLM reads the same key as the head's depth (mtp-head-missing, mtp-k-depth).",
     },
@@ -350,7 +362,9 @@ fn mtp_nextn_layers_sglang(cx: &mut Cx) {
     };
     let root = dr.root();
     let arch = crate::config::architectures(root).into_iter().next();
-    let Some(arch) = arch.filter(|a| SGLANG_DEEPSEEK_NEXTN.contains(&a.as_str())) else {
+    let Some((arch, nextn)) =
+        arch.and_then(|a| SGLANG_NEXTN.iter().find(|(t, _)| *t == a.as_str()).copied())
+    else {
         return;
     };
     let key = root.get("num_nextn_predict_layers");
@@ -368,8 +382,8 @@ fn mtp_nextn_layers_sglang(cx: &mut Cx) {
             .to_string(),
     };
     let message = format!(
-        "--speculative-algorithm EAGLE/NEXTN with no draft model serves the {arch} target as its own NextN draft, \
-         and its config {state}; the server does not start. Serve a checkpoint that ships its one MTP layer (the \
+        "--speculative-algorithm EAGLE/NEXTN with no draft model serves the {arch} target as its own NextN draft \
+         ({nextn}), and its config {state}; the server does not start. Serve a checkpoint that ships its one MTP layer (the \
          original, not a quantization that dropped it), or another algorithm"
     );
     let at = At {
