@@ -311,6 +311,23 @@ fn sglang_nextn_needs_exactly_one_mtp_layer() {
     assert!(!codes(&v).contains(&error), "{v}");
 }
 
+/// A published export that dropped its MTP head (a REAP-pruned Qwen3.5-35B-A3B: the config
+/// still declares one MTP layer, the 15,973-entry index names no `mtp.*` tensor): the index
+/// alone shows it, as weights-mtp-missing, from `weights` and from `lint`.
+#[test]
+fn a_published_export_that_dropped_its_head() {
+    let dir = "tests/fixtures/mtp-targets/qwen3.5-18b-reap-no-mtp";
+    for cmd in ["weights", "lint"] {
+        let (code, out, err) = run(&[cmd, dir, "--format", "json"]);
+        assert_eq!(code, 1, "{cmd}: {err}");
+        let found = codes(&json(&out, &err));
+        assert!(
+            found.contains(&("weights-mtp-missing".to_string(), "error".to_string())),
+            "{cmd}: {found:?}"
+        );
+    }
+}
+
 #[test]
 fn check_skips_a_target_whose_config_declares_an_mtp_head() {
     let mut args = vec!["check"];

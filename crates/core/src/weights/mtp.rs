@@ -26,7 +26,9 @@ pub(super) const RULES: &[Rule] = &[MTP_MISSING, MTP_UNQUANTIZED, MTP_QUANT_EXCL
 /// The quantizers known to drop MTP heads, for messages.
 const DROPPERS: &str = "Model-Optimizer exported 0 of 15 `mtp.*` tensors from a Hub id \
 (Model-Optimizer#2427); auto-round (before #1526) and llm-compressor (before #3118) save only \
-the sub-modules transformers declares, without the MTP layers";
+the sub-modules transformers declares, without the MTP layers; a REAP expert-pruned \
+Qwen3.5-35B-A3B was published with its MTP layer declared and none of its tensors \
+(bryce-hoehn/Qwen3.5-18B-REAP-A3B-Coding)";
 
 /// What the weights rules refuse to judge, as an error (exit 2): a config whose MTP depth keys
 /// disagree or are not numbers, or whose exclude list is not a list of names or is over the
