@@ -400,15 +400,21 @@ fn with_no_draft_named_the_target_repos_sidecar_is_the_draft() {
     ]);
     hub.add_repo(TARGET, repo);
     let cache = tempfile::tempdir().unwrap();
-    let drafter = |spec_type: &str| {
+    let run = |spec_type: &str| {
         let line = format!("llama-server -hf {TARGET} --spec-type {spec_type}");
-        let run = launch(&hub.url, cache.path(), false, &line);
-        run.json["drafter"].clone()
+        launch(&hub.url, cache.path(), false, &line).json
     };
+    let drafter = |spec_type: &str| run(spec_type)["drafter"].clone();
     // As llama.cpp does (common/arg.cpp at 0c1e570, 640-677): the requested type's sidecar.
     let d = drafter("draft-dflash");
     assert_eq!(d["kind"], "hub", "{d:#}");
     assert_eq!(d["path"], format!("hf://{TARGET}/dflash-T-Q4_K_M.gguf"));
+    // Found, it is the draft model the type runs: no "names no draft model" note.
+    let report = run("draft-dflash").to_string();
+    assert!(
+        !report.contains("launch-llama-draft-type-without-model"),
+        "{report}"
+    );
     // Without a type that asks for it, no sidecar is loaded: no draft.
     assert_eq!(drafter("draft-simple")["kind"], "none");
 }

@@ -248,7 +248,12 @@ the type, llama.cpp takes it from there (info). An error otherwise.",
 
 fn draft_type_without_model(cx: &mut Cx) {
     let launch = cx.launch();
-    if launch.engine != Engine::LlamaCpp || launch.drafter.is_some() {
+    // A draft read for the line — a sidecar found in the target's Hub repo, as llama.cpp takes
+    // it when no draft is named — is the model this type runs.
+    if launch.engine != Engine::LlamaCpp
+        || launch.drafter.is_some()
+        || cx.input.draft_gguf.is_some()
+    {
         return;
     }
     let Some(t) = launch
