@@ -100,17 +100,21 @@ fn split_info(path: &str) -> SplitInfo {
     };
     let (mut index, mut count) = (1, 1);
     // `^(.+)-([0-9]{5})-of-([0-9]{5})$`, case-insensitive.
+    // On bytes: a name from a listing may hold any UTF-8, and a byte index into it may fall inside
+    // a character (the pattern is ASCII, so such a name never matches it).
     let b = prefix.as_bytes();
     if b.len() > 15 {
-        let tail = &prefix[prefix.len() - 15..];
-        let digits = |s: &str| s.len() == 5 && s.bytes().all(|c| c.is_ascii_digit());
-        if tail.starts_with('-')
+        let tail = &b[b.len() - 15..];
+        let digits = |s: &[u8]| s.len() == 5 && s.iter().all(u8::is_ascii_digit);
+        let number = |s: &[u8]| s.iter().fold(0u32, |n, c| n * 10 + u32::from(c - b'0'));
+        if tail[0] == b'-'
             && digits(&tail[1..6])
-            && tail[6..10].eq_ignore_ascii_case("-of-")
+            && tail[6..10].eq_ignore_ascii_case(b"-of-")
             && digits(&tail[10..15])
         {
-            index = tail[1..6].parse().unwrap_or(0);
-            count = tail[10..15].parse().unwrap_or(0);
+            index = number(&tail[1..6]);
+            count = number(&tail[10..15]);
+            // The 15 bytes cut are ASCII, so the cut is on a character boundary.
             prefix = &prefix[..prefix.len() - 15];
         }
     }
@@ -360,6 +364,24 @@ mod tests {
 
     fn types(t: &[&str]) -> Vec<String> {
         t.iter().map(|s| s.to_string()).collect()
+    }
+
+    /// File names come from the Hub's listing: any UTF-8, never a panic (a byte index into
+    /// `ééééééééé` used to fall inside a character).
+    #[test]
+    fn non_ascii_file_names_are_read_not_sliced() {
+        for name in [
+            "ééééééééé.gguf",
+            "x-ééééééé.gguf",
+            "é-00001-of-00002.gguf",
+            "モデル-Q4_K_M.gguf",
+            "ü.gguf",
+        ] {
+            let _ = split_info(name);
+        }
+        let info = split_info("é-00001-of-00002.gguf");
+        assert_eq!((info.index, info.count), (1, 2));
+        assert_eq!(split_info("モデル-Q4_K_M.gguf").tag, "Q4_K_M");
     }
 
     #[test]
