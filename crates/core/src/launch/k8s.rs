@@ -58,6 +58,7 @@ pub fn from_manifests(text: &str, file: &str) -> Result<(Vec<Command>, Vec<Strin
         config_maps: Vec::new(),
         commands: Vec::new(),
         notes: Vec::new(),
+        scripts_read: 0,
     };
     // kustomize's configMapGenerator renders a container's env as `configMapKeyRef`s to a
     // ConfigMap in the same output: read them first, so those values are known.
@@ -77,6 +78,8 @@ struct Manifests<'a> {
     config_maps: Vec<(String, String, String)>,
     commands: Vec<Command>,
     notes: Vec<String>,
+    /// Scripts split so far (`sh -c` and ConfigMap scripts), against [`MAX_SCRIPTS`].
+    scripts_read: usize,
 }
 
 fn scalar(y: &Yaml) -> Option<String> {
@@ -195,18 +198,21 @@ impl Manifests<'_> {
             let expand = |w: &String| kube_expand(w, &env);
             let command: Vec<String> = strings(&c["command"]).iter().map(expand).collect();
             let args: Vec<String> = strings(&c["args"]).iter().map(expand).collect();
+            let (command_given, args_given) = (command.clone(), args.clone());
             let mut words = if command.is_empty() {
                 scalar(&c["image"]).into_iter().collect()
             } else {
                 command
             };
             words.extend(args);
-            if kind == "RayCluster" && index == 0 && !strings(&c["command"]).is_empty() {
+            let ray_words = command_given.iter().chain(&args_given);
+            if kind == "RayCluster" && index == 0 && ray_words.clone().next().is_some() {
                 // KubeRay runs the Ray container's `command` and `args` joined by spaces as
                 // one `/bin/bash -lc` script, with `ray start` after it (ray-project/kuberay,
                 // ray-operator/controllers/ray/common/pod.go, `BuildPod`: `convertCmdToString`):
                 // the production-stack chart writes a one-string `/bin/bash -c "…"` there.
-                words = vec!["/bin/bash".into(), "-c".into(), words.join(" ")];
+                let script: Vec<&str> = ray_words.map(String::as_str).collect();
+                words = vec!["/bin/bash".into(), "-c".into(), script.join(" ")];
             }
             let container = scalar(&c["name"]).unwrap_or_default();
             let whose = format!("container `{container}` of {kind} `{name}`");
@@ -256,34 +262,61 @@ impl Manifests<'_> {
             text: Rc::clone(&self.text),
             line: 1,
         };
-        self.take(command, scripts, whose, 0);
+        self.take(command, scripts, whose, &mut Vec::new());
         Ok(())
     }
 
     /// One command, or the commands of the script it runs, each taken the same way: KubeRay's
-    /// `bash -lc` around the chart's `bash -c` around a ConfigMap script is three levels. A
-    /// script that runs itself is followed [`MAX_NESTING`] levels deep, no further.
-    fn take(&mut self, c: Command, scripts: &[(String, String)], whose: &str, depth: usize) {
+    /// `bash -lc` around the chart's `bash -c` around a ConfigMap script is three levels.
+    /// `chain` holds the ConfigMap scripts being followed: one that runs itself (directly or
+    /// through another) is not followed again, scripts are followed [`MAX_NESTING`] levels deep,
+    /// and at most [`MAX_SCRIPTS`] are split per manifest file (a script that runs another one
+    /// a hundred times, each of which does the same, would otherwise multiply at every level).
+    fn take(
+        &mut self,
+        c: Command,
+        scripts: &[(String, String)],
+        whose: &str,
+        chain: &mut Vec<String>,
+    ) {
         let shell = c.words.first().map(|w| w.rsplit('/').next().unwrap_or(w));
         let is_shell = matches!(shell, Some("sh" | "bash" | "dash" | "ash"));
-        let inner = if depth >= MAX_NESTING {
+        let mounted = mounted_script(&c.words, scripts).filter(|(key, _)| !chain.contains(key));
+        let follow = chain.len() < MAX_NESTING
+            && (is_shell && c.words.len() >= 3 && c.words[1] == "-c" || mounted.is_some());
+        if follow && self.scripts_read >= MAX_SCRIPTS {
+            if self.scripts_read == MAX_SCRIPTS {
+                self.notes.push(format!(
+                    "{whose}: more than {MAX_SCRIPTS} scripts run one another; the rest were not read"
+                ));
+                self.scripts_read += 1;
+            }
+            return;
+        }
+        let inner = if !follow {
             None
-        } else if c.words.len() >= 3 && is_shell && c.words[1] == "-c" {
+        } else if is_shell && c.words.len() >= 3 && c.words[1] == "-c" {
+            self.scripts_read += 1;
             let what = format!("the `sh -c` script of {whose}");
-            Some(self.script(&c.words[2], &c.env, &what))
+            Some((None, self.script(&c.words[2], &c.env, &what)))
         } else {
-            mounted_script(&c.words, scripts).map(|(key, text)| {
+            mounted.map(|(key, text)| {
+                self.scripts_read += 1;
                 let what = format!("the script `{key}` that {whose} runs");
-                self.script(text, &c.env, &what)
+                (Some(key.clone()), self.script(text, &c.env, &what))
             })
         };
         match inner {
-            Some(commands) => {
+            Some((key, commands)) => {
+                chain.push(key.unwrap_or_default());
                 for inner in commands {
-                    self.take(inner, scripts, whose, depth + 1);
+                    self.take(inner, scripts, whose, chain);
                 }
+                chain.pop();
             }
-            None if !c.words.is_empty() => self.commands.push(c),
+            None if !c.words.is_empty() && self.commands.len() < shell::MAX_COMMANDS => {
+                self.commands.push(c)
+            }
             None => {}
         }
     }
@@ -291,9 +324,11 @@ impl Manifests<'_> {
 
 /// How many scripts deep a container's command is followed.
 const MAX_NESTING: usize = 4;
+/// Most scripts split for one manifest file.
+const MAX_SCRIPTS: usize = 64;
 
-/// The ConfigMap script a command runs (`$HOME/start.sh`, `bash /entrypoint/start.sh`,
-/// `exec ./start.sh`), matched by file name.
+/// The ConfigMap script a command runs (`$HOME/start.sh`, `bash -x /entrypoint/start.sh`,
+/// `exec ./start.sh`, `source start.sh`), matched by file name.
 fn mounted_script<'s>(
     words: &[String],
     scripts: &'s [(String, String)],
@@ -301,7 +336,13 @@ fn mounted_script<'s>(
     let program = words
         .iter()
         .map(|w| w.rsplit('/').next().unwrap_or(w))
-        .find(|w| !matches!(*w, "exec" | "nohup" | "sh" | "bash" | "dash" | "ash"))?;
+        .find(|w| {
+            !w.starts_with('-')
+                && !matches!(
+                    *w,
+                    "exec" | "nohup" | "sh" | "bash" | "dash" | "ash" | "source" | "."
+                )
+        })?;
     scripts.iter().find(|(key, _)| key == program)
 }
 
@@ -592,5 +633,27 @@ mod tests {
         );
         let (commands, _) = from_manifests(&unmounted, "k.yaml").unwrap();
         assert_eq!(commands[0].words, ["bash", "/scripts/start.sh"]);
+    }
+
+    /// A script that runs itself a hundred times, each of which does the same: the chain does not
+    /// follow a script already being followed, and at most MAX_SCRIPTS scripts are split, so
+    /// the answer comes at once with bounded commands (before: 100^4 commands).
+    #[test]
+    fn script_fan_out_is_bounded() {
+        let body = "bash s.sh\n    ".repeat(100);
+        let text = format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: m\ndata:\n  s.sh: |\n    vllm serve M\n    {body}\n---\napiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  volumes:\n    - name: s\n      configMap:\n        name: m\n  containers:\n    - name: c\n      image: i\n      command: [\"bash\", \"-x\", \"s.sh\"]\n      volumeMounts:\n        - name: s\n          mountPath: /s\n"
+        );
+        let (commands, _) = from_manifests(&text, "k.yaml").unwrap();
+        assert_eq!(commands[0].words, ["vllm", "serve", "M"]);
+        assert!(commands.len() <= 101, "{}", commands.len());
+    }
+
+    /// KubeRay joins `args` alone too (no `command`): the words are the Ray container's script.
+    #[test]
+    fn ray_cluster_args_only() {
+        let text = "apiVersion: ray.io/v1\nkind: RayCluster\nmetadata:\n  name: r\nspec:\n  headGroupSpec:\n    template:\n      spec:\n        containers:\n          - name: head\n            image: vllm/vllm-openai:v0.28.0\n            args: [\"vllm serve M --speculative-config '{}' && echo done\"]\n";
+        let (commands, _) = from_manifests(text, "k.yaml").unwrap();
+        assert_eq!(commands[0].words[..3], ["vllm", "serve", "M"]);
     }
 }
