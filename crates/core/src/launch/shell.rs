@@ -229,8 +229,15 @@ pub fn from_script(text: &str, file: Option<&str>) -> Result<Vec<Command>> {
         }
         buf.clear();
     }
-    if !buf.trim().is_empty() || arrays.open.is_some() {
+    if !buf.trim().is_empty() {
         return Err(unbalanced(file, start));
+    }
+    if let Some((name, _, line)) = &arrays.open {
+        return Err(Error::new(format!(
+            "the bash array `{name}=(` opened at {} is never closed with `)`",
+            where_(file, *line)
+        ))
+        .with_hint("close the array, or pass the engine command after `--`"));
     }
     Ok(out)
 }
@@ -274,7 +281,9 @@ fn too_much(file: Option<&str>, line: usize, limit: Limit) -> Error {
             "expands its variables to more than {} MiB",
             MAX_EXPANDED_BYTES >> 20
         ),
-        Limit::Arrays => format!("builds arrays of more than {MAX_ARRAY_ELEMENTS} elements"),
+        Limit::Arrays => format!(
+            "builds more than {MAX_ARRAYS} bash arrays or more than {MAX_ARRAY_ELEMENTS} elements"
+        ),
     };
     let input = match file {
         Some(f) => f.to_string(),
@@ -291,21 +300,37 @@ fn too_much(file: Option<&str>, line: usize, limit: Limit) -> Error {
 #[derive(Default)]
 struct Arrays {
     done: BTreeMap<String, Vec<String>>,
-    /// `NAME=(` read, `)` not yet: the name and the elements so far.
-    open: Option<(String, Vec<String>)>,
+    /// `NAME=(` read, `)` not yet: the name, the elements so far (expanded), the line it opened on.
+    open: Option<(String, Vec<String>, usize)>,
+    /// Elements in all arrays, against [`MAX_ARRAY_ELEMENTS`].
+    total: usize,
 }
 
-/// Most elements all of a script's arrays may hold together (a launch command has dozens).
+/// Most elements all of a script's arrays may hold together, and most arrays it may build (a
+/// launch command has dozens of elements in one array).
 pub const MAX_ARRAY_ELEMENTS: usize = 10_000;
+pub const MAX_ARRAYS: usize = 100;
 
-/// `NAME=(…` or `NAME+=(…`: the name, whether it appends, and the first element's text.
-fn array_start(word: &str) -> Option<(&str, bool, &str)> {
+/// `NAME=(…` or `NAME+=(…`: the name, whether it appends, and the first element's text. Only
+/// when the line itself says `NAME=(` (or `NAME+=(`): quotes are gone from the words by now, and
+/// `P="(a) "` must stay a plain assignment.
+fn array_start<'w>(word: &'w str, line: &str) -> Option<(&'w str, bool, &'w str)> {
     let (head, first) = word.split_once("=(")?;
     let (name, append) = match head.strip_suffix('+') {
         Some(name) => (name, true),
         None => (head, false),
     };
-    is_assignment(&format!("{name}=")).map(|_| (name, append, first))
+    let mut chars = name.chars();
+    let identifier = chars
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_');
+    let written = if append {
+        format!("{name}+=(")
+    } else {
+        format!("{name}=(")
+    };
+    (identifier && line.contains(&written)).then_some((name, append, first))
 }
 
 /// The array a word names whole: `${NAME[@]}` or `${NAME[*]}` (quotes are gone by now).
@@ -320,73 +345,74 @@ impl Arrays {
     /// Takes the words of an array assignment (the opening one, or any line while one is
     /// open); `Ok(false)` when `words` are not part of one. The element that ends with `)` closes
     /// it: an element whose own text ends with `)` cannot be told from that once quotes are
-    /// gone, and is read as the end (launch arguments have none).
+    /// gone, and is read as the end (launch arguments have none). Elements are expanded as they
+    /// are read, and an append adds to the array in place: nothing is copied or expanded twice.
     fn take(
         &mut self,
         words: &[String],
+        line_text: &str,
+        line: usize,
         vars: &BTreeMap<String, String>,
         budget: &mut usize,
     ) -> std::result::Result<bool, Limit> {
         let mut rest = words;
         if self.open.is_none() {
-            let Some((name, append, first)) = words.first().and_then(|w| array_start(w)) else {
+            let Some((name, append, first)) = words.first().and_then(|w| array_start(w, line_text))
+            else {
                 return Ok(false);
             };
-            let mut elements = match (append, self.done.remove(name)) {
-                (true, Some(before)) => before,
-                _ => Vec::new(),
-            };
-            if let Some(first) = (!first.is_empty()).then_some(first) {
-                elements.push(first.to_string());
-            }
-            // `NAME=(a)` or `NAME=()`: closed by its own first word.
-            if let Some(last) = elements.last_mut().filter(|e| e.ends_with(')')) {
-                last.pop();
-                if last.is_empty() {
-                    elements.pop();
+            let elements = match self.done.remove(name) {
+                Some(before) if append => before,
+                Some(before) => {
+                    self.total -= before.len();
+                    Vec::new()
                 }
-                self.close(name.to_string(), elements, vars, budget)?;
+                None => Vec::new(),
+            };
+            if self.done.len() >= MAX_ARRAYS {
+                return Err(Limit::Arrays);
+            }
+            self.open = Some((name.to_string(), elements, line));
+            rest = &words[1..];
+            if !self.element(first, vars, budget)? {
                 return Ok(true);
             }
-            self.open = Some((name.to_string(), elements));
-            rest = &words[1..];
         }
         for w in rest {
-            let Some((_, elements)) = self.open.as_mut() else {
+            if self.open.is_none() || !self.element(w, vars, budget)? {
                 break;
-            };
-            match w.strip_suffix(')') {
-                Some(head) => {
-                    if !head.is_empty() {
-                        elements.push(head.to_string());
-                    }
-                    let (name, elements) = self.open.take().unwrap_or_default();
-                    self.close(name, elements, vars, budget)?;
-                }
-                None => elements.push(w.clone()),
             }
         }
         Ok(true)
     }
 
-    fn close(
+    /// One element of the open array (`)` at its end closes it); `Ok(false)` once closed.
+    fn element(
         &mut self,
-        name: String,
-        elements: Vec<String>,
+        word: &str,
         vars: &BTreeMap<String, String>,
         budget: &mut usize,
-    ) -> std::result::Result<(), Limit> {
-        let elements = elements
-            .iter()
-            .map(|e| expand_within(e, vars, budget))
-            .collect::<Option<Vec<String>>>()
-            .ok_or(Limit::Expansion)?;
-        self.done.insert(name, elements);
-        let total: usize = self.done.values().map(Vec::len).sum();
-        if total > MAX_ARRAY_ELEMENTS {
-            return Err(Limit::Arrays);
+    ) -> std::result::Result<bool, Limit> {
+        let (text, closes) = match word.strip_suffix(')') {
+            Some(head) => (head, true),
+            None => (word, false),
+        };
+        if !text.is_empty() {
+            let value = expand_within(text, vars, budget).ok_or(Limit::Expansion)?;
+            self.total += 1;
+            if self.total > MAX_ARRAY_ELEMENTS {
+                return Err(Limit::Arrays);
+            }
+            if let Some((_, elements, _)) = self.open.as_mut() {
+                elements.push(value);
+            }
         }
-        Ok(())
+        if closes {
+            if let Some((name, elements, _)) = self.open.take() {
+                self.done.insert(name, elements);
+            }
+        }
+        Ok(!closes)
     }
 }
 
@@ -415,7 +441,7 @@ fn take_segment(
         budget,
         out,
     } = state;
-    if arrays.take(segment, vars, budget)? {
+    if arrays.take(segment, text, line, vars, budget)? {
         return Ok(());
     }
     let mut words = Vec::with_capacity(segment.len());
@@ -999,15 +1025,31 @@ mod tests {
         // One line, reassigned (not appended): the last assignment wins.
         let commands = from_script("A=(x y)\nA=(z)\nrun ${A[@]}\n", None).unwrap();
         assert_eq!(commands[0].words, ["run", "z"]);
-        // An array left open is an unbalanced script, not commands read as its elements.
-        assert!(from_script("ARGS=(\n vllm serve M\n", None).is_err());
-        // Elements are bounded like expansion.
-        let huge = format!("A=({})\n", "x ".repeat(MAX_ARRAY_ELEMENTS + 1));
-        let err = from_script(&huge, None).unwrap_err();
+        // An array left open is refused naming where it opened, not read as commands.
+        let err = from_script("X=1\nARGS=(\n vllm serve M\n", Some("s.sh")).unwrap_err();
         assert!(
-            err.message.contains("arrays of more than"),
+            err.message.contains("`ARGS=(` opened at s.sh:2"),
             "{}",
             err.message
         );
+        // Quoted parentheses are no array: `P="(a) "` is a plain assignment, and a quoted
+        // `x=(1)` inside another assignment leaves the command on the line a command.
+        let commands = from_script("P=\"(a) \"\nvllm serve M\n", None).unwrap();
+        assert_eq!(commands[0].words, ["vllm", "serve", "M"]);
+        let commands = from_script("A=\"x=(1)\" vllm serve M\n", None).unwrap();
+        assert_eq!(commands[0].words[1..], ["vllm", "serve", "M"]);
+        // Elements and arrays are bounded, and appends cost only what they add.
+        let huge = format!("A=({})\n", "x ".repeat(MAX_ARRAY_ELEMENTS + 1));
+        let err = from_script(&huge, None).unwrap_err();
+        assert!(
+            err.message.contains("bash arrays or more than"),
+            "{}",
+            err.message
+        );
+        let many: String = (0..=MAX_ARRAYS).map(|i| format!("a{i}=()\n")).collect();
+        assert!(from_script(&many, None).is_err());
+        let appends = format!("A=(x)\n{}run ${{A[@]}}\n", "A+=(y)\n".repeat(5_000));
+        let commands = from_script(&appends, None).unwrap();
+        assert_eq!(commands[0].words.len(), 5_002);
     }
 }
