@@ -46,8 +46,10 @@ pub fn from_dir_in_pieces(dir: &Path, piece: usize) -> Result<Vocabulary> {
         // Room for the whole file at once (untouched pages cost nothing): it never regrows.
         b: Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0)),
         pos: 0,
-        src: Some(file),
+        // Never past the cap, even if the file grows while it is read: spans stay u32.
+        src: Some(std::io::Read::take(file, MAX_TOKENIZER_BYTES)),
         piece: piece.max(1),
+        dropped: 0,
     };
     let mut vocab = walk_tokenizer(&mut w).map_err(|e| {
         Error::new(format!(
@@ -72,8 +74,13 @@ pub fn parse_tokenizer(bytes: &[u8]) -> std::result::Result<Vocabulary, String> 
         pos: 0,
         src: None,
         piece: CHUNK,
+        dropped: 0,
     })
 }
+
+/// Highest token id read: the table holds a slot per id up to the highest, so an id of 2^31 in
+/// a 40-byte file would allocate 16 GiB. The largest vocabularies are about 262,000 tokens.
+const MAX_TOKEN_ID: u64 = 1 << 24;
 
 /// Bytes per read: the file is read as far as the walk goes (to the end of the vocabulary,
 /// as `tokenizers` lays files out), never the merges after it.
@@ -95,25 +102,32 @@ fn walk_tokenizer(w: &mut Walker) -> std::result::Result<Vocabulary, String> {
         match key.as_slice() {
             b"added_tokens" => {
                 let span = w.skip()?;
-                let added: Option<Vec<RawAdded>> = parse_span(&w.b, span)?;
-                for t in added.unwrap_or_default() {
+                let added: Option<Vec<RawAdded>> = parse_span(&w.b, span, w.dropped)?;
+                let added = added.unwrap_or_default();
+                if let Some(t) = added.iter().find(|t| u64::from(t.id) > MAX_TOKEN_ID) {
+                    return Err(format!(
+                        "added token id {} is over {MAX_TOKEN_ID} (no tokenizer has that many tokens)",
+                        t.id
+                    ));
+                }
+                for t in added {
                     vocab.added.insert(t.id, (t.content, t.special));
                 }
             }
             b"pre_tokenizer" => {
                 let span = w.skip()?;
-                let v: serde_json::Value = parse_span(&w.b, span)?;
+                let v: serde_json::Value = parse_span(&w.b, span, w.dropped)?;
                 vocab.byte_level |= mentions(&v, "ByteLevel");
                 vocab.pre_tokenizer = (!v.is_null()).then(|| v.to_string());
             }
             b"decoder" => {
                 let span = w.skip()?;
-                let v: serde_json::Value = parse_span(&w.b, span)?;
+                let v: serde_json::Value = parse_span(&w.b, span, w.dropped)?;
                 vocab.byte_level |= mentions(&v, "ByteLevel");
             }
             b"post_processor" => {
                 let span = w.skip()?;
-                let v: serde_json::Value = parse_span(&w.b, span)?;
+                let v: serde_json::Value = parse_span(&w.b, span, w.dropped)?;
                 post_processor_adds_bos = Some(mentions(&v, "TemplateProcessing"));
             }
             b"model" => {
@@ -151,8 +165,9 @@ struct RawAdded {
 fn parse_span<T: serde::de::DeserializeOwned>(
     bytes: &[u8],
     (a, b): (usize, usize),
+    dropped: usize,
 ) -> std::result::Result<T, String> {
-    serde_json::from_slice(&bytes[a..b]).map_err(|e| format!("at byte {a}: {e}"))
+    serde_json::from_slice(&bytes[a..b]).map_err(|e| format!("at byte {}: {e}", a + dropped))
 }
 
 fn mentions(v: &serde_json::Value, ty: &str) -> bool {
@@ -173,9 +188,11 @@ struct Walker {
     b: Vec<u8>,
     pos: usize,
     /// The file still to read (`None`: at its end, or bytes given whole).
-    src: Option<std::fs::File>,
+    src: Option<std::io::Take<std::fs::File>>,
     /// Bytes per read ([`CHUNK`]).
     piece: usize,
+    /// Bytes dropped from the front of `b`: positions in messages are `pos + dropped`.
+    dropped: usize,
 }
 
 impl Walker {
@@ -226,7 +243,11 @@ impl Walker {
 
     fn open(&mut self, c: u8) -> std::result::Result<(), String> {
         if self.ws()? != c {
-            return Err(format!("expected `{}` at byte {}", c as char, self.pos));
+            return Err(format!(
+                "expected `{}` at byte {}",
+                c as char,
+                self.pos + self.dropped
+            ));
         }
         self.pos += 1;
         Ok(())
@@ -241,7 +262,7 @@ impl Walker {
         }
         if !*first {
             if c != b',' {
-                return Err(format!("expected `,` at byte {}", self.pos));
+                return Err(format!("expected `,` at byte {}", self.pos + self.dropped));
             }
             self.pos += 1;
             self.ws()?;
@@ -332,7 +353,7 @@ impl Walker {
             match key.as_slice() {
                 b"type" => {
                     let span = self.skip()?;
-                    vocab.model = parse_span::<Option<String>>(&self.b, span)?;
+                    vocab.model = parse_span::<Option<String>>(&self.b, span, self.dropped)?;
                     has_type = true;
                 }
                 b"vocab" if self.ws()? == b'{' => {
@@ -342,7 +363,8 @@ impl Walker {
                 b"vocab" => {
                     has_vocab = true;
                     let span = self.skip()?;
-                    let list: Vec<(String, serde::de::IgnoredAny)> = parse_span(&self.b, span)?;
+                    let list: Vec<(String, serde::de::IgnoredAny)> =
+                        parse_span(&self.b, span, self.dropped)?;
                     vocab.tokens.reserve(list.len(), 0);
                     for (id, (token, _)) in list.iter().enumerate() {
                         vocab.tokens.set(id as u32, token);
@@ -382,6 +404,7 @@ impl Walker {
             // not parsing, were the cost of keeping the whole vocabulary's bytes).
             if self.pos > self.piece {
                 self.b.drain(..self.pos);
+                self.dropped += self.pos;
                 self.pos = 0;
             }
             // Most entries are plain and whole in the buffer; the general code below takes the
@@ -394,7 +417,7 @@ impl Walker {
             }
             if !first {
                 if c != b',' {
-                    return Err(format!("expected `,` at byte {}", self.pos));
+                    return Err(format!("expected `,` at byte {}", self.pos + self.dropped));
                 }
                 self.pos += 1;
                 self.ws()?;
@@ -405,7 +428,7 @@ impl Walker {
             self.ws()?;
             let id = self.id()?;
             if escaped {
-                let s: String = parse_span(&self.b, (a - 1, b + 1))?;
+                let s: String = parse_span(&self.b, (a - 1, b + 1), self.dropped)?;
                 raw.set(id, s.as_bytes());
             } else {
                 raw.set(id, &self.b[a..b]);
@@ -470,7 +493,7 @@ impl Walker {
                 j += 1;
             }
             // The id must end inside the buffer (the next byte read is not a digit).
-            if j == digits || j >= b.len() || b[j].is_ascii_digit() || id > i32::MAX as u64 {
+            if j == digits || j >= b.len() || b[j].is_ascii_digit() || id > MAX_TOKEN_ID {
                 break;
             }
             raw.set(id as u32, &b[key..end]);
@@ -489,13 +512,19 @@ impl Walker {
                 break;
             }
             n = n * 10 + u64::from(c - b'0');
-            if n > i32::MAX as u64 {
-                return Err(format!("a token id at byte {start} is over 2^31"));
+            if n > MAX_TOKEN_ID {
+                return Err(format!(
+                    "a token id at byte {} is over {MAX_TOKEN_ID} (no tokenizer has that many tokens)",
+                    start + self.dropped
+                ));
             }
             self.pos += 1;
         }
         if self.pos == start {
-            return Err(format!("expected a token id at byte {start}"));
+            return Err(format!(
+                "expected a token id at byte {}",
+                start + self.dropped
+            ));
         }
         Ok(n as u32)
     }
@@ -513,6 +542,11 @@ fn apply_config(vocab: &mut Vocabulary, bytes: &[u8]) -> std::result::Result<(),
             ) else {
                 continue;
             };
+            if id > MAX_TOKEN_ID as u32 {
+                return Err(format!(
+                    "added_tokens_decoder id {id} is over {MAX_TOKEN_ID} (no tokenizer has that many tokens)"
+                ));
+            }
             if let std::collections::btree_map::Entry::Vacant(slot) = vocab.added.entry(id) {
                 let special = entry.get("special").and_then(|s| s.as_bool());
                 slot.insert((content.to_string(), special.unwrap_or(false)));
@@ -617,6 +651,9 @@ mod tests {
         std::fs::write(dir.join("tokenizer.json"), &bad).unwrap();
         let err = from_dir(&dir).unwrap_err().to_string();
         assert!(err.contains("expected `,`"), "{err}");
+        // The byte named is the file's, not the trimmed buffer's.
+        let at = bad.find("2500x3").unwrap() + 4;
+        assert!(err.contains(&format!("at byte {at}")), "{err} (byte {at})");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -628,6 +665,9 @@ mod tests {
         for bad in [
             &b"{\"model\":{\"vocab\":{\"a\":"[..],
             b"{\"model\":{\"vocab\":{\"a\":99999999999}}}",
+            // Under 2^31 but no tokenizer's: a slot per id would be 16 GiB.
+            b"{\"model\":{\"vocab\":{\"a\":2147483647}}}",
+            b"{\"added_tokens\":[{\"id\":4294967295,\"content\":\"x\"}],\"model\":{\"vocab\":{}}}",
             b"[",
             b"{\"a\":\"x",
             // Not UTF-8, and (second) one character split between two keys: the whole text
