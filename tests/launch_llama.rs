@@ -284,6 +284,30 @@ fn what_cannot_be_read_is_said_and_bad_files_are_bad_input() {
     assert!(stderr.contains("dflash-not-gguf"), "{stderr}");
 }
 
+/// `--drafter FILE` says where the draft is for dflash-check, not for llama-server: a line that
+/// names no draft model still never drafts, whatever file dflash-check was given.
+#[test]
+fn a_drafter_given_to_dflash_check_is_not_one_the_line_names() {
+    let Some(dir) = fixtures("a_drafter_given_to_dflash_check_is_not_one_the_line_names") else {
+        return;
+    };
+    let out = Command::new(env!("CARGO_BIN_EXE_dflash-check"))
+        .args(["launch", "--format", "json", "--drafter"])
+        .arg(dir.join("dflash.gguf"))
+        .args(["--", "llama-server", "-m"])
+        .arg(dir.join("target-qwen3.gguf"))
+        .args(["--spec-type", "draft-dflash"])
+        .env("HF_HUB_OFFLINE", "1")
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{report}");
+    assert!(
+        report.contains("launch-llama-draft-type-without-model"),
+        "{report}"
+    );
+}
+
 #[test]
 fn llama_lines_need_no_fixtures_to_be_judged() {
     // Rules of the command alone: an unknown type, a draft type with no draft model.

@@ -248,12 +248,7 @@ the type, llama.cpp takes it from there (info). An error otherwise.",
 
 fn draft_type_without_model(cx: &mut Cx) {
     let launch = cx.launch();
-    // A draft read for the line — a sidecar found in the target's Hub repo, as llama.cpp takes
-    // it when no draft is named — is the model this type runs.
-    if launch.engine != Engine::LlamaCpp
-        || launch.drafter.is_some()
-        || cx.input.draft_gguf.is_some()
-    {
+    if launch.engine != Engine::LlamaCpp || launch.drafter.is_some() {
         return;
     }
     let Some(t) = launch
@@ -266,6 +261,19 @@ fn draft_type_without_model(cx: &mut Cx) {
         return;
     };
     let from_hub = launch.llama.target_on_hub;
+    // The sidecar of this type found in the target's Hub repo, read as the draft (llama.cpp
+    // takes it when no draft is named), is the model the type runs. Only a draft of this very
+    // type: a `--drafter FILE` for a local target, or another type's sidecar, is not.
+    let sidecar = cx.input.draft_gguf.is_some_and(|d| {
+        d.inferred_type == Some(t.as_str())
+            || (t == "draft-eagle3"
+                && d.architecture
+                    .as_deref()
+                    .is_some_and(|a| a.contains("eagle")))
+    });
+    if from_hub && sidecar {
+        return;
+    }
     let message = if from_hub {
         format!(
             "--spec-type {t} names no draft model (-md, -hfd): llama.cpp looks for a {t} sidecar in the target's \
