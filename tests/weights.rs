@@ -627,6 +627,53 @@ fn a_header_over_100_kb_takes_exactly_a_second_range_request() {
     }
 }
 
+/// A Hub checkpoint whose quantization is in hf_quant_config.json (older ModelOpt exports, as
+/// vLLM reads them): the file is fetched beside config.json at the same commit, so the Hub run
+/// judges the MTP head as the local one does (excluded: clean; not excluded: the finding).
+#[test]
+fn hub_reads_hf_quant_config_beside_the_config() {
+    let Some(fx) = fixtures("hub_hf_quant_config") else {
+        return;
+    };
+    let server = HubServer::start();
+    serve(
+        &server,
+        "nv/Excluded",
+        &fx.join("cases/mtp-deepseek-hf-quant-config-excluded"),
+    );
+    serve(
+        &server,
+        "nv/Quantized",
+        &fx.join("cases/mtp-deepseek-hf-quant-config"),
+    );
+    let cache = tempfile::tempdir().unwrap();
+    let run = |repo: &str| {
+        let out = common::dflash()
+            .env_remove("HF_HUB_OFFLINE")
+            .args([
+                "weights",
+                &format!("hf://{repo}"),
+                "--endpoint",
+                &server.url,
+            ])
+            .arg("--cache-dir")
+            .arg(cache.path())
+            .args(["--format", "json"])
+            .output()
+            .unwrap();
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        (out.status.code(), codes_of(&report))
+    };
+    assert_eq!(run("nv/Excluded"), (Some(0), BTreeSet::new()));
+    assert_eq!(
+        run("nv/Quantized"),
+        (
+            Some(1),
+            BTreeSet::from(["weights-mtp-unquantized".to_string()])
+        )
+    );
+}
+
 #[test]
 fn hub_index_naming_an_absent_shard_is_a_finding_and_a_hostile_header_exits_2() {
     let Some(fx) = fixtures("hub_findings") else {

@@ -244,6 +244,26 @@ pub struct HubDrafter {
 pub fn read_hub(settings: &HubSettings, repo: &RepoRef) -> Result<HubDrafter> {
     let file = hub::fetch_file(settings, repo, "config.json")?;
     let config = config::parse(&file.path, &file.bytes)?;
+    let declares_head = dflash_check_core::family::embedded::declared(config.root())
+        .ok()
+        .flatten()
+        .is_some();
+    if declares_head && config::QuantFacts::from_root(config.root()).is_none() {
+        // vLLM takes the quantization from hf_quant_config.json when config.json has none
+        // (older ModelOpt exports): fetched into the same snapshot at the same commit, so the
+        // MTP rules read it beside the config as they do for a local directory. Only for a
+        // config that declares an MTP head (the rules that match exclude lists are its): a
+        // drafter costs no extra request.
+        let at_sha = RepoRef {
+            repo: file.repo.clone(),
+            revision: Some(file.sha.clone()),
+        };
+        hub::fetch_optional_file(
+            settings,
+            &at_sha,
+            dflash_check_core::weights::quant_exclude::HF_QUANT_CONFIG,
+        )?;
+    }
     let headers = read_hub_headers(settings, &file.repo, &file.sha)?;
     Ok(HubDrafter {
         repo: file.repo,

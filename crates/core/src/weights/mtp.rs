@@ -34,7 +34,11 @@ Qwen3.5-35B-A3B was published with its MTP layer declared and none of its tensor
 /// disagree or are not numbers, or whose exclude list is not a list of names or is over the
 /// caps. Only for a config that declares a head, so other configs never fail here.
 pub fn check_inputs(config: &ConfigFile) -> Result<()> {
+    // An error already placed (in the hf_quant_config.json beside the config) keeps its file.
     let at = |mut e: crate::Error| {
+        if e.file.is_some() {
+            return e;
+        }
         e.message = format!("`{}`: {}", config.path.display(), e.message);
         e.at(&config.path, None)
     };

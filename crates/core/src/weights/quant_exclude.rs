@@ -285,16 +285,21 @@ impl Exclusions {
         if !regular_file_present(&path)? {
             return Ok(None);
         }
-        let bytes = read_capped(&path, MAX_HF_QUANT_CONFIG_BYTES)?;
+        let place = |e: Error| match e.file {
+            Some(_) => e,
+            None => e.at(&path, None),
+        };
+        let bytes = read_capped(&path, MAX_HF_QUANT_CONFIG_BYTES).map_err(place)?;
         let doc = Document::parse_bytes(&bytes).map_err(|e| {
-            Error::new(format!("`{}` is not valid JSON: {e}", path.display()))
-                .with_hint("restore the hf_quant_config.json the quantizer wrote")
+            place(
+                Error::new(format!("`{}` is not valid JSON: {e}", path.display()))
+                    .with_hint("restore the hf_quant_config.json the quantizer wrote"),
+            )
         })?;
         if doc.root.as_object().is_none() {
             return Ok(None);
         }
-        Exclusions::of_quantization(&doc.root, "hf_quant_config.json: ")
-            .map_err(|e| e.at(&path, None))
+        Exclusions::of_quantization(&doc.root, "hf_quant_config.json: ").map_err(place)
     }
 
     /// The exclude list of one quantization config object, its paths under `at`.
