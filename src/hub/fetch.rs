@@ -138,6 +138,9 @@ pub(super) fn check_filename(repo: &dyn std::fmt::Display, filename: &str) -> Re
         || filename.len() > 1024
         || filename.starts_with('/')
         || filename.contains('\\')
+        // On Windows `C:` (or `x:` anywhere: a stream name) would leave the cache directory
+        // when joined; a listing's names are the repo's, so refuse it there.
+        || (cfg!(windows) && filename.contains(':'))
         || filename.chars().any(char::is_control)
         || filename
             .split('/')
