@@ -294,6 +294,9 @@ fn sglang_nextn_needs_exactly_one_mtp_layer() {
             assert!(found.contains(&error), "{dir} with {depth:?}: {found:?}");
         }
     }
+    // Qwen3.5: SGLang sets the draft's depth to 1 itself, so a published config starts.
+    let (code, found) = nextn("tests/fixtures/mtp-targets/qwen3.5-27b");
+    assert!(code == 0 && !found.contains(&error), "{found:?}");
     // A separate draft model is not the target's head: not this rule's.
     let (_, v) = sglang_launch(
         "tests/lint/cases/mtp-target-two-layers",

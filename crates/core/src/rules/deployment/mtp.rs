@@ -329,7 +329,9 @@ fn method_overridden_by_name(cx: &mut Cx) {
 /// DeepSeek one's subclass) go through the DeepSeek weight loader; GLM-4.5 to 4.7 and GLM-4.7-Flash
 /// through `glm4_moe.py` / `glm4_moe_lite.py`'s `load_weights(is_nextn=True)`, which checks the
 /// same way. Bailing (Ling) is renamed too, but its loader depends on the version and was not
-/// traced: not judged.
+/// traced: not judged. Qwen3.5 and Qwen3-Next drafts get `num_nextn_predict_layers = 1` set by
+/// `model_config.py` whatever the checkpoint says: no depth refusal to predict there (a dropped
+/// head is `weights-mtp-missing`'s).
 const SGLANG_NEXTN: &[(&str, &str)] = &[
     ("DeepseekV3ForCausalLM", "DeepseekV3ForCausalLMNextN"),
     ("DeepseekV32ForCausalLM", "DeepseekV3ForCausalLMNextN"),
