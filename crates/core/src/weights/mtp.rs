@@ -190,13 +190,13 @@ fn per_layer<'h>(
 
 fn mtp_unquantized(cx: &mut Cx) {
     let Some(h) = head(cx) else { return };
-    let Ok(Some(ex)) = Exclusions::of_config(cx.v.config) else {
+    let Some(ex) = cx.v.exclusions.as_ref() else {
         return;
     };
     let found = per_layer(
         h.modules
             .iter()
-            .filter(|m| !m.quantized() && judged(&h, m, &ex))
+            .filter(|m| !m.quantized() && judged(&h, m, ex))
             .filter(|m| ex.verdict(&m.name) == Verdict::Quantized)
             .map(|m| {
                 let stored = match (&m.dtype, m.contradicts()) {
@@ -274,7 +274,7 @@ warning: no public report of this direction was found. Remove the entry, or stor
 
 fn mtp_quant_excluded(cx: &mut Cx) {
     let Some(h) = head(cx) else { return };
-    let Ok(Some(ex)) = Exclusions::of_config(cx.v.config) else {
+    let Some(ex) = cx.v.exclusions.as_ref() else {
         return;
     };
     let found = per_layer(h.modules.iter().filter(|m| m.quantized()).filter_map(|m| {

@@ -253,6 +253,11 @@ pub struct View<'a> {
     pub layout: Option<Layout>,
     /// The GGUF header, when the weights are one `.gguf` file (`rules::run_gguf`).
     pub gguf: Option<&'a crate::gguf::GgufHeader>,
+    /// The exclude list the engine matches the MTP head against (from config.json or the
+    /// hf_quant_config.json beside it), read once for the MTP rules; `None` when the config
+    /// declares no head, has no judged quant method, or the list cannot be read
+    /// (`check_inputs` reports that as bad input).
+    pub exclusions: Option<super::quant_exclude::Exclusions>,
 }
 
 impl<'a> View<'a> {
@@ -269,6 +274,17 @@ impl<'a> View<'a> {
         let layout = family::detect(config.root())
             .and_then(|d| d.name.spec().rules.weights)
             .map(|k| Layout::of(k, config, headers, &names, target));
+        let declares_head = crate::family::embedded::declared(config.root())
+            .ok()
+            .flatten()
+            .is_some();
+        let exclusions = declares_head
+            .then(|| {
+                super::quant_exclude::Exclusions::of_config(config)
+                    .ok()
+                    .flatten()
+            })
+            .flatten();
         View {
             config,
             headers,
@@ -276,6 +292,7 @@ impl<'a> View<'a> {
             names,
             layout,
             gguf: None,
+            exclusions,
         }
     }
 
