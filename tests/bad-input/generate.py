@@ -326,7 +326,7 @@ def mtp_cases(out):
         c["quantization_config"].update(quant)
         return c
 
-    def case(name, cfg, entries):
+    def case(name, cfg, entries, extra=None):
         d = os.path.join(out, name)
         os.makedirs(d)
         header, data_len = mixed_header(entries)
@@ -335,6 +335,9 @@ def mtp_cases(out):
         with open(os.path.join(d, "config.json"), "w") as f:
             json.dump(cfg, f, indent=2)
             f.write("\n")
+        for filename, text in (extra or {}).items():
+            with open(os.path.join(d, filename), "w") as f:
+                f.write(text)
 
     spellings = config()
     spellings["num_nextn_predict_layers"] = 2
@@ -350,7 +353,18 @@ def mtp_cases(out):
     }
     for name, (cfg, entries) in cases.items():
         case(name, cfg, entries)
-    return len(cases)
+    # The quantization in hf_quant_config.json beside a config.json that has none, as older
+    # ModelOpt exports ship it and vLLM reads it: broken JSON, and an exclude list that is a string.
+    bare = json.loads(json.dumps(MTP_TARGET))
+    del bare["quantization_config"]
+    modelopt = {"producer": {"name": "modelopt"}, "quantization": {"quant_algo": "NVFP4", "exclude_modules": "mtp*"}}
+    beside = {
+        "weights-mtp-hf-quant-config-invalid": '{"producer": {"name": "modelopt"}, "quantization": {',
+        "weights-mtp-hf-quant-config-not-list": json.dumps(modelopt),
+    }
+    for name, text in beside.items():
+        case(name, bare, trunk + head, {"hf_quant_config.json": text})
+    return len(cases) + len(beside)
 
 
 LAUNCH_FILES = {

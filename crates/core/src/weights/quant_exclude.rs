@@ -285,9 +285,16 @@ impl Exclusions {
         if !regular_file_present(&path)? {
             return Ok(None);
         }
-        let place = |e: Error| match e.file {
-            Some(_) => e,
-            None => e.at(&path, None),
+        // Every error names this file, in its text and as its location.
+        let place = |mut e: Error| {
+            let shown = path.display().to_string();
+            if !e.message.contains(&shown) {
+                e.message = format!("`{shown}`: {}", e.message);
+            }
+            match e.file {
+                Some(_) => e,
+                None => e.at(&path, None),
+            }
         };
         let bytes = read_capped(&path, MAX_HF_QUANT_CONFIG_BYTES).map_err(place)?;
         let doc = Document::parse_bytes(&bytes).map_err(|e| {
