@@ -874,7 +874,7 @@ fn lint_runs_on_the_drafter() {
     assert!(report.get("authority").is_none(), "{report:#}");
 }
 
-/// --file with a shell script: the z-lab README SGLang block verbatim (exports, comments, `\`
+/// --file with a shell script: the z-lab README's SGLang launch (an export, comments, `\`
 /// continuations). Its drafter is not in the cache: a warning naming the repo, not a failure.
 #[test]
 fn a_shell_script() {
@@ -896,14 +896,14 @@ fn a_shell_script() {
         .contains("z-lab/Qwen3.5-35B-A3B-DFlash"));
     assert_eq!(
         (d["line"].clone(), d["column"].clone()),
-        (serde_json::json!(13), serde_json::json!(36))
+        (serde_json::json!(12), serde_json::json!(36))
     );
     // The unpinned drafter is located on its line of the script.
     let d = diagnostic(&report, "launch-revision-unpinned");
     assert_eq!(d["file"], "tests/launch/files/zlab-sglang.sh");
     assert_eq!(
         (d["line"].clone(), d["column"].clone()),
-        (serde_json::json!(13), serde_json::json!(5))
+        (serde_json::json!(12), serde_json::json!(5))
     );
     assert_eq!(code, 0);
 }

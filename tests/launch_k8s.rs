@@ -1,7 +1,8 @@
 //! `dflash-check launch --file` on Kubernetes manifests through the binary: a KServe
-//! `LLMInferenceService` in the shape of kserve#5687 (its own sample, verbatim) checked as the
-//! command the controller renders, and a real kustomize-rendered Deployment whose models sit on
-//! a bucket mount, read from local directories through `--volume`. Offline, with an empty Hub
+//! `LLMInferenceService` in the shape of kserve#5687 checked as the command the controller
+//! renders, a kustomize-style Deployment whose models sit on a bucket mount, read from local
+//! directories through `--volume`, and the shapes vLLM's production-stack chart renders
+//! (written here, not copied: a developer commits no file taken from a public repository). Offline, with an empty Hub
 //! cache: a Hub repo the manifest names is reported as unavailable, never fetched. Fixtures and
 //! their sources: tests/launch/k8s/SOURCE.txt.
 
@@ -26,13 +27,13 @@ fn launch(args: &[&str]) -> (i32, Value, String) {
     (out.status.code().unwrap_or(-1), report, stderr)
 }
 
-/// KServe's own eagle3 sample: the model URIs become the target and the drafter, the
+/// An eagle3 LLMInferenceService: the model URIs become the target and the drafter, the
 /// `spec.speculator.config` strings are typed as the controller types them ("6" is the number
 /// 6), `spec.parallelism.tensor` is `--tensor-parallel-size`, and a note says how the command
 /// was rendered.
 #[test]
 fn a_kserve_llm_inference_service() {
-    let (code, report, err) = launch(&["--file", "tests/launch/k8s/kserve-H100-eagle3.yaml"]);
+    let (code, report, err) = launch(&["--file", "tests/launch/k8s/kserve-llmisvc-eagle3.yaml"]);
     assert_eq!(code, 0, "{err}{report:#}");
     let l = &report["launch"];
     assert_eq!(l["entrypoint"], "vllm serve");
@@ -66,13 +67,13 @@ fn a_kserve_llm_inference_service() {
     assert!(notes.contains("kserve#5687"), "{notes}");
 }
 
-/// A kustomize-rendered Deployment: the env comes from the rendered ConfigMap through
+/// A kustomize-style Deployment: the env comes from the rendered ConfigMap through
 /// `configMapKeyRef`, `$(MODEL_ID)` is expanded as Kubernetes does, the busybox prefetch
 /// container beside vLLM is not the engine, and `--volume` maps the bucket mount to local
 /// directories so both models are read.
 #[test]
 fn a_kustomize_rendered_deployment_with_volumes() {
-    let file = "tests/launch/k8s/kustomize-h100-llama-3-3-70b-eagle.yaml";
+    let file = "tests/launch/k8s/kustomize-gcs-bucket-eagle3.yaml";
     let (code, report, err) = launch(&["--file", file]);
     assert_ne!(code, 2, "{err}");
     let l = &report["launch"];
@@ -103,18 +104,18 @@ fn a_kustomize_rendered_deployment_with_volumes() {
     assert_eq!(report["target"]["kind"], "unavailable");
 }
 
-const HELM: &str = "tests/launch/k8s/helm-production-stack";
+const HELM: &str = "tests/launch/k8s/stack";
 
-/// The vLLM production-stack chart as `helm template` renders it, with the incident's drafter
+/// The vLLM production-stack chart's engine Deployment, in the shape `helm template` renders, with the incident's drafter
 /// and target read from local directories: the engine Deployment's command (the whole command
 /// line in `command:`, the JSON a separate item) is found among the router, the Services and the
 /// RBAC objects, and the incident fails as it does from a script.
 #[test]
 fn a_helm_rendered_deployment_fails_the_incident() {
-    fails_the_incident("rendered-production-stack-dflash.yaml");
+    fails_the_incident("stack-dflash-deployment.yaml");
 
     // The EAGLE-3 values: `--speculative-config={...}` as one item, the target positional.
-    let file = format!("{HELM}/rendered-production-stack-eagle3.yaml");
+    let file = format!("{HELM}/stack-eagle3-deployment.yaml");
     let (code, report, err) = launch(&["--file", &file]);
     assert_eq!(code, 0, "{err}{report:#}");
     assert_eq!(
@@ -134,7 +135,7 @@ fn a_helm_rendered_deployment_fails_the_incident() {
 /// command found").
 #[test]
 fn a_helm_rendered_ray_cluster_runs_the_configmap_script() {
-    fails_the_incident("rendered-production-stack-dflash-ray.yaml");
+    fails_the_incident("stack-dflash-raycluster.yaml");
 }
 
 /// `launch --file HELM/FILE` with the incident's drafter and target read locally: the command
@@ -166,7 +167,7 @@ fn fails_the_incident(file: &str) {
 fn bad_manifest_input_exits_2() {
     let (code, _, err) = launch(&[
         "--file",
-        "tests/launch/k8s/kserve-H100-eagle3.yaml",
+        "tests/launch/k8s/kserve-llmisvc-eagle3.yaml",
         "--volume",
         "models",
     ]);
@@ -202,15 +203,15 @@ fn check_finds_and_gates_manifests() {
         .iter()
         .map(|d| d["file"].as_str().unwrap())
         .collect();
-    // The helm values files beside the rendered output are YAML but no manifests: not gated.
+    // The helm values file beside the manifests is YAML but no manifest: not gated.
     assert_eq!(
         files,
         [
-            "tests/launch/k8s/helm-production-stack/rendered-production-stack-dflash-ray.yaml",
-            "tests/launch/k8s/helm-production-stack/rendered-production-stack-dflash.yaml",
-            "tests/launch/k8s/helm-production-stack/rendered-production-stack-eagle3.yaml",
-            "tests/launch/k8s/kserve-H100-eagle3.yaml",
-            "tests/launch/k8s/kustomize-h100-llama-3-3-70b-eagle.yaml"
+            "tests/launch/k8s/kserve-llmisvc-eagle3.yaml",
+            "tests/launch/k8s/kustomize-gcs-bucket-eagle3.yaml",
+            "tests/launch/k8s/stack/stack-dflash-deployment.yaml",
+            "tests/launch/k8s/stack/stack-dflash-raycluster.yaml",
+            "tests/launch/k8s/stack/stack-eagle3-deployment.yaml"
         ]
     );
     assert!(report.to_string().contains("launch-draft-tp-ignored"));

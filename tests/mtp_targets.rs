@@ -314,12 +314,18 @@ fn sglang_nextn_needs_exactly_one_mtp_layer() {
     assert!(!codes(&v).contains(&error), "{v}");
 }
 
-/// A published export that dropped its MTP head (a REAP-pruned Qwen3.5-35B-A3B: the config
-/// still declares one MTP layer, the 15,973-entry index names no `mtp.*` tensor): the index
-/// alone shows it, as weights-mtp-missing, from `weights` and from `lint`.
+/// An export that dropped its MTP head, in the shape of one published on GitHub (a REAP
+/// expert-pruned Qwen3.5-35B-A3B, bryce-hoehn/Qwen3.5-18B-REAP-A3B-Coding: its config still
+/// declares one MTP layer, its 15,973-entry index names no `mtp.*` tensor). Written here with
+/// that export's naming and counts (40 layers, 3 of 4 linear attention, 128 experts), not
+/// copied: the index alone shows the dropped head, as weights-mtp-missing, from `weights` and
+/// from `lint`; the same index with the head's tensors added passes.
 #[test]
-fn a_published_export_that_dropped_its_head() {
-    let dir = "tests/fixtures/mtp-targets/qwen3.5-18b-reap-no-mtp";
+fn an_export_that_dropped_its_head() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("qwen3.5-reap-no-mtp");
+    write_qwen35_moe_export(&dir, false);
+    let dir = dir.to_str().unwrap();
     for cmd in ["weights", "lint"] {
         let (code, out, err) = run(&[cmd, dir, "--format", "json"]);
         assert_eq!(code, 1, "{cmd}: {err}");
@@ -329,6 +335,124 @@ fn a_published_export_that_dropped_its_head() {
             "{cmd}: {found:?}"
         );
     }
+    let kept = tmp.path().join("qwen3.5-with-mtp");
+    write_qwen35_moe_export(&kept, true);
+    let (_, out, err) = run(&["weights", kept.to_str().unwrap(), "--format", "json"]);
+    let found = codes(&json(&out, &err));
+    assert!(
+        !found.iter().any(|(c, _)| c == "weights-mtp-missing"),
+        "{found:?}"
+    );
+}
+
+/// A Qwen3.5-MoE text checkpoint's config.json (one MTP layer declared) and
+/// model.safetensors.index.json: 40 layers, every fourth full attention, 128 experts of three
+/// projections each, seven shards; `mtp.*` tensors only when `with_mtp`.
+fn write_qwen35_moe_export(dir: &std::path::Path, with_mtp: bool) {
+    std::fs::create_dir_all(dir).unwrap();
+    let layers = 40;
+    let layer_types: Vec<&str> = (0..layers)
+        .map(|i| {
+            if i % 4 == 3 {
+                "full_attention"
+            } else {
+                "linear_attention"
+            }
+        })
+        .collect();
+    let config = serde_json::json!({
+        "architectures": ["Qwen3_5MoeForConditionalGeneration"],
+        "model_type": "qwen3_5_moe_text",
+        "dtype": "float16",
+        "hidden_size": 2048,
+        "num_hidden_layers": layers,
+        "layer_types": layer_types,
+        "num_experts": 128,
+        "num_experts_per_tok": 8,
+        "moe_intermediate_size": 512,
+        "shared_expert_intermediate_size": 512,
+        "num_attention_heads": 16,
+        "num_key_value_heads": 2,
+        "head_dim": 256,
+        "vocab_size": 248320,
+        "eos_token_id": 248044,
+        "mtp_num_hidden_layers": 1,
+        "tie_word_embeddings": false
+    });
+    std::fs::write(dir.join("config.json"), config.to_string()).unwrap();
+    let lm = "model.language_model";
+    let mut names = vec![
+        "lm_head.weight".to_string(),
+        format!("{lm}.embed_tokens.weight"),
+        format!("{lm}.norm.weight"),
+    ];
+    for (i, kind) in layer_types.iter().enumerate() {
+        let p = format!("{lm}.layers.{i}");
+        let attn: &[&str] = if *kind == "full_attention" {
+            &[
+                "self_attn.q_proj.weight",
+                "self_attn.k_proj.weight",
+                "self_attn.v_proj.weight",
+                "self_attn.o_proj.weight",
+                "self_attn.q_norm.weight",
+                "self_attn.k_norm.weight",
+            ]
+        } else {
+            &[
+                "linear_attn.A_log",
+                "linear_attn.conv1d.weight",
+                "linear_attn.dt_bias",
+                "linear_attn.in_proj_a.weight",
+                "linear_attn.in_proj_b.weight",
+                "linear_attn.in_proj_qkv.weight",
+                "linear_attn.in_proj_z.weight",
+                "linear_attn.norm.weight",
+                "linear_attn.out_proj.weight",
+            ]
+        };
+        names.extend(attn.iter().map(|t| format!("{p}.{t}")));
+        for t in [
+            "input_layernorm.weight",
+            "post_attention_layernorm.weight",
+            "mlp.gate.weight",
+            "mlp.shared_expert.gate_proj.weight",
+            "mlp.shared_expert.up_proj.weight",
+            "mlp.shared_expert.down_proj.weight",
+            "mlp.shared_expert_gate.weight",
+        ] {
+            names.push(format!("{p}.{t}"));
+        }
+        for e in 0..128 {
+            for proj in ["gate_proj", "up_proj", "down_proj"] {
+                names.push(format!("{p}.mlp.experts.{e}.{proj}.weight"));
+            }
+        }
+    }
+    if with_mtp {
+        for t in [
+            "mtp.fc.weight",
+            "mtp.pre_fc_norm_embedding.weight",
+            "mtp.pre_fc_norm_hidden.weight",
+            "mtp.norm.weight",
+            "mtp.layers.0.self_attn.q_proj.weight",
+            "mtp.layers.0.mlp.gate.weight",
+        ] {
+            names.push(t.to_string());
+        }
+    }
+    let shards = 7;
+    let per = names.len().div_ceil(shards);
+    let weight_map: serde_json::Map<String, serde_json::Value> = names
+        .into_iter()
+        .enumerate()
+        .map(|(n, name)| {
+            let shard = format!("model-{:05}-of-{shards:05}.safetensors", n / per + 1);
+            (name, serde_json::Value::String(shard))
+        })
+        .collect();
+    let index =
+        serde_json::json!({"metadata": {"total_size": 37087995136u64}, "weight_map": weight_map});
+    std::fs::write(dir.join("model.safetensors.index.json"), index.to_string()).unwrap();
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! The corpus of real drafter configs published by other trainers (SpecForge, AngelSlim,
 //! SafeAILab/EAGLE, an inlined gpt-oss DFlash config), copied verbatim with their SOURCE.txt into
-//! tests/fixtures/real-configs{,-extra}/. For each config, `lint` must detect the family the
+//! tests/fixtures/real-configs/ (and configs written in the shape of
+//! published templates in tests/fixtures/written-configs/). For each config, `lint` must detect the family the
 //! trainer meant and give exactly the findings in EXPECTED.json (the knowledge issue's
 //! specification, each with its reason), plain, without built-in facts, against the real target
 //! config where one was found, and under the engine launches listed; and no plain or target run
@@ -70,7 +71,7 @@ fn every_real_config_gets_exactly_its_expected_findings() {
     let spec = expected();
     let mut failures = Vec::new();
     let mut runs = 0;
-    for section in ["real-configs", "real-configs-extra"] {
+    for section in ["real-configs", "written-configs"] {
         for (name, case) in spec[section].as_object().unwrap() {
             let dir = format!("tests/fixtures/{section}/{name}");
             assert!(Path::new(&dir).join("config.json").is_file(), "{dir}");
@@ -136,7 +137,7 @@ fn every_real_config_gets_exactly_its_expected_findings() {
 #[test]
 fn no_real_config_gets_a_false_error() {
     let spec = expected();
-    for section in ["real-configs", "real-configs-extra"] {
+    for section in ["real-configs", "written-configs"] {
         for (name, _) in spec[section].as_object().unwrap() {
             let dir = format!("tests/fixtures/{section}/{name}");
             let (code, _, got) = lint(&dir, &[]);

@@ -1,11 +1,10 @@
 #!/usr/bin/env bash
-# Source: z-lab/dflash README.md@44947fbf71114e241c96de194f4b382b5dd330d0, "SGLang" (verbatim).
+# The SGLang launch the z-lab/dflash README gives (README.md@44947fbf71114e241c96de194f4b382b5dd330d0,
+# "SGLang"): its export and flags, written here as a deploy script would hold them.
 export SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1
 
-# Optional: enable schedule overlapping (experimental, may not be stable)
+# Overlap scheduling for the spec-v2 path is experimental; left off here:
 # export SGLANG_ENABLE_SPEC_V2=1
-# export SGLANG_ENABLE_DFLASH_SPEC_V2=1
-# export SGLANG_ENABLE_OVERLAP_PLAN_STREAM=1
 
 python -m sglang.launch_server \
     --model-path Qwen/Qwen3.5-35B-A3B \
