@@ -294,6 +294,33 @@ fn sglang_nextn_needs_exactly_one_mtp_layer() {
             assert!(found.contains(&error), "{dir} with {depth:?}: {found:?}");
         }
     }
+    // Bailing (Ling) V1, V2, V2.5: renamed BailingMoeForCausalLMNextN, whose three loaders check
+    // the key as DeepSeek's does (configs written here with the key SGLang reads; no published
+    // Ling config is committed). V3 is not served as its own draft without a draft path.
+    for (arch, model_type) in [
+        ("BailingMoeForCausalLM", "bailing_moe"),
+        ("BailingMoeV2ForCausalLM", "bailing_moe_v2"),
+        ("BailingMoeV2_5ForCausalLM", "bailing_hybrid"),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        for (depth, starts) in [(Some(1), true), (Some(2), false), (None, false)] {
+            let mut config = serde_json::json!({
+                "architectures": [arch], "model_type": model_type, "num_hidden_layers": 20,
+                "hidden_size": 2048, "vocab_size": 157184
+            });
+            if let Some(n) = depth {
+                config["num_nextn_predict_layers"] = n.into();
+            }
+            std::fs::write(tmp.path().join("config.json"), config.to_string()).unwrap();
+            let (code, found) = nextn(tmp.path().to_str().unwrap());
+            assert_eq!(
+                found.contains(&error),
+                !starts,
+                "{arch} {depth:?}: {found:?}"
+            );
+            assert_eq!(code, i32::from(!starts), "{arch} {depth:?}: {found:?}");
+        }
+    }
     // Qwen3.5: SGLang sets the draft's depth to 1 itself, so a published config starts.
     let (code, found) = nextn("tests/fixtures/mtp-targets/qwen3.5-27b");
     assert!(code == 0 && !found.contains(&error), "{found:?}");

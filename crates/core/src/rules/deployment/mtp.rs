@@ -328,8 +328,11 @@ fn method_overridden_by_name(cx: &mut Cx) {
 /// `model_config.py` renames it to). DeepSeek-V3/V3.2 and GLM-5 (whose NextN class is the
 /// DeepSeek one's subclass) go through the DeepSeek weight loader; GLM-4.5 to 4.7 and GLM-4.7-Flash
 /// through `glm4_moe.py` / `glm4_moe_lite.py`'s `load_weights(is_nextn=True)`, which checks the
-/// same way. Bailing (Ling) is renamed too, but its loader depends on the version and was not
-/// traced: not judged. Qwen3.5 and Qwen3-Next drafts get `num_nextn_predict_layers = 1` set by
+/// same way. Bailing (Ling) V1, V2 and V2.5 targets are served as their own draft too and
+/// renamed BailingMoeForCausalLMNextN, whose loader is chosen by version (`bailing_moe.py`,
+/// `bailing_moe_linear.py`, or `bailing_moe_v3.py` for a Ling-V3 config): all three check the key
+/// the same way. (V3 is renamed only when named as a draft; `_handle_eagle_family` does not list
+/// it, so its target is not its own draft without a draft path.) Qwen3.5 and Qwen3-Next drafts get `num_nextn_predict_layers = 1` set by
 /// `model_config.py` whatever the checkpoint says: no depth refusal to predict there (a dropped
 /// head is `weights-mtp-missing`'s).
 const SGLANG_NEXTN: &[(&str, &str)] = &[
@@ -338,17 +341,21 @@ const SGLANG_NEXTN: &[(&str, &str)] = &[
     ("GlmMoeDsaForCausalLM", "GlmMoeDsaForCausalLMNextN"),
     ("Glm4MoeForCausalLM", "Glm4MoeForCausalLMNextN"),
     ("Glm4MoeLiteForCausalLM", "Glm4MoeLiteForCausalLMNextN"),
+    ("BailingMoeForCausalLM", "BailingMoeForCausalLMNextN"),
+    ("BailingMoeV2ForCausalLM", "BailingMoeForCausalLMNextN"),
+    ("BailingMoeV2_5ForCausalLM", "BailingMoeForCausalLMNextN"),
 ];
 
 pub(super) const MTP_NEXTN_LAYERS_SGLANG: Rule = Rule {
     code: DeploymentCode::MtpNextnLayersSglang,
     info: CodeInfo {
         severity: Severity::Error,
-        summary: "SGLang NEXTN/EAGLE on a DeepSeek-V3 or GLM checkpoint whose num_nextn_predict_layers is not exactly 1",
+        summary: "SGLang NEXTN/EAGLE on a DeepSeek-V3, GLM or Bailing (Ling) checkpoint whose num_nextn_predict_layers is not exactly 1",
         explanation: "With `--speculative-algorithm NEXTN` (EAGLE) and no draft model path, SGLang 0.5.23 serves the \
-target checkpoint as its own draft for DeepSeek-V3 and V3.2, GLM-5 and GLM-4.5 to 4.7 (`_handle_eagle_family` sets \
-the draft path to the model path) and loads it as its NextN class (DeepseekV3ForCausalLMNextN, GlmMoeDsaForCausalLMNextN, \
-Glm4MoeForCausalLMNextN, Glm4MoeLiteForCausalLMNextN), whose weight loader raises ValueError \"num_nextn_predict_layers \
+target checkpoint as its own draft for DeepSeek-V3 and V3.2, GLM-5, GLM-4.5 to 4.7 and Bailing (Ling) V1 to V2.5 \
+(`_handle_eagle_family` sets the draft path to the model path) and loads it as its NextN class (DeepseekV3ForCausalLMNextN, \
+GlmMoeDsaForCausalLMNextN, Glm4MoeForCausalLMNextN, Glm4MoeLiteForCausalLMNextN, BailingMoeForCausalLMNextN), whose \
+weight loader raises ValueError \"num_nextn_predict_layers \
 is not in the config\" when the key is absent and AssertionError \"Only 1 nextn layer is supported\" for any other \
 value than 1 (0 included: a quantization that dropped the head and zeroed the key). The server does not start: an \
 error. vLLM reads the same key as the head's depth (mtp-head-missing, mtp-k-depth).",
