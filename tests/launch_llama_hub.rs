@@ -418,3 +418,50 @@ fn with_no_draft_named_the_target_repos_sidecar_is_the_draft() {
     // Without a type that asks for it, no sidecar is loaded: no draft.
     assert_eq!(drafter("draft-simple")["kind"], "none");
 }
+
+/// A server that ignores `Range` (olah answers 200 with the whole file from its git mirror):
+/// every request re-sends the file's start, so past the first blocks the reader grows the prefix
+/// it holds by half each time rather than by a fixed 1 MiB block. big-header.gguf's header
+/// (a million-token vocabulary, about 20 MB) then costs a small multiple of the file in bytes
+/// read, where fixed blocks cost about 200 MB (and about 2 GB at the 64 MiB header cap).
+#[test]
+fn a_server_that_ignores_ranges_costs_a_bounded_multiple_of_the_header() {
+    let Some(dir) = fixtures("a_server_that_ignores_ranges_costs_a_bounded_multiple_of_the_header")
+    else {
+        return;
+    };
+    let Ok(file) = std::fs::read(dir.join("big-header.gguf")) else {
+        eprintln!("skipped: big-header.gguf not generated (scripts/weights-setup.sh)");
+        return;
+    };
+    let hub = HubServer::start();
+    let mut repo = FakeRepo::default();
+    repo.commit(&[("Big-Q8_0.gguf", file.as_slice())]);
+    hub.add_repo("org/Big-GGUF", repo);
+    hub.ignore_ranges();
+    let cache = tempfile::tempdir().unwrap();
+    let line =
+        "llama-server -hf org/Big-GGUF --spec-type draft-simple -md tests/no-such-draft.gguf";
+    let run = launch(&hub.url, cache.path(), false, line);
+    assert_ne!(run.code, 2, "{:#}\n{}", run.json, run.stderr);
+    assert_eq!(
+        run.json["target"]["path"],
+        "hf://org/Big-GGUF/Big-Q8_0.gguf"
+    );
+    // A 200 carries the file from byte 0: the client reads up to the end it asked for and
+    // closes, so what crossed to it is the sum of the asked ends (the server's own count is
+    // whatever fit its socket buffers).
+    let ends: Vec<usize> = hub
+        .log()
+        .iter()
+        .filter(|r| r.path.contains("/resolve/"))
+        .filter_map(|r| r.header("range")?.rsplit_once('-')?.1.parse::<usize>().ok())
+        .collect();
+    let read: usize = ends.iter().map(|e| e + 1).sum();
+    assert!(
+        read <= 4 * file.len(),
+        "{read} bytes read in {} requests for a {}-byte file: {ends:?}",
+        ends.len(),
+        file.len()
+    );
+}

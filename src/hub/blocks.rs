@@ -4,7 +4,11 @@
 //!
 //! The first request asks for [`FIRST_BLOCK`] bytes; each further one for twice the last, up to
 //! [`crate::gguf::READ_BLOCK`], so the bytes fetched are the header plus at most one block, and
-//! never past `cap` (the GGUF reader's header cap). Always at a resolved commit sha, with the
+//! never past `cap` (the GGUF reader's header cap). A server that ignores `Range` (olah serving
+//! a git mirror answers 200 with the file from byte 0) makes every request cost its start
+//! again: there each request asks for half the held prefix more once that passes a block, so the
+//! bytes received stay a small multiple of the header (about 3 to 4.5 times) where fixed blocks
+//! would grow with its square (a 64 MiB header: about 2 GB). Always at a resolved commit sha, with the
 //! size the listing gave (a `Content-Range` that disagrees with it is refused), through the
 //! same [`RangeReader`] as safetensors headers (`range.rs`).
 //!
@@ -58,6 +62,8 @@ struct Blocks<'a> {
     next: u64,
     requests: usize,
     body_bytes: u64,
+    /// The server answered a range request with the whole file (200).
+    ignores_range: bool,
     /// The fetch failure the parse saw as an I/O error.
     error: Option<HubError>,
 }
@@ -91,6 +97,9 @@ impl Blocks<'_> {
                 )
             })?;
         self.body_bytes += part.body.len() as u64;
+        if !part.ranged {
+            self.ignores_range = true;
+        }
         if part.total != self.size {
             return Err(HubError::new(
                 HubErrorKind::BadResponse,
@@ -104,6 +113,13 @@ impl Blocks<'_> {
             .with_hint("retry; if it persists a proxy or mirror is altering range requests"));
         }
         self.buf.extend_from_slice(&part.body);
+        if self.ignores_range {
+            // The next request re-sends the held prefix anyway: past 2 MiB grow it by half
+            // rather than by a fixed block, so the requests' ends grow geometrically and
+            // their sum stays a small multiple of the header, where fixed blocks would sum to
+            // its square.
+            self.next = self.next.max(self.buf.len() as u64 / 2);
+        }
         Ok(())
     }
 }
@@ -175,6 +191,7 @@ pub fn read_start<T, E>(
         next: FIRST_BLOCK,
         requests: 0,
         body_bytes: 0,
+        ignores_range: false,
         error: None,
     };
     let outcome = parse(&mut blocks);

@@ -277,6 +277,9 @@ pub(super) fn store_header(path: &Path, file_size: u64, prefix: &[u8]) -> Result
 pub(super) struct Part {
     pub body: Vec<u8>,
     pub total: u64,
+    /// Whether the server honoured `Range` (206/416). A 200 sent the file from byte 0, so
+    /// every further range from this server costs its start again.
+    pub ranged: bool,
 }
 
 pub(super) struct RangeReader<'a> {
@@ -386,6 +389,7 @@ impl<'a> RangeReader<'a> {
             return Ok(Some(Part {
                 body: Vec::new(),
                 total,
+                ranged: true,
             }));
         }
         // Bytes wanted from this response: `start..=end`, clamped to the file. A 200 carries
@@ -413,7 +417,11 @@ impl<'a> RangeReader<'a> {
                 "retry; if it persists the connection or a proxy is cutting downloads short",
             ));
         }
-        Ok(Some(Part { body, total }))
+        Ok(Some(Part {
+            body,
+            total,
+            ranged: status != 200,
+        }))
     }
 }
 

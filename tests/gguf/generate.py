@@ -3,7 +3,8 @@
 PyPI (gguf-py, from the llama.cpp repository), so the bytes are what convert_hf_to_gguf.py writes.
 
     python tests/gguf/generate.py OUT_DIR          # the small cases
-    python tests/gguf/generate.py OUT_DIR --big    # also big.gguf: a 4 GiB sparse file
+    python tests/gguf/generate.py OUT_DIR --big    # also big.gguf: a 4 GiB sparse file,
+                                                   # and big-header.gguf: a ~20 MB header, 1 MiB of data
 
 Every file is tiny (a few KB) except big.gguf, whose header is a Qwen3-size vocabulary
 (151,936 tokens and their types) and 36 blocks of tensor infos declaring 4 GiB of data; the data is
@@ -149,18 +150,19 @@ def cases(out):
           trunk(1) + [("markov_w1.weight", z(EMBD, EMBD), None)])
 
 
-def big(out, gib=4):
-    """A 36-block Qwen3-size header declaring `gib` GiB of Q4_K data, the data left as a hole."""
-    path = os.path.join(out, "big.gguf")
+def big(out, data_bytes=4 << 30, name="big.gguf", n_vocab=151936):
+    """A 36-block header with an `n_vocab` vocabulary (Qwen3's by default) declaring `data_bytes`
+    of Q4_K data, the data left as a hole."""
+    path = os.path.join(out, name)
     w = gguf.GGUFWriter(path, "qwen3")
     w.add_block_count(36)
     w.add_embedding_length(4096)
     w.add_context_length(40960)
-    vocab(w, 151936)
+    vocab(w, n_vocab)
     w.add_chat_template("{% for m in messages %}{{ m['content'] }}{% endfor %}" * 50)
     names = [f"blk.{b}.{t}.weight" for b in range(36)
              for t in ("attn_q", "attn_k", "attn_v", "attn_output", "ffn_gate", "ffn_up", "ffn_down")]
-    per = (gib << 30) // len(names)
+    per = data_bytes // len(names)
     rows = per // 144  # Q4_K: 256 elements in 144 bytes
     for name in names:
         w.add_tensor_info(name, [rows, 144], np.dtype(np.uint8), rows * 144, raw_dtype=Q.Q4_K)
@@ -180,3 +182,6 @@ if __name__ == "__main__":
     cases(sys.argv[1])
     if "--big" in sys.argv[2:]:
         big(sys.argv[1])
+        # A header of about 20 MB (a million-token vocabulary) over 1 MiB of data: a whole
+        # file small enough to serve from memory, its header well past the 1 MiB read block.
+        big(sys.argv[1], 1 << 20, "big-header.gguf", 1_000_000)

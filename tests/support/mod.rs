@@ -124,6 +124,8 @@ struct State {
     repos: BTreeMap<String, FakeRepo>,
     faults: VecDeque<ScriptedFault>,
     log: Vec<Logged>,
+    /// Answer every `Range` request with the whole file (200), as olah does for a git mirror.
+    ignore_ranges: bool,
 }
 
 pub struct HubServer {
@@ -211,6 +213,12 @@ impl HubServer {
             .unwrap()
             .refs
             .insert(branch.into(), sha.into());
+    }
+
+    /// From now on, answer `Range` requests with the whole file and 200 (olah's git-mirror way).
+    #[allow(dead_code)]
+    pub fn ignore_ranges(&self) {
+        self.state.lock().unwrap().ignore_ranges = true;
     }
 
     /// The next request with this method (any method if `None`) gets `fault`.
@@ -505,6 +513,7 @@ fn handle(conn: TcpStream, st: &Mutex<State>, port: u16) -> std::io::Result<()> 
             .iter()
             .position(|f| f.method.is_none_or(|m| m == method));
         let fault = idx.and_then(|i| s.faults.remove(i)).map(|f| f.fault);
+        let range = range.filter(|_| !s.ignore_ranges);
         let resp = route(&s, port, &method, &path, range.as_deref());
         (fault, resp)
     };
