@@ -350,6 +350,11 @@ def mtp_cases(out):
         "weights-mtp-hostile-regex": (config(ignore=["re:(a*)*b", "re:(?!lm_head).*", "re:a{1000}{1000}"]), trunk + head),
         "weights-mtp-patterns-over-cap": (config(ignore=[f"re:^mtp.x{i}" for i in range(1025)]), trunk + head),
         "weights-mtp-exclude-not-list": (config(ignore="re:^mtp.*"), trunk + head),
+        # AWQ and GPTQ lists: the wrong shape, and more `dynamic` keys than are compiled.
+        "weights-mtp-awq-not-list": (config(quant_method="awq", modules_to_not_convert="mtp"), trunk + head),
+        "weights-mtp-gptq-dynamic-not-object": (config(quant_method="gptq", dynamic=["-:.*mtp.*"]), trunk + head),
+        "weights-mtp-gptq-dynamic-over-cap": (
+            config(quant_method="gptq", dynamic={f"-:mtp\\.x{i}": {} for i in range(1025)}), trunk + head),
     }
     for name, (cfg, entries) in cases.items():
         case(name, cfg, entries)

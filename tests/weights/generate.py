@@ -394,6 +394,25 @@ def qwen35(head=True):
     return t
 
 
+def awq_linear(name, out_f, in_f):
+    """AutoAWQ's storage: I32 packed weights and zero points, F16 scales (group 128 at toy size)."""
+    return {name + ".qweight": z(in_f, out_f // 8, dtype=np.int32), name + ".qzeros": z(1, out_f // 8, dtype=np.int32),
+            name + ".scales": z(1, out_f)}
+
+
+def qwen35_int4():
+    """A Qwen3.5-MoE text checkpoint quantized by AWQ/GPTQ (one linear and one expert in the
+    trunk), its MTP head kept in F16 as the quantizers that keep it store it."""
+    t = {"model.language_model.embed_tokens.weight": z(VOCAB, H),
+         "model.language_model.layers.0.input_layernorm.weight": z(H)}
+    t.update(awq_linear("model.language_model.layers.0.self_attn.q_proj", H, H))
+    t.update(awq_linear("model.language_model.layers.0.mlp.experts.0.down_proj", H, I))
+    t.update({"mtp.fc.weight": z(H, 2 * H), "mtp.layers.0.self_attn.q_proj.weight": z(H, H),
+              "mtp.layers.0.mlp.experts.0.down_proj.weight": z(H, I),
+              "mtp.layers.0.input_layernorm.weight": z(H), "mtp.norm.weight": z(H)})
+    return t
+
+
 def mtp_cases(c):
     q = DSV3["quantization_config"]
     write_sharded(os.path.join(c, "mtp-deepseek-clean"), DSV3, dsv3(), assign=by_layer)
@@ -413,6 +432,17 @@ def mtp_cases(c):
     modelopt = {"quant_method": "modelopt", "quant_algo": "NVFP4", "ignore": ["lm_head", "re:^mtp.*"]}
     write_single(os.path.join(c, "mtp-qwen35-modelopt-regex"), cfg(QWEN35, quantization_config=modelopt), qwen35())
     write_single(os.path.join(c, "mtp-qwen35-dropped"), QWEN35, qwen35(head=False))
+    # AWQ and GPTQ (vLLM 0.34.0 and SGLang 0.5.23 read): `modules_to_not_convert` entries are
+    # contained names in both engines, `dynamic`'s `-:` keys regexes at the start.
+    awq = {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True, "version": "gemm"}
+    for name, keep in [("mtp-qwen35-awq-excluded", ["visual", "mtp"]),
+                       ("mtp-qwen35-awq-regex", ["visual", "re:^mtp.*"]),
+                       ("mtp-qwen35-awq-empty", None)]:
+        write_single(os.path.join(c, name),
+                     cfg(QWEN35, quantization_config=dict(awq, modules_to_not_convert=keep)), qwen35_int4())
+    gptq = {"quant_method": "gptq", "bits": 4, "group_size": 128, "desc_act": False, "sym": True,
+            "dynamic": {"-:.*mtp.*": {}}}
+    write_single(os.path.join(c, "mtp-qwen35-gptq-dynamic"), cfg(QWEN35, quantization_config=gptq), qwen35_int4())
     # ModelOpt up to 0.29 wrote its quantization to hf_quant_config.json and none in config.json
     # (nvidia/DeepSeek-V3.1-NVFP4 is published so: tests/fixtures/mtp-targets/); vLLM reads that
     # file then. Its exclude list in the published form (`model.layers.61*` there, 2 here).

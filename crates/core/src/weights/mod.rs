@@ -15,12 +15,14 @@
 //! `docs/weights.md`.
 
 mod cx;
+pub mod exclude;
 mod expected;
 mod facts;
 mod files;
 mod gguf;
 pub mod headers;
 pub mod index;
+pub mod int4_exclude;
 mod mtp;
 mod mtp_head;
 mod presence;

@@ -12,6 +12,7 @@
 //! (`mtp_head`). [`by_engine`] holds what each engine does, for `explain` and docs/rules.md.
 
 use super::cx::{Applies, Cx, Rule};
+use super::int4_exclude::Int4;
 use super::mtp_head::{MtpHead, MtpModule};
 use super::quant_exclude::{Exclusions, Method, Verdict};
 use super::WeightsCode;
@@ -123,9 +124,10 @@ const MTP_UNQUANTIZED_BY_ENGINE: ByEngine = ByEngine {
             until: None,
             severity: Some(Severity::Error),
             does: "builds the quantized layer for every module its quant method does not exclude \
-(compressed-tensors and quark: exact names or `re:`; ModelOpt: exact, contained or wildcard; fp8: exact), so a \
-BF16 weight meets a quantized parameter: a shape mismatch at load (vllm#53414); read at 0.27.1, where `mtp.fc` \
-under ModelOpt NVFP4 is forced unquantized (not reported)",
+(compressed-tensors and quark: exact names or `re:`; ModelOpt: exact, contained or wildcard; fp8: exact; read at \
+0.34.0: AWQ contained names, GPTQ `-:` regexes), so a BF16 weight meets a quantized parameter: a shape mismatch \
+at load (vllm#53414), a KeyError in deepseek_mtp.py's loader; read at 0.27.1, where `mtp.fc` under ModelOpt NVFP4 \
+is forced unquantized (not reported)",
         },
         EngineRow {
             engine: Engine::Sglang,
@@ -133,7 +135,9 @@ under ModelOpt NVFP4 is forced unquantized (not reported)",
             until: None,
             severity: Some(Severity::Error),
             does: "BF16 MTP weights under a compressed-tensors NVFP4 config excluding them by `re:^mtp.*` fail to \
-load (sglang#36786); a quark exclude keyed by a prefix the module path never has crashes at load (sglang#29781)",
+load (sglang#36786); a quark exclude keyed by a prefix the module path never has crashes at load (sglang#29781); \
+read at 0.5.23 for AWQ and GPTQ: an unexcluded BF16 MTP module gets quantized parameters and the DeepSeek-style \
+loader indexes them by the BF16 name (KeyError)",
         },
     ],
 };
@@ -155,8 +159,14 @@ under compressed-tensors (vllm#53414), SGLang's load failure for BF16 MTP weight
 only when the trunk's layers store the same module quantized (or it is `fc` / `eh_proj` in a quantized \
 checkpoint), so modules engines keep in full precision (routers, norms, embeddings) are not; names are matched \
 as the checkpoint spells them (an engine that renames MTP modules may match otherwise); `mtp.fc` under ModelOpt \
-is left out (vLLM 0.27.1 forces it unquantized); awq and gptq lists are not judged. Fix the exclude list in the \
-method's form, or quantize the head with the rest.",
+is left out (vLLM 0.27.1 forces it unquantized). AWQ and GPTQ, read in vLLM 0.34.0 and SGLang 0.5.23, are \
+judged only where both engines build the same: AWQ's `modules_to_not_convert` excludes a module whose name contains \
+an entry (`mtp` does, `mtp.*` and `re:^mtp.*` never do), and vLLM fills an empty list from the dtypes for linear \
+modules but never a MoE's experts; GPTQ's `dynamic` excludes by a `-:` regex matched at the start, the first \
+matching key deciding, which SGLang's gptq_marlin ignores for experts, while vLLM also reads \
+`modules_in_block_to_quantize` and builds a Qwen3.5 head unquantized for any `-:` key containing `mtp`; SGLang \
+names DeepSeek's MTP layer `model.decoder.*` and builds Qwen3.5's `mtp.fc` as a plain linear. A module the engines \
+treat differently is not reported. Fix the exclude list in the method's form, or quantize the head with the rest.",
     },
     applies: Applies::Any,
     needs: &[],
@@ -172,6 +182,21 @@ fn judged(h: &MtpHead, m: &MtpModule, ex: &Exclusions) -> bool {
     }
     h.trunk_quantized.contains(&m.kind)
         || (h.trunk_is_quantized && (m.kind == "fc" || m.kind == "eh_proj"))
+}
+
+/// The name SGLang 0.5.23 builds MTP module `m` under, where it differs from the checkpoint's:
+/// DeepSeek-V3 / GLM's `model.layers.{N}.*` is its NextN model's `model.decoder.*`
+/// (deepseek_nextn.py), which AWQ and GPTQ lists are matched against unrenamed.
+fn sglang_name(h: &MtpHead, m: &MtpModule) -> String {
+    let layer = h
+        .declared
+        .num_hidden_layers
+        .zip(m.layer)
+        .map(|(n, j)| format!("model.layers.{}.", n.saturating_add(j)));
+    match layer.and_then(|p| m.name.strip_prefix(&p)) {
+        Some(tail) => format!("model.decoder.{tail}"),
+        None => m.name.clone(),
+    }
 }
 
 /// One finding per MTP layer (and one for the shared modules): the first module, and how many.
@@ -197,7 +222,7 @@ fn mtp_unquantized(cx: &mut Cx) {
         h.modules
             .iter()
             .filter(|m| !m.quantized() && judged(&h, m, ex))
-            .filter(|m| ex.verdict(&m.name) == Verdict::Quantized)
+            .filter(|m| ex.verdict_at(&m.name, &sglang_name(&h, m)) == Verdict::Quantized)
             .map(|m| {
                 let stored = match (&m.dtype, m.contradicts()) {
                     (Some(d), true) => format!(
@@ -214,7 +239,7 @@ fn mtp_unquantized(cx: &mut Cx) {
     let used: Vec<String> = h
         .modules
         .iter()
-        .filter_map(|m| match ex.verdict(&m.name) {
+        .filter_map(|m| match ex.verdict_at(&m.name, &sglang_name(&h, m)) {
             Verdict::Excluded(e) => Some(e),
             _ => None,
         })
@@ -238,22 +263,73 @@ fn mtp_unquantized(cx: &mut Cx) {
                 if n == 2 { "" } else { "s" }
             ),
         };
+        let (engine, remedy) = remedy(ex, &m.name);
+        let what = match ex.method {
+            Method::Int4(_) => {
+                "the unquantized weight meets quantized parameters: a KeyError at load (vLLM 0.34.0's \
+                 deepseek_mtp.py, SGLang 0.5.23's deepseek_weight_loader.py), or for Qwen3.5 in \
+                 SGLang the weights skipped and the head drafting from uninitialised ones"
+            }
+            _ => "a load failure or shape mismatch (vllm#53414, sglang#36786, sglang#29781)",
+        };
         cx.emit(
             &m.name,
             &file,
             format!(
-                "MTP module `{}` {stored}{others}, but `{}` ({}) does not exclude it, so the engine \
-                 builds a quantized layer for it: a load failure or shape mismatch (vllm#53414, \
-                 sglang#36786, sglang#29781){hint}; add `{}` to `{}` in the form {} matches, or \
-                 quantize the head with the rest",
-                m.name,
-                ex.key,
-                ex.method.name(),
+                "MTP module `{}` {stored}{others}, but `{}` ({}) does not exclude it, so {engine} \
+                 a quantized layer for it: {what}{hint}; {remedy}",
                 m.name,
                 ex.key,
                 ex.method.name(),
             ),
         );
+    }
+}
+
+/// Who builds the quantized layer, and the fix, in the method's terms.
+fn remedy(ex: &Exclusions, module: &str) -> (&'static str, String) {
+    let rest = "or quantize the head with the rest";
+    match ex.method {
+        Method::Int4(Int4::Awq) => {
+            let filled = if ex.len == 0 {
+                " (vLLM fills an empty list from the checkpoint's dtypes, which names each expert, \
+                 never the MoE's `…experts` module it builds; SGLang fills nothing)"
+            } else {
+                ""
+            };
+            (
+                "vLLM and SGLang both build",
+                format!(
+                    "add `{module}` or a part of its name (`mtp`) to `{}`{filled}, {rest}",
+                    ex.key
+                ),
+            )
+        }
+        Method::Int4(Int4::Gptq) => (
+            "vLLM and SGLang both build",
+            if module.contains(".experts.") {
+                format!(
+                    "a `-:` key of `{}` matching it would exclude it in vLLM, but SGLang's \
+                     gptq_marlin quantizes a MoE's experts whatever `dynamic` says: quantize the \
+                     head with the rest",
+                    ex.key
+                )
+            } else {
+                format!(
+                    "add a `-:` key to `{}` whose regex matches `{module}` from its start \
+                     (`-:.*mtp.*`), before any `+:` key that matches it, {rest}",
+                    ex.key
+                )
+            },
+        ),
+        _ => (
+            "the engine builds",
+            format!(
+                "add `{module}` to `{}` in the form {} matches, {rest}",
+                ex.key,
+                ex.method.name()
+            ),
+        ),
     }
 }
 
@@ -278,7 +354,7 @@ fn mtp_quant_excluded(cx: &mut Cx) {
         return;
     };
     let found = per_layer(h.modules.iter().filter(|m| m.quantized()).filter_map(|m| {
-        match ex.verdict(&m.name) {
+        match ex.verdict_at(&m.name, &sglang_name(&h, m)) {
             Verdict::Excluded(entry) => Some((m, entry)),
             _ => None,
         }
@@ -346,7 +422,7 @@ mod tests {
             let excluded = head
                 .modules
                 .iter()
-                .filter(|m| ex.verdict(&m.name) != Verdict::Quantized)
+                .filter(|m| ex.verdict_at(&m.name, &sglang_name(&head, m)) != Verdict::Quantized)
                 .count();
             let mtp = t.elapsed().as_secs_f64();
             let t = std::time::Instant::now();

@@ -13,8 +13,9 @@
 //!   name contained in an entry naming `experts` (`utils/quant_utils.py`, `is_layer_skipped`).
 //!
 //! So the same list can exclude the MTP head under one method and not under another
-//! (sglang#36786, sglang#29781, vllm#53414). Other methods (awq, gptq's `dynamic`, bitsandbytes)
-//! are not judged: [`Exclusions::read`] returns `None` for them.
+//! (sglang#36786, sglang#29781, vllm#53414). AWQ and GPTQ, where vLLM and SGLang match
+//! differently, are [`super::int4_exclude`]'s; other methods (bitsandbytes, …) are not judged:
+//! [`Exclusions::read`] returns `None` for them.
 //!
 //! Lists come from a file that may be hostile, so matching is linear in the list and the name:
 //! plain names go in a hash set, ModelOpt's contained names in one Aho-Corasick automaton,
@@ -31,20 +32,12 @@ use std::collections::HashSet;
 use aho_corasick::AhoCorasick;
 use regex::{RegexSet, RegexSetBuilder};
 
+use super::exclude::{module_name, LIST_HINT};
+pub use super::exclude::{Verdict, MAX_ENTRIES, MAX_PATTERNS, PATTERN_SIZE_LIMIT};
+use super::int4_exclude::{Int4, Int4Lists};
 use crate::config::{read_capped, regular_file_present, ConfigFile};
 use crate::json::{Document, Node};
 use crate::{Error, Result};
-
-/// Most entries an exclude list may hold. Real lists name every excluded module one by one
-/// (a few thousand for a 60-layer MoE with per-expert entries); 100,000 is not a list a
-/// quantizer writes.
-pub const MAX_ENTRIES: usize = 65_536;
-/// Most `re:` / wildcard entries compiled into one set.
-pub const MAX_PATTERNS: usize = 1_024;
-/// The compiled size one pattern, and the whole set, may reach (the `regex` crate's limit).
-pub const PATTERN_SIZE_LIMIT: usize = 1 << 20;
-/// Longest entry read; a module name is never this long.
-const MAX_ENTRY_BYTES: usize = 4096;
 
 /// A quant method whose exclude list is judged.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -53,10 +46,15 @@ pub enum Method {
     Quark,
     ModelOpt,
     Fp8,
+    /// AWQ or GPTQ: matched per engine by [`Int4Lists`].
+    Int4(Int4),
 }
 
 impl Method {
     fn of(quant_method: &str) -> Option<Method> {
+        if let Some(kind) = Int4::of(quant_method) {
+            return Some(Method::Int4(kind));
+        }
         match quant_method.to_ascii_lowercase().as_str() {
             "compressed-tensors" | "compressed_tensors" => Some(Method::CompressedTensors),
             "quark" => Some(Method::Quark),
@@ -78,6 +76,8 @@ impl Method {
             Method::Quark => &["exclude"],
             Method::ModelOpt => &["ignore"],
             Method::Fp8 => &["ignored_layers", "modules_to_not_convert"],
+            Method::Int4(Int4::Awq) => &["modules_to_not_convert"],
+            Method::Int4(Int4::Gptq) => &["dynamic"],
         }
     }
 
@@ -87,6 +87,8 @@ impl Method {
             Method::Quark => "quark",
             Method::ModelOpt => "modelopt",
             Method::Fp8 => "fp8",
+            Method::Int4(Int4::Awq) => "awq",
+            Method::Int4(Int4::Gptq) => "gptq",
         }
     }
 
@@ -100,19 +102,14 @@ impl Method {
                 "an entry equal to or contained in the module name, or an fnmatch wildcard (no `re:` patterns)"
             }
             Method::Fp8 => "an entry equal to the module name (no prefixes, wildcards or `re:`)",
+            Method::Int4(Int4::Awq) => {
+                "an entry contained in the module name, in vLLM and SGLang alike (no wildcards or `re:`)"
+            }
+            Method::Int4(Int4::Gptq) => {
+                "a `-:REGEX` key of `dynamic` matched at the start of the module name, the first matching key deciding"
+            }
         }
     }
-}
-
-/// Whether the config leaves a module unquantized.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Verdict {
-    /// Excluded from quantization, by this entry.
-    Excluded(String),
-    /// Quantized: no entry matches it under the method.
-    Quantized,
-    /// A pattern the `regex` crate could not compile might match it: not judged.
-    Undecided,
 }
 
 /// A `quantization_config`'s exclude list, ready to match module names.
@@ -135,6 +132,8 @@ pub struct Exclusions {
     pub mtp_like: Vec<String>,
     /// quark and fp8: entries naming a MoE's experts (for the MoE-level rules).
     expert_entries: Vec<String>,
+    /// AWQ and GPTQ: the lists, matched per engine.
+    int4: Option<Int4Lists>,
 }
 
 /// fnmatch's wildcard characters.
@@ -234,9 +233,8 @@ fn list_of<'q>(q: &'q Node, method: Method, at: &str) -> Result<Option<(String, 
         return Ok(None);
     };
     let path = format!("{at}{parent}{key}");
-    let hint = "make it a list of module names (strings), as the quantizer writes it";
     let items = node.as_array().ok_or_else(|| {
-        Error::new(format!("`{path}` is not a list of module names")).with_hint(hint)
+        Error::new(format!("`{path}` is not a list of module names")).with_hint(LIST_HINT)
     })?;
     if items.len() > MAX_ENTRIES {
         return Err(Error::new(format!(
@@ -248,16 +246,7 @@ fn list_of<'q>(q: &'q Node, method: Method, at: &str) -> Result<Option<(String, 
     }
     let mut entries = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
-        let s = item
-            .as_str()
-            .filter(|s| s.len() <= MAX_ENTRY_BYTES)
-            .ok_or_else(|| {
-                Error::new(format!(
-                    "`{path}[{i}]` is not a module name (a string of at most {MAX_ENTRY_BYTES} bytes)"
-                ))
-                .with_hint(hint)
-            })?;
-        entries.push(s);
+        entries.push(module_name(item, &path, i)?);
     }
     Ok(Some((path, entries)))
 }
@@ -314,6 +303,18 @@ impl Exclusions {
         let Some(method) = method_of(q) else {
             return Ok(None);
         };
+        if let Method::Int4(kind) = method {
+            let lists = Int4Lists::read(q, kind, at)?;
+            let Some(mut ex) = Exclusions::build(method, format!("{at}{}", kind.key()), &[])?
+            else {
+                return Ok(None);
+            };
+            ex.mtp_like = lists.mtp_like();
+            ex.len = lists.entries();
+            ex.uncompiled = lists.uncompiled.clone();
+            ex.int4 = Some(lists);
+            return Ok(Some(ex));
+        }
         let (key, entries) = list_of(q, method, at)?
             .unwrap_or_else(|| (format!("{at}{}", method.keys()[0]), vec![]));
         Exclusions::build(method, key, &entries)
@@ -332,6 +333,7 @@ impl Exclusions {
             uncompiled: Vec::new(),
             mtp_like: Vec::new(),
             expert_entries: Vec::new(),
+            int4: None,
         };
         let mut sources: Vec<String> = Vec::new();
         for &e in entries {
@@ -412,6 +414,16 @@ impl Exclusions {
     /// Whether the config leaves `module` (a module name as the checkpoint spells it, without
     /// `.weight`) unquantized, under the method's matching.
     pub fn verdict(&self, module: &str) -> Verdict {
+        self.verdict_at(module, module)
+    }
+
+    /// [`Exclusions::verdict`], with the name SGLang builds the module under where it differs
+    /// (DeepSeek's `model.decoder.*` for `model.layers.{N}.*`): AWQ and GPTQ lists are matched
+    /// against each engine's name; the other methods against the checkpoint's.
+    pub fn verdict_at(&self, module: &str, sglang_name: &str) -> Verdict {
+        if let Some(lists) = &self.int4 {
+            return lists.verdict(module, sglang_name);
+        }
         if self.exact.contains(module) {
             return Verdict::Excluded(module.to_string());
         }
@@ -450,6 +462,7 @@ impl Exclusions {
                 .iter()
                 .find(|e| e.contains(moe))
                 .cloned(),
+            Method::Int4(_) => None,
             Method::CompressedTensors | Method::ModelOpt => {
                 self.exact.get(moe).cloned().or_else(|| {
                     let set = self.patterns.as_ref()?;
@@ -601,7 +614,7 @@ mod tests {
     #[test]
     fn other_methods_and_no_config_are_not_judged() {
         for cfg in [
-            r#"{"quantization_config": {"quant_method": "awq", "modules_to_not_convert": ["mtp"]}}"#,
+            r#"{"quantization_config": {"quant_method": "bitsandbytes", "llm_int8_skip_modules": ["mtp"]}}"#,
             r#"{"hidden_size": 4}"#,
         ] {
             let doc = Document::parse_bytes(cfg.as_bytes()).unwrap();

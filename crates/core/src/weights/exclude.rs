@@ -1,0 +1,45 @@
+//! What an exclude list decides about a module, and the caps every exclude list is read with:
+//! shared by the matchers of [`super::quant_exclude`] (compressed-tensors, quark, ModelOpt,
+//! fp8) and [`super::int4_exclude`] (AWQ, GPTQ), which both read lists from files that may be
+//! hostile.
+
+use crate::json::Node;
+use crate::{Error, Result};
+
+/// What to do about a list that is not a list of module names.
+pub const LIST_HINT: &str = "make it a list of module names (strings), as the quantizer writes it";
+
+/// Entry `i` of the list at `path`, as a module name: a string of at most [`MAX_ENTRY_BYTES`].
+pub fn module_name<'n>(item: &'n Node, path: &str, i: usize) -> Result<&'n str> {
+    item.as_str()
+        .filter(|s| s.len() <= MAX_ENTRY_BYTES)
+        .ok_or_else(|| {
+            Error::new(format!(
+                "`{path}[{i}]` is not a module name (a string of at most {MAX_ENTRY_BYTES} bytes)"
+            ))
+            .with_hint(LIST_HINT)
+        })
+}
+
+/// Most entries an exclude list may hold. Real lists name every excluded module one by one
+/// (a few thousand for a 60-layer MoE with per-expert entries); 100,000 is not a list a
+/// quantizer writes.
+pub const MAX_ENTRIES: usize = 65_536;
+/// Most `re:` / wildcard entries compiled into one set.
+pub const MAX_PATTERNS: usize = 1_024;
+/// The compiled size one pattern, and the whole set, may reach (the `regex` crate's limit).
+pub const PATTERN_SIZE_LIMIT: usize = 1 << 20;
+/// Longest entry read; a module name is never this long.
+pub const MAX_ENTRY_BYTES: usize = 4096;
+
+/// Whether the config leaves a module unquantized.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// Excluded from quantization, by this entry.
+    Excluded(String),
+    /// Quantized: no entry matches it under the method.
+    Quantized,
+    /// A pattern the `regex` crate could not compile might match it, or (AWQ, GPTQ) vLLM and
+    /// SGLang build it differently: not judged.
+    Undecided,
+}

@@ -1,0 +1,432 @@
+//! Which modules an AWQ or GPTQ `quantization_config` leaves unquantized — where, unlike the
+//! methods of [`super::quant_exclude`], vLLM and SGLang disagree, so a module is judged only
+//! where both engines decide the same (read in vLLM 0.34.0 and SGLang 0.5.23):
+//!
+//! - AWQ (`awq`, `awq_marlin`, `auto_awq`): `modules_to_not_convert`, an entry excluding every
+//!   module whose name *contains* it, in both engines (`is_layer_skipped(…, "substring")`,
+//!   `is_layer_skipped_awq`), so `mtp.*` and `re:^mtp.*` match nothing. When the list is empty
+//!   vLLM fills it from the checkpoint's dtypes (every module stored in float), which covers
+//!   linear modules but never a MoE's experts (their per-expert names are longer than the MoE's
+//!   prefix); SGLang fills nothing.
+//! - GPTQ (`gptq`, `gptq_marlin`, `auto_gptq`): the `dynamic` object's keys in order, each a
+//!   regex applied with `re.match` to the module's prefix; the first that matches decides, and a
+//!   `-:` key excludes. vLLM also reads `modules_in_block_to_quantize` (modules containing an
+//!   entry are quantized, the others not; filled from the dtypes when absent) for linear
+//!   modules, and, for Qwen3.5, builds the whole MTP decoder unquantized when any `-:` key
+//!   contains `mtp`. SGLang's `gptq_marlin` quantizes a MoE's experts whatever `dynamic` says.
+//! - SGLang names a DeepSeek-V3 / GLM MTP layer `model.decoder.*` where the checkpoint (and
+//!   vLLM) say `model.layers.{N}.*`, so an entry naming the layer index excludes it in vLLM only.
+//!
+//! Lists are matched in linear time (one Aho-Corasick automaton per list, one
+//! [`regex::RegexSet`] for `dynamic`, whose matches give the first key in order), with the caps
+//! of [`super::exclude`]. A `dynamic` key the `regex` crate cannot compile leaves the
+//! modules it might match undecided.
+
+use aho_corasick::AhoCorasick;
+use regex::RegexSet;
+
+use super::exclude::{
+    module_name, Verdict, LIST_HINT, MAX_ENTRIES, MAX_PATTERNS, PATTERN_SIZE_LIMIT,
+};
+use crate::json::Node;
+use crate::{Error, Result};
+
+/// What one engine does with a module.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Engine {
+    Excluded(String),
+    Quantized,
+    /// Decided by how the checkpoint stores it (vLLM's lists filled from the dtypes), or by a
+    /// pattern not compiled: not judged.
+    Open,
+}
+
+/// The AWQ or GPTQ lists of a quantization config.
+pub struct Int4Lists {
+    pub kind: Int4,
+    /// AWQ `modules_to_not_convert` / GPTQ `modules_in_block_to_quantize`, matched as contained.
+    contained: Option<AhoCorasick>,
+    contained_entries: Vec<String>,
+    /// GPTQ `dynamic`, in order: whether each key is negative (`-:`), and its text.
+    dynamic: Vec<(bool, String)>,
+    /// The compiled `dynamic` keys, with their index in `dynamic`.
+    patterns: Option<RegexSet>,
+    pattern_index: Vec<usize>,
+    /// `dynamic` keys the `regex` crate could not compile.
+    pub uncompiled: Vec<String>,
+    /// A `-:` key containing `mtp`: vLLM builds a Qwen3.5 MTP decoder unquantized.
+    mtp_negative: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Int4 {
+    Awq,
+    Gptq,
+}
+
+impl Int4 {
+    pub fn of(quant_method: &str) -> Option<Int4> {
+        match quant_method.to_ascii_lowercase().as_str() {
+            "awq" | "awq_marlin" | "auto_awq" => Some(Int4::Awq),
+            "gptq" | "gptq_marlin" | "auto_gptq" => Some(Int4::Gptq),
+            _ => None,
+        }
+    }
+
+    /// The key a message names.
+    pub fn key(self) -> &'static str {
+        match self {
+            Int4::Awq => "modules_to_not_convert",
+            Int4::Gptq => "dynamic",
+        }
+    }
+}
+
+/// Strings of a list, capped; `path` for errors.
+fn strings<'q>(node: &'q Node, path: &str) -> Result<Vec<&'q str>> {
+    let items = node.as_array().ok_or_else(|| {
+        Error::new(format!("`{path}` is not a list of module names")).with_hint(LIST_HINT)
+    })?;
+    let mut out = Vec::new();
+    for (i, item) in items.iter().enumerate() {
+        // GPTQModel writes `modules_in_block_to_quantize` as a list of lists.
+        let inner: Vec<&Node> = match item.as_array() {
+            Some(sub) => sub.iter().collect(),
+            None => vec![item],
+        };
+        for s in inner {
+            out.push(module_name(s, path, i)?);
+            if out.len() > MAX_ENTRIES {
+                return Err(Error::new(format!(
+                    "`{path}` lists more than {MAX_ENTRIES} entries (quantizers name a few thousand modules at most)"
+                ))
+                .with_hint("restore the quantization_config the quantizer wrote"));
+            }
+        }
+    }
+    Ok(out)
+}
+
+impl Int4Lists {
+    /// The lists of quantization config `q` (its path `at`) for `kind`.
+    pub fn read(q: &Node, kind: Int4, at: &str) -> Result<Int4Lists> {
+        let mut lists = Int4Lists {
+            kind,
+            contained: None,
+            contained_entries: Vec::new(),
+            dynamic: Vec::new(),
+            patterns: None,
+            pattern_index: Vec::new(),
+            uncompiled: Vec::new(),
+            mtp_negative: false,
+        };
+        let list_key = match kind {
+            Int4::Awq => "modules_to_not_convert",
+            Int4::Gptq => "modules_in_block_to_quantize",
+        };
+        if let Some(node) = q.get(list_key).filter(|n| !n.is_null()) {
+            let entries = strings(node, &format!("{at}{list_key}"))?;
+            lists.contained_entries = entries.iter().map(|s| s.to_string()).collect();
+        }
+        if !lists.contained_entries.is_empty() {
+            lists.contained = AhoCorasick::new(&lists.contained_entries).ok();
+        }
+        if kind == Int4::Gptq {
+            lists.read_dynamic(q, at)?;
+        }
+        Ok(lists)
+    }
+
+    fn read_dynamic(&mut self, q: &Node, at: &str) -> Result<()> {
+        let Some(node) = q.get("dynamic").filter(|n| !n.is_null()) else {
+            return Ok(());
+        };
+        let path = format!("{at}dynamic");
+        let members = node.as_object().ok_or_else(|| {
+            Error::new(format!("`{path}` is not an object of module patterns"))
+                .with_hint("make it an object whose keys are `-:REGEX` / `+:REGEX` module patterns")
+        })?;
+        if members.len() > MAX_PATTERNS {
+            return Err(Error::new(format!(
+                "`{path}` holds more than {MAX_PATTERNS} patterns: not a list a quantizer writes; not compiled"
+            ))
+            .with_hint("restore the quantization_config the quantizer wrote"));
+        }
+        let mut sources = Vec::new();
+        for (i, m) in members.iter().enumerate() {
+            let negative = m.key.starts_with("-:");
+            let pattern = m
+                .key
+                .strip_prefix("-:")
+                .or_else(|| m.key.strip_prefix("+:"))
+                .unwrap_or(&m.key);
+            if negative && m.key.contains("mtp") {
+                self.mtp_negative = true;
+            }
+            self.dynamic.push((negative, m.key.clone()));
+            let source = format!("^(?:{pattern})");
+            let one = regex::RegexBuilder::new(&source)
+                .size_limit(PATTERN_SIZE_LIMIT)
+                .build();
+            match one {
+                Ok(_) => {
+                    sources.push(source);
+                    self.pattern_index.push(i);
+                }
+                Err(_) => self.uncompiled.push(m.key.clone()),
+            }
+        }
+        if !sources.is_empty() {
+            match regex::RegexSetBuilder::new(&sources)
+                .size_limit(PATTERN_SIZE_LIMIT.saturating_mul(4))
+                .build()
+            {
+                Ok(set) => self.patterns = Some(set),
+                Err(_) => {
+                    let keys: Vec<String> = self
+                        .pattern_index
+                        .drain(..)
+                        .map(|i| self.dynamic[i].1.clone())
+                        .collect();
+                    self.uncompiled.extend(keys);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The entry of the contained list found in `name`.
+    fn contained_in(&self, name: &str) -> Option<String> {
+        let m = self.contained.as_ref()?.find(name)?;
+        Some(self.contained_entries[m.pattern().as_usize()].clone())
+    }
+
+    /// The first `dynamic` key matching `name`: `(negative, key)`; `Err(())` when a key not
+    /// compiled comes before it (or none compiled matches and one was not compiled).
+    fn first_dynamic(&self, name: &str) -> std::result::Result<Option<(bool, String)>, ()> {
+        let first = self
+            .patterns
+            .as_ref()
+            .and_then(|set| set.matches(name).iter().next())
+            .map(|j| self.pattern_index[j]);
+        let before = |i: usize| self.uncompiled.iter().any(|k| self.position(k) < i);
+        match first {
+            Some(i) if !before(i) => Ok(Some(self.dynamic[i].clone())),
+            Some(_) => Err(()),
+            None if self.uncompiled.is_empty() => Ok(None),
+            None => Err(()),
+        }
+    }
+
+    fn position(&self, key: &str) -> usize {
+        self.dynamic
+            .iter()
+            .position(|(_, k)| k == key)
+            .unwrap_or(usize::MAX)
+    }
+
+    fn vllm(&self, name: &str) -> Engine {
+        let experts = name.contains(".experts.");
+        match self.kind {
+            Int4::Awq => match self.contained_in(name) {
+                Some(e) => Engine::Excluded(e),
+                None if experts || !self.contained_entries.is_empty() => Engine::Quantized,
+                None => Engine::Open,
+            },
+            Int4::Gptq => {
+                if self.mtp_negative && name.starts_with("mtp.layers.") {
+                    return Engine::Excluded(self.first_mtp_negative());
+                }
+                match self.first_dynamic(name) {
+                    Err(()) => Engine::Open,
+                    Ok(Some((true, key))) => Engine::Excluded(key),
+                    Ok(_) if experts => Engine::Quantized,
+                    Ok(_) if self.contained_entries.is_empty() => Engine::Open,
+                    Ok(_) => match self.contained_in(name) {
+                        Some(_) => Engine::Quantized,
+                        None => Engine::Excluded(
+                            "modules_in_block_to_quantize (not naming it)".to_string(),
+                        ),
+                    },
+                }
+            }
+        }
+    }
+
+    fn first_mtp_negative(&self) -> String {
+        self.dynamic
+            .iter()
+            .find(|(neg, k)| *neg && k.contains("mtp"))
+            .map(|(_, k)| k.clone())
+            .unwrap_or_default()
+    }
+
+    fn sglang(&self, name: &str) -> Engine {
+        if name == "mtp.fc" {
+            // Qwen3.5's and Qwen3-Next's MTP input projection is a plain `nn.Linear` there.
+            return Engine::Excluded("(SGLang builds mtp.fc as a plain nn.Linear)".to_string());
+        }
+        match self.kind {
+            Int4::Awq => match self.contained_in(name) {
+                Some(e) => Engine::Excluded(e),
+                None => Engine::Quantized,
+            },
+            Int4::Gptq if name.contains(".experts.") => Engine::Quantized,
+            Int4::Gptq => match self.first_dynamic(name) {
+                Err(()) => Engine::Open,
+                Ok(Some((true, key))) => Engine::Excluded(key),
+                Ok(_) => Engine::Quantized,
+            },
+        }
+    }
+
+    /// What both engines do with `module` (as the checkpoint and vLLM name it; SGLang's name
+    /// for it is `sglang_name`): excluded or quantized where they agree, else undecided.
+    pub fn verdict(&self, module: &str, sglang_name: &str) -> Verdict {
+        match (self.vllm(module), self.sglang(sglang_name)) {
+            (Engine::Excluded(e), Engine::Excluded(_)) => Verdict::Excluded(e),
+            (Engine::Quantized, Engine::Quantized) => Verdict::Quantized,
+            _ => Verdict::Undecided,
+        }
+    }
+
+    /// How many entries and `dynamic` keys the lists hold.
+    pub fn entries(&self) -> usize {
+        self.contained_entries.len() + self.dynamic.len()
+    }
+
+    /// Entries of the lists that look meant for the MTP head, for messages.
+    pub fn mtp_like(&self) -> Vec<String> {
+        let dynamic = self.dynamic.iter().map(|(_, k)| k);
+        self.contained_entries
+            .iter()
+            .chain(dynamic)
+            .filter(|e| e.to_ascii_lowercase().contains("mtp"))
+            .take(8)
+            .cloned()
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::json::Document;
+
+    fn lists(q: &str, kind: Int4) -> Int4Lists {
+        let doc = Document::parse_bytes(q.as_bytes()).unwrap();
+        Int4Lists::read(&doc.root, kind, "quantization_config.").unwrap()
+    }
+
+    const Q: &str = "mtp.layers.0.self_attn.q_proj";
+    const EXPERT: &str = "mtp.layers.0.mlp.experts.3.up_proj";
+    const DS: &str = "model.layers.61.self_attn.q_a_proj";
+    const DS_SGLANG: &str = "model.decoder.self_attn.q_a_proj";
+
+    #[test]
+    fn awq_matches_contained_names_in_both_engines() {
+        let ex = lists(
+            r#"{"modules_to_not_convert": ["visual", "mtp"]}"#,
+            Int4::Awq,
+        );
+        assert_eq!(ex.verdict(Q, Q), Verdict::Excluded("mtp".into()));
+        assert_eq!(ex.verdict(EXPERT, EXPERT), Verdict::Excluded("mtp".into()));
+        // `mtp.fc`: quantized by vLLM unless listed, never by SGLang.
+        let ex = lists(r#"{"modules_to_not_convert": ["visual"]}"#, Int4::Awq);
+        assert_eq!(ex.verdict("mtp.fc", "mtp.fc"), Verdict::Undecided);
+        assert_eq!(ex.verdict(Q, Q), Verdict::Quantized);
+        // `mtp.*` and `re:^mtp.*` are literal text to a substring test.
+        for entry in ["mtp.*", "re:^mtp.*"] {
+            let ex = lists(
+                &format!(r#"{{"modules_to_not_convert": ["visual", "{entry}"]}}"#),
+                Int4::Awq,
+            );
+            assert_eq!(ex.verdict(Q, Q), Verdict::Quantized, "{entry}");
+        }
+        // The layer index excludes DeepSeek's MTP layer in vLLM, not under SGLang's name.
+        let ex = lists(
+            r#"{"modules_to_not_convert": ["model.layers.61"]}"#,
+            Int4::Awq,
+        );
+        assert_eq!(ex.verdict(DS, DS_SGLANG), Verdict::Undecided);
+        assert_eq!(
+            ex.verdict(DS, DS),
+            Verdict::Excluded("model.layers.61".into())
+        );
+    }
+
+    #[test]
+    fn awq_empty_list_is_filled_by_vllm_for_linear_modules_only() {
+        let ex = lists(r#"{"modules_to_not_convert": null}"#, Int4::Awq);
+        assert_eq!(ex.verdict(Q, Q), Verdict::Undecided);
+        assert_eq!(ex.verdict(EXPERT, EXPERT), Verdict::Quantized);
+    }
+
+    #[test]
+    fn gptq_dynamic_first_match_wins() {
+        let ex = lists(r#"{"dynamic": {"-:.*mtp.*": {}}}"#, Int4::Gptq);
+        assert_eq!(ex.verdict(Q, Q), Verdict::Excluded("-:.*mtp.*".into()));
+        // SGLang's gptq_marlin quantizes experts whatever `dynamic` says.
+        assert_eq!(ex.verdict(EXPERT, EXPERT), Verdict::Undecided);
+        // A positive key first keeps the module quantized (with overrides).
+        let ex = lists(
+            r#"{"dynamic": {"+:mtp.layers.0.self_attn.*": {"bits": 8}, "-:model.layers.61.*": {}}, "modules_in_block_to_quantize": [["self_attn.q_proj"]]}"#,
+            Int4::Gptq,
+        );
+        assert_eq!(ex.verdict(Q, Q), Verdict::Quantized);
+        assert_eq!(ex.verdict(EXPERT, EXPERT), Verdict::Quantized);
+        // re.match anchors at the start: `re:` is literal text, `mtp` a prefix.
+        let ex = lists(r#"{"dynamic": {"-:mtp": {}}}"#, Int4::Gptq);
+        assert_eq!(ex.verdict(Q, Q), Verdict::Excluded("-:mtp".into()));
+    }
+
+    #[test]
+    fn gptq_without_a_list_is_filled_by_vllm_and_the_qwen35_negative_key() {
+        // No modules_in_block_to_quantize and no matching key: vLLM decides by dtype.
+        let ex = lists(r#"{"dynamic": {}}"#, Int4::Gptq);
+        assert_eq!(ex.verdict(Q, Q), Verdict::Undecided);
+        assert_eq!(ex.verdict(EXPERT, EXPERT), Verdict::Quantized);
+        // `-:re:^mtp.*` matches nothing as a regex, but vLLM's Qwen3.5 MTP sees `mtp` in a
+        // negative key and builds the head unquantized: the engines differ.
+        let ex = lists(
+            r#"{"dynamic": {"-:re:^mtp.*": {}}, "modules_in_block_to_quantize": ["self_attn", "mlp"]}"#,
+            Int4::Gptq,
+        );
+        assert_eq!(ex.verdict(Q, Q), Verdict::Undecided);
+    }
+
+    #[test]
+    fn bad_lists_are_errors_with_their_path_and_patterns_are_capped() {
+        let doc = Document::parse_bytes(br#"{"dynamic": ["-:mtp"]}"#).unwrap();
+        let err = Int4Lists::read(&doc.root, Int4::Gptq, "quantization_config.")
+            .err()
+            .unwrap();
+        assert!(
+            err.message.contains("quantization_config.dynamic"),
+            "{}",
+            err.message
+        );
+        let doc = Document::parse_bytes(br#"{"modules_to_not_convert": [1]}"#).unwrap();
+        let err = Int4Lists::read(&doc.root, Int4::Awq, "quantization_config.")
+            .err()
+            .unwrap();
+        assert!(
+            err.message.contains("modules_to_not_convert[0]"),
+            "{}",
+            err.message
+        );
+        let keys: Vec<String> = (0..MAX_PATTERNS + 1)
+            .map(|i| format!("\"-:m{i}\": {{}}"))
+            .collect();
+        let text = format!(r#"{{"dynamic": {{{}}}}}"#, keys.join(", "));
+        let doc = Document::parse_bytes(text.as_bytes()).unwrap();
+        assert!(Int4Lists::read(&doc.root, Int4::Gptq, "q.").is_err());
+        // A Python-only pattern first leaves what follows undecided.
+        let ex = lists(
+            r#"{"dynamic": {"-:(?!x)mtp": {}, "-:mtp": {}}}"#,
+            Int4::Gptq,
+        );
+        assert_eq!(ex.uncompiled, vec!["-:(?!x)mtp".to_string()]);
+        assert_eq!(ex.verdict(Q, Q), Verdict::Undecided);
+    }
+}
