@@ -171,23 +171,43 @@ const CASES: &[(&str, Option<&str>, &[&str], i32)] = &[
     ),
     ("mtp-qwen35-dropped", None, &["weights-mtp-missing"], 1),
     // AWQ: `mtp` excludes the head in vLLM and SGLang; `re:^mtp.*` is literal text to their
-    // substring test; an empty list is filled by vLLM for linear modules, never for experts.
+    // substring test (and `mtp.fc`, a plain linear in SGLang, fails under vLLM only); an empty
+    // list is filled by vLLM for linear modules (which then fail under SGLang only), never for
+    // experts.
     ("mtp-qwen35-awq-excluded", None, &[], 0),
     (
         "mtp-qwen35-awq-regex",
         None,
-        &["weights-mtp-unquantized"],
+        &[
+            "weights-mtp-unquantized",
+            "weights-mtp-unquantized-one-engine",
+        ],
         1,
     ),
     (
         "mtp-qwen35-awq-empty",
         None,
-        &["weights-mtp-unquantized"],
+        &[
+            "weights-mtp-unquantized",
+            "weights-mtp-unquantized-one-engine",
+        ],
         1,
     ),
     // GPTQ `-:.*mtp.*`: the linear modules are excluded in both engines; the experts only in
-    // vLLM (SGLang's gptq_marlin quantizes experts whatever `dynamic` says): not judged.
-    ("mtp-qwen35-gptq-dynamic", None, &[], 0),
+    // vLLM (SGLang's gptq_marlin quantizes experts whatever `dynamic` says).
+    (
+        "mtp-qwen35-gptq-dynamic",
+        None,
+        &["weights-mtp-unquantized-one-engine"],
+        0,
+    ),
+    // `model.layers.2` excludes DeepSeek's MTP layer under vLLM's name, not SGLang's.
+    (
+        "mtp-deepseek-awq-layer-index",
+        None,
+        &["weights-mtp-unquantized-one-engine"],
+        0,
+    ),
     // The quantization in hf_quant_config.json beside a config.json that has none (older
     // ModelOpt exports): read as vLLM reads it.
     ("mtp-deepseek-hf-quant-config-excluded", None, &[], 0),

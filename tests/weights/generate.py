@@ -413,6 +413,19 @@ def qwen35_int4():
     return t
 
 
+def dsv3_awq():
+    """DeepSeek-V3's layout quantized by AWQ (attention and one expert per layer), its MTP layer
+    (index 2) kept in F16."""
+    t = {"model.embed_tokens.weight": z(VOCAB, H), "model.norm.weight": z(H), "lm_head.weight": z(VOCAB, H)}
+    for k in (0, 1):
+        p = f"model.layers.{k}."
+        t.update({p + "input_layernorm.weight": z(H), p + "mlp.gate.weight": z(4, H)})
+        t.update(awq_linear(p + "self_attn.q_a_proj", H, H))
+        t.update(awq_linear(p + "mlp.experts.0.down_proj", H, I))
+    t.update(dsv3_layer(2, quantized=False, mtp=True))
+    return t
+
+
 def mtp_cases(c):
     q = DSV3["quantization_config"]
     write_sharded(os.path.join(c, "mtp-deepseek-clean"), DSV3, dsv3(), assign=by_layer)
@@ -443,6 +456,11 @@ def mtp_cases(c):
     gptq = {"quant_method": "gptq", "bits": 4, "group_size": 128, "desc_act": False, "sym": True,
             "dynamic": {"-:.*mtp.*": {}}}
     write_single(os.path.join(c, "mtp-qwen35-gptq-dynamic"), cfg(QWEN35, quantization_config=gptq), qwen35_int4())
+    # The MTP layer excluded by its index: vLLM builds it as `model.layers.2.*`, SGLang as
+    # `model.decoder.*`, which the entry is not contained in.
+    write_sharded(os.path.join(c, "mtp-deepseek-awq-layer-index"),
+                  cfg(DSV3, quantization_config=dict(awq, modules_to_not_convert=["model.layers.2"])),
+                  dsv3_awq(), assign=by_layer)
     # ModelOpt up to 0.29 wrote its quantization to hf_quant_config.json and none in config.json
     # (nvidia/DeepSeek-V3.1-NVFP4 is published so: tests/fixtures/mtp-targets/); vLLM reads that
     # file then. Its exclude list in the published form (`model.layers.61*` there, 2 here).

@@ -194,6 +194,7 @@ crate::declare_code_names! {
         MtpMissing => "weights-mtp-missing",
         MtpUnquantized => "weights-mtp-unquantized",
         MtpQuantExcluded => "weights-mtp-quant-excluded",
+        MtpUnquantizedOneEngine => "weights-mtp-unquantized-one-engine",
         GgufNextnCount => "weights-gguf-nextn-count",
         GgufNextnIndex => "weights-gguf-nextn-index",
         GgufNextnKeyMissing => "weights-gguf-nextn-key-missing",

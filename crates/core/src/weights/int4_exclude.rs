@@ -31,13 +31,18 @@ use super::exclude::{
 use crate::json::Node;
 use crate::{Error, Result};
 
-/// What one engine does with a module.
+/// What one engine builds for a module.
 #[derive(Debug, Clone, PartialEq, Eq)]
-enum Engine {
+pub enum Build {
+    /// An unquantized layer, because of this entry.
     Excluded(String),
+    /// An unquantized layer whatever the lists say, for this reason.
+    Plain(&'static str),
     Quantized,
-    /// Decided by how the checkpoint stores it (vLLM's lists filled from the dtypes), or by a
-    /// pattern not compiled: not judged.
+    /// By how the checkpoint stores it: vLLM's lists filled from the dtypes (a module stored
+    /// in float is built unquantized).
+    ByDtype,
+    /// A `dynamic` key not compiled might decide it: not judged.
     Open,
 }
 
@@ -225,28 +230,26 @@ impl Int4Lists {
             .unwrap_or(usize::MAX)
     }
 
-    fn vllm(&self, name: &str) -> Engine {
+    fn vllm(&self, name: &str) -> Build {
         let experts = name.contains(".experts.");
         match self.kind {
             Int4::Awq => match self.contained_in(name) {
-                Some(e) => Engine::Excluded(e),
-                None if experts || !self.contained_entries.is_empty() => Engine::Quantized,
-                None => Engine::Open,
+                Some(e) => Build::Excluded(e),
+                None if experts || !self.contained_entries.is_empty() => Build::Quantized,
+                None => Build::ByDtype,
             },
             Int4::Gptq => {
                 if self.mtp_negative && name.starts_with("mtp.layers.") {
-                    return Engine::Excluded(self.first_mtp_negative());
+                    return Build::Excluded(self.first_mtp_negative());
                 }
                 match self.first_dynamic(name) {
-                    Err(()) => Engine::Open,
-                    Ok(Some((true, key))) => Engine::Excluded(key),
-                    Ok(_) if experts => Engine::Quantized,
-                    Ok(_) if self.contained_entries.is_empty() => Engine::Open,
+                    Err(()) => Build::Open,
+                    Ok(Some((true, key))) => Build::Excluded(key),
+                    Ok(_) if experts => Build::Quantized,
+                    Ok(_) if self.contained_entries.is_empty() => Build::ByDtype,
                     Ok(_) => match self.contained_in(name) {
-                        Some(_) => Engine::Quantized,
-                        None => Engine::Excluded(
-                            "modules_in_block_to_quantize (not naming it)".to_string(),
-                        ),
+                        Some(_) => Build::Quantized,
+                        None => Build::Plain("`modules_in_block_to_quantize` does not name it"),
                     },
                 }
             }
@@ -261,31 +264,40 @@ impl Int4Lists {
             .unwrap_or_default()
     }
 
-    fn sglang(&self, name: &str) -> Engine {
+    fn sglang(&self, name: &str) -> Build {
         if name == "mtp.fc" {
             // Qwen3.5's and Qwen3-Next's MTP input projection is a plain `nn.Linear` there.
-            return Engine::Excluded("(SGLang builds mtp.fc as a plain nn.Linear)".to_string());
+            return Build::Plain("it builds `mtp.fc` as a plain nn.Linear");
         }
         match self.kind {
             Int4::Awq => match self.contained_in(name) {
-                Some(e) => Engine::Excluded(e),
-                None => Engine::Quantized,
+                Some(e) => Build::Excluded(e),
+                None => Build::Quantized,
             },
-            Int4::Gptq if name.contains(".experts.") => Engine::Quantized,
+            Int4::Gptq if name.contains(".experts.") => Build::Quantized,
             Int4::Gptq => match self.first_dynamic(name) {
-                Err(()) => Engine::Open,
-                Ok(Some((true, key))) => Engine::Excluded(key),
-                Ok(_) => Engine::Quantized,
+                Err(()) => Build::Open,
+                Ok(Some((true, key))) => Build::Excluded(key),
+                Ok(_) => Build::Quantized,
             },
         }
     }
 
-    /// What both engines do with `module` (as the checkpoint and vLLM name it; SGLang's name
-    /// for it is `sglang_name`): excluded or quantized where they agree, else undecided.
+    /// What vLLM 0.34.0 and SGLang 0.5.23 build for `module` (as the checkpoint and vLLM name
+    /// it; SGLang's name for it is `sglang_name`).
+    pub fn builds(&self, module: &str, sglang_name: &str) -> (Build, Build) {
+        (self.vllm(module), self.sglang(sglang_name))
+    }
+
+    /// What both engines do with `module`: excluded or quantized where they agree, else
+    /// undecided.
     pub fn verdict(&self, module: &str, sglang_name: &str) -> Verdict {
-        match (self.vllm(module), self.sglang(sglang_name)) {
-            (Engine::Excluded(e), Engine::Excluded(_)) => Verdict::Excluded(e),
-            (Engine::Quantized, Engine::Quantized) => Verdict::Quantized,
+        match self.builds(module, sglang_name) {
+            (Build::Excluded(e), Build::Excluded(_) | Build::Plain(_)) => Verdict::Excluded(e),
+            (Build::Plain(why), Build::Excluded(_) | Build::Plain(_)) => {
+                Verdict::Excluded(why.to_string())
+            }
+            (Build::Quantized, Build::Quantized) => Verdict::Quantized,
             _ => Verdict::Undecided,
         }
     }

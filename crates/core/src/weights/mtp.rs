@@ -12,7 +12,7 @@
 //! (`mtp_head`). [`by_engine`] holds what each engine does, for `explain` and docs/rules.md.
 
 use super::cx::{Applies, Cx, Rule};
-use super::int4_exclude::Int4;
+use super::int4_exclude::{Build, Int4};
 use super::mtp_head::{MtpHead, MtpModule};
 use super::quant_exclude::{Exclusions, Method, Verdict};
 use super::WeightsCode;
@@ -22,7 +22,12 @@ use crate::family::embedded;
 use crate::rules::{ByEngine, Engine, EngineRow};
 use crate::Result;
 
-pub(super) const RULES: &[Rule] = &[MTP_MISSING, MTP_UNQUANTIZED, MTP_QUANT_EXCLUDED];
+pub(super) const RULES: &[Rule] = &[
+    MTP_MISSING,
+    MTP_UNQUANTIZED,
+    MTP_UNQUANTIZED_ONE_ENGINE,
+    MTP_QUANT_EXCLUDED,
+];
 
 /// The quantizers known to drop MTP heads, for messages.
 const DROPPERS: &str = "Model-Optimizer exported 0 of 15 `mtp.*` tensors from a Hub id \
@@ -330,6 +335,82 @@ fn remedy(ex: &Exclusions, module: &str) -> (&'static str, String) {
                 ex.method.name()
             ),
         ),
+    }
+}
+
+const MTP_UNQUANTIZED_ONE_ENGINE: Rule = Rule {
+    code: WeightsCode::MtpUnquantizedOneEngine,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "an MTP module stored in BF16 in an AWQ or GPTQ checkpoint that one of vLLM and SGLang builds quantized and the other does not",
+        explanation: "AWQ and GPTQ exclude lists are matched differently by vLLM 0.34.0 and SGLang 0.5.23 (see \
+weights-mtp-unquantized), so an MTP module stored unquantized can load under one engine and fail under the other: \
+SGLang names DeepSeek's MTP layer `model.decoder.*`, so an AWQ entry `model.layers.61` excludes it in vLLM only; \
+vLLM fills an empty AWQ `modules_to_not_convert` or an absent GPTQ `modules_in_block_to_quantize` from the \
+checkpoint's dtypes and SGLang fills nothing; SGLang's gptq_marlin quantizes a MoE's experts whatever `dynamic` \
+says; SGLang builds Qwen3.5's `mtp.fc` as a plain linear, vLLM with the quant config. Where the module is quantized \
+its BF16 weight meets quantized parameters: a KeyError at load (vLLM's deepseek_mtp.py, SGLang's \
+deepseek_weight_loader.py) or, for Qwen3.5 in SGLang, the weights skipped. A warning, as the deployment's engine \
+decides: the message names the one that fails. Exclude it in a form both match, or quantize the head with the rest.",
+    },
+    applies: Applies::Any,
+    needs: &[],
+    check: mtp_unquantized_one_engine,
+};
+
+/// Why an engine builds a float module unquantized, or `None` when it quantizes it.
+fn unquantized_because(build: &Build) -> Option<String> {
+    match build {
+        Build::Plain(why) => Some(why.to_string()),
+        Build::Excluded(entry) => Some(format!("`{entry}` excludes it")),
+        Build::ByDtype => Some("it fills its list from the checkpoint's dtypes".to_string()),
+        Build::Quantized | Build::Open => None,
+    }
+}
+
+fn mtp_unquantized_one_engine(cx: &mut Cx) {
+    let Some(h) = head(cx) else { return };
+    let Some(ex) = cx.v.exclusions.as_ref() else {
+        return;
+    };
+    let found = per_layer(h.modules.iter().filter(|m| !m.quantized() && judged(&h, m, ex)).filter_map(|m| {
+        let sglang = sglang_name(&h, m);
+        let (v, s) = ex.builds(&m.name, &sglang)?;
+        let detail = match (&v, &s) {
+            (Build::Quantized, s) => {
+                let why = unquantized_because(s)?;
+                format!("SGLang 0.5.23 builds it unquantized ({why}) but vLLM 0.34.0 builds a quantized layer: it fails under vLLM")
+            }
+            (v, Build::Quantized) => {
+                let why = unquantized_because(v)?;
+                let name = if sglang != m.name { format!(" under its SGLang name `{sglang}`") } else { String::new() };
+                format!("vLLM 0.34.0 builds it unquantized ({why}) but SGLang 0.5.23 builds a quantized layer{name}: it fails under SGLang")
+            }
+            _ => return None,
+        };
+        Some((m, detail))
+    }));
+    for (m, detail, count) in found {
+        let file = cx.v.headers.display_of(&m.shard);
+        let others = if count > 1 {
+            format!(" (and {} more of this MTP layer)", count - 1)
+        } else {
+            String::new()
+        };
+        cx.emit(
+            &m.name,
+            &file,
+            format!(
+                "MTP module `{}` is stored unquantized{others}; under `{}` ({}) {detail} (a KeyError at \
+                 load where the BF16 weight meets quantized parameters; for Qwen3.5 in SGLang, the \
+                 weights skipped); exclude it in a form both engines match ({}), or quantize the \
+                 head with the rest",
+                m.name,
+                ex.key,
+                ex.method.name(),
+                ex.method.matching(),
+            ),
+        );
     }
 }
 

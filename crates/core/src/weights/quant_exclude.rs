@@ -445,6 +445,16 @@ impl Exclusions {
         }
     }
 
+    /// AWQ and GPTQ: what each engine builds for `module` ([`Int4Lists::builds`]); `None` for
+    /// the other methods, which are matched alike.
+    pub fn builds(
+        &self,
+        module: &str,
+        sglang_name: &str,
+    ) -> Option<(super::int4_exclude::Build, super::int4_exclude::Build)> {
+        Some(self.int4.as_ref()?.builds(module, sglang_name))
+    }
+
     /// The MoE-level rules: an expert weight belongs to `…mlp.experts`, which quark excludes
     /// when an entry names it or a child of it, and fp8 when an entry naming experts contains it.
     fn experts_excluded(&self, module: &str) -> Option<String> {
