@@ -1023,3 +1023,33 @@ fn a_real_size_target_index_is_read_and_its_mtp_layer_checked() {
     assert!(err.contains("more than 500000 tensors"), "{err}");
     assert!(out.is_empty());
 }
+
+/// A sharded checkpoint on a distant Hub (each answer 150 ms away): the shard headers are asked
+/// several at a time, not one round trip after another (a DeepSeek-V3-class target holds 163
+/// shards), and come out in the index's order, the same as read from disk.
+#[test]
+fn hub_shard_headers_are_read_in_parallel_in_index_order() {
+    let Some(fx) = fixtures("hub_shard_headers_in_parallel") else {
+        return;
+    };
+    let dir = fx.join("cases/mtp-deepseek-clean");
+    let server = HubServer::start();
+    let (sha, _) = serve(&server, "org/Sharded", &dir);
+    server.delay_each(std::time::Duration::from_millis(150));
+    let cache = tempfile::tempdir().unwrap();
+    let s = settings(&server, cache.path(), false);
+    let hub = weights::read_hub_headers(&s, "org/Sharded", &sha)
+        .unwrap()
+        .unwrap();
+    let disk = weights::read_local(&dir).unwrap().unwrap();
+    let files = |h: &weights::WeightsHeaders| -> Vec<(String, usize)> {
+        h.shards
+            .iter()
+            .map(|s| (s.file.clone(), s.tensors.len()))
+            .collect()
+    };
+    assert_eq!(files(&hub), files(&disk));
+    assert!(hub.shards.len() >= 3);
+    let peak = server.peak_in_flight();
+    assert!((2..=8).contains(&peak), "{peak} requests at once");
+}

@@ -275,9 +275,72 @@ pub fn read_hub(settings: &HubSettings, repo: &RepoRef) -> Result<HubDrafter> {
     })
 }
 
+/// Shard headers asked of the Hub at once: a DeepSeek-V3-class target holds 163 shards, whose
+/// headers one at a time cost 163 round trips or more.
+const PARALLEL_SHARDS: usize = 8;
+
+/// One file's header read from the Hub: the parsed shard (`None` when the commit does not hold
+/// the file), the requests sent and the body bytes received.
+type HubShard = (Option<Shard>, usize, u64);
+
+fn read_hub_shard(settings: &HubSettings, repo: &str, sha: &str, file: &str) -> Result<HubShard> {
+    let h = match hub::fetch_safetensors_header(settings, repo, sha, file)? {
+        hub::HeaderAnswer::Found(h) => h,
+        hub::HeaderAnswer::Missing { requests } => return Ok((None, requests, 0)),
+    };
+    let display = format!("{repo}@{sha}/{file}");
+    let shard = header::parse_prefix(&display, file, &h.prefix, h.file_size)?;
+    Ok((Some(shard), h.requests, h.body_bytes))
+}
+
+/// `read` of every item, [`PARALLEL_SHARDS`] at a time, in the items' order. After a failure no
+/// further item is started, and the failure returned is the first in the items' order (the
+/// same error whatever the timing: every item before it was claimed, so was read).
+fn read_in_parallel<T: Send>(
+    items: &[String],
+    read: impl Fn(&str) -> Result<T> + Sync,
+) -> Result<Vec<T>> {
+    use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+    use std::sync::Mutex;
+    let next = AtomicUsize::new(0);
+    let failed = AtomicBool::new(false);
+    let slots: Vec<Mutex<Option<Result<T>>>> = items.iter().map(|_| Mutex::new(None)).collect();
+    std::thread::scope(|scope| {
+        for _ in 0..PARALLEL_SHARDS.min(items.len()) {
+            scope.spawn(|| loop {
+                let i = next.fetch_add(1, Ordering::SeqCst);
+                if i >= items.len() || failed.load(Ordering::SeqCst) {
+                    break;
+                }
+                let r = read(&items[i]);
+                if r.is_err() {
+                    failed.store(true, Ordering::SeqCst);
+                }
+                if let Ok(mut slot) = slots[i].lock() {
+                    *slot = Some(r);
+                }
+            });
+        }
+    });
+    // Items are claimed in order, so every item before the first failing one was read: the
+    // scan meets that failure before any item left unread.
+    let mut out = Vec::with_capacity(items.len());
+    for slot in slots {
+        match slot.into_inner().ok().flatten() {
+            Some(r) => out.push(r?),
+            None => {
+                return Err(Error::new(
+                    "reading the shard headers stopped before every shard was read".to_string(),
+                ))
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// Reads the weights headers of `repo` at commit `sha` with range requests (cached per sha):
-/// `model.safetensors`, else every shard of `model.safetensors.index.json`; `Ok(None)` when
-/// there is neither.
+/// `model.safetensors`, else every shard of `model.safetensors.index.json`, [`PARALLEL_SHARDS`]
+/// at a time; `Ok(None)` when there is neither.
 pub fn read_hub_headers(
     settings: &HubSettings,
     repo: &str,
@@ -285,21 +348,9 @@ pub fn read_hub_headers(
 ) -> Result<Option<WeightsHeaders>> {
     let source = format!("{repo}@{sha}");
     let display = |file: &str| format!("{repo}@{sha}/{file}");
-    let mut requests = 0;
-    let mut body_bytes = 0;
-    let mut read = |file: &str| -> Result<Option<Shard>> {
-        let h = match hub::fetch_safetensors_header(settings, repo, sha, file)? {
-            hub::HeaderAnswer::Found(h) => h,
-            hub::HeaderAnswer::Missing { requests: r } => {
-                requests += r;
-                return Ok(None);
-            }
-        };
-        requests += h.requests;
-        body_bytes += h.body_bytes;
-        header::parse_prefix(&display(file), file, &h.prefix, h.file_size).map(Some)
-    };
-    if let Some(shard) = read(index::SINGLE_FILE)? {
+    let (single, mut requests, mut body_bytes) =
+        read_hub_shard(settings, repo, sha, index::SINGLE_FILE)?;
+    if let Some(shard) = single {
         return Ok(Some(WeightsHeaders {
             source,
             index: None,
@@ -317,10 +368,15 @@ pub fn read_hub_headers(
         return Ok(None);
     };
     let index = index::parse(&display(index::INDEX_FILE), &index_file.bytes)?;
+    let read = read_in_parallel(&index.shards, |name| {
+        read_hub_shard(settings, repo, sha, name)
+    })?;
     let mut shards = Vec::new();
     let mut missing_shards = Vec::new();
-    for name in &index.shards {
-        match read(name)? {
+    for (name, (shard, r, b)) in index.shards.iter().zip(read) {
+        requests += r;
+        body_bytes += b;
+        match shard {
             Some(s) => shards.push(s),
             None => missing_shards.push(name.clone()),
         }

@@ -126,6 +126,11 @@ struct State {
     log: Vec<Logged>,
     /// Answer every `Range` request with the whole file (200), as olah does for a git mirror.
     ignore_ranges: bool,
+    /// Wait this long before answering each request (a distant server).
+    delay: Option<Duration>,
+    /// Requests being answered now, and the most at once so far.
+    in_flight: usize,
+    peak_in_flight: usize,
 }
 
 pub struct HubServer {
@@ -213,6 +218,18 @@ impl HubServer {
             .unwrap()
             .refs
             .insert(branch.into(), sha.into());
+    }
+
+    /// From now on, wait `delay` before answering each request.
+    #[allow(dead_code)]
+    pub fn delay_each(&self, delay: Duration) {
+        self.state.lock().unwrap().delay = Some(delay);
+    }
+
+    /// The most requests this server was answering at once.
+    #[allow(dead_code)]
+    pub fn peak_in_flight(&self) -> usize {
+        self.state.lock().unwrap().peak_in_flight
     }
 
     /// From now on, answer `Range` requests with the whole file and 200 (olah's git-mirror way).
@@ -506,6 +523,16 @@ fn handle(conn: TcpStream, st: &Mutex<State>, port: u16) -> std::io::Result<()> 
         thread::sleep(Duration::from_secs(600));
         return Ok(());
     }
+    let delay = {
+        let mut s = st.lock().unwrap();
+        s.in_flight += 1;
+        s.peak_in_flight = s.peak_in_flight.max(s.in_flight);
+        s.delay
+    };
+    if let Some(d) = delay {
+        thread::sleep(d);
+    }
+    st.lock().unwrap().in_flight -= 1;
     let (fault, mut resp) = {
         let mut s = st.lock().unwrap();
         let idx = s
