@@ -61,6 +61,9 @@ pub struct Int4Lists {
     pub uncompiled: Vec<String>,
     /// A `-:` key containing `mtp`: vLLM builds a Qwen3.5 MTP decoder unquantized.
     mtp_negative: bool,
+    /// The config is Qwen3.5's (`model_type` `qwen3_5*`, top level or `text_config`): the
+    /// only MTP vLLM builds so.
+    qwen35: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -124,6 +127,7 @@ impl Int4Lists {
             pattern_index: Vec::new(),
             uncompiled: Vec::new(),
             mtp_negative: false,
+            qwen35: false,
         };
         let list_key = match kind {
             Int4::Awq => "modules_to_not_convert",
@@ -140,6 +144,21 @@ impl Int4Lists {
             lists.read_dynamic(q, at)?;
         }
         Ok(lists)
+    }
+
+    /// The same lists for the model whose config root is `root`.
+    pub fn for_model(mut self, root: &Node) -> Int4Lists {
+        let model_type = |n: &Node| {
+            n.get("model_type")
+                .and_then(Node::as_str)
+                .map(str::to_string)
+        };
+        let types = [
+            model_type(root),
+            root.get("text_config").and_then(model_type),
+        ];
+        self.qwen35 = types.iter().flatten().any(|t| t.starts_with("qwen3_5"));
+        self
     }
 
     fn read_dynamic(&mut self, q: &Node, at: &str) -> Result<()> {
@@ -239,7 +258,7 @@ impl Int4Lists {
                 None => Build::ByDtype,
             },
             Int4::Gptq => {
-                if self.mtp_negative && name.starts_with("mtp.layers.") {
+                if self.qwen35 && self.mtp_negative && name.starts_with("mtp.layers.") {
                     return Build::Excluded(self.first_mtp_negative());
                 }
                 match self.first_dynamic(name) {
@@ -325,9 +344,13 @@ mod tests {
     use super::*;
     use crate::json::Document;
 
+    /// The lists of a Qwen3.5 config's quantization config `q`.
     fn lists(q: &str, kind: Int4) -> Int4Lists {
         let doc = Document::parse_bytes(q.as_bytes()).unwrap();
-        Int4Lists::read(&doc.root, kind, "quantization_config.").unwrap()
+        let qwen35 = Document::parse_bytes(br#"{"model_type": "qwen3_5_moe"}"#).unwrap();
+        Int4Lists::read(&doc.root, kind, "quantization_config.")
+            .unwrap()
+            .for_model(&qwen35.root)
     }
 
     const Q: &str = "mtp.layers.0.self_attn.q_proj";
@@ -405,6 +428,16 @@ mod tests {
             Int4::Gptq,
         );
         assert_eq!(ex.verdict(Q, Q), Verdict::Undecided);
+        // Qwen3-Next's MTP has no such rule in vLLM: both engines quantize the module.
+        let next = Document::parse_bytes(br#"{"model_type": "qwen3_next"}"#).unwrap();
+        let doc = Document::parse_bytes(
+            br#"{"dynamic": {"-:re:^mtp.*": {}}, "modules_in_block_to_quantize": ["self_attn", "mlp"]}"#,
+        )
+        .unwrap();
+        let ex = Int4Lists::read(&doc.root, Int4::Gptq, "q.")
+            .unwrap()
+            .for_model(&next.root);
+        assert_eq!(ex.verdict(Q, Q), Verdict::Quantized);
     }
 
     #[test]

@@ -257,7 +257,7 @@ impl Exclusions {
     /// is not one of them. An error for a list that is not a list of strings, or over the caps.
     pub fn read(root: &Node) -> Result<Option<Exclusions>> {
         match quantization_config(root) {
-            Some(q) => Exclusions::of_quantization(q, "quantization_config."),
+            Some(q) => Exclusions::of_quantization(q, "quantization_config.", root),
             None => Ok(None),
         }
     }
@@ -295,16 +295,17 @@ impl Exclusions {
         if doc.root.as_object().is_none() {
             return Ok(None);
         }
-        Exclusions::of_quantization(&doc.root, "hf_quant_config.json: ").map_err(place)
+        Exclusions::of_quantization(&doc.root, "hf_quant_config.json: ", config.root())
+            .map_err(place)
     }
 
     /// The exclude list of one quantization config object, its paths under `at`.
-    fn of_quantization(q: &Node, at: &str) -> Result<Option<Exclusions>> {
+    fn of_quantization(q: &Node, at: &str, root: &Node) -> Result<Option<Exclusions>> {
         let Some(method) = method_of(q) else {
             return Ok(None);
         };
         if let Method::Int4(kind) = method {
-            let lists = Int4Lists::read(q, kind, at)?;
+            let lists = Int4Lists::read(q, kind, at)?.for_model(root);
             let Some(mut ex) = Exclusions::build(method, format!("{at}{}", kind.key()), &[])?
             else {
                 return Ok(None);
