@@ -72,7 +72,7 @@ fn a_kserve_llm_inference_service() {
 /// container beside vLLM is not the engine, and `--volume` maps the bucket mount to local
 /// directories so both models are read.
 #[test]
-fn a_kustomize_rendered_deployment_with_volumes() {
+fn a_kustomize_style_deployment_with_volumes() {
     let file = "tests/launch/k8s/kustomize-gcs-bucket-eagle3.yaml";
     let (code, report, err) = launch(&["--file", file]);
     assert_ne!(code, 2, "{err}");
@@ -111,7 +111,7 @@ const HELM: &str = "tests/launch/k8s/stack";
 /// line in `command:`, the JSON a separate item) is found among the router, the Services and the
 /// RBAC objects, and the incident fails as it does from a script.
 #[test]
-fn a_helm_rendered_deployment_fails_the_incident() {
+fn a_production_stack_deployment_fails_the_incident() {
     fails_the_incident("stack-dflash-deployment.yaml");
 
     // The EAGLE-3 values: `--speculative-config={...}` as one item, the target positional.
@@ -134,7 +134,7 @@ fn a_helm_rendered_deployment_fails_the_incident() {
 /// three levels are followed, so the incident fails here too (before: exit 2, "no vLLM …
 /// command found").
 #[test]
-fn a_helm_rendered_ray_cluster_runs_the_configmap_script() {
+fn a_production_stack_ray_cluster_runs_the_configmap_script() {
     fails_the_incident("stack-dflash-raycluster.yaml");
 }
 

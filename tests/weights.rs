@@ -1053,3 +1053,39 @@ fn hub_shard_headers_are_read_in_parallel_in_index_order() {
     let peak = server.peak_in_flight();
     assert!((2..=8).contains(&peak), "{peak} requests at once");
 }
+
+/// Two bad shard headers read at once: the error reported is the first bad shard's in the
+/// index's order, whatever finishes first (found in review: a shard claimed after a failure
+/// was left unread and hid the real error).
+#[test]
+fn hub_shard_headers_in_parallel_report_the_first_failure_in_order() {
+    let Some(fx) = fixtures("hub_shard_headers_first_failure") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("two-bad-shards");
+    std::fs::create_dir_all(&dir).unwrap();
+    for entry in std::fs::read_dir(fx.join("cases/mtp-deepseek-clean")).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let mut bytes = std::fs::read(entry.path()).unwrap();
+        if name.starts_with("model-00002") || name.starts_with("model-00003") {
+            bytes.truncate(5);
+        }
+        std::fs::write(dir.join(&name), bytes).unwrap();
+    }
+    for _ in 0..3 {
+        let server = HubServer::start();
+        let (sha, _) = serve(&server, "org/TwoBad", &dir);
+        server.delay_each(std::time::Duration::from_millis(50));
+        let cache = tempfile::tempdir().unwrap();
+        let s = settings(&server, cache.path(), false);
+        let err = weights::read_hub_headers(&s, "org/TwoBad", &sha)
+            .expect_err("a truncated shard is an error");
+        assert!(
+            err.message.contains("model-00002-of-00003.safetensors"),
+            "{}",
+            err.message
+        );
+    }
+}

@@ -96,7 +96,8 @@ impl Blocks<'_> {
                     ),
                 )
             })?;
-        self.body_bytes += part.body.len() as u64;
+        // A 200 sent the file from byte 0: the bytes before `start` crossed too.
+        self.body_bytes += part.body.len() as u64 + if part.ranged { 0 } else { start };
         if !part.ranged {
             self.ignores_range = true;
         }

@@ -308,8 +308,13 @@ fn read_in_parallel<T: Send>(
     std::thread::scope(|scope| {
         for _ in 0..PARALLEL_SHARDS.min(items.len()) {
             scope.spawn(|| loop {
+                // Stop before claiming: an item claimed is always read, so every item before
+                // the first failing one has its answer.
+                if failed.load(Ordering::SeqCst) {
+                    break;
+                }
                 let i = next.fetch_add(1, Ordering::SeqCst);
-                if i >= items.len() || failed.load(Ordering::SeqCst) {
+                if i >= items.len() {
                     break;
                 }
                 let r = read(&items[i]);

@@ -326,6 +326,12 @@ def mtp_cases(out):
         c["quantization_config"].update(quant)
         return c
 
+    def int4(**quant):
+        """An AWQ/GPTQ quantization_config in place of the compressed-tensors one."""
+        c = json.loads(json.dumps(MTP_TARGET))
+        c["quantization_config"] = dict({"bits": 4, "group_size": 128}, **quant)
+        return c
+
     def case(name, cfg, entries, extra=None):
         d = os.path.join(out, name)
         os.makedirs(d)
@@ -351,10 +357,10 @@ def mtp_cases(out):
         "weights-mtp-patterns-over-cap": (config(ignore=[f"re:^mtp.x{i}" for i in range(1025)]), trunk + head),
         "weights-mtp-exclude-not-list": (config(ignore="re:^mtp.*"), trunk + head),
         # AWQ and GPTQ lists: the wrong shape, and more `dynamic` keys than are compiled.
-        "weights-mtp-awq-not-list": (config(quant_method="awq", modules_to_not_convert="mtp"), trunk + head),
-        "weights-mtp-gptq-dynamic-not-object": (config(quant_method="gptq", dynamic=["-:.*mtp.*"]), trunk + head),
+        "weights-mtp-awq-not-list": (int4(quant_method="awq", modules_to_not_convert="mtp"), trunk + head),
+        "weights-mtp-gptq-dynamic-not-object": (int4(quant_method="gptq", dynamic=["-:.*mtp.*"]), trunk + head),
         "weights-mtp-gptq-dynamic-over-cap": (
-            config(quant_method="gptq", dynamic={f"-:mtp\\.x{i}": {} for i in range(1025)}), trunk + head),
+            int4(quant_method="gptq", dynamic={f"-:mtp\\.x{i}": {} for i in range(1025)}), trunk + head),
     }
     for name, (cfg, entries) in cases.items():
         case(name, cfg, entries)

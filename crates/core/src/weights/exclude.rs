@@ -37,6 +37,8 @@ pub const MAX_ENTRY_BYTES: usize = 4096;
 pub enum Verdict {
     /// Excluded from quantization, by this entry.
     Excluded(String),
+    /// Built unquantized whatever the list says, for this reason (AWQ, GPTQ: a plain linear).
+    Plain(String),
     /// Quantized: no entry matches it under the method.
     Quantized,
     /// A pattern the `regex` crate could not compile might match it, or (AWQ, GPTQ) vLLM and

@@ -14,8 +14,15 @@
 //!   entry are quantized, the others not; filled from the dtypes when absent) for linear
 //!   modules, and, for Qwen3.5, builds the whole MTP decoder unquantized when any `-:` key
 //!   contains `mtp`. SGLang's `gptq_marlin` quantizes a MoE's experts whatever `dynamic` says.
-//! - SGLang names a DeepSeek-V3 / GLM MTP layer `model.decoder.*` where the checkpoint (and
-//!   vLLM) say `model.layers.{N}.*`, so an entry naming the layer index excludes it in vLLM only.
+//! - The names matched are each engine's: a MoE's experts by the MoE's prefix (`…mlp.experts`)
+//!   in both; SGLang a fused layer by its fused name (`qkv_proj`, `gate_up_proj`,
+//!   `fused_qkv_a_proj_with_mqa`; where the shard's name would be judged otherwise the module is
+//!   not judged), DeepSeek-V3 / GLM / Bailing V1-V2's MTP layer as `model.decoder.*` where the
+//!   checkpoint (and vLLM) say `model.layers.{N}.*`, Qwen3-Next's head as `model.layers.{j}.*`.
+//! - Some modules are plain linears whatever the lists say: DeepSeek's and GLM's `eh_proj` in
+//!   both engines (Bailing's in vLLM only), Qwen3.5's and Qwen3-Next's `mtp.fc` in SGLang.
+//!
+//! The model's family comes from its `model_type` ([`Int4Lists::for_model`]).
 //!
 //! Lists are matched in linear time (one Aho-Corasick automaton per list, one
 //! [`regex::RegexSet`] for `dynamic`, whose matches give the first key in order), with the caps
@@ -26,7 +33,7 @@ use aho_corasick::AhoCorasick;
 use regex::RegexSet;
 
 use super::exclude::{
-    module_name, Verdict, LIST_HINT, MAX_ENTRIES, MAX_PATTERNS, PATTERN_SIZE_LIMIT,
+    module_name, Verdict, LIST_HINT, MAX_ENTRIES, MAX_ENTRY_BYTES, MAX_PATTERNS, PATTERN_SIZE_LIMIT,
 };
 use crate::json::Node;
 use crate::{Error, Result};
@@ -57,13 +64,67 @@ pub struct Int4Lists {
     /// The compiled `dynamic` keys, with their index in `dynamic`.
     patterns: Option<RegexSet>,
     pattern_index: Vec<usize>,
-    /// `dynamic` keys the `regex` crate could not compile.
+    /// `dynamic` keys the `regex` crate could not compile, and the first one's place.
     pub uncompiled: Vec<String>,
+    first_uncompiled: Option<usize>,
     /// A `-:` key containing `mtp`: vLLM builds a Qwen3.5 MTP decoder unquantized.
     mtp_negative: bool,
-    /// The config is Qwen3.5's (`model_type` `qwen3_5*`, top level or `text_config`): the
-    /// only MTP vLLM builds so.
-    qwen35: bool,
+    /// The model's family, for how each engine names and builds its MTP modules.
+    family: HeadLayout,
+}
+
+/// How the engines name and build a model family's MTP modules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum HeadLayout {
+    /// DeepSeek-V3/V3.2 and GLM-4.5/4.7/5: `eh_proj` a plain `nn.Linear` in both engines
+    /// (outside quark); SGLang's NextN layer is `model.decoder.*`.
+    DeepseekGlm,
+    /// Qwen3.5/3.6: vLLM's rule for a `-:` key containing `mtp`; SGLang's `mtp.fc` plain.
+    Qwen35,
+    /// Qwen3-Next: SGLang builds the head as `model.layers.{j}.*`, `mtp.fc` plain.
+    Qwen3Next,
+    /// Bailing (Ling) V1/V2: `eh_proj` plain in vLLM, quantized in SGLang; `model.decoder.*`.
+    Bailing,
+    /// Bailing hybrid (V2.5, Ling-V3): SGLang keeps `model.layers.{N}.*`.
+    BailingHybrid,
+    Other,
+}
+
+impl HeadLayout {
+    fn of(model_type: &str) -> HeadLayout {
+        match model_type {
+            t if t.starts_with("deepseek_v3") || t.starts_with("deepseek_v32") => {
+                HeadLayout::DeepseekGlm
+            }
+            "glm4_moe" | "glm4_moe_lite" | "glm_moe_dsa" => HeadLayout::DeepseekGlm,
+            t if t.starts_with("qwen3_5") => HeadLayout::Qwen35,
+            t if t.starts_with("qwen3_next") => HeadLayout::Qwen3Next,
+            "bailing_moe" | "bailing_moe_v2" => HeadLayout::Bailing,
+            "bailing_hybrid" => HeadLayout::BailingHybrid,
+            _ => HeadLayout::Other,
+        }
+    }
+}
+
+/// A MoE's experts are matched by the MoE's prefix in both engines (`…mlp.experts`), never by
+/// an expert's own name.
+fn moe_prefix(name: &str) -> Option<&str> {
+    let at = name.find(".experts.")?;
+    Some(&name[..at + ".experts".len()])
+}
+
+/// SGLang matches a fused linear layer by its fused name, with no shard expansion.
+fn fused(name: &str, family: HeadLayout) -> Option<String> {
+    let (parent, leaf) = name.rsplit_once('.')?;
+    let fused = match leaf {
+        "q_proj" | "k_proj" | "v_proj" => "qkv_proj",
+        "gate_proj" | "up_proj" => "gate_up_proj",
+        "q_a_proj" | "kv_a_proj_with_mqa" if family == HeadLayout::DeepseekGlm => {
+            "fused_qkv_a_proj_with_mqa"
+        }
+        _ => return None,
+    };
+    Some(format!("{parent}.{fused}"))
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -126,8 +187,9 @@ impl Int4Lists {
             patterns: None,
             pattern_index: Vec::new(),
             uncompiled: Vec::new(),
+            first_uncompiled: None,
             mtp_negative: false,
-            qwen35: false,
+            family: HeadLayout::Other,
         };
         let list_key = match kind {
             Int4::Awq => "modules_to_not_convert",
@@ -138,7 +200,11 @@ impl Int4Lists {
             lists.contained_entries = entries.iter().map(|s| s.to_string()).collect();
         }
         if !lists.contained_entries.is_empty() {
-            lists.contained = AhoCorasick::new(&lists.contained_entries).ok();
+            let ac = AhoCorasick::new(&lists.contained_entries).map_err(|e| {
+                Error::new(format!("`{at}{list_key}` cannot be matched: {e}"))
+                    .with_hint("restore the quantization_config the quantizer wrote")
+            })?;
+            lists.contained = Some(ac);
         }
         if kind == Int4::Gptq {
             lists.read_dynamic(q, at)?;
@@ -146,7 +212,8 @@ impl Int4Lists {
         Ok(lists)
     }
 
-    /// The same lists for the model whose config root is `root`.
+    /// The same lists for the model whose config root is `root` (its `model_type`, top level or
+    /// under `text_config`, decides how the engines name and build its MTP modules).
     pub fn for_model(mut self, root: &Node) -> Int4Lists {
         let model_type = |n: &Node| {
             n.get("model_type")
@@ -154,10 +221,15 @@ impl Int4Lists {
                 .map(str::to_string)
         };
         let types = [
-            model_type(root),
             root.get("text_config").and_then(model_type),
+            model_type(root),
         ];
-        self.qwen35 = types.iter().flatten().any(|t| t.starts_with("qwen3_5"));
+        self.family = types
+            .iter()
+            .flatten()
+            .map(|t| HeadLayout::of(t))
+            .find(|f| *f != HeadLayout::Other)
+            .unwrap_or(HeadLayout::Other);
         self
     }
 
@@ -178,6 +250,13 @@ impl Int4Lists {
         }
         let mut sources = Vec::new();
         for (i, m) in members.iter().enumerate() {
+            if m.key.len() > MAX_ENTRY_BYTES {
+                return Err(Error::new(format!(
+                    "`{path}` has a key of {} bytes, over the {MAX_ENTRY_BYTES} a module pattern is read with",
+                    m.key.len()
+                ))
+                .with_hint("restore the quantization_config the quantizer wrote"));
+            }
             let negative = m.key.starts_with("-:");
             let pattern = m
                 .key
@@ -189,15 +268,22 @@ impl Int4Lists {
             }
             self.dynamic.push((negative, m.key.clone()));
             let source = format!("^(?:{pattern})");
-            let one = regex::RegexBuilder::new(&source)
-                .size_limit(PATTERN_SIZE_LIMIT)
-                .build();
+            // The pattern alone first: `x)|(y` would escape the anchoring group.
+            let compile = |p: &str| {
+                regex::RegexBuilder::new(p)
+                    .size_limit(PATTERN_SIZE_LIMIT)
+                    .build()
+            };
+            let one = compile(pattern).and_then(|_| compile(&source));
             match one {
                 Ok(_) => {
                     sources.push(source);
                     self.pattern_index.push(i);
                 }
-                Err(_) => self.uncompiled.push(m.key.clone()),
+                Err(_) => {
+                    self.first_uncompiled.get_or_insert(i);
+                    self.uncompiled.push(m.key.clone());
+                }
             }
         }
         if !sources.is_empty() {
@@ -207,12 +293,14 @@ impl Int4Lists {
             {
                 Ok(set) => self.patterns = Some(set),
                 Err(_) => {
+                    let first = self.pattern_index.first().copied();
                     let keys: Vec<String> = self
                         .pattern_index
                         .drain(..)
                         .map(|i| self.dynamic[i].1.clone())
                         .collect();
                     self.uncompiled.extend(keys);
+                    self.first_uncompiled = self.first_uncompiled.min(first).or(first);
                 }
             }
         }
@@ -233,7 +321,7 @@ impl Int4Lists {
             .as_ref()
             .and_then(|set| set.matches(name).iter().next())
             .map(|j| self.pattern_index[j]);
-        let before = |i: usize| self.uncompiled.iter().any(|k| self.position(k) < i);
+        let before = |i: usize| self.first_uncompiled.is_some_and(|u| u < i);
         match first {
             Some(i) if !before(i) => Ok(Some(self.dynamic[i].clone())),
             Some(_) => Err(()),
@@ -242,31 +330,34 @@ impl Int4Lists {
         }
     }
 
-    fn position(&self, key: &str) -> usize {
-        self.dynamic
-            .iter()
-            .position(|(_, k)| k == key)
-            .unwrap_or(usize::MAX)
-    }
-
+    /// What vLLM 0.34.0 builds for the module the checkpoint names `name`.
     fn vllm(&self, name: &str) -> Build {
-        let experts = name.contains(".experts.");
+        let leaf = name.rsplit('.').next().unwrap_or(name);
+        if leaf == "eh_proj" && matches!(self.family, HeadLayout::DeepseekGlm | HeadLayout::Bailing)
+        {
+            return Build::Plain("vLLM builds `eh_proj` as a plain nn.Linear");
+        }
+        let experts = moe_prefix(name);
+        let at = experts.unwrap_or(name);
         match self.kind {
-            Int4::Awq => match self.contained_in(name) {
+            Int4::Awq => match self.contained_in(at) {
                 Some(e) => Build::Excluded(e),
-                None if experts || !self.contained_entries.is_empty() => Build::Quantized,
+                None if experts.is_some() || !self.contained_entries.is_empty() => Build::Quantized,
                 None => Build::ByDtype,
             },
             Int4::Gptq => {
-                if self.qwen35 && self.mtp_negative && name.starts_with("mtp.layers.") {
+                if self.family == HeadLayout::Qwen35
+                    && self.mtp_negative
+                    && name.starts_with("mtp.layers.")
+                {
                     return Build::Excluded(self.first_mtp_negative());
                 }
-                match self.first_dynamic(name) {
+                match self.first_dynamic(at) {
                     Err(()) => Build::Open,
                     Ok(Some((true, key))) => Build::Excluded(key),
-                    Ok(_) if experts => Build::Quantized,
+                    Ok(_) if experts.is_some() => Build::Quantized,
                     Ok(_) if self.contained_entries.is_empty() => Build::ByDtype,
-                    Ok(_) => match self.contained_in(name) {
+                    Ok(_) => match self.contained_in(at) {
                         Some(_) => Build::Quantized,
                         None => Build::Plain("`modules_in_block_to_quantize` does not name it"),
                     },
@@ -283,18 +374,31 @@ impl Int4Lists {
             .unwrap_or_default()
     }
 
-    fn sglang(&self, name: &str) -> Build {
-        if name == "mtp.fc" {
-            // Qwen3.5's and Qwen3-Next's MTP input projection is a plain `nn.Linear` there.
-            return Build::Plain("it builds `mtp.fc` as a plain nn.Linear");
+    /// The name SGLang 0.5.23 builds the MTP module the checkpoint names `name` under, its MTP
+    /// layer's checkpoint prefix (`model.layers.61.`) being `layer_prefix`.
+    pub fn sglang_name(&self, name: &str, layer_prefix: Option<&str>) -> String {
+        if let Some(tail) = layer_prefix.and_then(|p| name.strip_prefix(p)) {
+            if self.family != HeadLayout::BailingHybrid {
+                return format!("model.decoder.{tail}");
+            }
         }
+        if self.family == HeadLayout::Qwen3Next {
+            if let Some(rest) = name.strip_prefix("mtp.layers.") {
+                return format!("model.layers.{rest}");
+            }
+        }
+        name.to_string()
+    }
+
+    /// What SGLang builds for the module it names `name`, matched as it matches it.
+    fn sglang_at(&self, at: &str, experts: bool) -> Build {
         match self.kind {
-            Int4::Awq => match self.contained_in(name) {
+            Int4::Awq => match self.contained_in(at) {
                 Some(e) => Build::Excluded(e),
                 None => Build::Quantized,
             },
-            Int4::Gptq if name.contains(".experts.") => Build::Quantized,
-            Int4::Gptq => match self.first_dynamic(name) {
+            Int4::Gptq if experts => Build::Quantized,
+            Int4::Gptq => match self.first_dynamic(at) {
                 Err(()) => Build::Open,
                 Ok(Some((true, key))) => Build::Excluded(key),
                 Ok(_) => Build::Quantized,
@@ -302,20 +406,48 @@ impl Int4Lists {
         }
     }
 
+    fn sglang(&self, name: &str) -> Build {
+        let leaf = name.rsplit('.').next().unwrap_or(name);
+        if name == "mtp.fc" {
+            // Qwen3.5's and Qwen3-Next's MTP input projection is a plain `nn.Linear` there.
+            return Build::Plain("SGLang builds `mtp.fc` as a plain nn.Linear");
+        }
+        if leaf == "eh_proj" && self.family == HeadLayout::DeepseekGlm {
+            return Build::Plain("SGLang builds `eh_proj` as a plain nn.Linear");
+        }
+        if let Some(moe) = moe_prefix(name) {
+            return self.sglang_at(moe, true);
+        }
+        let shard = self.sglang_at(name, false);
+        match fused(name, self.family) {
+            // It matches the fused name; where the shard's name would be matched otherwise,
+            // which one SGLang builds for this model was not read: not judged.
+            Some(f) => {
+                let whole = self.sglang_at(&f, false);
+                if std::mem::discriminant(&whole) == std::mem::discriminant(&shard) {
+                    whole
+                } else {
+                    Build::Open
+                }
+            }
+            None => shard,
+        }
+    }
+
     /// What vLLM 0.34.0 and SGLang 0.5.23 build for `module` (as the checkpoint and vLLM name
-    /// it; SGLang's name for it is `sglang_name`).
-    pub fn builds(&self, module: &str, sglang_name: &str) -> (Build, Build) {
-        (self.vllm(module), self.sglang(sglang_name))
+    /// it; its MTP layer's checkpoint prefix is `layer_prefix`).
+    pub fn builds(&self, module: &str, layer_prefix: Option<&str>) -> (Build, Build) {
+        let sglang = self.sglang_name(module, layer_prefix);
+        (self.vllm(module), self.sglang(&sglang))
     }
 
     /// What both engines do with `module`: excluded or quantized where they agree, else
     /// undecided.
-    pub fn verdict(&self, module: &str, sglang_name: &str) -> Verdict {
-        match self.builds(module, sglang_name) {
+    pub fn verdict(&self, module: &str, layer_prefix: Option<&str>) -> Verdict {
+        match self.builds(module, layer_prefix) {
             (Build::Excluded(e), Build::Excluded(_) | Build::Plain(_)) => Verdict::Excluded(e),
-            (Build::Plain(why), Build::Excluded(_) | Build::Plain(_)) => {
-                Verdict::Excluded(why.to_string())
-            }
+            (Build::Plain(why), Build::Plain(_)) => Verdict::Plain(why.to_string()),
+            (Build::Plain(_), Build::Excluded(e)) => Verdict::Excluded(e),
             (Build::Quantized, Build::Quantized) => Verdict::Quantized,
             _ => Verdict::Undecided,
         }
@@ -327,11 +459,19 @@ impl Int4Lists {
     }
 
     /// Entries of the lists that look meant for the MTP head, for messages.
+    /// (AWQ's list excludes; GPTQ's `modules_in_block_to_quantize` and `+:` keys do not.)
     pub fn mtp_like(&self) -> Vec<String> {
-        let dynamic = self.dynamic.iter().map(|(_, k)| k);
-        self.contained_entries
-            .iter()
-            .chain(dynamic)
+        let excluding: Vec<&String> = match self.kind {
+            Int4::Awq => self.contained_entries.iter().collect(),
+            Int4::Gptq => self
+                .dynamic
+                .iter()
+                .filter(|(negative, _)| *negative)
+                .map(|(_, k)| k)
+                .collect(),
+        };
+        excluding
+            .into_iter()
             .filter(|e| e.to_ascii_lowercase().contains("mtp"))
             .take(8)
             .cloned()
@@ -357,6 +497,7 @@ mod tests {
     const EXPERT: &str = "mtp.layers.0.mlp.experts.3.up_proj";
     const DS: &str = "model.layers.61.self_attn.q_a_proj";
     const DS_SGLANG: &str = "model.decoder.self_attn.q_a_proj";
+    const DS_LAYER: &str = "model.layers.61.";
 
     #[test]
     fn awq_matches_contained_names_in_both_engines() {
@@ -364,70 +505,68 @@ mod tests {
             r#"{"modules_to_not_convert": ["visual", "mtp"]}"#,
             Int4::Awq,
         );
-        assert_eq!(ex.verdict(Q, Q), Verdict::Excluded("mtp".into()));
-        assert_eq!(ex.verdict(EXPERT, EXPERT), Verdict::Excluded("mtp".into()));
+        assert_eq!(ex.verdict(Q, None), Verdict::Excluded("mtp".into()));
+        assert_eq!(ex.verdict(EXPERT, None), Verdict::Excluded("mtp".into()));
         // `mtp.fc`: quantized by vLLM unless listed, never by SGLang.
         let ex = lists(r#"{"modules_to_not_convert": ["visual"]}"#, Int4::Awq);
-        assert_eq!(ex.verdict("mtp.fc", "mtp.fc"), Verdict::Undecided);
-        assert_eq!(ex.verdict(Q, Q), Verdict::Quantized);
+        assert_eq!(ex.verdict("mtp.fc", None), Verdict::Undecided);
+        assert_eq!(ex.verdict(Q, None), Verdict::Quantized);
         // `mtp.*` and `re:^mtp.*` are literal text to a substring test.
         for entry in ["mtp.*", "re:^mtp.*"] {
             let ex = lists(
                 &format!(r#"{{"modules_to_not_convert": ["visual", "{entry}"]}}"#),
                 Int4::Awq,
             );
-            assert_eq!(ex.verdict(Q, Q), Verdict::Quantized, "{entry}");
+            assert_eq!(ex.verdict(Q, None), Verdict::Quantized, "{entry}");
         }
         // The layer index excludes DeepSeek's MTP layer in vLLM, not under SGLang's name.
         let ex = lists(
             r#"{"modules_to_not_convert": ["model.layers.61"]}"#,
             Int4::Awq,
         );
-        assert_eq!(ex.verdict(DS, DS_SGLANG), Verdict::Undecided);
-        assert_eq!(
-            ex.verdict(DS, DS),
-            Verdict::Excluded("model.layers.61".into())
-        );
+        assert_eq!(ex.verdict(DS, Some(DS_LAYER)), Verdict::Undecided);
+        assert_eq!(ex.sglang_name(DS, Some(DS_LAYER)), DS_SGLANG);
+        assert_eq!(ex.vllm(DS), Build::Excluded("model.layers.61".into()));
     }
 
     #[test]
     fn awq_empty_list_is_filled_by_vllm_for_linear_modules_only() {
         let ex = lists(r#"{"modules_to_not_convert": null}"#, Int4::Awq);
-        assert_eq!(ex.verdict(Q, Q), Verdict::Undecided);
-        assert_eq!(ex.verdict(EXPERT, EXPERT), Verdict::Quantized);
+        assert_eq!(ex.verdict(Q, None), Verdict::Undecided);
+        assert_eq!(ex.verdict(EXPERT, None), Verdict::Quantized);
     }
 
     #[test]
     fn gptq_dynamic_first_match_wins() {
         let ex = lists(r#"{"dynamic": {"-:.*mtp.*": {}}}"#, Int4::Gptq);
-        assert_eq!(ex.verdict(Q, Q), Verdict::Excluded("-:.*mtp.*".into()));
+        assert_eq!(ex.verdict(Q, None), Verdict::Excluded("-:.*mtp.*".into()));
         // SGLang's gptq_marlin quantizes experts whatever `dynamic` says.
-        assert_eq!(ex.verdict(EXPERT, EXPERT), Verdict::Undecided);
+        assert_eq!(ex.verdict(EXPERT, None), Verdict::Undecided);
         // A positive key first keeps the module quantized (with overrides).
         let ex = lists(
             r#"{"dynamic": {"+:mtp.layers.0.self_attn.*": {"bits": 8}, "-:model.layers.61.*": {}}, "modules_in_block_to_quantize": [["self_attn.q_proj"]]}"#,
             Int4::Gptq,
         );
-        assert_eq!(ex.verdict(Q, Q), Verdict::Quantized);
-        assert_eq!(ex.verdict(EXPERT, EXPERT), Verdict::Quantized);
+        assert_eq!(ex.verdict(Q, None), Verdict::Quantized);
+        assert_eq!(ex.verdict(EXPERT, None), Verdict::Quantized);
         // re.match anchors at the start: `re:` is literal text, `mtp` a prefix.
         let ex = lists(r#"{"dynamic": {"-:mtp": {}}}"#, Int4::Gptq);
-        assert_eq!(ex.verdict(Q, Q), Verdict::Excluded("-:mtp".into()));
+        assert_eq!(ex.verdict(Q, None), Verdict::Excluded("-:mtp".into()));
     }
 
     #[test]
     fn gptq_without_a_list_is_filled_by_vllm_and_the_qwen35_negative_key() {
         // No modules_in_block_to_quantize and no matching key: vLLM decides by dtype.
         let ex = lists(r#"{"dynamic": {}}"#, Int4::Gptq);
-        assert_eq!(ex.verdict(Q, Q), Verdict::Undecided);
-        assert_eq!(ex.verdict(EXPERT, EXPERT), Verdict::Quantized);
+        assert_eq!(ex.verdict(Q, None), Verdict::Undecided);
+        assert_eq!(ex.verdict(EXPERT, None), Verdict::Quantized);
         // `-:re:^mtp.*` matches nothing as a regex, but vLLM's Qwen3.5 MTP sees `mtp` in a
         // negative key and builds the head unquantized: the engines differ.
         let ex = lists(
             r#"{"dynamic": {"-:re:^mtp.*": {}}, "modules_in_block_to_quantize": ["self_attn", "mlp"]}"#,
             Int4::Gptq,
         );
-        assert_eq!(ex.verdict(Q, Q), Verdict::Undecided);
+        assert_eq!(ex.verdict(Q, None), Verdict::Undecided);
         // Qwen3-Next's MTP has no such rule in vLLM: both engines quantize the module.
         let next = Document::parse_bytes(br#"{"model_type": "qwen3_next"}"#).unwrap();
         let doc = Document::parse_bytes(
@@ -437,7 +576,63 @@ mod tests {
         let ex = Int4Lists::read(&doc.root, Int4::Gptq, "q.")
             .unwrap()
             .for_model(&next.root);
-        assert_eq!(ex.verdict(Q, Q), Verdict::Quantized);
+        assert_eq!(ex.verdict(Q, None), Verdict::Quantized);
+    }
+
+    fn for_type(q: &str, kind: Int4, model_type: &str) -> Int4Lists {
+        let doc = Document::parse_bytes(q.as_bytes()).unwrap();
+        let root = format!(r#"{{"model_type": "{model_type}"}}"#);
+        let root = Document::parse_bytes(root.as_bytes()).unwrap();
+        Int4Lists::read(&doc.root, kind, "q.")
+            .unwrap()
+            .for_model(&root.root)
+    }
+
+    /// Found in review: DeepSeek's and GLM's `eh_proj` is a plain linear in both engines, so a
+    /// BF16 one is never quantized (and a quantized one never loads), whatever the list says.
+    #[test]
+    fn deepseek_eh_proj_is_plain_in_both_engines() {
+        let ex = for_type(
+            r#"{"modules_to_not_convert": ["lm_head"]}"#,
+            Int4::Awq,
+            "deepseek_v3",
+        );
+        let eh = "model.layers.61.eh_proj";
+        assert!(matches!(ex.verdict(eh, Some(DS_LAYER)), Verdict::Plain(_)));
+        // Bailing: plain in vLLM, quantized in SGLang.
+        let ex = for_type(
+            r#"{"modules_to_not_convert": ["lm_head"]}"#,
+            Int4::Awq,
+            "bailing_moe_v2",
+        );
+        assert_eq!(ex.verdict(eh, Some(DS_LAYER)), Verdict::Undecided);
+    }
+
+    /// Found in review: SGLang builds Qwen3-Next's head as `model.layers.{j}.*`, where `mtp`
+    /// is not contained; experts are matched by the MoE's prefix; SGLang matches fused names.
+    #[test]
+    fn engine_names_experts_and_fused_layers() {
+        let ex = for_type(
+            r#"{"modules_to_not_convert": ["mtp"]}"#,
+            Int4::Awq,
+            "qwen3_next",
+        );
+        assert_eq!(ex.sglang_name(Q, None), "model.layers.0.self_attn.q_proj");
+        assert_eq!(ex.verdict(Q, None), Verdict::Undecided);
+        // A per-expert entry (vLLM's own dtype fill writes them) never matches `…mlp.experts`.
+        let ex = for_type(
+            r#"{"modules_to_not_convert": ["mtp.layers.0.mlp.experts.3.up_proj"]}"#,
+            Int4::Awq,
+            "qwen3_5_moe",
+        );
+        assert_eq!(ex.verdict(EXPERT, None), Verdict::Quantized);
+        // A shard's own name: vLLM expands fused layers to it, SGLang matches `qkv_proj`.
+        let ex = for_type(
+            r#"{"modules_to_not_convert": ["mtp.layers.0.self_attn.q_proj"]}"#,
+            Int4::Awq,
+            "qwen3_5_moe",
+        );
+        assert_eq!(ex.verdict(Q, None), Verdict::Undecided);
     }
 
     #[test]
@@ -466,12 +661,19 @@ mod tests {
         let text = format!(r#"{{"dynamic": {{{}}}}}"#, keys.join(", "));
         let doc = Document::parse_bytes(text.as_bytes()).unwrap();
         assert!(Int4Lists::read(&doc.root, Int4::Gptq, "q.").is_err());
+        // A key longer than a module pattern is read with.
+        let long = format!(r#"{{"dynamic": {{"-:{}": {{}}}}}}"#, "m".repeat(5000));
+        let doc = Document::parse_bytes(long.as_bytes()).unwrap();
+        assert!(Int4Lists::read(&doc.root, Int4::Gptq, "q.").is_err());
+        // `x)|(y` would escape `^(?:…)` and match anywhere: not compiled, as Python refuses it.
+        let ex = lists(r#"{"dynamic": {"-:x)|(.*mtp": {}}}"#, Int4::Gptq);
+        assert_eq!(ex.uncompiled.len(), 1);
         // A Python-only pattern first leaves what follows undecided.
         let ex = lists(
             r#"{"dynamic": {"-:(?!x)mtp": {}, "-:mtp": {}}}"#,
             Int4::Gptq,
         );
         assert_eq!(ex.uncompiled, vec!["-:(?!x)mtp".to_string()]);
-        assert_eq!(ex.verdict(Q, Q), Verdict::Undecided);
+        assert_eq!(ex.verdict(Q, None), Verdict::Undecided);
     }
 }

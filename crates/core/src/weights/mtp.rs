@@ -189,19 +189,12 @@ fn judged(h: &MtpHead, m: &MtpModule, ex: &Exclusions) -> bool {
         || (h.trunk_is_quantized && (m.kind == "fc" || m.kind == "eh_proj"))
 }
 
-/// The name SGLang 0.5.23 builds MTP module `m` under, where it differs from the checkpoint's:
-/// DeepSeek-V3 / GLM's `model.layers.{N}.*` is its NextN model's `model.decoder.*`
-/// (deepseek_nextn.py), which AWQ and GPTQ lists are matched against unrenamed.
-fn sglang_name(h: &MtpHead, m: &MtpModule) -> String {
-    let layer = h
-        .declared
-        .num_hidden_layers
-        .zip(m.layer)
-        .map(|(n, j)| format!("model.layers.{}.", n.saturating_add(j)));
-    match layer.and_then(|p| m.name.strip_prefix(&p)) {
-        Some(tail) => format!("model.decoder.{tail}"),
-        None => m.name.clone(),
-    }
+/// The checkpoint's prefix of MTP module `m`'s layer when the head sits among the decoder
+/// layers (`model.layers.61.` in DeepSeek-V3 and GLM), which SGLang builds under another name.
+fn layer_prefix(h: &MtpHead, m: &MtpModule) -> Option<String> {
+    let n = h.declared.num_hidden_layers?.saturating_add(m.layer?);
+    let p = format!("model.layers.{n}.");
+    m.name.starts_with(&p).then_some(p)
 }
 
 /// One finding per MTP layer (and one for the shared modules): the first module, and how many.
@@ -227,7 +220,9 @@ fn mtp_unquantized(cx: &mut Cx) {
         h.modules
             .iter()
             .filter(|m| !m.quantized() && judged(&h, m, ex))
-            .filter(|m| ex.verdict_at(&m.name, &sglang_name(&h, m)) == Verdict::Quantized)
+            .filter(|m| {
+                ex.verdict_at(&m.name, layer_prefix(&h, m).as_deref()) == Verdict::Quantized
+            })
             .map(|m| {
                 let stored = match (&m.dtype, m.contradicts()) {
                     (Some(d), true) => format!(
@@ -244,10 +239,12 @@ fn mtp_unquantized(cx: &mut Cx) {
     let used: Vec<String> = h
         .modules
         .iter()
-        .filter_map(|m| match ex.verdict_at(&m.name, &sglang_name(&h, m)) {
-            Verdict::Excluded(e) => Some(e),
-            _ => None,
-        })
+        .filter_map(
+            |m| match ex.verdict_at(&m.name, layer_prefix(&h, m).as_deref()) {
+                Verdict::Excluded(e) => Some(e),
+                _ => None,
+            },
+        )
         .collect();
     let hint = match ex.mtp_like.iter().find(|e| !used.contains(e)) {
         Some(e) => format!(
@@ -268,7 +265,7 @@ fn mtp_unquantized(cx: &mut Cx) {
                 if n == 2 { "" } else { "s" }
             ),
         };
-        let (engine, remedy) = remedy(ex, &m.name);
+        let (engine, remedy) = remedy(ex, &m.name, layer_prefix(&h, m).as_deref());
         let what = match ex.method {
             Method::Int4(_) => {
                 "the unquantized weight meets quantized parameters: a KeyError at load (vLLM 0.34.0's \
@@ -292,8 +289,32 @@ fn mtp_unquantized(cx: &mut Cx) {
 }
 
 /// Who builds the quantized layer, and the fix, in the method's terms.
-fn remedy(ex: &Exclusions, module: &str) -> (&'static str, String) {
+fn remedy(ex: &Exclusions, module: &str, layer_prefix: Option<&str>) -> (&'static str, String) {
     let rest = "or quantize the head with the rest";
+    // Where SGLang builds the module under another name, an entry must match both names.
+    if let (Some(sglang), Some(prefix)) = (ex.sglang_name(module, layer_prefix), layer_prefix) {
+        let both = match ex.method {
+            Method::Int4(Int4::Awq) => format!(
+                "add entries contained in both names, `{}` (vLLM's, `{module}`) and `model.decoder.` \
+                 (SGLang's, `{sglang}`), to `{}`, {rest}",
+                prefix.trim_end_matches('.'),
+                ex.key
+            ),
+            Method::Int4(Int4::Gptq) if !module.contains(".experts.") => format!(
+                "add a `-:` key to `{}` matching both names from their start, `-:model\\.({}|decoder)\\.` \
+                 (vLLM builds `{module}`, SGLang `{sglang}`), before any `+:` key that matches them, {rest}",
+                ex.key,
+                prefix
+                    .trim_start_matches("model.")
+                    .trim_end_matches('.')
+                    .replace('.', "\\.")
+            ),
+            _ => String::new(),
+        };
+        if !both.is_empty() {
+            return ("vLLM and SGLang both build", both);
+        }
+    }
     match ex.method {
         Method::Int4(Int4::Awq) => {
             let filled = if ex.len == 0 {
@@ -374,17 +395,24 @@ fn mtp_unquantized_one_engine(cx: &mut Cx) {
         return;
     };
     let found = per_layer(h.modules.iter().filter(|m| !m.quantized() && judged(&h, m, ex)).filter_map(|m| {
-        let sglang = sglang_name(&h, m);
-        let (v, s) = ex.builds(&m.name, &sglang)?;
+        let prefix = layer_prefix(&h, m);
+        let (v, s) = ex.builds(&m.name, prefix.as_deref())?;
         let detail = match (&v, &s) {
             (Build::Quantized, s) => {
                 let why = unquantized_because(s)?;
-                format!("SGLang 0.5.23 builds it unquantized ({why}) but vLLM 0.34.0 builds a quantized layer: it fails under vLLM")
+                format!("SGLang 0.5.23 builds it unquantized ({why}) but vLLM 0.34.0 builds a quantized layer: it fails \
+                         under vLLM (its loader finds no parameter for the BF16 weight: a KeyError in deepseek_mtp.py, \
+                         a ValueError from Qwen3.5's and Qwen3-Next's weight loader)")
             }
             (v, Build::Quantized) => {
                 let why = unquantized_because(v)?;
-                let name = if sglang != m.name { format!(" under its SGLang name `{sglang}`") } else { String::new() };
-                format!("vLLM 0.34.0 builds it unquantized ({why}) but SGLang 0.5.23 builds a quantized layer{name}: it fails under SGLang")
+                let name = match ex.sglang_name(&m.name, prefix.as_deref()) {
+                    Some(n) => format!(" under its SGLang name `{n}`"),
+                    None => String::new(),
+                };
+                format!("vLLM 0.34.0 builds it unquantized ({why}) but SGLang 0.5.23 builds a quantized layer{name}: it \
+                         fails under SGLang (a KeyError in its DeepSeek/GLM and Qwen3-Next loaders; Qwen3.5's skips the \
+                         weight and drafts from uninitialised parameters)")
             }
             _ => return None,
         };
@@ -401,14 +429,11 @@ fn mtp_unquantized_one_engine(cx: &mut Cx) {
             &m.name,
             &file,
             format!(
-                "MTP module `{}` is stored unquantized{others}; under `{}` ({}) {detail} (a KeyError at \
-                 load where the BF16 weight meets quantized parameters; for Qwen3.5 in SGLang, the \
-                 weights skipped); exclude it in a form both engines match ({}), or quantize the \
-                 head with the rest",
+                "MTP module `{}` is stored unquantized{others}; under `{}` ({}) {detail}; {}",
                 m.name,
                 ex.key,
                 ex.method.name(),
-                ex.method.matching(),
+                remedy(ex, &m.name, layer_prefix(&h, m).as_deref()).1,
             ),
         );
     }
@@ -435,25 +460,33 @@ fn mtp_quant_excluded(cx: &mut Cx) {
         return;
     };
     let found = per_layer(h.modules.iter().filter(|m| m.quantized()).filter_map(|m| {
-        match ex.verdict_at(&m.name, &sglang_name(&h, m)) {
-            Verdict::Excluded(entry) => Some((m, entry)),
+        match ex.verdict_at(&m.name, layer_prefix(&h, m).as_deref()) {
+            Verdict::Excluded(entry) => Some((
+                m,
+                format!(
+                    "`{entry}` in `{}` excludes it under {}: the engine builds an unquantized layer",
+                    ex.key,
+                    ex.method.name()
+                ),
+            )),
+            Verdict::Plain(why) => Some((
+                m,
+                format!("{why} (and the other engine too), whatever `{}` says", ex.key),
+            )),
             _ => None,
         }
     }));
-    for (m, entry, count) in found {
+    for (m, why, count) in found {
         let file = cx.v.headers.display_of(&m.shard);
         let stored = m.dtype.clone().unwrap_or_else(|| m.parts.join(" + "));
         cx.emit(
             &m.name,
             &file,
             format!(
-                "MTP module `{}` is stored quantized ({stored}){} but `{entry}` in `{}` excludes it \
-                 under {}: the engine builds an unquantized layer with no place for its scales; \
-                 remove the entry or store the head unquantized",
+                "MTP module `{}` is stored quantized ({stored}){} but {why}, with no place for its \
+                 scales; remove the entry or store the module unquantized",
                 m.name,
                 if count > 1 { format!(" with {} more of its layer", count - 1) } else { String::new() },
-                ex.key,
-                ex.method.name(),
             ),
         );
     }
@@ -503,7 +536,9 @@ mod tests {
             let excluded = head
                 .modules
                 .iter()
-                .filter(|m| ex.verdict_at(&m.name, &sglang_name(&head, m)) != Verdict::Quantized)
+                .filter(|m| {
+                    ex.verdict_at(&m.name, layer_prefix(&head, m).as_deref()) != Verdict::Quantized
+                })
                 .count();
             let mtp = t.elapsed().as_secs_f64();
             let t = std::time::Instant::now();

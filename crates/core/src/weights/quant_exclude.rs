@@ -372,7 +372,11 @@ impl Exclusions {
         }
         ex.compile(sources);
         if !ex.contained_entries.is_empty() {
-            ex.contained = AhoCorasick::new(&ex.contained_entries).ok();
+            let ac = AhoCorasick::new(&ex.contained_entries).map_err(|e| {
+                Error::new(format!("`{}` cannot be matched: {e}", ex.key))
+                    .with_hint("restore the quantization_config the quantizer wrote")
+            })?;
+            ex.contained = Some(ac);
         }
         Ok(Some(ex))
     }
@@ -415,15 +419,16 @@ impl Exclusions {
     /// Whether the config leaves `module` (a module name as the checkpoint spells it, without
     /// `.weight`) unquantized, under the method's matching.
     pub fn verdict(&self, module: &str) -> Verdict {
-        self.verdict_at(module, module)
+        self.verdict_at(module, None)
     }
 
-    /// [`Exclusions::verdict`], with the name SGLang builds the module under where it differs
-    /// (DeepSeek's `model.decoder.*` for `model.layers.{N}.*`): AWQ and GPTQ lists are matched
-    /// against each engine's name; the other methods against the checkpoint's.
-    pub fn verdict_at(&self, module: &str, sglang_name: &str) -> Verdict {
+    /// [`Exclusions::verdict`] of an MTP module whose layer the checkpoint names with
+    /// `layer_prefix` (`model.layers.61.`): AWQ and GPTQ lists are matched against the name
+    /// each engine builds the module under (SGLang's `model.decoder.*`); the other methods
+    /// against the checkpoint's.
+    pub fn verdict_at(&self, module: &str, layer_prefix: Option<&str>) -> Verdict {
         if let Some(lists) = &self.int4 {
-            return lists.verdict(module, sglang_name);
+            return lists.verdict(module, layer_prefix);
         }
         if self.exact.contains(module) {
             return Verdict::Excluded(module.to_string());
@@ -451,9 +456,16 @@ impl Exclusions {
     pub fn builds(
         &self,
         module: &str,
-        sglang_name: &str,
+        layer_prefix: Option<&str>,
     ) -> Option<(super::int4_exclude::Build, super::int4_exclude::Build)> {
-        Some(self.int4.as_ref()?.builds(module, sglang_name))
+        Some(self.int4.as_ref()?.builds(module, layer_prefix))
+    }
+
+    /// AWQ and GPTQ: the name SGLang builds `module` under, where it differs from the
+    /// checkpoint's.
+    pub fn sglang_name(&self, module: &str, layer_prefix: Option<&str>) -> Option<String> {
+        let name = self.int4.as_ref()?.sglang_name(module, layer_prefix);
+        (name != module).then_some(name)
     }
 
     /// The MoE-level rules: an expert weight belongs to `…mlp.experts`, which quark excludes

@@ -380,6 +380,11 @@ fn mtp_nextn_layers_sglang(cx: &mut Cx) {
     let value = key.map(|n| n.as_u64());
     let state = match value {
         Some(Some(1)) => return,
+        // SGLang's own BailingHybridConfig defaults the key to 0: the assertion, not the
+        // ValueError, is what a Bailing V2.5 checkpoint without it meets.
+        None if arch == "BailingMoeV2_5ForCausalLM" => "has no `num_nextn_predict_layers`: SGLang's \
+                 BailingHybridConfig defaults it to 0 and the loader asserts \"Only 1 nextn layer is supported\""
+            .to_string(),
         None => "has no `num_nextn_predict_layers`: SGLang raises ValueError \"num_nextn_predict_layers is not in the \
                  config\""
             .to_string(),
