@@ -342,6 +342,17 @@ impl Exclusions {
                 ex.mtp_like.push(e.to_string());
             }
             let pattern = match (method, e.strip_prefix("re:")) {
+                // The pattern alone first: `x)|(y` would escape the anchoring group (Python
+                // refuses it); one that does not compile alone is left undecided.
+                (Method::CompressedTensors | Method::Quark, Some(p))
+                    if regex::RegexBuilder::new(p)
+                        .size_limit(PATTERN_SIZE_LIMIT)
+                        .build()
+                        .is_err() =>
+                {
+                    ex.uncompiled.push(e.to_string());
+                    continue;
+                }
                 (Method::CompressedTensors | Method::Quark, Some(p)) => Some(format!("^(?:{p})")),
                 (Method::ModelOpt, _) if has_wildcard(e) => Some(glob_to_regex(e)),
                 _ => None,
@@ -592,6 +603,10 @@ mod tests {
         assert!(start.elapsed() < std::time::Duration::from_secs(1));
         let ex = read(&q("compressed-tensors", "ignore", &["re:a{1000}{1000}"]));
         assert_eq!(ex.verdict(Q), Verdict::Undecided);
+        // `x)|(y` would escape `^(?:…)` and match anywhere (found in review).
+        let ex = read(&q("compressed-tensors", "ignore", &["re:x)|(.*fc"]));
+        assert_eq!(ex.uncompiled, vec!["re:x)|(.*fc".to_string()]);
+        assert_eq!(ex.verdict("mtp.fc"), Verdict::Undecided);
     }
 
     /// 65,536 names are read and matched in linear time; more entries (70,000 here: the config
