@@ -20,7 +20,9 @@
 # gguf_header (the GGUF header reader: no panic, an error or a header within its caps whose
 # tensors lie in the file; seeds written by llama.cpp's gguf-py and the bad-input GGUF cases).
 # vocab_tokenizer (the draft-vocabulary reader: the same answer read whole and in small pieces,
-# every accepted id readable).
+# every accepted id readable). exclude_lists (a target config's quantization exclude list, every
+# method AWQ/GPTQ included, and a verdict for MTP module names in each layout: no panic, the
+# same verdict twice).
 #
 # Seeds of the last three: the committed bad-input cases (tests/bad-input/cases/{weights,launch,
 # metrics}) and the files of tests/launch/files, plus real producers' output written by
@@ -39,7 +41,7 @@ cd "$(dirname "$0")/.."
 SECONDS_EACH="${1:-600}"
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(parse_config json_roundtrip fix_roundtrip safetensors_header launch_command metrics_text glob_match gguf_header server_answer step_summary vocab_tokenizer)
+[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(parse_config json_roundtrip fix_roundtrip safetensors_header launch_command metrics_text glob_match gguf_header server_answer step_summary vocab_tokenizer exclude_lists)
 export RUSTC_BOOTSTRAP=1
 TC="${FUZZ_TOOLCHAIN-}"
 if [ -z "$TC" ] && rustup toolchain list 2>/dev/null | grep -q '^nightly'; then TC=+nightly; fi
@@ -84,6 +86,8 @@ for t in "${TARGETS[@]}"; do
         i=$((i + 1))
         printf "$pair" > "$work/seed-glob-$i"
       done ;;
+    # The quantized target configs: published MTP targets, generated weights cases, bad input.
+    exclude_lists) seeds_from tests/fixtures/mtp-targets tests/bad-input/cases/weights target/weights-fixtures/cases -name 'config.json' ;;
     # Every JSON file of the fixtures and of the bad-input corpus.
     *) seeds_from fixtures tests/bad-input -name '*.json' ;;
   esac
