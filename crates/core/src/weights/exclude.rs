@@ -3,6 +3,8 @@
 //! fp8) and [`super::int4_exclude`] (AWQ, GPTQ), which both read lists from files that may be
 //! hostile.
 
+use regex::{RegexBuilder, RegexSet, RegexSetBuilder};
+
 use crate::json::Node;
 use crate::{Error, Result};
 
@@ -44,4 +46,55 @@ pub enum Verdict {
     /// A pattern the `regex` crate could not compile might match it, or (AWQ, GPTQ) vLLM and
     /// SGLang build it differently: not judged.
     Undecided,
+}
+
+/// Patterns compiled for matching: each alone first (as written, so `x)|(y` cannot escape the
+/// anchoring group around it, then anchored), then together as one set.
+pub struct Compiled {
+    pub set: Option<RegexSet>,
+    /// For each pattern of the set, its index among the patterns given.
+    pub kept: Vec<usize>,
+    /// Indices of the patterns the `regex` crate could not compile (Python-only syntax, over
+    /// the size limit, or a set over its limit), in order.
+    pub uncompiled: Vec<usize>,
+}
+
+/// Compiles `patterns`, each `(as written, anchored source)`, within [`PATTERN_SIZE_LIMIT`]
+/// each and four times that together.
+pub fn compile(patterns: &[(String, String)]) -> Compiled {
+    let alone = |p: &str| {
+        RegexBuilder::new(p)
+            .size_limit(PATTERN_SIZE_LIMIT)
+            .build()
+            .is_ok()
+    };
+    let (kept, mut uncompiled): (Vec<usize>, Vec<usize>) =
+        (0..patterns.len()).partition(|&i| alone(&patterns[i].0) && alone(&patterns[i].1));
+    if kept.is_empty() {
+        return Compiled {
+            set: None,
+            kept,
+            uncompiled,
+        };
+    }
+    let sources = kept.iter().map(|&i| patterns[i].1.as_str());
+    match RegexSetBuilder::new(sources)
+        .size_limit(PATTERN_SIZE_LIMIT.saturating_mul(4))
+        .build()
+    {
+        Ok(set) => Compiled {
+            set: Some(set),
+            kept,
+            uncompiled,
+        },
+        Err(_) => {
+            uncompiled.extend(kept);
+            uncompiled.sort_unstable();
+            Compiled {
+                set: None,
+                kept: Vec::new(),
+                uncompiled,
+            }
+        }
+    }
 }

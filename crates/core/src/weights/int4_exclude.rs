@@ -33,7 +33,7 @@ use aho_corasick::AhoCorasick;
 use regex::RegexSet;
 
 use super::exclude::{
-    module_name, Verdict, LIST_HINT, MAX_ENTRIES, MAX_ENTRY_BYTES, MAX_PATTERNS, PATTERN_SIZE_LIMIT,
+    compile, module_name, Verdict, LIST_HINT, MAX_ENTRIES, MAX_ENTRY_BYTES, MAX_PATTERNS,
 };
 use crate::json::Node;
 use crate::{Error, Result};
@@ -249,7 +249,7 @@ impl Int4Lists {
             .with_hint("restore the quantization_config the quantizer wrote"));
         }
         let mut sources = Vec::new();
-        for (i, m) in members.iter().enumerate() {
+        for m in members {
             if m.key.len() > MAX_ENTRY_BYTES {
                 return Err(Error::new(format!(
                     "`{path}` has a key of {} bytes, over the {MAX_ENTRY_BYTES} a module pattern is read with",
@@ -267,43 +267,17 @@ impl Int4Lists {
                 self.mtp_negative = true;
             }
             self.dynamic.push((negative, m.key.clone()));
-            let source = format!("^(?:{pattern})");
-            // The pattern alone first: `x)|(y` would escape the anchoring group.
-            let compile = |p: &str| {
-                regex::RegexBuilder::new(p)
-                    .size_limit(PATTERN_SIZE_LIMIT)
-                    .build()
-            };
-            let one = compile(pattern).and_then(|_| compile(&source));
-            match one {
-                Ok(_) => {
-                    sources.push(source);
-                    self.pattern_index.push(i);
-                }
-                Err(_) => {
-                    self.first_uncompiled.get_or_insert(i);
-                    self.uncompiled.push(m.key.clone());
-                }
-            }
+            sources.push((pattern.to_string(), format!("^(?:{pattern})")));
         }
-        if !sources.is_empty() {
-            match regex::RegexSetBuilder::new(&sources)
-                .size_limit(PATTERN_SIZE_LIMIT.saturating_mul(4))
-                .build()
-            {
-                Ok(set) => self.patterns = Some(set),
-                Err(_) => {
-                    let first = self.pattern_index.first().copied();
-                    let keys: Vec<String> = self
-                        .pattern_index
-                        .drain(..)
-                        .map(|i| self.dynamic[i].1.clone())
-                        .collect();
-                    self.uncompiled.extend(keys);
-                    self.first_uncompiled = self.first_uncompiled.min(first).or(first);
-                }
-            }
-        }
+        let compiled = compile(&sources);
+        self.patterns = compiled.set;
+        self.pattern_index = compiled.kept;
+        self.first_uncompiled = compiled.uncompiled.first().copied();
+        self.uncompiled = compiled
+            .uncompiled
+            .iter()
+            .map(|&i| self.dynamic[i].1.clone())
+            .collect();
         Ok(())
     }
 

@@ -30,7 +30,7 @@
 use std::collections::HashSet;
 
 use aho_corasick::AhoCorasick;
-use regex::{RegexSet, RegexSetBuilder};
+use regex::RegexSet;
 
 use super::exclude::{module_name, LIST_HINT};
 pub use super::exclude::{Verdict, MAX_ENTRIES, MAX_PATTERNS, PATTERN_SIZE_LIMIT};
@@ -336,25 +336,20 @@ impl Exclusions {
             expert_entries: Vec::new(),
             int4: None,
         };
-        let mut sources: Vec<String> = Vec::new();
+        let mut sources: Vec<(String, String)> = Vec::new();
         for &e in entries {
             if looks_mtp(e) && ex.mtp_like.len() < 8 {
                 ex.mtp_like.push(e.to_string());
             }
+            // (as written, anchored source)
             let pattern = match (method, e.strip_prefix("re:")) {
-                // The pattern alone first: `x)|(y` would escape the anchoring group (Python
-                // refuses it); one that does not compile alone is left undecided.
-                (Method::CompressedTensors | Method::Quark, Some(p))
-                    if regex::RegexBuilder::new(p)
-                        .size_limit(PATTERN_SIZE_LIMIT)
-                        .build()
-                        .is_err() =>
-                {
-                    ex.uncompiled.push(e.to_string());
-                    continue;
+                (Method::CompressedTensors | Method::Quark, Some(p)) => {
+                    Some((p.to_string(), format!("^(?:{p})")))
                 }
-                (Method::CompressedTensors | Method::Quark, Some(p)) => Some(format!("^(?:{p})")),
-                (Method::ModelOpt, _) if has_wildcard(e) => Some(glob_to_regex(e)),
+                (Method::ModelOpt, _) if has_wildcard(e) => {
+                    let source = glob_to_regex(e);
+                    Some((source.clone(), source))
+                }
                 _ => None,
             };
             match pattern {
@@ -392,39 +387,15 @@ impl Exclusions {
         Ok(Some(ex))
     }
 
-    /// Compiles each pattern alone (so one Python-only pattern does not lose the others), then
-    /// the ones that compile as one set.
-    fn compile(&mut self, sources: Vec<String>) {
-        let mut kept_sources = Vec::new();
-        let mut kept_entries = Vec::new();
-        for (source, entry) in sources
-            .into_iter()
-            .zip(std::mem::take(&mut self.pattern_entries))
-        {
-            let one = regex::RegexBuilder::new(&source)
-                .size_limit(PATTERN_SIZE_LIMIT)
-                .build();
-            match one {
-                Ok(_) => {
-                    kept_sources.push(source);
-                    kept_entries.push(entry);
-                }
-                Err(_) => self.uncompiled.push(entry),
-            }
-        }
-        if kept_sources.is_empty() {
-            return;
-        }
-        match RegexSetBuilder::new(&kept_sources)
-            .size_limit(PATTERN_SIZE_LIMIT.saturating_mul(4))
-            .build()
-        {
-            Ok(set) => {
-                self.patterns = Some(set);
-                self.pattern_entries = kept_entries;
-            }
-            Err(_) => self.uncompiled.extend(kept_entries),
-        }
+    /// Compiles the patterns ([`super::exclude::compile`]): one Python-only pattern does not
+    /// lose the others, and leaves undecided what it might match.
+    fn compile(&mut self, sources: Vec<(String, String)>) {
+        let compiled = super::exclude::compile(&sources);
+        let entries = std::mem::take(&mut self.pattern_entries);
+        self.uncompiled
+            .extend(compiled.uncompiled.iter().map(|&i| entries[i].clone()));
+        self.pattern_entries = compiled.kept.iter().map(|&i| entries[i].clone()).collect();
+        self.patterns = compiled.set;
     }
 
     /// Whether the config leaves `module` (a module name as the checkpoint spells it, without
