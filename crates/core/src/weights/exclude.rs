@@ -68,8 +68,10 @@ pub fn compile(patterns: &[(String, String)]) -> Compiled {
             .build()
             .is_ok()
     };
-    let (kept, mut uncompiled): (Vec<usize>, Vec<usize>) =
-        (0..patterns.len()).partition(|&i| alone(&patterns[i].0) && alone(&patterns[i].1));
+    let (kept, mut uncompiled): (Vec<usize>, Vec<usize>) = (0..patterns.len()).partition(|&i| {
+        let (written, source) = &patterns[i];
+        alone(written) && (written == source || alone(source))
+    });
     if kept.is_empty() {
         return Compiled {
             set: None,
