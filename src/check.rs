@@ -24,7 +24,7 @@ use crate::pipeline::{
     self, AuthorityPick, DrafterInput, DrafterRun, IsDrafter, LintWith, Linted, Pipeline, Weighed,
     WeightsFrom,
 };
-use crate::rules::{EngineSpec, LintOptions};
+use crate::rules::{EngineRelease, LintOptions};
 use crate::source::choose;
 use crate::suppress;
 use crate::{Error, Result};
@@ -58,7 +58,7 @@ impl CheckOptions {
     /// top-level `engine` (a pin's own engine then applies per drafter).
     pub fn new(
         pins: Option<&Path>,
-        engine: Option<EngineSpec>,
+        engine: Option<EngineRelease>,
         require_pin: bool,
         hub: Resolver,
     ) -> Result<CheckOptions> {
@@ -67,12 +67,13 @@ impl CheckOptions {
             .as_ref()
             .map(|p| p.root())
             .unwrap_or_else(|| PathBuf::from("."));
-        let run_engine = engine.or_else(|| pins.as_ref().and_then(|p| p.file.engine));
+        let engine_from_flag = engine.is_some();
+        let run_engine = engine.or_else(|| pins.as_ref().and_then(|p| p.file.engine.clone()));
         Ok(CheckOptions {
             pins,
             require_pin,
             lint: LintOptions::default().with_engine(run_engine),
-            engine_from_flag: engine.is_some(),
+            engine_from_flag,
             // Resolved when a Hub pin first needs them.
             hub: Some(hub),
             root,
@@ -101,7 +102,7 @@ pub struct DrafterCheck {
     /// The engine and version this drafter's severities assumed (a pin's own engine may differ
     /// from the run's).
     #[serde(serialize_with = "serialize_assumed")]
-    pub assumed: Option<EngineSpec>,
+    pub assumed: Option<EngineRelease>,
     pub findings: Vec<Diagnostic>,
     /// The weights rules not run for want of a fact (the target's or the draft's vocabulary
     /// size), as `weights` lists them.
@@ -109,10 +110,11 @@ pub struct DrafterCheck {
 }
 
 fn serialize_assumed<S: serde::Serializer>(
-    engine: &Option<EngineSpec>,
+    engine: &Option<EngineRelease>,
     s: S,
 ) -> std::result::Result<S::Ok, S::Error> {
     engine
+        .as_ref()
         .map_or(serde_json::Value::Null, |e| e.json())
         .serialize(s)
 }
@@ -137,7 +139,7 @@ pub struct CheckReport {
     pub suppressions: suppress::Outcome,
     /// The run's engine (the envelope's `assumed`); each drafter says its own.
     #[serde(skip)]
-    pub engine: Option<EngineSpec>,
+    pub engine: Option<EngineRelease>,
 }
 
 impl CheckReport {
@@ -418,7 +420,7 @@ fn check_one(
     };
     let pinned_target = pin.and_then(|p| p.target.as_ref());
     // A pin reviewed for an engine is linted for it, unless `--engine` says otherwise.
-    let lint_options = match pin.and_then(|p| p.engine) {
+    let lint_options = match pin.and_then(|p| p.engine.clone()) {
         Some(spec) if !options.engine_from_flag => options.lint.with_engine(Some(spec)),
         _ => options.lint.clone(),
     };
@@ -435,7 +437,7 @@ fn check_one(
         shared_target: pinned_target
             .map(|t| format!("{}@{}", t.target, t.revision.as_deref().unwrap_or_default())),
         builtin_fallback: false,
-        lint: LintWith::Options(lint_options.clone()),
+        lint: LintWith::Options(Box::new(lint_options.clone())),
         weights: WeightsFrom::Local {
             pinned_hub: match pin.map(|p| &p.authority) {
                 Some(PinAuthority::Hub { repo, revision }) => {

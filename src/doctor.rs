@@ -564,7 +564,7 @@ fn from_launch(
         },
     )?;
     g.launch_checked = true;
-    if report.launch.engine.is_llama_family() {
+    if report.launch.engine.reads_gguf() {
         g.classic_draft = Some(ClassicDraft {
             vocabulary_compared: report.vocabulary_compared == Some(true),
         });
@@ -666,7 +666,7 @@ fn from_flags(
     locate_target(target, None, &mut g.located);
     let identity = analysis::target_identity(&choice).0;
     let options = crate::rules::LintOptions {
-        engine,
+        engine: engine.map(Into::into),
         ..crate::rules::LintOptions::default()
     };
     let run = Pipeline::new(inputs.hub.clone()).run(DrafterInput {
@@ -676,7 +676,7 @@ fn from_flags(
         target: Ok(choice),
         shared_target: None,
         builtin_fallback: false,
-        lint: LintWith::Options(options),
+        lint: LintWith::Options(Box::new(options)),
         weights: WeightsFrom::Local { pinned_hub: None },
     });
     if let Some(e) = &run.target_error {

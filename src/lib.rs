@@ -25,7 +25,7 @@ pub mod weights;
 // The no-network core, re-exported under the same module names so that `crate::config`,
 // `crate::rules`, … read the same everywhere.
 pub use dflash_check_core::{
-    builtin, config, deployment, diagnostic, diff, display, error, evidence, family, gguf, json,
-    registry, rules, target, text, tokens, vocab,
+    builtin, config, deployment, diagnostic, diff, display, engine, error, evidence, family, gguf,
+    json, registry, rules, target, text, tokens, vocab,
 };
 pub use error::{Error, Result};

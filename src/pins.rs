@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::input::{InputRef, Resolver, Role};
-use crate::rules::EngineSpec;
+use crate::rules::EngineRelease;
 use crate::{Error, Result};
 
 pub mod digest;
@@ -33,7 +33,7 @@ pub struct PinFile {
     /// The engine `check` lints for when no `--engine` is given (`vllm`, `sglang@0.5`): the
     /// severities follow it. Absent: the statements that hold for every engine.
     #[serde(default, skip_serializing_if = "Option::is_none", with = "engine_text")]
-    pub engine: Option<EngineSpec>,
+    pub engine: Option<EngineRelease>,
     /// Drafter directory (relative to the pin file, `/`-separated) -> its pin.
     #[serde(default)]
     pub drafters: BTreeMap<String, Pin>,
@@ -56,17 +56,17 @@ pub struct Pin {
     /// sha256 of the drafter's `d2t` tensor bytes when pinned ([`digest::d2t`]).
     pub d2t: Option<String>,
     /// The engine (and version) the drafter was reviewed for; `check` lints for it.
-    pub engine: Option<EngineSpec>,
+    pub engine: Option<EngineRelease>,
 }
 
 /// An engine as TOML spells it: the `--engine` form, `vllm` or `vllm@0.26`.
 mod engine_text {
     use serde::{Deserialize, Deserializer, Serializer};
 
-    use crate::rules::EngineSpec;
+    use crate::engine::{EngineRelease, VersionFrom};
 
     pub fn serialize<S: Serializer>(
-        engine: &Option<EngineSpec>,
+        engine: &Option<EngineRelease>,
         s: S,
     ) -> std::result::Result<S::Ok, S::Error> {
         match engine {
@@ -77,10 +77,10 @@ mod engine_text {
 
     pub fn deserialize<'de, D: Deserializer<'de>>(
         d: D,
-    ) -> std::result::Result<Option<EngineSpec>, D::Error> {
+    ) -> std::result::Result<Option<EngineRelease>, D::Error> {
         let text = String::deserialize(d)?;
-        EngineSpec::parse(&text)
-            .map(Some)
+        EngineRelease::parse(&text)
+            .map(|e| Some(e.stated_in(VersionFrom::PinFile)))
             .map_err(|e| serde::de::Error::custom(format!("`engine`: {e}")))
     }
 }
@@ -136,7 +136,7 @@ struct RawPin {
     d2t_sha256: Option<String>,
     /// The engine the drafter was reviewed for (`vllm`, `vllm@0.26`).
     #[serde(default, skip_serializing_if = "Option::is_none", with = "engine_text")]
-    engine: Option<EngineSpec>,
+    engine: Option<EngineRelease>,
 }
 
 impl TryFrom<RawPin> for Pin {
@@ -410,7 +410,7 @@ pub struct PinRequest {
     /// The date to record (YYYY-MM-DD); [`today`] in production.
     pub date: String,
     /// The engine (and version) the pin is reviewed for (`pin --engine`).
-    pub engine: Option<EngineSpec>,
+    pub engine: Option<EngineRelease>,
 }
 
 /// What was recorded.
@@ -466,7 +466,7 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
         pinned: Some(request.date.clone()),
         chat_template,
         d2t,
-        engine: request.engine,
+        engine: request.engine.clone(),
     };
     let pin_file = write_pin(where_, &key, pin)?;
     Ok(Recorded {
@@ -726,8 +726,8 @@ mod tests {
         assert_eq!(old.file.engine, None);
         assert_eq!(old.file.drafters["a"].engine, None);
         let mut file = old.file;
-        file.engine = Some(EngineSpec::parse("vllm@0.26").unwrap());
-        file.drafters.get_mut("a").unwrap().engine = Some(EngineSpec::parse("sglang").unwrap());
+        file.engine = Some(EngineRelease::parse("vllm@0.26").unwrap());
+        file.drafters.get_mut("a").unwrap().engine = Some(EngineRelease::parse("sglang").unwrap());
         save(&path, &file).unwrap();
         let text = fs::read_to_string(&path).unwrap();
         assert!(text.contains("engine = \"vllm@0.26\""), "{text}");

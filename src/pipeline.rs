@@ -44,7 +44,7 @@ pub enum AuthorityPick {
 /// How the drafter is linted.
 pub enum LintWith<'a> {
     Skip,
-    Options(LintOptions),
+    Options(Box<LintOptions>),
     /// The command's own call of lint (launch: with the engine's flags, the codes its own rules
     /// supersede dropped).
     Custom(&'a dyn Fn(&ConfigFile, &TargetContext) -> Result<Vec<Diagnostic>>),
@@ -419,7 +419,7 @@ pub fn lint(
         target: Ok(choice),
         shared_target: None,
         builtin_fallback: false,
-        lint: LintWith::Options(options),
+        lint: LintWith::Options(Box::new(options)),
         weights: match with_weights {
             true => WeightsFrom::Given(drafter.headers.map(Box::new)),
             false => WeightsFrom::Skip,

@@ -26,6 +26,9 @@ const LAYERS: &[&[&str]] = &[
     // The built-in snapshots of known drafters and their targets: compiled-in data.
     &["builtin"],
     &["text", "diagnostic", "target"],
+    // The engines as a table (names, entrypoints, flags, releases read, default windows), what
+    // each does at which release (`ByEngine`), the exclude-list matching each engine does.
+    &["engine"],
     &["diff"],
     // One deployment (engine, method, K, flags, environment): what the engine rules read.
     &["deployment"],
@@ -392,6 +395,7 @@ const CORE_MODULES: &[&str] = &[
     "diagnostic",
     "diff",
     "display",
+    "engine",
     "error",
     "evidence",
     "family",

@@ -431,7 +431,7 @@ fn swa_check(dir: &Path, extra: &[&str]) -> (serde_json::Value, serde_json::Valu
 fn check_follows_the_engine_of_flag_file_and_pin() {
     let dir = swa_tree();
     let d = dir.path();
-    let vllm = serde_json::json!({"engine": "vllm", "version": null});
+    let vllm = serde_json::json!({"engine": "vllm", "version": null, "from": null});
     // No engine anywhere: the statement for every engine, and `assumed` is null.
     let (run, drafter, swa) = swa_check(d, &[]);
     assert_eq!(
@@ -451,7 +451,7 @@ fn check_follows_the_engine_of_flag_file_and_pin() {
     let (run, _, swa) = swa_check(d, &["--engine", "sglang@0.5"]);
     assert_eq!(
         run,
-        serde_json::json!({"engine": "sglang", "version": "0.5"})
+        serde_json::json!({"engine": "sglang", "version": "0.5", "from": "--engine"})
     );
     assert_eq!(swa, "warning");
     // A pin reviewed for an engine: `pin --engine` records it, check lints for it.
@@ -474,7 +474,7 @@ fn check_follows_the_engine_of_flag_file_and_pin() {
     assert_eq!(run, serde_json::Value::Null);
     assert_eq!(
         drafter,
-        serde_json::json!({"engine": "vllm", "version": "0.26"})
+        serde_json::json!({"engine": "vllm", "version": "0.26", "from": "dflash-check.toml"})
     );
     assert_eq!(swa, "info");
     let (_, drafter, swa) = swa_check(d, &["--engine", "sglang"]);

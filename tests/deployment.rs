@@ -43,7 +43,7 @@ fn from_lint_flags(
 ) -> Vec<(String, String, String)> {
     let config = dflash_check::config::load(std::path::Path::new(drafter)).unwrap();
     let options = LintOptions {
-        engine: Some(engine),
+        engine: Some(engine.into()),
         speculative_config: spec.map(|s| serde_json::from_str(s).unwrap()),
         num_draft_tokens,
         ..LintOptions::default()
@@ -176,7 +176,7 @@ fn sglang_from_lint_flags_and_from_a_launch_line_agree() {
 fn the_two_builders_make_the_same_deployment() {
     let spec = vllm_spec(Some("dflash"), INCIDENT, Some(15));
     let options = LintOptions {
-        engine: Some(Engine::Vllm),
+        engine: Some(Engine::Vllm.into()),
         speculative_config: Some(serde_json::from_str(&spec).unwrap()),
         ..LintOptions::default()
     };

@@ -162,7 +162,7 @@ fn the_zlab_readme_command_pinned_is_clean() {
     // The verdict assumed the command's engine; its version is not in the command.
     assert_eq!(
         report["assumed"],
-        serde_json::json!({"engine": "vllm", "version": null})
+        serde_json::json!({"engine": "vllm", "version": null, "from": null})
     );
     assert_eq!(report["launch"]["target"], "Qwen/Qwen3.5-27B");
     assert_eq!(report["drafter"]["kind"], "hub");

@@ -975,17 +975,17 @@ fn json_says_which_engine_was_assumed() {
         (&[][..], serde_json::json!(null), "warning"),
         (
             &["--engine", "vllm"][..],
-            serde_json::json!({"engine": "vllm", "version": null}),
+            serde_json::json!({"engine": "vllm", "version": null, "from": null}),
             "info",
         ),
         (
             &["--engine", "vllm@0.26.1"][..],
-            serde_json::json!({"engine": "vllm", "version": "0.26"}),
+            serde_json::json!({"engine": "vllm", "version": "0.26.1", "from": "--engine"}),
             "info",
         ),
         (
             &["--engine", "sglang"][..],
-            serde_json::json!({"engine": "sglang", "version": null}),
+            serde_json::json!({"engine": "sglang", "version": null, "from": null}),
             "warning",
         ),
     ] {
@@ -1245,7 +1245,8 @@ fn dspark_export_layout_is_an_error_at_the_releases_read() {
 }
 
 /// Issue 30: `draft_sample_method: "probabilistic"` is not lossless up to vLLM 0.28 (a warning
-/// there, nothing from 0.29); `dspark_draft_topk` is refused from 0.28 with another method, a
+/// there, nothing from 0.29; with no release given, a warning: 0.28 is in vLLM's default
+/// window, issue 39); `dspark_draft_topk` is refused from 0.28 with another method, a
 /// non-Qwen3 DSpark drafter or a top-k past the draft vocabulary.
 #[test]
 fn speculative_options_follow_the_vllm_version() {
@@ -1273,6 +1274,13 @@ fn speculative_options_follow_the_vllm_version() {
         (
             "clean/qwen3.6-27b",
             "vllm",
+            probabilistic.into(),
+            "draft-sample-probabilistic",
+            Some("warning"),
+        ),
+        (
+            "clean/qwen3.6-27b",
+            "vllm@0.34",
             probabilistic.into(),
             "draft-sample-probabilistic",
             None,

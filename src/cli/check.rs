@@ -6,7 +6,7 @@ use anyhow::Result;
 use clap::Args;
 
 use dflash_check::check;
-use dflash_check::rules::EngineSpec;
+use dflash_check::rules::EngineRelease;
 
 use super::{finish, DenyArgs, HubArgs, OutputArgs};
 
@@ -24,7 +24,7 @@ pub struct CheckArgs {
     /// The engine the drafters will be served with, optionally at a version (vllm, sglang@0.5):
     /// severities follow it. Wins over the pin file's `engine` and each pin's own.
     #[arg(long, value_name = "ENGINE[@X.Y]", value_parser = super::parse_engine)]
-    pub engine: Option<EngineSpec>,
+    pub engine: Option<EngineRelease>,
     #[command(flatten)]
     pub deny: DenyArgs,
     /// Append an [[ignore]] entry to the pin file for every error and warning found now, each
@@ -47,7 +47,7 @@ pub struct CheckArgs {
 pub fn run(args: &CheckArgs, out: &mut Vec<u8>) -> Result<u8> {
     let mut options = check::CheckOptions::new(
         args.pins.as_deref(),
-        args.engine,
+        args.engine.clone(),
         args.require_pin,
         args.hub.resolver(),
     )?;

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 use dflash_check::pipeline;
-use dflash_check::rules::{Engine, EngineSpec, Family, LintOptions};
+use dflash_check::rules::{Engine, EngineRelease, Family, LintOptions};
 
 use dflash_check::input::TargetSpec;
 
@@ -33,7 +33,7 @@ pub struct LintArgs {
     /// The engine the drafter will be served with, optionally at a version: vllm, sglang,
     /// vllm@0.26 (version-dependent rules then say which applies).
     #[arg(long, value_name = "ENGINE[@X.Y]", value_parser = super::parse_engine)]
-    pub engine: Option<EngineSpec>,
+    pub engine: Option<EngineRelease>,
     /// vLLM's --speculative-config JSON, checked against the config (needs --engine vllm).
     #[arg(long, value_name = "JSON")]
     pub speculative_config: Option<String>,
@@ -49,7 +49,7 @@ pub struct LintArgs {
 impl LintArgs {
     /// Resolves the engine flags into lint options, refusing inconsistent combinations.
     fn options(&self) -> Result<LintOptions> {
-        let engine = self.engine.map(|e| e.engine);
+        let engine = self.engine.as_ref().map(|e| e.engine);
         if self.speculative_config.is_some() && engine != Some(Engine::Vllm) {
             anyhow::bail!("--speculative-config is vLLM's flag: pass --engine vllm with it");
         }
@@ -69,8 +69,7 @@ impl LintArgs {
         };
         Ok(LintOptions {
             family: self.family,
-            engine,
-            engine_version: self.engine.and_then(|e| e.version),
+            engine: self.engine.clone(),
             speculative_config,
             num_draft_tokens: self.num_draft_tokens,
             ..LintOptions::default()

@@ -425,6 +425,6 @@ fn family_parser(
 }
 
 /// `--engine ENGINE[@X.Y]` (lint, check, pin): `vllm`, `sglang`, `vllm@0.26`.
-fn parse_engine(text: &str) -> std::result::Result<dflash_check::rules::EngineSpec, String> {
-    dflash_check::rules::EngineSpec::parse(text)
+fn parse_engine(text: &str) -> std::result::Result<dflash_check::rules::EngineRelease, String> {
+    dflash_check::rules::EngineRelease::parse(text)
 }

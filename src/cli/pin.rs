@@ -30,7 +30,7 @@ pub struct PinArgs {
     /// The engine (and version) the drafter was reviewed for, recorded in the pin: `check` lints
     /// it for that engine unless given `--engine`.
     #[arg(long, value_name = "ENGINE[@X.Y]", value_parser = super::parse_engine)]
-    pub engine: Option<dflash_check::rules::EngineSpec>,
+    pub engine: Option<dflash_check::rules::EngineRelease>,
     /// Pin file to update [default: dflash-check.toml found from PATH upwards, else ./dflash-check.toml].
     #[arg(long, value_name = "FILE")]
     pub pins: Option<PathBuf>,
@@ -59,7 +59,7 @@ pub fn run(args: &PinArgs, out: &mut Vec<u8>) -> Result<u8> {
         pins: args.pins.clone(),
         hub: Some(args.hub.resolver()),
         date: pins::today(),
-        engine: args.engine,
+        engine: args.engine.clone(),
     })?;
     if args.output.format == FormatArg::Json {
         serde_json::to_writer_pretty(

@@ -137,7 +137,7 @@ fn vocabulary(
     target_cx.vocab = Some(comparison);
     let options = LintOptions {
         family: Some(Family::Draft),
-        engine: Some(launch.engine),
+        engine: Some(launch.engine.into()),
         ..LintOptions::default()
     };
     let report = crate::rules::lint_config(&config, &options, &target_cx)?;

@@ -137,8 +137,7 @@ pub fn lint_drafter(
     };
     let options = LintOptions {
         family,
-        engine: Some(launch.engine),
-        engine_version: None,
+        engine: Some(launch.engine.into()),
         speculative_config: match launch.engine {
             Engine::Vllm => launch
                 .speculative_config
@@ -167,7 +166,7 @@ pub fn lint_drafter(
 /// the engine's flags), then the launch rules.
 pub fn check(launch: Launch, notes: Vec<String>, options: &CheckOptions) -> Result<LaunchReport> {
     // llama.cpp's models are GGUF files, read as headers rather than through the pipeline.
-    if launch.engine.is_llama_family() {
+    if launch.engine.reads_gguf() {
         return gguf::check(launch, notes, options);
     }
     let found = locate::locate(&launch, options)?;

@@ -88,8 +88,8 @@ impl Report for CheckReport {
         true
     }
 
-    fn engine(&self) -> Option<crate::rules::EngineSpec> {
-        self.engine
+    fn engine(&self) -> Option<crate::rules::EngineRelease> {
+        self.engine.clone()
     }
 
     fn json_body(&self) -> serde_json::Value {

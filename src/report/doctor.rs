@@ -83,7 +83,7 @@ impl Report for DoctorReport {
     }
 
     /// The engine the server's metrics came from (the one the lint ran for), when measured.
-    fn engine(&self) -> Option<crate::rules::EngineSpec> {
+    fn engine(&self) -> Option<crate::rules::EngineRelease> {
         self.acceptance.as_ref().map(|a| {
             match a.measurement.engine() {
                 crate::acceptance::ServerEngine::Vllm => crate::rules::Engine::Vllm,

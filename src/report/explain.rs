@@ -100,8 +100,8 @@ fn code_json(code: Code) -> serde_json::Value {
                 serde_json::json!({
                     "engine": r.engine.as_str(),
                     "versions": r.versions(),
-                    "since": r.since.map(|(a, b)| format!("{a}.{b}")),
-                    "until": r.until.map(|(a, b)| format!("{a}.{b}")),
+                    "since": r.since.map(|l| crate::engine::line_text(r.engine, l)),
+                    "until": r.until.map(|l| crate::engine::line_text(r.engine, l)),
                     "severity": r.severity.map(|s| s.as_str()),
                     "does": r.does,
                 })

@@ -187,7 +187,7 @@ impl Report for LaunchReport {
     }
 
     /// The engine the command starts; its version is not in the command.
-    fn engine(&self) -> Option<crate::rules::EngineSpec> {
+    fn engine(&self) -> Option<crate::rules::EngineRelease> {
         Some(self.launch.engine.into())
     }
 

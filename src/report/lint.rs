@@ -88,8 +88,8 @@ impl Report for LintRun {
         true
     }
 
-    fn engine(&self) -> Option<crate::rules::EngineSpec> {
-        self.lint.assumed
+    fn engine(&self) -> Option<crate::rules::EngineRelease> {
+        self.lint.assumed.clone()
     }
 
     fn json_body(&self) -> serde_json::Value {

@@ -31,7 +31,7 @@ use std::io::{self, Write};
 use serde_json::{json, Value};
 
 use crate::diagnostic::{Diagnostic, Summary};
-use crate::rules::EngineSpec;
+use crate::rules::EngineRelease;
 
 pub use human::{Status, Verdict};
 pub use style::Painter;
@@ -118,13 +118,13 @@ pub trait Report {
     }
     /// The engine and version the verdict assumed (`None`: no engine, the statement that holds
     /// for every engine).
-    fn engine(&self) -> Option<EngineSpec> {
+    fn engine(&self) -> Option<EngineRelease> {
         None
     }
 }
 
 /// The envelope's `assumed`: `{engine, version}` or `null`.
-pub fn assumed_json(engine: Option<EngineSpec>) -> Value {
+pub fn assumed_json(engine: Option<EngineRelease>) -> Value {
     engine.map_or(Value::Null, |e| e.json())
 }
 

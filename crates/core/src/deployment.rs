@@ -15,120 +15,7 @@ use serde_json::{Map, Value};
 
 use crate::config::TargetFacts;
 
-/// The engine the drafter will be served with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Engine {
-    Vllm,
-    Sglang,
-    /// llama.cpp's `llama-server`, `llama-cli`, `llama-speculative`: GGUF models, a draft model
-    /// (`-md`) or a draft head of a type (`--spec-type`).
-    #[serde(rename = "llama.cpp")]
-    LlamaCpp,
-    /// koboldcpp, which vendors llama.cpp's speculative decoding behind its own flags
-    /// (`--draftmodel`, `--draftamount`, `--usemtp`).
-    Koboldcpp,
-}
-
-impl Engine {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Engine::Vllm => "vllm",
-            Engine::Sglang => "sglang",
-            Engine::LlamaCpp => "llama.cpp",
-            Engine::Koboldcpp => "koboldcpp",
-        }
-    }
-
-    /// llama.cpp or a server that vendors its speculative decoding (koboldcpp): GGUF models,
-    /// the draft's vocabulary checked by `common_speculative_are_compatible`.
-    pub fn is_llama_family(self) -> bool {
-        matches!(self, Engine::LlamaCpp | Engine::Koboldcpp)
-    }
-}
-
-/// An engine and, when the user named it (`--engine vllm@0.26`), its version.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-pub struct EngineSpec {
-    pub engine: Engine,
-    /// `(major, minor)`.
-    pub version: Option<(u32, u32)>,
-}
-
-impl EngineSpec {
-    /// Parses `vllm`, `sglang`, `vllm@0.26`, `vllm@0.26.1`.
-    pub fn parse(text: &str) -> std::result::Result<EngineSpec, String> {
-        let (name, version) = match text.split_once('@') {
-            Some((n, v)) => (n, Some(v)),
-            None => (text, None),
-        };
-        let engine = match name.to_ascii_lowercase().as_str() {
-            "vllm" => Engine::Vllm,
-            "sglang" => Engine::Sglang,
-            "llama.cpp" | "llamacpp" | "llama-cpp" => Engine::LlamaCpp,
-            "koboldcpp" => Engine::Koboldcpp,
-            other => {
-                return Err(format!(
-                    "unknown engine `{other}` (vllm, sglang, llama.cpp or koboldcpp)"
-                ))
-            }
-        };
-        let version = match version {
-            None => None,
-            Some(v) => {
-                let mut parts = v.trim_start_matches('v').split('.');
-                let major = parts.next().and_then(|p| p.parse().ok());
-                let minor = parts
-                    .next()
-                    .map(|p| {
-                        p.chars()
-                            .take_while(char::is_ascii_digit)
-                            .collect::<String>()
-                    })
-                    .and_then(|p| p.parse().ok());
-                match (major, minor) {
-                    (Some(a), Some(b)) => Some((a, b)),
-                    _ => {
-                        return Err(format!(
-                            "engine version `{v}` is not MAJOR.MINOR (e.g. vllm@0.26)"
-                        ))
-                    }
-                }
-            }
-        };
-        Ok(EngineSpec { engine, version })
-    }
-}
-
-/// `vllm`, `vllm@0.26`: the form `--engine` and `dflash-check.toml` take.
-impl std::fmt::Display for EngineSpec {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.engine.as_str())?;
-        match self.version {
-            Some((major, minor)) => write!(f, "@{major}.{minor}"),
-            None => Ok(()),
-        }
-    }
-}
-
-impl EngineSpec {
-    /// `{"engine": "vllm", "version": "0.26" | null}`: what JSON and SARIF say a verdict assumed.
-    pub fn json(&self) -> serde_json::Value {
-        serde_json::json!({
-            "engine": self.engine.as_str(),
-            "version": self.version.map(|(major, minor)| format!("{major}.{minor}")),
-        })
-    }
-}
-
-impl From<Engine> for EngineSpec {
-    fn from(engine: Engine) -> Self {
-        EngineSpec {
-            engine,
-            version: None,
-        }
-    }
-}
+pub use crate::engine::{Engine, EngineRelease};
 
 /// What a deployment was built from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -213,7 +100,7 @@ pub struct AttentionBackends {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Deployment {
     /// The engine and version (`None`: no engine named, so no engine claim is made).
-    pub engine: Option<EngineSpec>,
+    pub engine: Option<EngineRelease>,
     pub origin: Origin,
     /// The speculative method as written (vLLM `method`, SGLang algorithm) or inferred.
     pub method: Option<Method>,
@@ -249,7 +136,7 @@ pub struct Deployment {
 
 impl Deployment {
     /// A deployment that states nothing but its origin and engine.
-    pub fn new(origin: Origin, engine: Option<EngineSpec>) -> Deployment {
+    pub fn new(origin: Origin, engine: Option<EngineRelease>) -> Deployment {
         Deployment {
             engine,
             origin,
@@ -273,14 +160,15 @@ impl Deployment {
     /// `--num-draft-tokens` (read as `--speculative-num-draft-tokens`), with the target's facts.
     /// A flag of the other engine is ignored, as the engine would never see it.
     pub fn from_lint_flags(
-        engine: Option<EngineSpec>,
+        engine: Option<EngineRelease>,
         speculative_config: Option<&Value>,
         num_draft_tokens: Option<u64>,
         target: Option<&TargetFacts>,
     ) -> Deployment {
+        let which = engine.as_ref().map(|e| e.engine);
         let mut d = Deployment::new(Origin::LintFlags, engine);
         d.target = target.cloned();
-        match engine.map(|e| e.engine) {
+        match which {
             Some(Engine::Vllm) => {
                 d.speculative_config = speculative_config.and_then(Value::as_object).cloned();
                 d.method = d.vllm_method();
@@ -301,7 +189,7 @@ impl Deployment {
 
     /// The engine, without its version.
     pub fn engine(&self) -> Option<Engine> {
-        self.engine.map(|e| e.engine)
+        self.engine.as_ref().map(|e| e.engine)
     }
 
     /// A key of vLLM's speculative config.

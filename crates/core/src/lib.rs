@@ -3,7 +3,7 @@
 //! JSON with source positions ([`json`]), the display filter for input text ([`display`]), drafter and target configs ([`config`]), token
 //! tables ([`tokens`]), a draft model's vocabulary against its target's ([`vocab`]), the built-in snapshots of known drafters ([`builtin`]), the drafter
 //! families ([`family`]: one table, as data), the one diagnostic model and rule engine ([`diagnostic`]), the field-by-field comparison ([`diff`]),
-//! one deployment of a drafter ([`deployment`]), the lint rules ([`rules`]), the weights rules over parsed safetensors headers ([`weights`]), GGUF headers ([`gguf`]),
+//! the engines that serve drafters ([`engine`]: one table, as data, with the releases read), one deployment of a drafter ([`deployment`]), the lint rules ([`rules`]), the weights rules over parsed safetensors headers ([`weights`]), GGUF headers ([`gguf`]),
 //! the acceptance rules over a measured window ([`acceptance`]), an engine command line and its
 //! rules ([`launch`]), the evidence behind every engine claim ([`evidence`]) and every code's
 //! documentation ([`registry`]). It reads files (configs, tokenizer files) but never opens a
@@ -19,6 +19,7 @@ pub mod deployment;
 pub mod diagnostic;
 pub mod diff;
 pub mod display;
+pub mod engine;
 pub mod error;
 pub mod evidence;
 pub mod family;

@@ -96,6 +96,11 @@ pub struct Diagnostic {
     pub tokens: Vec<DecodedToken>,
     /// The code's provenance, rendered from evidence/evidence.toml (`evidence::source_text`).
     pub source: &'static str,
+    /// When the release that serves the line is not known and the engine's releases disagree
+    /// about this finding: which releases give its severity and how to pin the release
+    /// (`engine::ByEngine::judge`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub releases: Option<String>,
 }
 
 impl Diagnostic {
@@ -119,6 +124,7 @@ impl Diagnostic {
             expected: None,
             tokens: Vec::new(),
             source: crate::evidence::source_text(code_str),
+            releases: None,
         }
     }
 

@@ -2,7 +2,7 @@
 //! and MiMo-style `dflash_config.use_swa` / `swa_window_size`. Running sliding layers as full
 //! attention crashes nothing and collapses acceptance past about 2k tokens of context.
 
-use super::{positive_int, Applies, ByEngine, Ctx, Engine, EngineRow, Family, LintCode, Rule};
+use super::{positive_int, Applies, ByEngine, Ctx, Engine, Family, LintCode, ReleaseRow, Rule};
 use crate::diagnostic::{CodeInfo, Severity};
 use crate::json::{Node, Path};
 
@@ -201,12 +201,12 @@ layer as full attention).",
 const LAYER_TYPES_UNKNOWN_BY_ENGINE: ByEngine = ByEngine {
     no_engine: Some(Severity::Error),
     rows: &[
-        EngineRow::any_version(
+        ReleaseRow::any_version(
             Engine::Sglang,
             Some(Severity::Error),
             "raises ValueError for an unsupported layer type (read at 0.5.23)",
         ),
-        EngineRow::any_version(
+        ReleaseRow::any_version(
             Engine::Vllm,
             Some(Severity::Warning),
             "runs an unknown value as full attention",
@@ -438,12 +438,12 @@ fn use_sliding_window_inconsistent(cx: &mut Ctx) {
 const DFLASH_USE_SWA_BY_ENGINE: ByEngine = ByEngine {
     no_engine: Some(Severity::Warning),
     rows: &[
-        EngineRow::any_version(
+        ReleaseRow::any_version(
             Engine::Vllm,
             Some(Severity::Info),
             "runs every layer sliding, as the export intends",
         ),
-        EngineRow::any_version(
+        ReleaseRow::any_version(
             Engine::Sglang,
             Some(Severity::Warning),
             "follows layer_types: the full layers run full",

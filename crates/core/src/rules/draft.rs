@@ -31,12 +31,12 @@ const DRAFT: Applies = Applies::Only(&[Family::Draft]);
 /// pair, and at 0c1e570 a pair it rejects is refused ("draft model vocab type must match target
 /// model to use speculation"), as at 8733e0c; only 4227c9b's builds retokenized instead.
 fn llama(cx: &Ctx) -> bool {
-    cx.options.engine.is_some_and(Engine::is_llama_family)
+    cx.engine().is_some_and(Engine::reads_gguf)
 }
 
 /// Who refuses a pair llama.cpp's compatibility check rejects, for messages.
 fn llama_refuses(cx: &Ctx) -> &'static str {
-    if cx.options.engine == Some(Engine::Koboldcpp) {
+    if cx.engine() == Some(Engine::Koboldcpp) {
         "koboldcpp 1.115 and later, rebased on llama.cpp, refuse such pairs (koboldcpp#2325 quotes the refusal; \
          koboldcpp's own source was not read: the check judged is llama.cpp 0c1e570's)"
     } else {
@@ -50,7 +50,7 @@ const LLAMA_MAX_SIZE_DIFFERENCE: u32 = 128;
 /// vLLM's `use_heterogeneous_vocab: true` (speculative config): it maps ids between the two
 /// tokenizers instead of requiring one vocabulary (vllm/v1/spec_decode/draft_model.py).
 fn heterogeneous(cx: &Ctx) -> bool {
-    cx.options.engine == Some(Engine::Vllm)
+    cx.engine() == Some(Engine::Vllm)
         && cx
             .options
             .speculative_config

@@ -4,8 +4,8 @@
 use serde_json::json;
 
 use super::{
-    find, id_list, list_text, positive_int, Applies, ByEngine, Ctx, Engine, EngineRow, Family,
-    LintCode, Need, Rule,
+    find, id_list, list_text, positive_int, Applies, ByEngine, Ctx, Engine, Family, LintCode, Need,
+    ReleaseRow, Rule,
 };
 use crate::diagnostic::{CodeInfo, Severity};
 use crate::json::{Node, Path};
@@ -246,12 +246,12 @@ warning otherwise (other engines may accept other counts).",
 const EAGLE_AUX_LAYER_IDS_COUNT_BY_ENGINE: ByEngine = ByEngine {
     no_engine: Some(Severity::Warning),
     rows: &[
-        EngineRow::any_version(
+        ReleaseRow::any_version(
             Engine::Vllm,
             Some(Severity::Error),
             "the Llama EAGLE-3 fc takes 3 x hidden inputs: the weight does not load",
         ),
-        EngineRow::any_version(
+        ReleaseRow::any_version(
             Engine::Sglang,
             Some(Severity::Warning),
             "other counts may be accepted",
@@ -437,20 +437,20 @@ fn peagle_parallel_drafting_off(cx: &mut Ctx) {
 const EAGLE_MAX_POSITION_SHORT_BY_ENGINE: ByEngine = ByEngine {
     no_engine: Some(Severity::Warning),
     rows: &[
-        EngineRow::until(
+        ReleaseRow::until(
             Engine::Vllm,
             (0, 26),
             Some(Severity::Error),
             "sizes the draft's rotary cache by it: a device-side assert past that length (vllm#48894)",
         ),
-        EngineRow::since(
+        ReleaseRow::since(
             Engine::Vllm,
             (0, 27),
             Some(Severity::Info),
             "raises it to the target's max_model_len (read at 0.27.1 and 0.34.0; 0.34.0 caps max_model_len to the \
              draft's instead when its RoPE type uses the length)",
         ),
-        EngineRow::any_version(
+        ReleaseRow::any_version(
             Engine::Sglang,
             Some(Severity::Error),
             "0.5.23 builds the draft at the target's context length and raises ValueError unless \

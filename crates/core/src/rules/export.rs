@@ -4,7 +4,7 @@
 //! version replaces with the target's. Each rule's severity follows the engine and, where the
 //! behaviour changed, its version (`--engine vllm@0.18`).
 
-use super::{Applies, ByEngine, Ctx, Engine, EngineRow, Family, LintCode, Rule};
+use super::{Applies, ByEngine, Ctx, Engine, Family, LintCode, ReleaseRow, Rule};
 use crate::diagnostic::{CodeInfo, Severity};
 use crate::json::{Node, Path};
 
@@ -48,12 +48,12 @@ const DSPARK_SAMPLE_FROM_ANCHOR_IMPLICIT_BY_ENGINE: ByEngine = ByEngine {
     // that will read it: worth knowing only.
     no_engine: Some(Severity::Info),
     rows: &[
-        EngineRow::any_version(
+        ReleaseRow::any_version(
             Engine::Vllm,
             Some(Severity::Warning),
             "defaults sample_from_anchor to true (anchor-first)",
         ),
-        EngineRow::any_version(
+        ReleaseRow::any_version(
             Engine::Sglang,
             Some(Severity::Warning),
             "defaults sample_from_anchor to true (anchor-first)",
@@ -119,7 +119,10 @@ fn norm_before_fc_engine(cx: &mut Ctx) {
     // The last minor release assumed to lack the fix for this spelling.
     let last_without = if nested { (0, 20) } else { (0, 18) };
     let old = cx.engine() == Some(Engine::Vllm)
-        && cx.options.engine_version.is_some_and(|v| v <= last_without);
+        && cx
+            .release()
+            .and_then(|r| r.version)
+            .is_some_and(|(a, b, _)| (a, b) <= last_without);
     let severity = if old {
         Severity::Warning
     } else {
@@ -207,13 +210,13 @@ const DRAFT_LM_HEAD_SHARED_BY_ENGINE: ByEngine = ByEngine {
     // vocabulary ships its own lm_head, and draft-vocab-size-mismatch already says so.
     no_engine: None,
     rows: &[
-        EngineRow::until(
+        ReleaseRow::until(
             Engine::Vllm,
             (0, 11),
             Some(Severity::Error),
             "replaces the drafter's lm_head with the target's (before PR 28549)",
         ),
-        EngineRow::since(
+        ReleaseRow::since(
             Engine::Vllm,
             (0, 12),
             None,

@@ -4,8 +4,8 @@
 use serde_json::json;
 
 use super::{
-    find, id_list, list_text, positive_int, Applies, ByEngine, Ctx, Engine, EngineRow, Family,
-    LintCode, Need, Rule,
+    find, id_list, list_text, positive_int, Applies, ByEngine, Ctx, Engine, Family, LintCode, Need,
+    ReleaseRow, Rule,
 };
 use crate::diagnostic::{CodeInfo, Severity};
 use crate::json::{Node, Path};
@@ -346,12 +346,12 @@ drafter expects … concatenated aux hidden features\", SGLang \"DFLASH target_h
 const TARGET_LAYER_IDS_DUPLICATE_BY_ENGINE: ByEngine = ByEngine {
     no_engine: Some(Severity::Error),
     rows: &[
-        EngineRow::any_version(
+        ReleaseRow::any_version(
             Engine::Vllm,
             Some(Severity::Error),
             "captures the layer once but sizes fc for every id: raises at the first step",
         ),
-        EngineRow::any_version(
+        ReleaseRow::any_version(
             Engine::Sglang,
             Some(Severity::Error),
             "captures the layer once but sizes fc for every id: raises a feature dim mismatch",

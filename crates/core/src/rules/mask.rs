@@ -2,8 +2,8 @@
 //! inferred; it must be the id used in training, and an embedding row of the target.
 
 use super::{
-    find, is_base_vocab, is_text_marker, Applies, ByEngine, Ctx, Engine, EngineRow, LintCode, Need,
-    Rule, CONTROL_TOKENS,
+    find, is_base_vocab, is_text_marker, Applies, ByEngine, Ctx, Engine, LintCode, Need,
+    ReleaseRow, Rule, CONTROL_TOKENS,
 };
 use crate::diagnostic::{CodeInfo, Severity};
 use crate::json::{Node, Path};
@@ -68,12 +68,12 @@ published config.",
 const MASK_TOKEN_MISSING_BY_ENGINE: ByEngine = ByEngine {
     no_engine: Some(Severity::Error),
     rows: &[
-        EngineRow::any_version(
+        ReleaseRow::any_version(
             Engine::Vllm,
             Some(Severity::Error),
             "raises ValueError at load",
         ),
-        EngineRow::any_version(
+        ReleaseRow::any_version(
             Engine::Sglang,
             Some(Severity::Warning),
             "adds <|MASK|> at id len(tokenizer), the trained id only for some drafters",
@@ -345,12 +345,12 @@ fn mask_token_string_conflict(cx: &mut Ctx) {
 const MASK_TOKEN_STRING_BY_ENGINE: ByEngine = ByEngine {
     no_engine: Some(Severity::Error),
     rows: &[
-        EngineRow::any_version(
+        ReleaseRow::any_version(
             Engine::Sglang,
             Some(Severity::Error),
             "raises ValueError on the conflict (read at 0.5.23)",
         ),
-        EngineRow::any_version(
+        ReleaseRow::any_version(
             Engine::Vllm,
             Some(Severity::Info),
             "reads mask_token_id only",
@@ -458,7 +458,7 @@ mod tests {
     fn found(text: &str, target: &TargetContext, engine: Option<Engine>) -> Vec<(String, String)> {
         let cfg = config::parse(std::path::Path::new("config.json"), text.as_bytes()).unwrap();
         let options = LintOptions {
-            engine,
+            engine: engine.map(Into::into),
             ..LintOptions::default()
         };
         lint(&cfg, &options, target)

@@ -22,7 +22,6 @@ use crate::tokens::{DecodedToken, TokenClass, TokenTable};
 use crate::Result;
 
 pub mod attention;
-pub mod by_engine;
 pub mod deployment;
 pub mod draft;
 pub mod eagle;
@@ -39,9 +38,9 @@ pub mod shape;
 pub mod tokens;
 pub mod variants;
 
-pub use crate::deployment::{Engine, EngineSpec};
+pub use crate::deployment::{Engine, EngineRelease};
 pub use crate::diagnostic::codes::LintCode;
-pub use by_engine::{ByEngine, EngineRow};
+pub use crate::engine::{ByEngine, Judged, ReleaseRow};
 pub use family::{Detection, Family};
 
 /// A fact a rule cannot run without. Rules whose needs are unmet are skipped and listed.
@@ -227,9 +226,9 @@ pub fn info(code: LintCode) -> &'static CodeInfo {
 pub struct LintOptions {
     /// Use this family's rules instead of detecting the family.
     pub family: Option<Family>,
-    pub engine: Option<Engine>,
-    /// The engine's version, when known (`--engine vllm@0.26`).
-    pub engine_version: Option<(u32, u32)>,
+    /// The engine and, when known, its release (`--engine vllm@0.26`, the pin file, a launch
+    /// line's image): the severities follow it.
+    pub engine: Option<EngineRelease>,
     /// vLLM's `--speculative-config` JSON.
     pub speculative_config: Option<serde_json::Value>,
     /// SGLang's `--speculative-num-draft-tokens`.
@@ -242,13 +241,10 @@ pub struct LintOptions {
 }
 
 impl LintOptions {
-    /// The engine and version the rules' severities assume: no version means the newest known
-    /// behaviour, no engine the statement that holds for every engine.
-    pub fn assumed(&self) -> Option<EngineSpec> {
-        self.engine.map(|engine| EngineSpec {
-            engine,
-            version: self.engine_version,
-        })
+    /// The engine and release the rules' severities assume: no release means the engine's
+    /// default window, no engine the statement that holds for every engine.
+    pub fn assumed(&self) -> Option<EngineRelease> {
+        self.engine.clone()
     }
 
     /// The deployment these flags describe, with the target's facts: what the deployment rules
@@ -262,11 +258,10 @@ impl LintOptions {
         )
     }
 
-    /// These options with `spec`'s engine and version.
-    pub fn with_engine(&self, spec: Option<EngineSpec>) -> LintOptions {
+    /// These options with `spec`'s engine and release.
+    pub fn with_engine(&self, spec: Option<EngineRelease>) -> LintOptions {
         LintOptions {
-            engine: spec.map(|s| s.engine),
-            engine_version: spec.and_then(|s| s.version),
+            engine: spec,
             ..self.clone()
         }
     }
@@ -312,7 +307,7 @@ pub struct LintReport {
     pub published: Vec<Published>,
     /// The engine and version the severities assumed (the envelope's `assumed`).
     #[serde(skip)]
-    pub assumed: Option<EngineSpec>,
+    pub assumed: Option<EngineRelease>,
 }
 
 /// A built-in snapshot of the drafter's shape, and whether the drafter equals it.
@@ -489,10 +484,18 @@ impl<'a> Ctx<'a> {
     /// the rule's explanation says).
     pub fn emit_as(&mut self, severity: Severity, path: &Path, message: String) -> &mut Diagnostic {
         let (line, column) = self.config.doc.position_of(path);
-        let d = Diagnostic::new(self.rule.code, &self.rule.info, path.to_string(), message)
+        let mut d = Diagnostic::new(self.rule.code, &self.rule.info, path.to_string(), message)
             .severity(severity)
             .file(self.config.path.display().to_string())
             .span(line, column);
+        // At the severity the rule's rows give across an unknown release's window: the
+        // releases that give it.
+        if by_engine_of(self.rule.code).is_some() {
+            d.releases = self
+                .engine_verdict()
+                .filter(|j| j.severity == severity)
+                .and_then(|j| j.releases);
+        }
         self.findings.push(d);
         self.findings.last_mut().expect("just pushed")
     }
@@ -530,23 +533,38 @@ impl<'a> Ctx<'a> {
     }
 
     pub fn engine(&self) -> Option<Engine> {
-        self.options.engine
+        self.options.engine.as_ref().map(|e| e.engine)
     }
 
-    /// The running rule's severity for the engine and version it runs under, from the rule's
-    /// [`ByEngine`] rows (`None`: not a finding there). A rule without rows has its own severity.
-    pub fn engine_severity(&self) -> Option<Severity> {
+    /// The engine and release the lint runs under.
+    pub fn release(&self) -> Option<&EngineRelease> {
+        self.options.engine.as_ref()
+    }
+
+    /// The running rule's verdict for the engine and release it runs under, from the rule's
+    /// [`ByEngine`] rows (`None`: not a finding there); a rule without rows has its own
+    /// severity.
+    pub fn engine_verdict(&self) -> Option<Judged> {
         match by_engine_of(self.rule.code) {
-            Some(by) => by.pick(self.options.engine, self.options.engine_version),
-            None => Some(self.rule.info.severity),
+            Some(by) => by.judge(self.release()),
+            None => Some(Judged {
+                severity: self.rule.info.severity,
+                releases: None,
+            }),
         }
     }
 
-    /// Reports a finding at the severity [`Ctx::engine_severity`] picks; nothing when the rows
-    /// say the engine does not read what the rule checks.
+    /// The running rule's severity for the engine and release it runs under.
+    pub fn engine_severity(&self) -> Option<Severity> {
+        self.engine_verdict().map(|j| j.severity)
+    }
+
+    /// Reports a finding at the severity [`Ctx::engine_verdict`] gives, naming the releases
+    /// when the release is not known and they disagree; nothing when the rows say the engine
+    /// does not read what the rule checks.
     pub fn emit_by_engine(&mut self, path: &Path, message: String) -> Option<&mut Diagnostic> {
-        let severity = self.engine_severity()?;
-        Some(self.emit_as(severity, path, message))
+        let judged = self.engine_verdict()?;
+        Some(self.emit_as(judged.severity, path, message))
     }
 
     /// `vllm` under `--engine vllm`, `otherwise` under SGLang or without an engine: the severity
@@ -742,17 +760,21 @@ mod tests {
         }
     }
 
+    /// Every declared table belongs to a rule, once, and every row of an engine says something.
     #[test]
-    fn engine_specs_parse_with_and_without_versions() {
-        assert_eq!(
-            EngineSpec::parse("vllm@0.26.1").unwrap(),
-            EngineSpec {
-                engine: Engine::Vllm,
-                version: Some((0, 26))
+    fn every_table_belongs_to_one_rule() {
+        let mut seen = std::collections::BTreeSet::new();
+        for (code, by) in by_engine() {
+            assert!(seen.insert(code.as_str()), "{code:?} declared twice");
+            assert!(!by.rows.is_empty(), "{code:?}: no rows");
+            for r in by.rows {
+                assert!(!r.does.is_empty(), "{code:?}: say what {:?} does", r.engine);
+                if let (Some(s), Some(u)) = (r.since, r.until) {
+                    assert!(s <= u, "{code:?}: {s:?} after {u:?}");
+                }
             }
-        );
-        assert_eq!(EngineSpec::parse("sglang").unwrap().version, None);
-        assert!(EngineSpec::parse("trt").is_err());
-        assert!(EngineSpec::parse("vllm@latest").is_err());
+            // The code has a rule (lookup panics otherwise).
+            let _ = rule(code);
+        }
     }
 }

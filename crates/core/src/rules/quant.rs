@@ -5,7 +5,7 @@
 //! without complaint and with nothing accepted; rotated targets feed a drafter hidden states in
 //! another basis). A model without `quantization_config` is never flagged here.
 
-use super::{Applies, ByEngine, Ctx, Engine, EngineRow, Family, LintCode, Rule};
+use super::{Applies, ByEngine, Ctx, Engine, Family, LintCode, ReleaseRow, Rule};
 use crate::config::QuantFacts;
 use crate::diagnostic::{CodeInfo, Severity};
 use crate::json::Path;
@@ -57,13 +57,13 @@ start-up before it: info under --engine vllm. A warning without an engine.",
 const QUANTIZED_BLOCK_DRAFTER_BY_ENGINE: ByEngine = ByEngine {
     no_engine: Some(Severity::Warning),
     rows: &[
-        EngineRow::any_version(
+        ReleaseRow::any_version(
             Engine::Sglang,
             Some(Severity::Error),
             "serves a W4A16 DFlash2 drafter at acceptance ~1.0 with no error (issue 39087); other schemes and \
              families unreported: a warning",
         ),
-        EngineRow::any_version(
+        ReleaseRow::any_version(
             Engine::Vllm,
             Some(Severity::Info),
             "no report of a collapse",
@@ -128,12 +128,12 @@ Fires only when the target's quantization_config says NVFP4 (quant_algo / moe_qu
 const DSPARK_NVFP4_TARGET_BY_ENGINE: ByEngine = ByEngine {
     no_engine: Some(Severity::Warning),
     rows: &[
-        EngineRow::any_version(
+        ReleaseRow::any_version(
             Engine::Vllm,
             Some(Severity::Error),
             "drafted token 0 for this pairing (PR 49133)",
         ),
-        EngineRow::any_version(Engine::Sglang, None, "no such report"),
+        ReleaseRow::any_version(Engine::Sglang, None, "no such report"),
     ],
 };
 

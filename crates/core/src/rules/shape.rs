@@ -2,7 +2,7 @@
 //! the target, the block size, and the flat/nested layout.
 
 use super::{
-    find, positive_int, Applies, ByEngine, Ctx, Engine, EngineRow, Family, LintCode, Need, Rule,
+    find, positive_int, Applies, ByEngine, Ctx, Engine, Family, LintCode, Need, ReleaseRow, Rule,
 };
 use crate::config::{Layout, LAYOUT_FIELDS};
 use crate::diagnostic::{CodeInfo, Severity};
@@ -290,12 +290,12 @@ engine and with --engine sglang (the default may not be the trained block), info
 const BLOCK_SIZE_MISSING_BY_ENGINE: ByEngine = ByEngine {
     no_engine: Some(Severity::Warning),
     rows: &[
-        EngineRow::any_version(
+        ReleaseRow::any_version(
             Engine::Vllm,
             Some(Severity::Info),
             "does not read the drafter's block_size",
         ),
-        EngineRow::any_version(
+        ReleaseRow::any_version(
             Engine::Sglang,
             Some(Severity::Warning),
             "assumes a block of 16",

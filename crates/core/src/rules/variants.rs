@@ -1,7 +1,7 @@
 //! Settings of the DFlash variants that engines validate: DFlash2's paired conv/selector
 //! settings, Domino's projector fields, and the RoPE style the draft layers are built with.
 
-use super::{positive_int, Applies, ByEngine, Ctx, Engine, EngineRow, Family, LintCode, Rule};
+use super::{positive_int, Applies, ByEngine, Ctx, Engine, Family, LintCode, ReleaseRow, Rule};
 use crate::diagnostic::{CodeInfo, Severity};
 use crate::json::{Node, Path};
 
@@ -157,20 +157,20 @@ version); a warning without an engine, since SGLang loads such a drafter.",
 const DFLASH2_SETTINGS_VLLM_BY_ENGINE: ByEngine = ByEngine {
     no_engine: Some(Severity::Warning),
     rows: &[
-        EngineRow::until(
+        ReleaseRow::until(
             Engine::Vllm,
             (0, 27),
             None,
             "does not register DFlash2DraftModel (added in 0.28.0)",
         ),
-        EngineRow::since(
+        ReleaseRow::since(
             Engine::Vllm,
             (0, 28),
             Some(Severity::Error),
             "reads the four settings from dflash_config without a default (KeyError) and needs conv_group_size to \
              divide hidden_size (read at 0.28.0 and 0.34.0)",
         ),
-        EngineRow::any_version(
+        ReleaseRow::any_version(
             Engine::Sglang,
             None,
             "reads an absent setting as 0 (conv-selector-pair judges the pairs)",
@@ -363,19 +363,19 @@ error: the newest vLLM refuses it. The V1-runner DFlash proposer does not read t
 const SAMPLE_FROM_ANCHOR_DFLASH_BY_ENGINE: ByEngine = ByEngine {
     no_engine: Some(Severity::Error),
     rows: &[
-        EngineRow::since(
+        ReleaseRow::since(
             Engine::Vllm,
             (0, 27),
             Some(Severity::Error),
             "the V2-runner DFlash speculator raises ValueError (read at 0.27.1 and 0.34.0)",
         ),
-        EngineRow::until(
+        ReleaseRow::until(
             Engine::Vllm,
             (0, 26),
             Some(Severity::Warning),
             "not read: the anchor is the bonus token",
         ),
-        EngineRow::any_version(
+        ReleaseRow::any_version(
             Engine::Sglang,
             Some(Severity::Warning),
             "read for DSpark drafters only",
@@ -432,7 +432,7 @@ const DSPARK_EXPORT_LAYOUT_BY_ENGINE: ByEngine = ByEngine {
     no_engine: Some(Severity::Info),
     rows: &[
         // Read in the v0.25.1, v0.26.0, v0.27.1 and v0.28.0 releases.
-        EngineRow::until(
+        ReleaseRow::until(
             Engine::Vllm,
             (0, 28),
             Some(Severity::Error),
@@ -441,14 +441,14 @@ const DSPARK_EXPORT_LAYOUT_BY_ENGINE: ByEngine = ByEngine {
         // Read in v0.29.0 to v0.34.0: model_type qwen3 is mapped to Qwen3DSparkModel, which
         // reads markov_rank at the top level; the check function drops that case when the
         // config has it there (the exported layout under the training architecture's name).
-        EngineRow::since(
+        ReleaseRow::since(
             Engine::Vllm,
             (0, 29),
             Some(Severity::Error),
             "maps model_type qwen3 to Qwen3DSparkModel, which reads markov_rank at the top level; other model types \
              still load as DeepSeek-V4's head",
         ),
-        EngineRow::any_version(
+        ReleaseRow::any_version(
             Engine::Sglang,
             Some(Severity::Info),
             "its standalone DSpark loader reads the Markov settings at the top level",
@@ -499,7 +499,12 @@ fn dspark_export_layout(cx: &mut Ctx) {
     // From vLLM 0.29 (and at the newest release, without a version) a qwen3 config is served
     // as Qwen3DSparkModel, which loads when markov_rank is at the top level.
     let mapped = |t: &str| {
-        t == "qwen3" && top_level_markov && cx.options.engine_version.is_none_or(|v| v >= (0, 29))
+        t == "qwen3"
+            && top_level_markov
+            && cx
+                .release()
+                .and_then(|r| r.version)
+                .is_none_or(|(a, b, _)| (a, b) >= (0, 29))
     };
     match dense {
         Some(t) if cx.engine() == Some(Engine::Vllm) && !mapped(t) => {

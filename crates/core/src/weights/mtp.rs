@@ -19,7 +19,7 @@ use super::WeightsCode;
 use crate::config::ConfigFile;
 use crate::diagnostic::{CodeInfo, Severity};
 use crate::family::embedded;
-use crate::rules::{ByEngine, Engine, EngineRow};
+use crate::rules::{ByEngine, Engine, ReleaseRow};
 use crate::Result;
 
 pub(super) const RULES: &[Rule] = &[
@@ -62,7 +62,7 @@ fn head(cx: &Cx) -> Option<MtpHead> {
 
 const MTP_MISSING_BY_ENGINE: ByEngine = ByEngine {
     no_engine: Some(Severity::Error),
-    rows: &[EngineRow::any_version(
+    rows: &[ReleaseRow::any_version(
         Engine::Vllm,
         Some(Severity::Error),
         "refuses to load a DeepSeek-style MTP layer without weights (\"MTP speculative decoding layer N weights \
@@ -123,9 +123,9 @@ fn mtp_missing(cx: &mut Cx) {
 const MTP_UNQUANTIZED_BY_ENGINE: ByEngine = ByEngine {
     no_engine: Some(Severity::Error),
     rows: &[
-        EngineRow {
+        ReleaseRow {
             engine: Engine::Vllm,
-            since: Some((0, 27)),
+            since: Some((0, 27, 0)),
             until: None,
             severity: Some(Severity::Error),
             does: "builds the quantized layer for every module its quant method does not exclude \
@@ -134,7 +134,7 @@ const MTP_UNQUANTIZED_BY_ENGINE: ByEngine = ByEngine {
 at load (vllm#53414), a KeyError in deepseek_mtp.py's loader; read at 0.27.1, where `mtp.fc` under ModelOpt NVFP4 \
 is forced unquantized (not reported)",
         },
-        EngineRow {
+        ReleaseRow {
             engine: Engine::Sglang,
             since: None,
             until: None,

@@ -180,7 +180,7 @@ impl RuleFamily for LaunchRules {
             Engines::Both => matches!(cx.launch().engine, Engine::Vllm | Engine::Sglang),
             Engines::Vllm => cx.launch().engine == Engine::Vllm,
             Engines::Sglang => cx.launch().engine == Engine::Sglang,
-            Engines::Llama => cx.launch().engine.is_llama_family(),
+            Engines::Llama => cx.launch().engine.reads_gguf(),
         }
     }
 

@@ -6,7 +6,7 @@
 use serde_json::json;
 
 use super::super::attention::{counts, layer_types};
-use super::super::{ByEngine, Detection, EngineRow, Family};
+use super::super::{ByEngine, Detection, Family, ReleaseRow};
 use super::{At, Cx, DrafterConfig, Engines, Need, Rule};
 use crate::config::{is_awq_gptq_method, QuantFacts};
 use crate::deployment::Engine;
@@ -43,13 +43,13 @@ pub(super) const MIXED_ATTENTION_VLLM_BY_ENGINE: ByEngine = ByEngine {
     // known; set to 0 it is an error at every version.
     no_engine: None,
     rows: &[
-        EngineRow::until(
+        ReleaseRow::until(
             Engine::Vllm,
             (0, 25),
             Some(Severity::Error),
             "NotImplementedError for mixed sliding/full layers, in every runner (read at 0.25.1)",
         ),
-        EngineRow::since(
+        ReleaseRow::since(
             Engine::Vllm,
             (0, 26),
             None,
@@ -150,20 +150,20 @@ error. Before 0.28 vLLM does not register DFlash2DraftModel. Unset the variable 
 pub(super) const DFLASH2_V1_RUNNER_BY_ENGINE: ByEngine = ByEngine {
     no_engine: None,
     rows: &[
-        EngineRow::until(
+        ReleaseRow::until(
             Engine::Vllm,
             (0, 27),
             None,
             "does not register DFlash2DraftModel",
         ),
-        EngineRow {
-            engine: Engine::Vllm,
-            since: Some((0, 28)),
-            until: Some((0, 28)),
-            severity: Some(Severity::Warning),
-            does: "runs the V1 proposer, which never calls the candidate selector: DFlash1 drafting, silently (read at 0.28.0)",
-        },
-        EngineRow::since(
+        ReleaseRow::between(
+            Engine::Vllm,
+            (0, 28),
+            (0, 28),
+            Some(Severity::Warning),
+            "runs the V1 proposer, which never calls the candidate selector: DFlash1 drafting, silently (read at 0.28.0)",
+        ),
+        ReleaseRow::since(
             Engine::Vllm,
             (0, 29),
             Some(Severity::Error),
@@ -233,12 +233,12 @@ pub(super) const DRAFT_QUANT_INHERITED_BY_ENGINE: ByEngine = ByEngine {
     // The rows are for an AWQ/GPTQ --quantization the deployment is known to pass.
     no_engine: Some(Severity::Warning),
     rows: &[
-        EngineRow::any_version(
+        ReleaseRow::any_version(
             Engine::Sglang,
             Some(Severity::Error),
             "loads the unquantized draft as AWQ/GPTQ and fails (PR 28196, open)",
         ),
-        EngineRow::any_version(
+        ReleaseRow::any_version(
             Engine::Vllm,
             None,
             "loads an external draft with its own quantization",
@@ -330,11 +330,18 @@ mod tests {
     use super::*;
 
     /// The DFlash2 rows: nothing before vLLM registers the architecture, a warning where V1
-    /// drafts DFlash1 silently (0.28), an error where V1 refuses it (0.29 on) and at the newest.
+    /// drafts DFlash1 silently (0.28), an error where V1 refuses it (0.29 on) and across the
+    /// default window.
     #[test]
     fn dflash2_v1_runner_follows_the_vllm_version() {
         let by = DFLASH2_V1_RUNNER_BY_ENGINE;
-        let at = |v| by.pick(Some(Engine::Vllm), v);
+        let at = |v: Option<(u32, u32)>| {
+            let release = crate::engine::EngineRelease {
+                version: v.map(|(a, b)| (a, b, 0)),
+                ..Engine::Vllm.into()
+            };
+            by.judge(Some(&release)).map(|j| j.severity)
+        };
         assert_eq!(at(Some((0, 27))), None);
         assert_eq!(at(Some((0, 28))), Some(Severity::Warning));
         assert_eq!(at(Some((0, 29))), Some(Severity::Error));

@@ -22,7 +22,7 @@ mod loading;
 pub mod mtp;
 mod options;
 
-use super::{block_size_field, whole_positive, ByEngine, Detection, EngineRow, Family};
+use super::{block_size_field, whole_positive, ByEngine, Detection, Family, Judged, ReleaseRow};
 use crate::config::ConfigFile;
 use crate::deployment::{Deployment, Engine, MethodFrom};
 use crate::diagnostic::codes::DeploymentCode;
@@ -310,20 +310,31 @@ impl Cx<'_> {
         if let Some(e) = expected {
             d = d.expected(e);
         }
+        // A finding at the severity the rows give across an unknown release's window names
+        // the releases that give it.
+        d.releases = self
+            .engine_verdict()
+            .filter(|j| j.severity == severity)
+            .and_then(|j| j.releases);
         self.findings.push(d);
         self.findings.last_mut().expect("just pushed")
     }
 
-    /// The running rule's severity for the deployment's engine and version, from its
+    /// The running rule's verdict for the deployment's engine and release, from its
     /// [`ByEngine`] rows; its own severity when it declares none.
-    fn engine_severity(&self) -> Option<Severity> {
+    fn engine_verdict(&self) -> Option<Judged> {
         match by_engine(self.rule.code) {
-            Some(by) => by.pick(
-                self.deployment.engine(),
-                self.deployment.engine.and_then(|e| e.version),
-            ),
-            None => Some(self.rule.info.severity),
+            Some(by) => by.judge(self.deployment.engine.as_ref()),
+            None => Some(Judged {
+                severity: self.rule.info.severity,
+                releases: None,
+            }),
         }
+    }
+
+    /// The running rule's severity for the deployment's engine and release.
+    fn engine_severity(&self) -> Option<Severity> {
+        self.engine_verdict().map(|j| j.severity)
     }
 }
 
@@ -649,26 +660,26 @@ the one value that neither fails nor collapses. SGLang takes --speculative-num-d
 const NUM_SPECULATIVE_TOKENS_TOO_SMALL_BY_ENGINE: ByEngine = ByEngine {
     no_engine: None,
     rows: &[
-        EngineRow::until(
+        ReleaseRow::until(
             Engine::Vllm,
             (0, 25),
             Some(Severity::Warning),
             "no check (read at 0.25.1); 0.26 added it for incorrect output below the block",
         ),
-        EngineRow {
-            engine: Engine::Vllm,
-            since: Some((0, 26)),
-            until: Some((0, 27)),
-            severity: Some(Severity::Error),
-            does: "raises ValueError \"DSpark requires num_speculative_tokens >= dspark_block_size\" (read at 0.26.0 and 0.27.1)",
-        },
-        EngineRow::since(
+        ReleaseRow::between(
+            Engine::Vllm,
+            (0, 26),
+            (0, 27),
+            Some(Severity::Error),
+            "raises ValueError \"DSpark requires num_speculative_tokens >= dspark_block_size\" (read at 0.26.0 and 0.27.1)",
+        ),
+        ReleaseRow::since(
             Engine::Vllm,
             (0, 28),
             Some(Severity::Warning),
             "no such check (read at 0.28.0 and 0.34.0); the output problem was not read as fixed",
         ),
-        EngineRow::any_version(
+        ReleaseRow::any_version(
             Engine::Sglang,
             None,
             "takes --speculative-num-draft-tokens, not num_speculative_tokens",

@@ -10,7 +10,7 @@
 
 use serde_json::json;
 
-use super::super::{ByEngine, EngineRow};
+use super::super::{ByEngine, ReleaseRow};
 use super::{At, Cx, DrafterConfig, Engines, Need, Rule};
 use crate::deployment::{Deployment, Drafter, Engine, MethodFrom};
 use crate::diagnostic::codes::DeploymentCode;
@@ -234,13 +234,13 @@ the name holds none of those substrings.",
 pub(super) const METHOD_OVERRIDDEN_BY_NAME_BY_ENGINE: ByEngine = ByEngine {
     no_engine: None,
     rows: &[
-        EngineRow::until(
+        ReleaseRow::until(
             Engine::Vllm,
             (0, 33),
             Some(Severity::Error),
             "replaces any method but eagle/eagle3/dflash/dspark by the one the draft's name says (read at 0.25.1-0.33.0)",
         ),
-        EngineRow::since(
+        ReleaseRow::since(
             Engine::Vllm,
             (0, 34),
             Some(Severity::Info),
@@ -490,19 +490,24 @@ mod tests {
             json!({"method": "mtp", "num_speculative_tokens": 1}),
             Some("/models/GLM-4.5-Air-dflash-eval"),
         );
+        // Release not known: an error, as on 0.28 to 0.33 of the default window.
         let got = codes(&d, DEEPSEEK);
         assert!(
-            got.contains(&("method-overridden-by-name".into(), Severity::Info)),
+            got.contains(&("method-overridden-by-name".into(), Severity::Error)),
             "{got:?}"
         );
         let mut old = d.clone();
-        old.engine = Some(crate::deployment::EngineSpec {
-            engine: Engine::Vllm,
-            version: Some((0, 28)),
-        });
+        old.engine = Some(crate::deployment::EngineRelease::parse("vllm@0.28").unwrap());
         let got = codes(&old, DEEPSEEK);
         assert!(
             got.contains(&("method-overridden-by-name".into(), Severity::Error)),
+            "{got:?}"
+        );
+        let mut new = d.clone();
+        new.engine = Some(crate::deployment::EngineRelease::parse("vllm@0.34").unwrap());
+        let got = codes(&new, DEEPSEEK);
+        assert!(
+            got.contains(&("method-overridden-by-name".into(), Severity::Info)),
             "{got:?}"
         );
         // A kept method, or a name without the substrings: nothing.

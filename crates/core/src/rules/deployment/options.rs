@@ -11,7 +11,7 @@ use crate::deployment::Engine;
 use crate::diagnostic::codes::DeploymentCode;
 use crate::diagnostic::{CodeInfo, Severity};
 use crate::json::{Node, Path};
-use crate::rules::{ByEngine, EngineRow};
+use crate::rules::{ByEngine, ReleaseRow};
 
 pub(super) const DRAFT_SAMPLE_PROBABILISTIC: Rule = Rule {
     code: DeploymentCode::DraftSampleProbabilistic,
@@ -33,13 +33,13 @@ output changes silently, nothing fails); nothing from 0.29, and nothing with gre
 pub(super) const DRAFT_SAMPLE_PROBABILISTIC_BY_ENGINE: ByEngine = ByEngine {
     no_engine: None,
     rows: &[
-        EngineRow::until(
+        ReleaseRow::until(
             Engine::Vllm,
             (0, 28),
             Some(Severity::Warning),
             "the draft's Gumbel noise is the target's stream: not lossless (reported at 0.28.0; 0.27.1 has no salt)",
         ),
-        EngineRow::since(
+        ReleaseRow::since(
             Engine::Vllm,
             (0, 29),
             None,
@@ -102,8 +102,8 @@ and 0.34.0 (where the method check became the generic \"not supported with specu
 pub(super) const DSPARK_DRAFT_TOPK_BY_ENGINE: ByEngine = ByEngine {
     no_engine: None,
     rows: &[
-        EngineRow::until(Engine::Vllm, (0, 27), None, "no such option"),
-        EngineRow::since(
+        ReleaseRow::until(Engine::Vllm, (0, 27), None, "no such option"),
+        ReleaseRow::since(
             Engine::Vllm,
             (0, 28),
             Some(Severity::Error),

@@ -1,0 +1,287 @@
+//! The engines that serve drafters, as one table: everything the tool knows per engine is one
+//! [`EngineSpec`] row of [`table::ROWS`] — its names, how it is started (programs, `python -m`
+//! modules, container images), how its command line is spelled (switches, the drafter and
+//! target flags, where the speculative method comes from), its metrics and what its server
+//! says about itself, **the releases the tool has read** and the default window a line with no
+//! known release is judged across — plus one file per engine (`vllm.rs`, `sglang.rs`,
+//! `llama_cpp.rs`, `koboldcpp.rs`) holding the only code that is specific to it.
+//!
+//! What an engine *does* at a release is data too: a rule that depends on the engine declares
+//! its [`ByEngine`] rows (one [`ReleaseRow`] per engine and release range, [`releases`]), and
+//! which release of which engine serves a drafter at all is a row of [`capability`]. Outside
+//! this module no code matches on an [`Engine`] (`tests/architecture.rs`): it reads the row.
+//! The quantization exclude-list matching each engine does is here too ([`exclude`]).
+
+pub mod releases;
+pub mod table;
+mod version;
+
+use serde::Serialize;
+
+pub use releases::{ByEngine, Judged, ReleaseRow};
+pub use version::{line_text, range_text, EngineRelease, Line, VersionFrom, ANY_PATCH};
+
+/// An engine the tool knows: the key of its row in [`table::ROWS`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[serde(into = "&'static str")]
+pub enum Engine {
+    Vllm,
+    Sglang,
+    /// llama.cpp's `llama-server`, `llama-cli`, `llama-speculative`: GGUF models, a draft model
+    /// (`-md`) or a draft head of a type (`--spec-type`).
+    LlamaCpp,
+    /// koboldcpp, which vendors llama.cpp's speculative decoding behind its own flags.
+    Koboldcpp,
+}
+
+impl From<Engine> for &'static str {
+    fn from(e: Engine) -> &'static str {
+        e.as_str()
+    }
+}
+
+impl Engine {
+    /// Every engine, in the table's order.
+    pub fn all() -> impl Iterator<Item = Engine> {
+        table::ROWS.iter().map(|r| r.engine)
+    }
+
+    /// The engine's row.
+    pub fn spec(self) -> &'static EngineSpec {
+        table::ROWS
+            .iter()
+            .find(|r| r.engine == self)
+            .expect("every engine has a row (tested)")
+    }
+
+    /// The name `--engine` takes and output prints (`vllm`, `llama.cpp`).
+    pub fn as_str(self) -> &'static str {
+        self.spec().name
+    }
+
+    /// Whether its models are GGUF files (llama.cpp and the servers that vendor it).
+    pub fn reads_gguf(self) -> bool {
+        self.spec().models == Models::Gguf
+    }
+
+    /// How people write it (`vLLM`, `SGLang`).
+    pub fn display(self) -> &'static str {
+        self.spec().display
+    }
+
+    /// The engine named `name` (its name or an alias, any case).
+    pub fn named(name: &str) -> Option<Engine> {
+        let lower = name.to_ascii_lowercase();
+        table::ROWS
+            .iter()
+            .find(|r| r.name == lower || r.aliases.contains(&lower.as_str()))
+            .map(|r| r.engine)
+    }
+
+    /// Every engine's name, for messages and help: `vllm, sglang, llama.cpp or koboldcpp`.
+    pub fn names_listed() -> String {
+        let names: Vec<&str> = table::ROWS.iter().map(|r| r.name).collect();
+        match names.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+            _ => names.join(""),
+        }
+    }
+}
+
+impl std::fmt::Display for Engine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// One engine: what the tool knows of it, as data.
+pub struct EngineSpec {
+    pub engine: Engine,
+    /// The `--engine` name, printed in output and written in `dflash-check.toml`.
+    pub name: &'static str,
+    /// Other names `--engine` accepts.
+    pub aliases: &'static [&'static str],
+    /// How it is written in prose (`vLLM`).
+    pub display: &'static str,
+    /// What its models are: checkpoint folders (`config.json` and safetensors) or GGUF files.
+    pub models: Models,
+    /// How a command line starts it, in the order they are tried.
+    pub entrypoints: &'static [Entrypoint],
+    /// Its official container images, and how their tags name a release.
+    pub images: &'static [Image],
+    /// How its command line is spelled.
+    pub flags: Flags,
+    /// Where the speculative method of a line comes from (for docs and messages).
+    pub method_from: &'static str,
+    /// The metrics its server exports about speculative decoding (`acceptance`, `doctor`).
+    pub metrics: Option<Metrics>,
+    /// Where its server says which release it is.
+    pub version_endpoint: Option<VersionEndpoint>,
+    /// The releases read and the default window.
+    pub releases: Releases,
+}
+
+/// What an engine loads as a model.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Models {
+    /// Hugging Face checkpoint folders: `config.json`, tokenizer files, safetensors.
+    Checkpoints,
+    /// GGUF files (llama.cpp's format), a draft judged against its target by llama.cpp's
+    /// `common_speculative_are_compatible`.
+    Gguf,
+}
+
+/// How a command line starts an engine.
+#[derive(Debug, Clone, Copy)]
+pub enum Entrypoint {
+    /// A program (its file name, any directory, `.exe` too), followed by `then` (`vllm serve`).
+    /// `prefix`: any program whose name starts with `name` (`koboldcpp-linux-x64`).
+    Program {
+        name: &'static str,
+        prefix: bool,
+        then: &'static [&'static str],
+    },
+    /// `python -m MODULE`, followed by `then`.
+    Module {
+        module: &'static str,
+        then: &'static [&'static str],
+    },
+    /// A container image whose own entrypoint is the server (`docker run IMAGE ARGS`), when its
+    /// tag starts with `tag_prefix` and no later word starts the engine's program itself.
+    Image {
+        /// Index into the row's `images`.
+        image: usize,
+        tag_prefix: &'static str,
+        /// A later word whose file name starts with this states its own command.
+        unless_program: &'static str,
+    },
+}
+
+/// An official container image of an engine.
+#[derive(Debug, Clone, Copy)]
+pub struct Image {
+    /// The repository, without registry host when it has none (`vllm/vllm-openai`); an image
+    /// name is matched when it equals one of these or ends with `/` + one of these.
+    pub repos: &'static [&'static str],
+    /// What a tag without a release (`latest`, `nightly`, `server-cuda`) means.
+    pub floating: &'static str,
+}
+
+/// How an engine's command line is spelled.
+#[derive(Debug, Clone, Copy)]
+pub struct Flags {
+    /// Flags that take no value.
+    pub switches: &'static [&'static str],
+    /// Whether `--max_num_seqs` is `--max-num-seqs` (vLLM's argument parser).
+    pub underscores_are_dashes: bool,
+    /// The flags that name the target model, first the preferred spelling.
+    pub target: &'static [&'static str],
+    /// The flags that name the drafter (or a draft model), first the preferred spelling.
+    pub drafter: &'static [&'static str],
+    /// The flags that set the target's tensor-parallel size (`None`: the engine splits no heads).
+    pub tensor_parallel: Option<&'static [&'static str]>,
+    /// The flag that states the whole speculative configuration as JSON, when there is one.
+    pub speculative_config: Option<&'static str>,
+    /// The flag that names the method (algorithm, type), when it is a flag of its own.
+    pub method: Option<&'static str>,
+    /// The flag `--help`-style examples show for K.
+    pub k: &'static str,
+}
+
+/// The speculative-decoding metrics of an engine's `/metrics`.
+#[derive(Debug, Clone, Copy)]
+pub struct Metrics {
+    /// The namespace all its series share (`vllm:`).
+    pub namespace: &'static str,
+    /// The series whose presence says speculative decoding runs, and whose `model_name` label
+    /// names the models served.
+    pub marker: &'static str,
+    /// How acceptance is exported.
+    pub kind: MetricsKind,
+    /// What to start the server with when the marker is missing.
+    pub enable_hint: &'static str,
+}
+
+/// How an engine exports acceptance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MetricsKind {
+    /// Running counters (drafts, draft tokens, accepted tokens, per position): a window is the
+    /// difference of two scrapes.
+    Counters,
+    /// Gauges of the most recent batch (accept length, accept rate): a window is their samples.
+    Gauges,
+}
+
+/// Where a running server says which release it is.
+#[derive(Debug, Clone, Copy)]
+pub struct VersionEndpoint {
+    /// The path, from the server's root (`/version`).
+    pub path: &'static str,
+    /// The JSON key holding the version (`version`).
+    pub key: &'static str,
+}
+
+/// How an engine's releases are numbered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scheme {
+    /// `MAJOR.MINOR[.PATCH]` (`0.28.0`, `v0.5.23`); rows hold at `(major, minor)`.
+    Semver,
+    /// A build number (`b6000`); rows hold at `(build, 0)`.
+    Build,
+}
+
+/// The releases of an engine the tool has read, and the window judged when none is known.
+#[derive(Debug, Clone, Copy)]
+pub struct Releases {
+    pub scheme: Scheme,
+    /// The releases whose source the rules' evidence cites, oldest first, as written.
+    pub read: &'static [&'static str],
+    /// The default window, oldest and newest line: a line with no known release is judged
+    /// across these releases, and a finding that is an error in any of them is an error.
+    pub window: (Line, Line),
+    /// Why the window starts where it does (docs/engines.md).
+    pub window_why: &'static str,
+}
+
+impl Releases {
+    /// The newest line read.
+    pub fn newest(&self) -> Line {
+        self.window.1
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every engine has one row, with a unique name and aliases that name no other engine.
+    #[test]
+    fn one_row_per_engine_with_unique_names() {
+        let mut seen = std::collections::BTreeSet::new();
+        for row in table::ROWS {
+            assert_eq!(row.engine.spec().name, row.name);
+            for n in std::iter::once(row.name).chain(row.aliases.iter().copied()) {
+                assert!(seen.insert(n), "{n} names two engines");
+                assert_eq!(Engine::named(n), Some(row.engine), "{n}");
+            }
+            let r = &row.releases;
+            assert!(r.window.0 <= r.window.1, "{}: window backwards", row.name);
+            assert!(!r.read.is_empty(), "{}: no release read", row.name);
+            for e in row.entrypoints {
+                if let Entrypoint::Image { image, .. } = e {
+                    assert!(*image < row.images.len(), "{}: no image {image}", row.name);
+                }
+            }
+        }
+        assert_eq!(Engine::named("VLLM"), Some(Engine::Vllm));
+        assert_eq!(Engine::named("tgi"), None);
+    }
+
+    #[test]
+    fn names_are_listed_for_messages() {
+        assert_eq!(
+            Engine::names_listed(),
+            "vllm, sglang, llama.cpp or koboldcpp"
+        );
+    }
+}

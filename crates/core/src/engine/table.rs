@@ -1,0 +1,388 @@
+//! The engines, one row each: everything the tool knows per engine, as data. Adding an engine
+//! is a row here, its `Engine` variant, its code file (`engine/NAME.rs`: the command line's
+//! own fields, the deployment settings, what its server answers) and the rows of the rules
+//! whose verdict it changes (CONTRIBUTING.md, "Add an engine").
+//!
+//! Sources, per column: entrypoints and flags — vLLM `vllm/entrypoints/cli/serve.py` and
+//! `engine/arg_utils.py` (the wheels read, below), SGLang 0.5.23 `srt/server_args.py`,
+//! llama.cpp `common/arg.cpp` at 0c1e570 (b11312), koboldcpp's `koboldcpp.py` argparse;
+//! metrics — vLLM `v1/spec_decode/metrics.py`, SGLang `srt/metrics/collector.py`; releases
+//! read — the releases evidence/evidence.toml cites (`release = "vllm==0.34.0"`, or a commit
+//! whose release is named beside it).
+
+use super::version::ANY_PATCH;
+use super::{
+    Engine, EngineSpec, Entrypoint, Flags, Image, Metrics, MetricsKind, Models, Releases, Scheme,
+    VersionEndpoint,
+};
+
+/// vLLM's switches (flags that take no value): a word after one of them is not its value.
+const VLLM_SWITCHES: &[&str] = &[
+    "--trust-remote-code",
+    "--enforce-eager",
+    "--enable-prefix-caching",
+    "--no-enable-prefix-caching",
+    "--enable-chunked-prefill",
+    "--no-enable-chunked-prefill",
+    "--enable-auto-tool-choice",
+    "--disable-log-requests",
+    "--enable-log-requests",
+    "--disable-log-stats",
+    "--enable-expert-parallel",
+    "--async-scheduling",
+    "--no-async-scheduling",
+    "--disable-custom-all-reduce",
+    "--headless",
+    "--enable-lora",
+    "--enable-sleep-mode",
+    "--enable-eplb",
+    "--skip-tokenizer-init",
+    "--disable-fastapi-docs",
+    "--enable-prompt-tokens-details",
+    "--enable-server-load-tracking",
+    "--disable-frontend-multiprocessing",
+    "--disable-uvicorn-access-log",
+    "--enable-request-id-headers",
+    "--enable-force-include-usage",
+    "--return-tokens-as-token-ids",
+];
+
+/// SGLang's switches.
+const SGLANG_SWITCHES: &[&str] = &[
+    "--trust-remote-code",
+    "--enable-torch-compile",
+    "--disable-radix-cache",
+    "--enable-dp-attention",
+    "--disable-cuda-graph",
+    "--enable-mixed-chunk",
+    "--disable-overlap-schedule",
+    "--enable-metrics",
+    "--skip-server-warmup",
+    "--enable-multi-layer-eagle",
+    "--enable-ep-moe",
+    "--disable-cuda-graph-padding",
+    "--enable-p2p-check",
+    "--enable-deterministic-inference",
+    "--skip-tokenizer-init",
+    "--enable-cache-report",
+    "--enable-two-batch-overlap",
+];
+
+/// llama.cpp's switches, from `common/arg.cpp` at 0c1e570: those a server command line
+/// carries, the draft ones among them.
+const LLAMA_SWITCHES: &[&str] = &[
+    "--jinja",
+    "--no-jinja",
+    "-cb",
+    "--cont-batching",
+    "-nocb",
+    "--no-cont-batching",
+    "--mlock",
+    "--mmap",
+    "--no-mmap",
+    "--metrics",
+    "--slots",
+    "--no-slots",
+    "--props",
+    "--embedding",
+    "--embeddings",
+    "--reranking",
+    "--rerank",
+    "-v",
+    "--verbose",
+    "--log-verbose",
+    "--no-warmup",
+    "--offline",
+    "--no-mmproj",
+    "--no-webui",
+    "--webui",
+    "-sp",
+    "--special",
+    "--check-tensors",
+    "-cmoe",
+    "--cpu-moe",
+    "-cmoed",
+    "--cpu-moe-draft",
+    "--spec-draft-cpu-moe",
+    "-kvu",
+    "--kv-unified",
+    "-nkvo",
+    "--no-kv-offload",
+    "--swa-full",
+    "--context-shift",
+    "--no-context-shift",
+    "--spec-draft-backend-sampling",
+    "--no-spec-draft-backend-sampling",
+    "--spec-default",
+    "--mtp",
+    "--dflash",
+    "--eagle3",
+    "-e",
+    "--escape",
+    "--no-escape",
+    "-cnv",
+    "--conversation",
+    "-no-cnv",
+    "--no-conversation",
+];
+
+/// koboldcpp's switches (`action='store_true'` in koboldcpp.py) that a launch line carries.
+const KOBOLD_SWITCHES: &[&str] = &[
+    "--usemtp",
+    "--flashattention",
+    "--noflashattention",
+    "--no-flash-attn",
+    "-nofa",
+    "--quiet",
+    "--nommap",
+    "--usemlock",
+    "--noavx2",
+    "--skiplauncher",
+    "--showgui",
+    "--jinja",
+    "--jinja_tools",
+    "--jinja-tools",
+    "--jinjatools",
+    "--remotetunnel",
+    "--nocertify",
+    "--smartcontext",
+    "--noshift",
+    "--nobostoken",
+    "--lowvram",
+    "-nkvo",
+    "--no-kv-offload",
+    "--ignoremissing",
+    "--singleinstance",
+    "--nopipelineparallel",
+    "--enableguidance",
+    "--gendefaultsoverwrite",
+    "--usecpu",
+    "--usevulkan",
+    "--usecublas",
+    "--usecuda",
+];
+
+/// Every engine, in the order a command line is searched for them.
+pub const ROWS: &[EngineSpec] = &[
+    EngineSpec {
+        engine: Engine::Vllm,
+        name: "vllm",
+        aliases: &[],
+        display: "vLLM",
+        models: Models::Checkpoints,
+        entrypoints: &[
+            Entrypoint::Program {
+                name: "vllm",
+                prefix: false,
+                then: &["serve"],
+            },
+            Entrypoint::Module {
+                module: "vllm.entrypoints.openai.api_server",
+                then: &[],
+            },
+            Entrypoint::Module {
+                module: "vllm.entrypoints.cli.main",
+                then: &["serve"],
+            },
+            Entrypoint::Image {
+                image: 0,
+                tag_prefix: "",
+                unless_program: "vllm",
+            },
+        ],
+        images: &[Image {
+            repos: &["vllm/vllm-openai"],
+            floating: "`latest` and `nightly` name no release",
+        }],
+        flags: Flags {
+            switches: VLLM_SWITCHES,
+            underscores_are_dashes: true,
+            target: &["--model"],
+            drafter: &[],
+            tensor_parallel: Some(&["--tensor-parallel-size", "-tp"]),
+            speculative_config: Some("--speculative-config"),
+            method: None,
+            k: "num_speculative_tokens",
+        },
+        method_from: "the `method` key of --speculative-config; without one, vLLM infers it from \
+\"eagle3\" or \"dflash\" in the drafter's name",
+        metrics: Some(Metrics {
+            namespace: "vllm:",
+            marker: "vllm:spec_decode_num_drafts_total",
+            kind: MetricsKind::Counters,
+            enable_hint: "speculative decoding is not enabled there: was it started with --speculative-config?",
+        }),
+        version_endpoint: Some(VersionEndpoint {
+            path: "/version",
+            key: "version",
+        }),
+        releases: Releases {
+            scheme: Scheme::Semver,
+            read: &[
+                "0.25.1", "0.26.0", "0.27.1", "0.28.0", "0.29.0", "0.30.0", "0.33.0", "0.34.0",
+            ],
+            window: ((0, 28, 0), (0, 34, ANY_PATCH)),
+            window_why: "0.28.0 (August 2026) shipped DFlash2, made async scheduling the default \
+and started the V2 model runner's takeover that 0.34.0 completed; every release read since is one a \
+deployment may still run, and they disagree on the rules below (a method rewritten from the draft's \
+name up to 0.33, the V1 runner removed in 0.34)",
+        },
+    },
+    EngineSpec {
+        engine: Engine::Sglang,
+        name: "sglang",
+        aliases: &[],
+        display: "SGLang",
+        models: Models::Checkpoints,
+        entrypoints: &[
+            Entrypoint::Program {
+                name: "sglang",
+                prefix: false,
+                then: &["serve"],
+            },
+            Entrypoint::Module {
+                module: "sglang.launch_server",
+                then: &[],
+            },
+        ],
+        images: &[Image {
+            repos: &["lmsysorg/sglang"],
+            floating: "`latest` and `dev` name no release",
+        }],
+        flags: Flags {
+            switches: SGLANG_SWITCHES,
+            underscores_are_dashes: false,
+            target: &["--model-path", "--model"],
+            drafter: &[
+                "--speculative-draft-model-path",
+                "--speculative-draft-model",
+            ],
+            tensor_parallel: Some(&["--tp-size", "--tp", "--tensor-parallel-size"]),
+            speculative_config: None,
+            method: Some("--speculative-algorithm"),
+            k: "--speculative-num-steps",
+        },
+        method_from: "--speculative-algorithm (upper-cased; NEXTN is read as EAGLE)",
+        metrics: Some(Metrics {
+            namespace: "sglang:",
+            marker: "sglang:spec_accept_length",
+            kind: MetricsKind::Gauges,
+            enable_hint: "start it with --speculative-algorithm and --enable-metrics",
+        }),
+        version_endpoint: Some(VersionEndpoint {
+            path: "/get_server_info",
+            key: "version",
+        }),
+        releases: Releases {
+            scheme: Scheme::Semver,
+            read: &["0.5.23"],
+            window: ((0, 5, 23), (0, 5, ANY_PATCH)),
+            window_why: "0.5.23 is the one SGLang release read; no newer one was found",
+        },
+    },
+    EngineSpec {
+        engine: Engine::LlamaCpp,
+        name: "llama.cpp",
+        aliases: &["llamacpp", "llama-cpp"],
+        display: "llama.cpp",
+        models: Models::Gguf,
+        entrypoints: &[
+            Entrypoint::Program {
+                name: "llama-server",
+                prefix: false,
+                then: &[],
+            },
+            Entrypoint::Program {
+                name: "llama-cli",
+                prefix: false,
+                then: &[],
+            },
+            Entrypoint::Program {
+                name: "llama-speculative",
+                prefix: false,
+                then: &[],
+            },
+            Entrypoint::Program {
+                name: "llama-speculative-simple",
+                prefix: false,
+                then: &[],
+            },
+            Entrypoint::Image {
+                image: 0,
+                tag_prefix: "server",
+                unless_program: "llama-",
+            },
+        ],
+        images: &[Image {
+            repos: &["ggml-org/llama.cpp", "ggerganov/llama.cpp"],
+            floating: "`server` and `server-cuda` name no build",
+        }],
+        flags: Flags {
+            switches: LLAMA_SWITCHES,
+            underscores_are_dashes: false,
+            target: &["-m", "--model"],
+            drafter: &["--spec-draft-model", "-md", "--model-draft"],
+            tensor_parallel: None,
+            speculative_config: None,
+            method: Some("--spec-type"),
+            k: "--spec-draft-n-max",
+        },
+        method_from: "--spec-type (a comma list; without one, llama.cpp infers the type from the \
+draft's GGUF metadata)",
+        metrics: None,
+        version_endpoint: Some(VersionEndpoint {
+            path: "/props",
+            key: "build_info",
+        }),
+        releases: Releases {
+            scheme: Scheme::Build,
+            read: &["b11312"],
+            window: ((11312, 0, 0), (11312, 0, 0)),
+            window_why: "b11312 (commit 0c1e570, 2026-10-01) is the one build read whole; older \
+flags were read at 4227c9b (2025-08)",
+        },
+    },
+    EngineSpec {
+        engine: Engine::Koboldcpp,
+        name: "koboldcpp",
+        aliases: &[],
+        display: "koboldcpp",
+        models: Models::Gguf,
+        entrypoints: &[
+            Entrypoint::Program {
+                name: "koboldcpp",
+                prefix: true,
+                then: &[],
+            },
+            Entrypoint::Image {
+                image: 0,
+                tag_prefix: "",
+                unless_program: "koboldcpp",
+            },
+        ],
+        images: &[Image {
+            repos: &["koboldai/koboldcpp"],
+            floating: "`latest` names no release",
+        }],
+        flags: Flags {
+            switches: KOBOLD_SWITCHES,
+            underscores_are_dashes: false,
+            target: &["--model", "-m"],
+            drafter: &["--draftmodel", "--model-draft", "-md"],
+            tensor_parallel: None,
+            speculative_config: None,
+            method: None,
+            k: "--draftamount",
+        },
+        method_from: "--draftmodel (a draft model) or --usemtp (the target's MTP head)",
+        metrics: None,
+        version_endpoint: None,
+        releases: Releases {
+            scheme: Scheme::Semver,
+            read: &["1.115"],
+            window: ((1, 115, 0), (1, 115, ANY_PATCH)),
+            window_why: "1.115, the release a public report (koboldcpp#2325) names; its flags \
+were read from koboldcpp.py",
+        },
+    },
+];
