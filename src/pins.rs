@@ -726,7 +726,11 @@ mod tests {
         assert_eq!(old.file.engine, None);
         assert_eq!(old.file.drafters["a"].engine, None);
         let mut file = old.file;
-        file.engine = Some(EngineRelease::parse("vllm@0.26").unwrap());
+        file.engine = Some(
+            EngineRelease::parse("vllm@0.26")
+                .unwrap()
+                .stated_in(crate::engine::VersionFrom::PinFile),
+        );
         file.drafters.get_mut("a").unwrap().engine = Some(EngineRelease::parse("sglang").unwrap());
         save(&path, &file).unwrap();
         let text = fs::read_to_string(&path).unwrap();

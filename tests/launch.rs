@@ -186,7 +186,7 @@ fn human_output_lists_the_parsed_launch() {
     let (code, out, err) = launch(&["--color", "never"], &strs(&cmd));
     assert_eq!((code, err.as_str()), (0, ""));
     for needle in [
-        "engine    vllm (vllm serve)",
+        "engine    vllm (vllm serve), release not known: judged across",
         "target    Qwen/Qwen3.5-27B  (Hub, commit 5ab0e2c2",
         "drafter   z-lab/Qwen3.5-27B-DFlash  (Hub, commit 5ab0e2c2",
         "dflash drafter; block_size 16",

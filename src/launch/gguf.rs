@@ -317,6 +317,10 @@ pub fn check(launch: Launch, notes: Vec<String>, options: &CheckOptions) -> Resu
     let summary = Summary::of(&diagnostics);
     Ok(LaunchReport {
         file: launch.origin.file.clone(),
+        release: deployment
+            .engine
+            .clone()
+            .unwrap_or_else(|| launch.engine.into()),
         launch: launch.redacted(),
         drafter: draft.location,
         target: target.location,

@@ -70,6 +70,9 @@ pub struct LaunchReport {
     pub file: Option<String>,
     /// The parsed command, secrets hidden.
     pub launch: Launch,
+    /// The engine and the release the verdict judged (the envelope's `assumed`).
+    #[serde(skip)]
+    pub release: crate::engine::EngineRelease,
     pub drafter: Location,
     pub target: Location,
     /// What the launch rules read from the drafter's config.
@@ -234,6 +237,10 @@ pub fn check(launch: Launch, notes: Vec<String>, options: &CheckOptions) -> Resu
     let summary = Summary::of(&diagnostics);
     Ok(LaunchReport {
         file: launch.origin.file.clone(),
+        release: deployment
+            .engine
+            .clone()
+            .unwrap_or_else(|| launch.engine.into()),
         launch: launch.redacted(),
         drafter: found.drafter,
         target: found.target,

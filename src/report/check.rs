@@ -30,6 +30,10 @@ impl Report for CheckReport {
         if let Some(pins) = &self.pins {
             lines.push(format!("  pins     {pins}"));
         }
+        lines.push(format!(
+            "  engine   {}",
+            super::engine_line(self.engine.as_ref())
+        ));
         for d in &self.drafters {
             lines.push(drafter_line(d, p));
             // The weights rules not run for this drafter, and what they lacked.

@@ -35,6 +35,10 @@ impl Report for DoctorReport {
             lines.push(format!("  measured   {a}"));
         }
         lines.push(format!("  symptom    {}", self.symptom.describe()));
+        lines.push(format!(
+            "  engine     {}",
+            super::engine_line(self.engine().as_ref())
+        ));
         let l = &self.located;
         let line = |what: &Option<String>, from: &Option<String>| match (what, from) {
             (Some(w), Some(f)) => format!("{w}  (from {f})"),

@@ -57,7 +57,7 @@ pub fn write(out: &mut dyn Write, report: &dyn Report, options: &RenderOptions) 
             out,
             "::{command} {}::{}",
             props.join(","),
-            escape_data(&shown(&f.message))
+            escape_data(&shown(&f.full_message()))
         )?;
     }
     writeln!(

@@ -36,9 +36,9 @@ pub fn gitlab_in(diagnostics: &[Diagnostic], base: &RepoBase) -> Value {
         .iter()
         .map(|d| {
             let description = if d.path.is_empty() {
-                d.message.clone()
+                d.full_message()
             } else {
-                format!("{}: {}", d.path, d.message)
+                format!("{}: {}", d.path, d.full_message())
             };
             json!({
                 "description": description,

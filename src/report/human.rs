@@ -156,6 +156,9 @@ pub fn finding_lines(p: Painter, f: &Diagnostic) -> Vec<String> {
             .map_or(String::new(), |s| format!(":{}:{}", s.line, s.column));
         lines.push(format!("  {} {file}{at}", p.dim("-->")));
     }
+    if let Some(r) = &f.releases {
+        lines.push(format!("  {} releases: {r}", p.dim("=")));
+    }
     lines
 }
 

@@ -53,9 +53,8 @@ fn header(report: &LaunchReport, p: Painter) -> Vec<String> {
     };
     lines.push(format!("{}{from}", p.bold("dflash-check launch")));
     lines.push(format!(
-        "  engine    {} ({})",
-        l.engine.as_str(),
-        l.entrypoint
+        "  engine    {}",
+        report.release.header_started(Some(&l.entrypoint))
     ));
     lines.push(format!("  target    {}", describe(&report.target)));
     lines.push(format!("  drafter   {}", describe(&report.drafter)));
@@ -186,9 +185,9 @@ impl Report for LaunchReport {
         true
     }
 
-    /// The engine the command starts; its version is not in the command.
+    /// The engine the command starts, at the release that serves it when known.
     fn engine(&self) -> Option<crate::rules::EngineRelease> {
-        Some(self.launch.engine.into())
+        Some(self.release.clone())
     }
 
     fn json_body(&self) -> Value {

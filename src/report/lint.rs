@@ -46,6 +46,7 @@ impl Report for LintRun {
                 target_numbers(&report.target)
             ),
             format!("  tokens   {}", report.target.tokens),
+            format!("  engine   {}", super::engine_line(report.assumed.as_ref())),
         ];
         // An MTP head in a target config has few rules: say which ran, so a clean page says
         // what was checked.

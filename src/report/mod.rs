@@ -123,6 +123,18 @@ pub trait Report {
     }
 }
 
+/// The header's `engine` line: the engine and release the verdict judged and where the release
+/// came from (`vllm 0.28.0 (image vllm/vllm-openai:v0.28.0)`), the default window when the
+/// release is not known, or that no engine was named.
+pub fn engine_line(engine: Option<&EngineRelease>) -> String {
+    match engine {
+        Some(e) => e.header(),
+        None => "none named: engine claims are judged as they hold for every engine (--engine \
+                 ENGINE[@RELEASE] judges one)"
+            .to_string(),
+    }
+}
+
 /// The envelope's `assumed`: `{engine, version}` or `null`.
 pub fn assumed_json(engine: Option<EngineRelease>) -> Value {
     engine.map_or(Value::Null, |e| e.json())

@@ -111,7 +111,7 @@ pub fn sarif_in(command: &str, diagnostics: &[Diagnostic], base: &RepoBase) -> V
             let mut result = json!({
                 "ruleId": f.code.as_str(),
                 "level": level(f.severity),
-                "message": {"text": f.message},
+                "message": {"text": f.full_message()},
                 "locations": [location],
                 "partialFingerprints": {FINGERPRINT: f.fingerprint()},
             });

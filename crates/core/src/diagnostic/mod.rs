@@ -153,6 +153,15 @@ impl Diagnostic {
         self
     }
 
+    /// The message, then the releases that give its severity when the release serving the line
+    /// is not known (one line, for the renderers that have one text per finding).
+    pub fn full_message(&self) -> String {
+        match &self.releases {
+            Some(r) => format!("{} [{r}]", self.message),
+            None => self.message.clone(),
+        }
+    }
+
     /// The file as a repository path: `/` separators, no leading `./`; `None` for inputs that
     /// are not files. The file is named relative to where the command ran (the repository root
     /// in CI), so this is the path SARIF, GitLab and suppressions compare.

@@ -142,20 +142,30 @@ impl EngineRelease {
     /// `vllm 0.35 (--engine): newer than the releases read, judged as 0.34`; `vllm, release not
     /// known: judged across 0.28–0.34, the default window (pin it with --engine vllm@X)`.
     pub fn header(&self) -> String {
+        self.header_started(None)
+    }
+
+    /// [`EngineRelease::header`], with how the line starts the engine (`vllm serve`) beside the
+    /// engine's name.
+    pub fn header_started(&self, started: Option<&str>) -> String {
         let name = self.engine.as_str();
+        let mut said: Vec<String> = started.map(str::to_string).into_iter().collect();
         match self.version_text() {
             Some(v) => {
-                let from = self
-                    .from
-                    .as_ref()
-                    .map_or(String::new(), |f| format!(" ({})", f.shown()));
+                said.extend(self.from.as_ref().map(VersionFrom::shown));
+                let said = if said.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", said.join("; "))
+                };
                 let reading = self.reading().map_or(String::new(), |r| format!(": {r}"));
-                format!("{name} {v}{from}{reading}")
+                format!("{name} {v}{said}{reading}")
             }
             None => {
                 let (a, b) = self.engine.spec().releases.window;
+                let said = started.map_or(String::new(), |s| format!(" ({s})"));
                 format!(
-                    "{name}, release not known: judged across {}, its default window (pin it with --engine {name}@X or the `engine` key of dflash-check.toml)",
+                    "{name}{said}, release not known: judged across {}, its default window (pin it with --engine {name}@X or the `engine` key of dflash-check.toml)",
                     range_text(self.engine, a, b)
                 )
             }
@@ -246,10 +256,11 @@ pub fn line_text(engine: Engine, (a, b, c): Line) -> String {
 
 /// `0.28–0.34`, `0.5.23` (one line: the line alone).
 pub fn range_text(engine: Engine, from: Line, to: Line) -> String {
-    if from == to {
-        line_text(engine, from)
+    let (a, b) = (line_text(engine, from), line_text(engine, to));
+    if a == b {
+        a
     } else {
-        format!("{}–{}", line_text(engine, from), line_text(engine, to))
+        format!("{a}–{b}")
     }
 }
 
