@@ -68,7 +68,8 @@ impl CheckOptions {
             .map(|p| p.root())
             .unwrap_or_else(|| PathBuf::from("."));
         let engine_from_flag = engine.is_some();
-        let run_engine = engine.or_else(|| pins.as_ref().and_then(|p| p.file.engine.clone()));
+        let run_engine =
+            engine.or_else(|| pins.as_ref().and_then(|p| p.file.engine.only().cloned()));
         Ok(CheckOptions {
             pins,
             require_pin,

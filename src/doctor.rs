@@ -172,6 +172,9 @@ pub struct DoctorInputs {
     pub hub: Option<Resolver>,
     /// How to measure, when a server is given.
     pub measure: Option<MeasureOptions>,
+    /// Where the release that serves the line is stated besides the line (`--engine`, the pin
+    /// file); the server's own answer is added when it gives one.
+    pub stated: launch::deployment::Stated,
 }
 
 /// What a finding is about, for ranking: each kind of cause explains some symptoms.
@@ -469,10 +472,7 @@ pub fn run(
     let run = match launch_command(inputs, server.as_ref())? {
         Some((launch, from)) => from_launch(inputs, target.as_ref(), launch, from, &mut g)?,
         None => {
-            let engine = acceptance.as_ref().map(|a| match a.measurement.engine() {
-                acceptance::ServerEngine::Vllm => crate::rules::Engine::Vllm,
-                acceptance::ServerEngine::Sglang => crate::rules::Engine::Sglang,
-            });
+            let engine = acceptance.as_ref().map(|a| a.measurement.engine());
             let Some(dir) = &inputs.drafter_dir else {
                 return Err(no_drafter(server.as_ref(), inputs));
             };
@@ -561,6 +561,7 @@ fn from_launch(
             fresh_authority: true,
             weights: true,
             volumes: Vec::new(),
+            stated: inputs.stated.clone(),
         },
     )?;
     g.launch_checked = true;
@@ -839,7 +840,7 @@ fn acceptance_summary(a: &AcceptanceReport) -> String {
         .map_or(String::new(), |m| format!(" of {m}"));
     format!(
         "{} acceptance length {:.2}{max}",
-        a.measurement.engine().name(),
+        a.measurement.engine().display(),
         a.measurement.acceptance_length()
     )
 }

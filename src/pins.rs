@@ -30,10 +30,17 @@ pub const OLDEST_VERSION: u32 = 1;
 #[serde(deny_unknown_fields)]
 pub struct PinFile {
     pub version: u32,
-    /// The engine `check` lints for when no `--engine` is given (`vllm`, `sglang@0.5`): the
-    /// severities follow it. Absent: the statements that hold for every engine.
-    #[serde(default, skip_serializing_if = "Option::is_none", with = "engine_text")]
-    pub engine: Option<EngineRelease>,
+    /// The release of each engine the repository serves with, like a toolchain file: one
+    /// (`engine = "vllm@0.30"`, which `check` also lints the pinned drafters for) or one per
+    /// engine (`engine = ["vllm@0.30", "sglang@0.5.23"]`). A deployment `check`, `launch` and
+    /// `doctor` find is judged at the release named for its engine, unless `--engine`, the
+    /// server or the line's image names one. Absent: each engine's default window.
+    #[serde(
+        default,
+        skip_serializing_if = "PinEngines::is_empty",
+        with = "engines_text"
+    )]
+    pub engine: PinEngines,
     /// Drafter directory (relative to the pin file, `/`-separated) -> its pin.
     #[serde(default)]
     pub drafters: BTreeMap<String, Pin>,
@@ -57,6 +64,74 @@ pub struct Pin {
     pub d2t: Option<String>,
     /// The engine (and version) the drafter was reviewed for; `check` lints for it.
     pub engine: Option<EngineRelease>,
+}
+
+/// The pin file's `engine`: the releases a repository serves with, at most one per engine.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct PinEngines(pub Vec<EngineRelease>);
+
+impl PinEngines {
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The one engine named, when the file names exactly one: what `check` lints pinned
+    /// drafters for (the key's meaning before it took a list).
+    pub fn only(&self) -> Option<&EngineRelease> {
+        match self.0.as_slice() {
+            [one] => Some(one),
+            _ => None,
+        }
+    }
+}
+
+/// `engine = "vllm@0.30"` or `engine = ["vllm@0.30", "sglang@0.5.23"]`, each in the
+/// `--engine` form; an engine named twice is refused.
+mod engines_text {
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+    use super::PinEngines;
+    use crate::engine::{EngineRelease, VersionFrom};
+
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum OneOrMany {
+        One(String),
+        Many(Vec<String>),
+    }
+
+    pub fn serialize<S: Serializer>(engines: &PinEngines, s: S) -> Result<S::Ok, S::Error> {
+        let texts: Vec<String> = engines.0.iter().map(ToString::to_string).collect();
+        match texts.as_slice() {
+            [one] => s.serialize_str(one),
+            _ => texts.serialize(s),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<PinEngines, D::Error> {
+        let texts = match OneOrMany::deserialize(d).map_err(|_| {
+            serde::de::Error::custom(
+                "`engine`: give a string (`\"vllm@0.30\"`) or a list of strings, one per engine",
+            )
+        })? {
+            OneOrMany::One(t) => vec![t],
+            OneOrMany::Many(ts) => ts,
+        };
+        let mut out: Vec<EngineRelease> = Vec::new();
+        for t in texts {
+            let e = EngineRelease::parse(&t)
+                .map_err(|e| serde::de::Error::custom(format!("`engine`: {e}")))?
+                .stated_in(VersionFrom::PinFile);
+            if out.iter().any(|o| o.engine == e.engine) {
+                return Err(serde::de::Error::custom(format!(
+                    "`engine`: {} is named twice; give one release per engine",
+                    e.engine
+                )));
+            }
+            out.push(e);
+        }
+        Ok(PinEngines(out))
+    }
 }
 
 /// An engine as TOML spells it: the `--engine` form, `vllm` or `vllm@0.26`.
@@ -723,14 +798,12 @@ mod tests {
         )
         .unwrap();
         let old = load(&path).unwrap();
-        assert_eq!(old.file.engine, None);
+        assert!(old.file.engine.is_empty());
         assert_eq!(old.file.drafters["a"].engine, None);
         let mut file = old.file;
-        file.engine = Some(
-            EngineRelease::parse("vllm@0.26")
-                .unwrap()
-                .stated_in(crate::engine::VersionFrom::PinFile),
-        );
+        file.engine = PinEngines(vec![EngineRelease::parse("vllm@0.26")
+            .unwrap()
+            .stated_in(crate::engine::VersionFrom::PinFile)]);
         file.drafters.get_mut("a").unwrap().engine = Some(EngineRelease::parse("sglang").unwrap());
         save(&path, &file).unwrap();
         let text = fs::read_to_string(&path).unwrap();

@@ -183,7 +183,7 @@ fn the_two_builders_make_the_same_deployment() {
     let from_flags = options.deployment(None);
     let command = format!("vllm serve T --speculative-config '{spec}'");
     let (parsed, _) = launch::parse_input(&[command], None).unwrap();
-    let from_line = launch::deployment::of(&parsed, None);
+    let from_line = launch::deployment::of(&parsed, parsed.engine.into(), None);
     assert_eq!(from_flags.engine, from_line.engine);
     assert_eq!(from_flags.method, from_line.method);
     assert_eq!(from_flags.speculative_config, from_line.speculative_config);

@@ -54,15 +54,28 @@ fn said(j: &Value, line: &str) -> bool {
             needs.join("; ") == rest
         };
     }
+    // The rule's one table, then the tables of its cases.
+    let tables: Vec<&Value> = std::iter::once(&j["by_engine"])
+        .chain(j["by_engine_cases"].as_array().into_iter().flatten())
+        .filter(|t| t.is_object())
+        .collect();
     if let Some(rest) = trimmed.strip_prefix("no engine: ") {
-        let no_engine = j["by_engine"]["no_engine"]
-            .as_str()
-            .unwrap_or("not reported");
-        return rest == no_engine;
+        return tables
+            .iter()
+            .any(|t| t["no_engine"].as_str().unwrap_or("not reported") == rest);
     }
-    if line.starts_with("  ") && j["by_engine"].is_object() {
+    if let Some(case) = trimmed
+        .strip_prefix("when ")
+        .and_then(|c| c.strip_suffix(':'))
+    {
+        return tables.iter().any(|t| t["case"].as_str() == Some(case));
+    }
+    if line.starts_with("  ") && !tables.is_empty() {
         // `  vllm ≤ 0.26: error (NotImplementedError …)`: a row, by its three fields.
-        let rows = j["by_engine"]["rows"].as_array().unwrap();
+        let rows: Vec<&Value> = tables
+            .iter()
+            .flat_map(|t| t["rows"].as_array().into_iter().flatten())
+            .collect();
         if rows.iter().any(|r| {
             let severity = r["severity"].as_str().unwrap_or("not reported");
             trimmed

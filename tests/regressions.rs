@@ -318,6 +318,7 @@ fn bug_acceptance_per_position_over_100_percent() {
         compute::vllm_counters(&e, None, "u").unwrap()
     };
     let w = compute::vllm_window(
+        dflash_check::engine::Engine::Vllm,
         &read("truncated-after-family.txt"),
         &read("valid-2.txt"),
         "u",

@@ -24,8 +24,7 @@ pub mod scrape;
 pub use dflash_check_core::acceptance::{
     break_even, build, compute, cx, gauge, info, metrics, next, position, rules,
     snapshots_for_model, text, threshold, Acceptance, AcceptanceCode, AcceptanceReport, Applies,
-    Cx, Measurement, Need, Rule, ServerEngine, Shape, Skipped, Threshold, Verdict, Window,
-    NEAR_ZERO,
+    Cx, Measurement, Need, Rule, Shape, Skipped, Threshold, Verdict, Window, NEAR_ZERO,
 };
 pub use scrape::{measure, HttpSource, MeasureOptions, MetricsSource};
 

@@ -9,9 +9,10 @@ use std::time::{Duration, Instant};
 
 use crate::net::{header, read_capped, BodyError, Client, Follow, Method, NetError, StatusCode};
 
-use super::compute::{self, ServerEngine};
+use super::compute;
 use super::metrics::{self, Exposition};
 use super::verdict::{self, AcceptanceReport, Measurement, Window};
+use crate::engine::MetricsKind;
 use crate::family::Family;
 use crate::{Error, Result};
 
@@ -65,16 +66,18 @@ pub fn measure(
     let model = compute::select_model(&first, engine, opts.model_name.as_deref(), &url)?;
     let model_ref = model.as_deref();
     let start = Instant::now();
-    let (measurement, scrapes) = match engine {
-        ServerEngine::Vllm => {
+    let kind = engine.spec().metrics.map(|m| m.kind);
+    let (measurement, scrapes) = match kind {
+        // Detected by its metrics: every engine detected has a metrics row.
+        None | Some(MetricsKind::Counters) => {
             let before = compute::vllm_counters(&first, model_ref, &url)?;
             sleep(opts.window);
             let last = scrape(source, &url)?;
             let after = compute::vllm_counters(&last, model_ref, &url)?;
-            let window = compute::vllm_window(&before, &after, &url)?;
-            (Measurement::Vllm(window), 2)
+            let window = compute::vllm_window(engine, &before, &after, &url)?;
+            (Measurement::Counters(window), 2)
         }
-        ServerEngine::Sglang => {
+        Some(MetricsKind::Gauges) => {
             let n = sglang_samples(opts.window);
             let step = opts.window.div_f64((n - 1) as f64);
             let mut samples = vec![compute::sglang_scrape(&first, model_ref, &url)?];
@@ -84,7 +87,7 @@ pub fn measure(
                 samples.push(compute::sglang_scrape(&e, model_ref, &url)?);
             }
             (
-                Measurement::Sglang(compute::sglang_window(&samples, &url)?),
+                Measurement::Gauges(compute::sglang_window(engine, &samples, &url)?),
                 n,
             )
         }

@@ -33,6 +33,11 @@ pub struct DoctorArgs {
     /// A shell script, Dockerfile or docker-compose file holding the launch command.
     #[arg(long, value_name = "FILE", conflicts_with = "command")]
     pub file: Option<PathBuf>,
+    /// The release of the engine that serves the line (`vllm@0.30`): the verdict is judged at
+    /// it. Without it: what the server answers, the line's image tag, the `engine` key of
+    /// dflash-check.toml, else every release of the engine's default window.
+    #[arg(long, value_name = "ENGINE[@RELEASE]", value_parser = super::parse_engine)]
+    pub engine: Option<dflash_check::rules::EngineRelease>,
     /// The drafter's directory on this machine (else the one the launch command or server names).
     #[arg(long, value_name = "DIR")]
     pub drafter: Option<PathBuf>,
@@ -114,6 +119,7 @@ pub fn run_doctor(args: &DoctorArgs, out: &mut Vec<u8>) -> Result<u8> {
         drafter_dir: args.drafter.clone(),
         target: args.target.clone(),
         hub: Some(args.hub.resolver()),
+        stated: dflash_check::launch::stated(args.engine.clone())?,
         measure: args.metrics.as_ref().map(|_| MeasureOptions {
             window,
             model_name: args.model_name.clone(),

@@ -38,6 +38,11 @@ pub struct LaunchArgs {
     /// of the path or repo the command names.
     #[arg(long, value_name = "DIR")]
     pub target: Option<PathBuf>,
+    /// The release of the engine that serves the line (`vllm@0.30`, `llama.cpp@b11312`): the
+    /// verdict is judged at it. Without it: the line's image tag, else the `engine` key of
+    /// dflash-check.toml, else every release of the engine's default window.
+    #[arg(long, value_name = "ENGINE[@RELEASE]", value_parser = super::parse_engine)]
+    pub engine: Option<dflash_check::rules::EngineRelease>,
     /// A container path the command names (or a KServe `pvc://CLAIM`) is this local directory:
     /// `--volume /models=./local-models` reads `/models/Qwen3-8B` from `./local-models/Qwen3-8B`.
     #[arg(long, value_name = "MOUNT=DIR")]
@@ -66,6 +71,7 @@ pub fn run_launch(args: &LaunchArgs, out: &mut Vec<u8>) -> Result<u8> {
         target_dir: args.target.clone(),
         base_dir,
         volumes: args.volume.clone(),
+        stated: launch::stated(args.engine.clone())?,
         ..CheckOptions::default()
     };
     let report = launch::check(parsed, notes, &options)?;

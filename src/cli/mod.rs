@@ -424,7 +424,8 @@ fn family_parser(
         .try_map(|name| Family::from_cli(&name).ok_or(format!("no drafter family `{name}`")))
 }
 
-/// `--engine ENGINE[@X.Y]` (lint, check, pin): `vllm`, `sglang`, `vllm@0.26`.
+/// `--engine ENGINE[@RELEASE]` (lint, check, pin, launch, doctor, weights): `vllm`, `sglang`,
+/// `vllm@0.26`, `llama.cpp@b11312`.
 fn parse_engine(text: &str) -> std::result::Result<dflash_check::rules::EngineRelease, String> {
     dflash_check::rules::EngineRelease::parse(text)
 }

@@ -294,7 +294,8 @@ pub fn check(launch: Launch, notes: Vec<String>, options: &CheckOptions) -> Resu
         options,
         &mut not_checked,
     )?;
-    let deployment = super::deployment::of(&launch, None);
+    let release = super::deployment::release_of(&launch, &options.stated)?;
+    let deployment = super::deployment::of(&launch, release, None);
     let outcome = super::rules::check(&super::rules::Input {
         launch: &launch,
         deployment: &deployment,

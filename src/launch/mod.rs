@@ -32,7 +32,7 @@ use crate::analysis::{TargetChoice, TargetContext};
 use crate::config::{ConfigFile, TargetFacts};
 use crate::diagnostic::{Diagnostic, Summary};
 use crate::pipeline::{self, AuthorityPick, DrafterRun, LintWith, Linted, Pipeline, WeightsFrom};
-use crate::rules::{Engine, LintOptions};
+use crate::rules::LintOptions;
 use crate::source::choose::TargetIdentity;
 use crate::Result;
 
@@ -60,6 +60,9 @@ pub struct CheckOptions {
     pub weights: bool,
     /// `--volume MOUNT=DIR`: where a container path of the command is on this machine.
     pub volumes: Vec<volume::Volume>,
+    /// Where the release that serves the line is stated besides the line: `--engine`, the pin
+    /// file, the server.
+    pub stated: deployment::Stated,
 }
 
 /// The result of checking one launch command.
@@ -109,6 +112,20 @@ impl LaunchReport {
     }
 }
 
+/// Where the release that serves a line is stated besides the line: `flag` (`--engine`), and the
+/// `engine` key of the repository's `dflash-check.toml`, found from the working directory up as
+/// `check` finds it (a file that does not load is bad input).
+pub fn stated(flag: Option<crate::engine::EngineRelease>) -> Result<deployment::Stated> {
+    let pinned = crate::pins::find(None)?
+        .map(|loaded| loaded.file.engine.0)
+        .unwrap_or_default();
+    Ok(deployment::Stated {
+        flag,
+        pinned,
+        server: None,
+    })
+}
+
 /// A model the command names as `profile-identity` compares it.
 fn compared(given: &str) -> String {
     crate::rules::profile::compared_name(given, std::path::Path::new(given).exists())
@@ -124,6 +141,7 @@ fn compared(given: &str) -> String {
 pub fn lint_drafter(
     config: &ConfigFile,
     launch: &Launch,
+    release: &crate::engine::EngineRelease,
     target: &TargetContext,
     target_dir: Option<&std::path::Path>,
 ) -> std::result::Result<Vec<Diagnostic>, crate::Error> {
@@ -138,23 +156,12 @@ pub fn lint_drafter(
         }
         None => target,
     };
+    let (speculative_config, num_draft_tokens) = launch.engine.code().lint_flags(launch);
     let options = LintOptions {
         family,
-        engine: Some(launch.engine.into()),
-        speculative_config: match launch.engine {
-            Engine::Vllm => launch
-                .speculative_config
-                .clone()
-                .map(serde_json::Value::Object),
-            Engine::Sglang | Engine::LlamaCpp | Engine::Koboldcpp => None,
-        },
-        num_draft_tokens: match launch.engine {
-            Engine::Vllm | Engine::LlamaCpp | Engine::Koboldcpp => None,
-            Engine::Sglang => launch
-                .sglang
-                .num_draft_tokens
-                .or(launch.sglang.dflash_block_size),
-        },
+        engine: Some(release.clone()),
+        speculative_config,
+        num_draft_tokens,
         // The drafter's own profile, when one is beside a local drafter: K against its
         // max_supported_k, its method against the family.
         profile: crate::rules::profile::beside(&config.path)?.map(std::sync::Arc::new),
@@ -172,12 +179,13 @@ pub fn check(launch: Launch, notes: Vec<String>, options: &CheckOptions) -> Resu
     if launch.engine.reads_gguf() {
         return gguf::check(launch, notes, options);
     }
+    let release = deployment::release_of(&launch, &options.stated)?;
     let found = locate::locate(&launch, options)?;
     let facts = found.drafter_config.as_ref().map(DrafterFacts::from_config);
     let run = found
         .drafter_config
         .as_ref()
-        .map(|config| drafter_run(&launch, &found, config, options));
+        .map(|config| drafter_run(&launch, &release, &found, config, options));
     let mut launch_diags = found.diagnostics.clone();
     if let Some(e) = run.as_ref().and_then(|r| r.target_error.as_ref()) {
         launch_diags.push(Diagnostic::new(
@@ -195,7 +203,7 @@ pub fn check(launch: Launch, notes: Vec<String>, options: &CheckOptions) -> Resu
         Some(r) => r.target.facts.clone(),
         None => found.target_config.as_ref().map(TargetFacts::from_config),
     };
-    let deployment = deployment::of(&launch, target_facts.as_ref());
+    let deployment = deployment::of(&launch, release, target_facts.as_ref());
     let detection = found
         .drafter_config
         .as_ref()
@@ -262,6 +270,7 @@ pub fn check(launch: Launch, notes: Vec<String>, options: &CheckOptions) -> Resu
 /// engine's flags.
 fn drafter_run(
     launch: &Launch,
+    release: &crate::engine::EngineRelease,
     found: &locate::Found,
     config: &ConfigFile,
     options: &CheckOptions,
@@ -272,7 +281,9 @@ fn drafter_run(
         .as_ref()
         .and_then(|c| c.path.parent().map(std::path::Path::to_path_buf));
     let vocab_dir = target_dir.clone();
-    let lint = |c: &ConfigFile, t: &TargetContext| lint_drafter(c, launch, t, vocab_dir.as_deref());
+    let lint = |c: &ConfigFile, t: &TargetContext| {
+        lint_drafter(c, launch, release, t, vocab_dir.as_deref())
+    };
     let mut pipeline = Pipeline::new(options.inputs.clone());
     pipeline.run(pipeline::DrafterInput {
         config,

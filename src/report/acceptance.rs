@@ -49,7 +49,7 @@ fn header(r: &AcceptanceReport, p: Painter) -> Vec<String> {
     };
     let window = &r.window;
     match m {
-        Measurement::Vllm(w) => {
+        Measurement::Counters(w) => {
             let engines = match w.engines.len() {
                 0 | 1 => String::new(),
                 n => format!(", summed over {n} engines"),
@@ -63,7 +63,7 @@ fn header(r: &AcceptanceReport, p: Painter) -> Vec<String> {
                 count(w.accepted_tokens)
             ));
         }
-        Measurement::Sglang(w) => {
+        Measurement::Gauges(w) => {
             lines.push(format!("  engine   SGLang, {model}"));
             let tokens = w
                 .generation_tokens
@@ -87,12 +87,12 @@ fn header(r: &AcceptanceReport, p: Painter) -> Vec<String> {
         .map(|r| format!("; draft-token acceptance {}", pct(r)))
         .unwrap_or_default();
     let spread = match m {
-        Measurement::Sglang(w) => format!(
+        Measurement::Gauges(w) => format!(
             " (mean; min {}, max {})",
             fmt2(w.accept_length.min),
             fmt2(w.accept_length.max)
         ),
-        Measurement::Vllm(_) => String::new(),
+        Measurement::Counters(_) => String::new(),
     };
     lines.push(format!(
         "  acceptance length {}{of}{spread}{rate}",
@@ -104,7 +104,7 @@ fn header(r: &AcceptanceReport, p: Painter) -> Vec<String> {
 /// The per-position chart (or why there is none).
 fn chart(r: &AcceptanceReport, p: Painter) -> Vec<String> {
     match &r.measurement {
-        Measurement::Vllm(w) if !w.per_position.is_empty() => {
+        Measurement::Counters(w) if !w.per_position.is_empty() => {
             let mut lines = vec![
                 "per-position acceptance (share of drafts accepted at least this far)".to_string(),
             ];
@@ -127,11 +127,11 @@ fn chart(r: &AcceptanceReport, p: Painter) -> Vec<String> {
             }
             lines
         }
-        Measurement::Vllm(_) => vec![format!(
+        Measurement::Counters(_) => vec![format!(
             "per-position acceptance: not exported (no vllm:spec_decode_num_accepted_tokens_per_pos){}",
             not_checked(r, Need::PerPosition)
         )],
-        Measurement::Sglang(_) => vec![format!(
+        Measurement::Gauges(_) => vec![format!(
             "per-position acceptance: SGLang exports none; acceptance length is the gauge's mean{}",
             not_checked(r, Need::PerPosition)
         )],
@@ -250,7 +250,7 @@ impl Report for AcceptanceReport {
 fn json_body(r: &AcceptanceReport) -> serde_json::Value {
     let m = &r.measurement;
     let (per_position, counts, sglang) = match m {
-        Measurement::Vllm(w) => (
+        Measurement::Counters(w) => (
             json!(w.per_position),
             json!({
                 "drafts": w.drafts,
@@ -260,7 +260,7 @@ fn json_body(r: &AcceptanceReport) -> serde_json::Value {
             }),
             serde_json::Value::Null,
         ),
-        Measurement::Sglang(w) => (
+        Measurement::Gauges(w) => (
             json!([]),
             serde_json::Value::Null,
             json!({
@@ -274,8 +274,8 @@ fn json_body(r: &AcceptanceReport) -> serde_json::Value {
         ),
     };
     let num_speculative_tokens = match m {
-        Measurement::Vllm(w) => json!(w.num_speculative_tokens),
-        Measurement::Sglang(_) => serde_json::Value::Null,
+        Measurement::Counters(w) => json!(w.num_speculative_tokens),
+        Measurement::Gauges(_) => serde_json::Value::Null,
     };
     json!({
         "url": r.url,
@@ -315,7 +315,7 @@ fn count(x: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::acceptance::compute::{SglangWindow, Stats, VllmWindow};
+    use crate::acceptance::compute::{CounterWindow, GaugeWindow, Stats};
 
     /// A report on `measurement` without a threshold, for a served model that names no target.
     fn report(measurement: Measurement) -> AcceptanceReport {
@@ -344,7 +344,8 @@ mod tests {
     /// gauge), and in the JSON's `skipped`; the verdict says there is no threshold.
     #[test]
     fn skipped_rules_are_listed() {
-        let r = report(Measurement::Vllm(VllmWindow {
+        let r = report(Measurement::Counters(CounterWindow {
+            engine: crate::engine::Engine::Vllm,
             drafts: 100.0,
             draft_tokens: 300.0,
             accepted_tokens: 150.0,
@@ -367,7 +368,8 @@ mod tests {
                 {"code": "acceptance-below-threshold", "needs": ["threshold"]},
             ])
         );
-        let r = report(Measurement::Sglang(SglangWindow {
+        let r = report(Measurement::Gauges(GaugeWindow {
+            engine: crate::engine::Engine::Sglang,
             scrapes: 2,
             series: 2,
             accept_length: Stats {

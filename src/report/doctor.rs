@@ -88,13 +88,9 @@ impl Report for DoctorReport {
 
     /// The engine the server's metrics came from (the one the lint ran for), when measured.
     fn engine(&self) -> Option<crate::rules::EngineRelease> {
-        self.acceptance.as_ref().map(|a| {
-            match a.measurement.engine() {
-                crate::acceptance::ServerEngine::Vllm => crate::rules::Engine::Vllm,
-                crate::acceptance::ServerEngine::Sglang => crate::rules::Engine::Sglang,
-            }
-            .into()
-        })
+        self.acceptance
+            .as_ref()
+            .map(|a| a.measurement.engine().into())
     }
 
     fn json_body(&self) -> serde_json::Value {

@@ -68,12 +68,14 @@ pub fn write_explanation(out: &mut dyn Write, code: Code) -> io::Result<()> {
         };
         writeln!(out, "Needs: {needs}")?;
     }
-    if let Some(by) = registry::by_engine(code) {
+    let tables = registry::by_engine(code);
+    if !tables.is_empty() {
         writeln!(
             out,
-            "Severity by engine (--engine ENGINE[@VERSION] picks a row):"
+            "Severity by engine (--engine ENGINE[@RELEASE] picks a row; with no release, the \
+             engine's default window):"
         )?;
-        for line in by.lines() {
+        for line in tables.iter().flat_map(|b| b.lines()) {
             writeln!(out, "  {line}")?;
         }
     }
@@ -92,7 +94,8 @@ pub fn write_explanation(out: &mut dyn Write, code: Code) -> io::Result<()> {
 fn code_json(code: Code) -> serde_json::Value {
     let info = registry::info(code);
     let rule = registry::rule(code);
-    let by_engine = registry::by_engine(code).map(|by| {
+    let tables = registry::by_engine(code);
+    let table_json = |by: &crate::rules::ByEngine| {
         let rows: Vec<serde_json::Value> = by
             .rows
             .iter()
@@ -110,8 +113,12 @@ fn code_json(code: Code) -> serde_json::Value {
         serde_json::json!({
             "rows": rows,
             "no_engine": by.no_engine.map(|s| s.as_str()),
+            "case": by.case,
         })
-    });
+    };
+    // The rule's one table (or its first case's), and the tables of its other cases.
+    let by_engine = tables.first().map(|by| table_json(by));
+    let cases: Vec<serde_json::Value> = tables.iter().skip(1).map(|by| table_json(by)).collect();
     serde_json::json!({
         "code": code.as_str(),
         "family": code.family(),
@@ -121,6 +128,7 @@ fn code_json(code: Code) -> serde_json::Value {
         "applies_to": rule.map(|r| r.scope()),
         "needs": rule.map(|r| r.needs()),
         "by_engine": by_engine,
+        "by_engine_cases": cases,
         "source": crate::evidence::source_text(code.as_str()),
         "evidence": crate::evidence::json(code.as_str()),
     })

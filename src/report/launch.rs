@@ -10,7 +10,6 @@ use super::style::Painter;
 use super::{RenderOptions, Report};
 use crate::diagnostic::Diagnostic;
 use crate::launch::{LaunchReport, Location, LocationKind};
-use crate::rules::Engine;
 
 fn describe(loc: &Location) -> String {
     let given = loc.given.clone().unwrap_or_else(|| "-".into());
@@ -71,53 +70,7 @@ fn header(report: &LaunchReport, p: Painter) -> Vec<String> {
     if let Some(a) = &report.authority {
         lines.push(format!("  authority {a}"));
     }
-    match l.engine {
-        Engine::Vllm => {
-            let method = l.method().unwrap_or_else(|| "(none)".into());
-            let k = l
-                .spec("num_speculative_tokens")
-                .map_or_else(|| "(none)".into(), Value::to_string);
-            let mut line = format!("method {method}; K (num_speculative_tokens) {k}");
-            if let Some(s) = l.max_num_seqs {
-                line.push_str(&format!("; max_num_seqs {s}"));
-            }
-            if let Some(t) = l.max_num_batched_tokens {
-                line.push_str(&format!("; max_num_batched_tokens {t}"));
-            }
-            lines.push(format!("  spec      {line}"));
-        }
-        Engine::Sglang => {
-            let s = &l.sglang;
-            let mut parts = vec![format!(
-                "algorithm {}",
-                s.algorithm.clone().unwrap_or_else(|| "(none)".into())
-            )];
-            for (name, v) in [
-                ("num_steps", s.num_steps),
-                ("eagle_topk", s.eagle_topk),
-                ("num_draft_tokens", s.num_draft_tokens),
-                ("dflash_block_size", s.dflash_block_size),
-                ("draft_window_size", s.draft_window_size),
-            ] {
-                if let Some(v) = v {
-                    parts.push(format!("{name} {v}"));
-                }
-            }
-            lines.push(format!("  spec      {}", parts.join("; ")));
-        }
-        Engine::LlamaCpp | Engine::Koboldcpp => {
-            let types = match l.method() {
-                Some(m) => m,
-                None => "(none: inferred from the draft's GGUF)".into(),
-            };
-            let k = match (l.llama.n_max, l.engine) {
-                (Some(k), _) => k.to_string(),
-                (None, Engine::LlamaCpp) => "3 (llama.cpp's default)".into(),
-                (None, _) => "(koboldcpp's default)".into(),
-            };
-            lines.push(format!("  spec      type {types}; K (draft n_max) {k}"));
-        }
-    }
+    lines.push(format!("  spec      {}", l.engine.code().spec_line(l)));
     if !l.env.is_empty() {
         let env: Vec<String> = l
             .env

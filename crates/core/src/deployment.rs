@@ -15,7 +15,10 @@ use serde_json::{Map, Value};
 
 use crate::config::TargetFacts;
 
-pub use crate::engine::{Engine, EngineRelease};
+pub use crate::engine::command::CommandText;
+pub use crate::engine::{
+    AttentionBackends, DraftTokens, Engine, EngineRelease, Method, MethodFrom, Settings,
+};
 
 /// What a deployment was built from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -27,33 +30,6 @@ pub enum Origin {
     LaunchLine,
     /// What a running server reports about itself (`doctor`: SGLang's `/get_server_info`).
     Server,
-}
-
-/// Where the speculative method came from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum MethodFrom {
-    /// vLLM's `--speculative-config` `method`.
-    SpeculativeConfig,
-    /// SGLang's `--speculative-algorithm` (upper-cased; `NEXTN` read as `EAGLE`).
-    SglangAlgorithm,
-    /// No method given: vLLM infers it from "eagle3" or "dflash" in the drafter's name.
-    DrafterName,
-}
-
-/// The speculative method as the engine reads it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Method {
-    pub name: String,
-    pub from: MethodFrom,
-}
-
-/// SGLang's draft tokens and the flag that set them.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct DraftTokens {
-    pub value: u64,
-    /// `--speculative-num-draft-tokens` or `--speculative-dflash-block-size`.
-    pub flag: &'static str,
 }
 
 /// The drafter a deployment serves.
@@ -84,15 +60,6 @@ pub struct QuantizationFlags {
     /// `--quantization`.
     pub target: Option<String>,
     /// SGLang's `--speculative-draft-model-quantization`.
-    pub draft: Option<String>,
-}
-
-/// The attention backends the engine is started with (`None`: not given, the engine picks).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
-pub struct AttentionBackends {
-    /// SGLang's `--attention-backend`.
-    pub target: Option<String>,
-    /// SGLang's `--speculative-draft-attention-backend`.
     pub draft: Option<String>,
 }
 
@@ -156,35 +123,52 @@ impl Deployment {
         }
     }
 
-    /// From lint's flags: `--engine`, vLLM's `--speculative-config` JSON and SGLang's
-    /// `--num-draft-tokens` (read as `--speculative-num-draft-tokens`), with the target's facts.
-    /// A flag of the other engine is ignored, as the engine would never see it.
+    /// From lint's flags: `--engine`, the speculative config (vLLM's `--speculative-config`
+    /// JSON) and the draft tokens (SGLang's `--speculative-num-draft-tokens`), with the
+    /// target's facts, read as the engine reads them (its code's `lint_settings`); a flag the
+    /// engine does not take is ignored, as the engine would never see it.
     pub fn from_lint_flags(
         engine: Option<EngineRelease>,
         speculative_config: Option<&Value>,
         num_draft_tokens: Option<u64>,
         target: Option<&TargetFacts>,
     ) -> Deployment {
-        let which = engine.as_ref().map(|e| e.engine);
+        let settings = engine.as_ref().map(|e| {
+            e.engine.code().lint_settings(
+                speculative_config.and_then(Value::as_object),
+                num_draft_tokens,
+            )
+        });
         let mut d = Deployment::new(Origin::LintFlags, engine);
         d.target = target.cloned();
-        match which {
-            Some(Engine::Vllm) => {
-                d.speculative_config = speculative_config.and_then(Value::as_object).cloned();
-                d.method = d.vllm_method();
-                d.tensor_parallel.draft =
-                    d.spec("draft_tensor_parallel_size").and_then(Value::as_u64);
-            }
-            Some(Engine::Sglang) => {
-                d.draft_tokens = num_draft_tokens.map(|value| DraftTokens {
-                    value,
-                    flag: "--speculative-num-draft-tokens",
-                });
-            }
-            // llama.cpp's settings are flags of a command line (`launch`); lint's flags state none.
-            Some(Engine::LlamaCpp | Engine::Koboldcpp) | None => {}
+        if let Some(settings) = settings {
+            d.apply(settings);
         }
         d
+    }
+
+    /// Takes the speculative settings an engine's code read (from a line or lint's flags).
+    pub fn apply(&mut self, settings: Settings) {
+        self.method = settings.method;
+        self.speculative_config = settings.speculative_config;
+        self.draft_tokens = settings.draft_tokens;
+        if settings.attention_backends.is_some() {
+            self.attention_backends = settings.attention_backends;
+        }
+        if settings.draft_tensor_parallel.is_some() {
+            self.tensor_parallel.draft = settings.draft_tensor_parallel;
+        }
+    }
+
+    /// Whether the deployment serves the target's own MTP head, as its engine reads its
+    /// method.
+    pub fn serves_mtp_head(&self) -> bool {
+        self.engine().is_some_and(|e| {
+            e.code().serves_mtp_head(
+                self.method.as_ref(),
+                matches!(self.drafter, Drafter::Separate(_)),
+            )
+        })
     }
 
     /// The engine, without its version.
@@ -214,57 +198,6 @@ impl Deployment {
                 .find(|(n, _)| n == name)
                 .map(|(_, v)| v.as_str()),
         )
-    }
-
-    /// The method vLLM uses: the speculative config's `method`, else the one vLLM infers from
-    /// "eagle3" or "dflash" in the drafter's name (`model`), else none.
-    pub fn vllm_method(&self) -> Option<Method> {
-        let spec = self.speculative_config.as_ref()?;
-        if let Some(m) = spec.get("method").and_then(Value::as_str) {
-            return Some(Method {
-                name: m.to_string(),
-                from: MethodFrom::SpeculativeConfig,
-            });
-        }
-        let name = spec
-            .get("model")
-            .and_then(Value::as_str)
-            .unwrap_or_default()
-            .to_ascii_lowercase();
-        let inferred = ["eagle3", "dflash"]
-            .into_iter()
-            .find(|m| name.contains(m))?;
-        Some(Method {
-            name: inferred.to_string(),
-            from: MethodFrom::DrafterName,
-        })
-    }
-}
-
-/// The text of the command a deployment was read from, to find a flag's line and column.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct CommandText {
-    /// The file given with `--file`; `None` for a command given after `--`.
-    pub file: Option<String>,
-    /// The text the command's flags are searched in.
-    pub text: String,
-    /// The 1-based line of `text`'s first character.
-    pub line: usize,
-}
-
-impl CommandText {
-    /// Line and column of the first `needle` (after `after`, when given) in the command's text.
-    pub fn find(&self, after: Option<&str>, needle: &str) -> Option<(usize, usize)> {
-        self.file.as_ref()?;
-        let from = match after {
-            Some(a) => self.text.find(a)?,
-            None => 0,
-        };
-        let at = from + self.text[from..].find(needle)?;
-        let before = &self.text[..at];
-        let line = self.line + before.matches('\n').count();
-        let column = before.rsplit('\n').next().unwrap_or(before).chars().count() + 1;
-        Some((line, column))
     }
 }
 

@@ -9,98 +9,59 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use super::metrics::{Exposition, Sample};
+use crate::engine::Engine;
 use crate::{Error, Result};
 
-/// vLLM's speculative-decoding counters (vllm/v1/spec_decode/metrics.py, `SpecDecodingProm`),
-/// as `prometheus_client` exposes them (`_total` appended), labelled `model_name` and `engine`.
-pub const VLLM_DRAFTS: &str = "vllm:spec_decode_num_drafts_total";
-pub const VLLM_DRAFT_TOKENS: &str = "vllm:spec_decode_num_draft_tokens_total";
-pub const VLLM_ACCEPTED: &str = "vllm:spec_decode_num_accepted_tokens_total";
-/// Per draft position; the `position` label counts from 0 (vLLM's `range(num_spec_tokens)`).
-pub const VLLM_PER_POS: &str = "vllm:spec_decode_num_accepted_tokens_per_pos_total";
-/// SGLang's acceptance gauges (python/sglang/srt/metrics/collector.py), `multiprocess_mode
-/// ="mostrecent"`: the value of the most recent batch, not a running total.
-pub const SGLANG_ACCEPT_LENGTH: &str = "sglang:spec_accept_length";
-pub const SGLANG_ACCEPT_RATE: &str = "sglang:spec_accept_rate";
-/// SGLang's generated-token counter: proves there was traffic while the gauges were sampled.
-pub const SGLANG_GENERATION_TOKENS: &str = "sglang:generation_tokens_total";
+pub use crate::engine::table::{
+    SGLANG_ACCEPT_LENGTH, SGLANG_ACCEPT_RATE, SGLANG_GENERATION_TOKENS, VLLM_ACCEPTED, VLLM_DRAFTS,
+    VLLM_DRAFT_TOKENS, VLLM_PER_POS,
+};
 
-/// Whether `acceptance` reads samples called `name` (the parser stores only these).
+/// Whether `acceptance` reads samples called `name` (the parser stores only these): the series
+/// the engine table lists for each engine's metrics.
 pub fn reads(name: &str) -> bool {
-    name.starts_with("vllm:spec_decode_")
-        || name.starts_with("sglang:spec_accept_")
-        || name == SGLANG_GENERATION_TOKENS
+    Engine::all()
+        .filter_map(|e| e.spec().metrics)
+        .any(|m| m.reads.iter().any(|p| name.starts_with(p)))
 }
 
 /// The label every engine puts the served model's name in.
 pub const MODEL_LABEL: &str = "model_name";
 
-/// The serving engine whose metrics were scraped.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ServerEngine {
-    Vllm,
-    Sglang,
-}
-
-impl ServerEngine {
-    pub fn name(self) -> &'static str {
-        match self {
-            ServerEngine::Vllm => "vLLM",
-            ServerEngine::Sglang => "SGLang",
-        }
+/// Which engine exported `e`, from its metric names (the engine table's metrics rows).
+pub fn detect_engine(e: &Exposition, origin: &str) -> Result<Engine> {
+    if let Some(engine) = Engine::exporting(|name| e.has(name)) {
+        return Ok(engine);
     }
-
-    /// The `--engine` value of `lint`.
-    pub fn flag(self) -> &'static str {
-        match self {
-            ServerEngine::Vllm => "vllm",
-            ServerEngine::Sglang => "sglang",
-        }
-    }
-
-    /// The metric whose series name the models being served.
-    fn model_metric(self) -> &'static str {
-        match self {
-            ServerEngine::Vllm => VLLM_DRAFTS,
-            ServerEngine::Sglang => SGLANG_ACCEPT_LENGTH,
-        }
-    }
-}
-
-/// Which engine exported `e`, from its metric names.
-pub fn detect_engine(e: &Exposition, origin: &str) -> Result<ServerEngine> {
-    if e.has(VLLM_DRAFTS) {
-        return Ok(ServerEngine::Vllm);
-    }
-    if e.has(SGLANG_ACCEPT_LENGTH) {
-        return Ok(ServerEngine::Sglang);
-    }
-    if e.has_namespace("vllm:") {
+    let rows = || Engine::all().filter_map(|en| en.spec().metrics.map(|m| (en, m)));
+    if let Some((engine, m)) = rows().find(|(_, m)| e.has_namespace(m.namespace)) {
         return Err(Error::new(format!(
-            "{origin} is a vLLM server without speculative-decoding metrics (no {VLLM_DRAFTS})"
+            "{origin} is a server of {} without speculative-decoding metrics (no {})",
+            engine.display(),
+            m.marker
         ))
-        .with_hint(
-            "speculative decoding is not enabled there: was it started with --speculative-config?",
-        ));
+        .with_hint(m.enable_hint));
     }
-    if e.has_namespace("sglang:") {
-        return Err(Error::new(format!(
-            "{origin} is an SGLang server without {SGLANG_ACCEPT_LENGTH}"
-        ))
-        .with_hint("start it with --speculative-algorithm and --enable-metrics"));
-    }
+    let known: Vec<String> = rows()
+        .map(|(en, m)| format!("{} ({}*)", en.display(), m.reads[0]))
+        .collect();
     Err(Error::new(format!(
-        "{origin} exports no vLLM (vllm:spec_decode_*) or SGLang (sglang:spec_accept_*) acceptance metrics"
+        "{origin} exports no {} acceptance metrics",
+        known.join(" or ")
     ))
     .with_hint("point the URL at the engine's own /metrics, not at a proxy or another exporter"))
 }
 
+/// The series whose `model_name` label names the models `engine` serves.
+fn model_metric(engine: Engine) -> &'static str {
+    engine.spec().metrics.map_or("", |m| m.marker)
+}
+
 /// The model names on the engine's acceptance metrics, sorted. Empty when the series carry no
 /// `model_name` label.
-pub fn models(e: &Exposition, engine: ServerEngine) -> Vec<String> {
+pub fn models(e: &Exposition, engine: Engine) -> Vec<String> {
     let names: BTreeSet<String> = e
-        .named(engine.model_metric())
+        .named(model_metric(engine))
         .filter_map(|s| s.label(MODEL_LABEL).map(str::to_string))
         .collect();
     names.into_iter().collect()
@@ -110,7 +71,7 @@ pub fn models(e: &Exposition, engine: ServerEngine) -> Vec<String> {
 /// Several models and no `--model-name` is an error listing them.
 pub fn select_model(
     e: &Exposition,
-    engine: ServerEngine,
+    engine: Engine,
     requested: Option<&str>,
     origin: &str,
 ) -> Result<Option<String>> {
@@ -149,7 +110,7 @@ type Labels = BTreeMap<String, String>;
 /// vLLM's counters for one model at one scrape, summed over `engine` replicas (data-parallel
 /// engines count separately).
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct VllmCounters {
+pub struct Counters {
     pub drafts: f64,
     pub draft_tokens: f64,
     pub accepted: f64,
@@ -166,7 +127,7 @@ pub struct VllmCounters {
     sources: BTreeMap<(&'static str, Option<u32>), Vec<Labels>>,
 }
 
-impl VllmCounters {
+impl Counters {
     /// The series behind one total, for messages: the sample's own name when one series was
     /// read, else the labels they share and those that differ (`m{model_name="x"} summed over
     /// engine="0", engine="1"`).
@@ -249,7 +210,7 @@ impl VllmCounters {
 }
 
 /// Reads vLLM's counters for `model` from one scrape.
-pub fn vllm_counters(e: &Exposition, model: Option<&str>, origin: &str) -> Result<VllmCounters> {
+pub fn vllm_counters(e: &Exposition, model: Option<&str>, origin: &str) -> Result<Counters> {
     let for_model = model
         .map(|m| format!(" for model `{m}`"))
         .unwrap_or_default();
@@ -259,7 +220,7 @@ pub fn vllm_counters(e: &Exposition, model: Option<&str>, origin: &str) -> Resul
         ))
         .with_hint("the server restarted or changed during the window; measure again"));
     }
-    let mut c = VllmCounters::default();
+    let mut c = Counters::default();
     let mut seen = BTreeSet::new();
     for s in e.samples.iter().filter(|s| of_model(s, model)) {
         let (metric, position) = match s.name.as_str() {
@@ -333,7 +294,9 @@ pub struct PositionAcceptance {
 
 /// vLLM's counters over the window.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct VllmWindow {
+pub struct CounterWindow {
+    /// The engine whose counters they are.
+    pub engine: Engine,
     pub drafts: f64,
     pub draft_tokens: f64,
     pub accepted_tokens: f64,
@@ -351,10 +314,11 @@ pub struct VllmWindow {
 /// The window between two scrapes. A counter that went down (or was created again) is a reset:
 /// an error, because a delta across a restart means nothing.
 pub fn vllm_window(
-    before: &VllmCounters,
-    after: &VllmCounters,
+    engine: Engine,
+    before: &Counters,
+    after: &Counters,
     origin: &str,
-) -> Result<VllmWindow> {
+) -> Result<CounterWindow> {
     check_no_reset(before, after, origin)?;
     let drafts = after.drafts - before.drafts;
     let draft_tokens = after.draft_tokens - before.draft_tokens;
@@ -415,7 +379,8 @@ pub fn vllm_window(
     } else {
         u32::try_from(per_position.len()).ok()
     };
-    Ok(VllmWindow {
+    Ok(CounterWindow {
+        engine,
         drafts,
         draft_tokens,
         accepted_tokens: accepted,
@@ -428,7 +393,7 @@ pub fn vllm_window(
 }
 
 /// A counter lower at the end of the window than at its start, gone, or created again.
-fn check_no_reset(before: &VllmCounters, after: &VllmCounters, origin: &str) -> Result<()> {
+fn check_no_reset(before: &Counters, after: &Counters, origin: &str) -> Result<()> {
     for (series, old) in &before.series {
         match after.series.get(series) {
             Some(new) if new < old => {
@@ -473,7 +438,7 @@ fn reset(origin: &str, what: &str) -> Error {
 
 /// SGLang's acceptance gauges for one model at one scrape.
 #[derive(Debug, Clone, Default, PartialEq)]
-pub struct SglangScrape {
+pub struct GaugeScrape {
     /// `sglang:spec_accept_length` of every series (one per scheduler rank) that has seen a
     /// speculative batch; SGLang sets 0 before the first one.
     pub accept_length: Vec<f64>,
@@ -486,8 +451,8 @@ pub struct SglangScrape {
 
 /// Reads SGLang's gauges for `model` from one scrape. A value no scheduler can set (NaN,
 /// infinite or negative; a rate above 1) is an error naming its series.
-pub fn sglang_scrape(e: &Exposition, model: Option<&str>, origin: &str) -> Result<SglangScrape> {
-    let mut s = SglangScrape::default();
+pub fn sglang_scrape(e: &Exposition, model: Option<&str>, origin: &str) -> Result<GaugeScrape> {
+    let mut s = GaugeScrape::default();
     for sample in e.samples.iter().filter(|x| of_model(x, model)) {
         let v = sample.value;
         let (what, max) = match sample.name.as_str() {
@@ -562,7 +527,9 @@ impl Stats {
 
 /// SGLang's gauges over the window.
 #[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct SglangWindow {
+pub struct GaugeWindow {
+    /// The engine whose gauges they are.
+    pub engine: Engine,
     pub scrapes: usize,
     /// The gauge's series for this model (scheduler ranks).
     pub series: usize,
@@ -576,7 +543,7 @@ pub struct SglangWindow {
 }
 
 /// The window of SGLang samples (in scrape order).
-pub fn sglang_window(scrapes: &[SglangScrape], origin: &str) -> Result<SglangWindow> {
+pub fn sglang_window(engine: Engine, scrapes: &[GaugeScrape], origin: &str) -> Result<GaugeWindow> {
     let generation_tokens = match (
         scrapes.first().and_then(|s| s.generation_tokens),
         scrapes.last().and_then(|s| s.generation_tokens),
@@ -617,7 +584,8 @@ pub fn sglang_window(scrapes: &[SglangScrape], origin: &str) -> Result<SglangWin
         .iter()
         .flat_map(|s| s.accept_rate.iter().copied())
         .collect();
-    Ok(SglangWindow {
+    Ok(GaugeWindow {
+        engine,
         scrapes: scrapes.len(),
         series: scrapes.iter().map(|s| s.series).max().unwrap_or(0),
         static_gauge: generation_tokens.is_none()
@@ -696,7 +664,7 @@ mod tests {
         vllm_series(&series, k)
     }
 
-    fn counters(text: &str) -> VllmCounters {
+    fn counters(text: &str) -> Counters {
         vllm_counters(&parse(text, "u").unwrap(), None, "u").unwrap()
     }
 
@@ -720,7 +688,7 @@ mod tests {
             ],
             3,
         ));
-        let w = vllm_window(&before, &after, "u").unwrap();
+        let w = vllm_window(Engine::Vllm, &before, &after, "u").unwrap();
         // Δdrafts = 100 + 100; Δper_pos = [80+80, 60+60, 40+40]; Δaccepted = 360.
         assert_eq!(w.drafts, 200.0);
         assert_eq!(w.accepted_tokens, 360.0);
@@ -737,7 +705,7 @@ mod tests {
     #[test]
     fn idle_window_is_an_error() {
         let c = counters(&vllm_text("m", &[(0, 100.0, &[90.0])], 1));
-        let err = vllm_window(&c, &c, "http://h/metrics").unwrap_err();
+        let err = vllm_window(Engine::Vllm, &c, &c, "http://h/metrics").unwrap_err();
         assert!(err.message.contains("idle"), "{err}");
     }
 
@@ -746,10 +714,10 @@ mod tests {
     fn counter_reset_is_an_error() {
         let before = counters(&vllm_text("m", &[(0, 100.0, &[90.0])], 1));
         let after = counters(&vllm_text("m", &[(0, 10.0, &[9.0])], 1));
-        let err = vllm_window(&before, &after, "u").unwrap_err();
+        let err = vllm_window(Engine::Vllm, &before, &after, "u").unwrap_err();
         assert!(err.message.contains("counter reset"), "{err}");
         let other_engine = counters(&vllm_text("m", &[(1, 200.0, &[190.0])], 1));
-        let err = vllm_window(&before, &other_engine, "u").unwrap_err();
+        let err = vllm_window(Engine::Vllm, &before, &other_engine, "u").unwrap_err();
         assert!(err.message.contains("not at the end"), "{err}");
     }
 
@@ -761,10 +729,10 @@ mod tests {
         };
         let before = counters(&(vllm_text("m", &[(0, 100.0, &[90.0])], 1) + &created(1.0e9)));
         let after = counters(&(vllm_text("m", &[(0, 500.0, &[400.0])], 1) + &created(2.0e9)));
-        let err = vllm_window(&before, &after, "u").unwrap_err();
+        let err = vllm_window(Engine::Vllm, &before, &after, "u").unwrap_err();
         assert!(err.message.contains("created again"), "{err}");
         let same = counters(&(vllm_text("m", &[(0, 500.0, &[400.0])], 1) + &created(1.0e9)));
-        assert!(vllm_window(&before, &same, "u").is_ok());
+        assert!(vllm_window(Engine::Vllm, &before, &same, "u").is_ok());
     }
 
     /// Several models need --model-name; the error lists them; a name picks one.
@@ -772,13 +740,13 @@ mod tests {
     fn several_models_need_a_name() {
         let text = vllm_series(&[("a", 0, 1.0, &[1.0]), ("b", 0, 1.0, &[0.0])], 1);
         let e = parse(&text, "u").unwrap();
-        let err = select_model(&e, ServerEngine::Vllm, None, "u").unwrap_err();
+        let err = select_model(&e, Engine::Vllm, None, "u").unwrap_err();
         assert!(err.message.contains("`a`, `b`"), "{err}");
         assert_eq!(
-            select_model(&e, ServerEngine::Vllm, Some("b"), "u").unwrap(),
+            select_model(&e, Engine::Vllm, Some("b"), "u").unwrap(),
             Some("b".to_string())
         );
-        let err = select_model(&e, ServerEngine::Vllm, Some("c"), "u").unwrap_err();
+        let err = select_model(&e, Engine::Vllm, Some("c"), "u").unwrap_err();
         assert!(err.message.contains("`c` is not served"), "{err}");
         let b = vllm_counters(&e, Some("b"), "u").unwrap();
         assert_eq!(b.accepted, 0.0);
@@ -794,7 +762,7 @@ mod tests {
             "{err}"
         );
         let e = parse("sglang:spec_accept_length{model_name=\"m\"} 3\n", "u").unwrap();
-        assert_eq!(detect_engine(&e, "u").unwrap(), ServerEngine::Sglang);
+        assert_eq!(detect_engine(&e, "u").unwrap(), Engine::Sglang);
         let e = parse("process_cpu_seconds_total 1\n", "u").unwrap();
         assert!(detect_engine(&e, "u").is_err());
     }
@@ -802,13 +770,14 @@ mod tests {
     /// SGLang: stats over scrapes and ranks, zeros ignored; idle and reset are errors.
     #[test]
     fn sglang_window_stats_and_errors() {
-        let scrape = |l: &[f64], g: Option<f64>| SglangScrape {
+        let scrape = |l: &[f64], g: Option<f64>| GaugeScrape {
             accept_length: l.to_vec(),
             accept_rate: vec![],
             generation_tokens: g,
             series: l.len(),
         };
         let w = sglang_window(
+            Engine::Sglang,
             &[
                 scrape(&[3.0], Some(10.0)),
                 scrape(&[3.5], Some(20.0)),
@@ -822,18 +791,25 @@ mod tests {
         assert_eq!(w.generation_tokens, Some(20.0));
         assert!(!w.static_gauge);
         let idle = sglang_window(
+            Engine::Sglang,
             &[scrape(&[3.0], Some(10.0)), scrape(&[3.0], Some(10.0))],
             "u",
         );
         assert!(idle.unwrap_err().message.contains("idle"));
         let reset = sglang_window(
+            Engine::Sglang,
             &[scrape(&[3.0], Some(10.0)), scrape(&[3.0], Some(1.0))],
             "u",
         );
         assert!(reset.unwrap_err().message.contains("counter reset"));
-        let none = sglang_window(&[scrape(&[], None), scrape(&[], None)], "u");
+        let none = sglang_window(Engine::Sglang, &[scrape(&[], None), scrape(&[], None)], "u");
         assert!(none.unwrap_err().message.contains("0 in every sample"));
-        let stale = sglang_window(&[scrape(&[3.0], None), scrape(&[3.0], None)], "u").unwrap();
+        let stale = sglang_window(
+            Engine::Sglang,
+            &[scrape(&[3.0], None), scrape(&[3.0], None)],
+            "u",
+        )
+        .unwrap();
         assert!(stale.static_gauge);
     }
 }

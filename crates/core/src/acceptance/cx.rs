@@ -9,12 +9,13 @@
 
 use serde::Serialize;
 
-use super::compute::{ServerEngine, Shape};
+use super::compute::Shape;
 use super::next;
 use super::verdict::{Measurement, Threshold};
 use super::AcceptanceCode;
 use crate::diagnostic::rule::{self, Describe, NeedKind, RuleFamily};
 use crate::diagnostic::Diagnostic;
+use crate::engine::{Engine, MetricsKind};
 
 /// The acceptance family of rules: they judge one measured window ([`Cx`]).
 pub struct Acceptance;
@@ -61,14 +62,21 @@ impl NeedKind for Need {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Applies {
     Every,
-    Only(ServerEngine),
+    /// The engines that export acceptance this way (SGLang's gauges).
+    Exporting(MetricsKind),
 }
 
 impl Describe for Applies {
     fn describe(self) -> String {
         match self {
             Applies::Every => "every engine".to_string(),
-            Applies::Only(engine) => engine.name().to_string(),
+            Applies::Exporting(kind) => {
+                let names: Vec<&str> = Engine::all()
+                    .filter(|e| e.spec().metrics.is_some_and(|m| m.kind == kind))
+                    .map(Engine::display)
+                    .collect();
+                names.join(" and ")
+            }
         }
     }
 }
@@ -90,7 +98,7 @@ pub struct Cx<'a> {
 }
 
 impl<'a> Cx<'a> {
-    pub(super) fn engine(&self) -> ServerEngine {
+    pub(super) fn engine(&self) -> Engine {
         self.measurement.engine()
     }
 
@@ -124,19 +132,19 @@ impl RuleFamily for Acceptance {
     fn in_scope(cx: &Cx<'_>, scope: Applies) -> bool {
         match scope {
             Applies::Every => true,
-            Applies::Only(engine) => cx.engine() == engine,
+            Applies::Exporting(kind) => cx.engine().spec().metrics.is_some_and(|m| m.kind == kind),
         }
     }
 
     fn has(cx: &Cx<'_>, need: Need) -> bool {
         match (need, cx.measurement) {
             (Need::Threshold, _) => cx.threshold.is_some(),
-            (Need::PerPosition, Measurement::Vllm(w)) => !w.per_position.is_empty(),
-            (Need::PerPosition, Measurement::Sglang(_)) => false,
-            (Need::GaugeSamples, Measurement::Sglang(w)) => {
+            (Need::PerPosition, Measurement::Counters(w)) => !w.per_position.is_empty(),
+            (Need::PerPosition, Measurement::Gauges(_)) => false,
+            (Need::GaugeSamples, Measurement::Gauges(w)) => {
                 w.accept_length.samples > 1 || w.generation_tokens.is_some()
             }
-            (Need::GaugeSamples, Measurement::Vllm(_)) => true,
+            (Need::GaugeSamples, Measurement::Counters(_)) => true,
             (Need::Profile, _) => cx.threshold.is_some_and(|t| t.profile.is_some()),
         }
     }

@@ -32,7 +32,7 @@ pub mod threshold;
 pub mod verdict;
 
 pub use build::{snapshots_for_model, AcceptanceReport};
-pub use compute::{ServerEngine, Shape};
+pub use compute::Shape;
 pub use cx::{Acceptance, Applies, Cx, Need, Rule, Skipped};
 pub use position::NEAR_ZERO;
 pub use verdict::{break_even, Measurement, Threshold, Verdict, Window};

@@ -2,7 +2,7 @@
 //! against the served target and engine, compare it with its authority), written as a shell
 //! would read them.
 
-use super::ServerEngine;
+use crate::engine::Engine;
 
 /// The served model as a `--target` argument: a path as it is, a Hub repo id in the explicit
 /// `hf://` form (a bare `ORG/NAME` is read as a local path; see `input`).
@@ -14,11 +14,11 @@ fn target_arg(target: Option<&str>) -> String {
     }
 }
 
-pub fn lint_command(engine: ServerEngine, target: Option<&str>) -> String {
+pub fn lint_command(engine: Engine, target: Option<&str>) -> String {
     format!(
         "dflash-check lint DRAFTER_DIR --target {} --engine {}",
         target_arg(target),
-        engine.flag()
+        engine.as_str()
     )
 }
 

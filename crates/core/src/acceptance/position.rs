@@ -23,7 +23,9 @@ impl Measurement {
 /// is wrong has no later positions to judge), then a cliff.
 pub fn shape(m: &Measurement) -> Shape {
     match m {
-        Measurement::Vllm(w) if !w.per_position.is_empty() => shape_of_positions(&w.per_position),
+        Measurement::Counters(w) if !w.per_position.is_empty() => {
+            shape_of_positions(&w.per_position)
+        }
         _ => shape_from_length(m.acceptance_length()),
     }
 }

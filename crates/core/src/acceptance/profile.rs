@@ -81,7 +81,7 @@ fn below(per_position: &[PositionAcceptance], bar: &ProfileBar) -> Vec<(u32, f64
 }
 
 fn below_profile(cx: &mut Cx) {
-    let (Some(bar), Measurement::Vllm(w)) = (
+    let (Some(bar), Measurement::Counters(w)) = (
         cx.threshold.and_then(|t| t.profile.as_ref()),
         cx.measurement,
     ) else {
@@ -132,7 +132,7 @@ mod tests {
 
     #[test]
     fn names_the_positions_below_the_profile() {
-        let Measurement::Vllm(w) = vllm(&[0.8, 0.2, 0.1]) else {
+        let Measurement::Counters(w) = vllm(&[0.8, 0.2, 0.1]) else {
             unreachable!()
         };
         let low = below(&w.per_position, &bar(&[0.8, 0.6, 0.4]));

@@ -58,7 +58,7 @@ impl<'a> Cx<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::acceptance::compute::{PositionAcceptance, SglangWindow, Shape, Stats};
+    use crate::acceptance::compute::{GaugeWindow, PositionAcceptance, Shape, Stats};
     use crate::acceptance::cx::{Acceptance, Need};
     use crate::acceptance::position::{shape_from_length, shape_of_positions};
     use crate::diagnostic::rule::RuleFamily;
@@ -128,7 +128,8 @@ mod tests {
     }
 
     fn sglang(samples: usize, generation_tokens: Option<f64>) -> Measurement {
-        Measurement::Sglang(SglangWindow {
+        Measurement::Gauges(GaugeWindow {
+            engine: crate::engine::Engine::Sglang,
             scrapes: 2,
             series: 1,
             accept_length: Stats {

@@ -5,47 +5,49 @@
 
 use serde::Serialize;
 
-use super::compute::{self, SglangWindow, VllmWindow};
-use super::ServerEngine;
+use super::compute::{CounterWindow, GaugeWindow};
+use crate::engine::Engine;
 use crate::family::{Family, Forwards};
 
 /// What was measured over the window.
+/// Counters (a difference of two scrapes) or gauges (samples), as the engine exports them; each
+/// window names its engine, serialised first (`{"engine": "vllm", …}`).
 #[derive(Debug, Clone, PartialEq, Serialize)]
-#[serde(tag = "engine", rename_all = "lowercase")]
+#[serde(untagged)]
 pub enum Measurement {
-    Vllm(VllmWindow),
-    Sglang(SglangWindow),
+    Counters(CounterWindow),
+    Gauges(GaugeWindow),
 }
 
 impl Measurement {
-    pub fn engine(&self) -> ServerEngine {
+    pub fn engine(&self) -> Engine {
         match self {
-            Measurement::Vllm(_) => ServerEngine::Vllm,
-            Measurement::Sglang(_) => ServerEngine::Sglang,
+            Measurement::Counters(w) => w.engine,
+            Measurement::Gauges(w) => w.engine,
         }
     }
 
     /// vLLM: 1 + Δaccepted/Δdrafts; SGLang: the mean of the sampled gauge.
     pub fn acceptance_length(&self) -> f64 {
         match self {
-            Measurement::Vllm(w) => w.acceptance_length,
-            Measurement::Sglang(w) => w.accept_length.mean,
+            Measurement::Counters(w) => w.acceptance_length,
+            Measurement::Gauges(w) => w.accept_length.mean,
         }
     }
 
     /// The most the acceptance length can be (K + 1), when K is known.
     pub fn max_acceptance_length(&self) -> Option<u32> {
         match self {
-            Measurement::Vllm(w) => w.num_speculative_tokens.map(|k| k.saturating_add(1)),
-            Measurement::Sglang(_) => None,
+            Measurement::Counters(w) => w.num_speculative_tokens.map(|k| k.saturating_add(1)),
+            Measurement::Gauges(_) => None,
         }
     }
 
     /// The draft-token acceptance rate (vLLM: Δaccepted/Δdraft_tokens; SGLang: the mean gauge).
     pub fn draft_acceptance_rate(&self) -> Option<f64> {
         match self {
-            Measurement::Vllm(w) => w.draft_acceptance_rate,
-            Measurement::Sglang(w) => w.accept_rate.map(|s| s.mean),
+            Measurement::Counters(w) => w.draft_acceptance_rate,
+            Measurement::Gauges(w) => w.accept_rate.map(|s| s.mean),
         }
     }
 }
@@ -142,11 +144,9 @@ pub struct Window {
     pub scrapes: usize,
 }
 
-pub(super) fn length_metric(engine: ServerEngine) -> &'static str {
-    match engine {
-        ServerEngine::Vllm => compute::VLLM_ACCEPTED,
-        ServerEngine::Sglang => compute::SGLANG_ACCEPT_LENGTH,
-    }
+/// The series the acceptance length is measured from (the engine table's metrics row).
+pub(super) fn length_metric(engine: Engine) -> &'static str {
+    engine.spec().metrics.map_or("", |m| m.length)
 }
 
 /// `of 16` when K is known.
@@ -168,7 +168,8 @@ pub(crate) mod tests {
     pub(crate) fn vllm(per_pos: &[f64]) -> Measurement {
         let drafts = 1000.0;
         let accepted: f64 = per_pos.iter().map(|p| p * drafts).sum();
-        Measurement::Vllm(VllmWindow {
+        Measurement::Counters(CounterWindow {
+            engine: crate::engine::Engine::Vllm,
             drafts,
             draft_tokens: drafts * per_pos.len() as f64,
             accepted_tokens: accepted,
@@ -278,7 +279,8 @@ pub(crate) mod tests {
     /// SGLang: a mean of 1.05 infers the first-position cause without per-position counters.
     #[test]
     fn sglang_low_length_infers_first_position() {
-        let m = Measurement::Sglang(SglangWindow {
+        let m = Measurement::Gauges(GaugeWindow {
+            engine: crate::engine::Engine::Sglang,
             scrapes: 3,
             series: 1,
             accept_length: Stats {

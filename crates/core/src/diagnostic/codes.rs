@@ -150,6 +150,7 @@ crate::declare_code_names! {
         MtpNextnLayersSglang => "mtp-nextn-layers-sglang",
         MethodOverriddenByName => "method-overridden-by-name",
         DraftAttentionBackendInherited => "draft-attention-backend-inherited",
+        EngineUnsupported => "engine-unsupported",
     }
 }
 

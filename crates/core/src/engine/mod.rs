@@ -12,12 +12,23 @@
 //! this module no code matches on an [`Engine`] (`tests/architecture.rs`): it reads the row.
 //! The quantization exclude-list matching each engine does is here too ([`exclude`]).
 
+mod capabilities;
+pub mod capability;
+mod code;
+pub mod command;
+mod koboldcpp;
+mod llama_cpp;
 pub mod releases;
+mod sglang;
 pub mod table;
 mod version;
+mod vllm;
 
 use serde::Serialize;
 
+pub use capability::{Capabilities, Holds, What};
+pub use code::{AttentionBackends, DraftTokens, EngineCode, Method, MethodFrom, Settings};
+pub use llama_cpp::{DRAFT_HF as LLAMA_DRAFT_HF, DRAFT_MODEL as LLAMA_DRAFT_MODEL};
 pub use releases::{ByEngine, Judged, ReleaseRow};
 pub use version::{line_text, range_text, EngineRelease, Line, VersionFrom, ANY_PATCH};
 
@@ -59,6 +70,14 @@ impl Engine {
         self.spec().name
     }
 
+    /// The engine whose metrics `e` holds (the first row whose marker series it has).
+    pub fn exporting(has: impl Fn(&str) -> bool) -> Option<Engine> {
+        table::ROWS
+            .iter()
+            .find(|r| r.metrics.is_some_and(|m| has(m.marker)))
+            .map(|r| r.engine)
+    }
+
     /// Whether its models are GGUF files (llama.cpp and the servers that vendor it).
     pub fn reads_gguf(self) -> bool {
         self.spec().models == Models::Gguf
@@ -67,6 +86,29 @@ impl Engine {
     /// How people write it (`vLLM`, `SGLang`).
     pub fn display(self) -> &'static str {
         self.spec().display
+    }
+
+    /// Every engine's display name: `vLLM, SGLang, llama.cpp or koboldcpp`.
+    pub fn displays_listed() -> String {
+        listed(table::ROWS.iter().map(|r| r.display))
+    }
+
+    /// Every engine with how its lines start, for messages and help: `vLLM (`vllm serve MODEL
+    /// …`), SGLang (…) and …`.
+    pub fn examples() -> String {
+        let all: Vec<String> = table::ROWS
+            .iter()
+            .map(|r| format!("{} (`{}`)", r.display, r.example))
+            .collect();
+        match all.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+            _ => all.join(""),
+        }
+    }
+
+    /// The engine's own code (its command line, its deployment settings).
+    pub fn code(self) -> &'static dyn EngineCode {
+        self.spec().code
     }
 
     /// The engine named `name` (its name or an alias, any case).
@@ -80,12 +122,22 @@ impl Engine {
 
     /// Every engine's name, for messages and help: `vllm, sglang, llama.cpp or koboldcpp`.
     pub fn names_listed() -> String {
-        let names: Vec<&str> = table::ROWS.iter().map(|r| r.name).collect();
-        match names.split_last() {
-            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
-            _ => names.join(""),
-        }
+        listed(table::ROWS.iter().map(|r| r.name))
     }
+}
+
+/// `a, b or c`.
+fn listed<'a>(items: impl Iterator<Item = &'a str>) -> String {
+    let all: Vec<&str> = items.collect();
+    match all.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => all.join(""),
+    }
+}
+
+/// Every capability row (`capabilities`), for `capability`'s queries.
+fn capability_rows() -> &'static [capability::Capability] {
+    capabilities::ROWS
 }
 
 impl std::fmt::Display for Engine {
@@ -103,8 +155,13 @@ pub struct EngineSpec {
     pub aliases: &'static [&'static str],
     /// How it is written in prose (`vLLM`).
     pub display: &'static str,
+    /// Whose speculative-decoding code it vendors, and since when, when it serves drafts with
+    /// another engine's code (koboldcpp: llama.cpp's): messages name it.
+    pub vendors: Option<&'static str>,
     /// What its models are: checkpoint folders (`config.json` and safetensors) or GGUF files.
     pub models: Models,
+    /// A line that starts it with a drafter, for messages and help.
+    pub example: &'static str,
     /// How a command line starts it, in the order they are tried.
     pub entrypoints: &'static [Entrypoint],
     /// Its official container images, and how their tags name a release.
@@ -119,6 +176,8 @@ pub struct EngineSpec {
     pub version_endpoint: Option<VersionEndpoint>,
     /// The releases read and the default window.
     pub releases: Releases,
+    /// The engine's own code (`engine/NAME.rs`).
+    pub code: &'static dyn EngineCode,
 }
 
 /// What an engine loads as a model.
@@ -147,13 +206,12 @@ pub enum Entrypoint {
         then: &'static [&'static str],
     },
     /// A container image whose own entrypoint is the server (`docker run IMAGE ARGS`), when its
-    /// tag starts with `tag_prefix` and no later word starts the engine's program itself.
+    /// tag starts with `tag_prefix` and no later word starts the engine by another entrypoint
+    /// (`docker run IMAGE vllm serve …` states its own command).
     Image {
         /// Index into the row's `images`.
         image: usize,
         tag_prefix: &'static str,
-        /// A later word whose file name starts with this states its own command.
-        unless_program: &'static str,
     },
 }
 
@@ -178,6 +236,9 @@ pub struct Flags {
     pub target: &'static [&'static str],
     /// The flags that name the drafter (or a draft model), first the preferred spelling.
     pub drafter: &'static [&'static str],
+    /// Where a line pins the drafter's Hub revision, and the flag to point at when it does not
+    /// (`None`: the engine takes no revision for a drafter).
+    pub drafter_revision: Option<(&'static str, &'static str)>,
     /// The flags that set the target's tensor-parallel size (`None`: the engine splits no heads).
     pub tensor_parallel: Option<&'static [&'static str]>,
     /// The flag that states the whole speculative configuration as JSON, when there is one.
@@ -196,6 +257,10 @@ pub struct Metrics {
     /// The series whose presence says speculative decoding runs, and whose `model_name` label
     /// names the models served.
     pub marker: &'static str,
+    /// The series the acceptance length is measured from.
+    pub length: &'static str,
+    /// The series `acceptance` reads, by name prefix (the parser keeps only these).
+    pub reads: &'static [&'static str],
     /// How acceptance is exported.
     pub kind: MetricsKind,
     /// What to start the server with when the marker is missing.

@@ -140,6 +140,10 @@ impl ReleaseRow {
 /// A rule's severities by engine and release, declared beside the rule.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ByEngine {
+    /// The case of the rule these rows are about, when a rule's verdict differs by case as well
+    /// as by engine (`the target is a Qwen3.5 model`): the rule picks the case from the config,
+    /// the rows say what each engine does in it. `None`: the rule's one table.
+    pub case: Option<&'static str>,
     /// Without an engine, or for an engine no row names: the statement true whatever the
     /// engine (`None`: nothing is said without the engine).
     pub no_engine: Option<Severity>,
@@ -240,10 +244,15 @@ impl ByEngine {
     /// The rows as one line each, and the verdict without an engine: `explain` prints these.
     pub fn lines(&self) -> Vec<String> {
         let mut out: Vec<String> = self
-            .rows
-            .iter()
-            .map(|r| format!("{}: {} ({})", r.versions(), verdict(r.severity), r.does))
+            .case
+            .map(|c| format!("when {c}:"))
+            .into_iter()
             .collect();
+        out.extend(
+            self.rows
+                .iter()
+                .map(|r| format!("{}: {} ({})", r.versions(), verdict(r.severity), r.does)),
+        );
         out.push(format!("no engine: {}", verdict(self.no_engine)));
         out
     }
@@ -268,6 +277,7 @@ mod tests {
     use Severity::{Error, Info, Warning};
 
     const ROWS: ByEngine = ByEngine {
+        case: None,
         no_engine: Some(Error),
         rows: &[
             ReleaseRow::until(Engine::Vllm, (0, 26), Some(Warning), "ignores it"),
@@ -311,6 +321,7 @@ mod tests {
             ReleaseRow::since(Engine::Vllm, (split.0, split.1), None, "fixed"),
         ]));
         let by = ByEngine {
+            case: None,
             no_engine: Some(Info),
             rows,
         };
@@ -340,6 +351,7 @@ mod tests {
             "old",
         )]));
         let by = ByEngine {
+            case: None,
             no_engine: None,
             rows: old,
         };

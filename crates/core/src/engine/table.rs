@@ -10,11 +10,29 @@
 //! read — the releases evidence/evidence.toml cites (`release = "vllm==0.34.0"`, or a commit
 //! whose release is named beside it).
 
+use super::koboldcpp::Koboldcpp;
+use super::llama_cpp::LlamaCpp;
+use super::sglang::Sglang;
 use super::version::ANY_PATCH;
+use super::vllm::Vllm;
 use super::{
     Engine, EngineSpec, Entrypoint, Flags, Image, Metrics, MetricsKind, Models, Releases, Scheme,
     VersionEndpoint,
 };
+
+/// vLLM's speculative-decoding counters (vllm/v1/spec_decode/metrics.py, `SpecDecodingProm`),
+/// as `prometheus_client` exposes them (`_total` appended), labelled `model_name` and `engine`.
+pub const VLLM_DRAFTS: &str = "vllm:spec_decode_num_drafts_total";
+pub const VLLM_DRAFT_TOKENS: &str = "vllm:spec_decode_num_draft_tokens_total";
+pub const VLLM_ACCEPTED: &str = "vllm:spec_decode_num_accepted_tokens_total";
+/// Per draft position; the `position` label counts from 0 (vLLM's `range(num_spec_tokens)`).
+pub const VLLM_PER_POS: &str = "vllm:spec_decode_num_accepted_tokens_per_pos_total";
+/// SGLang's acceptance gauges (python/sglang/srt/metrics/collector.py), `multiprocess_mode
+/// ="mostrecent"`: the value of the most recent batch, not a running total.
+pub const SGLANG_ACCEPT_LENGTH: &str = "sglang:spec_accept_length";
+pub const SGLANG_ACCEPT_RATE: &str = "sglang:spec_accept_rate";
+/// SGLang's generated-token counter: proves there was traffic while the gauges were sampled.
+pub const SGLANG_GENERATION_TOKENS: &str = "sglang:generation_tokens_total";
 
 /// vLLM's switches (flags that take no value): a word after one of them is not its value.
 const VLLM_SWITCHES: &[&str] = &[
@@ -169,6 +187,8 @@ pub const ROWS: &[EngineSpec] = &[
         name: "vllm",
         aliases: &[],
         display: "vLLM",
+        vendors: None,
+        example: "vllm serve MODEL --speculative-config '{\"method\": …, \"model\": DRAFTER, \"num_speculative_tokens\": K}'",
         models: Models::Checkpoints,
         entrypoints: &[
             Entrypoint::Program {
@@ -187,7 +207,6 @@ pub const ROWS: &[EngineSpec] = &[
             Entrypoint::Image {
                 image: 0,
                 tag_prefix: "",
-                unless_program: "vllm",
             },
         ],
         images: &[Image {
@@ -199,6 +218,7 @@ pub const ROWS: &[EngineSpec] = &[
             underscores_are_dashes: true,
             target: &["--model"],
             drafter: &[],
+            drafter_revision: Some(("--speculative-config.revision", "--speculative-config")),
             tensor_parallel: Some(&["--tensor-parallel-size", "-tp"]),
             speculative_config: Some("--speculative-config"),
             method: None,
@@ -208,7 +228,9 @@ pub const ROWS: &[EngineSpec] = &[
 \"eagle3\" or \"dflash\" in the drafter's name",
         metrics: Some(Metrics {
             namespace: "vllm:",
-            marker: "vllm:spec_decode_num_drafts_total",
+            marker: VLLM_DRAFTS,
+            length: VLLM_ACCEPTED,
+            reads: &["vllm:spec_decode_"],
             kind: MetricsKind::Counters,
             enable_hint: "speculative decoding is not enabled there: was it started with --speculative-config?",
         }),
@@ -219,7 +241,8 @@ pub const ROWS: &[EngineSpec] = &[
         releases: Releases {
             scheme: Scheme::Semver,
             read: &[
-                "0.25.1", "0.26.0", "0.27.1", "0.28.0", "0.29.0", "0.30.0", "0.33.0", "0.34.0",
+                "0.25.1", "0.26.0", "0.27.1", "0.28.0", "0.29.0", "0.30.0", "0.31.0", "0.32.0",
+                "0.33.0", "0.34.0",
             ],
             window: ((0, 28, 0), (0, 34, ANY_PATCH)),
             window_why: "0.28.0 (August 2026) shipped DFlash2, made async scheduling the default \
@@ -227,12 +250,15 @@ and started the V2 model runner's takeover that 0.34.0 completed; every release 
 deployment may still run, and they disagree on the rules below (a method rewritten from the draft's \
 name up to 0.33, the V1 runner removed in 0.34)",
         },
+        code: &Vllm,
     },
     EngineSpec {
         engine: Engine::Sglang,
         name: "sglang",
         aliases: &[],
         display: "SGLang",
+        vendors: None,
+        example: "python -m sglang.launch_server --model-path MODEL --speculative-algorithm ALGO --speculative-draft-model-path DRAFTER",
         models: Models::Checkpoints,
         entrypoints: &[
             Entrypoint::Program {
@@ -257,6 +283,10 @@ name up to 0.33, the V1 runner removed in 0.34)",
                 "--speculative-draft-model-path",
                 "--speculative-draft-model",
             ],
+            drafter_revision: Some((
+                "--speculative-draft-model-revision",
+                "--speculative-draft-model-path",
+            )),
             tensor_parallel: Some(&["--tp-size", "--tp", "--tensor-parallel-size"]),
             speculative_config: None,
             method: Some("--speculative-algorithm"),
@@ -265,7 +295,9 @@ name up to 0.33, the V1 runner removed in 0.34)",
         method_from: "--speculative-algorithm (upper-cased; NEXTN is read as EAGLE)",
         metrics: Some(Metrics {
             namespace: "sglang:",
-            marker: "sglang:spec_accept_length",
+            marker: SGLANG_ACCEPT_LENGTH,
+            length: SGLANG_ACCEPT_LENGTH,
+            reads: &["sglang:spec_accept_", SGLANG_GENERATION_TOKENS],
             kind: MetricsKind::Gauges,
             enable_hint: "start it with --speculative-algorithm and --enable-metrics",
         }),
@@ -275,16 +307,23 @@ name up to 0.33, the V1 runner removed in 0.34)",
         }),
         releases: Releases {
             scheme: Scheme::Semver,
-            read: &["0.5.23"],
+            read: &[
+                "0.5.10", "0.5.12", "0.5.15", "0.5.17", "0.5.20", "0.5.22", "0.5.23",
+            ],
             window: ((0, 5, 23), (0, 5, ANY_PATCH)),
-            window_why: "0.5.23 is the one SGLang release read; no newer one was found",
+            window_why: "0.5.23 is the newest SGLang release found and the one every SGLang rule's \
+evidence was read at; the older releases read (0.5.10 to 0.5.22) back only the capability rows \
+(which algorithms each accepts)",
         },
+        code: &Sglang,
     },
     EngineSpec {
         engine: Engine::LlamaCpp,
         name: "llama.cpp",
         aliases: &["llamacpp", "llama-cpp"],
         display: "llama.cpp",
+        vendors: None,
+        example: "llama-server -m MODEL.gguf -md DRAFT.gguf",
         models: Models::Gguf,
         entrypoints: &[
             Entrypoint::Program {
@@ -310,7 +349,6 @@ name up to 0.33, the V1 runner removed in 0.34)",
             Entrypoint::Image {
                 image: 0,
                 tag_prefix: "server",
-                unless_program: "llama-",
             },
         ],
         images: &[Image {
@@ -321,7 +359,8 @@ name up to 0.33, the V1 runner removed in 0.34)",
             switches: LLAMA_SWITCHES,
             underscores_are_dashes: false,
             target: &["-m", "--model"],
-            drafter: &["--spec-draft-model", "-md", "--model-draft"],
+            drafter: &["-md", "--spec-draft-model", "--model-draft"],
+            drafter_revision: None,
             tensor_parallel: None,
             speculative_config: None,
             method: Some("--spec-type"),
@@ -341,12 +380,15 @@ draft's GGUF metadata)",
             window_why: "b11312 (commit 0c1e570, 2026-10-01) is the one build read whole; older \
 flags were read at 4227c9b (2025-08)",
         },
+        code: &LlamaCpp,
     },
     EngineSpec {
         engine: Engine::Koboldcpp,
         name: "koboldcpp",
         aliases: &[],
         display: "koboldcpp",
+        vendors: Some("from 1.115, rebased on llama.cpp (koboldcpp#2325 quotes the refusal; koboldcpp's own source was not read)"),
+        example: "koboldcpp --model MODEL.gguf --draftmodel DRAFT.gguf",
         models: Models::Gguf,
         entrypoints: &[
             Entrypoint::Program {
@@ -357,7 +399,6 @@ flags were read at 4227c9b (2025-08)",
             Entrypoint::Image {
                 image: 0,
                 tag_prefix: "",
-                unless_program: "koboldcpp",
             },
         ],
         images: &[Image {
@@ -369,6 +410,7 @@ flags were read at 4227c9b (2025-08)",
             underscores_are_dashes: false,
             target: &["--model", "-m"],
             drafter: &["--draftmodel", "--model-draft", "-md"],
+            drafter_revision: None,
             tensor_parallel: None,
             speculative_config: None,
             method: None,
@@ -384,5 +426,6 @@ flags were read at 4227c9b (2025-08)",
             window_why: "1.115, the release a public report (koboldcpp#2325) names; its flags \
 were read from koboldcpp.py",
         },
+        code: &Koboldcpp,
     },
 ];

@@ -3,19 +3,62 @@
 //! and environment, as the parsed [`Launch`] states them. The deployment rules
 //! (`rules::deployment`) judge it exactly as they judge one built from `lint`'s flags.
 
-use serde_json::Value;
-
 use super::parse::Launch;
 use crate::config::TargetFacts;
-use crate::deployment::{
-    AttentionBackends, Deployment, DraftTokens, Drafter, Method, MethodFrom, Origin,
-    QuantizationFlags, TensorParallel,
-};
-use crate::rules::Engine;
+use crate::deployment::{Deployment, Drafter, Origin, QuantizationFlags, TensorParallel};
+use crate::engine::EngineRelease;
+use crate::{Error, Result};
 
-/// The deployment `launch` states, with the target's facts when they were read.
-pub fn of(launch: &Launch, target: Option<&TargetFacts>) -> Deployment {
-    let mut d = Deployment::new(Origin::LaunchLine, Some(launch.engine.into()));
+/// Where the release that serves a line can be stated besides the line itself: `--engine`, and
+/// the releases a repository's `dflash-check.toml` names (one per engine).
+#[derive(Debug, Clone, Default)]
+pub struct Stated {
+    /// `--engine ENGINE[@RELEASE]`.
+    pub flag: Option<EngineRelease>,
+    /// The `engine` key of `dflash-check.toml`: one release per engine.
+    pub pinned: Vec<EngineRelease>,
+    /// What the running server answered (`doctor`).
+    pub server: Option<EngineRelease>,
+}
+
+/// The engine and release that serve `launch`, from the most direct statement of it: `--engine`
+/// (the user's word for this run), what the server answers, the line's image tag, then the
+/// pin file's release for the line's engine; with none, the engine alone (its default window).
+/// An `--engine` of another engine than the line starts is bad input.
+pub fn release_of(launch: &Launch, stated: &Stated) -> Result<EngineRelease> {
+    if let Some(flag) = &stated.flag {
+        if flag.engine != launch.engine {
+            return Err(Error::new(format!(
+                "--engine {flag}: the line{} starts {} ({})",
+                launch.in_file(),
+                launch.engine.display(),
+                launch.entrypoint
+            ))
+            .with_hint(format!(
+                "give the release of the engine the line starts: --engine {}@RELEASE",
+                launch.engine.as_str()
+            )));
+        }
+        if flag.version.is_some() {
+            return Ok(flag.clone());
+        }
+    }
+    let same = |r: &&EngineRelease| r.engine == launch.engine && r.version.is_some();
+    Ok(stated
+        .server
+        .as_ref()
+        .filter(same)
+        .or(launch.image_release.as_ref())
+        .or(stated.pinned.iter().find(same))
+        .cloned()
+        .unwrap_or_else(|| launch.engine.into()))
+}
+
+/// The deployment `launch` states, served by `engine` ([`release_of`]), with the target's facts
+/// when they were read: the drafter, the environment, the flags every engine shares a meaning
+/// for, and the speculative settings the engine's own code reads.
+pub fn of(launch: &Launch, engine: EngineRelease, target: Option<&TargetFacts>) -> Deployment {
+    let mut d = Deployment::new(Origin::LaunchLine, Some(engine));
     d.target = target.cloned();
     d.command = Some(launch.origin.clone());
     d.drafter = match &launch.drafter {
@@ -39,52 +82,17 @@ pub fn of(launch: &Launch, target: Option<&TargetFacts>) -> Deployment {
     });
     d.tensor_parallel = TensorParallel {
         target: target_tp(launch),
-        draft: launch
-            .spec("draft_tensor_parallel_size")
-            .and_then(Value::as_u64),
+        draft: None,
     };
-    match launch.engine {
-        Engine::Vllm => {
-            d.speculative_config = launch.speculative_config.clone();
-            d.method = d.vllm_method();
-        }
-        Engine::Sglang => {
-            d.attention_backends = Some(AttentionBackends {
-                target: flag("--attention-backend"),
-                draft: flag("--speculative-draft-attention-backend"),
-            });
-            d.method = launch.sglang.algorithm.clone().map(|name| Method {
-                name,
-                from: MethodFrom::SglangAlgorithm,
-            });
-            let s = &launch.sglang;
-            d.draft_tokens = s
-                .num_draft_tokens
-                .map(|value| DraftTokens {
-                    value,
-                    flag: "--speculative-num-draft-tokens",
-                })
-                .or(s.dflash_block_size.map(|value| DraftTokens {
-                    value,
-                    flag: "--speculative-dflash-block-size",
-                }));
-        }
-        // llama.cpp's method is a list of types, judged by its own launch rules
-        // (`launch::rules::llama`); the engine claims above are vLLM's and SGLang's.
-        Engine::LlamaCpp | Engine::Koboldcpp => {}
-    }
+    d.apply(launch.engine.code().settings(launch));
     d
 }
 
 /// The target's tensor-parallel size from the command line (1 when unset); `None` when the
-/// value is not a whole number (a shell variable): the rules that need it do not guess.
+/// engine splits no heads (llama.cpp splits layers, `--split-mode`) or the value is not a whole
+/// number (a shell variable): the rules that need it do not guess.
 fn target_tp(launch: &Launch) -> Option<u64> {
-    let names: &[&str] = match launch.engine {
-        Engine::Vllm => &["--tensor-parallel-size", "-tp"],
-        Engine::Sglang => &["--tp-size", "--tp", "--tensor-parallel-size"],
-        // llama.cpp splits layers across devices (`--split-mode`), not heads.
-        Engine::LlamaCpp | Engine::Koboldcpp => return None,
-    };
+    let names = launch.engine.spec().flags.tensor_parallel?;
     match names.iter().find_map(|n| launch.flag(n)) {
         None => Some(1),
         Some(v) => v.parse::<u64>().ok().filter(|&t| t > 0),

@@ -18,7 +18,6 @@ pub mod rules;
 pub mod shell;
 
 use crate::diagnostic::{CodeInfo, Severity};
-use crate::rules::Engine;
 use crate::Result;
 
 pub use parse::{EnvVar, Flag, Launch, SglangSpec};
@@ -93,46 +92,17 @@ pub fn parse_input(args: &[String], file: Option<(&str, &str)>) -> Result<(Launc
     };
     let (launch, mut notes) = parse::parse_commands(&commands, name)?;
     notes.splice(0..0, rendered);
-    let llama_speculates = match launch.engine {
-        Engine::LlamaCpp => {
-            launch.drafter.is_some()
-                || launch.llama.types.iter().any(|t| t != "none")
-                || launch.has_flag("--spec-default")
-        }
-        Engine::Koboldcpp => launch.drafter.is_some() || launch.llama.use_mtp,
-        Engine::Vllm | Engine::Sglang => false,
-    };
-    if launch.speculative_config.is_none() && launch.sglang.algorithm.is_none() && !llama_speculates
-    {
-        let what = match launch.engine {
-            Engine::Vllm => "no --speculative-config",
-            Engine::Sglang => "no --speculative-algorithm",
-            Engine::LlamaCpp => "no -md/--spec-draft-model and no --spec-type",
-            Engine::Koboldcpp => "no --draftmodel and no --usemtp",
-        };
-        let input = match &launch.origin.file {
-            Some(f) => format!(" in {f}"),
-            None => String::new(),
-        };
-        let mut err = crate::Error::new(format!(
-            "the {} command{input} configures no speculative decoding ({what}): there is no drafter to check",
-            launch.entrypoint
-        ));
-        err = if launch.has_flag("--speculative-model")
-            || launch.has_flag("--num-speculative-tokens")
-        {
-            err.with_hint(
-                "--speculative-model and --num-speculative-tokens are vLLM's old flags; current vLLM takes \
-                 --speculative-config '{\"method\": ..., \"model\": ..., \"num_speculative_tokens\": ...}'",
-            )
-        } else if launch.has_flag("--config") {
-            err.with_hint("flags inside vLLM's --config YAML file are not read: paste them on the command line")
-        } else {
-            err.with_hint(
-                "pass the command that starts the server with its speculative-decoding flags",
-            )
-        };
-        return Err(err);
+    let code = launch.engine.code();
+    if !code.speculates(&launch) {
+        let (what, hint) = code.no_speculation(&launch);
+        return Err(crate::Error::new(format!(
+            "the {} command{} configures no speculative decoding ({what}): there is no drafter to check",
+            launch.entrypoint,
+            launch.in_file()
+        ))
+        .with_hint(hint.unwrap_or(
+            "pass the command that starts the server with its speculative-decoding flags",
+        )));
     }
     Ok((launch, notes))
 }

@@ -56,14 +56,14 @@ pub fn info(code: Code) -> &'static CodeInfo {
     }
 }
 
-/// The severities by engine and version a code's rule declares (lint, deployment and weights
-/// rules).
-pub fn by_engine(code: Code) -> Option<&'static crate::rules::ByEngine> {
+/// The severities by engine and release a code's rule declares (lint, deployment and weights
+/// rules): its one table, then the tables of its cases.
+pub fn by_engine(code: Code) -> Vec<&'static crate::rules::ByEngine> {
     match code {
-        Code::Lint(c) => crate::rules::by_engine_of(c),
-        Code::Deployment(c) => crate::rules::deployment::by_engine(c),
-        Code::Weights(c) => crate::weights::by_engine(c),
-        _ => None,
+        Code::Lint(c) => crate::rules::tables_of(c),
+        Code::Deployment(c) => crate::rules::deployment::by_engine(c).into_iter().collect(),
+        Code::Weights(c) => crate::weights::by_engine(c).into_iter().collect(),
+        _ => Vec::new(),
     }
 }
 
@@ -88,7 +88,13 @@ pub fn codes_table() -> String {
             }
             None => ("—".to_string(), "—".to_string()),
         };
-        let rows = by_engine(code).map_or("—".to_string(), |b| escape(&b.lines().join("<br>")));
+        let tables = by_engine(code);
+        let rows = if tables.is_empty() {
+            "—".to_string()
+        } else {
+            let lines: Vec<String> = tables.iter().flat_map(|b| b.lines()).collect();
+            escape(&lines.join("<br>"))
+        };
         out.push_str(&format!(
             "| {} | `{}` | {} | {} | {} | {} | {} | {} |\n",
             code.family(),

@@ -10,6 +10,11 @@ use crate::json::{Node, Path};
 pub(super) const BY_ENGINE: &[(LintCode, &ByEngine)] = &[
     (LintCode::LayerTypesUnknown, &LAYER_TYPES_UNKNOWN_BY_ENGINE),
     (LintCode::DflashUseSwa, &DFLASH_USE_SWA_BY_ENGINE),
+    (LintCode::SlidingWindowMissing, &SWA_WINDOW_SIZE_ONLY),
+    (
+        LintCode::UseSlidingWindowInconsistent,
+        &WINDOW_FROM_SWA_WINDOW_SIZE,
+    ),
 ];
 
 pub(super) const RULES: &[Rule] = &[
@@ -199,6 +204,7 @@ layer as full attention).",
 };
 
 const LAYER_TYPES_UNKNOWN_BY_ENGINE: ByEngine = ByEngine {
+    case: None,
     no_engine: Some(Severity::Error),
     rows: &[
         ReleaseRow::any_version(
@@ -255,6 +261,21 @@ z-lab/Qwen3.6-27B-DFlash uses 2048.",
     check: sliding_window_missing,
 };
 
+/// Sliding layers whose window is only `dflash_config.swa_window_size`: what each engine reads.
+const SWA_WINDOW_SIZE_ONLY: ByEngine = ByEngine {
+    case: Some("the window is only `dflash_config.swa_window_size` (no `sliding_window`)"),
+    // llama.cpp reads GGUF metadata, not config.json: the statement for every engine that does.
+    no_engine: Some(Severity::Warning),
+    rows: &[
+        ReleaseRow::any_version(Engine::Vllm, None, "reads swa_window_size"),
+        ReleaseRow::any_version(
+            Engine::Sglang,
+            Some(Severity::Error),
+            "reads only sliding_window and raises ValueError",
+        ),
+    ],
+};
+
 fn sliding_window_missing(cx: &mut Ctx) {
     let (base, base_path) = base(cx);
     let sliding = layer_types(base).and_then(counts).map_or(0, |(s, _)| s);
@@ -285,14 +306,8 @@ fn sliding_window_missing(cx: &mut Ctx) {
                 );
             } else if !swa && path.last_key() == Some("swa_window_size") {
                 // vLLM reads swa_window_size; SGLang reads only sliding_window.
-                let severity = match cx.engine() {
-                    Some(Engine::Vllm) => return,
-                    Some(Engine::Sglang) => Severity::Error,
-                    // llama.cpp reads GGUF metadata, not config.json: no engine's statement.
-                    Some(Engine::LlamaCpp | Engine::Koboldcpp) | None => Severity::Warning,
-                };
-                cx.emit_as(
-                    severity,
+                cx.emit_judged(
+                    &SWA_WINDOW_SIZE_ONLY,
                     &base_path.child("sliding_window"),
                     format!(
                         "{why} and only `dflash_config.swa_window_size`: vLLM reads it, SGLang reads only \
@@ -377,6 +392,25 @@ full).",
     check: use_sliding_window_inconsistent,
 };
 
+/// A drafter whose config class drops `sliding_window`, with `dflash_config.swa_window_size`
+/// set: vLLM takes the window from it, SGLang does not.
+const WINDOW_FROM_SWA_WINDOW_SIZE: ByEngine = ByEngine {
+    case: Some("the config class drops sliding_window and dflash_config.swa_window_size is set"),
+    no_engine: Some(Severity::Error),
+    rows: &[
+        ReleaseRow::any_version(
+            Engine::Vllm,
+            Some(Severity::Info),
+            "takes dflash_config.swa_window_size before sliding_window",
+        ),
+        ReleaseRow::any_version(
+            Engine::Sglang,
+            Some(Severity::Error),
+            "reads only sliding_window and raises ValueError",
+        ),
+    ],
+};
+
 /// Model types whose transformers config class drops `sliding_window` when `use_sliding_window`
 /// is false (transformers 5.25.0: configuration_qwen2.py, configuration_qwen3.py,
 /// configuration_qwen3_moe.py), so the engines, which read the config through it, see no window.
@@ -403,7 +437,8 @@ fn use_sliding_window_inconsistent(cx: &mut Ctx) {
                     .dflash_config()
                     .is_some_and(|d| d.get("swa_window_size").is_some_and(|n| !n.is_null()));
                 let severity = if vllm_window {
-                    cx.vllm_or(Severity::Info, Severity::Error)
+                    cx.judge(&WINDOW_FROM_SWA_WINDOW_SIZE)
+                        .map_or(Severity::Error, |j| j.severity)
                 } else {
                     Severity::Error
                 };
@@ -436,6 +471,7 @@ fn use_sliding_window_inconsistent(cx: &mut Ctx) {
 }
 
 const DFLASH_USE_SWA_BY_ENGINE: ByEngine = ByEngine {
+    case: None,
     no_engine: Some(Severity::Warning),
     rows: &[
         ReleaseRow::any_version(

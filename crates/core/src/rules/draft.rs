@@ -34,30 +34,42 @@ fn llama(cx: &Ctx) -> bool {
     cx.engine().is_some_and(Engine::reads_gguf)
 }
 
-/// Who refuses a pair llama.cpp's compatibility check rejects, for messages.
-fn llama_refuses(cx: &Ctx) -> &'static str {
-    if cx.engine() == Some(Engine::Koboldcpp) {
-        "koboldcpp 1.115 and later, rebased on llama.cpp, refuse such pairs (koboldcpp#2325 quotes the refusal; \
-         koboldcpp's own source was not read: the check judged is llama.cpp 0c1e570's)"
-    } else {
-        "llama.cpp refuses the pair (common_speculative_are_compatible at 0c1e570)"
+/// Who refuses a pair llama.cpp's compatibility check rejects, for messages: llama.cpp, or a
+/// server that vendors its check (the row says since when, and on what evidence).
+fn llama_refuses(cx: &Ctx) -> String {
+    let Some(engine) = cx.engine() else {
+        return "llama.cpp refuses the pair (common_speculative_are_compatible at 0c1e570)".into();
+    };
+    match engine.spec().vendors {
+        Some(how) => format!(
+            "{} refuses such pairs: it vendors llama.cpp's check {how} (the check judged is llama.cpp 0c1e570's)",
+            engine.display()
+        ),
+        None => format!(
+            "{} refuses the pair (common_speculative_are_compatible at 0c1e570)",
+            engine.display()
+        ),
     }
 }
 
 /// llama.cpp's allowance for vocabularies of different sizes (`SPEC_VOCAB_MAX_SIZE_DIFFERENCE`).
 const LLAMA_MAX_SIZE_DIFFERENCE: u32 = 128;
 
-/// vLLM's `use_heterogeneous_vocab: true` (speculative config): it maps ids between the two
-/// tokenizers instead of requiring one vocabulary (vllm/v1/spec_decode/draft_model.py).
+/// `use_heterogeneous_vocab: true` in the speculative config, where the release that serves
+/// the line maps ids between the two tokenizers instead of requiring one vocabulary (vLLM up to
+/// 0.33: vllm/v1/spec_decode/draft_model.py; 0.34.0 has no such option). With the release not
+/// known and the window's releases disagreeing, the pair is judged as one vocabulary would be.
 fn heterogeneous(cx: &Ctx) -> bool {
-    cx.engine() == Some(Engine::Vllm)
-        && cx
-            .options
-            .speculative_config
-            .as_ref()
-            .and_then(|c| c.get("use_heterogeneous_vocab"))
-            .and_then(|v| v.as_bool())
-            == Some(true)
+    cx.release().is_some_and(|r| {
+        crate::engine::Capabilities::of(r, crate::engine::What::HeterogeneousVocab)
+            == crate::engine::Holds::Yes
+    }) && cx
+        .options
+        .speculative_config
+        .as_ref()
+        .and_then(|c| c.get("use_heterogeneous_vocab"))
+        .and_then(|v| v.as_bool())
+        == Some(true)
 }
 
 const DRAFT_MODEL_VOCAB_SIZE_MISMATCH: Rule = Rule {

@@ -20,6 +20,18 @@ pub(super) const BY_ENGINE: &[(LintCode, &ByEngine)] = &[
         LintCode::EagleMaxPositionShort,
         &EAGLE_MAX_POSITION_SHORT_BY_ENGINE,
     ),
+    (
+        LintCode::EagleAuxLayerIdsNested,
+        &EAGLE_AUX_LAYER_IDS_NESTED_BY_ENGINE,
+    ),
+    (
+        LintCode::ParallelDraftingTokenMissing,
+        &PARALLEL_DRAFTING_ON,
+    ),
+    (
+        LintCode::PeagleParallelDraftingOff,
+        &PEAGLE_PARALLEL_DRAFTING_OFF_BY_ENGINE,
+    ),
 ];
 
 pub(super) const RULES: &[Rule] = &[
@@ -147,17 +159,29 @@ convention, which may be SpecForge's output-of-layer ids + 1: check.",
     check: eagle_aux_layer_ids_nested,
 };
 
+/// Who reads the aux ids only nested: vLLM does not (it falls back to its default layers);
+/// SGLang and SpecForge do.
+const EAGLE_AUX_LAYER_IDS_NESTED_BY_ENGINE: ByEngine = ByEngine {
+    case: None,
+    no_engine: Some(Severity::Warning),
+    rows: &[
+        ReleaseRow::any_version(
+            Engine::Vllm,
+            Some(Severity::Warning),
+            "reads the top-level key or eagle_config.layer_ids, not the nested one: it falls back to its default layers",
+        ),
+        ReleaseRow::any_version(Engine::Sglang, None, "reads the nested key"),
+    ],
+};
+
 fn eagle_aux_layer_ids_nested(cx: &mut Ctx) {
-    // SGLang and SpecForge read the nested key; speculators configs have their own.
-    if read_by_vllm(cx.root).is_some()
-        || cx.engine() == Some(Engine::Sglang)
-        || cx.detection.name == Family::Speculators
-    {
+    // Speculators configs have their own key.
+    if read_by_vllm(cx.root).is_some() || cx.detection.name == Family::Speculators {
         return;
     }
     if let Some((path, node)) = present(cx.root, &[NESTED]) {
         let shown = id_list(node).map_or_else(|_| node.to_compact(), |ids| list_text(&ids));
-        cx.emit(
+        cx.emit_by_engine(
             &path,
             format!(
                 "the aux layer ids {shown} are only at `{path}`, which vLLM does not read: it falls back to its \
@@ -244,6 +268,7 @@ warning otherwise (other engines may accept other counts).",
 };
 
 const EAGLE_AUX_LAYER_IDS_COUNT_BY_ENGINE: ByEngine = ByEngine {
+    case: None,
     no_engine: Some(Severity::Warning),
     rows: &[
         ReleaseRow::any_version(
@@ -390,23 +415,30 @@ and parallel drafting (or no --speculative-config to say otherwise), a warning o
     check: parallel_drafting_token_missing,
 };
 
+/// A P-EAGLE head without its token, served with parallel drafting on (or nothing said
+/// otherwise): vLLM's P-EAGLE speculator refuses to start.
+const PARALLEL_DRAFTING_ON: ByEngine = ByEngine {
+    case: Some("parallel drafting is on (or the speculative config does not say)"),
+    no_engine: Some(Severity::Warning),
+    rows: &[ReleaseRow::any_version(
+        Engine::Vllm,
+        Some(Severity::Error),
+        "its P-EAGLE speculator needs pard_token or ptd_token_id and refuses to start without it",
+    )],
+};
+
 fn parallel_drafting_token_missing(cx: &mut Ctx) {
     if parallel_drafting_token(cx.root).is_some() {
         return;
     }
-    let refused = cx.engine() == Some(Engine::Vllm) && parallel_drafting(cx) != Some(false);
-    let severity = if refused {
-        Severity::Error
+    let message = "no parallel-drafting token: vLLM's P-EAGLE speculator needs `pard_token` or `ptd_token_id` \
+                   in config.json and refuses to start without it; add the id the head was trained with"
+        .to_string();
+    if parallel_drafting(cx) == Some(false) {
+        cx.emit_as(Severity::Warning, &Path::key("pard_token"), message);
     } else {
-        Severity::Warning
-    };
-    cx.emit_as(
-        severity,
-        &Path::key("pard_token"),
-        "no parallel-drafting token: vLLM's P-EAGLE speculator needs `pard_token` or `ptd_token_id` in \
-         config.json and refuses to start without it; add the id the head was trained with"
-            .to_string(),
-    );
+        cx.emit_judged(&PARALLEL_DRAFTING_ON, &Path::key("pard_token"), message);
+    }
 }
 
 const PEAGLE_PARALLEL_DRAFTING_OFF: Rule = Rule {
@@ -423,9 +455,21 @@ EAGLE-3 and skips the head's mask_hidden weight.",
     check: peagle_parallel_drafting_off,
 };
 
+/// Who drafts a P-EAGLE head sequentially when the speculative config does not turn parallel
+/// drafting on: vLLM (P-EAGLE is its method eagle3 with parallel drafting).
+const PEAGLE_PARALLEL_DRAFTING_OFF_BY_ENGINE: ByEngine = ByEngine {
+    case: None,
+    no_engine: None,
+    rows: &[ReleaseRow::any_version(
+        Engine::Vllm,
+        Some(Severity::Warning),
+        "drafts sequentially, like EAGLE-3, and skips the head's mask_hidden weight",
+    )],
+};
+
 fn peagle_parallel_drafting_off(cx: &mut Ctx) {
-    if cx.engine() == Some(Engine::Vllm) && parallel_drafting(cx) == Some(false) {
-        cx.emit(
+    if parallel_drafting(cx) == Some(false) {
+        cx.emit_by_engine(
             &Path::root(),
             "--speculative-config does not set \"parallel_drafting\": true: vLLM drafts sequentially with this \
              P-EAGLE head, like EAGLE-3"
@@ -435,6 +479,7 @@ fn peagle_parallel_drafting_off(cx: &mut Ctx) {
 }
 
 const EAGLE_MAX_POSITION_SHORT_BY_ENGINE: ByEngine = ByEngine {
+    case: None,
     no_engine: Some(Severity::Warning),
     rows: &[
         ReleaseRow::until(

@@ -15,6 +15,8 @@ pub(super) const BY_ENGINE: &[(LintCode, &ByEngine)] = &[
         &DSPARK_SAMPLE_FROM_ANCHOR_IMPLICIT_BY_ENGINE,
     ),
     (LintCode::DraftLmHeadShared, &DRAFT_LM_HEAD_SHARED_BY_ENGINE),
+    (LintCode::NormBeforeFcEngine, &NORM_BEFORE_FC_TOP_LEVEL),
+    (LintCode::NormBeforeFcEngine, &NORM_BEFORE_FC_NESTED),
 ];
 
 pub(super) const RULES: &[Rule] = &[
@@ -44,6 +46,7 @@ DSpark heads inside a DeepSeek-V4 config are anchor-first and not flagged.",
 };
 
 const DSPARK_SAMPLE_FROM_ANCHOR_IMPLICIT_BY_ENGINE: ByEngine = ByEngine {
+    case: None,
     // Without an engine the layout the export was trained in is unknown and so is the default
     // that will read it: worth knowing only.
     no_engine: Some(Severity::Info),
@@ -112,24 +115,55 @@ top-level key, up to 0.20 for the nested one: the release boundary is inferred f
     check: norm_before_fc_engine,
 };
 
+/// `norm_before_fc` at the top level (the speculators adapter's key): vLLM propagates it from PR
+/// 38111, assumed in the first release after its merge (0.19).
+const NORM_BEFORE_FC_TOP_LEVEL: ByEngine = ByEngine {
+    case: Some("`norm_before_fc` is at the top level"),
+    no_engine: Some(Severity::Info),
+    rows: &[
+        ReleaseRow::until(
+            Engine::Vllm,
+            (0, 18),
+            Some(Severity::Warning),
+            "its speculators adapter does not propagate the key (before PR 38111): the norm is skipped",
+        ),
+        ReleaseRow::since(Engine::Vllm, (0, 19), Some(Severity::Info), "reads it (PR 38111)"),
+    ],
+};
+
+/// `eagle_config.norm_before_fc` (NVIDIA's exports): vLLM reads it from PR 42143, assumed in the
+/// first release after its merge (0.21).
+const NORM_BEFORE_FC_NESTED: ByEngine = ByEngine {
+    case: Some("`eagle_config.norm_before_fc` (nested)"),
+    no_engine: Some(Severity::Info),
+    rows: &[
+        ReleaseRow::until(
+            Engine::Vllm,
+            (0, 20),
+            Some(Severity::Warning),
+            "does not read the nested key (before PR 42143): the norm is skipped",
+        ),
+        ReleaseRow::since(
+            Engine::Vllm,
+            (0, 21),
+            Some(Severity::Info),
+            "reads it (PR 42143)",
+        ),
+    ],
+};
+
 fn norm_before_fc_engine(cx: &mut Ctx) {
     let Some((path, nested)) = norm_before_fc(cx.root) else {
         return;
     };
     // The last minor release assumed to lack the fix for this spelling.
-    let last_without = if nested { (0, 20) } else { (0, 18) };
-    let old = cx.engine() == Some(Engine::Vllm)
-        && cx
-            .release()
-            .and_then(|r| r.version)
-            .is_some_and(|(a, b, _)| (a, b) <= last_without);
-    let severity = if old {
-        Severity::Warning
+    let (case, last_without) = if nested {
+        (&NORM_BEFORE_FC_NESTED, (0, 20))
     } else {
-        Severity::Info
+        (&NORM_BEFORE_FC_TOP_LEVEL, (0, 18))
     };
-    cx.emit_as(
-        severity,
+    cx.emit_judged(
+        case,
         &path,
         format!(
             "`{path}` is true: vLLM up to {}.{} (PR {}) and SGLang before PR 32334 skip this RMSNorm and \
@@ -137,7 +171,11 @@ fn norm_before_fc_engine(cx: &mut Ctx) {
             last_without.0,
             last_without.1,
             if nested { "42143" } else { "38111" },
-            if old { "; this version is one of them" } else { "" }
+            if cx.judge(case).is_some_and(|j| j.severity == Severity::Warning) {
+                "; this version is one of them"
+            } else {
+                ""
+            }
         ),
     );
 }
@@ -206,6 +244,7 @@ modelled: check acceptance there).",
 };
 
 const DRAFT_LM_HEAD_SHARED_BY_ENGINE: ByEngine = ByEngine {
+    case: None,
     // Only a version known to replace the head is flagged: every EAGLE-3 head with a reduced
     // vocabulary ships its own lm_head, and draft-vocab-size-mismatch already says so.
     no_engine: None,

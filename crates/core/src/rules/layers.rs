@@ -11,10 +11,16 @@ use crate::diagnostic::{CodeInfo, Severity};
 use crate::json::{Node, Path};
 
 /// The rules here whose severity follows the engine.
-pub(super) const BY_ENGINE: &[(LintCode, &ByEngine)] = &[(
-    LintCode::TargetLayerIdsDuplicate,
-    &TARGET_LAYER_IDS_DUPLICATE_BY_ENGINE,
-)];
+pub(super) const BY_ENGINE: &[(LintCode, &ByEngine)] = &[
+    (
+        LintCode::TargetLayerIdsDuplicate,
+        &TARGET_LAYER_IDS_DUPLICATE_BY_ENGINE,
+    ),
+    (LintCode::TargetLayerIdsMissing, &MISSING_NOT_THREE_LAYERS),
+    (LintCode::TargetLayerIdsMissing, &MISSING_DFLASH2),
+    (LintCode::TargetLayerIdsLastLayer, &LAST_LAYER_QWEN3_5),
+    (LintCode::TargetLayerIdsLastLayer, &LAST_LAYER_OTHER),
+];
 
 pub(super) const RULES: &[Rule] = &[
     TARGET_LAYER_IDS_MISSING,
@@ -81,13 +87,16 @@ fn locate<'a>(cx: &Ctx<'a>) -> Option<(Path, &'a Node)> {
     }
 }
 
-/// Whether the located list is `null` where the engine reads `null` as "absent": SGLang 0.5.23's
-/// parse_dflash_draft_config takes a None list as missing and falls back to
-/// build_target_layer_ids, as for a missing key; vLLM's DFlash model calls `len()` on it (a
-/// TypeError), so without an engine or under vLLM a null stays a wrong type.
+/// Whether the located list is `null` where the engine reads `null` as "absent" (the engine
+/// table's capability: SGLang 0.5.23's parse_dflash_draft_config takes a None list as missing
+/// and falls back to build_target_layer_ids, as for a missing key); vLLM's DFlash model calls
+/// `len()` on it (a TypeError), so without an engine or under vLLM a null stays a wrong type.
 fn null_read_as_absent(cx: &Ctx, node: &Node) -> bool {
     node.is_null()
-        && cx.engine() == Some(Engine::Sglang)
+        && cx.release().is_some_and(|r| {
+            crate::engine::Capabilities::of(r, crate::engine::What::NullLayerIdsAbsent)
+                == crate::engine::Holds::Yes
+        })
         && cx.detection.name != Family::Speculators
 }
 
@@ -157,18 +166,15 @@ fn target_layer_ids_missing(cx: &mut Ctx) {
         .and_then(|n| positive_int(n).ok());
     let vllm_fails = draft_layers != Some(3);
     let sglang_collapses = cx.detection.name == Family::Dflash2;
-    let (fails, severity) = match cx.engine() {
-        Some(Engine::Vllm) => (vllm_fails, vllm_fails),
-        Some(Engine::Sglang) => (false, sglang_collapses),
-        Some(Engine::LlamaCpp | Engine::Koboldcpp) | None => {
-            (vllm_fails, vllm_fails || sglang_collapses)
-        }
-    };
-    let severity = if severity {
-        Severity::Error
-    } else {
-        Severity::Warning
-    };
+    // The cases that apply, each with what every engine does in it; the worst verdict wins.
+    let cases: Vec<&ByEngine> = [
+        (vllm_fails, &MISSING_NOT_THREE_LAYERS),
+        (sglang_collapses, &MISSING_DFLASH2),
+    ]
+    .into_iter()
+    .filter_map(|(applies, case)| applies.then_some(case))
+    .collect();
+    let fails = vllm_fails;
     let sglang = if sglang_collapses {
         "SGLang falls back to build_target_layer_ids(num_target_layers, num_hidden_layers), which DFlash2 drafters \
          never follow: weights load and acceptance collapses silently (sglang#37475)"
@@ -181,15 +187,55 @@ fn target_layer_ids_missing(cx: &mut Ctx) {
     } else {
         "fails unless the drafter has exactly 3 layers"
     };
-    cx.emit_as(
-        severity,
-        &path,
-        format!(
-            "`{path}` is {state}: z-lab's newer reference refuses the config; {sglang}; vLLM captures its \
-             EAGLE-3 default layers and {vllm}; write the ids the drafter was trained with"
-        ),
+    let message = format!(
+        "`{path}` is {state}: z-lab's newer reference refuses the config; {sglang}; vLLM captures its \
+         EAGLE-3 default layers and {vllm}; write the ids the drafter was trained with"
     );
+    match cx.worst(&cases) {
+        Some((case, _)) => {
+            cx.emit_judged(case, &path, message);
+        }
+        None => {
+            cx.emit_as(Severity::Warning, &path, message);
+        }
+    }
 }
+
+/// Target layer ids missing, for a drafter that has other than 3 layers.
+const MISSING_NOT_THREE_LAYERS: ByEngine = ByEngine {
+    case: Some("the drafter has other than 3 layers"),
+    no_engine: Some(Severity::Error),
+    rows: &[
+        ReleaseRow::any_version(
+            Engine::Vllm,
+            Some(Severity::Error),
+            "captures its EAGLE-3 default layers (3 features) while fc expects one per draft layer: ValueError in combine_hidden_states",
+        ),
+        ReleaseRow::any_version(
+            Engine::Sglang,
+            Some(Severity::Warning),
+            "falls back to build_target_layer_ids, right only for drafters trained with z-lab's default",
+        ),
+    ],
+};
+
+/// Target layer ids missing, for a DFlash2 drafter.
+const MISSING_DFLASH2: ByEngine = ByEngine {
+    case: Some("the drafter is DFlash2"),
+    no_engine: Some(Severity::Error),
+    rows: &[
+        ReleaseRow::any_version(
+            Engine::Vllm,
+            Some(Severity::Warning),
+            "captures its EAGLE-3 default layers: fails unless the drafter has exactly 3 layers (the case above)",
+        ),
+        ReleaseRow::any_version(
+            Engine::Sglang,
+            Some(Severity::Error),
+            "falls back to build_target_layer_ids, which DFlash2 drafters never follow: acceptance collapses silently (sglang#37475)",
+        ),
+    ],
+};
 
 const TARGET_LAYER_IDS_OUT_OF_RANGE: Rule = Rule {
     code: LintCode::TargetLayerIdsOutOfRange,
@@ -268,23 +314,58 @@ the last layer on purpose (--include-last-layer). z-lab's default ids stop at n 
     check: target_layer_ids_last_layer,
 };
 
+/// The last layer as a tap, on a Qwen3.5/3.6 target: SGLang's Qwen3.5 path raises IndexError.
+const LAST_LAYER_QWEN3_5: ByEngine = ByEngine {
+    case: Some("the target is a Qwen3.5/3.6 model"),
+    no_engine: Some(Severity::Warning),
+    rows: &[
+        ReleaseRow::any_version(
+            Engine::Vllm,
+            None,
+            "captures after each layer: the last layer's output is reachable",
+        ),
+        ReleaseRow::any_version(
+            Engine::Sglang,
+            Some(Severity::Error),
+            "qwen3_5.py set_dflash_layers_to_capture raises IndexError (sglang#32204)",
+        ),
+    ],
+};
+
+/// The last layer as a tap, on another target: SGLang's other model paths were not checked.
+const LAST_LAYER_OTHER: ByEngine = ByEngine {
+    case: Some("the target is not a Qwen3.5/3.6 model"),
+    no_engine: Some(Severity::Warning),
+    rows: &[
+        ReleaseRow::any_version(
+            Engine::Vllm,
+            None,
+            "captures after each layer: the last layer's output is reachable",
+        ),
+        ReleaseRow::any_version(
+            Engine::Sglang,
+            Some(Severity::Warning),
+            "its other model paths were not checked for the crash of the Qwen3.5 path",
+        ),
+    ],
+};
+
 fn target_layer_ids_last_layer(cx: &mut Ctx) {
-    if cx.detection.name == Family::Speculators || cx.engine() == Some(Engine::Vllm) {
+    if cx.detection.name == Family::Speculators {
         return;
     }
     let (Some(n), Some(ids)) = (cx.target_layers(), layer_ids(cx)) else {
         return;
     };
-    let qwen3_5 = cx.facts.is_some_and(|f| f.is_qwen3_5());
-    let severity = if cx.engine() == Some(Engine::Sglang) && qwen3_5 {
-        Severity::Error
+    let case = if cx.facts.is_some_and(|f| f.is_qwen3_5()) {
+        &LAST_LAYER_QWEN3_5
     } else {
-        Severity::Warning
+        &LAST_LAYER_OTHER
     };
     for (i, &id) in ids.ids.iter().enumerate() {
         if id + 1 == n {
-            cx.emit_as(
-                severity,
+            cx.emit_judged(
+                case,
                 &ids.path.index(i),
                 format!(
                     "layer id {id} is the target's last layer ({n} layers): SGLang's Qwen3.5 path captures id + 1 \
@@ -344,6 +425,7 @@ drafter expects … concatenated aux hidden features\", SGLang \"DFLASH target_h
 };
 
 const TARGET_LAYER_IDS_DUPLICATE_BY_ENGINE: ByEngine = ByEngine {
+    case: None,
     no_engine: Some(Severity::Error),
     rows: &[
         ReleaseRow::any_version(

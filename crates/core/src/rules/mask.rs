@@ -22,6 +22,7 @@ pub(super) const RULES: &[Rule] = &[
 pub(super) const BY_ENGINE: &[(LintCode, &ByEngine)] = &[
     (LintCode::MaskTokenMissing, &MASK_TOKEN_MISSING_BY_ENGINE),
     (LintCode::MaskTokenString, &MASK_TOKEN_STRING_BY_ENGINE),
+    (LintCode::MaskTokenStringAdded, &MASK_ADDED_PAST_VOCAB),
 ];
 
 fn locate<'a>(cx: &Ctx<'a>) -> Option<(Path, &'a Node)> {
@@ -66,6 +67,7 @@ published config.",
 };
 
 const MASK_TOKEN_MISSING_BY_ENGINE: ByEngine = ByEngine {
+    case: None,
     no_engine: Some(Severity::Error),
     rows: &[
         ReleaseRow::any_version(
@@ -343,6 +345,7 @@ fn mask_token_string_conflict(cx: &mut Ctx) {
 }
 
 const MASK_TOKEN_STRING_BY_ENGINE: ByEngine = ByEngine {
+    case: None,
     no_engine: Some(Severity::Error),
     rows: &[
         ReleaseRow::any_version(
@@ -354,6 +357,25 @@ const MASK_TOKEN_STRING_BY_ENGINE: ByEngine = ByEngine {
             Engine::Vllm,
             Some(Severity::Info),
             "reads mask_token_id only",
+        ),
+    ],
+};
+
+/// The added token's id would be past the target's embedding rows: SGLang refuses it; vLLM
+/// does not add the string (it refuses the missing id: mask-token-missing says so).
+const MASK_ADDED_PAST_VOCAB: ByEngine = ByEngine {
+    case: Some("len(tokenizer) is not below the target's vocab_size"),
+    no_engine: Some(Severity::Warning),
+    rows: &[
+        ReleaseRow::any_version(
+            Engine::Sglang,
+            Some(Severity::Warning),
+            "raises \"DFLASH mask_token_id is outside the target vocab size\" (read at 0.5.23)",
+        ),
+        ReleaseRow::any_version(
+            Engine::Vllm,
+            None,
+            "does not add the string (mask-token-missing reports the missing id)",
         ),
     ],
 };
@@ -403,9 +425,9 @@ fn mask_token_string_added(cx: &mut Ctx) {
     }
     let quoted = crate::json::quote(text);
     match cx.target_vocab() {
-        Some(vocab) if len >= vocab && cx.engine() != Some(Engine::Vllm) => {
-            cx.emit_as(
-                Severity::Warning,
+        Some(vocab) if len >= vocab && cx.judge(&MASK_ADDED_PAST_VOCAB).is_some() => {
+            cx.emit_judged(
+                &MASK_ADDED_PAST_VOCAB,
                 &path,
                 format!(
                     "{quoted} is not an added token of the target's tokenizer: unless it is a token of the base \

@@ -203,9 +203,22 @@ pub fn by_engine() -> impl Iterator<Item = (LintCode, &'static ByEngine)> {
     .copied()
 }
 
-/// The severities by engine of `code`'s rule, when it declares them.
+/// The severities by engine of `code`'s rule, when it declares them: its one table (a table
+/// that is not about one of the rule's cases).
 pub fn by_engine_of(code: LintCode) -> Option<&'static ByEngine> {
-    by_engine().find(|(c, _)| *c == code).map(|(_, b)| b)
+    by_engine()
+        .find(|(c, b)| *c == code && b.case.is_none())
+        .map(|(_, b)| b)
+}
+
+/// Every table of `code`'s rule: its one table, then those of its cases.
+pub fn tables_of(code: LintCode) -> Vec<&'static ByEngine> {
+    let mut all: Vec<&'static ByEngine> = by_engine()
+        .filter(|(c, _)| *c == code)
+        .map(|(_, b)| b)
+        .collect();
+    all.sort_by_key(|b| b.case.is_some());
+    all
 }
 
 /// The rule that raises `code`.
@@ -489,7 +502,7 @@ impl<'a> Ctx<'a> {
             .file(self.config.path.display().to_string())
             .span(line, column);
         // At the severity the rule's rows give across an unknown release's window: the
-        // releases that give it.
+        // releases that give it (a rule of several cases says them itself: `emit_judged`).
         if by_engine_of(self.rule.code).is_some() {
             d.releases = self
                 .engine_verdict()
@@ -559,22 +572,41 @@ impl<'a> Ctx<'a> {
         self.engine_verdict().map(|j| j.severity)
     }
 
+    /// What `case`'s rows (a table of the running rule's) give for the engine and release the
+    /// lint runs under.
+    pub fn judge(&self, case: &ByEngine) -> Option<Judged> {
+        case.judge(self.release())
+    }
+
+    /// Of several cases that apply, the one whose rows give the worst verdict for the engine and
+    /// release the lint runs under, with that verdict; `None` when none is a finding there.
+    pub fn worst<'c>(&self, cases: &[&'c ByEngine]) -> Option<(&'c ByEngine, Judged)> {
+        cases
+            .iter()
+            .filter_map(|c| self.judge(c).map(|j| (*c, j)))
+            .min_by_key(|(_, j)| j.severity)
+    }
+
+    /// Reports a finding at the verdict `case`'s rows give, naming the releases when the
+    /// release is not known and they disagree; nothing when they say it is no finding there.
+    pub fn emit_judged(
+        &mut self,
+        case: &ByEngine,
+        path: &Path,
+        message: String,
+    ) -> Option<&mut Diagnostic> {
+        let judged = self.judge(case)?;
+        let d = self.emit_as(judged.severity, path, message);
+        d.releases = judged.releases;
+        Some(d)
+    }
+
     /// Reports a finding at the severity [`Ctx::engine_verdict`] gives, naming the releases
     /// when the release is not known and they disagree; nothing when the rows say the engine
     /// does not read what the rule checks.
     pub fn emit_by_engine(&mut self, path: &Path, message: String) -> Option<&mut Diagnostic> {
         let judged = self.engine_verdict()?;
         Some(self.emit_as(judged.severity, path, message))
-    }
-
-    /// `vllm` under `--engine vllm`, `otherwise` under SGLang or without an engine: the severity
-    /// of a rule whose verdict differs for vLLM alone.
-    pub fn vllm_or(&self, vllm: Severity, otherwise: Severity) -> Severity {
-        if self.engine() == Some(Engine::Vllm) {
-            vllm
-        } else {
-            otherwise
-        }
     }
 
     /// The drafter's block size, when it is a positive whole number: `block_size` in either
@@ -765,7 +797,11 @@ mod tests {
     fn every_table_belongs_to_one_rule() {
         let mut seen = std::collections::BTreeSet::new();
         for (code, by) in by_engine() {
-            assert!(seen.insert(code.as_str()), "{code:?} declared twice");
+            assert!(
+                seen.insert((code.as_str(), by.case)),
+                "{code:?} {:?} declared twice",
+                by.case
+            );
             assert!(!by.rows.is_empty(), "{code:?}: no rows");
             for r in by.rows {
                 assert!(!r.does.is_empty(), "{code:?}: say what {:?} does", r.engine);

@@ -55,6 +55,7 @@ start-up before it: info under --engine vllm. A warning without an engine.",
 };
 
 const QUANTIZED_BLOCK_DRAFTER_BY_ENGINE: ByEngine = ByEngine {
+    case: None,
     no_engine: Some(Severity::Warning),
     rows: &[
         ReleaseRow::any_version(
@@ -126,6 +127,7 @@ Fires only when the target's quantization_config says NVFP4 (quant_algo / moe_qu
 };
 
 const DSPARK_NVFP4_TARGET_BY_ENGINE: ByEngine = ByEngine {
+    case: None,
     no_engine: Some(Severity::Warning),
     rows: &[
         ReleaseRow::any_version(
@@ -164,10 +166,10 @@ const TARGET_QUANT_ROTATED: Rule = Rule {
         explanation: "QuaRot-style quantization multiplies the residual stream by an orthogonal (Hadamard) matrix, \
 so the hidden states a drafter reads from the target are rotated; a drafter trained on the unrotated target gets \
 inputs in another basis. EAGLE-3 on a QuaRot w8a8 target: acceptance length 1.07 instead of 3.09 (vllm-ascend \
-issue 5974 and PR 7038); vllm-ascend from PR 6914 rotates the draft fc at load, so a warning under --engine vllm \
-(older builds and upstream vLLM, whose PR 36225 is open, do not). SGLang's fix (PR 30524) is open: an error. \
-DFlash/DSpark drafters are rotated by no engine (vllm-ascend PR 12775 open: \"acceptance drops to near zero\"): an \
-error everywhere. Fires only when the target's quantization_config marks a rotation (a key naming rotat, quarot, \
+issue 5974 and PR 7038). vllm-ascend from PR 6914 rotates the draft fc at load; upstream vLLM does not (its PR \
+36225 is open) and SGLang's fix (PR 30524) is open: an error under both engines and without one. DFlash/DSpark \
+drafters are rotated by no engine (vllm-ascend PR 12775 open: \"acceptance drops to near zero\"): an error \
+everywhere. Fires only when the target's quantization_config marks a rotation (a key naming rotat, quarot, \
 spinquant or hadamard with a set value, or a value naming QuaRot or SpinQuant) — except FP-Quant (`quant_method: \
 fp_quant`), whose `hadamard_group_size` names per-layer Hadamard matrices (transformers' FP-Quant integration loads \
 a forward_hadamard_matrix per linear module), so the hidden states between layers are not rotated.",
@@ -185,12 +187,7 @@ fn target_quant_rotated(cx: &mut Ctx) {
     let Some(q) = target_quant(cx).filter(|q| q.rotated) else {
         return;
     };
-    let severity = match (eagle, cx.engine()) {
-        (true, Some(Engine::Sglang)) | (false, _) => Severity::Error,
-        (true, _) => Severity::Warning,
-    };
-    cx.emit_as(
-        severity,
+    cx.emit(
         &Path::root(),
         format!(
             "the target's weights are rotated ({}): the drafter reads rotated hidden states it was not trained on \

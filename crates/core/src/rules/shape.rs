@@ -288,6 +288,7 @@ engine and with --engine sglang (the default may not be the trained block), info
 };
 
 const BLOCK_SIZE_MISSING_BY_ENGINE: ByEngine = ByEngine {
+    case: None,
     no_engine: Some(Severity::Warning),
     rows: &[
         ReleaseRow::any_version(

@@ -28,6 +28,7 @@ pub(super) const BY_ENGINE: &[(LintCode, &ByEngine)] = &[
         LintCode::SampleFromAnchorDflash,
         &SAMPLE_FROM_ANCHOR_DFLASH_BY_ENGINE,
     ),
+    (LintCode::DsparkExportLayout, &DSPARK_EXPORT_LAYOUT_QWEN3),
     (
         LintCode::DsparkExportLayout,
         &DSPARK_EXPORT_LAYOUT_BY_ENGINE,
@@ -155,6 +156,7 @@ version); a warning without an engine, since SGLang loads such a drafter.",
 };
 
 const DFLASH2_SETTINGS_VLLM_BY_ENGINE: ByEngine = ByEngine {
+    case: None,
     no_engine: Some(Severity::Warning),
     rows: &[
         ReleaseRow::until(
@@ -361,6 +363,7 @@ error: the newest vLLM refuses it. The V1-runner DFlash proposer does not read t
 };
 
 const SAMPLE_FROM_ANCHOR_DFLASH_BY_ENGINE: ByEngine = ByEngine {
+    case: None,
     no_engine: Some(Severity::Error),
     rows: &[
         ReleaseRow::since(
@@ -429,6 +432,7 @@ fn block_size_too_small(cx: &mut Ctx) {
 }
 
 const DSPARK_EXPORT_LAYOUT_BY_ENGINE: ByEngine = ByEngine {
+    case: None,
     no_engine: Some(Severity::Info),
     rows: &[
         // Read in the v0.25.1, v0.26.0, v0.27.1 and v0.28.0 releases.
@@ -438,15 +442,41 @@ const DSPARK_EXPORT_LAYOUT_BY_ENGINE: ByEngine = ByEngine {
             Some(Severity::Error),
             "loads DSparkDraftModel as DeepSeek-V4's DSpark head and fails on the fields a dense drafter lacks",
         ),
-        // Read in v0.29.0 to v0.34.0: model_type qwen3 is mapped to Qwen3DSparkModel, which
-        // reads markov_rank at the top level; the check function drops that case when the
-        // config has it there (the exported layout under the training architecture's name).
+        // Read in v0.29.0 to v0.34.0: model_type qwen3 is mapped to Qwen3DSparkModel (the case
+        // below when markov_rank is at the top level); other model types still load as
+        // DeepSeek-V4's head.
         ReleaseRow::since(
             Engine::Vllm,
             (0, 29),
             Some(Severity::Error),
-            "maps model_type qwen3 to Qwen3DSparkModel, which reads markov_rank at the top level; other model types \
-             still load as DeepSeek-V4's head",
+            "loads a DSparkDraftModel of another model type than qwen3 as DeepSeek-V4's DSpark head",
+        ),
+        ReleaseRow::any_version(
+            Engine::Sglang,
+            Some(Severity::Info),
+            "its standalone DSpark loader reads the Markov settings at the top level",
+        ),
+    ],
+};
+
+/// A Qwen3 DSpark drafter under its training architecture's name with its Markov settings at
+/// the top level: vLLM up to 0.28 loads it as DeepSeek-V4's head; from 0.29 it serves model type
+/// qwen3 as Qwen3DSparkModel, which reads them there.
+const DSPARK_EXPORT_LAYOUT_QWEN3: ByEngine = ByEngine {
+    case: Some("model_type qwen3 with markov_rank at the top level"),
+    no_engine: Some(Severity::Info),
+    rows: &[
+        ReleaseRow::until(
+            Engine::Vllm,
+            (0, 28),
+            Some(Severity::Error),
+            "loads DSparkDraftModel as DeepSeek-V4's DSpark head and fails on the fields a dense drafter lacks",
+        ),
+        ReleaseRow::since(
+            Engine::Vllm,
+            (0, 29),
+            None,
+            "serves model_type qwen3 as Qwen3DSparkModel, which reads markov_rank at the top level",
         ),
         ReleaseRow::any_version(
             Engine::Sglang,
@@ -496,18 +526,23 @@ fn dspark_export_layout(cx: &mut Ctx) {
         .and_then(Node::as_str)
         .filter(|t| *t != "deepseek_v4");
     let top_level_markov = cx.root.get("markov_rank").is_some_and(|n| !n.is_null());
-    // From vLLM 0.29 (and at the newest release, without a version) a qwen3 config is served
-    // as Qwen3DSparkModel, which loads when markov_rank is at the top level.
-    let mapped = |t: &str| {
-        t == "qwen3"
-            && top_level_markov
-            && cx
-                .release()
-                .and_then(|r| r.version)
-                .is_none_or(|(a, b, _)| (a, b) >= (0, 29))
+    // From vLLM 0.29 a qwen3 config is served as Qwen3DSparkModel, which loads when markov_rank
+    // is at the top level: that case has rows of its own.
+    let table = |t: &str| {
+        if t == "qwen3" && top_level_markov {
+            &DSPARK_EXPORT_LAYOUT_QWEN3
+        } else {
+            &DSPARK_EXPORT_LAYOUT_BY_ENGINE
+        }
+    };
+    // Where the engine refuses the layout (an error: vLLM's rows); otherwise the layout's
+    // portability note below.
+    let refused = |t: &str| {
+        cx.judge(table(t))
+            .is_some_and(|j| j.severity == Severity::Error)
     };
     match dense {
-        Some(t) if cx.engine() == Some(Engine::Vllm) && !mapped(t) => {
+        Some(t) if refused(t) => {
             let why = if t == "qwen3" {
                 "vLLM up to 0.28 loads DSparkDraftModel as DeepSeek-V4's DSpark head (model_type rewritten to \
                  deepseek_v4), which needs hc_mult and the other DeepSeek-V4 fields this config lacks; from 0.29 \
@@ -518,7 +553,8 @@ fn dspark_export_layout(cx: &mut Ctx) {
                  which needs hc_mult and the other DeepSeek-V4 fields this config lacks, and the load fails (read \
                  at 0.25.1 to 0.34.0)"
             };
-            cx.emit_by_engine(
+            cx.emit_judged(
+                table(t),
                 &Path::key("architectures"),
                 format!(
                     "architectures DSparkDraftModel with model_type {t}: {why}; serve the exported layout \

@@ -61,6 +61,7 @@ fn head(cx: &Cx) -> Option<MtpHead> {
 }
 
 const MTP_MISSING_BY_ENGINE: ByEngine = ByEngine {
+    case: None,
     no_engine: Some(Severity::Error),
     rows: &[ReleaseRow::any_version(
         Engine::Vllm,
@@ -121,6 +122,7 @@ fn mtp_missing(cx: &mut Cx) {
 }
 
 const MTP_UNQUANTIZED_BY_ENGINE: ByEngine = ByEngine {
+    case: None,
     no_engine: Some(Severity::Error),
     rows: &[
         ReleaseRow {

@@ -5,13 +5,12 @@
 use serde::Serialize;
 use serde_json::json;
 
-use super::{Cx, Engines, Rule};
+use super::{Cx, Rule, VLLM_SGLANG};
 use crate::config::ConfigFile;
 use crate::diagnostic::{CodeInfo, Severity};
 use crate::family::{self, Family, FamilySpec};
 use crate::json::Node;
 use crate::launch::LaunchCode;
-use crate::rules::Engine;
 
 /// What the launch rules read from the drafter's config.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -146,7 +145,7 @@ re-published with different architectures under the same name (z-lab/dflash#152:
 6 layers with 8 target layers and SWA 4096, or 4 layers with 6 target layers and SWA 2048), so a restart can load \
 another drafter. Pin the commit sha that was checked (`dflash-check pin` records it).",
     },
-    applies: Engines::Both,
+    applies: VLLM_SGLANG,
     needs: &[],
     check: revision_unpinned,
 };
@@ -157,14 +156,9 @@ fn revision_unpinned(cx: &mut Cx) {
         return;
     }
     let launch = cx.launch();
-    let (path, anchor) = match launch.engine {
-        Engine::Vllm => ("--speculative-config.revision", "--speculative-config"),
-        Engine::Sglang => (
-            "--speculative-draft-model-revision",
-            "--speculative-draft-model-path",
-        ),
-        // `-hfd USER/MODEL[:QUANT]` names no revision to pin (this rule runs on vLLM and SGLang).
-        Engine::LlamaCpp | Engine::Koboldcpp => return,
+    // `-hfd USER/MODEL[:QUANT]` names no revision to pin: the row says where one is pinned.
+    let Some((path, anchor)) = launch.engine.spec().flags.drafter_revision else {
+        return;
     };
     let drafter = launch.drafter.clone().unwrap_or_default();
     let message = match launch.drafter_revision.as_deref() {

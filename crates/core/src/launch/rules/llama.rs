@@ -10,12 +10,11 @@
 
 use serde::Serialize;
 
-use super::{Cx, Engines, Need, Rule};
+use super::{Cx, Need, Rule, LLAMA_CPP};
 use crate::diagnostic::{CodeInfo, Severity};
+use crate::engine::{LLAMA_DRAFT_HF, LLAMA_DRAFT_MODEL};
 use crate::gguf::GgufHeader;
-use crate::launch::parse::{LLAMA_DRAFT_HF, LLAMA_DRAFT_MODEL};
 use crate::launch::LaunchCode;
-use crate::rules::Engine;
 
 /// What the llama.cpp rules read from a GGUF header the command names.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -115,15 +114,12 @@ for a name outside none, draft-simple, draft-eagle3, draft-mtp, draft-dflash, dr
 (common_speculative_types_from_names, 0c1e570); the argument parser turns it into an error and llama-server does not \
 start. An error.",
     },
-    applies: Engines::Llama,
+    applies: LLAMA_CPP,
     needs: &[],
     check: spec_type_unknown,
 };
 
 fn spec_type_unknown(cx: &mut Cx) {
-    if cx.launch().engine != Engine::LlamaCpp {
-        return;
-    }
     let unknown: Vec<String> = cx
         .launch()
         .llama
@@ -180,16 +176,13 @@ llama-server does not start. At 4227c9b (llama-cpp-python 0.3.16) all of them we
 command written for an older build fails when the image is upgraded. An error, judged at the newest build read; \
 the message says which build took the flag.",
     },
-    applies: Engines::Llama,
+    applies: LLAMA_CPP,
     needs: &[],
     check: flag_removed,
 };
 
 fn flag_removed(cx: &mut Cx) {
     // koboldcpp keeps --draft-max and --draft-n as aliases of its --draftamount.
-    if cx.launch().engine != Engine::LlamaCpp {
-        return;
-    }
     let flags: Vec<(String, &str)> = cx
         .launch()
         .flags
@@ -241,14 +234,14 @@ only with a draft context (add_config_if_enabled(…, ctx_dft != nullptr), commo
 -hfd the server starts and never drafts. When the target comes from a Hub repo (-hf) that ships a sidecar draft of \
 the type, llama.cpp takes it from there (info). An error otherwise.",
     },
-    applies: Engines::Llama,
+    applies: LLAMA_CPP,
     needs: &[],
     check: draft_type_without_model,
 };
 
 fn draft_type_without_model(cx: &mut Cx) {
     let launch = cx.launch();
-    if launch.engine != Engine::LlamaCpp || launch.drafter.is_some() {
+    if launch.drafter.is_some() {
         return;
     }
     let Some(t) = launch
@@ -303,14 +296,14 @@ model is loaded (its memory spent) and no speculative implementation is created.
 (4227c9b, llama-cpp-python 0.3.16) drafted with -md alone, which is why such lines are common. An error: the \
 deployment runs without speculative decoding; add --spec-type draft-simple.",
     },
-    applies: Engines::Llama,
+    applies: LLAMA_CPP,
     needs: &[Need::DraftGguf],
     check: draft_not_used,
 };
 
 fn draft_not_used(cx: &mut Cx) {
     let launch = cx.launch();
-    if launch.engine != Engine::LlamaCpp || !launch.llama.types.is_empty() {
+    if !launch.llama.types.is_empty() {
         return;
     }
     let Some(draft) = cx.input.draft_gguf else {
@@ -346,16 +339,13 @@ on a DFlash head, draft-dspark on a DFlash head without the Markov head) overrid
 implementation then does with a draft of the wrong kind was not read, so this is a warning: the likely mistake is the \
 type or the file.",
     },
-    applies: Engines::Llama,
+    applies: LLAMA_CPP,
     needs: &[Need::DraftGguf],
     check: spec_type_draft,
 };
 
 fn spec_type_draft(cx: &mut Cx) {
     let launch = cx.launch();
-    if launch.engine != Engine::LlamaCpp {
-        return;
-    }
     let Some(draft) = cx.input.draft_gguf else {
         return;
     };
@@ -413,16 +403,13 @@ larger --spec-draft-n-max is clamped, with a warning at start (common/speculativ
 K is llama.cpp's default for every draft type, 3, so a block-16 drafter proposes 3 tokens of the 15 it was trained \
 for. Neither fails or collapses: info, with the K the draft was trained for.",
     },
-    applies: Engines::Llama,
+    applies: LLAMA_CPP,
     needs: &[Need::DraftGguf],
     check: k_block,
 };
 
 fn k_block(cx: &mut Cx) {
     let launch = cx.launch();
-    if launch.engine != Engine::LlamaCpp {
-        return;
-    }
     let Some(draft) = cx.input.draft_gguf else {
         return;
     };
@@ -473,16 +460,13 @@ pub(super) const LLAMA_DSPARK_CONFIDENCE: Rule = Rule {
 (common/speculative.cpp, 0c1e570); the draft is not set up and llama-server does not start. The default p_min is 0. \
 An error.",
     },
-    applies: Engines::Llama,
+    applies: LLAMA_CPP,
     needs: &[Need::DraftGguf],
     check: dspark_confidence,
 };
 
 fn dspark_confidence(cx: &mut Cx) {
     let launch = cx.launch();
-    if launch.engine != Engine::LlamaCpp {
-        return;
-    }
     let Some(draft) = cx.input.draft_gguf else {
         return;
     };
@@ -533,17 +517,14 @@ from the optional `{arch}.nextn_predict_layers` key); llama-server then logs \"f
 does not start. A quantized GGUF converted without --mtp, or whose converter dropped the key, is the usual cause \
 (`weights FILE.gguf` checks the nextn tensors). An error.",
     },
-    applies: Engines::Llama,
+    applies: LLAMA_CPP,
     needs: &[Need::TargetGguf],
     check: mtp_head_missing,
 };
 
 fn mtp_head_missing(cx: &mut Cx) {
     let launch = cx.launch();
-    if launch.engine != Engine::LlamaCpp
-        || launch.drafter.is_some()
-        || !launch.llama.types.iter().any(|t| t == "draft-mtp")
-    {
+    if launch.drafter.is_some() || !launch.llama.types.iter().any(|t| t == "draft-mtp") {
         return;
     }
     let Some(target) = cx.input.target_gguf else {

@@ -77,26 +77,24 @@ pub struct Input<'a> {
 
 /// The engines a launch rule applies to: it runs only on a command that starts one of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Engines {
-    Vllm,
-    Sglang,
-    /// vLLM and SGLang.
-    Both,
-    /// llama.cpp and koboldcpp (which vendors llama.cpp's speculative decoding).
-    Llama,
-}
+pub struct Engines(pub &'static [Engine]);
 
 impl Describe for Engines {
     fn describe(self) -> String {
-        match self {
-            Engines::Vllm => "vLLM commands",
-            Engines::Sglang => "SGLang commands",
-            Engines::Both => "vLLM and SGLang commands",
-            Engines::Llama => "llama.cpp and koboldcpp commands",
-        }
-        .to_string()
+        let names: Vec<&str> = self.0.iter().map(|e| e.display()).collect();
+        format!("{} commands", names.join(" and "))
     }
 }
+
+/// vLLM's commands.
+pub(super) const VLLM: Engines = Engines(&[Engine::Vllm]);
+/// SGLang's commands.
+pub(super) const SGLANG: Engines = Engines(&[Engine::Sglang]);
+/// vLLM's and SGLang's commands.
+pub(super) const VLLM_SGLANG: Engines = Engines(&[Engine::Vllm, Engine::Sglang]);
+/// llama.cpp's commands (koboldcpp vendors its speculative decoding behind flags of its own,
+/// which these rules do not read).
+pub(super) const LLAMA_CPP: Engines = Engines(&[Engine::LlamaCpp]);
 
 /// An input a launch rule cannot run without. Rules whose needs are unmet are skipped and
 /// listed as not checked.
@@ -176,12 +174,7 @@ impl RuleFamily for LaunchRules {
     type Need = Need;
 
     fn in_scope(cx: &Cx<'_>, scope: Engines) -> bool {
-        match scope {
-            Engines::Both => matches!(cx.launch().engine, Engine::Vllm | Engine::Sglang),
-            Engines::Vllm => cx.launch().engine == Engine::Vllm,
-            Engines::Sglang => cx.launch().engine == Engine::Sglang,
-            Engines::Llama => cx.launch().engine.reads_gguf(),
-        }
+        scope.0.contains(&cx.launch().engine)
     }
 
     fn has(cx: &Cx<'_>, need: Need) -> bool {
@@ -410,7 +403,7 @@ mod tests {
         let detection = config
             .as_ref()
             .and_then(|c| crate::rules::family::detect(c.root()));
-        let deployment = crate::launch::deployment::of(l, None);
+        let deployment = crate::launch::deployment::of(l, l.engine.into(), None);
         check(&Input {
             launch: l,
             deployment: &deployment,
@@ -658,7 +651,7 @@ mod tests {
         }
         let vllm =
             launch(r#"vllm serve T --speculative-config '{"method": "dflash", "model": "d"}'"#);
-        let deployment = crate::launch::deployment::of(&vllm, None);
+        let deployment = crate::launch::deployment::of(&vllm, vllm.engine.into(), None);
         let cx = Cx {
             input: &Input {
                 launch: &vllm,
@@ -676,14 +669,14 @@ mod tests {
             not_checked: Vec::new(),
             late: Vec::new(),
         };
-        assert!(LaunchRules::in_scope(&cx, Engines::Vllm));
-        assert!(LaunchRules::in_scope(&cx, Engines::Both));
-        assert!(!LaunchRules::in_scope(&cx, Engines::Sglang));
+        assert!(LaunchRules::in_scope(&cx, VLLM));
+        assert!(LaunchRules::in_scope(&cx, VLLM_SGLANG));
+        assert!(!LaunchRules::in_scope(&cx, SGLANG));
     }
 
     fn llama_outcome(cmd: &str, draft: Option<GgufModel>) -> Outcome {
         let l = launch(cmd);
-        let deployment = crate::launch::deployment::of(&l, None);
+        let deployment = crate::launch::deployment::of(&l, l.engine.into(), None);
         check(&Input {
             launch: &l,
             deployment: &deployment,

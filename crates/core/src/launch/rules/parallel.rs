@@ -4,10 +4,9 @@
 
 use serde_json::json;
 
-use super::{Cx, Engines, Need, Rule};
+use super::{Cx, Need, Rule, VLLM, VLLM_SGLANG};
 use crate::diagnostic::{CodeInfo, Severity};
 use crate::launch::LaunchCode;
-use crate::rules::Engine;
 
 pub(super) const DRAFT_TP_IGNORED: Rule = Rule {
     code: LaunchCode::DraftTpIgnored,
@@ -20,7 +19,7 @@ runs at TP 4 (vllm issue 31345; the fix, PR 31886, is open; vllm-ascend fixed it
 fails, the setting does nothing: a warning. launch-draft-heads-tp checks the drafter's heads at the TP it really \
 runs at.",
     },
-    applies: Engines::Vllm,
+    applies: VLLM,
     needs: &[],
     check: draft_tp_ignored,
 };
@@ -57,7 +56,7 @@ and num_key_value_heads % tp == 0 (or tp % num_key_value_heads == 0 when the KV 
 with 12 heads under TP 8 fails while the server builds it. An error; NeMo-RL caps the draft's TP at its KV heads \
 for the same reason.",
     },
-    applies: Engines::Both,
+    applies: VLLM_SGLANG,
     needs: &[Need::DrafterConfig],
     check: draft_heads_tp,
 };
@@ -86,15 +85,20 @@ fn draft_heads_tp(cx: &mut Cx) {
     if wrong.is_empty() {
         return;
     }
-    let (flag, how) = match cx.launch().engine {
-        Engine::Vllm => (
-            "--tensor-parallel-size",
-            "vLLM runs the draft at the target's tensor-parallel size whatever draft_tensor_parallel_size says",
-        ),
-        Engine::Sglang => ("--tp-size", "SGLang runs the draft at the target's tensor-parallel size"),
-        // llama.cpp splits layers, not heads: the rule runs on vLLM and SGLang only.
-        Engine::LlamaCpp | Engine::Koboldcpp => return,
+    // llama.cpp splits layers, not heads: an engine with no tensor-parallel flag is not judged.
+    let engine = cx.launch().engine;
+    let Some(&[flag, ..]) = engine.spec().flags.tensor_parallel else {
+        return;
     };
+    let how = format!(
+        "{} runs the draft at the target's tensor-parallel size{}",
+        engine.display(),
+        if cx.input.deployment.tensor_parallel.draft.is_some() {
+            " whatever draft_tensor_parallel_size says"
+        } else {
+            ""
+        }
+    );
     cx.emit(
         flag,
         (None, flag),

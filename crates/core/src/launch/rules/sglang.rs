@@ -5,7 +5,7 @@
 
 use serde_json::json;
 
-use super::{Cx, Engines, Need, Rule};
+use super::{Cx, Need, Rule, SGLANG};
 use crate::diagnostic::{CodeInfo, Severity};
 use crate::launch::parse::Launch;
 use crate::launch::LaunchCode;
@@ -18,7 +18,7 @@ pub(super) const DRAFTER_MISSING: Rule = Rule {
         explanation: "SGLang refuses to start: \"DFLASH speculative decoding requires setting \
 --speculative-draft-model-path\".",
     },
-    applies: Engines::Sglang,
+    applies: SGLANG,
     needs: &[],
     check: drafter_missing,
 };
@@ -56,7 +56,7 @@ pub(super) const SGLANG_BLOCK_SIZE_CONFLICT: Rule = Rule {
         explanation: "SGLang refuses to start: \"Both --speculative-num-draft-tokens and --speculative-dflash-block-size \
 are set but they differ. For DFLASH they must match.\"",
     },
-    applies: Engines::Sglang,
+    applies: SGLANG,
     needs: &[],
     check: sglang_block_size_conflict,
 };
@@ -99,7 +99,7 @@ pub(super) const SGLANG_WINDOW_TOO_SMALL: Rule = Rule {
 --speculative-draft-window-size) is below the draft tokens (the block size): the compact draft cache must hold a \
 whole block.",
     },
-    applies: Engines::Sglang,
+    applies: SGLANG,
     needs: &[],
     check: sglang_window_too_small,
 };
@@ -151,7 +151,7 @@ pub(super) const SGLANG_EAGLE_PARTIAL: Rule = Rule {
 --speculative-num-draft-tokens are unset too and chooses all three itself; setting only some of them stops the \
 server at start-up. Set all three or none.",
     },
-    applies: Engines::Sglang,
+    applies: SGLANG,
     needs: &[],
     check: sglang_eagle_partial,
 };
@@ -201,7 +201,7 @@ with the last accepted one: --speculative-num-draft-tokens must be steps + 1. SG
 log line (\"speculative_num_draft_tokens is adjusted to speculative_num_steps + 1\"), so the flag does not do what it \
 says, and its acceptance-rate metric was computed from the wrong count (sglang#13212).",
     },
-    applies: Engines::Sglang,
+    applies: SGLANG,
     needs: &[],
     check: sglang_eagle_chain,
 };
@@ -240,7 +240,7 @@ pub(super) const SGLANG_EAGLE_TREE: Rule = Rule {
 topk + (steps - 1)·topk² candidate nodes; --speculative-num-draft-tokens - 1 above that asks for candidates that do \
 not exist, and SGLang has no start-up check for it.",
     },
-    applies: Engines::Sglang,
+    applies: SGLANG,
     needs: &[],
     check: sglang_eagle_tree,
 };
@@ -282,7 +282,7 @@ target's predicts ids in its own reduced vocabulary; SGLang maps them to target 
 --speculative-token-map. Without it the ids are \
 misread and acceptance collapses. For EAGLE-3 the map ships in the weights (d2t) and SGLang ignores the flag (info).",
     },
-    applies: Engines::Sglang,
+    applies: SGLANG,
     needs: &[],
     check: sglang_token_map,
 };

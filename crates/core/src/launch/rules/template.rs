@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use super::{Cx, Engines, Rule};
+use super::{Cx, Rule, VLLM_SGLANG};
 use crate::diagnostic::{CodeInfo, Severity};
 use crate::launch::LaunchCode;
 
@@ -20,7 +20,7 @@ the empty `<think></think>` prefill) the drafter drafts text the target does not
 zero, with no error. A warning: the override may be the drafter's own template. Make sure it is, and measure \
 acceptance; `dflash-check pin` records the target's template and `check` fails when it changes.",
     },
-    applies: Engines::Both,
+    applies: VLLM_SGLANG,
     needs: &[],
     check: chat_template_override,
 };
@@ -58,7 +58,7 @@ drafter was trained for (its model card) and measure acceptance in the mode you 
 --default-chat-template-kwargs and SGLang's flag of the same name (recent SGLang ServerArgs hold \
 default_chat_template_kwargs) are read; per-request `chat_template_kwargs` are not visible in a launch command.",
     },
-    applies: Engines::Both,
+    applies: VLLM_SGLANG,
     needs: &[],
     check: thinking_default,
 };

@@ -4,7 +4,7 @@
 
 use serde_json::json;
 
-use super::{Cx, DrafterFacts, Engines, Rule};
+use super::{Cx, DrafterFacts, Rule, VLLM};
 use crate::diagnostic::{CodeInfo, Severity};
 use crate::launch::LaunchCode;
 
@@ -16,7 +16,7 @@ pub(super) const REJECTED_KEY: Rule = Rule {
         explanation: "vLLM refuses to start: \"'tensor_parallel_size' is not a valid argument in the speculative_config. \
 Please pass 'draft_tensor_parallel_size' instead.\" The draft's tensor parallelism can only be 1 or the target's.",
     },
-    applies: Engines::Vllm,
+    applies: VLLM,
     needs: &[],
     check: rejected_key,
 };
@@ -47,7 +47,7 @@ max_num_batched_tokens, so a full batch indexes past them (CUDA out-of-bounds ga
 configs at start-up with a negative max_num_scheduled_tokens. Checked only when both flags are on the command line: \
 vLLM's defaults depend on the GPU and the entrypoint, and the report says so.",
     },
-    applies: Engines::Vllm,
+    applies: VLLM,
     needs: &[],
     check: batched_tokens,
 };

@@ -5,7 +5,7 @@
 
 use serde_json::json;
 
-use super::{At, Cx, Engines, Need, Rule};
+use super::{At, Cx, Need, Rule, When, SGLANG};
 use crate::diagnostic::codes::DeploymentCode;
 use crate::diagnostic::{CodeInfo, Severity};
 
@@ -46,7 +46,7 @@ ordinary (MHA) attention, such as an EAGLE-3 head, cannot run on it: Kimi-K2.6 w
 target's backend is not given, SGLang picks one by platform and the rule says nothing. Give \
 `--speculative-draft-attention-backend` an MHA backend (trtllm_mha, fa3, flashinfer, triton).",
     },
-    applies: Engines::SglangMlaBackend,
+    applies: SGLANG.when(When::MlaBackend),
     needs: &[Need::DrafterConfig],
     check: draft_attention_backend_inherited,
 };

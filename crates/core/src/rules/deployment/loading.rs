@@ -7,7 +7,7 @@ use serde_json::json;
 
 use super::super::attention::{counts, layer_types};
 use super::super::{ByEngine, Detection, Family, ReleaseRow};
-use super::{At, Cx, DrafterConfig, Engines, Need, Rule};
+use super::{At, Cx, DrafterConfig, Need, Rule, SGLANG, VLLM};
 use crate::config::{is_awq_gptq_method, QuantFacts};
 use crate::deployment::Engine;
 use crate::diagnostic::codes::DeploymentCode;
@@ -33,12 +33,13 @@ report there. The error seen on v0.26.0rc (vllm-ascend#15650) is the Ascend plug
 speculators-trained DFlash drafter had ~0% acceptance with the V2 runner: check acceptance after deploy. Formerly \
 also `launch-mixed-attention-runner` (an alias until the next release).",
     },
-    applies: Engines::Vllm,
+    applies: VLLM,
     needs: &[Need::DrafterConfig],
     check: mixed_attention_vllm,
 };
 
 pub(super) const MIXED_ATTENTION_VLLM_BY_ENGINE: ByEngine = ByEngine {
+    case: None,
     // The rule runs only under vLLM. The rows are for VLLM_USE_V2_MODEL_RUNNER unset or not
     // known; set to 0 it is an error at every version.
     no_engine: None,
@@ -142,12 +143,13 @@ warning there. From 0.29.0 (read up to 0.33.0) the V1 runner lists DFlash2 (late
 as unsupported and raises ValueError, and 0.34.0 refuses any value but 1 at startup (the V1 runner is removed): an \
 error. Before 0.28 vLLM does not register DFlash2DraftModel. Unset the variable (or set it to 1).",
     },
-    applies: Engines::Vllm,
+    applies: VLLM,
     needs: &[Need::DrafterConfig],
     check: dflash2_v1_runner,
 };
 
 pub(super) const DFLASH2_V1_RUNNER_BY_ENGINE: ByEngine = ByEngine {
+    case: None,
     no_engine: None,
     rows: &[
         ReleaseRow::until(
@@ -224,12 +226,13 @@ SGLang and without an engine, since the server may or may not be started with --
 draft with its own quantization: not a finding there. Formerly also `launch-draft-quant-inherited` (an alias until \
 the next release).",
     },
-    applies: Engines::NotVllm,
+    applies: SGLANG.or_no_engine(),
     needs: &[Need::DrafterConfig],
     check: draft_quant_inherited,
 };
 
 pub(super) const DRAFT_QUANT_INHERITED_BY_ENGINE: ByEngine = ByEngine {
+    case: None,
     // The rows are for an AWQ/GPTQ --quantization the deployment is known to pass.
     no_engine: Some(Severity::Warning),
     rows: &[

@@ -21,6 +21,7 @@ pub mod attention;
 mod loading;
 pub mod mtp;
 mod options;
+mod support;
 
 use super::{block_size_field, whole_positive, ByEngine, Detection, Family, Judged, ReleaseRow};
 use crate::config::ConfigFile;
@@ -28,7 +29,6 @@ use crate::deployment::{Deployment, Engine, MethodFrom};
 use crate::diagnostic::codes::DeploymentCode;
 use crate::diagnostic::rule::{Describe, NeedKind, RuleFamily};
 use crate::diagnostic::{CodeInfo, Diagnostic, Severity};
-use crate::family::DrafterLocation;
 use crate::json::{Node, Path};
 use loading::{
     DFLASH2_V1_RUNNER, DFLASH2_V1_RUNNER_BY_ENGINE, DRAFT_QUANT_INHERITED,
@@ -52,39 +52,88 @@ pub type Rule = crate::diagnostic::rule::Rule<DeploymentRules>;
 /// A rule that did not run, and the inputs it lacked.
 pub type Skipped = crate::diagnostic::rule::Skipped<DeploymentCode, Need>;
 
-/// The engines a deployment rule applies to. A deployment without an engine makes no engine
-/// claim, except where the claim holds for every engine that reads the field.
+/// The deployments a rule applies to: a list of engines (and, where the claim holds for every
+/// engine that reads the field, a deployment without one: lint with no `--engine`), narrowed
+/// by what the deployment serves ([`When`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Engines {
-    Vllm,
-    Sglang,
-    /// Either engine (an engine must be named).
-    Both,
-    /// SGLang, or no engine named (vLLM does the opposite of what the rule warns about).
-    NotVllm,
-    /// vLLM serving an MTP head (`method` `mtp` or an MTP model-type name): the rules about
-    /// MTP heads, not listed as skipped for other methods.
-    VllmMtp,
-    /// SGLang started with an MLA `--attention-backend` (a kernel whose name says `mla`).
-    SglangMlaBackend,
-    /// SGLang's EAGLE (or its alias NEXTN) with no draft model: the target's own MTP head.
-    SglangMtp,
+pub struct Engines {
+    pub on: &'static [Engine],
+    pub without_engine: bool,
+    pub when: When,
+}
+
+/// What a deployment must serve for a rule to apply, beyond its engine.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum When {
+    Always,
+    /// The target's own MTP head, as the engine reads its method
+    /// (`EngineCode::serves_mtp_head`: vLLM's `mtp`, SGLang's EAGLE with no draft model).
+    MtpHead,
+    /// An MLA `--attention-backend` (a kernel whose name says `mla`).
+    MlaBackend,
+}
+
+impl Engines {
+    /// The deployments of these engines.
+    pub const fn on(on: &'static [Engine]) -> Engines {
+        Engines {
+            on,
+            without_engine: false,
+            when: When::Always,
+        }
+    }
+
+    /// The same engines, when the deployment serves what `when` says.
+    pub const fn when(self, when: When) -> Engines {
+        Engines { when, ..self }
+    }
+
+    /// The same engines, and a deployment without an engine.
+    pub const fn or_no_engine(self) -> Engines {
+        Engines {
+            without_engine: true,
+            ..self
+        }
+    }
+
+    /// Whether `d` is one of these deployments.
+    pub(super) fn holds(self, d: &Deployment) -> bool {
+        let engine_ok = match d.engine() {
+            Some(e) => self.on.contains(&e),
+            None => self.without_engine,
+        };
+        engine_ok
+            && match self.when {
+                When::Always => true,
+                When::MtpHead => d.serves_mtp_head(),
+                When::MlaBackend => attention::mla_backend(d).is_some(),
+            }
+    }
 }
 
 impl Describe for Engines {
     fn describe(self) -> String {
-        match self {
-            Engines::Vllm => "vLLM deployments",
-            Engines::Sglang => "SGLang deployments",
-            Engines::Both => "vLLM and SGLang deployments",
-            Engines::NotVllm => "SGLang deployments, and lint without an engine",
-            Engines::VllmMtp => "vLLM deployments with method mtp",
-            Engines::SglangMlaBackend => "SGLang deployments with an MLA --attention-backend",
-            Engines::SglangMtp => "SGLang deployments with EAGLE/NEXTN and no draft model",
+        let names: Vec<&str> = self.on.iter().map(|e| e.display()).collect();
+        let mut text = format!("{} deployments", names.join(" and "));
+        text.push_str(match self.when {
+            When::Always => "",
+            When::MtpHead => " serving the target's own MTP head",
+            When::MlaBackend => " with an MLA --attention-backend",
+        });
+        if self.without_engine {
+            text.push_str(", and lint without an engine");
         }
-        .to_string()
+        text
     }
 }
+
+/// vLLM's deployments.
+pub(super) const VLLM: Engines = Engines::on(&[Engine::Vllm]);
+/// SGLang's deployments.
+pub(super) const SGLANG: Engines = Engines::on(&[Engine::Sglang]);
+/// The engines whose lines the deployment rules judge (llama.cpp's lines have their own,
+/// `launch::rules::llama`).
+const VLLM_SGLANG: Engines = Engines::on(&[Engine::Vllm, Engine::Sglang]);
 
 /// An input a deployment rule cannot run without.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -161,20 +210,7 @@ impl RuleFamily for DeploymentRules {
     type Need = Need;
 
     fn in_scope(cx: &Cx<'_>, scope: Engines) -> bool {
-        let engine = cx.deployment.engine();
-        match scope {
-            Engines::Vllm => engine == Some(Engine::Vllm),
-            Engines::Sglang => engine == Some(Engine::Sglang),
-            // The engine claims are vLLM's and SGLang's: a llama.cpp line has its own rules
-            // (`launch::rules::llama`).
-            Engines::Both => matches!(engine, Some(Engine::Vllm | Engine::Sglang)),
-            Engines::NotVllm => matches!(engine, Some(Engine::Sglang) | None),
-            Engines::VllmMtp => engine == Some(Engine::Vllm) && mtp::vllm_mtp(cx.deployment),
-            Engines::SglangMlaBackend => {
-                engine == Some(Engine::Sglang) && attention::mla_backend(cx.deployment).is_some()
-            }
-            Engines::SglangMtp => engine == Some(Engine::Sglang) && mtp::sglang_mtp(cx.deployment),
-        }
+        scope.holds(cx.deployment)
     }
 
     fn has(cx: &Cx<'_>, need: Need) -> bool {
@@ -198,6 +234,7 @@ pub const RULES: &[Rule] = &[
     MIXED_ATTENTION_VLLM,
     DFLASH2_V1_RUNNER,
     DRAFT_QUANT_INHERITED,
+    support::ENGINE_UNSUPPORTED,
     DRAFT_SAMPLE_PROBABILISTIC,
     DSPARK_DRAFT_TOPK,
     MTP_HEAD_MISSING,
@@ -230,6 +267,7 @@ pub fn by_engine(code: DeploymentCode) -> Option<&'static ByEngine> {
             Some(&NUM_SPECULATIVE_TOKENS_TOO_SMALL_BY_ENGINE)
         }
         DeploymentCode::MethodOverriddenByName => Some(&METHOD_OVERRIDDEN_BY_NAME_BY_ENGINE),
+        DeploymentCode::SpeculativeConfigMethod => Some(&SPECULATIVE_CONFIG_METHOD_BY_ENGINE),
         _ => None,
     }
 }
@@ -283,7 +321,14 @@ impl Cx<'_> {
         expected: Option<Value>,
     ) -> &mut Diagnostic {
         let (code, info) = (self.rule.code, &self.rule.info);
-        let mut d = match (&self.deployment.command, self.drafter) {
+        // A finding with no flag (`At.flag` empty) is about the drafter's config even when the
+        // deployment has a command line.
+        let command = self
+            .deployment
+            .command
+            .as_ref()
+            .filter(|_| !at.flag.is_empty());
+        let mut d = match (command, self.drafter) {
             (Some(cmd), _) => {
                 let mut d = Diagnostic::new(code, info, at.flag, message);
                 if let Some(file) = &cmd.file {
@@ -338,24 +383,6 @@ impl Cx<'_> {
     }
 }
 
-/// vLLM's `method` for a drafter, from the family table (the speculators format: the wrapped
-/// algorithm's row). A head that lives only inside its target's checkpoint (MTP) is not judged:
-/// vLLM infers its method from the target's `model_type` and normalises several MTP names
-/// (`mtp`, `deepseek_mtp`, …). Domino has no vLLM method (none at 002e77c), so it is not judged
-/// under vLLM either.
-fn vllm_method(d: &Detection) -> Option<&'static str> {
-    let row = d.effective();
-    if !row.locations.contains(&DrafterLocation::Separate) {
-        return None;
-    }
-    row.engines.vllm
-}
-
-/// SGLang's `--speculative-algorithm` for a drafter, from the family table.
-fn sglang_algorithm(d: &Detection) -> Option<&'static str> {
-    d.effective().engines.sglang
-}
-
 const SPECULATIVE_CONFIG_METHOD: Rule = Rule {
     code: DeploymentCode::SpeculativeConfigMethod,
     info: CodeInfo {
@@ -372,120 +399,137 @@ its fc and drafts garbage (accept length exactly 1.0, no error or warning: sglan
 target is served by SGLang with EAGLE (NEXTN); under vLLM it is not judged here (vLLM normalises several MTP method \
 names; the MTP deployment rules judge it). Formerly also `launch-method-family` (an alias until the next release).",
     },
-    applies: Engines::Both,
+    applies: VLLM_SGLANG,
     needs: &[Need::DrafterConfig],
     check: speculative_config_method,
 };
 
-/// The method against the drafter's family, by engine.
-fn speculative_config_method(cx: &mut Cx) {
-    match cx.deployment.engine() {
-        Some(Engine::Vllm) => vllm_method_family(cx),
-        Some(Engine::Sglang) => sglang_algorithm_family(cx),
-        // llama.cpp's --spec-type against the draft GGUF is the launch rule launch-llama-*.
-        Some(Engine::LlamaCpp | Engine::Koboldcpp) | None => {}
+/// Where each engine's severity for a method that does not match the drafter's family is
+/// more than the default warning: a method the engine's proposer refuses for this drafter, or
+/// one that makes every draft fail silently.
+const SPECULATIVE_CONFIG_METHOD_BY_ENGINE: ByEngine = ByEngine {
+    case: None,
+    no_engine: Some(Severity::Warning),
+    rows: &[
+        ReleaseRow::any_version(
+            Engine::Vllm,
+            Some(Severity::Error),
+            "its V2 DFlash speculator refuses a drafter with sample_from_anchor: true served as dflash",
+        ),
+        ReleaseRow::any_version(
+            Engine::Sglang,
+            Some(Severity::Error),
+            "EAGLE (NEXTN) on an EAGLE-3 head that reads aux hidden states feeds it one hidden state: \
+every draft is rejected, accept length 1.0 (sglang#21272; eagle_utils.py, llama_eagle3.py at 0.5.23)",
+        ),
+    ],
+};
+
+/// A method that does not match the drafter's family, and why it is worse than a mismatch.
+enum Mismatch {
+    /// The engine picks another proposer: a warning.
+    Plain,
+    /// `dflash` for a drafter that samples from its anchor (DSpark): vLLM's DFlash speculator
+    /// refuses it.
+    SampledAnchor,
+    /// EAGLE for an EAGLE-3 head that reads aux hidden states: SGLang feeds it one hidden state.
+    OneHiddenState,
+}
+
+impl Mismatch {
+    fn why(&self, engine: Engine) -> String {
+        match self {
+            Mismatch::Plain => String::new(),
+            Mismatch::SampledAnchor => format!(
+                "; {}'s DFlash speculator refuses sample_from_anchor: true",
+                engine.display()
+            ),
+            Mismatch::OneHiddenState => {
+                ": under EAGLE the head gets one hidden state instead of its aux \
+concatenation, skips its fc and every draft is rejected (accept length exactly 1.0, sglang#21272)"
+                    .to_string()
+            }
+        }
     }
 }
 
-/// vLLM's `method` (as written, or inferred from the drafter's name) against the family.
-fn vllm_method_family(cx: &mut Cx) {
-    let Some(det) = cx.drafter.and_then(|d| d.detection) else {
+/// The method against the drafter's family, as the engine names it (its code reads the family
+/// table: vLLM's `method`, SGLang's algorithm; a family with no name on the engine, or a head
+/// the engine names by the target's model type, is not judged).
+fn speculative_config_method(cx: &mut Cx) {
+    let (Some(engine), Some(det)) = (cx.deployment.engine(), cx.drafter.and_then(|d| d.detection))
+    else {
         return;
     };
-    let Some(want) = vllm_method(det) else {
+    let code = engine.code();
+    let Some(want) = code.expected_method(det.effective()) else {
         return;
     };
     let d = cx.deployment;
     let family = det.name.as_str();
     let evidence = det.evidence.join(", ");
+    let (flag, anchor_after, anchor) = code.method_location();
     let at = At {
-        flag: "--speculative-config.method",
-        anchor: (Some("--speculative-config"), "\"method\""),
+        flag,
+        anchor: (anchor_after, anchor),
         field: None,
     };
     let Some(method) = d.method.clone() else {
-        // No method and a drafter name vLLM cannot read one from (a deployment that names no
-        // drafter, like lint's flags without `model`, leaves vLLM nothing to infer from).
+        // No method and a drafter name the engine cannot read one from (a deployment that names
+        // no drafter, like lint's flags without `model`, leaves it nothing to infer from).
         if d.spec("model").is_some() {
             let message = format!(
-                "no method, and the drafter's name does not say \"{want}\": vLLM infers the method from the \
-                 name, so a {family} drafter ({evidence}) needs \"method\": \"{want}\""
+                "no method, and the drafter's name does not say \"{want}\": {} infers the method from the \
+                 name, so a {family} drafter ({evidence}) needs {}",
+                engine.display(),
+                code.method_written(want)
             );
             cx.emit(Severity::Warning, at, message, Some(json!(want)));
         }
         return;
     };
     let m = method.name.as_str();
-    if det.effective().vllm_accepts(m) {
+    if code.family_accepts(det.effective(), m) {
         return;
     }
-    let sampled = cx.drafter.and_then(|d| d.sample_from_anchor()) == Some(true);
-    let refused = m == "dflash" && sampled;
-    let why = if refused {
-        "; vLLM's DFlash speculator refuses sample_from_anchor: true"
+    let mismatch = if m == "dflash" && cx.drafter.and_then(|d| d.sample_from_anchor()) == Some(true)
+    {
+        Mismatch::SampledAnchor
+    } else if want == "EAGLE3" && m == "EAGLE" && uses_aux(cx) {
+        Mismatch::OneHiddenState
     } else {
-        ""
+        Mismatch::Plain
+    };
+    let severity = match mismatch {
+        Mismatch::Plain => Severity::Warning,
+        _ => cx.engine_severity().unwrap_or(Severity::Warning),
     };
     let how = match method.from {
-        MethodFrom::DrafterName => {
-            format!("no method, so vLLM infers {m:?} from the drafter's name")
-        }
-        _ => format!("method {m:?}"),
-    };
-    let severity = if refused {
-        Severity::Error
-    } else {
-        Severity::Warning
+        MethodFrom::DrafterName => format!(
+            "no method, so {} infers {m:?} from the drafter's name",
+            engine.display()
+        ),
+        MethodFrom::SpeculativeConfig => format!("method {m:?}"),
+        MethodFrom::Flag => format!("{flag} {m}"),
     };
     let message = format!(
-        "{how}, but the drafter is a {family} drafter ({evidence}): vLLM expects \"{want}\"{why}"
+        "{how}, but the drafter is a {family} drafter ({evidence}): {} expects {want:?}{}",
+        engine.display(),
+        mismatch.why(engine)
     );
     cx.emit(severity, at, message, Some(json!(want)));
 }
 
-/// SGLang's `--speculative-algorithm` against the family.
-fn sglang_algorithm_family(cx: &mut Cx) {
-    let Some(det) = cx.drafter.and_then(|d| d.detection) else {
-        return;
-    };
-    let (Some(want), Some(method)) = (sglang_algorithm(det), cx.deployment.method.clone()) else {
-        return;
-    };
-    if method.name == want {
-        return;
-    }
-    // EAGLE (or NEXTN) on an EAGLE-3 head that reads aux hidden states: SGLang feeds it one
-    // hidden state instead of the aux concatenation, skips its fc, and every draft is rejected
-    // (accept length exactly 1.0, sglang PR 21272; eagle_utils.py and llama_eagle3.py at 0.5.23).
-    let uses_aux = cx.drafter.is_some_and(|dr| {
+/// Whether an EAGLE-3 head reads aux hidden states (`eagle_config.use_aux_hidden_state` is not
+/// false).
+fn uses_aux(cx: &Cx) -> bool {
+    cx.drafter.is_some_and(|dr| {
         dr.root()
             .get("eagle_config")
             .and_then(|e| e.get("use_aux_hidden_state"))
             .and_then(Node::as_bool)
             != Some(false)
-    });
-    let collapses = want == "EAGLE3" && method.name == "EAGLE" && uses_aux;
-    let (severity, why) = if collapses {
-        (
-            Severity::Error,
-            ": under EAGLE the head gets one hidden state instead of its aux concatenation, skips its fc and \
-             every draft is rejected (accept length exactly 1.0, sglang#21272)",
-        )
-    } else {
-        (Severity::Warning, "")
-    };
-    let message = format!(
-        "--speculative-algorithm {}, but the drafter is a {} drafter ({}): SGLang expects {want}{why}",
-        method.name,
-        det.name.as_str(),
-        det.evidence.join(", ")
-    );
-    let at = At {
-        flag: "--speculative-algorithm",
-        anchor: (None, "--speculative-algorithm"),
-        field: None,
-    };
-    cx.emit(severity, at, message, Some(json!(want)));
+    })
 }
 
 const NUM_SPECULATIVE_TOKENS_MISSING: Rule = Rule {
@@ -500,7 +544,7 @@ their config is read. The DFlash convention is block_size - 1 (15 for -b16 draft
 block_size. Needs no drafter config: launch reports it even when the drafter cannot be read. Formerly also \
 `launch-num-speculative-tokens-missing` (an alias until the next release).",
     },
-    applies: Engines::Vllm,
+    applies: VLLM,
     needs: &[],
     check: num_speculative_tokens_missing,
 };
@@ -567,7 +611,7 @@ dspark_block_size 5 gave 4.4 % against 34.7 % at K 5); K below it is num-specula
 vLLM 0.26 and 0.27), so there K must equal dspark_block_size. Formerly also `launch-k-exceeds-block` (an alias until \
 the next release).",
     },
-    applies: Engines::Vllm,
+    applies: VLLM,
     needs: &[Need::DrafterConfig],
     check: num_speculative_tokens_too_large,
 };
@@ -652,12 +696,13 @@ warning there, since the output problem the check guarded against was not read a
 collapses (num-speculative-tokens-too-large, vLLM PR 41834), so at 0.26 and 0.27 K equal to dspark_block_size is \
 the one value that neither fails nor collapses. SGLang takes --speculative-num-draft-tokens instead: nothing there.",
     },
-    applies: Engines::Vllm,
+    applies: VLLM,
     needs: &[Need::DrafterConfig],
     check: num_speculative_tokens_too_small,
 };
 
 const NUM_SPECULATIVE_TOKENS_TOO_SMALL_BY_ENGINE: ByEngine = ByEngine {
+    case: None,
     no_engine: None,
     rows: &[
         ReleaseRow::until(
@@ -735,7 +780,7 @@ drafts blocks the drafter was not trained on. Omit the flag or make it equal to 
 `lint --engine sglang --num-draft-tokens N` states the same flag. Formerly also \
 `launch-sglang-draft-tokens-mismatch` (an alias until the next release).",
     },
-    applies: Engines::Sglang,
+    applies: SGLANG,
     needs: &[Need::DrafterConfig],
     check: num_draft_tokens_mismatch,
 };

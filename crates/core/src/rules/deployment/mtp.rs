@@ -11,48 +11,27 @@
 use serde_json::json;
 
 use super::super::{ByEngine, ReleaseRow};
-use super::{At, Cx, DrafterConfig, Engines, Need, Rule};
+use super::{At, Cx, DrafterConfig, Need, Rule, When, SGLANG, VLLM};
 use crate::deployment::{Deployment, Drafter, Engine, MethodFrom};
 use crate::diagnostic::codes::DeploymentCode;
 use crate::diagnostic::{CodeInfo, Severity};
 use crate::family::embedded::{self, MtpDeclaration};
 use crate::json::{Node, Path};
 
-/// The codes of the rules here that `d` puts in scope (what lint lists as the MTP rules run).
+/// The codes of the rules here that `d` puts in scope (what lint lists as the MTP rules run):
+/// the MTP rules whose scope holds for the deployment.
 pub fn in_scope(d: &Deployment) -> Vec<DeploymentCode> {
-    if d.engine() == Some(Engine::Sglang) && sglang_mtp(d) {
-        return vec![DeploymentCode::MtpNextnLayersSglang];
-    }
-    if d.engine() != Some(Engine::Vllm) {
-        return Vec::new();
-    }
-    let mut codes = Vec::new();
-    if vllm_mtp(d) {
-        codes.extend([
-            DeploymentCode::MtpHeadMissing,
-            DeploymentCode::MtpKDepth,
-            DeploymentCode::MtpDsparkStages,
-        ]);
-    }
-    codes.push(DeploymentCode::MethodOverriddenByName);
-    codes
-}
-
-/// vLLM's method is MTP: `mtp`, or one of the MTP model-type names vLLM still accepts and
-/// rewrites to `mtp` with a deprecation warning (`deepseek_mtp`, `qwen3_next_mtp`, …).
-pub(super) fn vllm_mtp(d: &Deployment) -> bool {
-    d.method
-        .as_ref()
-        .is_some_and(|m| m.from == MethodFrom::SpeculativeConfig && is_mtp_name(&m.name))
-}
-
-/// SGLang drafts with the target's own MTP head: `--speculative-algorithm EAGLE` (or its alias
-/// NEXTN, read as EAGLE) and no draft model path.
-pub(super) fn sglang_mtp(d: &Deployment) -> bool {
-    d.method
-        .as_ref()
-        .is_some_and(|m| m.from == MethodFrom::SglangAlgorithm && m.name == "EAGLE")
-        && matches!(d.drafter, Drafter::Embedded)
+    [
+        &MTP_HEAD_MISSING,
+        &MTP_K_DEPTH,
+        &MTP_DSPARK_STAGES,
+        &METHOD_OVERRIDDEN_BY_NAME,
+        &MTP_NEXTN_LAYERS_SGLANG,
+    ]
+    .into_iter()
+    .filter(|r| r.applies.holds(d))
+    .map(|r| r.code)
+    .collect()
 }
 
 fn is_mtp_name(m: &str) -> bool {
@@ -87,7 +66,7 @@ or 0) has none to draft with: for a model type vLLM has no MTP model for, vLLM r
 is built with n_predict 0 and K is divided by it. Either way the server does not start: an error. Serve a checkpoint \
 that ships the MTP layers (the original, not a quantization that dropped them), or another method.",
     },
-    applies: Engines::VllmMtp,
+    applies: VLLM.when(When::MtpHead),
     needs: &[Need::DrafterConfig],
     check: mtp_head_missing,
 };
@@ -133,7 +112,7 @@ multiple times of forward on same MTP layer, which may result in lower acceptanc
 inkling MTP): a warning. A public report served a Qwen3.5-122B MTP head with K 13 and saw acceptance 0 \
 (vllm-ascend issue 9290; the cause is not stated there). Set K to the depth, or measure acceptance per position before going past it.",
     },
-    applies: Engines::VllmMtp,
+    applies: VLLM.when(When::MtpHead),
     needs: &[Need::DrafterConfig],
     check: mtp_k_depth,
 };
@@ -185,7 +164,7 @@ pub(super) const MTP_DSPARK_STAGES: Rule = Rule {
 speculator's config); 0.28 and 0.29 know no MTP model for the type and raise \"Unsupported speculative method: \
 'mtp'\". The server does not start at any release read: an error. Use `\"method\": \"dspark\"`.",
     },
-    applies: Engines::VllmMtp,
+    applies: VLLM.when(When::MtpHead),
     needs: &[Need::DrafterConfig],
     check: mtp_dspark_stages,
 };
@@ -226,12 +205,13 @@ wrong proposer: an error up to 0.33. 0.34.0 keeps a written method (it detects o
 refuses a draft that declares another speculator): worth knowing there. Rename the folder (or a symlink to it) so \
 the name holds none of those substrings.",
     },
-    applies: Engines::Vllm,
+    applies: VLLM,
     needs: &[],
     check: method_overridden_by_name,
 };
 
 pub(super) const METHOD_OVERRIDDEN_BY_NAME_BY_ENGINE: ByEngine = ByEngine {
+    case: None,
     no_engine: None,
     rows: &[
         ReleaseRow::until(
@@ -360,7 +340,7 @@ is not in the config\" when the key is absent and AssertionError \"Only 1 nextn 
 value than 1 (0 included: a quantization that dropped the head and zeroed the key). The server does not start: an \
 error. vLLM reads the same key as the head's depth (mtp-head-missing, mtp-k-depth).",
     },
-    applies: Engines::SglangMtp,
+    applies: SGLANG.when(When::MtpHead),
     needs: &[Need::DrafterConfig],
     check: mtp_nextn_layers_sglang,
 };
@@ -422,8 +402,7 @@ mod tests {
 
     fn vllm(spec: serde_json::Value, target: Option<&str>) -> Deployment {
         let mut d = Deployment::new(Origin::LaunchLine, Some(Engine::Vllm.into()));
-        d.speculative_config = spec.as_object().cloned();
-        d.method = d.vllm_method();
+        d.apply(Engine::Vllm.code().lint_settings(spec.as_object(), None));
         d.target_name = target.map(str::to_string);
         d.drafter = Drafter::Embedded;
         d

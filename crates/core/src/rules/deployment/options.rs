@@ -6,7 +6,7 @@
 
 use serde_json::{json, Value};
 
-use super::{At, Cx, Engines, Rule};
+use super::{At, Cx, Rule, VLLM};
 use crate::deployment::Engine;
 use crate::diagnostic::codes::DeploymentCode;
 use crate::diagnostic::{CodeInfo, Severity};
@@ -25,12 +25,13 @@ residual it is resampled from then share a noise vector, and the output is no lo
 (_DRAFT_NOISE_SALT, read up to 0.34.0). 0.27.1 has the option and no salt either. A warning up to 0.28 (the \
 output changes silently, nothing fails); nothing from 0.29, and nothing with greedy drafting (the default).",
     },
-    applies: Engines::Vllm,
+    applies: VLLM,
     needs: &[],
     check: draft_sample_probabilistic,
 };
 
 pub(super) const DRAFT_SAMPLE_PROBABILISTIC_BY_ENGINE: ByEngine = ByEngine {
+    case: None,
     no_engine: None,
     rows: &[
         ReleaseRow::until(
@@ -94,12 +95,13 @@ DSparkDraftModel config with model_type qwen3 is served as Qwen3DSparkModel firs
 and 0.34.0 (where the method check became the generic \"not supported with speculative method\"). An error from \
 0.28; older releases do not know the key.",
     },
-    applies: Engines::Vllm,
+    applies: VLLM,
     needs: &[],
     check: dspark_draft_topk,
 };
 
 pub(super) const DSPARK_DRAFT_TOPK_BY_ENGINE: ByEngine = ByEngine {
+    case: None,
     no_engine: None,
     rows: &[
         ReleaseRow::until(Engine::Vllm, (0, 27), None, "no such option"),

@@ -1,0 +1,222 @@
+//! What each release of each engine can do, as data: one [`Capability`] row per engine, fact and
+//! release range — a drafter architecture its registry serves, a speculative method it accepts,
+//! a target architecture llama.cpp serves with `draft-mtp`, how it reads a field where engines
+//! differ — each with the evidence code it is cited under (evidence/evidence.toml). Rules ask
+//! [`Capabilities::of`] for the release that serves the line ([`Holds`]): a known release gets
+//! yes or no; an unknown one gets every release of the engine's default window, so a rule can
+//! say which releases do and which do not.
+//!
+//! A fact no row names for an engine is [`Holds::Unknown`] there, unless the engine's rows of
+//! that kind were read as a whole list ([`complete`]): then a name missing from them is "no".
+
+use super::version::{range_text, Line, ANY_PATCH};
+use super::{Engine, EngineRelease};
+
+/// A fact about an engine release (the rows' names are `'static`; a question's may borrow).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum What<'a> {
+    /// Its drafter registry serves this architecture (vLLM's `_SPECULATIVE_DECODING_MODELS`).
+    DrafterArchitecture(&'a str),
+    /// It accepts this speculative method (vLLM's `method`, SGLang's algorithm).
+    Method(&'a str),
+    /// It serves `--spec-type draft-mtp` on a target of this GGUF architecture (llama.cpp).
+    DraftMtpArchitecture(&'a str),
+    /// It reads a `null` `target_layer_ids` as absent and falls back to the formula.
+    NullLayerIdsAbsent,
+    /// It maps ids between a draft model's tokenizer and the target's when the speculative
+    /// config sets `use_heterogeneous_vocab`.
+    HeterogeneousVocab,
+}
+
+impl What<'_> {
+    /// Whether two facts are of one kind (the same variant).
+    fn kind_of(self, other: What) -> bool {
+        std::mem::discriminant(&self) == std::mem::discriminant(&other)
+    }
+
+    /// How the fact reads after "does not": `register the drafter architecture X`.
+    pub fn describe(self) -> String {
+        match self {
+            What::DrafterArchitecture(a) => format!("register the drafter architecture {a}"),
+            What::Method(m) => format!("accept the speculative method {m:?}"),
+            What::DraftMtpArchitecture(a) => format!("build a draft-mtp graph for {a} targets"),
+            What::NullLayerIdsAbsent => "read a null target_layer_ids as absent".to_string(),
+            What::HeterogeneousVocab => {
+                "map ids between two tokenizers (use_heterogeneous_vocab)".to_string()
+            }
+        }
+    }
+}
+
+/// One fact about an engine, at a range of its releases (both ends inclusive; `None`: as far
+/// as read).
+#[derive(Debug, Clone, Copy)]
+pub struct Capability {
+    pub engine: Engine,
+    pub what: What<'static>,
+    pub since: Option<Line>,
+    pub until: Option<Line>,
+    /// The code whose evidence cites it (evidence/evidence.toml).
+    pub evidence: &'static str,
+}
+
+/// The kinds of fact an engine's rows list whole: for these, a name with no row is "no".
+const COMPLETE: &[(Engine, What<'static>)] = &[
+    (Engine::Vllm, What::DrafterArchitecture("")),
+    (Engine::Vllm, What::Method("")),
+    (Engine::LlamaCpp, What::DraftMtpArchitecture("")),
+];
+
+/// Whether `engine`'s rows of `what`'s kind list every name read.
+pub fn complete(engine: Engine, what: What) -> bool {
+    COMPLETE
+        .iter()
+        .any(|(e, w)| *e == engine && w.kind_of(what))
+}
+
+/// Whether a fact holds for the release that serves a line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Holds {
+    Yes,
+    No,
+    /// The release is not known and the window's releases disagree: those where it holds and
+    /// those where it does not, as text (`0.28–0.34`).
+    Partly {
+        yes: String,
+        no: String,
+    },
+    /// Nothing was read about it for this engine.
+    Unknown,
+}
+
+/// The capability rows (the table's module holds them; see [`rows`]).
+pub struct Capabilities;
+
+impl Capabilities {
+    /// Where `what` holds for `engine`, among the releases read, as text (`0.28 and later`,
+    /// `up to 0.32`, `0.28–0.33`); `None` where it holds at none.
+    pub fn where_held(engine: Engine, what: What) -> Option<String> {
+        let parts: Vec<String> = rows()
+            .iter()
+            .filter(|c| c.engine == engine && c.what == what)
+            .map(|c| match (c.since, c.until) {
+                (None, None) => "every release read".to_string(),
+                (Some(a), None) => format!("{} and later", super::line_text(engine, a)),
+                (None, Some(b)) => format!("up to {}", super::line_text(engine, b)),
+                (Some(a), Some(b)) => range_text(engine, a, b),
+            })
+            .collect();
+        (!parts.is_empty()).then(|| parts.join(", "))
+    }
+
+    /// Whether `what` holds for `release` (a known release: its row; an unknown one: across the
+    /// engine's default window).
+    pub fn of(release: &EngineRelease, what: What) -> Holds {
+        let engine = release.engine;
+        let rows: Vec<&Capability> = rows()
+            .iter()
+            .filter(|c| c.engine == engine && c.what == what)
+            .collect();
+        if rows.is_empty() && !complete(engine, what) {
+            return Holds::Unknown;
+        }
+        let holds_at = |v: Line| rows.iter().any(|c| within(c, v));
+        if let Some(v) = release.version {
+            // A release newer than every row: as the newest read.
+            let v = v.min(table_newest(engine));
+            return if holds_at(v) { Holds::Yes } else { Holds::No };
+        }
+        let lines = window_lines(engine);
+        let (yes, no): (Vec<Line>, Vec<Line>) = lines.iter().partition(|v| holds_at(**v));
+        match (yes.is_empty(), no.is_empty()) {
+            (false, true) => Holds::Yes,
+            (true, _) => Holds::No,
+            (false, false) => Holds::Partly {
+                yes: spans(engine, &yes),
+                no: spans(engine, &no),
+            },
+        }
+    }
+}
+
+/// Whether row `c` holds at `v`.
+fn within(c: &Capability, v: Line) -> bool {
+    c.since.is_none_or(|s| s <= v) && c.until.is_none_or(|u| v <= u)
+}
+
+/// The newest release read of `engine`, as a line every row compares with.
+fn table_newest(engine: Engine) -> Line {
+    let (_, b) = engine.spec().releases.window;
+    b
+}
+
+/// The releases read that lie in `engine`'s default window, as lines.
+fn window_lines(engine: Engine) -> Vec<Line> {
+    let r = &engine.spec().releases;
+    let (a, b) = r.window;
+    r.read
+        .iter()
+        .filter_map(|v| super::version::read_line(r.scheme, v))
+        .map(|(x, y, z)| if z == ANY_PATCH { (x, y, 0) } else { (x, y, z) })
+        .filter(|v| a <= *v && *v <= b)
+        .collect()
+}
+
+/// `0.28–0.30, 0.33`: consecutive releases read as ranges.
+fn spans(engine: Engine, lines: &[Line]) -> String {
+    let all = window_lines(engine);
+    let mut out: Vec<String> = Vec::new();
+    let mut run: Option<(Line, Line)> = None;
+    for v in &all {
+        if lines.contains(v) {
+            run = Some(match run {
+                Some((s, _)) => (s, *v),
+                None => (*v, *v),
+            });
+        } else if let Some((s, e)) = run.take() {
+            out.push(range_text(engine, s, e));
+        }
+    }
+    if let Some((s, e)) = run {
+        out.push(range_text(engine, s, e));
+    }
+    out.join(", ")
+}
+
+/// Every capability row.
+pub fn rows() -> &'static [Capability] {
+    super::capability_rows()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_known_release_gets_its_row_and_an_unknown_one_the_window() {
+        let at = |v: &str| EngineRelease::parse(&format!("vllm@{v}")).unwrap();
+        let dflash2 = What::DrafterArchitecture("DFlash2DraftModel");
+        assert_eq!(Capabilities::of(&at("0.27"), dflash2), Holds::No);
+        assert_eq!(Capabilities::of(&at("0.28"), dflash2), Holds::Yes);
+        assert_eq!(Capabilities::of(&at("0.99"), dflash2), Holds::Yes);
+        assert_eq!(Capabilities::of(&Engine::Vllm.into(), dflash2), Holds::Yes);
+        // A name the whole list does not have: no, at every release.
+        let made_up = What::DrafterArchitecture("NoSuchDraftModel");
+        assert_eq!(Capabilities::of(&Engine::Vllm.into(), made_up), Holds::No);
+        // Nothing read about SGLang's registry: unknown.
+        assert_eq!(
+            Capabilities::of(&Engine::Sglang.into(), dflash2),
+            Holds::Unknown
+        );
+    }
+
+    #[test]
+    fn every_row_cites_evidence_and_holds_somewhere() {
+        for c in rows() {
+            assert!(!c.evidence.is_empty(), "{c:?}");
+            if let (Some(s), Some(u)) = (c.since, c.until) {
+                assert!(s <= u, "{c:?}");
+            }
+        }
+    }
+}

@@ -1,0 +1,121 @@
+//! The code that is specific to one engine, behind one trait: each engine's file (`vllm.rs`,
+//! `sglang.rs`, `llama_cpp.rs`, `koboldcpp.rs`) implements [`EngineCode`], and its row in the
+//! table points at it. Everything else reads an engine through its row or this trait, never by
+//! matching on it: how a command line names the target, the drafter and the method, what a
+//! line's deployment settings are ([`Settings`]), what lint's own flags mean for the engine,
+//! the header's summary of the line, and the method a drafter family is served with.
+
+use serde::Serialize;
+use serde_json::{Map, Value};
+
+use super::command::Launch;
+use crate::family::FamilySpec;
+use crate::Result;
+
+/// Where the speculative method came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum MethodFrom {
+    /// A key of the speculative configuration (vLLM's `--speculative-config` `method`).
+    SpeculativeConfig,
+    /// A flag of its own (SGLang's `--speculative-algorithm`, llama.cpp's `--spec-type`).
+    Flag,
+    /// No method given: the engine infers it from the drafter's name (vLLM: "eagle3" or
+    /// "dflash").
+    DrafterName,
+}
+
+/// The speculative method as the engine reads it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Method {
+    pub name: String,
+    pub from: MethodFrom,
+}
+
+/// Draft tokens per step and the flag that set them (SGLang's).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct DraftTokens {
+    pub value: u64,
+    /// `--speculative-num-draft-tokens` or `--speculative-dflash-block-size`.
+    pub flag: &'static str,
+}
+
+/// The attention backends the engine is started with (`None`: not given, the engine picks).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct AttentionBackends {
+    /// SGLang's `--attention-backend`.
+    pub target: Option<String>,
+    /// SGLang's `--speculative-draft-attention-backend`.
+    pub draft: Option<String>,
+}
+
+/// What an engine's line (or lint's flags) says about the deployment's speculative settings.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Settings {
+    pub method: Option<Method>,
+    /// The speculative configuration as one object, where the engine takes one.
+    pub speculative_config: Option<Map<String, Value>>,
+    pub draft_tokens: Option<DraftTokens>,
+    /// `None`: the engine takes no attention-backend flags (or the input cannot state them).
+    pub attention_backends: Option<AttentionBackends>,
+    /// The drafter's own tensor-parallel size (vLLM's `draft_tensor_parallel_size`).
+    pub draft_tensor_parallel: Option<u64>,
+}
+
+/// The code specific to one engine.
+pub trait EngineCode: Sync {
+    /// Fills the engine's own fields of a parsed line: its target and drafter, their revisions,
+    /// its speculative settings. Bad values (JSON that does not parse, a count that is not a
+    /// number) are bad input.
+    fn read(&self, launch: &mut Launch) -> Result<()>;
+
+    /// The method as the line writes it.
+    fn method(&self, launch: &Launch) -> Option<String>;
+
+    /// Whether the line configures speculative decoding at all.
+    fn speculates(&self, launch: &Launch) -> bool;
+
+    /// What a line that does not speculate lacks (`no --speculative-config`), and a hint when
+    /// the line shows why (an older spelling of the flags).
+    fn no_speculation(&self, launch: &Launch) -> (&'static str, Option<&'static str>);
+
+    /// The deployment settings the line states.
+    fn settings(&self, launch: &Launch) -> Settings;
+
+    /// The deployment settings lint's flags state (`--speculative-config`, `--num-draft-tokens`).
+    fn lint_settings(
+        &self,
+        speculative_config: Option<&Map<String, Value>>,
+        num_draft_tokens: Option<u64>,
+    ) -> Settings;
+
+    /// What lint reads of the line: its speculative config and its draft tokens.
+    fn lint_flags(&self, launch: &Launch) -> (Option<Value>, Option<u64>);
+
+    /// The header's `spec` line: the method, K and the other speculative settings as written.
+    fn spec_line(&self, launch: &Launch) -> String;
+
+    /// The method the family table names for a drafter family on this engine; `None` when the
+    /// engine names none, or names it some other way (vLLM names an MTP head by its target's
+    /// model type, so it is not judged by the family's name).
+    fn expected_method(&self, family: &FamilySpec) -> Option<&'static str>;
+
+    /// Whether `method` serves a drafter of that family on this engine (its name or an alias).
+    fn family_accepts(&self, family: &FamilySpec, method: &str) -> bool {
+        self.expected_method(family) == Some(method)
+    }
+
+    /// Where a line states the method, to point a finding at: the path shown, and the text to
+    /// find in the line (after a first text, when given).
+    fn method_location(&self) -> (&'static str, Option<&'static str>, &'static str);
+
+    /// How the method `want` is written on this engine's line (`"method": "dflash"`).
+    fn method_written(&self, want: &str) -> String;
+
+    /// The flags (or keys) that name the drafter and the target, for messages.
+    fn model_flags(&self, launch: &Launch) -> (&'static str, &'static str);
+
+    /// Whether a deployment with `method` serves the target's own MTP head (`separate`: a
+    /// separate drafter is named).
+    fn serves_mtp_head(&self, method: Option<&Method>, separate: bool) -> bool;
+}

@@ -1,0 +1,223 @@
+//! vLLM's own code: its command line names the target positionally (or `--model`) and states
+//! the whole speculative configuration as one JSON object, `--speculative-config` (with
+//! `--speculative-config.KEY VALUE` flags merged in), whose `model` is the drafter and whose
+//! `method` picks the proposer — inferred from "eagle3" or "dflash" in the drafter's name when
+//! absent.
+
+use serde_json::{Map, Value};
+
+use super::code::{EngineCode, Method, MethodFrom, Settings};
+use super::command::Launch;
+use crate::family::{DrafterLocation, FamilySpec};
+use crate::text::clip;
+use crate::{Error, Result};
+
+/// vLLM's code (the table's row points here).
+pub struct Vllm;
+
+/// The flag that states the speculative configuration.
+const SPECULATIVE_CONFIG: &str = "--speculative-config";
+
+impl EngineCode for Vllm {
+    fn read(&self, launch: &mut Launch) -> Result<()> {
+        launch.target = launch
+            .positionals
+            .first()
+            .cloned()
+            .or_else(|| launch.flag("--model").map(str::to_string));
+        launch.max_num_seqs = launch.int_flag(&["--max-num-seqs"])?;
+        launch.max_num_batched_tokens = launch.int_flag(&["--max-num-batched-tokens"])?;
+        let spec = speculative_config(launch)?;
+        if let Some(spec) = &spec {
+            launch.drafter = spec
+                .get("model")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+            launch.drafter_revision = spec
+                .get("revision")
+                .and_then(Value::as_str)
+                .map(str::to_string);
+        }
+        launch.speculative_config = spec;
+        Ok(())
+    }
+
+    fn method(&self, launch: &Launch) -> Option<String> {
+        launch
+            .spec("method")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+    }
+
+    fn speculates(&self, launch: &Launch) -> bool {
+        launch.speculative_config.is_some()
+    }
+
+    fn no_speculation(&self, launch: &Launch) -> (&'static str, Option<&'static str>) {
+        let hint = if launch.has_flag("--speculative-model")
+            || launch.has_flag("--num-speculative-tokens")
+        {
+            Some(
+                "--speculative-model and --num-speculative-tokens are vLLM's old flags; current vLLM takes \
+                 --speculative-config '{\"method\": ..., \"model\": ..., \"num_speculative_tokens\": ...}'",
+            )
+        } else if launch.has_flag("--config") {
+            Some("flags inside vLLM's --config YAML file are not read: paste them on the command line")
+        } else {
+            None
+        };
+        ("no --speculative-config", hint)
+    }
+
+    fn settings(&self, launch: &Launch) -> Settings {
+        self.lint_settings(launch.speculative_config.as_ref(), None)
+    }
+
+    fn lint_settings(
+        &self,
+        speculative_config: Option<&Map<String, Value>>,
+        _num_draft_tokens: Option<u64>,
+    ) -> Settings {
+        let spec = speculative_config.cloned();
+        Settings {
+            method: spec.as_ref().and_then(method_of),
+            draft_tensor_parallel: spec
+                .as_ref()
+                .and_then(|s| s.get("draft_tensor_parallel_size"))
+                .and_then(Value::as_u64),
+            speculative_config: spec,
+            ..Settings::default()
+        }
+    }
+
+    fn lint_flags(&self, launch: &Launch) -> (Option<Value>, Option<u64>) {
+        (launch.speculative_config.clone().map(Value::Object), None)
+    }
+
+    fn spec_line(&self, l: &Launch) -> String {
+        let method = self.method(l).unwrap_or_else(|| "(none)".into());
+        let k = l
+            .spec("num_speculative_tokens")
+            .map_or_else(|| "(none)".into(), Value::to_string);
+        let mut line = format!("method {method}; K (num_speculative_tokens) {k}");
+        if let Some(s) = l.max_num_seqs {
+            line.push_str(&format!("; max_num_seqs {s}"));
+        }
+        if let Some(t) = l.max_num_batched_tokens {
+            line.push_str(&format!("; max_num_batched_tokens {t}"));
+        }
+        line
+    }
+
+    /// A head that lives only inside its target's checkpoint (MTP) is not judged: vLLM infers
+    /// its method from the target's `model_type` and normalises several MTP names (`mtp`,
+    /// `deepseek_mtp`, …); the MTP deployment rules judge it.
+    fn expected_method(&self, family: &FamilySpec) -> Option<&'static str> {
+        if !family.locations.contains(&DrafterLocation::Separate) {
+            return None;
+        }
+        family.engines.vllm
+    }
+
+    fn family_accepts(&self, family: &FamilySpec, method: &str) -> bool {
+        family.vllm_accepts(method)
+    }
+
+    fn method_location(&self) -> (&'static str, Option<&'static str>, &'static str) {
+        (
+            "--speculative-config.method",
+            Some(SPECULATIVE_CONFIG),
+            "\"method\"",
+        )
+    }
+
+    fn method_written(&self, want: &str) -> String {
+        format!("\"method\": \"{want}\"")
+    }
+
+    fn model_flags(&self, _launch: &Launch) -> (&'static str, &'static str) {
+        ("--speculative-config.model", "model")
+    }
+
+    /// `mtp`, or one of the MTP model-type names vLLM still accepts and rewrites to `mtp` with
+    /// a deprecation warning (`deepseek_mtp`, `qwen3_next_mtp`, …), written in the config.
+    fn serves_mtp_head(&self, method: Option<&Method>, _separate: bool) -> bool {
+        method.is_some_and(|m| {
+            m.from == MethodFrom::SpeculativeConfig && (m.name == "mtp" || m.name.ends_with("_mtp"))
+        })
+    }
+}
+
+/// The method vLLM uses: the speculative config's `method`, else the one vLLM infers from
+/// "eagle3" or "dflash" in the drafter's name (`model`), else none.
+fn method_of(spec: &Map<String, Value>) -> Option<Method> {
+    if let Some(m) = spec.get("method").and_then(Value::as_str) {
+        return Some(Method {
+            name: m.to_string(),
+            from: MethodFrom::SpeculativeConfig,
+        });
+    }
+    let name = spec
+        .get("model")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    let inferred = ["eagle3", "dflash"]
+        .into_iter()
+        .find(|m| name.contains(m))?;
+    Some(Method {
+        name: inferred.to_string(),
+        from: MethodFrom::DrafterName,
+    })
+}
+
+/// `--speculative-config` JSON, with `--speculative-config.KEY VALUE` flags merged in, in order.
+fn speculative_config(launch: &Launch) -> Result<Option<Map<String, Value>>> {
+    let mut spec: Option<Map<String, Value>> = None;
+    for flag in &launch.flags {
+        if flag.name == SPECULATIVE_CONFIG {
+            let text = flag.value.clone().unwrap_or_default();
+            let map = json_object(launch, &text)?;
+            spec.get_or_insert_with(Map::new).extend(map);
+        } else if let Some(key) = flag
+            .name
+            .strip_prefix(SPECULATIVE_CONFIG)
+            .and_then(|k| k.strip_prefix('.'))
+        {
+            // `--speculative-config.num_speculative_tokens 15`: the value is JSON when it parses.
+            let text = flag.value.clone().unwrap_or_else(|| "true".into());
+            let value = serde_json::from_str(&text).unwrap_or(Value::String(text));
+            spec.get_or_insert_with(Map::new)
+                .insert(key.to_string(), value);
+        }
+    }
+    Ok(spec)
+}
+
+/// `--speculative-config`'s value as a JSON object, or bad input that says why.
+fn json_object(launch: &Launch, text: &str) -> Result<Map<String, Value>> {
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        let hint = if text.contains('$') {
+            "it holds a shell variable the input never assigns; paste the expanded command"
+        } else {
+            "vLLM parses it with json.loads: double-quoted keys and strings, and single quotes around the whole value in the shell"
+        };
+        Error::new(format!(
+            "{SPECULATIVE_CONFIG}{} is not valid JSON: {e}: {}",
+            launch.in_file(),
+            clip(text, 200)
+        ))
+        .with_hint(hint)
+    })?;
+    match value {
+        Value::Object(map) => Ok(map),
+        _ => Err(Error::new(format!(
+            "{SPECULATIVE_CONFIG}{} must be a JSON object, not {}",
+            launch.in_file(),
+            clip(text, 200)
+        ))
+        .with_hint(
+            "vLLM takes --speculative-config '{\"method\": ..., \"model\": ..., \"num_speculative_tokens\": ...}'",
+        )),
+    }
+}

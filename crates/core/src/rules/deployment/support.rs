@@ -1,0 +1,127 @@
+//! Whether the release that serves a deployment can serve it at all: the drafter's architecture
+//! in the engine's drafter registry, the method among those it accepts, and for llama.cpp's
+//! `draft-mtp` a target architecture it builds an MTP draft for. One rule reads the engine's
+//! capability rows (`engine::capability`): a release that lacks what the deployment needs is an
+//! error (the engine refuses it at start-up); with the release not known, the releases of the
+//! engine's default window that lack it are named, and how to pin the release.
+
+use super::{At, Cx, Rule};
+use crate::deployment::Engine;
+use crate::diagnostic::codes::DeploymentCode;
+use crate::diagnostic::{CodeInfo, Severity};
+use crate::engine::{Capabilities, Holds, What};
+use crate::json::{Node, Path};
+
+/// Every engine: the rows say what each can do.
+const ALL: super::Engines = super::Engines::on(&[
+    Engine::Vllm,
+    Engine::Sglang,
+    Engine::LlamaCpp,
+    Engine::Koboldcpp,
+]);
+
+pub(super) const ENGINE_UNSUPPORTED: Rule = Rule {
+    code: DeploymentCode::EngineUnsupported,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "the engine release that serves the line does not support its drafter, method or target",
+        explanation: "Each engine release serves a fixed set of drafter architectures, speculative methods and, \
+for llama.cpp's draft-mtp, target architectures; the engine table records them by release \
+(`engine::capability`: vLLM's drafter registry and method list read in every wheel from 0.25.1 to 0.34.0, \
+SGLang's algorithms from 0.5.10 to 0.5.23, llama.cpp's draft-mtp graphs at b11312). A release without what \
+the deployment needs refuses it at start-up: vLLM 0.27 on a DFlash2DraftModel drafter (the architecture is \
+registered from 0.28.0), a method a release does not know (vLLM's config validation, SGLang's \"Unknown \
+speculative algorithm\"), draft-mtp on a target architecture llama.cpp has no MTP graph for. With the release \
+known (--engine vllm@0.27, an image tag, the pin file, the server) the rule judges that release; without it, \
+every release of the engine's default window, naming those that refuse. Block drafters (DFlash, DFlash2, \
+DSpark) are judged by architecture: vLLM loads them by the name in `architectures` (rewriting only a few: a \
+Qwen3 DSparkDraftModel to Qwen3DSparkModel); EAGLE heads are not, since vLLM rewrites their architectures.",
+    },
+    applies: ALL,
+    needs: &[],
+    check: engine_unsupported,
+};
+
+/// Each fact the deployment needs of its engine, with where to point and how to say it.
+fn needed<'c>(cx: &Cx<'c>) -> Vec<(What<'c>, At<'static>, String)> {
+    let mut out = Vec::new();
+    if let Some(dr) = cx.drafter {
+        // A block drafter that names itself by a drafter architecture: not a head inside its
+        // target's config (DeepSeek-V4's DSpark keys), nor the speculators format (whose
+        // adapter rewrites the architecture).
+        let block = dr.detection.is_some_and(|d| {
+            d.name.spec().rules.block_drafter
+                && d.evidence
+                    .first()
+                    .is_some_and(|e| e.starts_with("architectures ["))
+        });
+        let first = dr
+            .root()
+            .get("architectures")
+            .and_then(Node::as_array)
+            .and_then(|a| a.first())
+            .and_then(Node::as_str);
+        if let (true, Some(arch)) = (block, first) {
+            // Pointed at in the drafter's config, not in the command line.
+            let at = At {
+                flag: "",
+                anchor: (None, ""),
+                field: Some(Path::key("architectures")),
+            };
+            out.push((
+                What::DrafterArchitecture(arch),
+                at,
+                format!("the drafter's architecture {arch}"),
+            ));
+        }
+    }
+    if let Some(m) = cx.deployment.method.as_ref() {
+        let code = cx.deployment.engine().map(|e| e.code());
+        if let Some(code) = code {
+            let (flag, after, needle) = code.method_location();
+            out.push((
+                What::Method(&m.name),
+                At {
+                    flag,
+                    anchor: (after, needle),
+                    field: None,
+                },
+                format!("the method {:?}", m.name),
+            ));
+        }
+    }
+    out
+}
+
+fn engine_unsupported(cx: &mut Cx) {
+    let Some(release) = cx.deployment.engine.clone() else {
+        return;
+    };
+    let engine = release.engine;
+    for (what, at, said) in needed(cx) {
+        let held = Capabilities::where_held(engine, what)
+            .map_or("at no release read".to_string(), |w| format!("at {w}"));
+        let which = match Capabilities::of(&release, what) {
+            Holds::Yes | Holds::Unknown => continue,
+            Holds::No => match release.version_text() {
+                Some(v) => format!("{} {v} does not {} (it does {held})", engine.display(), what.describe()),
+                None => format!(
+                    "{} does not {} at any release of its default window (it does {held})",
+                    engine.display(),
+                    what.describe()
+                ),
+            },
+            Holds::Partly { yes, no } => format!(
+                "{} {no} does not {} ({yes} does; the release is not known: pin it with --engine {}@X or \
+                 the `engine` key of dflash-check.toml)",
+                engine.display(),
+                what.describe(),
+                engine.as_str()
+            ),
+        };
+        let message = format!(
+            "{which}: the engine refuses {said} at start-up; serve the line with a release that has it"
+        );
+        cx.emit(Severity::Error, at, message, None);
+    }
+}
