@@ -641,31 +641,15 @@ fn is_yaml(path: &Path) -> bool {
         .is_some_and(|e| e.eq_ignore_ascii_case("yaml") || e.eq_ignore_ascii_case("yml"))
 }
 
-/// Words only a manifest that configures speculative decoding holds: vLLM's and SGLang's
-/// flags, KServe's `spec.speculator`, llama.cpp's and koboldcpp's draft flags and variables.
-const SPECULATION: &[&str] = &[
-    "speculative-config",
-    "speculative_config",
-    "speculative-algorithm",
-    "speculator:",
-    "--spec-draft-model",
-    "--model-draft",
-    "--spec-draft-hf",
-    "--hf-repo-draft",
-    "--spec-type",
-    "LLAMA_ARG_SPEC_DRAFT_MODEL",
-    "LLAMA_ARG_SPEC_TYPE",
-    "--draftmodel",
-    "--usemtp",
-];
-
-/// llama.cpp's short draft flags, which count only as whole YAML words (`- -md`, `"-md"`):
-/// as substrings they are in too many other words.
-const SPECULATION_SHORT: &[&str] = &["-md", "-hfd"];
-
-fn names_short_flag(text: &str) -> bool {
-    text.split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | ',' | '[' | ']'))
-        .any(|w| SPECULATION_SHORT.contains(&w))
+/// Words only a manifest that configures speculative decoding holds: each engine's (the engine
+/// table's `speculation_words`), and KServe's `spec.speculator`.
+fn names_speculation(text: &str) -> bool {
+    let rows = || crate::engine::Engine::all().map(|e| e.spec().flags);
+    text.contains("speculator:")
+        || rows().any(|f| f.speculation_words.iter().any(|k| text.contains(k)))
+        || text
+            .split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | ',' | '[' | ']'))
+            .any(|w| rows().any(|f| f.speculation_short.contains(&w)))
 }
 
 /// Whether `path` is Kubernetes manifests (as `launch --file` reads them) that configure
@@ -678,8 +662,7 @@ fn speculative_manifest(path: &Path) -> bool {
     let Ok(text) = std::str::from_utf8(&bytes) else {
         return false;
     };
-    dflash_check_core::launch::k8s::is_manifest(text)
-        && (SPECULATION.iter().any(|k| text.contains(k)) || names_short_flag(text))
+    dflash_check_core::launch::k8s::is_manifest(text) && names_speculation(text)
 }
 
 /// What [`discover`] found: the `config.json` files, and the directories it could not read

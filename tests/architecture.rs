@@ -553,7 +553,9 @@ fn cli_reads_no_input_itself() {
 fn commands_read_inputs_through_the_resolver() {
     const FILES: &[&str] = &[
         "src/check.rs",
-        "src/doctor.rs",
+        "src/doctor/mod.rs",
+        "src/doctor/gather.rs",
+        "src/doctor/server.rs",
         "src/pins.rs",
         "src/launch/mod.rs",
         "src/launch/locate.rs",
@@ -1146,10 +1148,10 @@ fn arm_patterns(body: &str) -> Vec<&str> {
     out
 }
 
-/// Whether `pattern` names a variant of one of [`FAMILY_ENUMS`] (`Family::Dflash`, not
-/// `RuleFamily::` or `DraftFamily::`).
-fn names_a_family_variant(pattern: &str) -> bool {
-    FAMILY_ENUMS.iter().any(|e| {
+/// Whether `pattern` names a variant of one of `enums` (`Family::Dflash`, not `RuleFamily::` or
+/// `DraftFamily::`; `Engine::Vllm`, not `EngineRelease::`).
+fn names_a_variant(pattern: &str, enums: &[&str]) -> bool {
+    enums.iter().any(|e| {
         let needle = format!("{e}::");
         pattern.match_indices(&needle).any(|(at, _)| {
             let before = pattern[..at].chars().last();
@@ -1160,6 +1162,11 @@ fn names_a_family_variant(pattern: &str) -> bool {
 
 /// Each `match` (and `matches!`) in `code` whose patterns name a family variant, by line.
 fn family_matches(code: &str) -> Vec<usize> {
+    matches_over(code, FAMILY_ENUMS)
+}
+
+/// Each `match` (and `matches!`) in `code` whose patterns name a variant of one of `enums`.
+fn matches_over(code: &str, enums: &[&str]) -> Vec<usize> {
     let line_of = |at: usize| code[..at].matches('\n').count() + 1;
     let mut out = Vec::new();
     for (at, _) in code.match_indices("match") {
@@ -1215,7 +1222,7 @@ fn family_matches(code: &str) -> Vec<usize> {
                     b.is_some_and(char::is_whitespace) && a.is_some_and(char::is_whitespace)
                 })
                 .map_or(p.len(), |(i, _)| i);
-            names_a_family_variant(&p[..cut])
+            names_a_variant(&p[..cut], enums)
         };
         if patterns.iter().any(without_guard) {
             out.push(line_of(at));
@@ -1250,6 +1257,170 @@ fn only_the_family_module_matches_on_a_family() {
         found.is_empty(),
         "a match over the drafter family outside {FAMILY_MODULE} (read the fact from the family's \
          row, `family.spec()`, instead):\n{}",
+        found.join("\n")
+    );
+}
+
+/// The engine module, where every per-engine fact is a row of its table or its own code file.
+const ENGINE_MODULE: &str = "crates/core/src/engine/";
+
+/// Every per-engine fact is a row of the engine table (crates/core/src/engine/table.rs) or code
+/// in the engine's own file (issue 39): outside the engine module no non-test code matches on an
+/// `Engine` variant or compares a value with one (`engine == Engine::Vllm` is a branch on the
+/// engine a new engine would have to be added to). Listing engines (a rule's scope, the rows of
+/// what each engine does at which release) stays legal: it is data.
+#[test]
+fn only_the_engine_module_branches_on_an_engine() {
+    let mut found = Vec::new();
+    for root in ROOTS {
+        let mut files = Vec::new();
+        walk(Path::new(root), &mut files);
+        for file in files {
+            let shown = file.display().to_string();
+            if shown.starts_with(ENGINE_MODULE) {
+                continue;
+            }
+            let code = without_test_items(&code_only(&std::fs::read_to_string(&file).unwrap()));
+            for line in matches_over(&code, &["Engine"]) {
+                found.push(format!("{shown}:{line}: a match over an engine"));
+            }
+            for (at, _) in code.match_indices("Engine::") {
+                let before = code[..at].trim_end();
+                let named = !code[..at]
+                    .chars()
+                    .last()
+                    .is_some_and(|c| c.is_alphanumeric() || c == '_');
+                if named
+                    && (before.ends_with("==")
+                        || before.ends_with("!=")
+                        || before.ends_with("Some("))
+                    && code[..at].trim_end().len() == before.len()
+                {
+                    let line = code[..at].matches('\n').count() + 1;
+                    found.push(format!("{shown}:{line}: a comparison with an engine"));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "outside {ENGINE_MODULE}, read the engine's row (`engine.spec()`) or call its code \
+         (`engine.code()`), or declare what it does at which release as rows (`ByEngine`):\n{}",
+        found.join("\n")
+    );
+}
+
+/// The string literals of `text` (a file's source), with their lines: `"…"` only, escapes kept.
+fn string_literals(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    let mut line = 1;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'\n' => line += 1,
+            b'/' if bytes.get(i + 1) == Some(&b'/') => {
+                while i < bytes.len() && bytes[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'\'' if bytes.get(i + 2) == Some(&b'\'') || bytes.get(i + 1) == Some(&b'\\') => {
+                // A char literal (`'"'`, `'\\''`): skip it whole.
+                let close = text[i + 1..].find('\'').map_or(bytes.len(), |c| i + 1 + c);
+                i = close.max(i + 2) + 1;
+                continue;
+            }
+            b'"' => {
+                let start = i + 1;
+                let mut j = start;
+                while j < bytes.len() && bytes[j] != b'"' {
+                    if bytes[j] == b'\\' {
+                        j += 1;
+                    }
+                    if bytes.get(j) == Some(&b'\n') {
+                        line += 1;
+                    }
+                    j += 1;
+                }
+                out.push((line, text[start..j.min(text.len())].to_string()));
+                i = j + 1;
+                continue;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    out
+}
+
+/// The flags the engine table names: every `-`-led string literal of its rows and each engine
+/// file's code.
+fn engine_flags() -> std::collections::BTreeSet<String> {
+    let mut flags = std::collections::BTreeSet::new();
+    let mut files = Vec::new();
+    walk(Path::new(ENGINE_MODULE), &mut files);
+    for file in files {
+        let text = std::fs::read_to_string(&file).unwrap();
+        let mut text = match text.find("#[cfg(test)]") {
+            Some(i) => text[..i].to_string(),
+            None => text,
+        };
+        // The switch lists say which flags take no value: they name no flag of the table's own
+        // (`--offline` is also dflash-check's).
+        while let Some(at) = text.find("_SWITCHES: &[&str] = &[") {
+            let end = text[at..].find("];").map_or(text.len(), |e| at + e);
+            text.replace_range(at..end, "");
+        }
+        for (_, s) in string_literals(&text) {
+            let flag = s.len() > 1
+                && s.starts_with('-')
+                && s.chars()
+                    .skip(1)
+                    .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+                && s.chars().any(|c| c.is_ascii_alphabetic());
+            if flag {
+                flags.insert(s);
+            }
+        }
+    }
+    flags
+}
+
+/// A flag the engine table names is spelled once, in the engine module (issue 39: the quoted
+/// `"--speculative-config"` was in 12 files): non-test code elsewhere uses the engine file's
+/// constant or the row's field.
+#[test]
+fn flag_literals_live_in_the_engine_module() {
+    let flags = engine_flags();
+    assert!(
+        flags.contains("--speculative-config") && flags.contains("-md"),
+        "{flags:?}"
+    );
+    let mut found = Vec::new();
+    for root in ROOTS {
+        let mut files = Vec::new();
+        walk(Path::new(root), &mut files);
+        for file in files {
+            let shown = file.display().to_string();
+            if shown.starts_with(ENGINE_MODULE) {
+                continue;
+            }
+            let text = std::fs::read_to_string(&file).unwrap();
+            let text = match text.find("#[cfg(test)]") {
+                Some(i) => &text[..i],
+                None => &text[..],
+            };
+            for (line, s) in string_literals(text) {
+                if flags.contains(&s) {
+                    found.push(format!("{shown}:{line}: {s:?}"));
+                }
+            }
+        }
+    }
+    assert!(
+        found.is_empty(),
+        "a flag the engine table names, spelled outside {ENGINE_MODULE}:\n{}",
         found.join("\n")
     );
 }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use clap::Args;
 use dflash_check::pipeline;
-use dflash_check::rules::{Engine, EngineRelease, Family, LintOptions};
+use dflash_check::rules::{EngineRelease, Family, LintOptions};
 
 use dflash_check::input::TargetSpec;
 
@@ -49,12 +49,19 @@ pub struct LintArgs {
 impl LintArgs {
     /// Resolves the engine flags into lint options, refusing inconsistent combinations.
     fn options(&self) -> Result<LintOptions> {
-        let engine = self.engine.as_ref().map(|e| e.engine);
-        if self.speculative_config.is_some() && engine != Some(Engine::Vllm) {
-            anyhow::bail!("--speculative-config is vLLM's flag: pass --engine vllm with it");
+        // Each flag stands for an engine's own (the engine table says which engines take it).
+        let flags = self.engine.as_ref().map(|e| e.engine.spec().flags);
+        if self.speculative_config.is_some() && flags.and_then(|f| f.speculative_config).is_none() {
+            anyhow::bail!(
+                "--speculative-config is the flag of {}: pass --engine with one of them",
+                takers(|f| f.speculative_config)
+            );
         }
-        if self.num_draft_tokens.is_some() && engine != Some(Engine::Sglang) {
-            anyhow::bail!("--num-draft-tokens is SGLang's flag: pass --engine sglang with it");
+        if self.num_draft_tokens.is_some() && flags.and_then(|f| f.draft_tokens).is_none() {
+            anyhow::bail!(
+                "--num-draft-tokens stands for the draft-tokens flag of {}: pass --engine with one of them",
+                takers(|f| f.draft_tokens)
+            );
         }
         let speculative_config = match &self.speculative_config {
             None => None,
@@ -95,4 +102,13 @@ pub fn run(args: &LintArgs, out: &mut Vec<u8>) -> Result<u8> {
     super::status::warn_inputs(&report.warnings);
     let deny = args.deny.warnings();
     finish(&report, &args.output, deny, out)
+}
+
+/// The engines whose rows have the flag `which` picks, by name.
+fn takers(which: impl Fn(&dflash_check::engine::Flags) -> Option<&'static str>) -> String {
+    let names: Vec<&str> = dflash_check::engine::Engine::all()
+        .filter(|e| which(&e.spec().flags).is_some())
+        .map(|e| e.as_str())
+        .collect();
+    names.join(", ")
 }

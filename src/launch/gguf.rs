@@ -26,7 +26,7 @@ use super::{CheckOptions, Launch, LaunchCode, LaunchReport};
 use crate::diagnostic::{Diagnostic, Summary};
 use crate::family::Family;
 use crate::gguf::{self, GgufHeader};
-use crate::rules::{Engine, LintOptions};
+use crate::rules::LintOptions;
 use crate::target::TargetContext;
 use crate::vocab;
 use crate::Result;
@@ -101,12 +101,10 @@ fn read(
 /// own (llama.cpp then drafts nothing, which `launch-llama-draft-not-used` says; the
 /// vocabulary is still what `--spec-type draft-simple` would need).
 fn runs_as_draft_model(launch: &Launch, draft: &GgufModel) -> bool {
-    match launch.engine {
-        Engine::Koboldcpp => true,
-        _ => {
-            launch.llama.types.iter().any(|t| t == "draft-simple")
-                || (launch.llama.types.is_empty() && draft.inferred_type.is_none())
-        }
+    // The line's method as llama.cpp runs it (koboldcpp's --draftmodel is draft-simple).
+    match launch.method() {
+        Some(m) => m.split(',').any(|t| t.trim() == "draft-simple"),
+        None => draft.inferred_type.is_none(),
     }
 }
 
@@ -232,7 +230,8 @@ fn read_both(launch: &Launch, options: &CheckOptions) -> Result<(Read, Read)> {
     let target = read_one(launch, hub_gguf::Role::Target, options)?;
     let draft = read_one(launch, hub_gguf::Role::Draft, options)?.read;
     let named = launch.drafter.is_some() || options.drafter_dir.is_some();
-    if !named && launch.engine == Engine::LlamaCpp {
+    // Only a target read from the Hub has a listing to take a sidecar from (llama.cpp's -hf).
+    if !named {
         if let Some(sidecar) = hub_gguf::target_sidecar(launch, &target, options)? {
             return Ok((target.read, sidecar));
         }
@@ -243,21 +242,7 @@ fn read_both(launch: &Launch, options: &CheckOptions) -> Result<(Read, Read)> {
 /// Checks a llama.cpp or koboldcpp command: the GGUF headers it names, the draft's vocabulary
 /// against the target's, and the launch rules.
 pub fn check(launch: Launch, notes: Vec<String>, options: &CheckOptions) -> Result<LaunchReport> {
-    let (target_flag, drafter_flag) = match launch.engine {
-        Engine::Koboldcpp => ("--model", "--draftmodel"),
-        _ => (
-            if launch.llama.target_on_hub {
-                "-hf"
-            } else {
-                "-m"
-            },
-            if launch.llama.draft_on_hub {
-                "-hfd"
-            } else {
-                "-md"
-            },
-        ),
-    };
+    let (drafter_flag, target_flag) = launch.engine.code().model_flags(&launch);
     let (target, draft) = read_both(&launch, options)?;
     let mut diagnostics = Vec::new();
     let mut not_checked = Vec::new();

@@ -16,7 +16,6 @@ use crate::config::ConfigFile;
 use crate::diagnostic::Diagnostic;
 use crate::hub::RepoRef;
 use crate::input::{EngineName, InputRef, Resolver, Role};
-use crate::rules::Engine;
 use crate::Result;
 
 /// How a model named in the command was found.
@@ -206,12 +205,7 @@ pub(super) fn unavailable(
 /// Finds the drafter and the target of `launch`.
 pub fn locate(launch: &Launch, options: &CheckOptions) -> Result<Found> {
     let mut diagnostics = Vec::new();
-    let (drafter_flag, target_flag) = match launch.engine {
-        Engine::Vllm => ("--speculative-config.model", "model"),
-        Engine::Sglang => ("--speculative-draft-model-path", "--model-path"),
-        // llama.cpp's GGUF models are located by `launch::gguf`, never here.
-        Engine::LlamaCpp | Engine::Koboldcpp => ("-md", "-m"),
-    };
+    let (drafter_flag, target_flag) = launch.engine.code().model_flags(launch);
     // The target first: a fused draft module is read from it.
     let (target, target_config) = locate_target(launch, options)?;
     if target.kind == LocationKind::Unavailable {

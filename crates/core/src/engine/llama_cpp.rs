@@ -21,7 +21,34 @@ pub const HF_REPO: &[&str] = &["-hf", "-hfr", "--hf-repo"];
 pub const HF_FILE: &[&str] = &["-hff", "--hf-file"];
 pub const DRAFT_MODEL: &[&str] = &["--spec-draft-model", "-md", "--model-draft"];
 pub const DRAFT_HF: &[&str] = &["--spec-draft-hf", "-hfd", "-hfrd", "--hf-repo-draft"];
-const N_MAX: &[&str] = &["--spec-draft-n-max"];
+pub const N_MAX: &[&str] = &["--spec-draft-n-max"];
+/// The draft's type(s).
+pub const SPEC_TYPE: &str = "--spec-type";
+/// The draft model's short flag (the one messages show).
+pub const DRAFT_MODEL_SHORT: &str = "-md";
+
+/// Flags older llama.cpp builds took that 0c1e570 refuses, with what replaces them.
+pub const REMOVED: &[(&str, &str)] = &[
+    ("--draft-max", "use --spec-draft-n-max"),
+    ("--draft", "use --spec-draft-n-max"),
+    ("--draft-n", "use --spec-draft-n-max"),
+    ("--draft-min", "use --spec-draft-n-min"),
+    ("--draft-n-min", "use --spec-draft-n-min"),
+    (
+        "-cd",
+        "drop it: the draft's context follows the target's -c",
+    ),
+    (
+        "--ctx-size-draft",
+        "drop it: the draft's context follows the target's -c",
+    ),
+];
+
+/// The environment variables of the removed flags, which llama.cpp reads as the flags.
+pub const REMOVED_ENV: &[(&str, &str)] = &[
+    ("LLAMA_ARG_DRAFT_MAX", "LLAMA_ARG_SPEC_DRAFT_N_MAX"),
+    ("LLAMA_ARG_DRAFT_MIN", "LLAMA_ARG_SPEC_DRAFT_N_MIN"),
+];
 
 impl EngineCode for LlamaCpp {
     fn read(&self, launch: &mut Launch) -> Result<()> {
@@ -43,7 +70,7 @@ impl EngineCode for LlamaCpp {
         let mut types: Vec<String> = launch
             .flags
             .iter()
-            .filter(|f| f.name == "--spec-type")
+            .filter(|f| f.name == SPEC_TYPE)
             .filter_map(|f| f.value.as_deref())
             .flat_map(|v| v.split(','))
             .map(|t| t.trim().to_string())

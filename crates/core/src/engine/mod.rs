@@ -16,13 +16,13 @@ mod capabilities;
 pub mod capability;
 mod code;
 pub mod command;
-mod koboldcpp;
-mod llama_cpp;
+pub mod koboldcpp;
+pub mod llama_cpp;
 pub mod releases;
-mod sglang;
+pub mod sglang;
 pub mod table;
 mod version;
-mod vllm;
+pub mod vllm;
 
 use serde::Serialize;
 
@@ -30,7 +30,9 @@ pub use capability::{Capabilities, Holds, What};
 pub use code::{AttentionBackends, DraftTokens, EngineCode, Method, MethodFrom, Settings};
 pub use llama_cpp::{DRAFT_HF as LLAMA_DRAFT_HF, DRAFT_MODEL as LLAMA_DRAFT_MODEL};
 pub use releases::{ByEngine, Judged, ReleaseRow};
-pub use version::{line_text, range_text, EngineRelease, Line, VersionFrom, ANY_PATCH};
+pub use version::{
+    line_text, range_text, tag_release, EngineRelease, Line, VersionFrom, ANY_PATCH,
+};
 
 /// An engine the tool knows: the key of its row in [`table::ROWS`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -245,8 +247,16 @@ pub struct Flags {
     pub speculative_config: Option<&'static str>,
     /// The flag that names the method (algorithm, type), when it is a flag of its own.
     pub method: Option<&'static str>,
+    /// The flag that states the draft tokens per step, when the engine takes one (lint's
+    /// `--num-draft-tokens` stands for it).
+    pub draft_tokens: Option<&'static str>,
     /// The flag `--help`-style examples show for K.
     pub k: &'static str,
+    /// Words only a file that configures this engine's speculative decoding holds (`check`
+    /// looks for them in manifests before reading one whole), matched as substrings.
+    pub speculation_words: &'static [&'static str],
+    /// Short flags that count only as whole words (as substrings they are in too many others).
+    pub speculation_short: &'static [&'static str],
 }
 
 /// The speculative-decoding metrics of an engine's `/metrics`.

@@ -14,11 +14,26 @@ use crate::Result;
 pub struct Sglang;
 
 /// The flag that names the method.
-const ALGORITHM: &str = "--speculative-algorithm";
+pub const ALGORITHM: &str = "--speculative-algorithm";
 /// The flag of the draft tokens per step.
-const NUM_DRAFT_TOKENS: &str = "--speculative-num-draft-tokens";
+pub const NUM_DRAFT_TOKENS: &str = "--speculative-num-draft-tokens";
 /// DFLASH's block size, which SGLang reads as the draft tokens.
-const DFLASH_BLOCK_SIZE: &str = "--speculative-dflash-block-size";
+pub const DFLASH_BLOCK_SIZE: &str = "--speculative-dflash-block-size";
+/// DFLASH's draft window (older releases: [`DRAFT_WINDOW_SIZE_OLD`]).
+pub const DRAFT_WINDOW_SIZE: &str = "--speculative-dflash-draft-window-size";
+pub const DRAFT_WINDOW_SIZE_OLD: &str = "--speculative-draft-window-size";
+/// EAGLE's steps and top-k.
+pub const NUM_STEPS: &str = "--speculative-num-steps";
+pub const EAGLE_TOPK: &str = "--speculative-eagle-topk";
+/// A truncated EAGLE head's token map.
+pub const TOKEN_MAP: &str = "--speculative-token-map";
+/// The target and the draft model, and the draft's revision.
+pub const MODEL_PATH: &str = "--model-path";
+pub const DRAFT_MODEL_PATH: &str = "--speculative-draft-model-path";
+pub const DRAFT_MODEL_REVISION: &str = "--speculative-draft-model-revision";
+/// The attention backends of the target and of the draft.
+pub const ATTENTION_BACKEND: &str = "--attention-backend";
+pub const DRAFT_ATTENTION_BACKEND: &str = "--speculative-draft-attention-backend";
 
 impl EngineCode for Sglang {
     fn read(&self, launch: &mut Launch) -> Result<()> {
@@ -33,9 +48,7 @@ impl EngineCode for Sglang {
             .iter()
             .find_map(|n| launch.flag(n))
             .map(str::to_string);
-        launch.drafter_revision = launch
-            .flag("--speculative-draft-model-revision")
-            .map(str::to_string);
+        launch.drafter_revision = launch.flag(DRAFT_MODEL_REVISION).map(str::to_string);
         let algorithm = spec.method.and_then(|f| launch.flag(f)).map(|a| {
             match a.to_ascii_uppercase().as_str() {
                 "NEXTN" => "EAGLE".to_string(),
@@ -44,15 +57,12 @@ impl EngineCode for Sglang {
         });
         launch.sglang = SglangSpec {
             algorithm,
-            num_steps: launch.int_flag(&["--speculative-num-steps"])?,
-            eagle_topk: launch.int_flag(&["--speculative-eagle-topk"])?,
+            num_steps: launch.int_flag(&[NUM_STEPS])?,
+            eagle_topk: launch.int_flag(&[EAGLE_TOPK])?,
             num_draft_tokens: launch.int_flag(&[NUM_DRAFT_TOKENS])?,
             dflash_block_size: launch.int_flag(&[DFLASH_BLOCK_SIZE])?,
-            draft_window_size: launch.int_flag(&[
-                "--speculative-dflash-draft-window-size",
-                "--speculative-draft-window-size",
-            ])?,
-            token_map: launch.flag("--speculative-token-map").map(str::to_string),
+            draft_window_size: launch.int_flag(&[DRAFT_WINDOW_SIZE, DRAFT_WINDOW_SIZE_OLD])?,
+            token_map: launch.flag(TOKEN_MAP).map(str::to_string),
         };
         Ok(())
     }
@@ -87,10 +97,8 @@ impl EngineCode for Sglang {
                     flag: DFLASH_BLOCK_SIZE,
                 })),
             attention_backends: Some(AttentionBackends {
-                target: launch.flag("--attention-backend").map(str::to_string),
-                draft: launch
-                    .flag("--speculative-draft-attention-backend")
-                    .map(str::to_string),
+                target: launch.flag(ATTENTION_BACKEND).map(str::to_string),
+                draft: launch.flag(DRAFT_ATTENTION_BACKEND).map(str::to_string),
             }),
             ..Settings::default()
         }
@@ -148,7 +156,7 @@ impl EngineCode for Sglang {
     }
 
     fn model_flags(&self, _launch: &Launch) -> (&'static str, &'static str) {
-        ("--speculative-draft-model-path", "--model-path")
+        (DRAFT_MODEL_PATH, MODEL_PATH)
     }
 
     /// `--speculative-algorithm EAGLE` (or its alias NEXTN) and no draft model path: the
@@ -156,4 +164,36 @@ impl EngineCode for Sglang {
     fn serves_mtp_head(&self, method: Option<&Method>, separate: bool) -> bool {
         method.is_some_and(|m| m.from == MethodFrom::Flag && m.name == "EAGLE") && !separate
     }
+}
+
+/// What SGLang's server info says of its speculative arguments (`/server_info`).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ServerArgs<'a> {
+    pub target: Option<&'a str>,
+    pub drafter: Option<&'a str>,
+    pub algorithm: Option<&'a str>,
+    pub num_draft_tokens: Option<u64>,
+    pub drafter_revision: Option<&'a str>,
+}
+
+/// The launch line SGLang's resolved arguments describe (`doctor` checks it like one the user
+/// gave); `None` without a target. A server's answer is input: a value that reads as a flag is
+/// not a path, repo or name.
+pub fn server_command(a: &ServerArgs) -> Option<Vec<String>> {
+    let target = a.target.filter(|t| !t.starts_with('-'))?;
+    let mut args: Vec<String> = ["python", "-m", "sglang.launch_server", MODEL_PATH, target]
+        .iter()
+        .map(|w| w.to_string())
+        .collect();
+    let value = |v: Option<&str>| v.filter(|v| !v.starts_with('-')).map(str::to_string);
+    let mut push = |flag: &str, v: Option<String>| {
+        if let Some(v) = v {
+            args.extend([flag.to_string(), v]);
+        }
+    };
+    push(DRAFT_MODEL_PATH, value(a.drafter));
+    push(ALGORITHM, value(a.algorithm));
+    push(NUM_DRAFT_TOKENS, a.num_draft_tokens.map(|n| n.to_string()));
+    push(DRAFT_MODEL_REVISION, value(a.drafter_revision));
+    Some(args)
 }

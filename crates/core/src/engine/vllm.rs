@@ -16,7 +16,11 @@ use crate::{Error, Result};
 pub struct Vllm;
 
 /// The flag that states the speculative configuration.
-const SPECULATIVE_CONFIG: &str = "--speculative-config";
+pub const SPECULATIVE_CONFIG: &str = "--speculative-config";
+/// The target's tensor-parallel size.
+pub const TENSOR_PARALLEL_SIZE: &str = "--tensor-parallel-size";
+/// The batch's token budget.
+pub const MAX_NUM_BATCHED_TOKENS: &str = "--max-num-batched-tokens";
 
 impl EngineCode for Vllm {
     fn read(&self, launch: &mut Launch) -> Result<()> {
@@ -26,7 +30,7 @@ impl EngineCode for Vllm {
             .cloned()
             .or_else(|| launch.flag("--model").map(str::to_string));
         launch.max_num_seqs = launch.int_flag(&["--max-num-seqs"])?;
-        launch.max_num_batched_tokens = launch.int_flag(&["--max-num-batched-tokens"])?;
+        launch.max_num_batched_tokens = launch.int_flag(&[MAX_NUM_BATCHED_TOKENS])?;
         let spec = speculative_config(launch)?;
         if let Some(spec) = &spec {
             launch.drafter = spec

@@ -450,7 +450,7 @@ impl Manifests<'_> {
             words.extend(["--served-model-name".to_string(), served]);
         }
         if let Some(tp) = scalar(&spec["parallelism"]["tensor"]) {
-            words.extend(["--tensor-parallel-size".to_string(), tp]);
+            words.extend([crate::engine::vllm::TENSOR_PARALLEL_SIZE.to_string(), tp]);
         }
         let additional = env
             .iter()
@@ -470,7 +470,7 @@ impl Manifests<'_> {
         words.extend(strip_speculative_config(extra, has_speculator));
         if has_speculator {
             let config = self.speculative_config(speculator, &whose)?;
-            words.extend(["--speculative-config".to_string(), config]);
+            words.extend([crate::engine::vllm::SPECULATIVE_CONFIG.to_string(), config]);
         }
         words.extend(main.map(|c| strings(&c["args"])).unwrap_or_default());
         self.notes.push(format!(
@@ -535,7 +535,7 @@ fn strip_speculative_config(words: Vec<String>, strip: bool) -> Vec<String> {
             skip = false;
             continue;
         }
-        if w == "--speculative-config" {
+        if w == crate::engine::vllm::SPECULATIVE_CONFIG {
             skip = true;
             continue;
         }

@@ -130,8 +130,8 @@ fn spec_type_unknown(cx: &mut Cx) {
         .collect();
     for t in unknown {
         cx.emit(
-            "--spec-type",
-            (Some("--spec-type"), &t),
+            crate::engine::llama_cpp::SPEC_TYPE,
+            (Some(crate::engine::llama_cpp::SPEC_TYPE), &t),
             format!(
                 "llama.cpp refuses to start: \"unknown speculative type: {t}\" (it knows {})",
                 KNOWN_TYPES.join(", ")
@@ -140,29 +140,6 @@ fn spec_type_unknown(cx: &mut Cx) {
         );
     }
 }
-
-/// Flags older llama.cpp builds took that 0c1e570 refuses, with what replaces them.
-const REMOVED: &[(&str, &str)] = &[
-    ("--draft-max", "use --spec-draft-n-max"),
-    ("--draft", "use --spec-draft-n-max"),
-    ("--draft-n", "use --spec-draft-n-max"),
-    ("--draft-min", "use --spec-draft-n-min"),
-    ("--draft-n-min", "use --spec-draft-n-min"),
-    (
-        "-cd",
-        "drop it: the draft's context follows the target's -c",
-    ),
-    (
-        "--ctx-size-draft",
-        "drop it: the draft's context follows the target's -c",
-    ),
-];
-
-/// The environment variables of the removed flags, which llama.cpp reads as the flags.
-const REMOVED_ENV: &[(&str, &str)] = &[
-    ("LLAMA_ARG_DRAFT_MAX", "LLAMA_ARG_SPEC_DRAFT_N_MAX"),
-    ("LLAMA_ARG_DRAFT_MIN", "LLAMA_ARG_SPEC_DRAFT_N_MIN"),
-];
 
 pub(super) const LLAMA_FLAG_REMOVED: Rule = Rule {
     code: LaunchCode::LlamaFlagRemoved,
@@ -188,7 +165,7 @@ fn flag_removed(cx: &mut Cx) {
         .flags
         .iter()
         .filter_map(|f| {
-            REMOVED
+            crate::engine::llama_cpp::REMOVED
                 .iter()
                 .find(|(old, _)| *old == f.name)
                 .map(|(_, new)| (f.name.clone(), *new))
@@ -205,7 +182,7 @@ fn flag_removed(cx: &mut Cx) {
             None,
         );
     }
-    let env: Vec<(&str, &str)> = REMOVED_ENV
+    let env: Vec<(&str, &str)> = crate::engine::llama_cpp::REMOVED_ENV
         .iter()
         .filter(|(old, _)| cx.launch().env_var(old).is_some())
         .copied()
@@ -278,7 +255,12 @@ fn draft_type_without_model(cx: &mut Cx) {
              llama-server starts and never drafts"
         )
     };
-    let d = cx.emit("--spec-type", (Some("--spec-type"), &t), message, None);
+    let d = cx.emit(
+        crate::engine::llama_cpp::SPEC_TYPE,
+        (Some(crate::engine::llama_cpp::SPEC_TYPE), &t),
+        message,
+        None,
+    );
     if from_hub {
         d.severity = Severity::Info;
     }
@@ -315,7 +297,9 @@ fn draft_not_used(cx: &mut Cx) {
     let flag = launch
         .flag_any(LLAMA_DRAFT_MODEL)
         .or_else(|| launch.flag_any(LLAMA_DRAFT_HF))
-        .map_or("-md", |(name, _)| name)
+        .map_or(crate::engine::llama_cpp::DRAFT_MODEL_SHORT, |(name, _)| {
+            name
+        })
         .to_string();
     let message = format!(
         "no --spec-type, and the draft {} is a plain `{}` model (no dflash architecture, no nextn head): llama.cpp \
@@ -363,8 +347,8 @@ fn spec_type_draft(cx: &mut Cx) {
             None => format!("a plain `{}` model", draft.arch()),
         };
         cx.emit(
-            "--spec-type",
-            (Some("--spec-type"), &t),
+            crate::engine::llama_cpp::SPEC_TYPE,
+            (Some(crate::engine::llama_cpp::SPEC_TYPE), &t),
             format!(
                 "--spec-type {t}, but the draft {} is {what} by its GGUF metadata (llama.cpp would infer {inferred})",
                 draft.file
@@ -434,7 +418,7 @@ fn k_block(cx: &mut Cx) {
                  clamps K to {most} (and warns at start)",
                 draft.file
             ),
-            "--spec-draft-n-max",
+            crate::engine::llama_cpp::N_MAX[0],
         ),
         None if most > LLAMA_DEFAULT_N_MAX => (
             format!(
@@ -442,11 +426,15 @@ fn k_block(cx: &mut Cx) {
                  draft {}, trained to draft up to {most} (block {block}); pass --spec-draft-n-max {most} to use it",
                 draft.file
             ),
-            "--spec-type",
+            crate::engine::llama_cpp::SPEC_TYPE,
         ),
         _ => return,
     };
-    let anchor = if launch.has_flag(flag) { flag } else { "-md" };
+    let anchor = if launch.has_flag(flag) {
+        flag
+    } else {
+        crate::engine::llama_cpp::DRAFT_MODEL_SHORT
+    };
     cx.emit(flag, (None, anchor), message, Some(serde_json::json!(most)));
 }
 
@@ -539,8 +527,8 @@ fn mtp_head_missing(cx: &mut Cx) {
         Some(_) => format!("has `{key}` = 0"),
     };
     cx.emit(
-        "--spec-type",
-        (Some("--spec-type"), "draft-mtp"),
+        crate::engine::llama_cpp::SPEC_TYPE,
+        (Some(crate::engine::llama_cpp::SPEC_TYPE), "draft-mtp"),
         format!(
             "--spec-type draft-mtp runs the target's MTP head, and the target {} {state}: llama.cpp finds no MTP \
              layers and llama-server does not start (\"failed to create MTP context\"); use a GGUF converted with \

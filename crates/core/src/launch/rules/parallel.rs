@@ -36,7 +36,7 @@ fn draft_tp_ignored(cx: &mut Cx) {
     }
     cx.emit(
         "--speculative-config.draft_tensor_parallel_size",
-        (Some("--speculative-config"), "draft_tensor_parallel_size"),
+        (Some(crate::engine::vllm::SPECULATIVE_CONFIG), "draft_tensor_parallel_size"),
         format!(
             "draft_tensor_parallel_size is {draft} but vLLM builds the draft at the target's tensor-parallel size \
              {tp} (vllm issue 31345; the fix, PR 31886, is open): the setting changes nothing"

@@ -28,8 +28,8 @@ fn drafter_missing(cx: &mut Cx) {
     let launch = cx.launch();
     if launch.sglang.algorithm.as_deref() == Some("DFLASH") && launch.drafter.is_none() {
         cx.emit(
-            "--speculative-draft-model-path",
-            (None, "--speculative-algorithm"),
+            crate::engine::sglang::DRAFT_MODEL_PATH,
+            (None, crate::engine::sglang::ALGORITHM),
             "--speculative-algorithm DFLASH without --speculative-draft-model-path: SGLang refuses to start"
                 .to_string(),
             None,
@@ -69,8 +69,8 @@ fn sglang_block_size_conflict(cx: &mut Cx) {
     };
     if is_dflash(cx.launch()) && tokens != block {
         cx.emit(
-            "--speculative-num-draft-tokens",
-            (None, "--speculative-num-draft-tokens"),
+            crate::engine::sglang::NUM_DRAFT_TOKENS,
+            (None, crate::engine::sglang::NUM_DRAFT_TOKENS),
             format!(
                 "--speculative-num-draft-tokens {tokens} and --speculative-dflash-block-size {block} differ: SGLang \
                  refuses to start (for DFLASH they must match)"
@@ -84,10 +84,10 @@ fn sglang_block_size_conflict(cx: &mut Cx) {
 fn dflash_tokens(launch: &Launch) -> Option<(u64, &'static str)> {
     let s = &launch.sglang;
     s.num_draft_tokens
-        .map(|t| (t, "--speculative-num-draft-tokens"))
+        .map(|t| (t, crate::engine::sglang::NUM_DRAFT_TOKENS))
         .or(s
             .dflash_block_size
-            .map(|b| (b, "--speculative-dflash-block-size")))
+            .map(|b| (b, crate::engine::sglang::DFLASH_BLOCK_SIZE)))
 }
 
 pub(super) const SGLANG_WINDOW_TOO_SMALL: Rule = Rule {
@@ -113,10 +113,10 @@ fn sglang_window_too_small(cx: &mut Cx) {
     let Some(window) = launch.sglang.draft_window_size else {
         return;
     };
-    let flag = if launch.has_flag("--speculative-dflash-draft-window-size") {
-        "--speculative-dflash-draft-window-size"
+    let flag = if launch.has_flag(crate::engine::sglang::DRAFT_WINDOW_SIZE) {
+        crate::engine::sglang::DRAFT_WINDOW_SIZE
     } else {
-        "--speculative-draft-window-size"
+        crate::engine::sglang::DRAFT_WINDOW_SIZE_OLD
     };
     let block = dflash_tokens(launch)
         .map(|(t, _)| (t, "the draft tokens"))
@@ -165,10 +165,10 @@ fn sglang_eagle_partial(cx: &mut Cx) {
         return;
     }
     let given: Vec<&str> = [
-        (s.eagle_topk.is_some(), "--speculative-eagle-topk"),
+        (s.eagle_topk.is_some(), crate::engine::sglang::EAGLE_TOPK),
         (
             s.num_draft_tokens.is_some(),
-            "--speculative-num-draft-tokens",
+            crate::engine::sglang::NUM_DRAFT_TOKENS,
         ),
     ]
     .iter()
@@ -180,7 +180,7 @@ fn sglang_eagle_partial(cx: &mut Cx) {
     }
     let first = given[0];
     cx.emit(
-        "--speculative-num-steps",
+        crate::engine::sglang::NUM_STEPS,
         (None, first),
         format!(
             "{} without --speculative-num-steps: SGLang asserts at start-up that all three are set or none is \
@@ -217,8 +217,8 @@ fn sglang_eagle_chain(cx: &mut Cx) {
     let chain = steps.saturating_add(1);
     if is_eagle(launch) && tokens != chain {
         cx.emit(
-            "--speculative-num-draft-tokens",
-            (None, "--speculative-num-draft-tokens"),
+            crate::engine::sglang::NUM_DRAFT_TOKENS,
+            (None, crate::engine::sglang::NUM_DRAFT_TOKENS),
             format!(
                 "--speculative-eagle-topk 1 drafts a chain of --speculative-num-steps {steps} tokens, so \
                  --speculative-num-draft-tokens must be {}: SGLang silently replaces {tokens} with {} (and its \
@@ -259,8 +259,8 @@ fn sglang_eagle_tree(cx: &mut Cx) {
     let nodes = topk.saturating_add((steps - 1).saturating_mul(topk.saturating_mul(topk)));
     if tokens - 1 > nodes {
         cx.emit(
-            "--speculative-num-draft-tokens",
-            (None, "--speculative-num-draft-tokens"),
+            crate::engine::sglang::NUM_DRAFT_TOKENS,
+            (None, crate::engine::sglang::NUM_DRAFT_TOKENS),
             format!(
                 "--speculative-num-draft-tokens {tokens} asks for {} drafted tokens, but a tree of \
                  --speculative-num-steps {steps} with --speculative-eagle-topk {topk} has at most topk + \
@@ -294,8 +294,8 @@ fn sglang_token_map(cx: &mut Cx) {
     let algorithm = launch.sglang.algorithm.as_deref();
     if algorithm == Some("EAGLE3") && launch.sglang.token_map.is_some() {
         cx.emit(
-            "--speculative-token-map",
-            (None, "--speculative-token-map"),
+            crate::engine::sglang::TOKEN_MAP,
+            (None, crate::engine::sglang::TOKEN_MAP),
             "--speculative-token-map is ignored for EAGLE-3: the draft-to-target mapping ships in the drafter's \
              weights (d2t)"
                 .to_string(),
@@ -323,8 +323,8 @@ fn sglang_token_map(cx: &mut Cx) {
     };
     if draft_vocab < vocab {
         cx.emit(
-            "--speculative-token-map",
-            (None, "--speculative-algorithm"),
+            crate::engine::sglang::TOKEN_MAP,
+            (None, crate::engine::sglang::ALGORITHM),
             format!(
                 "the EAGLE head predicts {draft_vocab} ids, fewer than the target's {vocab}, and no \
                  --speculative-token-map says which target token each draft id is: pass the FR-Spec token map the \

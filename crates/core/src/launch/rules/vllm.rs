@@ -28,7 +28,7 @@ fn rejected_key(cx: &mut Cx) {
     };
     cx.emit(
         "--speculative-config.tensor_parallel_size",
-        (Some("--speculative-config"), "tensor_parallel_size"),
+        (Some(crate::engine::vllm::SPECULATIVE_CONFIG), "tensor_parallel_size"),
         "vLLM refuses `tensor_parallel_size` inside --speculative-config (\"not a valid argument in the \
          speculative_config\"): the draft's tensor parallelism is `draft_tensor_parallel_size` (1 or the target's)"
             .to_string(),
@@ -74,8 +74,8 @@ fn batched_tokens(cx: &mut Cx) {
             let need = seqs.saturating_mul(per_seq);
             if tokens < need {
                 cx.emit(
-                    "--max-num-batched-tokens",
-                    (None, "--max-num-batched-tokens"),
+                    crate::engine::vllm::MAX_NUM_BATCHED_TOKENS,
+                    (None, crate::engine::vllm::MAX_NUM_BATCHED_TOKENS),
                     format!(
                         "--max-num-batched-tokens {tokens} is below --max-num-seqs {seqs} × (K+1 = {per_seq}) = {need}: \
                          one decode step of a full batch drafts {need} query tokens, past the drafter's buffers"

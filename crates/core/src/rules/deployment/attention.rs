@@ -95,8 +95,8 @@ fn draft_attention_backend_inherited(cx: &mut Cx) {
         crate::config::architectures(root).join(", ")
     );
     let at = At {
-        flag: "--attention-backend",
-        anchor: (None, "--attention-backend"),
+        flag: crate::engine::sglang::ATTENTION_BACKEND,
+        anchor: (None, crate::engine::sglang::ATTENTION_BACKEND),
         field: None,
     };
     cx.emit(Severity::Error, at, message, Some(json!("trtllm_mha")));

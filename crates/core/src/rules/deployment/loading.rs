@@ -114,7 +114,7 @@ fn mixed_attention_vllm(cx: &mut Cx) {
             );
             let at = At {
                 flag: &flag,
-                anchor: (None, "--speculative-config"),
+                anchor: (None, crate::engine::vllm::SPECULATIVE_CONFIG),
                 field,
             };
             cx.emit(severity, at, message, Some(json!("1")));

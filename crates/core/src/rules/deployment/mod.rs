@@ -575,13 +575,13 @@ fn num_speculative_tokens_missing(cx: &mut Cx) {
     let field = cx.drafter.and_then(|dr| dr.block_size()).map(|(p, _)| p);
     let (anchor, message) = match d.spec("num_speculative_tokens") {
         None | Some(Value::Null) => (
-            (None, "--speculative-config"),
+            (None, crate::engine::vllm::SPECULATIVE_CONFIG),
             format!(
                 "--speculative-config has no num_speculative_tokens: vLLM refuses to start without it{hint}"
             ),
         ),
         Some(v) if d.k().is_none() => (
-            (Some("--speculative-config"), "num_speculative_tokens"),
+            (Some(crate::engine::vllm::SPECULATIVE_CONFIG), "num_speculative_tokens"),
             format!("num_speculative_tokens is {v}: vLLM requires a positive integer{hint}"),
         ),
         Some(_) => return,
@@ -626,7 +626,10 @@ fn num_speculative_tokens_too_large(cx: &mut Cx) {
     };
     let at = |field: &Path| At {
         flag: "--speculative-config.num_speculative_tokens",
-        anchor: (Some("--speculative-config"), "num_speculative_tokens"),
+        anchor: (
+            Some(crate::engine::vllm::SPECULATIVE_CONFIG),
+            "num_speculative_tokens",
+        ),
         field: Some(field.clone()),
     };
     let omni = crate::config::architectures(dr.root())
@@ -762,7 +765,10 @@ fn num_speculative_tokens_too_small(cx: &mut Cx) {
     );
     let at = At {
         flag: "--speculative-config.num_speculative_tokens",
-        anchor: (Some("--speculative-config"), "num_speculative_tokens"),
+        anchor: (
+            Some(crate::engine::vllm::SPECULATIVE_CONFIG),
+            "num_speculative_tokens",
+        ),
         field: Some(path),
     };
     cx.emit(severity, at, message, Some(json!(b)));

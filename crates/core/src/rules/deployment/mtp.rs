@@ -44,11 +44,13 @@ fn head(dr: &DrafterConfig) -> Option<MtpDeclaration> {
     embedded::declared(dr.root()).ok().flatten()
 }
 
-/// Where a finding on the speculative config's method points.
+/// Where a finding on the speculative config's method points (the rules here are vLLM's: its
+/// code says where its line states the method).
 fn at_method(field: Option<Path>) -> At<'static> {
+    let (flag, after, needle) = Engine::Vllm.code().method_location();
     At {
-        flag: "--speculative-config.method",
-        anchor: (Some("--speculative-config"), "\"method\""),
+        flag,
+        anchor: (after, needle),
         field,
     }
 }
@@ -132,7 +134,10 @@ fn mtp_k_depth(cx: &mut Cx) {
     let depth = head.depth;
     let at = At {
         flag: "--speculative-config.num_speculative_tokens",
-        anchor: (Some("--speculative-config"), "num_speculative_tokens"),
+        anchor: (
+            Some(crate::engine::vllm::SPECULATIVE_CONFIG),
+            "num_speculative_tokens",
+        ),
         field: Some(Path::parse(&head.key)),
     };
     if k % depth != 0 {
@@ -381,8 +386,8 @@ fn mtp_nextn_layers_sglang(cx: &mut Cx) {
          original, not a quantization that dropped it), or another algorithm"
     );
     let at = At {
-        flag: "--speculative-algorithm",
-        anchor: (None, "--speculative-algorithm"),
+        flag: crate::engine::sglang::ALGORITHM,
+        anchor: (None, crate::engine::sglang::ALGORITHM),
         field: Some(Path::key("num_nextn_predict_layers")),
     };
     cx.emit(Severity::Error, at, message, Some(json!(1)));

@@ -76,7 +76,7 @@ fn emit_at_option(
     let flag = format!("--speculative-config.{key}");
     let at = At {
         flag: &flag,
-        anchor: (Some("--speculative-config"), key),
+        anchor: (Some(crate::engine::vllm::SPECULATIVE_CONFIG), key),
         field,
     };
     cx.emit(severity, at, message, expected);
