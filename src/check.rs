@@ -308,14 +308,34 @@ pub const MANIFEST: &str = "manifest";
 /// findings under the manifest's shown path; one that cannot be read is a finding
 /// (`config-unreadable`), as a broken `config.json` is.
 fn check_manifest(file: &Path, shown: &str, options: &CheckOptions) -> DrafterCheck {
+    // `--engine` (when given) applies to the lines of its engine; the pin file's `engine` key
+    // states each engine's release.
+    let stated = crate::launch::deployment::Stated {
+        flag: options
+            .engine_from_flag
+            .then(|| options.lint.engine.clone())
+            .flatten(),
+        flag_per_engine: true,
+        pinned: options
+            .pins
+            .as_ref()
+            .map(|p| p.file.engine.0.clone())
+            .unwrap_or_default(),
+        server: None,
+    };
     let findings = match crate::launch::manifest::check_manifest(
         file,
         options.hub.clone(),
         &options.volumes,
+        &stated,
     ) {
-        Ok(report) => report.diagnostics,
-        Err(e) => vec![whole_file(CheckCode::ConfigUnreadable, &e)],
+        Ok(report) => (report.diagnostics, Some(report.release)),
+        Err(e) => (
+            vec![whole_file(CheckCode::ConfigUnreadable, &e)],
+            options.lint.assumed(),
+        ),
     };
+    let (findings, assumed) = findings;
     let manifest = file.display().to_string();
     DrafterCheck {
         findings: findings
@@ -332,7 +352,7 @@ fn check_manifest(file: &Path, shown: &str, options: &CheckOptions) -> DrafterCh
         file: shown.to_string(),
         family: Some(MANIFEST.to_string()),
         authority: None,
-        assumed: options.lint.assumed(),
+        assumed,
         weights_skipped: Vec::new(),
     }
 }

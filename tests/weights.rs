@@ -1089,3 +1089,39 @@ fn hub_shard_headers_in_parallel_report_the_first_failure_in_order() {
         );
     }
 }
+
+/// Issue 39: `weights --engine` judges the engine that loads the checkpoint. An MTP module one
+/// engine builds unquantized and the other quantized is a warning without an engine; with one,
+/// an error where that engine is the one that fails and nothing where it loads.
+#[test]
+fn the_engine_decides_who_fails_a_one_engine_exclude_list() {
+    let Some(fx) = fixtures("the_engine_decides_who_fails") else {
+        return;
+    };
+    // Both cases fail under SGLang only (its gptq_marlin quantizes experts; its DeepSeek MTP
+    // layer is `model.decoder.*`, not the `model.layers.N` the list names).
+    for case in ["mtp-qwen35-gptq-dynamic", "mtp-deepseek-awq-layer-index"] {
+        let dir = fx.join("cases").join(case);
+        let dir = dir.to_str().unwrap();
+        let code = "weights-mtp-unquantized-one-engine";
+        for (engine, want, exit) in [
+            (None, Some("warning"), 0),
+            (Some("vllm"), None, 0),
+            (Some("sglang@0.5.23"), Some("error"), 1),
+        ] {
+            let mut args = vec!["weights", dir, "--format", "json"];
+            if let Some(e) = engine {
+                args.extend(["--engine", e]);
+            }
+            let (status, report, err) = json_run(&args);
+            assert_eq!(status, exit, "{case} {engine:?}: {err}");
+            let got = report["diagnostics"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .find(|d| d["code"] == code)
+                .map(|d| d["severity"].as_str().unwrap().to_string());
+            assert_eq!(got.as_deref(), want, "{case} {engine:?}");
+        }
+    }
+}

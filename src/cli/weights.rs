@@ -33,6 +33,11 @@ pub struct WeightsArgs {
     /// and the d2t check against the target's hidden size and vocabulary).
     #[arg(long, value_name = "DIR|REPO")]
     pub target: Option<String>,
+    /// The engine (and release) that will load the weights (`vllm@0.34`, `sglang`): where
+    /// engines build a checkpoint's modules differently (an MTP head's exclude list), the
+    /// verdict is that engine's; without it, what fails under any engine is a warning.
+    #[arg(long, value_name = "ENGINE[@RELEASE]", value_parser = super::parse_engine)]
+    pub engine: Option<dflash_check::rules::EngineRelease>,
     #[command(flatten)]
     pub deny: DenyArgs,
     #[command(flatten)]
@@ -57,7 +62,12 @@ pub fn run_weights(args: &WeightsArgs, out: &mut Vec<u8>) -> Result<u8> {
     }
     let checked = match (&config, &gguf) {
         (Some(c), Some(g)) => weights::run_gguf(c, &headers, g),
-        (Some(c), None) => weights::run(c, &headers, target.as_ref().map(|t| &t.0)),
+        (Some(c), None) => weights::run_for(
+            c,
+            &headers,
+            target.as_ref().map(|t| &t.0),
+            args.engine.clone(),
+        ),
         (None, _) => weights::Checked {
             diagnostics: Vec::new(),
             skipped: Vec::new(),
@@ -86,6 +96,7 @@ pub fn run_weights(args: &WeightsArgs, out: &mut Vec<u8>) -> Result<u8> {
         diagnostics: checked.diagnostics,
         skipped: checked.skipped,
         gguf: gguf.as_ref().map(weights::gguf::header_lines),
+        engine: args.engine.clone(),
     };
     let deny = args.deny.warnings();
     finish(&report, &args.output, deny, out)

@@ -15,6 +15,7 @@ pub fn check_manifest(
     path: &Path,
     inputs: Option<Resolver>,
     volumes: &[super::volume::Volume],
+    stated: &super::deployment::Stated,
 ) -> Result<LaunchReport> {
     let (parsed, notes, base_dir) = read::read_launch(Some(path), &[], &mut std::io::empty())?
         .ok_or_else(|| Error::new(format!("`{}` holds no engine command", path.display())))?;
@@ -25,6 +26,7 @@ pub fn check_manifest(
             inputs,
             base_dir,
             volumes: volumes.to_vec(),
+            stated: stated.clone(),
             ..CheckOptions::default()
         },
     )

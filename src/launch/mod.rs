@@ -122,7 +122,7 @@ pub fn stated(flag: Option<crate::engine::EngineRelease>) -> Result<deployment::
     Ok(deployment::Stated {
         flag,
         pinned,
-        server: None,
+        ..deployment::Stated::default()
     })
 }
 

@@ -89,6 +89,9 @@ fn header(r: &WeightsReport, p: Painter) -> Vec<String> {
             h.totals().tensors
         ),
     ];
+    if let Some(e) = &r.engine {
+        lines.push(format!("  engine    {}", e.header()));
+    }
     if let Some(g) = &r.gguf {
         lines.extend(g.iter().cloned());
         lines.push(
@@ -239,6 +242,15 @@ impl Report for WeightsReport {
 
     fn fails(&self, deny_warnings: bool) -> bool {
         WeightsReport::fails(self, deny_warnings)
+    }
+
+    fn engine_dependent(&self) -> bool {
+        true
+    }
+
+    /// The engine `--engine` named (`None`: what fails under any engine is a warning).
+    fn engine(&self) -> Option<crate::rules::EngineRelease> {
+        self.engine.clone()
     }
 
     fn header(&self, p: Painter) -> Vec<String> {

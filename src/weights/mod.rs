@@ -35,9 +35,9 @@ pub mod header;
 // The pure part (the parsed headers, the config's facts, the view, the context, the rule list
 // and the rules by topic) is the core's; re-exported so `crate::weights::…` reads the same.
 pub use dflash_check_core::weights::{
-    all_rules, by_engine, check, check_inputs, index, info, quant_exclude, rule, run, run_gguf,
-    Applies, Checked, Cx, Index, Need, Rule, Shard, Skipped, Tensor, Totals, Weights, WeightsCode,
-    WeightsHeaders,
+    all_rules, by_engine, check, check_inputs, index, info, quant_exclude, rule, run, run_for,
+    run_gguf, Applies, Checked, Cx, Index, Need, Rule, Shard, Skipped, Tensor, Totals, Weights,
+    WeightsCode, WeightsHeaders,
 };
 
 /// The directory holding the weights for `path` (a drafter directory or its config file).
@@ -426,6 +426,9 @@ pub struct WeightsReport {
     /// For a `.gguf` file: the lines about its header (`gguf::header_lines`); its metadata is
     /// what was checked, `config` is `None`.
     pub gguf: Option<Vec<String>>,
+    /// The engine and release the weights were judged for (`--engine`); `None`: the statements
+    /// that hold whatever the engine.
+    pub engine: Option<crate::engine::EngineRelease>,
 }
 
 impl WeightsReport {

@@ -274,6 +274,14 @@ pub fn image_release(word: &str) -> Option<(Engine, Option<EngineRelease>)> {
     })
 }
 
+/// The release of `engine` an image names, when the image is one of `engine`'s and its tag names
+/// a release (`vllm/vllm-openai:v0.28.0` for vLLM; another engine's image names none).
+pub fn release_in_image(engine: Engine, word: &str) -> Option<EngineRelease> {
+    image_release(word)
+        .filter(|(e, _)| *e == engine)
+        .and_then(|(_, r)| r)
+}
+
 /// Where an engine starts in `words`: the first word, in order, that one of the table's
 /// entrypoints matches.
 pub fn find_engine(words: &[String]) -> Option<Found> {

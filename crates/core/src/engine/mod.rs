@@ -16,6 +16,7 @@ mod capabilities;
 pub mod capability;
 mod code;
 pub mod command;
+pub mod exclude;
 pub mod koboldcpp;
 pub mod llama_cpp;
 pub mod releases;

@@ -404,7 +404,7 @@ flags were read at 4227c9b (2025-08)",
         name: "koboldcpp",
         aliases: &[],
         display: "koboldcpp",
-        vendors: Some("from 1.115, rebased on llama.cpp (koboldcpp#2325 quotes the refusal; koboldcpp's own source was not read)"),
+        vendors: Some("1.115 and later vendor llama.cpp's check, rebased on llama.cpp (koboldcpp#2325 quotes the refusal; koboldcpp's own source was not read)"),
         example: "koboldcpp --model MODEL.gguf --draftmodel DRAFT.gguf",
         models: Models::Gguf,
         entrypoints: &[

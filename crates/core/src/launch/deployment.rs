@@ -15,6 +15,9 @@ use crate::{Error, Result};
 pub struct Stated {
     /// `--engine ENGINE[@RELEASE]`.
     pub flag: Option<EngineRelease>,
+    /// The flag is about lines of its engine only (`check`, over many deployments): a line of
+    /// another engine is judged without it, where for `launch` and `doctor` it is bad input.
+    pub flag_per_engine: bool,
     /// The `engine` key of `dflash-check.toml`: one release per engine.
     pub pinned: Vec<EngineRelease>,
     /// What the running server answered (`doctor`).
@@ -26,7 +29,11 @@ pub struct Stated {
 /// pin file's release for the line's engine; with none, the engine alone (its default window).
 /// An `--engine` of another engine than the line starts is bad input.
 pub fn release_of(launch: &Launch, stated: &Stated) -> Result<EngineRelease> {
-    if let Some(flag) = &stated.flag {
+    if let Some(flag) = stated
+        .flag
+        .as_ref()
+        .filter(|f| !stated.flag_per_engine || f.engine == launch.engine)
+    {
         if flag.engine != launch.engine {
             return Err(Error::new(format!(
                 "--engine {flag}: the line{} starts {} ({})",

@@ -216,7 +216,7 @@ impl Manifests<'_> {
             }
             let container = scalar(&c["name"]).unwrap_or_default();
             let whose = format!("container `{container}` of {kind} `{name}`");
-            self.push(words, env, &scripts, &whose)?;
+            self.push(words, env, scalar(&c["image"]), &scripts, &whose)?;
         }
         Ok(())
     }
@@ -253,6 +253,7 @@ impl Manifests<'_> {
         &mut self,
         words: Vec<String>,
         env: Vec<(String, String)>,
+        image: Option<String>,
         scripts: &[(String, String)],
         whose: &str,
     ) -> Result<()> {
@@ -261,6 +262,7 @@ impl Manifests<'_> {
             env,
             text: Rc::clone(&self.text),
             line: 1,
+            image,
         };
         self.take(command, scripts, whose, &mut Vec::new());
         Ok(())
@@ -309,7 +311,9 @@ impl Manifests<'_> {
         match inner {
             Some((key, commands)) => {
                 chain.push(key.unwrap_or_default());
-                for inner in commands {
+                for mut inner in commands {
+                    // A script runs in its container's image.
+                    inner.image = inner.image.or_else(|| c.image.clone());
                     self.take(inner, scripts, whose, chain);
                 }
                 chain.pop();
@@ -477,7 +481,7 @@ impl Manifests<'_> {
             "{whose}: checked as the command KServe's controller renders (kserve#5687): vllm serve {} with --speculative-config from spec.speculator; the engine reads them from /mnt/models and /mnt/speculator/model",
             model_name(&uri)
         ));
-        self.push(words, env, &[], &whose)
+        self.push(words, env, None, &[], &whose)
     }
 
     /// `spec.speculator` as the `--speculative-config` JSON the controller writes.

@@ -57,7 +57,14 @@ pub fn parse_commands(commands: &[Command], file: Option<&str>) -> Result<(Launc
         text: command.text.to_string(),
         line: command.line,
     };
-    let launch = command::parse_words(&command.words, &command.env, engine, origin)?;
+    let mut launch = command::parse_words(&command.words, &command.env, engine, origin)?;
+    // The container the command runs in may name the release in its tag.
+    if launch.image_release.is_none() {
+        launch.image_release = command
+            .image
+            .as_deref()
+            .and_then(|image| command::release_in_image(launch.engine, image));
+    }
     Ok((launch, notes))
 }
 

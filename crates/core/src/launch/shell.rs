@@ -29,6 +29,10 @@ pub struct Command {
     pub text: Rc<str>,
     /// The 1-based line of `text`'s first character in the file.
     pub line: usize,
+    /// The container image the command runs in, when the input names one (a compose service's
+    /// `image:`, a Dockerfile's last `FROM`, a Kubernetes container's `image`): its tag may
+    /// name the engine's release.
+    pub image: Option<String>,
 }
 
 /// What kind of file `--file` names.
@@ -78,6 +82,7 @@ pub fn from_args(args: &[String]) -> Result<Vec<Command>> {
         )),
         [one] if one.chars().any(char::is_whitespace) => from_script(one, None),
         words => Ok(vec![Command {
+            image: None,
             words: words.to_vec(),
             env: Vec::new(),
             text: shell_words::join(words).into(),
@@ -488,6 +493,7 @@ fn take_segment(
         return Err(Limit::Commands);
     }
     out.push(Command {
+        image: None,
         words,
         env: exported.clone(),
         text: Rc::clone(text),
@@ -620,12 +626,13 @@ fn from_dockerfile(text: &str, file: &str) -> Result<Vec<Command>> {
         }
     }
     // An exec-form ENTRYPOINT gets CMD appended; without one, the image's own entrypoint runs.
-    let mut words: Vec<String> = entrypoint.unwrap_or_else(|| image.into_iter().collect());
+    let mut words: Vec<String> = entrypoint.unwrap_or_else(|| image.iter().cloned().collect());
     words.extend(cmd.unwrap_or_default());
     if words.is_empty() {
         return Ok(Vec::new());
     }
     Ok(vec![Command {
+        image,
         words,
         env,
         text: text.into(),
@@ -803,6 +810,7 @@ fn from_compose(text: &str, file: &str) -> Result<Vec<Command>> {
             env,
             text: Rc::clone(&shared),
             line: 1,
+            image: scalar(&service["image"]),
         });
     }
     Ok(out)

@@ -42,7 +42,7 @@ fn llama_refuses(cx: &Ctx) -> String {
     };
     match engine.spec().vendors {
         Some(how) => format!(
-            "{} refuses such pairs: it vendors llama.cpp's check {how} (the check judged is llama.cpp 0c1e570's)",
+            "{} {how}: such pairs are refused (the check judged is llama.cpp 0c1e570's)",
             engine.display()
         ),
         None => format!(

@@ -6,6 +6,7 @@
 //! declare their rules against it, and below the rule list (`rules`), which runs them: the
 //! context and the list are two files so that neither imports the other's importers.
 
+use crate::diagnostic::Severity;
 use serde::Serialize;
 
 use super::view::View;
@@ -145,6 +146,13 @@ impl Cx<'_> {
     /// Reports a finding of the running rule.
     pub fn emit(&mut self, path: &str, file: &str, message: String) {
         let d = self.diag(path, file, message);
+        self.push(d);
+    }
+
+    /// Reports a finding of the running rule at `severity` (the rule's explanation says when
+    /// it differs from its own).
+    pub fn emit_as(&mut self, severity: Severity, path: &str, file: &str, message: String) {
+        let d = self.diag(path, file, message).severity(severity);
         self.push(d);
     }
 

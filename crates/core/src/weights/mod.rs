@@ -15,29 +15,29 @@
 //! `docs/weights.md`.
 
 mod cx;
-pub mod exclude;
 mod expected;
 mod facts;
 mod files;
 mod gguf;
 pub mod headers;
 pub mod index;
-pub mod int4_exclude;
 mod mtp;
 mod mtp_head;
 mod presence;
 mod quant;
-pub mod quant_exclude;
 mod rules;
 mod shapes;
 mod text;
 mod view;
 mod vocab;
 
+/// The exclude-list matching each engine does (engine knowledge, in `engine::exclude`), under
+/// the names the weights rules and their callers use.
+pub use crate::engine::exclude::{self, int4 as int4_exclude, quant as quant_exclude};
 pub use cx::{Applies, Cx, Need, Rule, Skipped, Weights};
 pub use headers::{Shard, Tensor, Totals, WeightsHeaders};
 pub use index::Index;
 pub use mtp::{by_engine, check_inputs};
-pub use rules::{all_rules, check, info, rule, run, run_gguf, Checked};
+pub use rules::{all_rules, check, info, rule, run, run_for, run_gguf, Checked};
 
 pub use crate::diagnostic::codes::WeightsCode;

@@ -200,10 +200,10 @@ fn layer_prefix(h: &MtpHead, m: &MtpModule) -> Option<String> {
 }
 
 /// One finding per MTP layer (and one for the shared modules): the first module, and how many.
-fn per_layer<'h>(
-    mods: impl Iterator<Item = (&'h MtpModule, String)>,
-) -> Vec<(&'h MtpModule, String, usize)> {
-    let mut out: Vec<(&MtpModule, String, usize)> = Vec::new();
+fn per_layer<'h, T>(
+    mods: impl Iterator<Item = (&'h MtpModule, T)>,
+) -> Vec<(&'h MtpModule, T, usize)> {
+    let mut out: Vec<(&MtpModule, T, usize)> = Vec::new();
     for (m, detail) in mods {
         match out.iter_mut().find(|(f, _, _)| f.layer == m.layer) {
             Some(entry) => entry.2 += 1,
@@ -399,6 +399,10 @@ fn mtp_unquantized_one_engine(cx: &mut Cx) {
     let found = per_layer(h.modules.iter().filter(|m| !m.quantized() && judged(&h, m, ex)).filter_map(|m| {
         let prefix = layer_prefix(&h, m);
         let (v, s) = ex.builds(&m.name, prefix.as_deref())?;
+        let fails_under = match (&v, &s) {
+            (Build::Quantized, _) => Engine::Vllm,
+            _ => Engine::Sglang,
+        };
         let detail = match (&v, &s) {
             (Build::Quantized, s) => {
                 let why = unquantized_because(s)?;
@@ -418,16 +422,23 @@ fn mtp_unquantized_one_engine(cx: &mut Cx) {
             }
             _ => return None,
         };
-        Some((m, detail))
+        Some((m, (detail, fails_under)))
     }));
-    for (m, detail, count) in found {
+    for (m, (detail, fails_under), count) in found {
+        // With the engine known: an error where it is the one that fails, nothing where not.
+        let severity = match &cx.v.engine {
+            None => Severity::Warning,
+            Some(e) if e.engine == fails_under => Severity::Error,
+            Some(_) => continue,
+        };
         let file = cx.v.headers.display_of(&m.shard);
         let others = if count > 1 {
             format!(" (and {} more of this MTP layer)", count - 1)
         } else {
             String::new()
         };
-        cx.emit(
+        cx.emit_as(
+            severity,
             &m.name,
             &file,
             format!(

@@ -64,6 +64,19 @@ pub fn run(config: &ConfigFile, headers: &WeightsHeaders, target: Option<&Target
     run_view(&View::new(config, headers, target))
 }
 
+/// [`run`], for weights served by `engine` (the rules where engines load a checkpoint
+/// differently judge that engine's release).
+pub fn run_for(
+    config: &ConfigFile,
+    headers: &WeightsHeaders,
+    target: Option<&TargetFacts>,
+    engine: Option<crate::engine::EngineRelease>,
+) -> Checked {
+    let mut view = View::new(config, headers, target);
+    view.engine = engine;
+    run_view(&view)
+}
+
 /// Runs the weights rules over one GGUF file: `headers` is its tensor table as a shard,
 /// `config` the file's own metadata (no family's config.json, so only the rules for any
 /// config and the GGUF rules apply).

@@ -258,6 +258,9 @@ pub struct View<'a> {
     /// declares no head, has no judged quant method, or the list cannot be read
     /// (`check_inputs` reports that as bad input).
     pub exclusions: Option<super::quant_exclude::Exclusions>,
+    /// The engine and release the weights will be served with (`weights --engine`, a launch
+    /// line's): where engines load a checkpoint differently, the rules judge this one.
+    pub engine: Option<crate::engine::EngineRelease>,
 }
 
 impl<'a> View<'a> {
@@ -293,6 +296,7 @@ impl<'a> View<'a> {
             layout,
             gguf: None,
             exclusions,
+            engine: None,
         }
     }
 

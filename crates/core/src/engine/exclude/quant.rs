@@ -32,9 +32,9 @@ use std::collections::HashSet;
 use aho_corasick::AhoCorasick;
 use regex::RegexSet;
 
-use super::exclude::{module_name, LIST_HINT};
-pub use super::exclude::{Verdict, MAX_ENTRIES, MAX_PATTERNS, PATTERN_SIZE_LIMIT};
-use super::int4_exclude::{Int4, Int4Lists};
+use super::int4::{Int4, Int4Lists};
+use super::{module_name, LIST_HINT};
+pub use super::{Verdict, MAX_ENTRIES, MAX_PATTERNS, PATTERN_SIZE_LIMIT};
 use crate::config::{read_capped, regular_file_present, ConfigFile};
 use crate::json::{Document, Node};
 use crate::{Error, Result};
@@ -387,10 +387,10 @@ impl Exclusions {
         Ok(Some(ex))
     }
 
-    /// Compiles the patterns ([`super::exclude::compile`]): one Python-only pattern does not
+    /// Compiles the patterns ([`super::compile`]): one Python-only pattern does not
     /// lose the others, and leaves undecided what it might match.
     fn compile(&mut self, sources: Vec<(String, String)>) {
-        let compiled = super::exclude::compile(&sources);
+        let compiled = super::compile(&sources);
         let entries = std::mem::take(&mut self.pattern_entries);
         self.uncompiled
             .extend(compiled.uncompiled.iter().map(|&i| entries[i].clone()));
@@ -439,7 +439,7 @@ impl Exclusions {
         &self,
         module: &str,
         layer_prefix: Option<&str>,
-    ) -> Option<(super::int4_exclude::Build, super::int4_exclude::Build)> {
+    ) -> Option<(super::int4::Build, super::int4::Build)> {
         Some(self.int4.as_ref()?.builds(module, layer_prefix))
     }
 

@@ -32,9 +32,7 @@
 use aho_corasick::AhoCorasick;
 use regex::RegexSet;
 
-use super::exclude::{
-    compile, module_name, Verdict, LIST_HINT, MAX_ENTRIES, MAX_ENTRY_BYTES, MAX_PATTERNS,
-};
+use super::{compile, module_name, Verdict, LIST_HINT, MAX_ENTRIES, MAX_ENTRY_BYTES, MAX_PATTERNS};
 use crate::json::Node;
 use crate::{Error, Result};
 

@@ -1,7 +1,12 @@
-//! What an exclude list decides about a module, and the caps every exclude list is read with:
-//! shared by the matchers of [`super::quant_exclude`] (compressed-tensors, quark, ModelOpt,
-//! fp8) and [`super::int4_exclude`] (AWQ, GPTQ), which both read lists from files that may be
-//! hostile.
+//! How each engine matches a quantization config's exclude list against the modules it builds
+//! (engine knowledge: which modules vLLM and SGLang build unquantized for each quant method),
+//! and the caps every exclude list is read with: shared by the matchers of [`quant`]
+//! (compressed-tensors, quark, ModelOpt, fp8) and [`int4`] (AWQ, GPTQ), which both read lists
+//! from files that may be hostile. The weights rules (`weights::mtp`) ask them what a release
+//! builds.
+
+pub mod int4;
+pub mod quant;
 
 use regex::{RegexBuilder, RegexSet, RegexSetBuilder};
 
