@@ -57,9 +57,30 @@ pub fn read_launch(
     if file.is_none() && command.is_empty() {
         return Ok(None);
     }
-    let (parsed, notes) = super::parse_input(
+    let base = file.as_ref().and_then(|(_, _, dir)| dir.clone());
+    // An options file the line names is read like `--file`: beside the file the line came
+    // from (or the working directory), capped, UTF-8.
+    let reader = |given: &str| -> Result<(String, String)> {
+        let path = PathBuf::from(given);
+        let path = match &base {
+            Some(dir) if path.is_relative() => dir.join(path),
+            _ => path,
+        };
+        let bytes = config::read_capped(&path, MAX_FILE_BYTES)?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            Error::new(format!(
+                "`{}` is not UTF-8 text (byte {})",
+                path.display(),
+                e.utf8_error().valid_up_to()
+            ))
+            .with_hint("the engine's options file is YAML or JSON text")
+        })?;
+        Ok((path.display().to_string(), text))
+    };
+    let (parsed, notes) = super::parse_input_with(
         command,
         file.as_ref().map(|(n, t, _)| (n.as_str(), t.as_str())),
+        &reader,
     )?;
-    Ok(Some((parsed, notes, file.and_then(|(_, _, dir)| dir))))
+    Ok(Some((parsed, notes, base)))
 }

@@ -69,6 +69,12 @@ pub trait EngineCode: Sync {
     /// number) are bad input.
     fn read(&self, launch: &mut Launch) -> Result<()>;
 
+    /// Reads an options file the line names (the row's `options_file` flags): the settings it
+    /// holds join the line's, as the engine merges them. Engines that take none do nothing.
+    fn read_options(&self, _launch: &mut Launch, _file: &str, _text: &str) -> Result<()> {
+        Ok(())
+    }
+
     /// The method as the line writes it.
     fn method(&self, launch: &Launch) -> Option<String>;
 

@@ -246,6 +246,9 @@ pub struct Flags {
     pub tensor_parallel: Option<&'static [&'static str]>,
     /// The flag that states the whole speculative configuration as JSON, when there is one.
     pub speculative_config: Option<&'static str>,
+    /// The flags that name an options file the engine reads its settings from (a YAML or JSON
+    /// file `launch` reads like `--file`).
+    pub options_file: &'static [&'static str],
     /// The flag that names the method (algorithm, type), when it is a flag of its own.
     pub method: Option<&'static str>,
     /// The flag that states the draft tokens per step, when the engine takes one (lint's

@@ -78,8 +78,28 @@ as a draft model, or a target with a fused draft module (DeepSeek MTP/DSpark che
 launch rules only.",
 };
 
-/// Parses the input (a command given after `--`, or a file's text) into a launch and notes.
+/// Reads an options file a line names (the path as written): its name as shown and its text.
+pub type OptionsReader<'r> = &'r dyn Fn(&str) -> Result<(String, String)>;
+
+/// Parses the input (a command given after `--`, or a file's text) into a launch and notes; an
+/// options file the line names is not read ([`parse_input_with`] reads one).
 pub fn parse_input(args: &[String], file: Option<(&str, &str)>) -> Result<(Launch, Vec<String>)> {
+    parse_input_with(args, file, &|path: &str| {
+        Err(crate::Error::new(format!(
+            "the line names the options file `{}`, which is not read here",
+            crate::text::clip(path, 200)
+        )))
+    })
+}
+
+/// [`parse_input`], reading an options file the line names (`trtllm-serve
+/// --extra_llm_api_options FILE`: the engine row's `options_file` flags) through `options`, as
+/// `--file` is read, before the line is judged on whether it speculates.
+pub fn parse_input_with(
+    args: &[String],
+    file: Option<(&str, &str)>,
+    options: OptionsReader,
+) -> Result<(Launch, Vec<String>)> {
     let mut rendered = Vec::new();
     let (commands, name) = match file {
         Some((name, text)) if k8s::is_manifest(text) => {
@@ -90,9 +110,20 @@ pub fn parse_input(args: &[String], file: Option<(&str, &str)>) -> Result<(Launc
         Some((name, text)) => (shell::from_file(name, text)?, Some(name)),
         None => (shell::from_args(args)?, None),
     };
-    let (launch, mut notes) = parse::parse_commands(&commands, name)?;
+    let (mut launch, mut notes) = parse::parse_commands(&commands, name)?;
     notes.splice(0..0, rendered);
     let code = launch.engine.code();
+    let named = launch
+        .engine
+        .spec()
+        .flags
+        .options_file
+        .iter()
+        .find_map(|f| launch.flag(f));
+    if let Some(path) = named.map(str::to_string) {
+        let (shown, text) = options(&path)?;
+        code.read_options(&mut launch, &shown, &text)?;
+    }
     if !code.speculates(&launch) {
         let (what, hint) = code.no_speculation(&launch);
         return Err(crate::Error::new(format!(
