@@ -15,7 +15,8 @@ use std::path::Path;
 /// The layers, bottom first. Modules on one line share a layer and may not use each other.
 const LAYERS: &[&[&str]] = &[
     &["json", "exit", "error", "display"],
-    &["config"],
+    // YAML read from files that may be hostile (compose, manifests, engines' options files).
+    &["config", "yaml"],
     // The family table reads a config to detect a family; nothing below the rules needs it.
     &["tokens", "family", "gguf"],
     // A draft model's vocabulary against its target's (reads tokenizer files, decodes by tokens).
@@ -409,6 +410,7 @@ const CORE_MODULES: &[&str] = &[
     "tokens",
     "vocab",
     "weights",
+    "yaml",
 ];
 const NETWORK_CRATES: &[&str] = &[
     "reqwest",

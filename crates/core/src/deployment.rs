@@ -181,11 +181,13 @@ impl Deployment {
         self.speculative_config.as_ref()?.get(key)
     }
 
-    /// vLLM's `num_speculative_tokens` when it is a positive integer.
+    /// K as the speculative config states it (the engine row's K key: vLLM's
+    /// `num_speculative_tokens`), when it is a positive integer.
     pub fn k(&self) -> Option<u64> {
-        self.spec("num_speculative_tokens")
-            .and_then(Value::as_u64)
-            .filter(|&k| k > 0)
+        let key = self
+            .engine()
+            .map_or("num_speculative_tokens", |e| e.spec().flags.k);
+        self.spec(key).and_then(Value::as_u64).filter(|&k| k > 0)
     }
 
     /// The value of an environment variable the engine sees: `Some(None)` when the environment

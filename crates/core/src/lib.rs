@@ -33,5 +33,6 @@ pub mod text;
 pub mod tokens;
 pub mod vocab;
 pub mod weights;
+pub mod yaml;
 
 pub use error::{Error, Result};

@@ -651,87 +651,9 @@ fn docker_words(rest: &str, file: &str, line: usize) -> Result<Vec<String>> {
     shell_words::split(rest).map_err(|_| unbalanced(Some(file), line))
 }
 
-/// Most memory a compose file may load to, aliases copied out, as estimated by [`yaml_cost`]:
-/// about 30 MB of tree. Nodes alone do not bound it: one alias of a 0.5 MB scalar copies
-/// 0.5 MB, so 40,000 of them in a 1 MiB file built 20 GB when only nodes were counted.
-pub const MAX_YAML_COST: u64 = 16 << 20;
-/// What a node costs in [`yaml_cost`] besides its scalar text (a rough size of a loaded node).
-const YAML_NODE_COST: u64 = 64;
-
-/// What `text` loads to, in bytes of scalar text plus [`YAML_NODE_COST`] a node, each alias
-/// counted as the cost of the node it copies (saturating), from the parser's events: no tree
-/// is built.
-fn yaml_cost(text: &str) -> std::result::Result<u64, yaml_rust2::ScanError> {
-    use yaml_rust2::parser::{Event, EventReceiver, Parser};
-    #[derive(Default)]
-    struct Count {
-        /// Open sequences and mappings: (anchor id, nodes so far).
-        open: Vec<(usize, u64)>,
-        /// Nodes of each anchored node, once complete.
-        anchored: std::collections::HashMap<usize, u64>,
-        total: u64,
-    }
-    impl Count {
-        fn add(&mut self, n: u64) {
-            match self.open.last_mut() {
-                Some((_, size)) => *size = size.saturating_add(n),
-                None => self.total = self.total.saturating_add(n),
-            }
-        }
-    }
-    impl EventReceiver for Count {
-        fn on_event(&mut self, ev: Event) {
-            match ev {
-                Event::SequenceStart(anchor, _) | Event::MappingStart(anchor, _) => {
-                    self.open.push((anchor, YAML_NODE_COST))
-                }
-                Event::SequenceEnd | Event::MappingEnd => {
-                    if let Some((anchor, size)) = self.open.pop() {
-                        if anchor > 0 {
-                            self.anchored.insert(anchor, size);
-                        }
-                        self.add(size);
-                    }
-                }
-                Event::Scalar(value, _, anchor, _) => {
-                    let cost = YAML_NODE_COST.saturating_add(value.len() as u64);
-                    if anchor > 0 {
-                        self.anchored.insert(anchor, cost);
-                    }
-                    self.add(cost);
-                }
-                Event::Alias(id) => {
-                    self.add(self.anchored.get(&id).copied().unwrap_or(YAML_NODE_COST))
-                }
-                _ => {}
-            }
-        }
-    }
-    let mut count = Count::default();
-    Parser::new_from_str(text).load(&mut count, true)?;
-    Ok(count.total)
-}
-
-/// Every document of a YAML file, loaded only after [`yaml_cost`] says the aliases do not
-/// expand past [`MAX_YAML_COST`] (the parser's own recursion limit refuses deep nesting):
-/// compose files and Kubernetes manifests share the caps. `what` names the kind of file in the
-/// error (`a docker-compose file`), `hint` says what `--file` takes.
-pub fn load_yaml(text: &str, file: &str, what: &str, hint: &str) -> Result<Vec<yaml_rust2::Yaml>> {
-    let invalid = |e: yaml_rust2::ScanError| {
-        Error::new(format!("{file} is not valid YAML: {e}")).with_hint(hint)
-    };
-    // The loader copies an anchored node at every alias, so ten levels of ten aliases (a
-    // "billion laughs" file of a few hundred bytes) would build 10^10 nodes: count first.
-    let cost = yaml_cost(text).map_err(invalid)?;
-    if cost > MAX_YAML_COST {
-        return Err(Error::new(format!(
-            "{file} expands to more than {} MiB of YAML through its aliases (`*name`): it is not {what}",
-            MAX_YAML_COST >> 20
-        ))
-        .with_hint("write the service's command out without nested aliases"));
-    }
-    yaml_rust2::YamlLoader::load_from_str(text).map_err(invalid)
-}
+/// The YAML loader compose files share with Kubernetes manifests and engines' options files
+/// (caps on what aliases expand to), under the names this module's callers use.
+pub use crate::yaml::{load as load_yaml, MAX_YAML_COST};
 
 /// A docker-compose file: one command per service with a `command:`, `entrypoint:` or `image:`;
 /// `command:` and `entrypoint:` as a string (split like a shell) or a list.
