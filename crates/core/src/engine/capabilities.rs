@@ -7,6 +7,13 @@ use super::capability::{Capability, What};
 use super::version::ANY_PATCH;
 use super::Engine;
 
+/// The kinds of fact an engine's rows list whole: for these, a name with no row is "no".
+pub const COMPLETE: &[(Engine, What<'static>)] = &[
+    (Engine::Vllm, What::DrafterArchitecture("")),
+    (Engine::Vllm, What::Method("")),
+    (Engine::LlamaCpp, What::DraftMtpArchitecture("")),
+];
+
 /// One capability row (`since`/`until` inclusive; `None`: as far as read).
 const fn cap(
     engine: Engine,

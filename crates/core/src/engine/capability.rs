@@ -60,16 +60,9 @@ pub struct Capability {
     pub evidence: &'static str,
 }
 
-/// The kinds of fact an engine's rows list whole: for these, a name with no row is "no".
-const COMPLETE: &[(Engine, What<'static>)] = &[
-    (Engine::Vllm, What::DrafterArchitecture("")),
-    (Engine::Vllm, What::Method("")),
-    (Engine::LlamaCpp, What::DraftMtpArchitecture("")),
-];
-
-/// Whether `engine`'s rows of `what`'s kind list every name read.
+/// Whether `engine`'s rows of `what`'s kind list every name read (the data's `COMPLETE`).
 pub fn complete(engine: Engine, what: What) -> bool {
-    COMPLETE
+    super::capability_lists_read_whole()
         .iter()
         .any(|(e, w)| *e == engine && w.kind_of(what))
 }

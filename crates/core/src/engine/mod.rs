@@ -143,6 +143,11 @@ fn capability_rows() -> &'static [capability::Capability] {
     capabilities::ROWS
 }
 
+/// The kinds of capability an engine's rows list whole (`capabilities::COMPLETE`).
+fn capability_lists_read_whole() -> &'static [(Engine, capability::What<'static>)] {
+    capabilities::COMPLETE
+}
+
 impl std::fmt::Display for Engine {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
