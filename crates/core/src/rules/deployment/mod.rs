@@ -83,6 +83,11 @@ impl Engines {
         }
     }
 
+    /// Every engine's deployments (a rule that reads the engine table's rows for each).
+    pub const fn every() -> Engines {
+        Engines::on(&[])
+    }
+
     /// The same engines, when the deployment serves what `when` says.
     pub const fn when(self, when: When) -> Engines {
         Engines { when, ..self }
@@ -99,7 +104,8 @@ impl Engines {
     /// Whether `d` is one of these deployments.
     pub(super) fn holds(self, d: &Deployment) -> bool {
         let engine_ok = match d.engine() {
-            Some(e) => self.on.contains(&e),
+            // An empty list is every engine (`Engines::every`).
+            Some(e) => self.on.is_empty() || self.on.contains(&e),
             None => self.without_engine,
         };
         engine_ok
@@ -114,7 +120,11 @@ impl Engines {
 impl Describe for Engines {
     fn describe(self) -> String {
         let names: Vec<&str> = self.on.iter().map(|e| e.display()).collect();
-        let mut text = format!("{} deployments", names.join(" and "));
+        let mut text = if names.is_empty() {
+            "every engine's deployments".to_string()
+        } else {
+            format!("{} deployments", names.join(" and "))
+        };
         text.push_str(match self.when {
             When::Always => "",
             When::MtpHead => " serving the target's own MTP head",

@@ -6,19 +6,10 @@
 //! engine's default window that lack it are named, and how to pin the release.
 
 use super::{At, Cx, Rule};
-use crate::deployment::Engine;
 use crate::diagnostic::codes::DeploymentCode;
 use crate::diagnostic::{CodeInfo, Severity};
 use crate::engine::{Capabilities, Holds, What};
 use crate::json::{Node, Path};
-
-/// Every engine: the rows say what each can do.
-const ALL: super::Engines = super::Engines::on(&[
-    Engine::Vllm,
-    Engine::Sglang,
-    Engine::LlamaCpp,
-    Engine::Koboldcpp,
-]);
 
 pub(super) const ENGINE_UNSUPPORTED: Rule = Rule {
     code: DeploymentCode::EngineUnsupported,
@@ -37,7 +28,8 @@ every release of the engine's default window, naming those that refuse. Block dr
 DSpark) are judged by architecture: vLLM loads them by the name in `architectures` (rewriting only a few: a \
 Qwen3 DSparkDraftModel to Qwen3DSparkModel); EAGLE heads are not, since vLLM rewrites their architectures.",
     },
-    applies: ALL,
+    // Every engine: the rows say what each can do.
+    applies: super::Engines::every(),
     needs: &[],
     check: engine_unsupported,
 };
