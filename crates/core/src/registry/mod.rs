@@ -61,7 +61,7 @@ pub fn info(code: Code) -> &'static CodeInfo {
 pub fn by_engine(code: Code) -> Vec<&'static crate::rules::ByEngine> {
     match code {
         Code::Lint(c) => crate::rules::tables_of(c),
-        Code::Deployment(c) => crate::rules::deployment::by_engine(c).into_iter().collect(),
+        Code::Deployment(c) => crate::rules::deployment::tables(c),
         Code::Weights(c) => crate::weights::by_engine(c).into_iter().collect(),
         _ => Vec::new(),
     }

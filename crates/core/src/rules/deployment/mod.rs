@@ -282,6 +282,19 @@ pub fn by_engine(code: DeploymentCode) -> Option<&'static ByEngine> {
     }
 }
 
+/// Every table of `code`'s rule: its one table, then the tables of its cases (`explain` and
+/// docs/rules.md print them all).
+pub fn tables(code: DeploymentCode) -> Vec<&'static ByEngine> {
+    by_engine(code)
+        .into_iter()
+        .chain(CASES.iter().filter(|(c, _)| *c == code).map(|(_, t)| *t))
+        .collect()
+}
+
+/// The tables of the deployment rules' cases (a rule whose verdict differs by case as well as
+/// by engine picks the case's table itself).
+const CASES: &[(DeploymentCode, &ByEngine)] = &[];
+
 /// What the deployment rules found, and those skipped for want of the drafter's config.
 #[derive(Debug, Default)]
 pub struct Outcome {
