@@ -83,15 +83,31 @@ pub enum Command {
     Snapshots(OutputArgs),
     /// Show the Hub settings in force (endpoint, cache, token, offline, timeout) and where each came from.
     Env(env::EnvArgs),
-    /// Check an engine launch command (vLLM, SGLang) against the drafter and target it names.
-    #[command(after_help = launch::LAUNCH_EXAMPLES)]
+    /// Check an engine launch command against the drafter and target it names.
+    #[command(about = launch_about(), after_help = launch::LAUNCH_EXAMPLES)]
     Launch(launch::LaunchArgs),
-    /// Measure a running vLLM/SGLang server's acceptance from its /metrics, with a verdict and the likely cause.
-    #[command(after_help = acceptance::ACCEPTANCE_EXAMPLES)]
+    /// Measure a running server's acceptance from its /metrics, with a verdict and the likely cause.
+    #[command(about = acceptance_about(), after_help = acceptance::ACCEPTANCE_EXAMPLES)]
     Acceptance(acceptance::AcceptanceArgs),
     /// Why is my drafter slow? Measure, find the drafter and target, run every check, rank the causes, print the repair.
     #[command(after_help = doctor::DOCTOR_EXAMPLES)]
     Doctor(doctor::DoctorArgs),
+}
+
+/// `launch`'s one-line help, its engines named from the engine table.
+fn launch_about() -> String {
+    format!(
+        "Check an engine launch command ({}) against the drafter and target it names",
+        dflash_check::engine::Engine::displays_listed()
+    )
+}
+
+/// `acceptance`'s one-line help, naming the engines whose metrics the table knows.
+fn acceptance_about() -> String {
+    format!(
+        "Measure a running {} server's acceptance from its /metrics, with a verdict and the likely cause",
+        dflash_check::engine::Engine::measured_listed()
+    )
 }
 
 /// Runs a parsed command; returns the exit code.

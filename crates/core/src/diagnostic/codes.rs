@@ -151,6 +151,10 @@ crate::declare_code_names! {
         MethodOverriddenByName => "method-overridden-by-name",
         DraftAttentionBackendInherited => "draft-attention-backend-inherited",
         EngineUnsupported => "engine-unsupported",
+        TrtllmEagleAlias => "trtllm-eagle-alias",
+        TrtllmMtpDraftLen => "trtllm-mtp-draft-len",
+        TrtllmForeignKey => "trtllm-foreign-key",
+        TrtllmRequiredKey => "trtllm-required-key",
     }
 }
 

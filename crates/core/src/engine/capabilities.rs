@@ -12,6 +12,7 @@ pub const COMPLETE: &[(Engine, What<'static>)] = &[
     (Engine::Vllm, What::DrafterArchitecture("")),
     (Engine::Vllm, What::Method("")),
     (Engine::LlamaCpp, What::DraftMtpArchitecture("")),
+    (Engine::Trtllm, What::Method("")),
 ];
 
 /// One capability row (`since`/`until` inclusive; `None`: as far as read).
@@ -187,4 +188,28 @@ pub const ROWS: &[Capability] = &[
     // vLLM's draft-model proposer maps ids between tokenizers (v1/spec_decode/draft_model.py,
     // llm_base_proposer.py); 0.34.0, whose V2 runner replaced them, has no such option.
     cap(Engine::Vllm, What::HeterogeneousVocab, None, Some((0, 33, ANY_PATCH)), "draft-model-vocab-mismatch"),
+    // TensorRT-LLM's decoding types (DecodingBaseConfig.from_dict, llmapi/llm_args.py): the
+    // 1.2 line at d4b1e8e, PR 10124 (Eagle3) and the newest code read after it, as 1.3 on (the
+    // release candidate that took it is estimated by date: the 1.3 line is judged as after).
+    // Eagle3 is not refused on 1.2: the code read before PR 10124 is a 1.2.0rc5-era main, and
+    // whether 1.2.0 and 1.2.1 (the newest stable) took the PR is not known, so a refusal there
+    // would be a guess against the commonest correct file.
+    cap(Engine::Trtllm, What::Method("MTP"), None, None, "engine-unsupported"),
+    cap(Engine::Trtllm, What::Method("Eagle"), None, None, "engine-unsupported"),
+    cap(Engine::Trtllm, What::Method("NGram"), None, None, "engine-unsupported"),
+    cap(Engine::Trtllm, What::Method("Medusa"), None, None, "engine-unsupported"),
+    cap(Engine::Trtllm, What::Method("AUTO"), None, None, "engine-unsupported"),
+    cap(Engine::Trtllm, What::Method("SaveState"), None, None, "engine-unsupported"),
+    // The spellings of the newest code's class literals were not read resolved: both kept.
+    cap(Engine::Trtllm, What::Method("DraftTarget"), None, None, "engine-unsupported"),
+    cap(Engine::Trtllm, What::Method("UserProvided"), None, None, "engine-unsupported"),
+    cap(Engine::Trtllm, What::Method("Lookahead"), None, Some((1, 2, ANY_PATCH)), "engine-unsupported"),
+    cap(Engine::Trtllm, What::Method("Suffix"), None, Some((1, 2, ANY_PATCH)), "engine-unsupported"),
+    cap(Engine::Trtllm, What::Method("Eagle3"), None, None, "engine-unsupported"),
+    cap(Engine::Trtllm, What::Method("Draft_Target"), Some((1, 3, 0)), None, "engine-unsupported"),
+    cap(Engine::Trtllm, What::Method("User_Provided"), Some((1, 3, 0)), None, "engine-unsupported"),
+    cap(Engine::Trtllm, What::Method("SA"), Some((1, 3, 0)), None, "engine-unsupported"),
+    cap(Engine::Trtllm, What::Method("PARD"), Some((1, 3, 0)), None, "engine-unsupported"),
+    cap(Engine::Trtllm, What::Method("DFlash"), Some((1, 3, 0)), None, "engine-unsupported"),
+    cap(Engine::Trtllm, What::Method("DSpark"), Some((1, 3, 0)), None, "engine-unsupported"),
 ];

@@ -22,6 +22,7 @@ pub mod llama_cpp;
 pub mod releases;
 pub mod sglang;
 pub mod table;
+pub mod trtllm;
 mod version;
 pub mod vllm;
 
@@ -46,6 +47,8 @@ pub enum Engine {
     LlamaCpp,
     /// koboldcpp, which vendors llama.cpp's speculative decoding behind its own flags.
     Koboldcpp,
+    /// NVIDIA TensorRT-LLM's `trtllm-serve`, its speculative decoding in an LLM API options file.
+    Trtllm,
 }
 
 impl From<Engine> for &'static str {
@@ -94,6 +97,17 @@ impl Engine {
     /// Every engine's display name: `vLLM, SGLang, llama.cpp or koboldcpp`.
     pub fn displays_listed() -> String {
         listed(table::ROWS.iter().map(|r| r.display))
+    }
+
+    /// The engines whose servers export the acceptance counters the tool reads (the rows with
+    /// metric names), for help texts: `vLLM or SGLang`.
+    pub fn measured_listed() -> String {
+        listed(
+            table::ROWS
+                .iter()
+                .filter(|r| r.metrics.is_some())
+                .map(|r| r.display),
+        )
     }
 
     /// Every engine with how its lines start, for messages and help: `vLLM (`vllm serve MODEL
@@ -365,7 +379,7 @@ mod tests {
     fn names_are_listed_for_messages() {
         assert_eq!(
             Engine::names_listed(),
-            "vllm, sglang, llama.cpp or koboldcpp"
+            "vllm, sglang, llama.cpp, koboldcpp or trtllm"
         );
     }
 }

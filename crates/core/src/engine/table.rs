@@ -13,6 +13,7 @@
 use super::koboldcpp::Koboldcpp;
 use super::llama_cpp::LlamaCpp;
 use super::sglang::Sglang;
+use super::trtllm::Trtllm;
 use super::version::ANY_PATCH;
 use super::vllm::Vllm;
 use super::{
@@ -178,6 +179,15 @@ const KOBOLD_SWITCHES: &[&str] = &[
     "--usevulkan",
     "--usecublas",
     "--usecuda",
+];
+
+/// TensorRT-LLM's click switches a serving line carries (`common_llm_options.py` at 1f71907).
+const TRTLLM_SWITCHES: &[&str] = &[
+    "--trust_remote_code",
+    "--enable_chunked_prefill",
+    "--disable_kv_cache_reuse",
+    "--skip_tokenizer_init",
+    "--fail_fast_on_attention_window_too_large",
 ];
 
 /// Every engine, in the order a command line is searched for them.
@@ -451,5 +461,58 @@ flags were read at 4227c9b (2025-08)",
 were read from koboldcpp.py",
         },
         code: &Koboldcpp,
+    },
+    EngineSpec {
+        engine: Engine::Trtllm,
+        name: "trtllm",
+        aliases: &["tensorrt-llm", "tensorrt_llm", "trt-llm"],
+        display: "TensorRT-LLM",
+        vendors: None,
+        example: "trtllm-serve MODEL --extra_llm_api_options options.yaml",
+        models: Models::Checkpoints,
+        entrypoints: &[
+            Entrypoint::Program {
+                name: "trtllm-serve",
+                prefix: false,
+                then: &[],
+            },
+            Entrypoint::Module {
+                module: "tensorrt_llm.commands.serve",
+                then: &[],
+            },
+        ],
+        images: &[Image {
+            repos: &["nvidia/tensorrt-llm/release"],
+            floating: "`latest` names no release",
+        }],
+        flags: Flags {
+            switches: TRTLLM_SWITCHES,
+            underscores_are_dashes: false,
+            target: &[],
+            drafter: &[],
+            drafter_revision: None,
+            tensor_parallel: Some(&["--tp_size", "--tp"]),
+            speculative_config: None,
+            options_file: &["--extra_llm_api_options", "--config"],
+            method: None,
+            draft_tokens: None,
+            k: "max_draft_len",
+            speculation_words: &["speculative_config", "decoding_type"],
+            speculation_short: &[],
+        },
+        method_from: "the decoding_type of speculative_config in the LLM API options file \
+(--extra_llm_api_options, or --config in newer releases)",
+        metrics: None,
+        version_endpoint: None,
+        releases: Releases {
+            scheme: Scheme::Semver,
+            read: &["1.2.1", "1.4.0"],
+            window: ((1, 2, 0), (1, 4, ANY_PATCH)),
+            window_why: "read at three states of its code (d4b1e8e before PR 10124, aba2525 between PRs \
+10124 and 12341, the newest main read), which 1.2.1 (the newest stable release) and 1.4.0rc1 (the newest \
+pre-release) ship by their dates; PyPI carries no wheel to read a release whole (its packages are stubs that \
+download from NVIDIA's own index), so the 1.3 release candidates that took the two changes are judged as 1.4",
+        },
+        code: &Trtllm,
     },
 ];

@@ -12,8 +12,9 @@
 //! (DFLASH serves DFlash, DFlash2 and Domino: dflash_utils.py parse_dflash_draft_config reads
 //! `projector_type`; DSPARK; EAGLE3); K conventions — z-lab README@44947fb (K = block_size - 1),
 //! speculators models/dspark/config.py@c05b95b:28 (DSpark drafts its anchor: K = block_size);
-//! draft-cost ratios — docs/acceptance.md, "Break-even". No row names a llama.cpp or
-//! TensorRT-LLM method yet: none was read from their source.
+//! draft-cost ratios — docs/acceptance.md, "Break-even"; TensorRT-LLM's decoding types —
+//! llmapi/llm_args.py (the newest code read: DFlash, DSpark, Eagle3, MTP, Draft_Target). No row
+//! names a llama.cpp method yet (its --spec-type is judged by its own launch rules).
 
 use super::{
     ArchPattern, DraftCost, DrafterLocation, EngineNames, Family, FamilySpec, Forwards,
@@ -73,6 +74,7 @@ pub const ROWS: &[FamilySpec] = &[
         engines: EngineNames {
             vllm: Some("dflash"),
             sglang: Some("DFLASH"),
+            trtllm: Some("DFlash"),
             ..NO_ENGINE
         },
         rules: RuleScope {
@@ -133,6 +135,7 @@ pub const ROWS: &[FamilySpec] = &[
         engines: EngineNames {
             vllm: Some("dspark"),
             sglang: Some("DSPARK"),
+            trtllm: Some("DSpark"),
             ..NO_ENGINE
         },
         rules: RuleScope {
@@ -208,6 +211,7 @@ pub const ROWS: &[FamilySpec] = &[
             vllm: Some("eagle3"),
             vllm_aliases: &["eagle"],
             sglang: Some("EAGLE3"),
+            trtllm: Some("Eagle3"),
             ..NO_ENGINE
         },
         rules: RuleScope {
@@ -259,6 +263,7 @@ pub const ROWS: &[FamilySpec] = &[
         engines: EngineNames {
             vllm: Some("mtp"),
             sglang: Some("EAGLE"),
+            trtllm: Some("MTP"),
             ..NO_ENGINE
         },
         rules: RuleScope {
@@ -283,6 +288,7 @@ pub const ROWS: &[FamilySpec] = &[
         engines: EngineNames {
             vllm: Some("draft_model"),
             sglang: Some("STANDALONE"),
+            trtllm: Some("Draft_Target"),
             ..NO_ENGINE
         },
         rules: RuleScope {

@@ -19,7 +19,6 @@ pub use crate::engine::command::CommandText as Origin;
 
 /// Other servers people paste, named in the error when no supported engine is found.
 const OTHER_ENGINES: &[&str] = &[
-    "trtllm-serve",
     "text-generation-launcher",
     "lmdeploy",
     "tgi",
@@ -176,16 +175,16 @@ mod tests {
         assert!(e.message.contains("not valid JSON"), "{}", e.message);
         let e = parse("vllm serve M --speculative-config '[1]'").unwrap_err();
         assert!(e.message.contains("JSON object"), "{}", e.message);
-        let e = parse("trtllm-serve M").unwrap_err();
+        let e = parse("lmdeploy serve api_server M").unwrap_err();
         assert!(
-            e.message.contains("unknown engine `trtllm-serve`"),
+            e.message.contains("unknown engine `lmdeploy`"),
             "{}",
             e.message
         );
         let e = parse("echo hello world").unwrap_err();
         assert!(
             e.message
-                .contains("no vLLM, SGLang, llama.cpp or koboldcpp command"),
+                .contains("no vLLM, SGLang, llama.cpp, koboldcpp or TensorRT-LLM command"),
             "{}",
             e.message
         );

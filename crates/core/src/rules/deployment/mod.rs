@@ -22,6 +22,7 @@ mod loading;
 pub mod mtp;
 mod options;
 mod support;
+mod trtllm;
 
 use super::{block_size_field, whole_positive, ByEngine, Detection, Family, Judged, ReleaseRow};
 use crate::config::ConfigFile;
@@ -141,9 +142,8 @@ impl Describe for Engines {
 pub(super) const VLLM: Engines = Engines::on(&[Engine::Vllm]);
 /// SGLang's deployments.
 pub(super) const SGLANG: Engines = Engines::on(&[Engine::Sglang]);
-/// The engines whose lines the deployment rules judge (llama.cpp's lines have their own,
-/// `launch::rules::llama`).
-const VLLM_SGLANG: Engines = Engines::on(&[Engine::Vllm, Engine::Sglang]);
+/// The engines whose line names a method the family table names (the method rule).
+const NAMING_METHODS: Engines = Engines::on(&[Engine::Vllm, Engine::Sglang, Engine::Trtllm]);
 
 /// An input a deployment rule cannot run without.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -245,6 +245,10 @@ pub const RULES: &[Rule] = &[
     DFLASH2_V1_RUNNER,
     DRAFT_QUANT_INHERITED,
     support::ENGINE_UNSUPPORTED,
+    trtllm::TRTLLM_EAGLE_ALIAS,
+    trtllm::TRTLLM_MTP_DRAFT_LEN,
+    trtllm::TRTLLM_FOREIGN_KEY,
+    trtllm::TRTLLM_REQUIRED_KEY,
     DRAFT_SAMPLE_PROBABILISTIC,
     DSPARK_DRAFT_TOPK,
     MTP_HEAD_MISSING,
@@ -278,7 +282,10 @@ pub fn by_engine(code: DeploymentCode) -> Option<&'static ByEngine> {
         }
         DeploymentCode::MethodOverriddenByName => Some(&METHOD_OVERRIDDEN_BY_NAME_BY_ENGINE),
         DeploymentCode::SpeculativeConfigMethod => Some(&SPECULATIVE_CONFIG_METHOD_BY_ENGINE),
-        _ => None,
+        c => trtllm::BY_ENGINE
+            .iter()
+            .find(|(code, _)| *code == c)
+            .map(|(_, t)| *t),
     }
 }
 
@@ -287,13 +294,19 @@ pub fn by_engine(code: DeploymentCode) -> Option<&'static ByEngine> {
 pub fn tables(code: DeploymentCode) -> Vec<&'static ByEngine> {
     by_engine(code)
         .into_iter()
-        .chain(CASES.iter().filter(|(c, _)| *c == code).map(|(_, t)| *t))
+        .chain(
+            CASES
+                .iter()
+                .flat_map(|c| c.iter())
+                .filter(|(c, _)| *c == code)
+                .map(|(_, t)| *t),
+        )
         .collect()
 }
 
 /// The tables of the deployment rules' cases (a rule whose verdict differs by case as well as
 /// by engine picks the case's table itself).
-const CASES: &[(DeploymentCode, &ByEngine)] = &[];
+const CASES: &[&[(DeploymentCode, &ByEngine)]] = &[trtllm::CASES];
 
 /// What the deployment rules found, and those skipped for want of the drafter's config.
 #[derive(Debug, Default)]
@@ -422,7 +435,7 @@ its fc and drafts garbage (accept length exactly 1.0, no error or warning: sglan
 target is served by SGLang with EAGLE (NEXTN); under vLLM it is not judged here (vLLM normalises several MTP method \
 names; the MTP deployment rules judge it). Formerly also `launch-method-family` (an alias until the next release).",
     },
-    applies: VLLM_SGLANG,
+    applies: NAMING_METHODS,
     needs: &[Need::DrafterConfig],
     check: speculative_config_method,
 };
