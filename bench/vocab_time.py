@@ -13,6 +13,7 @@ A COMMAND may start with `cd=DIR ` to run in DIR.
 
 import os
 import shlex
+import shutil
 import statistics
 import subprocess
 import sys
@@ -21,13 +22,23 @@ import time
 
 def run_once(cmd, cwd):
     """Wall seconds, CPU seconds, peak RSS in KB and exit code of one run (`wait4` gives the
-    child's own rusage, where RUSAGE_CHILDREN's peak would be the largest child's so far)."""
+    child's own rusage, where RUSAGE_CHILDREN's would add up every child so far)."""
     start = time.perf_counter()
     child = subprocess.Popen(cmd, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     _, status, usage = os.wait4(child.pid, 0)
     wall = time.perf_counter() - start
     child.returncode = os.waitstatus_to_exitcode(status)
     return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss, child.returncode
+
+
+def peak_rss(cmd, cwd):
+    """Peak RSS in KB of one run under GNU time, or None without it."""
+    gnu_time = shutil.which("time", path="/usr/bin")
+    if gnu_time is None:
+        return None
+    out = subprocess.run([gnu_time, "-f", "%M", *cmd], cwd=cwd, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.PIPE, text=True).stderr.strip().splitlines()
+    return int(out[-1]) if out and out[-1].isdigit() else None
 
 
 def main(runs, expected, named):
@@ -43,6 +54,10 @@ def main(runs, expected, named):
             rss[name].append(peak)
             if code != expected:
                 sys.exit(f"error: {name} exited {code}, expected {expected}: {shlex.join(cmd)}")
+    for name, cmd, cwd in named:
+        measured = [peak_rss(cmd, cwd) for _ in range(3)]
+        if None not in measured:
+            rss[name] = measured
     first = names[0]
     base = statistics.median(times[first])
     base_cpu = max(statistics.median(cpu[first]), 1e-3)

@@ -91,7 +91,7 @@ pub fn read_local(path: &Path) -> Result<Option<WeightsHeaders>> {
         return Ok(None);
     }
     let bytes = config::read_capped(&index_path, index::MAX_INDEX_BYTES)?;
-    let index = index::parse(&index_path.display().to_string(), &bytes)?;
+    let index = index::parse(&index_path.display().to_string(), bytes)?;
     let mut shards = Vec::new();
     let mut missing_shards = Vec::new();
     for name in &index.shards {
@@ -372,7 +372,7 @@ pub fn read_hub_headers(
     let Some(index_file) = hub::fetch_optional_file(settings, &at_sha, index::INDEX_FILE)? else {
         return Ok(None);
     };
-    let index = index::parse(&display(index::INDEX_FILE), &index_file.bytes)?;
+    let index = index::parse(&display(index::INDEX_FILE), index_file.bytes)?;
     let read = read_in_parallel(&index.shards, |name| {
         read_hub_shard(settings, repo, sha, name)
     })?;

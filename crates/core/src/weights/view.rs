@@ -173,9 +173,8 @@ impl Layout {
             headers.missing_shards.iter().map(String::as_str).collect();
         let in_missing_shard: BTreeSet<String> = match &headers.index {
             Some(index) => index
-                .weight_map
-                .iter()
-                .filter(|(_, f)| missing.contains(f.as_str()))
+                .entries()
+                .filter(|(_, f)| missing.contains(f))
                 .map(|(t, _)| canonical(t).0)
                 .collect(),
             None => BTreeSet::new(),
@@ -258,6 +257,9 @@ pub struct View<'a> {
     /// declares no head, has no judged quant method, or the list cannot be read
     /// (`check_inputs` reports that as bad input).
     pub exclusions: Option<super::quant_exclude::Exclusions>,
+    /// The MTP head the config declares, as the headers hold it (`mtp_head`), found once for
+    /// the four MTP rules (each found it again: 4 walks of a 183,610-name index, issue 44).
+    pub mtp: Option<super::mtp_head::MtpHead>,
 }
 
 impl<'a> View<'a> {
@@ -274,11 +276,11 @@ impl<'a> View<'a> {
         let layout = family::detect(config.root())
             .and_then(|d| d.name.spec().rules.weights)
             .map(|k| Layout::of(k, config, headers, &names, target));
-        let declares_head = crate::family::embedded::declared(config.root())
+        let declared = crate::family::embedded::declared(config.root())
             .ok()
-            .flatten()
-            .is_some();
-        let exclusions = declares_head
+            .flatten();
+        let exclusions = declared
+            .is_some()
             .then(|| {
                 super::quant_exclude::Exclusions::of_config(config)
                     .ok()
@@ -293,6 +295,7 @@ impl<'a> View<'a> {
             layout,
             gguf: None,
             exclusions,
+            mtp: declared.map(|d| super::mtp_head::MtpHead::of(d, headers)),
         }
     }
 
