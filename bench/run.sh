@@ -41,11 +41,7 @@ else
     bin="$root/target/release/dflash-check"
 fi
 
-tokenizer_dir="$("$here/fetch-qwen3-tokenizer.sh")"
-target="$work/target"
-mkdir -p "$target"
-cp "$tokenizer_dir/tokenizer.json" "$tokenizer_dir/tokenizer_config.json" "$target/"
-cp "$here/inputs/qwen3-8b.config.json" "$target/config.json"
+target="$("$here/qwen3-target.sh")"
 
 venv="$work/venv"
 if [ ! -x "$venv/bin/python" ]; then

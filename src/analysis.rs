@@ -116,7 +116,7 @@ impl AmbiguousDiff {
                 ambiguity.candidates.len()
             )));
             let target = resolve_target(target, &[&local, &a.config], Some(&a))?;
-            reports.push(DiffReport::build(local.clone(), a, target));
+            reports.push(DiffReport::build(local.clone(), a.into(), target));
         }
         Ok(AmbiguousDiff {
             local,
@@ -439,7 +439,7 @@ fn resolve_local_target(
             .or_else(|| known.map(|k| k.facts()));
     }
     let vocab_size = facts.as_ref().and_then(|f| f.vocab_size);
-    let context = |tokens, decoded_with, hint| TargetContext {
+    let context = |tokens: std::sync::Arc<TokenTable>, decoded_with, hint| TargetContext {
         facts: facts.clone(),
         tokens,
         decoded_with,
@@ -460,17 +460,17 @@ fn resolve_local_target(
             if let Some(note) = &hub_note {
                 tokens.source = format!("{note}: {}", tokens.source);
             }
-            return Ok(context(tokens, DecodedWith::Tokenizer, None));
+            return Ok(context(tokens.into(), DecodedWith::Tokenizer, None));
         }
     }
     if let Some(tokens) = authority.and_then(|a| a.tokens.clone()) {
         return Ok(context(tokens, DecodedWith::Builtin, None));
     }
     if let Some(k) = known {
-        return Ok(context(k.token_table(), DecodedWith::Builtin, None));
+        return Ok(context(k.tokens(), DecodedWith::Builtin, None));
     }
     Ok(context(
-        TokenTable::empty(vocab_size),
+        TokenTable::empty(vocab_size).into(),
         DecodedWith::None,
         Some(
             "token ids are not decoded: pass --target DIR (the target model) or --tokenizer DIR"
@@ -551,7 +551,8 @@ pub struct ReportedDifference {
 #[derive(Debug, Clone)]
 pub struct DiffReport {
     pub local: ConfigFile,
-    pub authority: Authority,
+    /// Shared with the drafter's run (not a copy per report).
+    pub authority: std::sync::Arc<Authority>,
     pub target: TargetContext,
     pub differences: Vec<ReportedDifference>,
     pub summary: Summary,
@@ -559,7 +560,11 @@ pub struct DiffReport {
 
 impl DiffReport {
     /// Compares `local` with `authority`, decoding ids with `target`.
-    pub fn build(local: ConfigFile, authority: Authority, target: TargetContext) -> DiffReport {
+    pub fn build(
+        local: ConfigFile,
+        authority: std::sync::Arc<Authority>,
+        target: TargetContext,
+    ) -> DiffReport {
         let mut diffs =
             diff::compare_with(local.root(), authority.config.root(), Some(&target.tokens));
         diff::sort_for_display(&mut diffs);

@@ -146,16 +146,15 @@ pub struct CheckReport {
 impl CheckReport {
     /// Every finding: the run's, the `[[ignore]]` entries' own, then each drafter's.
     pub fn all_findings(&self) -> Vec<Diagnostic> {
+        self.findings().cloned().collect()
+    }
+
+    /// [`CheckReport::all_findings`], where they are (the renderers walk them uncopied).
+    pub fn findings(&self) -> impl Iterator<Item = &Diagnostic> {
         self.run_findings
             .iter()
             .chain(&self.suppressions.findings)
-            .cloned()
-            .chain(
-                self.drafters
-                    .iter()
-                    .flat_map(|d| d.findings.iter().cloned()),
-            )
-            .collect()
+            .chain(self.drafters.iter().flat_map(|d| &d.findings))
     }
 
     pub fn count(&self, level: Severity) -> usize {
@@ -206,9 +205,6 @@ pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
         suppressions: suppress::Outcome::default(),
         engine: options.lint.assumed(),
     };
-    if let Some(pins) = &options.pins {
-        report.run_findings.extend(stale_pins(pins, &options.root));
-    }
     // A directory that could not be read may hold a drafter: a finding, never a silent pass.
     for (dir, e) in &found.unreadable {
         let shown = display(dir, &options.root);
@@ -225,12 +221,19 @@ pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
         );
     }
     let mut pipeline = Pipeline::new(options.hub.clone());
+    // Pins whose drafter was found: their directories exist, and are not looked at again.
+    let mut found_pins = std::collections::HashSet::new();
     for file in found.configs {
         let shown = display(&file, &options.root);
-        match check_file(&file, &shown, options, &mut pipeline) {
+        match check_file(&file, &shown, options, &mut pipeline, &mut found_pins) {
             Some(drafter) => report.drafters.push(drafter),
             None => report.skipped.push(shown),
         }
+    }
+    if let Some(pins) = &options.pins {
+        // First among the run's findings, as before the directories were read.
+        let stale = stale_pins(pins, &options.root, &found_pins);
+        report.run_findings.splice(0..0, stale);
     }
     for file in found.manifests {
         let shown = display(&file, &options.root);
@@ -264,6 +267,7 @@ fn check_file(
     shown: &str,
     options: &CheckOptions,
     pipeline: &mut Pipeline,
+    found_pins: &mut std::collections::HashSet<String>,
 ) -> Option<DrafterCheck> {
     let local = match Resolver::local_config(file) {
         Ok(local) => local,
@@ -278,10 +282,12 @@ fn check_file(
             })
         }
     };
-    let pinned = options
-        .pins
-        .as_ref()
-        .and_then(|p| p.find(file).map(|(_, pin)| pin.clone()));
+    let pinned = options.pins.as_ref().and_then(|p| {
+        p.find(file).map(|(key, pin)| {
+            found_pins.insert(key.clone());
+            pin.clone()
+        })
+    });
     let family = match pipeline::is_drafter(&local, options.lint.family, pinned.is_some()) {
         IsDrafter::Yes(family) => family,
         IsDrafter::No => return None,
@@ -358,13 +364,18 @@ fn check_manifest(file: &Path, shown: &str, options: &CheckOptions) -> DrafterCh
 }
 
 /// Pins whose drafter directory no longer exists, located at their table in the pin file.
-fn stale_pins(pins: &LoadedPins, root: &Path) -> Vec<Diagnostic> {
+/// `found`: pins whose drafter the run read (one `statx` a pin fewer, issue 44).
+fn stale_pins(
+    pins: &LoadedPins,
+    root: &Path,
+    found: &std::collections::HashSet<String>,
+) -> Vec<Diagnostic> {
     let pin_root = pins.root();
     let text = &pins.text;
     pins.file
         .drafters
         .keys()
-        .filter(|key| !pin_root.join(key.as_str()).exists())
+        .filter(|key| !found.contains(*key) && !pin_root.join(key.as_str()).exists())
         .map(|key| {
             let line = text
                 .lines()

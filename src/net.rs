@@ -135,16 +135,19 @@ fn origin(url: &Url) -> String {
     url.origin().ascii_serialization()
 }
 
-/// The one HTTP client: a current-thread runtime, one deadline, and two connection pools built
-/// when first needed — direct (loopback hosts) and through the environment's proxy (others).
+/// The one HTTP client: a current-thread runtime, one deadline, and connection pools built
+/// when first needed — direct (loopback hosts) or through the environment's proxy (others),
+/// each with TLS (`https://`, the system's certificate store read) or without (`http://`: a
+/// plain scrape of a server's `/metrics` read the whole store for nothing, and failed where
+/// there is none, issue 44).
 pub struct Client<'a> {
     runtime: tokio::runtime::Runtime,
     timeout: Duration,
     user_agent: String,
     home: Option<String>,
     token: Option<Token<'a>>,
-    direct: OnceCell<reqwest::Client>,
-    proxied: OnceCell<reqwest::Client>,
+    /// By `[loopback][https]`.
+    pools: [[OnceCell<reqwest::Client>; 2]; 2],
 }
 
 impl<'a> Client<'a> {
@@ -160,8 +163,7 @@ impl<'a> Client<'a> {
             user_agent: format!("dflash-check/{}; {purpose}", env!("CARGO_PKG_VERSION")),
             home: None,
             token: None,
-            direct: OnceCell::new(),
-            proxied: OnceCell::new(),
+            pools: Default::default(),
         })
     }
 
@@ -180,14 +182,12 @@ impl<'a> Client<'a> {
     }
 
     /// The connection pool for a request to `url`: direct for this machine, else the
-    /// environment's proxy settings.
+    /// environment's proxy settings; TLS roots only for an `https://` URL (each redirect hop
+    /// takes the pool of its own URL, so an `http://` one never carries a TLS connection).
     fn pool(&self, url: &Url) -> Result<&reqwest::Client, NetError> {
         let loopback = is_loopback(url);
-        let cell = if loopback {
-            &self.direct
-        } else {
-            &self.proxied
-        };
+        let https = url.scheme() != "http";
+        let cell = &self.pools[usize::from(loopback)][usize::from(https)];
         if let Some(client) = cell.get() {
             return Ok(client);
         }
@@ -200,6 +200,10 @@ impl<'a> Client<'a> {
             .user_agent(&self.user_agent);
         if loopback {
             builder = builder.no_proxy();
+        }
+        if !https {
+            // No root of trust to load: nothing is verified on a plain connection.
+            builder = builder.tls_certs_only(std::iter::empty());
         }
         let client = builder
             .build()

@@ -110,8 +110,8 @@ pub enum Weighed {
 pub struct DrafterRun {
     /// The drafter's config file.
     pub path: PathBuf,
-    /// The authority compared with.
-    pub authority: Option<Authority>,
+    /// The authority compared with (shared with its comparison's report).
+    pub authority: Option<std::sync::Arc<Authority>>,
     /// A named authority that could not be had.
     pub authority_error: Option<Error>,
     /// Several published configs of the drafter's shape, and nothing to pick one.
@@ -162,6 +162,9 @@ impl DrafterRun {
 pub struct Pipeline {
     resolver: Option<Resolver>,
     shared: HashMap<(String, Vec<u64>), TargetContext>,
+    /// Authority files named by pins, read once per run (a `check` of thousands of drafters
+    /// pinned to one file read and parsed it for each, issue 44).
+    files: HashMap<PathBuf, Result<std::sync::Arc<Authority>>>,
 }
 
 impl Pipeline {
@@ -170,6 +173,7 @@ impl Pipeline {
         Pipeline {
             resolver,
             shared: HashMap::new(),
+            files: HashMap::new(),
         }
     }
 
@@ -210,7 +214,7 @@ impl Pipeline {
             self.target(
                 &choice,
                 local,
-                run.authority.as_ref(),
+                run.authority.as_deref(),
                 input.shared_target.as_deref(),
             )
         });
@@ -259,7 +263,7 @@ impl Pipeline {
     /// The authority stage: a named choice read, or the one rule's choice (fresh from the Hub
     /// when asked).
     fn authority(
-        &self,
+        &mut self,
         pick: &AuthorityPick,
         fresh: bool,
         local: &ConfigFile,
@@ -268,15 +272,25 @@ impl Pipeline {
         match pick {
             AuthorityPick::Skip => {}
             AuthorityPick::Named(Err(e)) => run.authority_error = Some(e.clone()),
+            AuthorityPick::Named(Ok(AuthorityChoice::File(path))) => {
+                let read = self
+                    .files
+                    .entry(path.clone())
+                    .or_insert_with(|| crate::source::file::load(path).map(Into::into));
+                match read {
+                    Ok(a) => run.authority = Some(a.clone()),
+                    Err(e) => run.authority_error = Some(e.clone()),
+                }
+            }
             AuthorityPick::Named(Ok(choice)) => match analysis::resolve_authority(local, choice) {
-                Ok(a) => run.authority = Some(a),
+                Ok(a) => run.authority = Some(a.into()),
                 Err(e) => run.authority_error = Some(e),
             },
             AuthorityPick::Choose(identity) => match choose::choose(local, identity.as_ref()) {
                 choose::Choice::One(a) if fresh => {
-                    run.authority = Some(self.fresh(*a, &mut run.not_checked));
+                    run.authority = Some(self.fresh(*a, &mut run.not_checked).into());
                 }
-                choose::Choice::One(a) => run.authority = Some(*a),
+                choose::Choice::One(a) => run.authority = Some((*a).into()),
                 choose::Choice::Ambiguous(ambiguity) => run.ambiguity = Some(ambiguity),
                 choose::Choice::NoMatch(e) => {
                     run.not_checked.push(format!("diff: {}", e.message));
@@ -347,7 +361,7 @@ impl Pipeline {
         let headers = match from {
             WeightsFrom::Skip => return Weighed::NotRun,
             WeightsFrom::Given(h) => Ok(h.map(|h| *h)),
-            WeightsFrom::Local { pinned_hub } => match weights::read_local(&local.path) {
+            WeightsFrom::Local { pinned_hub } => match weights::read_beside(&local.path) {
                 Ok(None) => self.pinned_weights(pinned_hub),
                 other => other,
             },

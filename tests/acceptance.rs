@@ -735,3 +735,25 @@ fn declared_length_past_the_cap_is_refused_at_once() {
     assert_exit_2(&r, "more than 16 MiB");
     assert!(r.elapsed < Duration::from_secs(5), "{:?}", r.elapsed);
 }
+
+/// A plain `http://` scrape builds no TLS configuration: with no certificate store at all
+/// (`SSL_CERT_FILE` and `SSL_CERT_DIR` naming nothing) the request still reaches the server,
+/// which answers 404 here. Before issue 44 every client read the system's store first, and
+/// this failed with "cannot set up an HTTP client … No CA certificates were loaded".
+#[test]
+fn plain_http_reads_no_certificate_store() {
+    let url = serve_raw(|stream| {
+        let answer = "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n";
+        let _ = stream.write_all(answer.as_bytes());
+    });
+    let out = Command::new(env!("CARGO_BIN_EXE_dflash-check"))
+        .args(["acceptance", &url, "--window", "0.1"])
+        .env("SSL_CERT_FILE", "/nonexistent/dflash-check-test.pem")
+        .env("SSL_CERT_DIR", "/nonexistent/dflash-check-test-certs")
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("answered HTTP 404"), "{stderr}");
+    assert!(!stderr.contains("cannot set up"), "{stderr}");
+}

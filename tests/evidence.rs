@@ -70,8 +70,8 @@ fn evidence_names_only_known_codes() {
         .evidence
         .iter()
         .map(|e| e.code())
-        .chain(ev.judgement.iter().map(|n| n.code.as_str()))
-        .chain(ev.pending.iter().map(|n| n.code.as_str()));
+        .chain(ev.judgement.iter().map(|n| n.code))
+        .chain(ev.pending.iter().map(|n| n.code));
     let unknown: Vec<&str> = named.filter(|c| !known.contains(c)).collect();
     assert!(unknown.is_empty(), "unknown codes: {unknown:?}");
 }
@@ -80,7 +80,7 @@ fn evidence_names_only_known_codes() {
 /// absence names files and identifiers; a report is a public thread with what it shows.
 #[test]
 fn every_entry_is_complete() {
-    for e in &evidence::evidence().evidence {
+    for e in evidence::evidence().evidence {
         let code = e.code();
         match e {
             Entry::Source {
@@ -151,10 +151,108 @@ fn every_entry_is_complete() {
     for n in evidence::evidence()
         .judgement
         .iter()
-        .chain(&evidence::evidence().pending)
+        .chain(evidence::evidence().pending)
     {
         assert!(n.why.len() > 10, "{}: say why", n.code);
     }
+}
+
+/// The tables the build step compiled in (crates/core/build.rs) are the file: every entry and
+/// note in its order, field by field, escapes and optional fields included.
+#[test]
+fn compiled_tables_are_the_file() {
+    let text = std::fs::read_to_string("evidence/evidence.toml").expect("evidence/evidence.toml");
+    let file: toml::Table = toml::from_str(&text).expect("evidence/evidence.toml parses");
+    let list = |key: &str| -> Vec<toml::Value> {
+        file.get(key)
+            .and_then(toml::Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let ev = evidence::evidence();
+    let entries = list("evidence");
+    assert_eq!(entries.len(), ev.evidence.len(), "[[evidence]] entries");
+    for (written, compiled) in entries.iter().zip(ev.evidence) {
+        assert_eq!(
+            written.as_table(),
+            Some(&entry_table(compiled)),
+            "{}",
+            compiled.location()
+        );
+    }
+    for (key, notes) in [("judgement", ev.judgement), ("pending", ev.pending)] {
+        let written = list(key);
+        assert_eq!(written.len(), notes.len(), "[[{key}]] notes");
+        for (w, n) in written.iter().zip(notes) {
+            let mut t = toml::Table::new();
+            t.insert("code".into(), n.code.into());
+            t.insert("why".into(), n.why.into());
+            assert_eq!(w.as_table(), Some(&t), "[[{key}]] {}", n.code);
+        }
+    }
+}
+
+/// A compiled entry as the TOML table it was written as.
+fn entry_table(e: &Entry) -> toml::Table {
+    let mut t = toml::Table::new();
+    let strings = |t: &mut toml::Table, fields: &[(&str, &str)]| {
+        for (k, v) in fields {
+            t.insert(k.to_string(), (*v).into());
+        }
+    };
+    let list = |v: &[&str]| toml::Value::Array(v.iter().map(|s| (*s).into()).collect());
+    match e {
+        Entry::Source {
+            code,
+            repo,
+            path,
+            commit,
+            release,
+            lines,
+            sha256,
+            claim,
+        } => {
+            let fields = [
+                ("kind", "source"),
+                ("code", code),
+                ("repo", repo),
+                ("path", path),
+            ];
+            strings(&mut t, &fields);
+            strings(&mut t, &[("sha256", sha256), ("claim", claim)]);
+            for (k, v) in [("commit", commit), ("release", release)] {
+                if let Some(v) = v {
+                    t.insert(k.into(), (*v).into());
+                }
+            }
+            let lines = lines.iter().map(|&l| i64::from(l).into()).collect();
+            t.insert("lines".into(), toml::Value::Array(lines));
+        }
+        Entry::Absence {
+            code,
+            repo,
+            commit,
+            paths,
+            identifiers,
+            claim,
+        } => {
+            let fields = [("kind", "absence"), ("code", code), ("repo", repo)];
+            strings(&mut t, &fields);
+            strings(&mut t, &[("commit", commit), ("claim", claim)]);
+            t.insert("paths".into(), list(paths));
+            t.insert("identifiers".into(), list(identifiers));
+        }
+        Entry::Report { code, url, shows } => {
+            let fields = [
+                ("kind", "report"),
+                ("code", code),
+                ("url", url),
+                ("shows", shows),
+            ];
+            strings(&mut t, &fields);
+        }
+    }
+    t
 }
 
 /// The recorded verification exists, covers every source and absence entry with the same
@@ -192,7 +290,7 @@ fn recorded_verification_covers_every_entry_and_is_green() {
         recorded.insert(key, e["result"].as_str().unwrap_or(""));
     }
     let mut unverified = Vec::new();
-    for e in &evidence::evidence().evidence {
+    for e in evidence::evidence().evidence {
         let key = match e {
             Entry::Source {
                 code,

@@ -44,7 +44,7 @@ pub struct CheckArgs {
     pub volume: Vec<dflash_check::launch::volume::Volume>,
 }
 
-pub fn run(args: &CheckArgs, out: &mut Vec<u8>) -> Result<u8> {
+pub fn run(args: &CheckArgs, out: &mut dyn std::io::Write) -> Result<u8> {
     let mut options = check::CheckOptions::new(
         args.pins.as_deref(),
         args.engine.clone(),

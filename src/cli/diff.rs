@@ -34,7 +34,7 @@ pub fn run(args: &DiffArgs, out: &mut Vec<u8>) -> Result<u8> {
     match inputs {
         Inputs::One(inputs) => {
             let (local, authority, target) = *inputs;
-            let report = DiffReport::build(local, authority, target);
+            let report = DiffReport::build(local, authority.into(), target);
             finish(&report, &args.output, deny, out)
         }
         // Equal to none of several candidates: not the published config of any of them.

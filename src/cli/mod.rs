@@ -113,6 +113,19 @@ fn acceptance_about() -> String {
 /// Runs a parsed command; returns the exit code.
 pub fn run(cli: Cli) -> Result<u8> {
     status::set_github(cli.command.format() == FormatArg::Github);
+    // `check` over thousands of drafters writes tens of megabytes (5.5 KB of JSON a drafter):
+    // written to stdout as it is rendered, not held first (issue 44). Nothing but the writing
+    // can fail once its report is built, except `--format github`'s step summary, written
+    // after the annotations: that format is held like every other command's output, so that
+    // a command that fails (exit 2) prints nothing on stdout.
+    if let Command::Check(args) = &cli.command {
+        if args.output.format != FormatArg::Github {
+            let mut out = Streamed::new();
+            let code = check::run(args, &mut out)?;
+            out.finish()?;
+            return Ok(code);
+        }
+    }
     let mut out = Vec::new();
     let code = match cli.command {
         Command::Diff(args) => diff::run(&args, &mut out)?,
@@ -134,6 +147,65 @@ pub fn run(cli: Cli) -> Result<u8> {
         Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => Ok(code),
         Err(e) => Err(e.into()),
         Ok(()) => Ok(code),
+    }
+}
+
+/// Standard output, written through a buffer as a report is rendered. A closed pipe
+/// (`check … | head`) drops the rest of the output, not the verdict: the exit code stays, as
+/// when held output meets a closed pipe. Its own buffer, not a `BufWriter` behind the
+/// serializer's many small writes (a fifth of `check`'s rendering went to those layers).
+struct Streamed {
+    buf: Vec<u8>,
+    closed: bool,
+}
+
+impl Streamed {
+    const CAPACITY: usize = 64 * 1024;
+
+    fn new() -> Streamed {
+        Streamed {
+            buf: Vec::with_capacity(Self::CAPACITY),
+            closed: false,
+        }
+    }
+
+    fn finish(mut self) -> std::io::Result<()> {
+        self.drain()
+    }
+
+    /// Writes the buffer to stdout; a closed pipe ends the output.
+    fn drain(&mut self) -> std::io::Result<()> {
+        if !self.closed && !self.buf.is_empty() {
+            let mut stdout = std::io::stdout().lock();
+            match stdout.write_all(&self.buf).and_then(|()| stdout.flush()) {
+                Err(e) if e.kind() == std::io::ErrorKind::BrokenPipe => self.closed = true,
+                other => other?,
+            }
+        }
+        self.buf.clear();
+        Ok(())
+    }
+}
+
+impl Write for Streamed {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.write_all(buf)?;
+        Ok(buf.len())
+    }
+
+    #[inline]
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        if self.buf.len() + buf.len() > Self::CAPACITY {
+            self.drain()?;
+        }
+        if !self.closed {
+            self.buf.extend_from_slice(buf);
+        }
+        Ok(())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.drain()
     }
 }
 
@@ -164,7 +236,7 @@ fn finish(
     report: &dyn Report,
     output: &OutputArgs,
     deny_warnings: bool,
-    out: &mut Vec<u8>,
+    out: &mut dyn Write,
 ) -> Result<u8> {
     render(
         report,
@@ -182,7 +254,7 @@ fn render(
     output: &OutputArgs,
     fails: bool,
     deny_warnings: bool,
-    out: &mut Vec<u8>,
+    out: &mut dyn Write,
 ) -> Result<u8> {
     let options = RenderOptions {
         painter: output.painter(),

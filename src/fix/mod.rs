@@ -232,7 +232,7 @@ pub fn run(
 fn plan_text(local: &ConfigFile, authority: &Authority, opts: &FixOptions) -> Result<Planned> {
     Ok(match opts.mode {
         Mode::Exact => (
-            authority.bytes.clone(),
+            authority.bytes.to_vec(),
             exact_edits(local, authority),
             vec![],
             None,

@@ -25,6 +25,25 @@ impl Report for CheckReport {
         CheckReport::fails(self, deny_warnings)
     }
 
+    fn for_each_human_finding(
+        &self,
+        each: &mut dyn FnMut(usize, &Diagnostic) -> std::io::Result<()>,
+    ) -> std::io::Result<()> {
+        for (i, f) in self.findings().enumerate() {
+            each(i, f)?;
+        }
+        Ok(())
+    }
+
+    fn summary(&self) -> Option<crate::diagnostic::Summary> {
+        use crate::diagnostic::Severity;
+        Some(crate::diagnostic::Summary {
+            errors: self.count(Severity::Error),
+            warnings: self.count(Severity::Warning),
+            infos: self.count(Severity::Info),
+        })
+    }
+
     fn header(&self, p: Painter) -> Vec<String> {
         let mut lines = vec![p.bold("dflash-check check")];
         if let Some(pins) = &self.pins {
@@ -112,10 +131,24 @@ impl Report for CheckReport {
     fn write_json_entry(
         &self,
         key: &str,
-        map: &mut super::JsonMap<'_, '_>,
+        map: &mut super::JsonMap<'_, '_, '_>,
     ) -> Option<serde_json::Result<()>> {
         use serde::ser::SerializeMap;
-        (key == "drafters").then(|| map.serialize_entry(key, &self.drafters))
+        match key {
+            "drafters" => Some(map.serialize_entry(key, &self.drafters)),
+            // Every finding in `all_findings`' order, serialized where it is (not copied).
+            "diagnostics" => Some(map.serialize_entry(key, &AllFindings(self))),
+            _ => None,
+        }
+    }
+}
+
+/// A check report's findings as one JSON list, in [`CheckReport::all_findings`]' order.
+struct AllFindings<'a>(&'a CheckReport);
+
+impl serde::Serialize for AllFindings<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_seq(self.0.findings())
     }
 }
 

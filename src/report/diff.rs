@@ -384,7 +384,7 @@ impl super::Report for DiffReport {
     fn write_json_entry(
         &self,
         key: &str,
-        map: &mut super::JsonMap<'_, '_>,
+        map: &mut super::JsonMap<'_, '_, '_>,
     ) -> Option<serde_json::Result<()>> {
         use serde::ser::SerializeMap;
         /// The differences, each turned into its output form as it is written.

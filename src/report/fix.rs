@@ -109,7 +109,7 @@ impl super::Report for FixReport {
     fn write_json_entry(
         &self,
         key: &str,
-        map: &mut super::JsonMap<'_, '_>,
+        map: &mut super::JsonMap<'_, '_, '_>,
     ) -> Option<serde_json::Result<()>> {
         use serde::ser::SerializeMap;
         Some(match key {

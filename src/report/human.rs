@@ -85,18 +85,18 @@ pub fn write(report: &dyn Report, options: &RenderOptions, out: &mut dyn Write) 
     for l in report.header(p) {
         line(&l)?;
     }
-    let findings = report.human_findings();
-    if !findings.is_empty() {
-        line("")?;
-    }
-    for (i, f) in findings.iter().enumerate() {
+    report.for_each_human_finding(&mut |i, f| {
+        if i == 0 {
+            line("")?;
+        }
         for l in finding_lines(p, f) {
             line(&l)?;
         }
         for note in report.finding_notes(i, f) {
             line(&format!("  {note}"))?;
         }
-    }
+        Ok(())
+    })?;
     for section in report.sections(options) {
         if section.is_empty() {
             continue;
@@ -107,8 +107,18 @@ pub fn write(report: &dyn Report, options: &RenderOptions, out: &mut dyn Write) 
         }
     }
     line("")?;
-    let summary = Summary::of(report.diagnostics().iter());
-    line(&summary_line(&report.verdict(options), &summary, options))
+    line(&summary_line(
+        &report.verdict(options),
+        &counts(report),
+        options,
+    ))
+}
+
+/// The report's counts: its own when it keeps them, else those of its diagnostics.
+fn counts(report: &dyn Report) -> Summary {
+    report
+        .summary()
+        .unwrap_or_else(|| Summary::of(report.diagnostics().iter()))
 }
 
 /// The report's summary line without colours, for the formats that quote it (GitHub's log line
@@ -118,11 +128,7 @@ pub fn plain_summary(report: &dyn Report, options: &RenderOptions) -> String {
         painter: Painter { enabled: false },
         ..*options
     };
-    summary_line(
-        &report.verdict(&plain),
-        &Summary::of(report.diagnostics().iter()),
-        &plain,
-    )
+    summary_line(&report.verdict(&plain), &counts(report), &plain)
 }
 
 /// `FAIL: 2 errors, 1 warning, 0 info (warnings denied); detail`: the last line of every

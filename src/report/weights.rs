@@ -283,7 +283,7 @@ impl Report for WeightsReport {
     fn write_json_entry(
         &self,
         key: &str,
-        map: &mut super::JsonMap<'_, '_>,
+        map: &mut super::JsonMap<'_, '_, '_>,
     ) -> Option<serde_json::Result<()>> {
         use serde::ser::SerializeMap;
         #[derive(serde::Serialize)]

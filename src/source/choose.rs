@@ -266,7 +266,7 @@ pub fn published(local: &ConfigFile) -> Vec<(&'static Snapshot, bool)> {
 }
 
 /// The built-in DFlash snapshots of `local`'s fingerprint, each with the fields (JSON paths)
-/// where `local` differs from it at error level. Each snapshot is parsed once.
+/// where `local` differs from it at error level. Each snapshot is parsed once per run.
 fn candidates(local: &ConfigFile) -> Vec<(&'static Snapshot, Vec<String>)> {
     let root = local.root();
     let is_dflash = config::architectures(root)
@@ -278,8 +278,7 @@ fn candidates(local: &ConfigFile) -> Vec<(&'static Snapshot, Vec<String>)> {
     SNAPSHOTS
         .iter()
         .filter_map(|snap| {
-            let authority = snap.authority(None);
-            let theirs = authority.config.root();
+            let theirs = snap.config_file().root();
             let same_shape = FINGERPRINT
                 .iter()
                 .all(|key| match (root.get(key), theirs.get(key)) {

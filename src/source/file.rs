@@ -19,7 +19,7 @@ pub fn load(path: &Path) -> Result<Authority> {
         provenance: format!("the file {} as it is on disk now", file.display()),
         matched_by: None,
         config: parsed,
-        bytes,
+        bytes: bytes.into(),
         target: None,
         tokens: None,
         cli_args: vec!["--against".into(), path.display().to_string()],

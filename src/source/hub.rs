@@ -29,7 +29,7 @@ pub fn load(
         provenance,
         matched_by,
         config: parsed,
-        bytes: file.bytes,
+        bytes: file.bytes.into(),
         target: None,
         tokens: None,
         cli_args: vec!["--from-hub".into(), format!("{}@{}", file.repo, file.sha)],

@@ -9,14 +9,12 @@ pub mod choose;
 pub mod file;
 pub mod hub;
 
-use std::path::Path;
-
 use serde::Serialize;
 
 /// The built-in snapshots: compiled-in data, the core's (`crate::builtin`), so that the core's
 /// checks can name them; made an [`Authority`] here ([`SnapshotAuthority`]).
 pub use crate::builtin;
-use crate::config::{self, ConfigFile, TargetFacts};
+use crate::config::{ConfigFile, TargetFacts};
 use crate::tokens::TokenTable;
 
 /// What kind of authority a config was compared against.
@@ -60,12 +58,12 @@ pub struct Authority {
     pub matched_by: Option<String>,
     /// The config, parsed.
     pub config: ConfigFile,
-    /// The config's bytes exactly as served (for `fix --exact`).
-    pub bytes: Vec<u8>,
+    /// The config's bytes exactly as served (for `fix --exact`), shared by the clones.
+    pub bytes: std::sync::Arc<[u8]>,
     /// Facts about the drafter's target model, when the authority knows them.
     pub target: Option<TargetFacts>,
     /// Token table of the target, when the authority knows it.
-    pub tokens: Option<TokenTable>,
+    pub tokens: Option<std::sync::Arc<TokenTable>>,
     /// How to name this authority again on a command line (`--from-hub X@sha`).
     pub cli_args: Vec<String>,
 }
@@ -97,9 +95,7 @@ pub trait SnapshotAuthority {
 
 impl SnapshotAuthority for builtin::Snapshot {
     fn authority(&self, matched_by: Option<String>) -> Authority {
-        let label = format!("built-in snapshot {}", self.repo);
-        let config = config::parse(Path::new(&label), self.config.as_bytes())
-            .expect("built-in snapshots are valid JSON (tested)");
+        let config = self.config_file().clone();
         Authority {
             kind: AuthorityKind::Builtin,
             id: self.repo.to_string(),
@@ -108,9 +104,9 @@ impl SnapshotAuthority for builtin::Snapshot {
             provenance: format!("{}; recorded {}", self.provenance, builtin::RECORDED),
             matched_by,
             config,
-            bytes: self.config.as_bytes().to_vec(),
+            bytes: self.config.as_bytes().into(),
             target: Some(self.target.facts()),
-            tokens: Some(self.target.token_table()),
+            tokens: Some(self.target.tokens()),
             cli_args: vec!["--snapshot".into(), self.repo.to_string()],
         }
     }

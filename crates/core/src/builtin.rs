@@ -8,8 +8,9 @@
 //! snapshots (acceptance: the drafters known for a served model) without the Hub.
 
 use std::collections::BTreeMap;
+use std::sync::{Arc, OnceLock};
 
-use crate::config::TargetFacts;
+use crate::config::{ConfigFile, TargetFacts};
 use crate::tokens::{AddedToken, TokenTable};
 
 /// The date the built-in values were recorded.
@@ -183,6 +184,18 @@ pub fn known_targets() -> [&'static KnownTarget; 4] {
 }
 
 impl KnownTarget {
+    /// [`KnownTarget::token_table`], built once per run and shared.
+    pub fn tokens(&self) -> Arc<TokenTable> {
+        static TABLES: OnceLock<Vec<Arc<TokenTable>>> = OnceLock::new();
+        let targets = known_targets();
+        let tables =
+            TABLES.get_or_init(|| targets.iter().map(|t| Arc::new(t.token_table())).collect());
+        match targets.iter().position(|t| std::ptr::eq(*t, self)) {
+            Some(at) => tables[at].clone(),
+            None => Arc::new(self.token_table()),
+        }
+    }
+
     pub fn facts(&self) -> TargetFacts {
         TargetFacts {
             source: format!("built-in facts of {}", self.repo),
@@ -225,6 +238,27 @@ impl KnownTarget {
 }
 
 impl Snapshot {
+    /// The snapshot's config, parsed once per run: `check` compared each of its drafters with
+    /// every snapshot of its shape, parsing each again (four parses a drafter, issue 44).
+    pub fn config_file(&self) -> &'static ConfigFile {
+        static PARSED: OnceLock<Vec<ConfigFile>> = OnceLock::new();
+        let all = PARSED.get_or_init(|| {
+            SNAPSHOTS
+                .iter()
+                .map(|s| {
+                    let label = format!("built-in snapshot {}", s.repo);
+                    crate::config::parse(std::path::Path::new(&label), s.config.as_bytes())
+                        .expect("built-in snapshots are valid JSON (tested)")
+                })
+                .collect()
+        });
+        let at = SNAPSHOTS
+            .iter()
+            .position(|s| std::ptr::eq(s, self))
+            .expect("every snapshot is one of SNAPSHOTS");
+        &all[at]
+    }
+
     pub fn find(repo: &str) -> Option<&'static Snapshot> {
         SNAPSHOTS.iter().find(|s| s.repo.eq_ignore_ascii_case(repo))
     }

@@ -21,7 +21,9 @@ pub const MAX_CONFIG_BYTES: u64 = 16 * 1024 * 1024;
 pub struct ConfigFile {
     /// The file itself (`<dir>/config.json` when a directory was given).
     pub path: PathBuf,
-    pub doc: Document,
+    /// Shared, not copied, by the reports and runs that keep the config (`check` kept four
+    /// copies of each of thousands of drafters' trees, issue 44).
+    pub doc: std::sync::Arc<Document>,
 }
 
 impl ConfigFile {
@@ -85,6 +87,19 @@ pub fn config_path(path: &FsPath) -> Result<PathBuf> {
 
 /// Loads and parses a config from a directory or file path. The top level must be an object.
 pub fn load(path: &FsPath) -> Result<ConfigFile> {
+    // A config file's own path (what `check` passes for each of thousands of drafters): opened
+    // and checked through the open file, without a look at the path first (issue 44). A
+    // directory, or a path that does not open, takes `config_path`'s way and its errors.
+    if let Ok(file) = open_nonblocking(path) {
+        let meta = file.metadata().map_err(|e| io_error(path, &e))?;
+        if !meta.is_dir() {
+            if let Some(kind) = non_regular_kind(&meta) {
+                return Err(non_regular_error(path, kind));
+            }
+            let bytes = read_opened(path, file, &meta, MAX_CONFIG_BYTES)?;
+            return parse(path, &bytes);
+        }
+    }
     let file = config_path(path)?;
     let bytes = read_capped(&file, MAX_CONFIG_BYTES)?;
     parse(&file, &bytes)
@@ -115,7 +130,7 @@ pub fn parse(path: &FsPath, bytes: &[u8]) -> Result<ConfigFile> {
     }
     Ok(ConfigFile {
         path: path.to_path_buf(),
-        doc,
+        doc: std::sync::Arc::new(doc),
     })
 }
 
@@ -170,14 +185,7 @@ pub fn non_regular_error(path: &FsPath, kind: &str) -> Error {
 /// race with a rename between a `stat` and the `open`). `O_NONBLOCK` changes nothing for reads
 /// of a regular file.
 pub fn open_regular(path: &FsPath) -> Result<(fs::File, fs::Metadata)> {
-    let mut options = fs::OpenOptions::new();
-    options.read(true);
-    #[cfg(unix)]
-    {
-        use std::os::unix::fs::OpenOptionsExt;
-        options.custom_flags(libc::O_NONBLOCK);
-    }
-    let file = options.open(path).map_err(|e| io_error(path, &e))?;
+    let file = open_nonblocking(path).map_err(|e| io_error(path, &e))?;
     let meta = file.metadata().map_err(|e| io_error(path, &e))?;
     if meta.is_dir() {
         return Err(
@@ -209,6 +217,23 @@ pub fn regular_file_present(path: &FsPath) -> Result<bool> {
 /// that is not a regular file before opening it for good.
 pub fn read_capped(path: &FsPath, cap: u64) -> Result<Vec<u8>> {
     let (file, meta) = open_regular(path)?;
+    read_opened(path, file, &meta, cap)
+}
+
+/// Opens `path` for reading without blocking on a FIFO.
+fn open_nonblocking(path: &FsPath) -> std::io::Result<fs::File> {
+    let mut options = fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    options.open(path)
+}
+
+/// Reads an opened regular file whole, at most `cap` bytes (its size, `meta`, checked first).
+fn read_opened(path: &FsPath, file: fs::File, meta: &fs::Metadata, cap: u64) -> Result<Vec<u8>> {
     if meta.len() > cap {
         return Err(Error::new(format!(
             "`{}` is {} bytes, over the {} MiB limit for this kind of file",
@@ -338,6 +363,12 @@ impl Layout {
     }
 }
 
+/// The node at `keys` under `root` ([`Path::lookup`] of [`path_of`], without building the
+/// path: the rules ask this of every config, and most answers are "absent", issue 44).
+pub fn get_in<'a>(root: &'a Node, keys: &[&str]) -> Option<&'a Node> {
+    keys.iter().try_fold(root, |node, key| node.get(key))
+}
+
 pub fn path_of(keys: &[&str]) -> Path {
     let mut p = Path::root();
     for k in keys {
@@ -356,8 +387,8 @@ impl LayoutField {
     }
 
     pub fn layout_in(&self, root: &Node) -> Layout {
-        let flat = self.flat_path().lookup(root).is_some();
-        let nested = self.nested_path().lookup(root).is_some();
+        let flat = get_in(root, self.flat).is_some();
+        let nested = get_in(root, self.nested).is_some();
         match (flat, nested) {
             (true, true) => Layout::Both,
             (true, false) => Layout::Flat,
@@ -368,12 +399,10 @@ impl LayoutField {
 
     /// The value and the path it was found at, preferring the flat spelling.
     pub fn find<'a>(&self, root: &'a Node) -> Option<(Path, &'a Node)> {
-        let flat = self.flat_path();
-        if let Some(n) = flat.lookup(root) {
-            return Some((flat, n));
+        if let Some(n) = get_in(root, self.flat) {
+            return Some((self.flat_path(), n));
         }
-        let nested = self.nested_path();
-        nested.lookup(root).map(|n| (nested, n))
+        get_in(root, self.nested).map(|n| (self.nested_path(), n))
     }
 }
 

@@ -7,73 +7,64 @@
 //! tool's own judgement say so instead, and what an engine claim still lacks is listed as
 //! pending. The file is kept apart from the families' `CodeInfo` so the evidence can be
 //! re-verified (`scripts/verify-evidence.py`) and moved to a new engine release without touching
-//! the rules; it is compiled in so `explain` prints it with no file to find at run time.
+//! the rules. It is compiled in, already parsed: `build.rs` turns it into static tables, so
+//! `explain` prints it with no file to find at run time and no run parses it (issue 44).
 
 use std::sync::OnceLock;
 
-use serde::Deserialize;
+// `EVIDENCE` and `CODES`, written by `crates/core/build.rs` from `evidence/evidence.toml`.
+include!(concat!(env!("OUT_DIR"), "/evidence.rs"));
 
-/// The evidence file, compiled in.
-/// The file stays at the repository's root (`evidence/evidence.toml`), where
-/// `scripts/verify-evidence.py`, the docs and reviewers find it.
-pub const EVIDENCE_TOML: &str = include_str!("../../../evidence/evidence.toml");
-
-/// The whole evidence file.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// The whole evidence file, as the build step wrote it into the binary. The file stays at the
+/// repository's root (`evidence/evidence.toml`), where `scripts/verify-evidence.py`, the docs
+/// and reviewers find it.
+#[derive(Debug)]
 pub struct Evidence {
-    #[serde(default)]
-    pub evidence: Vec<Entry>,
-    #[serde(default)]
-    pub judgement: Vec<Note>,
-    #[serde(default)]
-    pub pending: Vec<Note>,
+    pub evidence: &'static [Entry],
+    pub judgement: &'static [Note],
+    pub pending: &'static [Note],
 }
 
-/// One piece of evidence for one code.
-#[derive(Debug, Deserialize)]
-#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+/// One piece of evidence for one code (the file's `kind`).
+#[derive(Debug)]
 pub enum Entry {
     /// Lines of a repository at a commit (or of a released wheel of it, `release`), and the
     /// sha256 of those lines normalised.
     Source {
-        code: String,
-        repo: String,
-        path: String,
+        code: &'static str,
+        repo: &'static str,
+        path: &'static str,
         /// The full commit; absent when the entry cites a `release`.
-        #[serde(default)]
-        commit: Option<String>,
+        commit: Option<&'static str>,
         /// A PyPI release, `package==version`, read from its wheel where the tag's commit is not
         /// known (SGLang publishes none in its wheels); `path` is then the path in the wheel.
-        #[serde(default)]
-        release: Option<String>,
+        release: Option<&'static str>,
         lines: [u32; 2],
-        sha256: String,
-        claim: String,
+        sha256: &'static str,
+        claim: &'static str,
     },
     /// No file matching `paths` at `commit` names any of `identifiers`.
     Absence {
-        code: String,
-        repo: String,
-        commit: String,
-        paths: Vec<String>,
-        identifiers: Vec<String>,
-        claim: String,
+        code: &'static str,
+        repo: &'static str,
+        commit: &'static str,
+        paths: &'static [&'static str],
+        identifiers: &'static [&'static str],
+        claim: &'static str,
     },
     /// A public issue or pull request and what it shows.
     Report {
-        code: String,
-        url: String,
-        shows: String,
+        code: &'static str,
+        url: &'static str,
+        shows: &'static str,
     },
 }
 
 /// A judgement (why the code is the tool's own) or a pending part (what a claim still lacks).
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Debug)]
 pub struct Note {
-    pub code: String,
-    pub why: String,
+    pub code: &'static str,
+    pub why: &'static str,
 }
 
 impl Entry {
@@ -82,7 +73,7 @@ impl Entry {
         match self {
             Entry::Source {
                 commit, release, ..
-            } => commit.as_deref().or(release.as_deref()),
+            } => commit.or(*release),
             Entry::Absence { commit, .. } => Some(commit),
             Entry::Report { .. } => None,
         }
@@ -126,18 +117,14 @@ impl Entry {
                 identifiers.join(", "),
                 paths.join(", ")
             ),
-            Entry::Report { url, .. } => url.clone(),
+            Entry::Report { url, .. } => url.to_string(),
         }
     }
 }
 
-/// The parsed evidence file. It is compiled in and `tests/evidence.rs` parses it, so a parse
-/// failure here is a build defect, not bad input.
+/// The evidence file, compiled in (nothing is parsed at run time).
 pub fn evidence() -> &'static Evidence {
-    static PARSED: OnceLock<Evidence> = OnceLock::new();
-    PARSED.get_or_init(|| {
-        toml::from_str(EVIDENCE_TOML).expect("evidence/evidence.toml parses (tests/evidence.rs)")
-    })
+    &EVIDENCE
 }
 
 /// The evidence entries of one code (`code` as `explain` names it).
@@ -147,19 +134,16 @@ pub fn for_code(code: &str) -> impl Iterator<Item = &'static Entry> + '_ {
 
 /// Why the code is the tool's own judgement, if it is.
 pub fn judgement(code: &str) -> Option<&'static str> {
-    find(&evidence().judgement, code)
+    find(evidence().judgement, code)
 }
 
 /// What the code's engine claim still lacks, if anything.
 pub fn pending(code: &str) -> Option<&'static str> {
-    find(&evidence().pending, code)
+    find(evidence().pending, code)
 }
 
-fn find<'a>(notes: &'a [Note], code: &str) -> Option<&'a str> {
-    notes
-        .iter()
-        .find(|n| n.code == code)
-        .map(|n| n.why.as_str())
+fn find(notes: &'static [Note], code: &str) -> Option<&'static str> {
+    notes.iter().find(|n| n.code == code).map(|n| n.why)
 }
 
 /// The code's evidence as text, for `explain` and SARIF's rule help: each claim with where to
@@ -186,20 +170,15 @@ pub fn describe(code: &str) -> String {
 /// The code's provenance in one line, rendered from the evidence file (the only place a rule's
 /// source is written): the location of each entry (`repo path@commit:a-b`, an absence, a
 /// report's URL), else the judgement that makes the code the tool's own, else what is pending.
-/// `Diagnostic::source`, `explain`'s "Source:" line, SARIF and docs/rules.md show it.
+/// `Diagnostic::source`, `explain`'s "Source:" line, SARIF and docs/rules.md show it. Each
+/// code's line is rendered the first time it is asked for and kept: a run pays for the codes
+/// it raises, not for every code (issue 44).
 pub fn source_text(code: &str) -> &'static str {
-    static TEXTS: OnceLock<std::collections::HashMap<String, String>> = OnceLock::new();
-    let texts = TEXTS.get_or_init(|| {
-        let ev = evidence();
-        let mut codes: Vec<&str> = ev.evidence.iter().map(Entry::code).collect();
-        codes.extend(ev.judgement.iter().map(|n| n.code.as_str()));
-        codes.extend(ev.pending.iter().map(|n| n.code.as_str()));
-        codes
-            .into_iter()
-            .map(|c| (c.to_string(), render_source(c)))
-            .collect()
-    });
-    texts.get(code).map_or("", String::as_str)
+    static TEXTS: [OnceLock<String>; CODES.len()] = [const { OnceLock::new() }; CODES.len()];
+    match CODES.binary_search(&code) {
+        Ok(i) => TEXTS[i].get_or_init(|| render_source(code)).as_str(),
+        Err(_) => "",
+    }
 }
 
 fn render_source(code: &str) -> String {

@@ -26,6 +26,12 @@ pub const MAX_DEPTH: usize = 256;
 pub const MAX_VALUES: usize = 100_000;
 /// Objects up to this many members look keys up by scanning (faster than hashing when small).
 const SCAN_MEMBERS: usize = 16;
+/// Objects up to this many members are searched for duplicate keys, and for a key's position,
+/// by scanning; larger ones get the document's member index. A drafter config's top level
+/// has 30 to 60 keys: an index for it (each key copied and hashed) was a fifth of parsing it,
+/// for lookups that a scan answers as fast (issue 44). A scan costs at most 64 × 64 / 2 key
+/// comparisons, most of them settled by the length.
+const INDEX_MEMBERS: usize = 64;
 
 /// Repeated lookups in one tree, each in time linear in its path's length: a large object's
 /// members are put in a map the first time it is searched ([`Node::get`] scans, so n lookups
@@ -587,7 +593,7 @@ impl Document {
         for (depth, seg) in path.0.iter().enumerate() {
             match seg {
                 Segment::Key(k) => match node.as_object().and_then(|ms| {
-                    if ms.len() > SCAN_MEMBERS {
+                    if ms.len() > INDEX_MEMBERS {
                         let index = self.member_index.get(&Path(path.0[..depth].to_vec()))?;
                         ms.get(*index.get(k)?)
                     } else {
@@ -971,7 +977,7 @@ impl<'a> Parser<'a> {
             if container {
                 self.path.pop();
             }
-            let duplicate = if members.len() < SCAN_MEMBERS {
+            let duplicate = if members.len() < INDEX_MEMBERS {
                 members.iter().any(|m| m.key == key)
             } else {
                 if index.is_empty() {
@@ -994,7 +1000,7 @@ impl<'a> Parser<'a> {
                 Some(b',') => self.pos += 1,
                 Some(b'}') => {
                     self.pos += 1;
-                    if members.len() > SCAN_MEMBERS {
+                    if members.len() > INDEX_MEMBERS {
                         self.member_index.insert(Path(self.path.clone()), index);
                     }
                     return Ok(Value::Object(members));

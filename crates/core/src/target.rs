@@ -12,7 +12,9 @@ use crate::tokens::TokenTable;
 #[derive(Debug, Clone)]
 pub struct TargetContext {
     pub facts: Option<TargetFacts>,
-    pub tokens: TokenTable,
+    /// Shared by the runs and reports that keep the context (a `check` run's pinned target is
+    /// one table for all of its drafters).
+    pub tokens: std::sync::Arc<TokenTable>,
     /// What the ids were decoded with.
     pub decoded_with: DecodedWith,
     /// Why no tokens could be decoded, with the flag that would help.
@@ -29,7 +31,7 @@ impl TargetContext {
     pub fn none() -> TargetContext {
         TargetContext {
             facts: None,
-            tokens: TokenTable::empty(None),
+            tokens: std::sync::Arc::new(TokenTable::empty(None)),
             decoded_with: DecodedWith::None,
             hint: None,
             warnings: Vec::new(),

@@ -12,11 +12,11 @@ pub fn token_fields(root: &Node) -> Vec<(Path, &Node)> {
     fn walk<'a>(node: &'a Node, path: &Path, out: &mut Vec<(Path, &'a Node)>) {
         if let Some(members) = node.as_object() {
             for m in members {
-                let child = path.child(&m.key);
-                if super::is_token_field(&child) {
-                    out.push((child, &m.value));
-                } else {
-                    walk(&m.value, &child, out);
+                // A member's path is built only where it is kept or walked into.
+                if super::is_token_key(&m.key) {
+                    out.push((path.child(&m.key), &m.value));
+                } else if m.value.as_object().is_some() {
+                    walk(&m.value, &path.child(&m.key), out);
                 }
             }
         }

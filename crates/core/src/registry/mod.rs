@@ -176,7 +176,7 @@ pub fn evidence_markdown() -> String {
 
     let ev = evidence();
     let mut commits: BTreeMap<(&str, &str), usize> = BTreeMap::new();
-    for e in &ev.evidence {
+    for e in ev.evidence {
         if let (Entry::Source { repo, .. } | Entry::Absence { repo, .. }, Some(rev)) =
             (e, e.revision())
         {

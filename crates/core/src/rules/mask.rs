@@ -473,7 +473,7 @@ mod tests {
             },
         );
         tokens.tokenizer_len = Some(len);
-        t.tokens = tokens;
+        t.tokens = std::sync::Arc::new(tokens);
         t
     }
 

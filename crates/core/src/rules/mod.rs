@@ -653,8 +653,7 @@ pub(crate) fn whole_positive(node: &Node) -> Option<u64> {
 /// The first of `paths` that exists in `root`.
 pub(crate) fn find<'a>(root: &'a Node, paths: &[&[&str]]) -> Option<(Path, &'a Node)> {
     paths.iter().find_map(|keys| {
-        let p = crate::config::path_of(keys);
-        p.lookup(root).map(|n| (p, n))
+        crate::config::get_in(root, keys).map(|n| (crate::config::path_of(keys), n))
     })
 }
 

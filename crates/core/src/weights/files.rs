@@ -35,11 +35,13 @@ fn shard_missing(cx: &mut Cx) {
     let h = cx.v.headers;
     let Some(index) = &h.index else { return };
     // One pass over the map (163 missing shards of a 184,000-entry index were 30 million
-    // comparisons when each shard scanned the map).
-    let mut per_shard: std::collections::HashMap<&str, usize> = Default::default();
-    for (_, f) in &index.weight_map {
-        *per_shard.entry(f.as_str()).or_default() += 1;
-    }
+    // comparisons when each shard scanned the map), counted by shard number.
+    let per_shard: std::collections::HashMap<&str, usize> = index
+        .shards
+        .iter()
+        .map(String::as_str)
+        .zip(index.per_shard())
+        .collect();
     for s in &h.missing_shards {
         let n = per_shard.get(s.as_str()).copied().unwrap_or(0);
         cx.emit(
@@ -85,6 +87,11 @@ fn disagreements(cx: &Cx) -> Vec<Diagnostic> {
     let Some(index) = &h.index else {
         return Vec::new();
     };
+    // No shard read (all missing, or none downloaded): nothing to disagree with, and no set
+    // of every name to build (183,610 names hashed for nothing, issue 44).
+    if h.shards.is_empty() {
+        return Vec::new();
+    }
     // Hash sets: a 184,000-entry index in ordered sets cost a third of a second in string
     // comparisons. The disagreements found are sorted, as the ordered set listed them.
     let in_shard: HashSet<(&str, &str)> = h
@@ -93,9 +100,7 @@ fn disagreements(cx: &Cx) -> Vec<Diagnostic> {
         .collect();
     let present: HashSet<&str> = h.shards.iter().map(|s| s.file.as_str()).collect();
     let mut wrong: Vec<(&str, &str)> = index
-        .weight_map
-        .iter()
-        .map(|(t, f)| (t.as_str(), f.as_str()))
+        .entries()
         .filter(|&(t, f)| present.contains(f) && !in_shard.contains(&(t, f)))
         .collect();
     wrong.sort_unstable();
@@ -106,7 +111,7 @@ fn disagreements(cx: &Cx) -> Vec<Diagnostic> {
         let message = format!("the index maps `{t}` to `{f}`, which does not hold it");
         out.push(cx.diag(t, &index.display, message).expected(json!(holder)));
     }
-    let mapped_names: HashSet<&str> = index.weight_map.iter().map(|(t, _)| t.as_str()).collect();
+    let mapped_names: HashSet<&str> = index.tensor_names().collect();
     for t in h.tensors() {
         if !mapped_names.contains(t.name.as_str()) {
             let message = format!(

@@ -54,10 +54,9 @@ pub fn check_inputs(config: &ConfigFile) -> Result<()> {
     Ok(())
 }
 
-/// The head the config declares, as the headers hold it.
-fn head(cx: &Cx) -> Option<MtpHead> {
-    let declared = embedded::declared(cx.v.config.root()).ok()??;
-    Some(MtpHead::of(declared, cx.v.headers))
+/// The head the config declares, as the headers hold it (found once, in the view).
+fn head<'v>(cx: &Cx<'v>) -> Option<&'v MtpHead> {
+    cx.v.mtp.as_ref()
 }
 
 const MTP_MISSING_BY_ENGINE: ByEngine = ByEngine {
@@ -221,10 +220,8 @@ fn mtp_unquantized(cx: &mut Cx) {
     let found = per_layer(
         h.modules
             .iter()
-            .filter(|m| !m.quantized() && judged(&h, m, ex))
-            .filter(|m| {
-                ex.verdict_at(&m.name, layer_prefix(&h, m).as_deref()) == Verdict::Quantized
-            })
+            .filter(|m| !m.quantized() && judged(h, m, ex))
+            .filter(|m| ex.verdict_at(&m.name, layer_prefix(h, m).as_deref()) == Verdict::Quantized)
             .map(|m| {
                 let stored = match (&m.dtype, m.contradicts()) {
                     (Some(d), true) => format!(
@@ -242,7 +239,7 @@ fn mtp_unquantized(cx: &mut Cx) {
         .modules
         .iter()
         .filter_map(
-            |m| match ex.verdict_at(&m.name, layer_prefix(&h, m).as_deref()) {
+            |m| match ex.verdict_at(&m.name, layer_prefix(h, m).as_deref()) {
                 Verdict::Excluded(e) => Some(e),
                 _ => None,
             },
@@ -267,7 +264,7 @@ fn mtp_unquantized(cx: &mut Cx) {
                 if n == 2 { "" } else { "s" }
             ),
         };
-        let (engine, remedy) = remedy(ex, &m.name, layer_prefix(&h, m).as_deref());
+        let (engine, remedy) = remedy(ex, &m.name, layer_prefix(h, m).as_deref());
         let what = match ex.method {
             Method::Int4(_) => {
                 "the unquantized weight meets quantized parameters: a KeyError at load (vLLM 0.34.0's \
@@ -396,8 +393,8 @@ fn mtp_unquantized_one_engine(cx: &mut Cx) {
     let Some(ex) = cx.v.exclusions.as_ref() else {
         return;
     };
-    let found = per_layer(h.modules.iter().filter(|m| !m.quantized() && judged(&h, m, ex)).filter_map(|m| {
-        let prefix = layer_prefix(&h, m);
+    let found = per_layer(h.modules.iter().filter(|m| !m.quantized() && judged(h, m, ex)).filter_map(|m| {
+        let prefix = layer_prefix(h, m);
         let (v, s) = ex.builds(&m.name, prefix.as_deref())?;
         let fails_under = match (&v, &s) {
             (Build::Quantized, _) => Engine::Vllm,
@@ -446,7 +443,7 @@ fn mtp_unquantized_one_engine(cx: &mut Cx) {
                 m.name,
                 ex.key,
                 ex.method.name(),
-                remedy(ex, &m.name, layer_prefix(&h, m).as_deref()).1,
+                remedy(ex, &m.name, layer_prefix(h, m).as_deref()).1,
             ),
         );
     }
@@ -473,7 +470,7 @@ fn mtp_quant_excluded(cx: &mut Cx) {
         return;
     };
     let found = per_layer(h.modules.iter().filter(|m| m.quantized()).filter_map(|m| {
-        match ex.verdict_at(&m.name, layer_prefix(&h, m).as_deref()) {
+        match ex.verdict_at(&m.name, layer_prefix(h, m).as_deref()) {
             Verdict::Excluded(entry) => Some((
                 m,
                 format!(
@@ -532,7 +529,7 @@ mod tests {
         let mut best = [f64::MAX; 3];
         for _ in 0..20 {
             let t = std::time::Instant::now();
-            let index = crate::weights::index::parse("i.json", &bytes).unwrap();
+            let index = crate::weights::index::parse("i.json", bytes.clone()).unwrap();
             let parsed = t.elapsed().as_secs_f64();
             let headers = crate::weights::WeightsHeaders {
                 source: "d".into(),

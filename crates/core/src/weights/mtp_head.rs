@@ -51,12 +51,19 @@ enum Place<'n> {
     Other,
 }
 
+/// `12.mlp.gate` → (12, `mlp.gate`): one to nine digits, then a dot. A byte loop: it runs for
+/// every name of the index (twice `split_once`, a digit check and `parse` were a quarter of a
+/// 183,610-name walk, issue 44).
 fn index_of(s: &str) -> Option<(u64, &str)> {
-    let (idx, tail) = s.split_once('.')?;
-    if idx.is_empty() || idx.len() > 9 || !idx.bytes().all(|b| b.is_ascii_digit()) {
-        return None;
+    let mut n: u64 = 0;
+    for (i, &b) in s.as_bytes().iter().enumerate().take(10) {
+        match b {
+            b'0'..=b'9' => n = n * 10 + u64::from(b - b'0'),
+            b'.' if i > 0 => return Some((n, &s[i + 1..])),
+            _ => return None,
+        }
     }
-    Some((idx.parse().ok()?, tail))
+    None
 }
 
 fn place<'n>(name: &'n str, base: u64, depth: u64) -> Place<'n> {
@@ -93,49 +100,87 @@ fn split_part(tail: &str) -> Option<(&str, &str)> {
 /// (expert indices dropped, so MTP layer 61's experts compare with the trunk's), `(module, "")`
 /// otherwise. Borrowed so that the trunk's 180,000 names are compared without an allocation.
 fn kind_parts(module: &str) -> (&str, &str) {
-    match module.split_once(".experts.") {
-        Some((head, rest)) => match index_of(rest) {
-            Some((_, tail)) => (head, tail),
+    match experts_at(module) {
+        Some(at) => match index_of(&module[at + EXPERTS.len()..]) {
+            Some((_, tail)) => (&module[..at], tail),
             None => (module, ""),
         },
         None => (module, ""),
     }
 }
 
+const EXPERTS: &str = ".experts.";
+
+/// Where `.experts.` first stands in `module`: `split_once(".experts.")` with a loop over the
+/// dots instead of a substring searcher set up for every module name.
+fn experts_at(module: &str) -> Option<usize> {
+    let b = module.as_bytes();
+    (0..b.len()).find(|&i| b[i] == b'.' && b[i..].starts_with(EXPERTS.as_bytes()))
+}
+
 /// The kind as text: `mlp.experts.*.down_proj`.
-fn kind(module: &str) -> String {
-    match kind_parts(module) {
-        (head, "") => head.to_string(),
-        (head, tail) => format!("{head}.experts.*.{tail}"),
+fn kind_text((head, tail): (&str, &str)) -> String {
+    if tail.is_empty() {
+        head.to_string()
+    } else {
+        format!("{head}.experts.*.{tail}")
     }
 }
 
-/// Which of the MTP modules' kinds the trunk stores quantized (kinds compared borrowed, so the
-/// trunk's names cost no allocation), and whether it stores any module quantized.
-fn trunk_kinds<'n>(
-    names: &[(&'n str, &'n str)],
-    base: u64,
-    depth: u64,
-    mut mtp_kinds: HashSet<(&'n str, &'n str)>,
-) -> (HashSet<String>, bool) {
-    let mut trunk_quantized = HashSet::new();
-    let mut trunk_is_quantized = false;
-    for &(name, _) in names {
-        let Place::Trunk(tail) = place(name, base, depth) else {
-            continue;
-        };
+fn kind(module: &str) -> String {
+    kind_text(kind_parts(module))
+}
+
+/// `(tensor, shard)` for every tensor name: the index's when there is one (it names the tensors
+/// of shards not downloaded too), else the headers'. Walked, never collected (a list of the
+/// 183,610 names of a DeepSeek-size index was 5.9 MB).
+fn names(headers: &WeightsHeaders) -> Box<dyn Iterator<Item = (&str, &str)> + '_> {
+    match &headers.index {
+        Some(i) => Box::new(i.entries()),
+        None => Box::new(
+            headers
+                .tensors()
+                .map(|t| (t.name.as_str(), t.shard.as_str())),
+        ),
+    }
+}
+
+/// What the trunk's layers store quantized, gathered in the same walk over the names as the
+/// head (one walk of 183,610 names instead of two, issue 44).
+#[derive(Default)]
+struct Trunk<'n> {
+    /// The kinds of the modules the trunk stores quantized (a scale or packed weight beside).
+    kinds: HashSet<(&'n str, &'n str)>,
+    /// Whether it stores any module quantized.
+    quantized: bool,
+    /// The module of the last quantized part seen: a module's parts come together
+    /// (`weight_scale`, `weight_scale_2`), so its kind is taken once.
+    last: &'n str,
+}
+
+impl<'n> Trunk<'n> {
+    fn see(&mut self, tail: &'n str) {
         let Some((module, part)) = split_part(tail) else {
-            continue;
+            return;
         };
         if part == "weight" {
-            continue;
+            return;
         }
-        trunk_is_quantized = true;
-        if mtp_kinds.remove(&kind_parts(module)) {
-            trunk_quantized.insert(kind(module));
+        self.quantized = true;
+        if module != self.last {
+            self.last = module;
+            self.kinds.insert(kind_parts(module));
         }
     }
-    (trunk_quantized, trunk_is_quantized)
+
+    /// Which of the MTP modules' kinds the trunk stores quantized, as text.
+    fn quantized_of(&self, mtp_kinds: &HashSet<(&str, &str)>) -> HashSet<String> {
+        mtp_kinds
+            .iter()
+            .filter(|k| self.kinds.contains(*k))
+            .map(|&k| kind_text(k))
+            .collect()
+    }
 }
 
 /// Each module's `.weight` dtype and rank, from the headers read (the index names no dtype).
@@ -214,29 +259,23 @@ impl MtpHead {
     pub fn of(declared: MtpDeclaration, headers: &WeightsHeaders) -> MtpHead {
         let base = declared.num_hidden_layers.unwrap_or(u64::MAX);
         let depth = declared.depth;
-        let names: Vec<(&str, &str)> = match &headers.index {
-            Some(i) => i
-                .weight_map
-                .iter()
-                .map(|(t, s)| (t.as_str(), s.as_str()))
-                .collect(),
-            None => headers
-                .tensors()
-                .map(|t| (t.name.as_str(), t.shard.as_str()))
-                .collect(),
-        };
         let mut present = std::collections::BTreeSet::new();
         let mut tensors = 0;
         let mut modules: BTreeMap<String, MtpModule> = BTreeMap::new();
         let mut mtp_kinds: HashSet<(&str, &str)> = HashSet::new();
-        for &(name, shard) in &names {
+        let mut trunk = Trunk::default();
+        for (name, shard) in names(headers) {
             let (layer, tail) = match place(name, base, depth) {
                 Place::Mtp(j, tail) if j < depth => {
                     present.insert(j);
                     (Some(j), tail)
                 }
                 Place::MtpShared(tail) => (None, tail),
-                Place::Trunk(_) | Place::Mtp(..) | Place::Other => continue,
+                Place::Trunk(tail) => {
+                    trunk.see(tail);
+                    continue;
+                }
+                Place::Mtp(..) | Place::Other => continue,
             };
             tensors += 1;
             let Some((module, part)) = split_part(tail) else {
@@ -264,7 +303,6 @@ impl MtpHead {
                 m.parts.push(part.to_string());
             }
         }
-        let (trunk_quantized, trunk_is_quantized) = trunk_kinds(&names, base, depth, mtp_kinds);
         fill_dtypes(&mut modules, headers);
         MtpHead {
             declared,
@@ -275,8 +313,8 @@ impl MtpHead {
                 .into_values()
                 .filter(|m| m.rank != Some(1))
                 .collect(),
-            trunk_quantized,
-            trunk_is_quantized,
+            trunk_quantized: trunk.quantized_of(&mtp_kinds),
+            trunk_is_quantized: trunk.quantized,
         }
     }
 
@@ -305,14 +343,12 @@ mod tests {
     use crate::weights::Index;
 
     fn head(depth: u64, base: u64, names: &[&str]) -> MtpHead {
-        let index = Index {
-            display: "i.json".into(),
-            weight_map: names
+        let index = Index::from_entries(
+            "i.json",
+            names
                 .iter()
-                .map(|n| (n.to_string(), "s.safetensors".to_string()))
-                .collect(),
-            shards: vec!["s.safetensors".into()],
-        };
+                .map(|n| (n.to_string(), "s.safetensors".to_string())),
+        );
         let headers = WeightsHeaders {
             source: "d".into(),
             index: Some(index),
@@ -327,6 +363,17 @@ mod tests {
             num_hidden_layers: Some(base),
         };
         MtpHead::of(declared, &headers)
+    }
+
+    /// A layer index is one to nine digits and a dot, as `split_once` and `parse` read it.
+    #[test]
+    fn layer_indices() {
+        assert_eq!(index_of("12.mlp.gate"), Some((12, "mlp.gate")));
+        assert_eq!(index_of("007.x"), Some((7, "x")));
+        assert_eq!(index_of("123456789.x"), Some((123_456_789, "x")));
+        for bad in ["1234567890.x", ".x", "x.y", "12", "12x.y", "", "1_2.x"] {
+            assert_eq!(index_of(bad), None, "{bad}");
+        }
     }
 
     #[test]

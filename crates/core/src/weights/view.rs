@@ -173,9 +173,8 @@ impl Layout {
             headers.missing_shards.iter().map(String::as_str).collect();
         let in_missing_shard: BTreeSet<String> = match &headers.index {
             Some(index) => index
-                .weight_map
-                .iter()
-                .filter(|(_, f)| missing.contains(f.as_str()))
+                .entries()
+                .filter(|(_, f)| missing.contains(f))
                 .map(|(t, _)| canonical(t).0)
                 .collect(),
             None => BTreeSet::new(),
@@ -261,6 +260,9 @@ pub struct View<'a> {
     /// The engine and release the weights will be served with (`weights --engine`, a launch
     /// line's): where engines load a checkpoint differently, the rules judge this one.
     pub engine: Option<crate::engine::EngineRelease>,
+    /// The MTP head the config declares, as the headers hold it (`mtp_head`), found once for
+    /// the four MTP rules (each found it again: 4 walks of a 183,610-name index, issue 44).
+    pub mtp: Option<super::mtp_head::MtpHead>,
 }
 
 impl<'a> View<'a> {
@@ -277,11 +279,11 @@ impl<'a> View<'a> {
         let layout = family::detect(config.root())
             .and_then(|d| d.name.spec().rules.weights)
             .map(|k| Layout::of(k, config, headers, &names, target));
-        let declares_head = crate::family::embedded::declared(config.root())
+        let declared = crate::family::embedded::declared(config.root())
             .ok()
-            .flatten()
-            .is_some();
-        let exclusions = declares_head
+            .flatten();
+        let exclusions = declared
+            .is_some()
             .then(|| {
                 super::quant_exclude::Exclusions::of_config(config)
                     .ok()
@@ -297,6 +299,7 @@ impl<'a> View<'a> {
             gguf: None,
             exclusions,
             engine: None,
+            mtp: declared.map(|d| super::mtp_head::MtpHead::of(d, headers)),
         }
     }
 
