@@ -20,6 +20,12 @@ fn main() -> std::io::Result<()> {
             "launch-codes",
             registry::family_table("launch"),
         ),
+        ("docs/engines.md", "engines", registry::engines_table()),
+        (
+            "docs/engines.md",
+            "capabilities",
+            registry::capabilities_table(),
+        ),
         (
             "docs/evidence.md",
             "evidence",

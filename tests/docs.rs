@@ -22,6 +22,17 @@ fn rules_doc_is_generated_from_the_registry() {
     generated_block_is_current("docs/rules.md", "codes", &registry::codes_table());
 }
 
+/// docs/engines.md's engine table and capability rows are the engine table's.
+#[test]
+fn engines_doc_is_generated_from_the_engine_table() {
+    generated_block_is_current("docs/engines.md", "engines", &registry::engines_table());
+    generated_block_is_current(
+        "docs/engines.md",
+        "capabilities",
+        &registry::capabilities_table(),
+    );
+}
+
 /// docs/rules.md lists every renamed code (an alias until the next release).
 #[test]
 fn rules_doc_lists_the_renamed_codes() {

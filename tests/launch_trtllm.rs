@@ -11,7 +11,7 @@ mod common;
 use std::path::Path;
 use std::process::Command;
 
-use common::codes;
+use common::{codes, finding};
 use serde_json::Value;
 
 const EAGLE3_TARGET: &str = "tests/lint/targets/Qwen3-8B";
@@ -35,15 +35,6 @@ fn trtllm(flags: &[&str], target: &str, options: &str, extra: &[&str]) -> (i32, 
     let report = serde_json::from_str(&stdout)
         .unwrap_or_else(|e| panic!("{e}: {stdout} {}", String::from_utf8_lossy(&out.stderr)));
     (out.status.code().unwrap_or(-1), report)
-}
-
-fn finding<'a>(report: &'a Value, code: &str) -> &'a Value {
-    report["diagnostics"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|d| d["code"] == code)
-        .unwrap_or_else(|| panic!("no {code} in {report:#}"))
 }
 
 fn pair(code: &str, severity: &str) -> (String, String) {

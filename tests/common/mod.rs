@@ -35,6 +35,16 @@ pub fn codes(report: &serde_json::Value) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The first finding of a JSON report with `code` (panics, showing the report, when none).
+pub fn finding<'a>(report: &'a serde_json::Value, code: &str) -> &'a serde_json::Value {
+    report["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|d| d["code"] == code)
+        .unwrap_or_else(|| panic!("no {code} in {report:#}"))
+}
+
 /// The GGUF fixtures `scripts/weights-setup.sh` writes with llama.cpp's own writer
 /// (`tests/gguf/generate.py` into `target/gguf-fixtures`, or `DFLASH_GGUF_FIXTURES`), when
 /// `marker` is among them. Without them the test says "skipped" on stderr and passes, except

@@ -214,7 +214,10 @@ impl EngineRelease {
     pub fn json(&self) -> serde_json::Value {
         serde_json::json!({
             "engine": self.engine.as_str(),
-            "version": self.version.map(|l| line_text(self.engine, l)),
+            // As written (`0.28.0` from an image tag, `1.2.0rc8`), else the line read.
+            "version": self
+                .version
+                .map(|l| self.written.clone().unwrap_or_else(|| line_text(self.engine, l))),
             "from": self.from.as_ref().map(VersionFrom::shown),
         })
     }
@@ -256,7 +259,11 @@ pub fn line_text(engine: Engine, (a, b, c): Line) -> String {
 
 /// `0.28–0.34`, `0.5.23` (one line: the line alone).
 pub fn range_text(engine: Engine, from: Line, to: Line) -> String {
-    let (a, b) = (line_text(engine, from), line_text(engine, to));
+    let (a, mut b) = (line_text(engine, from), line_text(engine, to));
+    // `0.5.23–0.5.x`: a window from a patch release to the rest of its line.
+    if to.2 == ANY_PATCH && (from.0, from.1) == (to.0, to.1) && from.2 != 0 && from.2 != ANY_PATCH {
+        b.push_str(".x");
+    }
     if a == b {
         a
     } else {

@@ -235,6 +235,92 @@ pub fn evidence_markdown() -> String {
     out
 }
 
+/// The engine table for docs/engines.md: one line per engine row — its name for `--engine`, how
+/// its lines start, its images, the releases read and its default window — generated from
+/// `engine::table::ROWS`, so the page cannot drift from the code.
+pub fn engines_table() -> String {
+    use crate::engine::{range_text, Engine, Entrypoint};
+    let mut out = String::from(
+        "| engine | `--engine` | lines it starts from | images | releases read | default window |\n\
+         |---|---|---|---|---|---|\n",
+    );
+    for engine in Engine::all() {
+        let row = engine.spec();
+        let starts: Vec<String> = row
+            .entrypoints
+            .iter()
+            .filter_map(|e| match e {
+                Entrypoint::Program { name, prefix, then } => Some(format!(
+                    "`{name}{}{}`",
+                    if *prefix { "…" } else { "" },
+                    then.iter().map(|w| format!(" {w}")).collect::<String>()
+                )),
+                Entrypoint::Module { module, then } => Some(format!(
+                    "`python -m {module}{}`",
+                    then.iter().map(|w| format!(" {w}")).collect::<String>()
+                )),
+                Entrypoint::Image { .. } => None,
+            })
+            .collect();
+        let images: Vec<String> = row
+            .images
+            .iter()
+            .flat_map(|i| i.repos.iter().map(|r| format!("`{r}`")))
+            .collect();
+        let (from, to) = row.releases.window;
+        out.push_str(&format!(
+            "| {} | `{}`{} | {} | {} | {} | {} |\n",
+            row.display,
+            row.name,
+            row.aliases
+                .iter()
+                .map(|a| format!(", `{a}`"))
+                .collect::<String>(),
+            starts.join(", "),
+            if images.is_empty() {
+                "—".to_string()
+            } else {
+                images.join(", ")
+            },
+            row.releases.read.join(", "),
+            range_text(engine, from, to),
+        ));
+    }
+    out.push_str("\nWhy each window:\n\n");
+    for engine in Engine::all() {
+        let row = engine.spec();
+        out.push_str(&format!(
+            "- **{}**: {}\n",
+            row.display,
+            escape(row.releases.window_why)
+        ));
+    }
+    out
+}
+
+/// The capability rows for docs/engines.md: what each engine release can serve (an
+/// architecture registered, a method accepted), the releases it holds at and the code whose
+/// evidence cites it, generated from `engine::capabilities`.
+pub fn capabilities_table() -> String {
+    use crate::engine::Capabilities;
+    let mut out = String::from("| engine | can | at | evidence under |\n|---|---|---|---|\n");
+    let mut seen = Vec::new();
+    for c in crate::engine::capability::rows() {
+        if seen.contains(&(c.engine, c.what)) {
+            continue;
+        }
+        seen.push((c.engine, c.what));
+        out.push_str(&format!(
+            "| {} | {} | {} | `{}` |\n",
+            c.engine.display(),
+            escape(&c.what.describe()),
+            Capabilities::where_held(c.engine, c.what).unwrap_or_default(),
+            c.evidence
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -300,11 +300,21 @@ fn method_overridden_by_name(cx: &mut Cx) {
         (Severity::Error, None, None) => Severity::Warning,
         (s, ..) => s,
     };
-    let message = format!(
-        "method {written:?} is not kept: vLLM (up to 0.33) reads {trigger} and runs {becomes:?} instead, loading the \
-         drafter with the wrong proposer; rename the folder (or link it under a name without \"eagle-\", \"eagle3\", \
-         \"dflash\" or \"dspark\"), or serve with vLLM 0.34 or later, which keeps the written method"
-    );
+    // The release's row said info: it keeps the method, and the message says so rather than
+    // describing the older releases' rewrite as this one's.
+    let message = if severity == Severity::Info {
+        format!(
+            "method {written:?} is kept by this release, but vLLM up to 0.33 reads {trigger} and runs {becomes:?} \
+             instead: if an older release serves this line too, rename the folder (or link it under a name without \
+             \"eagle-\", \"eagle3\", \"dflash\" or \"dspark\")"
+        )
+    } else {
+        format!(
+            "method {written:?} is not kept: vLLM (up to 0.33) reads {trigger} and runs {becomes:?} instead, loading the \
+             drafter with the wrong proposer; rename the folder (or link it under a name without \"eagle-\", \"eagle3\", \
+             \"dflash\" or \"dspark\"), or serve with vLLM 0.34 or later, which keeps the written method"
+        )
+    };
     cx.emit(severity, at_method(None), message, Some(json!(written)));
 }
 

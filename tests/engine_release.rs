@@ -1,0 +1,268 @@
+//! The engine release as an input, end to end (issue 39's cases): a line is judged at the
+//! release that serves it — `--engine ENGINE@X`, the image tag of a compose file or a
+//! Kubernetes Deployment, the pin file's `engine` key (one release per engine) — and, when none
+//! is stated, across the engine's default window at the worst verdict with the releases named.
+//!
+//! The case: an MTP target stored under a folder whose name holds `dflash`, served with
+//! `method: mtp` and no draft model. vLLM up to 0.33 replaces the method by the one the name says
+//! and loads the target's head with the DFlash proposer (method-overridden-by-name, an error);
+//! 0.34 keeps the written method (info). The target is the project's own Qwen3.5-27B MTP config
+//! (tests/fixtures/mtp-targets/qwen3.5-27b), copied under such a name.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+use std::process::Command;
+
+use common::{codes, finding};
+use serde_json::Value;
+
+const MTP_SPEC: &str = r#"{"method": "mtp", "num_speculative_tokens": 1}"#;
+
+/// A temp dir holding the MTP target under a `dflash` name; returns (dir, target path).
+fn dflash_named_target() -> (tempfile::TempDir, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("Qwen3.5-27B-dflash-ready");
+    fs::create_dir(&target).unwrap();
+    fs::copy(
+        "tests/fixtures/mtp-targets/qwen3.5-27b/config.json",
+        target.join("config.json"),
+    )
+    .unwrap();
+    let path = target.display().to_string();
+    (dir, path)
+}
+
+/// Runs the binary in `cwd` with `args`, offline; (exit code, stdout, stderr).
+fn run(cwd: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_dflash-check"))
+        .args(args)
+        .current_dir(cwd)
+        .env("HF_HUB_OFFLINE", "1")
+        .env("NO_COLOR", "1")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// `launch --format json FLAGS -- vllm serve TARGET --speculative-config SPEC`.
+fn launch_json(cwd: &Path, flags: &[&str], target: &str, spec: &str) -> (i32, Value) {
+    let mut args = vec!["launch", "--format", "json"];
+    args.extend_from_slice(flags);
+    args.extend_from_slice(&["--", "vllm", "serve", target, "--speculative-config", spec]);
+    let (code, out, err) = run(cwd, &args);
+    let report = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out} {err}"));
+    (code, report)
+}
+
+fn severity_of(report: &Value, code: &str) -> Option<String> {
+    codes(report)
+        .into_iter()
+        .find(|(c, _)| c == code)
+        .map(|(_, s)| s)
+}
+
+const OVERRIDDEN: &str = "method-overridden-by-name";
+
+#[test]
+fn the_release_flag_decides_and_an_unknown_release_is_judged_across_the_window() {
+    let (dir, target) = dflash_named_target();
+    let d = dir.path();
+
+    let (code, report) = launch_json(d, &["--engine", "vllm@0.30"], &target, MTP_SPEC);
+    assert_eq!(code, 1, "{report:#}");
+    assert_eq!(severity_of(&report, OVERRIDDEN).as_deref(), Some("error"));
+    assert_eq!(
+        report["assumed"],
+        serde_json::json!({"engine": "vllm", "version": "0.30", "from": "--engine"})
+    );
+
+    let (code, report) = launch_json(d, &["--engine", "vllm@0.34"], &target, MTP_SPEC);
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(severity_of(&report, OVERRIDDEN).as_deref(), Some("info"));
+    // On a release that keeps the method the message says so.
+    let message = finding(&report, OVERRIDDEN)["message"].as_str().unwrap();
+    assert!(message.contains("is kept by this release"), "{message}");
+
+    // No release stated: the worst verdict of the window, the releases and the way to pin named.
+    let (code, report) = launch_json(d, &[], &target, MTP_SPEC);
+    assert_eq!(code, 1, "{report:#}");
+    let releases = finding(&report, OVERRIDDEN)["releases"].as_str().unwrap();
+    for part in [
+        "error on vLLM 0.28–0.33",
+        "info on 0.34",
+        "--engine vllm@0.34",
+    ] {
+        assert!(releases.contains(part), "{part}: {releases}");
+    }
+
+    // A release newer than those read is judged as the newest, and the header says so.
+    let (_, out, _) = run(
+        d,
+        &[
+            "launch",
+            "--engine",
+            "vllm@0.35",
+            "--",
+            "vllm",
+            "serve",
+            &target,
+            "--speculative-config",
+            MTP_SPEC,
+        ],
+    );
+    assert!(out.contains("newer than the releases read"), "{out}");
+    assert!(out.contains("judged as 0.34"), "{out}");
+}
+
+#[test]
+fn a_compose_files_image_tag_is_the_release() {
+    let (dir, target) = dflash_named_target();
+    let d = dir.path();
+    let compose = |tag: &str| {
+        format!(
+            "services:\n  vllm:\n    image: vllm/vllm-openai:{tag}\n    command: >\n      \
+             {target} --speculative-config '{MTP_SPEC}'\n"
+        )
+    };
+    fs::write(d.join("compose.yaml"), compose("v0.28.0")).unwrap();
+    let (code, out, err) = run(d, &["launch", "--file", "compose.yaml"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        out.contains("vllm 0.28.0 (vllm/vllm-openai image, whose entrypoint is vLLM; image vllm/vllm-openai:v0.28.0)"),
+        "{out}"
+    );
+    assert!(out.contains(&format!("error[{OVERRIDDEN}]")), "{out}");
+
+    fs::write(d.join("compose.yaml"), compose("v0.34.0")).unwrap();
+    let (code, out, err) = run(d, &["launch", "--file", "compose.yaml"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains(&format!("info[{OVERRIDDEN}]")), "{out}");
+
+    // The flag states the release over the image.
+    let (code, out, _) = run(
+        d,
+        &["launch", "--engine", "vllm@0.30", "--file", "compose.yaml"],
+    );
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("vllm 0.30 (vllm/vllm-openai image, whose entrypoint is vLLM; --engine)"),
+        "{out}"
+    );
+}
+
+/// A Kubernetes Deployment running the line, `check`ed as a CI gate would.
+fn deployment(target: &str, image: &str) -> String {
+    format!(
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: qwen\nspec:\n  template:\n    spec:\n      \
+         containers:\n        - name: vllm\n          image: {image}\n          args:\n            - {target}\n            - --speculative-config\n            - '{MTP_SPEC}'\n"
+    )
+}
+
+fn check_json(cwd: &Path, flags: &[&str]) -> (i32, Value) {
+    let mut args = vec!["check", "--format", "json"];
+    args.extend_from_slice(flags);
+    args.push("deploy");
+    let (code, out, err) = run(cwd, &args);
+    let report = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out} {err}"));
+    (code, report)
+}
+
+/// Every finding of a `check` report, as (code, severity).
+fn check_codes(report: &Value) -> Vec<(String, String)> {
+    report["drafters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|d| d["findings"].as_array().unwrap().iter())
+        .map(|f| {
+            (
+                f["code"].as_str().unwrap().to_string(),
+                f["severity"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn check_judges_a_manifest_at_its_image_the_flag_and_the_pin_file() {
+    let (dir, target) = dflash_named_target();
+    let d = dir.path();
+    fs::create_dir(d.join("deploy")).unwrap();
+    let manifest = d.join("deploy/qwen.yaml");
+    let has = |report: &Value, severity: &str| {
+        check_codes(report).contains(&(OVERRIDDEN.to_string(), severity.to_string()))
+    };
+
+    fs::write(&manifest, deployment(&target, "vllm/vllm-openai:v0.28.0")).unwrap();
+    let (code, report) = check_json(d, &[]);
+    assert_eq!(code, 1, "{report:#}");
+    assert!(has(&report, "error"), "{report:#}");
+    assert_eq!(
+        report["drafters"][0]["assumed"],
+        serde_json::json!({"engine": "vllm", "version": "0.28.0", "from": "image vllm/vllm-openai:v0.28.0"})
+    );
+    // --engine applies to the lines of its engine, over the image.
+    let (code, report) = check_json(d, &["--engine", "vllm@0.34"]);
+    assert_eq!(code, 0, "{report:#}");
+    assert!(has(&report, "info"), "{report:#}");
+    // --engine for another engine leaves this line to its image.
+    let (code, _) = check_json(d, &["--engine", "sglang@0.5.23"]);
+    assert_eq!(code, 1);
+
+    // An image whose tag names no release: the pin file's entry for the engine decides.
+    fs::write(&manifest, deployment(&target, "vllm/vllm-openai:latest")).unwrap();
+    fs::write(
+        d.join("dflash-check.toml"),
+        "version = 1\nengine = [\"sglang@0.5.23\", \"vllm@0.34\"]\n",
+    )
+    .unwrap();
+    let (code, report) = check_json(d, &[]);
+    assert_eq!(code, 0, "{report:#}");
+    assert!(has(&report, "info"), "{report:#}");
+    fs::write(
+        d.join("dflash-check.toml"),
+        "version = 1\nengine = [\"sglang@0.5.23\", \"vllm@0.30\"]\n",
+    )
+    .unwrap();
+    let (code, report) = check_json(d, &[]);
+    assert_eq!(code, 1, "{report:#}");
+    assert!(has(&report, "error"), "{report:#}");
+
+    // One release per engine: an engine named twice is bad input, said where.
+    fs::write(
+        d.join("dflash-check.toml"),
+        "version = 1\nengine = [\"vllm@0.30\", \"vllm@0.34\"]\n",
+    )
+    .unwrap();
+    let (code, out, err) = run(d, &["check", "deploy"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("dflash-check.toml") && err.contains("vllm is named twice"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_launch_line_sets_what_lint_flags_set() {
+    // draft-sample-probabilistic: a warning up to 0.28, nothing from 0.29 — fired from the line.
+    let (dir, _) = dflash_named_target();
+    let spec = r#"{"method": "eagle3", "model": "tests/launch/models/eagle3-qwen3-8b", "num_speculative_tokens": 3, "draft_sample_method": "probabilistic"}"#;
+    let root = std::env::current_dir().unwrap();
+    let run_at = |flags: &[&str]| {
+        let (_, report) = launch_json(&root, flags, "tests/lint/targets/Qwen3-8B", spec);
+        severity_of(&report, "draft-sample-probabilistic")
+    };
+    assert_eq!(
+        run_at(&["--engine", "vllm@0.28"]).as_deref(),
+        Some("warning")
+    );
+    assert_eq!(run_at(&["--engine", "vllm@0.29"]), None);
+    assert_eq!(run_at(&[]).as_deref(), Some("warning"));
+    drop(dir);
+}
