@@ -282,6 +282,18 @@ pub fn release_in_image(engine: Engine, word: &str) -> Option<EngineRelease> {
         .and_then(|(_, r)| r)
 }
 
+/// Whether a program or module name starts an engine of the table by itself (`vllm` does not:
+/// it needs `serve`; `mlx_lm.server` would).
+pub fn starts_an_engine(word: &str) -> bool {
+    Engine::all().any(|e| {
+        e.spec().entrypoints.iter().any(|ep| match *ep {
+            Entrypoint::Program { name, then, .. } => then.is_empty() && program(word) == name,
+            Entrypoint::Module { module, then } => then.is_empty() && word == module,
+            Entrypoint::Image { .. } => false,
+        })
+    })
+}
+
 /// Where an engine starts in `words`: the first word, in order, that one of the table's
 /// entrypoints matches.
 pub fn find_engine(words: &[String]) -> Option<Found> {

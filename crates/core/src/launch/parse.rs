@@ -17,7 +17,9 @@ pub use crate::engine::command::{EnvVar, Flag, Launch, LlamaSpec, SglangSpec};
 /// command text.
 pub use crate::engine::command::CommandText as Origin;
 
-/// Other servers people paste, named in the error when no supported engine is found.
+/// Other servers people paste, named in the error when no supported engine is found. A name
+/// the engine table starts an engine with is left out when read (`command::starts_an_engine`),
+/// so an engine that joins the table needs no change here.
 const OTHER_ENGINES: &[&str] = &[
     "text-generation-launcher",
     "lmdeploy",
@@ -69,10 +71,10 @@ pub fn parse_commands(commands: &[Command], file: Option<&str>) -> Result<(Launc
 
 fn no_engine(commands: &[Command], file: Option<&str>) -> Error {
     let input = file.map_or_else(|| "the command".to_string(), |f| f.to_string());
-    let other = commands
-        .iter()
-        .flat_map(|c| c.words.iter())
-        .find(|w| OTHER_ENGINES.contains(&command::basename(w)));
+    let other = commands.iter().flat_map(|c| c.words.iter()).find(|w| {
+        let name = command::basename(w);
+        OTHER_ENGINES.contains(&name) && !command::starts_an_engine(name)
+    });
     let supported = Engine::examples();
     match other {
         Some(engine) => Error::new(format!(
@@ -184,7 +186,7 @@ mod tests {
         let e = parse("echo hello world").unwrap_err();
         assert!(
             e.message
-                .contains("no vLLM, SGLang, llama.cpp, koboldcpp or TensorRT-LLM command"),
+                .contains(&format!("no {} command", Engine::displays_listed())),
             "{}",
             e.message
         );

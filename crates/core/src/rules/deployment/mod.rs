@@ -72,6 +72,10 @@ pub enum When {
     MtpHead,
     /// An MLA `--attention-backend` (a kernel whose name says `mla`).
     MlaBackend,
+    /// An engine that names the method of each drafter family it serves (the family table's
+    /// names, read by its code: `EngineCode::expected_method`), so a line's method can be held
+    /// against the drafter's family.
+    NamesFamilyMethods,
 }
 
 impl Engines {
@@ -114,6 +118,7 @@ impl Engines {
                 When::Always => true,
                 When::MtpHead => d.serves_mtp_head(),
                 When::MlaBackend => attention::mla_backend(d).is_some(),
+                When::NamesFamilyMethods => d.engine().is_some_and(names_family_methods),
             }
     }
 }
@@ -130,7 +135,18 @@ impl Describe for Engines {
             When::Always => "",
             When::MtpHead => " serving the target's own MTP head",
             When::MlaBackend => " with an MLA --attention-backend",
+            When::NamesFamilyMethods => "",
         });
+        if self.when == When::NamesFamilyMethods {
+            let names: Vec<&str> = Engine::all()
+                .filter(|e| names_family_methods(*e))
+                .map(Engine::display)
+                .collect();
+            text = format!(
+                "the deployments of the engines that name a method per drafter family ({})",
+                names.join(", ")
+            );
+        }
         if self.without_engine {
             text.push_str(", and lint without an engine");
         }
@@ -142,8 +158,16 @@ impl Describe for Engines {
 pub(super) const VLLM: Engines = Engines::on(&[Engine::Vllm]);
 /// SGLang's deployments.
 pub(super) const SGLANG: Engines = Engines::on(&[Engine::Sglang]);
-/// The engines whose line names a method the family table names (the method rule).
-const NAMING_METHODS: Engines = Engines::on(&[Engine::Vllm, Engine::Sglang, Engine::Trtllm]);
+/// The engines whose line names a method the family table names (the method rule), read from
+/// the engines' code, so a new engine joins by naming its methods.
+const NAMING_METHODS: Engines = Engines::every().when(When::NamesFamilyMethods);
+
+/// Whether `engine` names the method of some drafter family (its code reads the family table).
+fn names_family_methods(engine: Engine) -> bool {
+    crate::family::Family::ALL
+        .iter()
+        .any(|f| engine.code().expected_method(f.spec()).is_some())
+}
 
 /// An input a deployment rule cannot run without.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
