@@ -9,7 +9,7 @@
 //! A fact no row names for an engine is [`Holds::Unknown`] there, unless the engine's rows of
 //! that kind were read as a whole list ([`complete`]): then a name missing from them is "no".
 
-use super::version::{range_text, Line, ANY_PATCH};
+use super::version::{range_text, Line};
 use super::{Engine, EngineRelease};
 
 /// A fact about an engine release (the rows' names are `'static`; a question's may borrow).
@@ -89,6 +89,14 @@ impl Capabilities {
     /// Where `what` holds for `engine`, among the releases read, as text (`0.28 and later`,
     /// `up to 0.32`, `0.28–0.33`); `None` where it holds at none.
     pub fn where_held(engine: Engine, what: What) -> Option<String> {
+        let own = rows().iter().any(|c| c.engine == engine && c.what == what);
+        if let Some(p) = engine
+            .platform()
+            .filter(|_| !own && !complete(engine, what))
+        {
+            return Self::where_held(p.base, what)
+                .map(|w| format!("where the {} release it pins does: {w}", p.base.display()));
+        }
         let parts: Vec<String> = rows()
             .iter()
             .filter(|c| c.engine == engine && c.what == what)
@@ -103,24 +111,42 @@ impl Capabilities {
     }
 
     /// Whether `what` holds for `release` (a known release: its row; an unknown one: across the
-    /// engine's default window).
+    /// engine's default window). A platform with no row of the fact's name (and no whole list
+    /// of its kind) holds what its base engine holds at the release it pins.
     pub fn of(release: &EngineRelease, what: What) -> Holds {
         let engine = release.engine;
         let rows: Vec<&Capability> = rows()
             .iter()
             .filter(|c| c.engine == engine && c.what == what)
             .collect();
-        if rows.is_empty() && !complete(engine, what) {
-            return Holds::Unknown;
-        }
-        let holds_at = |v: Line| rows.iter().any(|c| within(c, v));
+        let own = !rows.is_empty() || complete(engine, what);
+        let holds_at = |v: Line| {
+            if own {
+                Some(rows.iter().any(|c| within(c, v)))
+            } else {
+                let p = engine.platform()?;
+                base_holds(p.base, p.pinned(v), what)
+            }
+        };
         if let Some(v) = release.version {
             // A release newer than every row: as the newest read.
             let v = v.min(table_newest(engine));
-            return if holds_at(v) { Holds::Yes } else { Holds::No };
+            return match holds_at(v) {
+                Some(true) => Holds::Yes,
+                Some(false) => Holds::No,
+                None => Holds::Unknown,
+            };
         }
         let lines = window_lines(engine);
-        let (yes, no): (Vec<Line>, Vec<Line>) = lines.iter().partition(|v| holds_at(**v));
+        let known: Vec<(Line, bool)> = lines
+            .iter()
+            .filter_map(|v| holds_at(*v).map(|h| (*v, h)))
+            .collect();
+        if known.is_empty() {
+            return Holds::Unknown;
+        }
+        let yes: Vec<Line> = known.iter().filter(|(_, h)| *h).map(|(v, _)| *v).collect();
+        let no: Vec<Line> = known.iter().filter(|(_, h)| !*h).map(|(v, _)| *v).collect();
         match (yes.is_empty(), no.is_empty()) {
             (false, true) => Holds::Yes,
             (true, _) => Holds::No,
@@ -129,6 +155,19 @@ impl Capabilities {
                 no: spans(engine, &no),
             },
         }
+    }
+}
+
+/// Whether `what` holds for `base` at its release `v` (`None`: nothing read about it there).
+fn base_holds(base: Engine, v: Line, what: What) -> Option<bool> {
+    let release = EngineRelease {
+        version: Some(v),
+        ..EngineRelease::from(base)
+    };
+    match Capabilities::of(&release, what) {
+        Holds::Yes => Some(true),
+        Holds::No => Some(false),
+        Holds::Partly { .. } | Holds::Unknown => None,
     }
 }
 
@@ -145,14 +184,7 @@ fn table_newest(engine: Engine) -> Line {
 
 /// The releases read that lie in `engine`'s default window, as lines.
 fn window_lines(engine: Engine) -> Vec<Line> {
-    let r = &engine.spec().releases;
-    let (a, b) = r.window;
-    r.read
-        .iter()
-        .filter_map(|v| super::version::read_line(r.scheme, v))
-        .map(|(x, y, z)| if z == ANY_PATCH { (x, y, 0) } else { (x, y, z) })
-        .filter(|v| a <= *v && *v <= b)
-        .collect()
+    super::releases::window_read(engine)
 }
 
 /// `0.28–0.30, 0.33`: consecutive releases read as ranges.

@@ -274,12 +274,21 @@ pub fn image_release(word: &str) -> Option<(Engine, Option<EngineRelease>)> {
     })
 }
 
-/// The release of `engine` an image names, when the image is one of `engine`'s and its tag names
-/// a release (`vllm/vllm-openai:v0.28.0` for vLLM; another engine's image names none).
+/// The release an image names for a line of `engine`: one of `engine`'s images whose tag names a
+/// release (`vllm/vllm-openai:v0.28.0`), or the image of a platform built on `engine`
+/// (`quay.io/ascend/vllm-ascend:v0.18.0` running `vllm serve`), which names the platform even
+/// when its tag names no release. Another engine's image names none.
 pub fn release_in_image(engine: Engine, word: &str) -> Option<EngineRelease> {
-    image_release(word)
-        .filter(|(e, _)| *e == engine)
-        .and_then(|(_, r)| r)
+    let (e, release) = image_release(word)?;
+    if e == engine {
+        return release;
+    }
+    e.serves_as(engine).then(|| {
+        release.unwrap_or_else(|| EngineRelease {
+            from: Some(super::VersionFrom::Image(word.to_string())),
+            ..EngineRelease::from(e)
+        })
+    })
 }
 
 /// Whether a program or module name starts an engine of the table by itself (`vllm` does not:

@@ -123,6 +123,24 @@ impl Engine {
         }
     }
 
+    /// The platform the engine is, when it runs another engine's server.
+    pub fn platform(self) -> Option<&'static Platform> {
+        self.spec().platform.as_ref()
+    }
+
+    /// Whether the engine serves lines of `other`: it is `other`, or a platform built on it.
+    pub fn serves_as(self, other: Engine) -> bool {
+        self == other || self.platform().is_some_and(|p| p.base == other)
+    }
+
+    /// The platforms built on the engine (vLLM: vllm-ascend, tpu-inference).
+    pub fn platforms(self) -> impl Iterator<Item = Engine> {
+        table::ROWS
+            .iter()
+            .filter(move |r| r.platform.is_some_and(|p| p.base == self))
+            .map(|r| r.engine)
+    }
+
     /// The engine's own code (its command line, its deployment settings).
     pub fn code(self) -> &'static dyn EngineCode {
         self.spec().code
@@ -198,8 +216,60 @@ pub struct EngineSpec {
     pub version_endpoint: Option<VersionEndpoint>,
     /// The releases read and the default window.
     pub releases: Releases,
+    /// When the engine is a platform that runs another engine's server (vllm-ascend and
+    /// tpu-inference run `vllm serve`): the engine it is built on, and the release of it each
+    /// of its own releases pins. Its rows are its own where it has them, else the base
+    /// engine's at the pinned release (`ByEngine::judge`, `Capabilities::of`).
+    pub platform: Option<Platform>,
     /// The engine's own code (`engine/NAME.rs`).
     pub code: &'static dyn EngineCode,
+}
+
+/// A platform built on another engine: a line of the base engine's (`vllm serve …`) is served
+/// by it when the line says so — its image, `--engine NAME@X`, the pin file's engine key or an
+/// environment variable only it reads; a bare line stays the base engine's.
+#[derive(Debug, Clone, Copy)]
+pub struct Platform {
+    /// The engine whose command line, flags and, where the platform has no rows of its own,
+    /// behaviour it has.
+    pub base: Engine,
+    /// Each of its releases read and the base release it pins, oldest first: `(0, 18, 0)` →
+    /// `(0, 18, 0)`.
+    pub pins: &'static [(Line, Line)],
+    /// Where the pins were read (docs/engines.md).
+    pub pins_from: &'static str,
+    /// Environment variables only the platform reads: a name, or a prefix ending in `_`.
+    pub env: &'static [&'static str],
+}
+
+impl Platform {
+    /// The base release `release` (one of the platform's) pins: the pin of the newest release
+    /// read at or before it, else the oldest pin.
+    pub fn pinned(&self, release: Line) -> Line {
+        let key = |l: Line| if l.2 == ANY_PATCH { (l.0, l.1, 0) } else { l };
+        let wanted = if release.2 == ANY_PATCH {
+            (release.0, release.1, ANY_PATCH)
+        } else {
+            release
+        };
+        self.pins
+            .iter()
+            .rev()
+            .find(|(own, _)| key(*own) <= wanted)
+            .or(self.pins.first())
+            .map_or(release, |(_, base)| *base)
+    }
+
+    /// Whether an environment variable's name is one only the platform reads.
+    pub fn reads_env(&self, name: &str) -> bool {
+        self.env.iter().any(|e| {
+            if e.ends_with('_') {
+                name.starts_with(e) && name.len() > e.len()
+            } else {
+                name == *e
+            }
+        })
+    }
 }
 
 /// What an engine loads as a model.
@@ -373,6 +443,26 @@ mod tests {
         }
         assert_eq!(Engine::named("VLLM"), Some(Engine::Vllm));
         assert_eq!(Engine::named("tgi"), None);
+    }
+
+    /// A platform's release pins the base release of the newest of its releases read at or
+    /// before it (the oldest pin before them all); its environment is names and prefixes.
+    #[test]
+    fn a_platform_pins_its_base_release_and_reads_its_environment() {
+        let p = Platform {
+            base: Engine::Vllm,
+            pins: &[((0, 18, 0), (0, 18, 0)), ((0, 19, 1), (0, 19, 1))],
+            pins_from: "",
+            env: &["PLATFORM_", "ONLY_NAME"],
+        };
+        assert_eq!(p.pinned((0, 18, 0)), (0, 18, 0));
+        assert_eq!(p.pinned((0, 19, ANY_PATCH)), (0, 19, 1));
+        assert_eq!(p.pinned((0, 19, 0)), (0, 18, 0));
+        assert_eq!(p.pinned((0, 30, 0)), (0, 19, 1));
+        assert_eq!(p.pinned((0, 11, 0)), (0, 18, 0));
+        assert!(p.reads_env("PLATFORM_X") && p.reads_env("ONLY_NAME"));
+        assert!(!p.reads_env("PLATFORM_") && !p.reads_env("PLATFORMX"));
+        assert!(!p.reads_env("ONLY_NAME_2") && !p.reads_env("X"));
     }
 
     #[test]

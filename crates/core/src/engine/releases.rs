@@ -17,7 +17,7 @@
 //!   statement that is true whatever the engine.
 
 use super::version::{line_text, range_text, Line, ANY_PATCH};
-use super::{Engine, EngineRelease};
+use super::{Engine, EngineRelease, Platform};
 use crate::diagnostic::Severity;
 
 /// What one engine does at a range of its versions, and the severity that follows there.
@@ -168,19 +168,114 @@ impl ByEngine {
             return self.no_engine.map(Judged::plain);
         };
         let e = release.engine;
+        if let Some(platform) = e.platform() {
+            return self.judge_platform(release, platform);
+        }
         let rows: Vec<&ReleaseRow> = self.rows.iter().filter(|r| r.engine == e).collect();
         if rows.is_empty() {
             return self.no_engine.map(Judged::plain);
         }
         if let Some(v) = release.version {
-            let newest = rows
-                .iter()
-                .max_by_key(|r| (r.until.is_none(), r.until, r.since))
-                .expect("not empty");
-            let row = rows.iter().find(|r| r.holds_at(v)).unwrap_or(newest);
-            return row.severity.map(Judged::plain);
+            return newest_or_holding(&rows, v).severity.map(Judged::plain);
         }
         self.across_window(e, &rows)
+    }
+
+    /// A platform's release (vllm-ascend on vLLM): its own row where one holds there, else the
+    /// base engine's rows at the release it pins; with the release not known, each of its
+    /// releases read in its window, the worst with the releases named when they disagree.
+    fn judge_platform(&self, release: &EngineRelease, platform: &Platform) -> Option<Judged> {
+        let engine = release.engine;
+        if let Some(v) = release.version {
+            return self.at_platform(engine, platform, v).0.map(Judged::plain);
+        }
+        let verdicts: Vec<(Line, Option<Severity>, String)> = window_read(engine)
+            .into_iter()
+            .map(|v| {
+                let (s, does) = self.at_platform(engine, platform, v);
+                (v, s, does)
+            })
+            .collect();
+        let rank = |s: Option<Severity>| s.map_or(3, |s| s as u8);
+        let worst = verdicts
+            .iter()
+            .map(|(_, s, _)| *s)
+            .min_by_key(|s| rank(*s))?;
+        let severity = worst?;
+        if verdicts.iter().all(|(_, s, _)| *s == worst) {
+            return Some(Judged::plain(severity));
+        }
+        let spans = |pick: &dyn Fn(Option<Severity>) -> bool| -> Vec<(Line, Line, Option<Severity>, String)> {
+            let mut out: Vec<(Line, Line, Option<Severity>, String)> = Vec::new();
+            for (v, s, does) in verdicts.iter().filter(|(_, s, _)| pick(*s)) {
+                match out.last_mut() {
+                    Some(last) if last.2 == *s && last.3 == *does => last.1 = *v,
+                    _ => out.push((*v, *v, *s, does.clone())),
+                }
+            }
+            out
+        };
+        let bad = spans(&|s| s == worst)
+            .iter()
+            .map(|(a, b, _, does)| format!("{} ({does})", range_text(engine, *a, *b)))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let others = spans(&|s| s != worst);
+        let other_text = others
+            .iter()
+            .map(|(a, b, s, _)| format!("{} on {}", verdict(*s), range_text(engine, *a, *b)))
+            .collect::<Vec<_>>()
+            .join(", ");
+        let pin = others
+            .first()
+            .map(|(a, ..)| line_text(engine, *a))
+            .unwrap_or_default();
+        let name = engine.as_str();
+        Some(Judged {
+            severity,
+            releases: Some(format!(
+                "{severity} on {} {bad}; {other_text}. The release that serves this line is not known: \
+                 pin it with --engine {name}@{pin} or `engine = \"{name}@{pin}\"` in dflash-check.toml",
+                engine.display(),
+            )),
+        })
+    }
+
+    /// What a platform does at its release `v`, and in a few words why: its own row that holds
+    /// there, else the base engine's at the release `v` pins.
+    fn at_platform(
+        &self,
+        engine: Engine,
+        platform: &Platform,
+        v: Line,
+    ) -> (Option<Severity>, String) {
+        if let Some(own) = self
+            .rows
+            .iter()
+            .find(|r| r.engine == engine && r.holds_at(v))
+        {
+            return (own.severity, own.does.to_string());
+        }
+        let pin = platform.pinned(v);
+        let base: Vec<&ReleaseRow> = self
+            .rows
+            .iter()
+            .filter(|r| r.engine == platform.base)
+            .collect();
+        if base.is_empty() {
+            return (
+                self.no_engine,
+                "no row for it or the engine it runs".to_string(),
+            );
+        }
+        let row = newest_or_holding(&base, pin);
+        let does = format!(
+            "as {} {} it pins: {}",
+            platform.base.display(),
+            line_text(platform.base, pin),
+            row.does
+        );
+        (row.severity, does)
     }
 
     /// The verdict across `engine`'s default window: the worst severity of the rows that hold
@@ -256,6 +351,32 @@ impl ByEngine {
         out.push(format!("no engine: {}", verdict(self.no_engine)));
         out
     }
+}
+
+/// The row that holds at `v`, else the newest (a release newer than every row).
+fn newest_or_holding<'r>(rows: &[&'r ReleaseRow], v: Line) -> &'r ReleaseRow {
+    let newest = rows
+        .iter()
+        .max_by_key(|r| (r.until.is_none(), r.until, r.since))
+        .expect("not empty");
+    rows.iter().find(|r| r.holds_at(v)).unwrap_or(newest)
+}
+
+/// The releases of `engine` read that lie in its default window, as lines (patch 0 for a
+/// release read as its line).
+pub(super) fn window_read(engine: Engine) -> Vec<Line> {
+    let r = &engine.spec().releases;
+    let (a, b) = r.window;
+    let mut lines: Vec<Line> = r
+        .read
+        .iter()
+        .filter_map(|v| super::version::read_line(r.scheme, v))
+        .map(|(x, y, z)| if z == ANY_PATCH { (x, y, 0) } else { (x, y, z) })
+        .filter(|v| a <= *v && *v <= b)
+        .collect();
+    lines.sort();
+    lines.dedup();
+    lines
 }
 
 impl Judged {

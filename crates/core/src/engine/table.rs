@@ -264,6 +264,7 @@ and started the V2 model runner's takeover that 0.34.0 completed; every release 
 deployment may still run, and they disagree on the rules below (a method rewritten from the draft's \
 name up to 0.33, the V1 runner removed in 0.34)",
         },
+        platform: None,
         code: &Vllm,
     },
     EngineSpec {
@@ -333,6 +334,7 @@ name up to 0.33, the V1 runner removed in 0.34)",
 evidence was read at; the older releases read (0.5.10 to 0.5.22) back only the capability rows \
 (which algorithms each accepts)",
         },
+        platform: None,
         code: &Sglang,
     },
     EngineSpec {
@@ -410,6 +412,7 @@ draft's GGUF metadata)",
             window_why: "b11312 (commit 0c1e570, 2026-10-01) is the one build read whole; older \
 flags were read at 4227c9b (2025-08)",
         },
+        platform: None,
         code: &LlamaCpp,
     },
     EngineSpec {
@@ -460,6 +463,7 @@ flags were read at 4227c9b (2025-08)",
             window_why: "1.115, the release a public report (koboldcpp#2325) names; its flags \
 were read from koboldcpp.py",
         },
+        platform: None,
         code: &Koboldcpp,
     },
     EngineSpec {
@@ -513,6 +517,7 @@ were read from koboldcpp.py",
 pre-release) ship by their dates; PyPI carries no wheel to read a release whole (its packages are stubs that \
 download from NVIDIA's own index), so the 1.3 release candidates that took the two changes are judged as 1.4",
         },
+        platform: None,
         code: &Trtllm,
     },
 ];

@@ -29,6 +29,9 @@ pub enum VersionFrom {
     Image(String),
     /// What the running server answered (the URL asked).
     Server(String),
+    /// An environment variable only a platform reads (`VLLM_ASCEND_…`): it names the platform
+    /// that serves a line, not its release.
+    Environment(String),
 }
 
 impl VersionFrom {
@@ -39,6 +42,7 @@ impl VersionFrom {
             VersionFrom::PinFile => "dflash-check.toml".to_string(),
             VersionFrom::Image(image) => format!("image {image}"),
             VersionFrom::Server(url) => format!("the server, {url}"),
+            VersionFrom::Environment(name) => format!("environment {name}"),
         }
     }
 }
@@ -52,7 +56,8 @@ pub struct EngineRelease {
     /// The release as written (`0.28.0`, `b6000`), when known.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub written: Option<String>,
-    /// Where the release came from; `None` when no release is known (or only the engine is).
+    /// Where the release came from; `None` when no release is known (or only the engine is). A
+    /// platform with no release known keeps what named it (its image, an environment variable).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub from: Option<VersionFrom>,
 }
@@ -150,7 +155,7 @@ impl EngineRelease {
     pub fn header_started(&self, started: Option<&str>) -> String {
         let name = self.engine.as_str();
         let mut said: Vec<String> = started.map(str::to_string).into_iter().collect();
-        match self.version_text() {
+        let line = match self.version_text() {
             Some(v) => {
                 said.extend(self.from.as_ref().map(VersionFrom::shown));
                 let said = if said.is_empty() {
@@ -162,14 +167,48 @@ impl EngineRelease {
                 format!("{name} {v}{said}{reading}")
             }
             None => {
+                // What named a platform, when one did (its image, its environment).
+                said.extend(self.from.as_ref().map(VersionFrom::shown));
                 let (a, b) = self.engine.spec().releases.window;
-                let said = started.map_or(String::new(), |s| format!(" ({s})"));
+                let said = if said.is_empty() {
+                    String::new()
+                } else {
+                    format!(" ({})", said.join("; "))
+                };
                 format!(
                     "{name}{said}, release not known: judged across {}, its default window (pin it with --engine {name}@X or the `engine` key of dflash-check.toml)",
                     range_text(self.engine, a, b)
                 )
             }
+        };
+        format!("{line}{}", self.platform_note(started.is_some()))
+    }
+
+    /// For a platform, whose rows stand where it has none of its own (`; vLLM 0.18 where it has
+    /// no rows of its own`); for a line of an engine platforms are built on, that it is judged
+    /// as that engine itself and how a platform is named.
+    fn platform_note(&self, a_line: bool) -> String {
+        if let Some(p) = self.engine.platform() {
+            let base = p.base.display();
+            return match self.version {
+                Some(v) => format!(
+                    "; {base} {} (the release it pins) where it has no rows of its own",
+                    line_text(p.base, p.pinned(v))
+                ),
+                None => format!(
+                    "; where it has no rows of its own, {base} at the release each of its releases pins"
+                ),
+            };
         }
+        let platforms: Vec<&str> = self.engine.platforms().map(Engine::as_str).collect();
+        if !a_line || platforms.is_empty() {
+            return String::new();
+        }
+        format!(
+            "; upstream {}: {} are named by their image, --engine NAME@X, the pin file's engine key or their environment",
+            self.engine.display(),
+            platforms.join(" and ")
+        )
     }
 
     /// How the release relates to those read: `None` when read (or between two read, judged by

@@ -6,7 +6,7 @@
 use super::parse::Launch;
 use crate::config::TargetFacts;
 use crate::deployment::{Deployment, Drafter, Origin, QuantizationFlags, TensorParallel};
-use crate::engine::EngineRelease;
+use crate::engine::{Engine, EngineRelease, VersionFrom};
 use crate::{Error, Result};
 
 /// Where the release that serves a line can be stated besides the line itself: `--engine`, and
@@ -27,14 +27,16 @@ pub struct Stated {
 /// The engine and release that serve `launch`, from the most direct statement of it: `--engine`
 /// (the user's word for this run), what the server answers, the line's image tag, then the
 /// pin file's release for the line's engine; with none, the engine alone (its default window).
-/// An `--engine` of another engine than the line starts is bad input.
+/// The engine is the line's, or a platform built on it that the inputs name ([`served_by`]).
+/// An `--engine` of an engine that does not serve the line's is bad input.
 pub fn release_of(launch: &Launch, stated: &Stated) -> Result<EngineRelease> {
+    let serves = |e: Engine| e.serves_as(launch.engine);
     if let Some(flag) = stated
         .flag
         .as_ref()
-        .filter(|f| !stated.flag_per_engine || f.engine == launch.engine)
+        .filter(|f| !stated.flag_per_engine || serves(f.engine))
     {
-        if flag.engine != launch.engine {
+        if !serves(flag.engine) {
             return Err(Error::new(format!(
                 "--engine {flag}: the line{} starts {} ({})",
                 launch.in_file(),
@@ -42,23 +44,61 @@ pub fn release_of(launch: &Launch, stated: &Stated) -> Result<EngineRelease> {
                 launch.entrypoint
             ))
             .with_hint(format!(
-                "give the release of the engine the line starts: --engine {}@RELEASE",
-                launch.engine.as_str()
+                "give the release of the engine the line starts: --engine {}@RELEASE{}",
+                launch.engine.as_str(),
+                platforms_hint(launch.engine)
             )));
         }
         if flag.version.is_some() {
             return Ok(flag.clone());
         }
     }
-    let same = |r: &&EngineRelease| r.engine == launch.engine && r.version.is_some();
+    let (engine, named_by) = served_by(launch, stated);
+    let same = |r: &&EngineRelease| r.engine == engine && r.version.is_some();
     Ok(stated
         .server
         .as_ref()
         .filter(same)
-        .or(launch.image_release.as_ref())
+        .or(launch.image_release.as_ref().filter(|r| r.engine == engine))
         .or(stated.pinned.iter().find(same))
         .cloned()
-        .unwrap_or_else(|| launch.engine.into()))
+        .unwrap_or_else(|| EngineRelease {
+            from: named_by,
+            ..engine.into()
+        }))
+}
+
+/// The engine that serves the line: a platform built on its engine when `--engine`, the line's
+/// image, an environment variable only the platform reads, or the pin file (naming the platform
+/// and not the engine itself) says so; else the line's own. With what named a platform.
+pub fn served_by(launch: &Launch, stated: &Stated) -> (Engine, Option<VersionFrom>) {
+    let own = launch.engine;
+    let on_it = |r: &&EngineRelease| r.engine != own && r.engine.serves_as(own);
+    if let Some(flag) = stated.flag.as_ref().filter(|f| f.engine.serves_as(own)) {
+        return (flag.engine, None);
+    }
+    if let Some(image) = launch.image_release.as_ref().filter(on_it) {
+        return (image.engine, image.from.clone());
+    }
+    for platform in own.platforms() {
+        let spec = platform.platform().expect("a platform");
+        if let Some(var) = launch.env.iter().find(|v| spec.reads_env(&v.name)) {
+            return (platform, Some(VersionFrom::Environment(var.name.clone())));
+        }
+    }
+    let pinned_own = stated.pinned.iter().any(|r| r.engine == own);
+    match stated.pinned.iter().find(on_it).filter(|_| !pinned_own) {
+        Some(pin) => (pin.engine, Some(VersionFrom::PinFile)),
+        None => (own, None),
+    }
+}
+
+/// ` (or a platform on it: --engine vllm-ascend@RELEASE)`, when platforms are built on it.
+fn platforms_hint(engine: Engine) -> String {
+    match engine.platforms().next() {
+        Some(p) => format!(" (or a platform on it: --engine {}@RELEASE)", p.as_str()),
+        None => String::new(),
+    }
 }
 
 /// The deployment `launch` states, served by `engine` ([`release_of`]), with the target's facts

@@ -58,13 +58,17 @@ pub fn parse_commands(commands: &[Command], file: Option<&str>) -> Result<(Launc
         text: command.text.to_string(),
         line: command.line,
     };
+    let start = engine.start.min(command.words.len());
     let mut launch = command::parse_words(&command.words, &command.env, engine, origin)?;
-    // The container the command runs in may name the release in its tag.
+    // The container the command runs in (a compose service's or manifest's image, or an image
+    // word before the engine: `docker run IMAGE vllm serve …`) may name the release in its tag,
+    // or a platform built on the engine.
     if launch.image_release.is_none() {
         launch.image_release = command
             .image
-            .as_deref()
-            .and_then(|image| command::release_in_image(launch.engine, image));
+            .iter()
+            .chain(&command.words[..start])
+            .find_map(|image| command::release_in_image(launch.engine, image));
     }
     Ok((launch, notes))
 }

@@ -239,7 +239,7 @@ pub fn evidence_markdown() -> String {
 /// its lines start, its images, the releases read and its default window — generated from
 /// `engine::table::ROWS`, so the page cannot drift from the code.
 pub fn engines_table() -> String {
-    use crate::engine::{range_text, Engine, Entrypoint};
+    use crate::engine::{line_text, range_text, Engine, Entrypoint};
     let mut out = String::from(
         "| engine | `--engine` | lines it starts from | images | releases read | default window |\n\
          |---|---|---|---|---|---|\n",
@@ -293,6 +293,37 @@ pub fn engines_table() -> String {
             "- **{}**: {}\n",
             row.display,
             escape(row.releases.window_why)
+        ));
+    }
+    let platforms: Vec<Engine> = Engine::all().filter(|e| e.platform().is_some()).collect();
+    if !platforms.is_empty() {
+        out.push_str(
+            "\nPlatforms built on another engine (their lines start it; a bare line stays that engine's): \
+             each is named by its image, `--engine NAME@X`, the pin file's `engine` key or an environment \
+             variable only it reads; its rows are its own where it has them, else the base engine's at the \
+             release each of its releases pins:\n\n",
+        );
+    }
+    for engine in platforms {
+        let p = engine.platform().expect("a platform");
+        let pins: Vec<String> = p
+            .pins
+            .iter()
+            .map(|(own, base)| {
+                format!("{} → {}", line_text(engine, *own), line_text(p.base, *base))
+            })
+            .collect();
+        out.push_str(&format!(
+            "- **{}** on {}: {} (read from {}); environment: {}\n",
+            engine.display(),
+            p.base.display(),
+            pins.join(", "),
+            escape(p.pins_from),
+            p.env
+                .iter()
+                .map(|e| format!("`{e}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
         ));
     }
     out

@@ -425,7 +425,7 @@ fn mtp_unquantized_one_engine(cx: &mut Cx) {
         // With the engine known: an error where it is the one that fails, nothing where not.
         let severity = match &cx.v.engine {
             None => Severity::Warning,
-            Some(e) if e.engine == fails_under => Severity::Error,
+            Some(e) if e.engine.serves_as(fails_under) => Severity::Error,
             Some(_) => continue,
         };
         let file = cx.v.headers.display_of(&m.shard);

@@ -109,8 +109,9 @@ impl Engines {
     /// Whether `d` is one of these deployments.
     pub(super) fn holds(self, d: &Deployment) -> bool {
         let engine_ok = match d.engine() {
-            // An empty list is every engine (`Engines::every`).
-            Some(e) => self.on.is_empty() || self.on.contains(&e),
+            // An empty list is every engine (`Engines::every`); a platform built on a listed
+            // engine is its deployments too (its rows, or the engine's, judge it).
+            Some(e) => self.on.is_empty() || self.on.iter().any(|o| e.serves_as(*o)),
             None => self.without_engine,
         };
         engine_ok
