@@ -190,6 +190,45 @@ const TRTLLM_SWITCHES: &[&str] = &[
     "--fail_fast_on_attention_window_too_large",
 ];
 
+/// vLLM's command line (shared with the platforms that run `vllm serve`).
+const VLLM_FLAGS: Flags = Flags {
+    switches: VLLM_SWITCHES,
+    underscores_are_dashes: true,
+    target: &["--model"],
+    drafter: &[],
+    drafter_revision: Some(("--speculative-config.revision", "--speculative-config")),
+    tensor_parallel: Some(&["--tensor-parallel-size", "-tp"]),
+    speculative_config: Some("--speculative-config"),
+    options_file: &[],
+    method: None,
+    draft_tokens: None,
+    k: "num_speculative_tokens",
+    speculation_words: &["speculative-config", "speculative_config"],
+    speculation_short: &[],
+};
+
+/// Where vLLM's method comes from.
+const VLLM_METHOD_FROM: &str =
+    "the `method` key of --speculative-config; without one, vLLM infers it from \
+\"eagle3\" or \"dflash\" in the drafter's name";
+
+/// vLLM's speculative-decoding metrics.
+const VLLM_METRICS: Metrics = Metrics {
+    namespace: "vllm:",
+    marker: VLLM_DRAFTS,
+    length: VLLM_ACCEPTED,
+    reads: &["vllm:spec_decode_"],
+    kind: MetricsKind::Counters,
+    enable_hint:
+        "speculative decoding is not enabled there: was it started with --speculative-config?",
+};
+
+/// Where vLLM's server states its release.
+const VLLM_VERSION_ENDPOINT: VersionEndpoint = VersionEndpoint {
+    path: "/version",
+    key: "version",
+};
+
 /// Every engine, in the order a command line is searched for them.
 pub const ROWS: &[EngineSpec] = &[
     EngineSpec {
@@ -223,35 +262,10 @@ pub const ROWS: &[EngineSpec] = &[
             repos: &["vllm/vllm-openai"],
             floating: "`latest` and `nightly` name no release",
         }],
-        flags: Flags {
-            switches: VLLM_SWITCHES,
-            underscores_are_dashes: true,
-            target: &["--model"],
-            drafter: &[],
-            drafter_revision: Some(("--speculative-config.revision", "--speculative-config")),
-            tensor_parallel: Some(&["--tensor-parallel-size", "-tp"]),
-            speculative_config: Some("--speculative-config"),
-            options_file: &[],
-            method: None,
-            draft_tokens: None,
-            k: "num_speculative_tokens",
-            speculation_words: &["speculative-config", "speculative_config"],
-            speculation_short: &[],
-        },
-        method_from: "the `method` key of --speculative-config; without one, vLLM infers it from \
-\"eagle3\" or \"dflash\" in the drafter's name",
-        metrics: Some(Metrics {
-            namespace: "vllm:",
-            marker: VLLM_DRAFTS,
-            length: VLLM_ACCEPTED,
-            reads: &["vllm:spec_decode_"],
-            kind: MetricsKind::Counters,
-            enable_hint: "speculative decoding is not enabled there: was it started with --speculative-config?",
-        }),
-        version_endpoint: Some(VersionEndpoint {
-            path: "/version",
-            key: "version",
-        }),
+        flags: VLLM_FLAGS,
+        method_from: VLLM_METHOD_FROM,
+        metrics: Some(VLLM_METRICS),
+        version_endpoint: Some(VLLM_VERSION_ENDPOINT),
         releases: Releases {
             scheme: Scheme::Semver,
             read: &[

@@ -262,6 +262,11 @@ pub fn engines_table() -> String {
                 Entrypoint::Image { .. } => None,
             })
             .collect();
+        // A platform starts from its base engine's lines.
+        let starts = match row.platform {
+            Some(p) if starts.is_empty() => vec![format!("{}'s lines", p.base.display())],
+            _ => starts,
+        };
         let images: Vec<String> = row
             .images
             .iter()
