@@ -11,7 +11,9 @@ Sources directory (kept outside the repository, or under the git-ignored /eviden
     <dir>/<owner>/<repo>.git                     a git mirror (small repositories, fetched whole)
     <dir>/<owner>/<repo>/<commit>/<path>         one file saved at one commit (vLLM, SGLang)
     <dir>/<owner>/<repo>/<pkg>==<ver>/<path>     a released wheel's files, for entries that cite a
-                                                 `release` (PyPI) instead of a commit
+                                                 `release` (PyPI) instead of a commit; a file the
+                                                 wheel does not hold (a Dockerfile, a requirements
+                                                 file) is taken from the release's sdist
 
 `--git owner/repo=GITDIR` points at a mirror elsewhere. `--fetch` populates the directory (needs
 network): `git clone --mirror` for the repositories in MIRRORED, single raw files at their commit
@@ -236,7 +238,7 @@ def fetch(root, entries, extra):
                 wanted.setdefault(repo, set()).add((commit, e["path"]))
     for repo, items in sorted(wanted.items()):
         for release in sorted({c for c, _ in items if RELEASE.match(c)}):
-            fetch_release(root, repo, release)
+            fetch_release(root, repo, release, sorted({p for c, p in items if c == release and p}))
         items = {(c, p) for c, p in items if not RELEASE.match(c)}
         if repo in MIRRORED and items:
             d = os.path.join(root, repo + ".git")
@@ -264,21 +266,45 @@ def fetch(root, entries, extra):
                 fh.write(body)
 
 
-def fetch_release(root, repo, release):
-    """A release's wheel, unpacked under <root>/<repo>/<package>==<version>/ (pip, no deps)."""
+def fetch_release(root, repo, release, paths=()):
+    """A release's wheel, unpacked under <root>/<repo>/<package>==<version>/ (pip, no deps); the
+    cited paths the wheel does not hold are taken from the release's sdist."""
     dest = os.path.join(root, repo, release)
-    if os.path.isdir(dest):
-        return
+    if not os.path.isdir(dest):
+        with tempfile.TemporaryDirectory() as tmp:
+            cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "-d", tmp, release]
+            print("$", " ".join(cmd), file=sys.stderr)
+            if subprocess.run(cmd, check=False).returncode != 0:
+                print(f"  no wheel: pip could not download one of {release}", file=sys.stderr)
+            for name in os.listdir(tmp):
+                if name.endswith(".whl"):
+                    with zipfile.ZipFile(os.path.join(tmp, name)) as z:
+                        z.extractall(dest, [m for m in z.namelist() if m.endswith(".py")])
+    missing = [p for p in paths if not os.path.isfile(os.path.join(dest, p))]
+    if missing:
+        fetch_sdist_files(dest, release, missing)
+
+
+def fetch_sdist_files(dest, release, paths):
+    """Copies `paths` out of the release's sdist into `dest`. pip unpacks an sdist before it
+    builds its metadata; without the package's build requirements that build fails, and
+    --no-clean keeps the unpacked tree, from which the cited files are copied."""
     with tempfile.TemporaryDirectory() as tmp:
-        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary", ":all:", "-d", tmp, release]
+        env = dict(os.environ, TMPDIR=tmp)
+        cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:",
+               "--no-build-isolation", "--no-clean", "-d", os.path.join(tmp, "out"), release]
         print("$", " ".join(cmd), file=sys.stderr)
-        if subprocess.run(cmd, check=False).returncode != 0:
-            print(f"  not fetched: pip could not download {release}", file=sys.stderr)
-            return
-        for name in os.listdir(tmp):
-            if name.endswith(".whl"):
-                with zipfile.ZipFile(os.path.join(tmp, name)) as z:
-                    z.extractall(dest, [m for m in z.namelist() if m.endswith(".py")])
+        subprocess.run(cmd, check=False, env=env, capture_output=True)
+        roots = [os.path.join(dp, d) for dp, ds, _ in os.walk(tmp) for d in ds if d.startswith("pip-download-")]
+        trees = [os.path.join(r, d) for r in roots for d in os.listdir(r)]
+        for p in paths:
+            found = [os.path.join(t, p) for t in trees if os.path.isfile(os.path.join(t, p))]
+            if not found:
+                print(f"  not fetched: {p} is in neither the wheel nor the sdist of {release}", file=sys.stderr)
+                continue
+            os.makedirs(os.path.dirname(os.path.join(dest, p)) or dest, exist_ok=True)
+            with open(found[0], "rb") as src, open(os.path.join(dest, p), "wb") as out:
+                out.write(src.read())
 
 
 def toml_str(s):
