@@ -637,11 +637,17 @@ fn target_choice(
 pub fn prune_ignores(report: &mut CheckReport, pins: &LoadedPins) -> Result<usize> {
     let outcome = &mut report.suppressions;
     let removed = suppress::prune_entries(pins, &outcome.stale)?;
-    // `stale` and `findings` are parallel: one finding per stale entry.
-    let keep: Vec<bool> = outcome.stale.iter().map(|i| !removed.contains(i)).collect();
+    // `stale` and `findings` are parallel: one finding per stale entry. A set, not a scan of
+    // `removed` per entry (quadratic in thousands of stale entries).
+    let removed_set: std::collections::HashSet<usize> = removed.iter().copied().collect();
+    let keep: Vec<bool> = outcome
+        .stale
+        .iter()
+        .map(|i| !removed_set.contains(i))
+        .collect();
     let mut kept = keep.iter();
     outcome.findings.retain(|_| *kept.next().unwrap_or(&true));
-    outcome.stale.retain(|i| !removed.contains(i));
+    outcome.stale.retain(|i| !removed_set.contains(i));
     Ok(removed.len())
 }
 
