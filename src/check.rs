@@ -8,6 +8,7 @@
 //! GitHub and SARIF renderers. One bad drafter never stops the others: a drafter that cannot be
 //! read or whose authority cannot be had becomes an error finding of its own.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -221,10 +222,11 @@ pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
             .file(shown),
         );
     }
+    let authorities = pinned_authority_files(options, &found.configs)?;
     let mut pipeline = Pipeline::new(options.hub.clone());
     for file in found.configs {
         let shown = display(&file, &options.root);
-        match check_file(&file, &shown, options, &mut pipeline) {
+        match check_file(&file, &shown, options, &authorities, &mut pipeline) {
             Some(drafter) => report.drafters.push(drafter),
             None => report.skipped.push(shown),
         }
@@ -255,11 +257,44 @@ pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
     Ok(report)
 }
 
+/// The authority file each pin of `configs` names (`against`), by pin key, checked before
+/// anything is: inside the pin file's repository with links resolved, and a model config
+/// ([`crate::pins::repo`]). One that is not stops the run (exit 2), naming the file and
+/// showing none of its values: a pin file from a pull request could otherwise print any file
+/// on the runner as `only-authority` lines (issue 44).
+fn pinned_authority_files(
+    options: &CheckOptions,
+    configs: &[PathBuf],
+) -> Result<HashMap<String, PathBuf>> {
+    let mut out = HashMap::new();
+    let Some(pins) = &options.pins else {
+        return Ok(out);
+    };
+    for file in configs {
+        if let Some((
+            key,
+            Pin {
+                authority: PinAuthority::File(against),
+                ..
+            },
+        )) = pins.find(file)
+        {
+            if !out.contains_key(key) {
+                let real = crate::pins::repo::authority_file(&pins.path, key, against)?;
+                out.insert(key.clone(), real);
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// One `config.json`: its result, or `None` when it is no drafter ([`pipeline::is_drafter`]).
+/// `authorities`: the pins' authority files, checked ([`pinned_authority_files`]).
 fn check_file(
     file: &Path,
     shown: &str,
     options: &CheckOptions,
+    authorities: &HashMap<String, PathBuf>,
     pipeline: &mut Pipeline,
 ) -> Option<DrafterCheck> {
     let local = match Resolver::local_config(file) {
@@ -275,15 +310,14 @@ fn check_file(
             })
         }
     };
-    let pinned = options
-        .pins
-        .as_ref()
-        .and_then(|p| p.find(file).map(|(_, pin)| pin.clone()));
+    let found = options.pins.as_ref().and_then(|p| p.find(file));
+    let pinned = found.map(|(_, pin)| pin.clone());
+    let authority_file = found.and_then(|(key, _)| authorities.get(key));
     let family = match pipeline::is_drafter(&local, options.lint.family, pinned.is_some()) {
         IsDrafter::Yes(family) => family,
         IsDrafter::No => return None,
     };
-    let mut result = check_one(&local, pinned.as_ref(), options, pipeline);
+    let mut result = check_one(&local, pinned.as_ref(), authority_file, options, pipeline);
     let config_file = local.path.display().to_string();
     for f in &mut result.findings {
         // Findings in the config take its shown path; those in other files (the weights'
@@ -388,6 +422,7 @@ fn check_diagnostic(code: CheckCode, path: &str, message: impl Into<String>) -> 
 fn check_one(
     local: &ConfigFile,
     pin: Option<&Pin>,
+    authority_file: Option<&PathBuf>,
     options: &CheckOptions,
     pipeline: &mut Pipeline,
 ) -> DrafterCheck {
@@ -399,7 +434,7 @@ fn check_one(
         .unwrap_or_else(|| PathBuf::from("."));
     let (authority, chosen_by) = match pin {
         Some(pin) => (
-            AuthorityPick::Named(pin_choice(pin, &pin_root, options)),
+            AuthorityPick::Named(pin_choice(pin, authority_file, options)),
             "pin",
         ),
         None => {
@@ -579,10 +614,19 @@ fn digest_findings(local: &ConfigFile, pin: &Pin, root: &Path) -> Vec<Diagnostic
     out
 }
 
-fn pin_choice(pin: &Pin, root: &Path, options: &CheckOptions) -> Result<AuthorityChoice> {
+/// The authority a pin names; `file` is its `against` file as checked before the run.
+fn pin_choice(
+    pin: &Pin,
+    file: Option<&PathBuf>,
+    options: &CheckOptions,
+) -> Result<AuthorityChoice> {
     match &pin.authority {
         PinAuthority::Snapshot(snapshot) => Ok(AuthorityChoice::Snapshot(snapshot.clone())),
-        PinAuthority::File(file) => Ok(AuthorityChoice::File(root.join(file))),
+        PinAuthority::File(against) => file.cloned().map(AuthorityChoice::File).ok_or_else(|| {
+            Error::new(format!(
+                "internal error: the pin's authority `{against}` was not checked before the run"
+            ))
+        }),
         PinAuthority::Hub { repo, revision } => {
             let settings = options
                 .hub

@@ -15,6 +15,7 @@ use crate::rules::EngineSpec;
 use crate::{Error, Result};
 
 pub mod digest;
+pub mod repo;
 
 /// The file name searched for from the current directory upwards.
 pub const FILE_NAME: &str = "dflash-check.toml";
@@ -449,8 +450,13 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
         .kind(crate::error::ErrorKind::Usage)
         .with_hint("pass --pins with a pin file at the repository root")
     })?;
-    let (authority, mut summary) =
-        pin_authority(request, &local, target_input.as_ref(), &where_.root())?;
+    let (authority, mut summary) = pin_authority(
+        request,
+        &local,
+        target_input.as_ref(),
+        (&pins_path, &key),
+        &where_.root(),
+    )?;
     let (target, chat_template) =
         pin_target(request, target_input.as_ref(), &where_.root(), &mut summary)?;
     let d2t = match digest::d2t(&local.path)? {
@@ -491,6 +497,7 @@ fn pin_authority(
     request: &PinRequest,
     local: &crate::config::ConfigFile,
     target_input: Option<&InputRef>,
+    (pins_path, key): (&Path, &str),
     root: &Path,
 ) -> Result<(PinAuthority, String)> {
     use crate::source::builtin;
@@ -522,6 +529,8 @@ fn pin_authority(
             let file = crate::config::config_path(p)?;
             Resolver::local_config(&file)?;
             let rel = crate::config::display(&file, root);
+            // What `check` will accept: inside the repository, a model config.
+            repo::authority_at(pins_path, key, &file, &rel)?;
             (PinAuthority::File(rel.clone()), format!("file {rel}"))
         }
         PinSource::Auto => {

@@ -1137,6 +1137,81 @@ fn hostile_ignore_globs_answer_at_once() {
     }
 }
 
+/// Issue 44: a pin's `against` was read wherever it pointed, and its values printed as
+/// `only-authority` lines (in the GitHub annotations too): a credential one level above the
+/// checkout, reached by `../`, by an absolute path or by a link in the repository, was shown
+/// in the CI log. Now each is refused (exit 2) naming the pin and the file, with none of its
+/// values; so is a credential-shaped JSON inside the repository (not a model config). A link
+/// inside the repository to a config inside it is still followed.
+#[test]
+fn a_pin_against_a_file_outside_the_repository_is_refused_unshown() {
+    let outer = tempfile::tempdir().unwrap();
+    let creds = outer.path().join("creds.json");
+    fs::write(&creds, r#"{"auths": {"registry": {"auth": "c2VjcmV0"}}}"#).unwrap();
+    let repo = outer.path().join("repo");
+    copy(
+        "fixtures/incident/Qwen3.6-27B-DFlash/config.json",
+        &repo.join("models/d/config.json"),
+    );
+    copy(
+        "fixtures/incident/authority/config.json",
+        &repo.join("authorities/real.json"),
+    );
+    fs::create_dir_all(repo.join(".git")).unwrap();
+    std::os::unix::fs::symlink("../../creds.json", repo.join("authorities/link.json")).unwrap();
+    std::os::unix::fs::symlink("real.json", repo.join("authorities/inside.json")).unwrap();
+    fs::write(
+        repo.join("authorities/creds.json"),
+        fs::read(&creds).unwrap(),
+    )
+    .unwrap();
+    let pin_to = |against: &str| {
+        let text = format!("version = 2\n[drafters.\"models/d\"]\nagainst = \"{against}\"\n");
+        fs::write(repo.join("dflash-check.toml"), text).unwrap();
+    };
+    let absolute = creds.display().to_string();
+    for (against, why) in [
+        ("../creds.json", "outside the repository"),
+        (absolute.as_str(), "outside the repository"),
+        ("authorities/link.json", "outside the repository"),
+        ("authorities/creds.json", "not a model config"),
+    ] {
+        pin_to(against);
+        for format in ["human", "github"] {
+            let (code, out, err) = dflash(&repo, &["check", "models", "--format", format]);
+            assert_eq!(code, 2, "{against} ({format}): {out}{err}");
+            assert!(out.is_empty(), "{against}: {out}");
+            assert!(
+                err.contains("the pin `models/d`") && err.contains(why),
+                "{err}"
+            );
+            for secret in ["c2VjcmV0", "registry", "auths"] {
+                assert!(
+                    !err.contains(secret),
+                    "{against} ({format}) shows `{secret}`: {err}"
+                );
+            }
+        }
+    }
+    // `pin` refuses to record such a pin, and writes nothing.
+    pin_to("authorities/real.json");
+    let before = fs::read(repo.join("dflash-check.toml")).unwrap();
+    let (code, out, err) = dflash(&repo, &["pin", "models/d", "--against", "../creds.json"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("outside the repository") && !err.contains("c2VjcmV0"),
+        "{err}"
+    );
+    assert_eq!(fs::read(repo.join("dflash-check.toml")).unwrap(), before);
+    // A config inside the repository, named directly or through a link inside it: read.
+    for against in ["authorities/real.json", "authorities/inside.json"] {
+        pin_to(against);
+        let (code, out, err) = dflash(&repo, &["check", "models"]);
+        assert_eq!(code, 1, "{against}: {out}{err}");
+        assert!(out.contains("authorities/real.json"), "{out}");
+    }
+}
+
 /// Issue 44: a pin file of many `[[ignore]]` entries was quadratic again: every finding was
 /// matched against every entry, and each entry's line counted from the top of the file. A
 /// drafter with 5,000 keys its snapshot lacks, baselined (5,000 entries), then checked: the

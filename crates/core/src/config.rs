@@ -403,6 +403,21 @@ pub fn architectures(root: &Node) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// Whether `root` is shaped like a model's `config.json`: an object whose `architectures` is a
+/// non-empty list of names, or whose `model_type` is a non-empty name. transformers writes at
+/// least one of them into every config it saves (`PretrainedConfig.to_dict` keeps the class's
+/// `model_type`; `save_pretrained` records `architectures`), as do the speculators and EAGLE
+/// exports; every config in the repository's fixtures and references has one. A credential or
+/// settings file has neither, so it is never taken for an authority (a pin file's `against`).
+pub fn is_model_config(root: &Node) -> bool {
+    let name = |n: &Node| n.as_str().is_some_and(|s| !s.is_empty());
+    let architectures = root
+        .get("architectures")
+        .and_then(Node::as_array)
+        .is_some_and(|a| !a.is_empty() && a.iter().all(name));
+    architectures || root.get("model_type").is_some_and(name)
+}
+
 /// Whether a quantization method (a `quant_method`, or an engine's `--quantization` value) is
 /// AWQ or GPTQ (and their Marlin / MoE-WNA16 kernels, and AutoRound's GPTQ export).
 pub fn is_awq_gptq_method(method: &str) -> bool {
