@@ -677,10 +677,13 @@ fn target_choice(
 /// `check --prune-ignores`: removes the stale entries this run reported from the pin file
 /// (under its lock, located in the text read there: [`suppress::prune_entries`]), and their
 /// findings from the report. An entry changed on disk since the run read it stays, and so does
-/// its finding. Returns how many entries were removed.
-pub fn prune_ignores(report: &mut CheckReport, pins: &LoadedPins) -> Result<usize> {
+/// its finding. Returns how many entries were removed, and where the file was written.
+pub fn prune_ignores(
+    report: &mut CheckReport,
+    pins: &LoadedPins,
+) -> Result<(usize, crate::pins::repo::WriteTarget)> {
     let outcome = &mut report.suppressions;
-    let removed = suppress::prune_entries(pins, &outcome.stale)?;
+    let (removed, target) = suppress::prune_entries(pins, &outcome.stale)?;
     // `stale` and `findings` are parallel: one finding per stale entry. A set, not a scan of
     // `removed` per entry (quadratic in thousands of stale entries).
     let removed_set: std::collections::HashSet<usize> = removed.iter().copied().collect();
@@ -692,7 +695,7 @@ pub fn prune_ignores(report: &mut CheckReport, pins: &LoadedPins) -> Result<usiz
     let mut kept = keep.iter();
     outcome.findings.retain(|_| *kept.next().unwrap_or(&true));
     outcome.stale.retain(|i| !removed_set.contains(i));
-    Ok(removed.len())
+    Ok((removed.len(), target))
 }
 
 /// What `check` does to the pin file's `[[ignore]]` entries after the run.
@@ -722,21 +725,21 @@ pub fn gate(paths: &[PathBuf], options: &CheckOptions, edit: IgnoreEdit) -> Resu
     let mut edited = None;
     match (edit, &options.pins) {
         (IgnoreEdit::Baseline, pins) => {
-            let (path, count) = suppress::append_baseline(&report.all_findings(), pins.as_ref())?;
+            let (target, count) = suppress::append_baseline(&report.all_findings(), pins.as_ref())?;
             edited = Some(format!(
-                "{count} [[ignore]] entr{} appended to `{}` with the reason `{}`: review them like code; `check --prune-ignores` removes each one once its finding is fixed",
+                "{count} [[ignore]] entr{} appended to {} with the reason `{}`: review them like code; `check --prune-ignores` removes each one once its finding is fixed",
                 if count == 1 { "y" } else { "ies" },
-                path.display(),
+                target.through(),
                 suppress::baseline_reason(&crate::pins::today())
             ));
         }
         (IgnoreEdit::Prune, Some(pins)) => {
-            let removed = prune_ignores(&mut report, pins)?;
+            let (removed, target) = prune_ignores(&mut report, pins)?;
             edited = (removed > 0).then(|| {
                 format!(
-                    "removed {removed} stale [[ignore]] entr{} from `{}`",
+                    "removed {removed} stale [[ignore]] entr{} from {}",
                     if removed == 1 { "y" } else { "ies" },
-                    pins.path.display()
+                    target.through()
                 )
             });
         }

@@ -422,6 +422,8 @@ pub struct Recorded {
     pub key: String,
     /// `z-lab/X@sha (fetched …)`, `built-in snapshot …`, `file …`, with the target.
     pub summary: String,
+    /// The file written: `pin_file`, or the file it links to.
+    pub written: repo::WriteTarget,
 }
 
 /// Resolves the request (Hub revisions to shas) and writes the pin into the pin file.
@@ -474,11 +476,12 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
         d2t,
         engine: request.engine,
     };
-    let pin_file = write_pin(where_, &key, pin)?;
+    let written = write_pin(where_, &key, pin)?;
     Ok(Recorded {
-        pin_file,
+        pin_file: pins_path,
         key,
         summary,
+        written,
     })
 }
 
@@ -589,12 +592,14 @@ fn pin_target(
 /// Reads, inserts `pin` under `key` and writes the pin file at `where_.path`, under the lock,
 /// so concurrent `pin` runs each add their pin to what the others wrote (the Hub is asked
 /// before, outside the lock). Returns the file's path.
-fn write_pin(where_: LoadedPins, key: &str, pin: Pin) -> Result<PathBuf> {
-    let _lock = crate::fix::write::lock(&where_.path)?;
+fn write_pin(where_: LoadedPins, key: &str, pin: Pin) -> Result<repo::WriteTarget> {
+    // A link is written through when it leads inside the repository, else refused.
+    let target = repo::write_target(&where_.path)?;
+    let _lock = crate::fix::write::lock(&target.path)?;
     // Anything at the path (a dangling link, a FIFO) is the pin file, refused by `load`; a
     // FIFO is never opened for a blocking read.
-    let mut loaded = if std::fs::symlink_metadata(&where_.path).is_ok() {
-        load(&where_.path)?
+    let mut loaded = if std::fs::symlink_metadata(&target.path).is_ok() {
+        load(&target.path)?
     } else {
         LoadedPins {
             file: PinFile {
@@ -608,7 +613,7 @@ fn write_pin(where_: LoadedPins, key: &str, pin: Pin) -> Result<PathBuf> {
     loaded.file.version = VERSION;
     loaded.file.drafters.insert(key.to_string(), pin);
     save_pin(&loaded.path, &loaded.file, key)?;
-    Ok(loaded.path)
+    Ok(target)
 }
 
 /// The first 12 hex digits of a digest, for one-line summaries.

@@ -33,6 +33,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::diagnostic::codes::CheckCode;
 use crate::diagnostic::{Code, Diagnostic, Severity};
+use crate::pins::repo::WriteTarget;
 use crate::pins::LoadedPins;
 use crate::{Error, Result};
 
@@ -584,19 +585,19 @@ fn with_entries(text: &str, tables: Vec<toml_edit::Table>) -> Option<String> {
 /// `check --baseline`: appends an `[[ignore]]` entry for each of `findings` (errors and
 /// warnings) to the pin file, created as `dflash-check.toml` in the working directory when
 /// there is none, under the pin file's lock; an entry the file already holds (same code, path
-/// and pointer, written by a run that finished meanwhile) is not written twice. Returns the
-/// file and the number of entries written.
+/// and pointer, written by a run that finished meanwhile) is not written twice. Returns where
+/// the entries went and how many were written.
 pub fn append_baseline(
     findings: &[Diagnostic],
     pins: Option<&LoadedPins>,
-) -> Result<(PathBuf, usize)> {
+) -> Result<(WriteTarget, usize)> {
     let tables = baseline_entries(findings, &crate::pins::today());
     let path = pins.map_or_else(|| PathBuf::from(crate::pins::FILE_NAME), |p| p.path.clone());
     if tables.is_empty() {
-        return Ok((path, 0));
+        return Ok((WriteTarget { path, link: None }, 0));
     }
     let mut count = 0;
-    edit_pin_file(&path, |text| {
+    let target = edit_pin_file(&path, |text| {
         let text = text.unwrap_or_else(|| format!("version = {}\n", crate::pins::VERSION));
         let present: HashSet<(String, String, Option<String>)> =
             entries(&crate::pins::parse(&path, text.clone())?)?
@@ -627,20 +628,21 @@ pub fn append_baseline(
         })?;
         Ok(Some(edited))
     })?;
-    Ok((path, count))
+    Ok((target, count))
 }
 
 /// `check --prune-ignores`: removes from the pin file the entries of `stale` (indices into the
 /// entries `pins` was loaded with). Under the pin file's lock the file is read again and each
 /// stale entry is looked up there by its content, so an edit made since (a `pin` run adding a
 /// drafter) is kept and an entry changed since is left alone. Returns the indices (into
-/// `pins`) of the entries removed.
-pub fn prune_entries(pins: &LoadedPins, stale: &[usize]) -> Result<Vec<usize>> {
+/// `pins`) of the entries removed, and where the file was written.
+pub fn prune_entries(pins: &LoadedPins, stale: &[usize]) -> Result<(Vec<usize>, WriteTarget)> {
     let mut removed = Vec::new();
     if stale.is_empty() {
-        return Ok(removed);
+        let path = pins.path.clone();
+        return Ok((removed, WriteTarget { path, link: None }));
     }
-    edit_pin_file(&pins.path, |text| {
+    let target = edit_pin_file(&pins.path, |text| {
         let Some(text) = text else {
             return Ok(None);
         };
@@ -679,17 +681,20 @@ pub fn prune_entries(pins: &LoadedPins, stale: &[usize]) -> Result<Vec<usize>> {
             ))
         })
     })?;
-    Ok(removed)
+    Ok((removed, target))
 }
 
 /// Reads the pin file at `path` under its lock (the lock `pin` takes), gives its text (`None`
 /// when there is no file) to `edit`, and writes what `edit` returns, after checking that it
 /// loads as a pin file with valid entries. Nothing is written when `edit` returns `None` or
-/// anything fails.
+/// anything fails. A link is written through when it leads inside the repository and refused
+/// otherwise ([`crate::pins::repo::write_target`]); the target is returned.
 fn edit_pin_file(
     path: &Path,
     edit: impl FnOnce(Option<String>) -> Result<Option<String>>,
-) -> Result<()> {
+) -> Result<WriteTarget> {
+    let target = crate::pins::repo::write_target(path)?;
+    let path = target.path.as_path();
     let _lock = crate::fix::write::lock(path)?;
     let text = match std::fs::symlink_metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -697,7 +702,7 @@ fn edit_pin_file(
         _ => Some(crate::pins::load(path)?.text),
     };
     let Some(new) = edit(text)? else {
-        return Ok(());
+        return Ok(target);
     };
     let refused = |e: Error| {
         Error::new(format!(
@@ -709,7 +714,8 @@ fn edit_pin_file(
     };
     let reloaded = crate::pins::parse(path, new.clone()).map_err(refused)?;
     entries(&reloaded).map_err(refused)?;
-    write_pin_file(path, &new)
+    write_pin_file(path, &new)?;
+    Ok(target)
 }
 
 /// Replaces the pin file with `text` atomically, keeping an existing file's mode and owner (a

@@ -1212,6 +1212,89 @@ fn a_pin_against_a_file_outside_the_repository_is_refused_unshown() {
     }
 }
 
+/// Issue 44: `pin`, `check --baseline` and `check --prune-ignores` replaced a symlinked
+/// `dflash-check.toml` with a regular file, silently. Now a link to a file inside the
+/// repository is written through (the link kept, the message says so), and one to a file
+/// outside is refused: exit 2, the link and its target unchanged.
+#[test]
+fn a_symlinked_pin_file_is_written_through_inside_and_refused_outside() {
+    let outer = tempfile::tempdir().unwrap();
+    let repo = outer.path().join("repo");
+    copy(
+        "fixtures/incident/Qwen3.6-27B-DFlash/config.json",
+        &repo.join("models/wrong/config.json"),
+    );
+    fs::create_dir_all(repo.join(".git")).unwrap();
+    fs::create_dir_all(repo.join("conf")).unwrap();
+    let link = repo.join("dflash-check.toml");
+    let is_link = |p: &Path| fs::symlink_metadata(p).unwrap().file_type().is_symlink();
+    let pin = [
+        "pin",
+        "models/wrong",
+        "--snapshot",
+        "z-lab/Qwen3.6-27B-DFlash",
+    ];
+    // Inside: written through, each time, and said.
+    fs::write(repo.join("conf/pins.toml"), "version = 2\n").unwrap();
+    std::os::unix::fs::symlink("conf/pins.toml", &link).unwrap();
+    let through = "through the symbolic link";
+    let (code, out, err) = dflash(&repo, &pin);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("conf/pins.toml") && out.contains(through),
+        "{out}"
+    );
+    let (code, out, err) = dflash(&repo, &["check", "models", "--baseline"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        err.contains("appended to `") && err.contains(through),
+        "{err}"
+    );
+    fs::copy(
+        "fixtures/incident/authority/config.json",
+        repo.join("models/wrong/config.json"),
+    )
+    .unwrap();
+    let (code, out, err) = dflash(&repo, &["check", "models", "--prune-ignores"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        err.contains("stale [[ignore]]") && err.contains(through),
+        "{err}"
+    );
+    assert!(is_link(&link), "the link was replaced");
+    let written = fs::read_to_string(repo.join("conf/pins.toml")).unwrap();
+    assert!(written.contains("[drafters.\"models/wrong\"]"), "{written}");
+    assert!(!written.contains("[[ignore]]"), "{written}");
+    // Outside: refused, nothing written.
+    fs::remove_file(&link).unwrap();
+    let outside = outer.path().join("pins.toml");
+    // With a stale entry, so that `--prune-ignores` has something to write.
+    let written = format!(
+        "{written}\n[[ignore]]\ncode = \"changed\"\npath = \"models/wrong\"\npointer = \"/x\"\nreason = \"r\"\n"
+    );
+    fs::write(&outside, written.as_bytes()).unwrap();
+    std::os::unix::fs::symlink("../pins.toml", &link).unwrap();
+    copy(
+        "fixtures/incident/Qwen3.6-27B-DFlash/config.json",
+        &repo.join("models/wrong/config.json"),
+    );
+    for args in [
+        &pin[..],
+        &["check", "models", "--baseline"],
+        &["check", "models", "--prune-ignores"],
+    ] {
+        let (code, out, err) = dflash(&repo, args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(
+            err.contains("is a symbolic link to") && err.contains("outside the repository"),
+            "{err}"
+        );
+        assert!(err.contains("nothing was written"), "{err}");
+        assert!(is_link(&link));
+        assert_eq!(fs::read_to_string(&outside).unwrap(), written);
+    }
+}
+
 /// Issue 44: a pin file of many `[[ignore]]` entries was quadratic again: every finding was
 /// matched against every entry, and each entry's line counted from the top of the file. A
 /// drafter with 5,000 keys its snapshot lacks, baselined (5,000 entries), then checked: the

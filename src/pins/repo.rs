@@ -92,3 +92,67 @@ pub fn authority_at(pin_file: &Path, key: &str, named: &Path, against: &str) -> 
     }
     Ok(real)
 }
+
+/// Where a write of the pin file at `path` lands: the file itself, or, when `path` is a
+/// symbolic link, the file it leads to (every link resolved), which must be inside the
+/// repository the link is in. `pin`, `check --baseline` and `--prune-ignores` replaced such a
+/// link with a regular file and said nothing (issue 44); now they write the target and say
+/// so ([`WriteTarget::through`]), or refuse (exit 2, nothing written) a target outside.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct WriteTarget {
+    /// The file written (and locked).
+    pub path: PathBuf,
+    /// The link it was reached through, when it was.
+    pub link: Option<PathBuf>,
+}
+
+impl WriteTarget {
+    /// `` `dflash-check.toml` ``, or `` `conf/pins.toml` (through the symbolic link
+    /// `dflash-check.toml`, which was kept) ``: where the write went, for the command's message.
+    pub fn through(&self) -> String {
+        match &self.link {
+            Some(link) => format!(
+                "`{}` (through the symbolic link `{}`, which was kept)",
+                self.path.display(),
+                link.display()
+            ),
+            None => format!("`{}`", self.path.display()),
+        }
+    }
+}
+
+/// The [`WriteTarget`] of the pin file at `path` (which may not exist yet).
+pub fn write_target(path: &Path) -> Result<WriteTarget> {
+    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    if !is_link {
+        return Ok(WriteTarget {
+            path: path.to_path_buf(),
+            link: None,
+        });
+    }
+    // A dangling link or a loop: the read before the write refuses it, in its own words.
+    let Ok(real) = std::fs::canonicalize(path) else {
+        return Ok(WriteTarget {
+            path: path.to_path_buf(),
+            link: None,
+        });
+    };
+    let root = repository_root(path)?;
+    if !real.starts_with(&root) {
+        return Err(Error::new(format!(
+            "`{}` is a symbolic link to `{}`, outside the repository `{}`: the pin file is not \
+             written through it; nothing was written",
+            path.display(),
+            real.display(),
+            root.display()
+        ))
+        .with_hint(
+            "replace the link with the pin file itself (or a link to a file inside the \
+             repository), or name the file to write with --pins",
+        ));
+    }
+    Ok(WriteTarget {
+        path: real,
+        link: Some(path.to_path_buf()),
+    })
+}
