@@ -465,3 +465,61 @@ fn a_server_that_ignores_ranges_costs_a_bounded_multiple_of_the_header() {
         file.len()
     );
 }
+
+/// Issue 44: a tag llama.cpp cannot compile as a pattern (`std::regex(TAG + "[.-]", icase)`:
+/// libstdc++ throws, llama-server stops) was reported as "no file matches" (a warning, exit 0).
+/// Now it is bad input (exit 2) naming the tag and libstdc++'s error, before any request; a
+/// tag that compiles and matches nothing is still the warning, and a named `--hf-file` makes
+/// llama.cpp ignore the tag. No GGUF header is read, so any bytes serve.
+#[test]
+fn an_invalid_tag_pattern_is_bad_input() {
+    let hub = HubServer::start();
+    let mut repo = FakeRepo::default();
+    repo.commit(&[("Target-Q8_0.gguf", b"GGUF, never read".as_slice())]);
+    hub.add_repo(TARGET, repo);
+    let cache = tempfile::tempdir().unwrap();
+    for (tag, error) in [
+        ("Q4[", "error_collate"),
+        ("(Q4", "error_paren"),
+        ("*Q4", "error_paren"),
+        ("Q4{2,1}", "error_badbrace"),
+        ("Q4\\x4", "error_escape"),
+        ("(?i)q4", "error_paren"),
+        ("Q4\\1", "error_backref"),
+        ("[z-a]", "error_range"),
+    ] {
+        hub.clear_log();
+        let line = format!("llama-server -hf {TARGET}:{tag} --spec-type draft-simple");
+        let run = launch(&hub.url, cache.path(), false, &line);
+        assert_eq!(run.code, 2, "{tag}: {:#}\n{}", run.json, run.stderr);
+        assert!(
+            run.stderr.contains(&format!(
+                "its tag `{tag}` is not a pattern llama.cpp can compile"
+            )) && run.stderr.contains(error),
+            "{tag}: {}",
+            run.stderr
+        );
+        assert!(hub.log().is_empty(), "{tag}: asked the Hub");
+    }
+    let run = launch(
+        &hub.url,
+        cache.path(),
+        false,
+        &format!("llama-server -hf {TARGET}:Q5_K_M --spec-type draft-simple"),
+    );
+    assert_eq!(run.code, 0, "{:#}\n{}", run.json, run.stderr);
+    assert!(
+        run.json.to_string().contains("matches the tag `Q5_K_M`"),
+        "{:#}",
+        run.json
+    );
+    let run = launch(
+        &hub.url,
+        cache.path(),
+        true,
+        &format!(
+            "llama-server -hf {TARGET}:Q4[ --hf-file Target-Q8_0.gguf --spec-type draft-simple"
+        ),
+    );
+    assert_ne!(run.code, 2, "{}", run.stderr);
+}

@@ -140,6 +140,23 @@ pub(super) fn read(
         Ok(parts) => parts,
         Err(why) => return Ok(unavailable(loc, why)),
     };
+    let hf_file = match role {
+        Role::Target => launch.llama.target_hf_file.as_deref(),
+        Role::Draft => launch.llama.draft_hf_file.as_deref(),
+    };
+    // With a file named, llama.cpp never compiles the tag.
+    match hf::tag_problem(&tag).filter(|_| hf_file.is_none()) {
+        Some(hf::TagProblem::Invalid(why)) => return Err(invalid_tag(given, &tag, why)),
+        Some(hf::TagProblem::Unevaluated) => {
+            let why = format!(
+                "the tag `{tag}` is a pattern llama.cpp compiles (as `{tag}[.-]`) but this tool \
+                 does not evaluate (a lookahead or a back-reference): which file llama.cpp \
+                 loads was not decided; name it with --hf-file to have it checked"
+            );
+            return Ok(unavailable(loc, why));
+        }
+        None => {}
+    }
     loc.repo = Some(repo.clone());
     let repo_ref: RepoRef = match repo.parse() {
         Ok(r) => r,
@@ -166,6 +183,26 @@ pub(super) fn read(
     let mut from = file(settings, loc, &listing, &chosen, &why_chosen(&tag, &chosen))?;
     from.listing = Some((listing, tag));
     Ok(from)
+}
+
+/// A tag llama.cpp cannot compile: the command would not start, so it is bad input (exit 2).
+fn invalid_tag(
+    given: &str,
+    tag: &str,
+    why: dflash_check_core::launch::ecma::Refused,
+) -> crate::Error {
+    crate::Error::new(format!(
+        "the model `{given}`: its tag `{tag}` is not a pattern llama.cpp can compile: it looks \
+         for the file with `std::regex(\"{tag}[.-]\", icase)` (common/download.cpp at \
+         0c1e570, find_best_model), which throws {} — llama-server stops with \"failed to \
+         fetch model metadata\"",
+        why.describe()
+    ))
+    .with_hint(
+        "a tag is a quantization name such as Q4_K_M, q8_0 or UD-Q4_K_XL, matched \
+         case-insensitively as a regular expression: escape a regex character with a backslash, \
+         drop the tag, or name the file with --hf-file",
+    )
 }
 
 fn why_chosen(tag: &str, chosen: &Chosen) -> String {
