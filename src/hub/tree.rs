@@ -14,6 +14,7 @@
 
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
 use serde_json::Value;
 
@@ -262,8 +263,13 @@ fn from_cache(settings: &HubSettings, repo: &str, why: String) -> Result<RepoLis
 }
 
 /// Lists the files of `repo` at the commit its `main` branch (else its first branch) points
-/// at: the Hub when online, the cache otherwise (labelled).
-pub fn list_repo_files(settings: &HubSettings, repo: &RepoRef) -> Result<RepoListing, HubError> {
+/// at: the Hub when online, the cache otherwise (labelled). Every request also ends by
+/// `deadline`, when the listing is part of a larger read with one deadline.
+pub fn list_repo_files(
+    settings: &HubSettings,
+    repo: &RepoRef,
+    deadline: Option<Instant>,
+) -> Result<RepoListing, HubError> {
     let repo = repo.repo.as_str();
     if settings.offline.value {
         return from_cache(
@@ -274,7 +280,7 @@ pub fn list_repo_files(settings: &HubSettings, repo: &RepoRef) -> Result<RepoLis
     }
     let token = settings.token_text();
     let t = target(settings, repo, "main", "the branch list");
-    let http = Http::new(settings, &t, "hub-tree")?;
+    let http = Http::new(settings, &t, "hub-tree")?.until(deadline);
     let endpoint = settings.endpoint.value.trim_end_matches('/');
     let mut requests = 0;
     let refs = match get_json(
@@ -302,7 +308,7 @@ pub fn list_repo_files(settings: &HubSettings, repo: &RepoRef) -> Result<RepoLis
         Some(files) => files,
         None => {
             let tt = target(settings, repo, &sha, "the file list");
-            let http = Http::new(settings, &tt, "hub-tree")?;
+            let http = Http::new(settings, &tt, "hub-tree")?.until(deadline);
             let url = format!("{endpoint}/api/models/{repo}/tree/{sha}?recursive=true");
             let body = get_json(&http, &tt, &url, MAX_LISTING_BYTES, &mut requests)
                 .map_err(|e| e.redact(token))?;

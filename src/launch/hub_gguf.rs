@@ -6,12 +6,15 @@
 //! file gives: the vocabulary comparison and the `launch-llama-*` rules then run as on disk.
 //!
 //! Listing and header are cached per commit sha; `--offline` / `HF_HUB_OFFLINE` read the cache
-//! only. A repo that cannot be had (not found, gated, unreachable, not cached offline), a tag
+//! only. A model's read (the listing, then its header's ranges) has one `--timeout` deadline,
+//! not one per request: a server answering each range just inside the timeout held
+//! `launch --timeout 3` for 135 s (issue 44). A repo that cannot be had (not found, gated, unreachable, not cached offline), a tag
 //! that matches no file, a repo without GGUF files: the model is unavailable, a warning that
 //! says why, as for a vLLM drafter on the Hub. An answer that is no valid answer (a listing over
 //! its caps, a `Content-Range` that lies, a header cut short or not GGUF) is bad input: exit 2.
 
 use std::path::PathBuf;
+use std::time::Instant;
 
 use dflash_check_core::launch::hf::{self, Chosen, NotChosen};
 
@@ -169,7 +172,9 @@ pub(super) fn read(
         ));
     };
     let settings = inputs.settings()?;
-    let listing = match hub::list_repo_files(settings, &repo_ref) {
+    // One deadline for the model's whole read: the listing and every range of its header.
+    let deadline = Some(Instant::now() + settings.timeout.value);
+    let listing = match hub::list_repo_files(settings, &repo_ref, deadline) {
         Ok(l) => l,
         Err(e) => return failure(loc, e),
     };
@@ -180,7 +185,8 @@ pub(super) fn read(
         Ok(c) => c,
         Err(why) => return Ok(unavailable(loc, not_chosen(&listing, &tag, why))),
     };
-    let mut from = file(settings, loc, &listing, &chosen, &why_chosen(&tag, &chosen))?;
+    let why = why_chosen(&tag, &chosen);
+    let mut from = file(settings, loc, &listing, &chosen, &why, deadline)?;
     from.listing = Some((listing, tag));
     Ok(from)
 }
@@ -219,13 +225,15 @@ fn why_chosen(tag: &str, chosen: &Chosen) -> String {
     }
 }
 
-/// Reads the header of `chosen` in `listing` into a located model.
+/// Reads the header of `chosen` in `listing` into a located model, every request by
+/// `deadline`.
 fn file(
     settings: &hub::HubSettings,
     mut loc: Location,
     listing: &RepoListing,
     chosen: &Chosen,
     why: &str,
+    deadline: Option<Instant>,
 ) -> Result<FromHub> {
     let size = listing.size_of(&chosen.file).unwrap_or(0);
     let limits = gguf::Limits::default();
@@ -236,6 +244,7 @@ fn file(
         filename: &chosen.file,
         size,
         cap: limits.max_header_bytes,
+        deadline,
     };
     let parse = |r: &mut dyn std::io::Read| gguf::parse(r, &display, size, limits);
     let (parsed, stats) = match hub::read_start(settings, &ask, parse) {
@@ -295,7 +304,9 @@ pub(super) fn target_sidecar(
         "the {} sidecar in the target's repo, which llama.cpp loads as the draft when none is named",
         chosen.sidecar.map(|s| s.spec_type()).unwrap_or("draft")
     );
+    let settings = inputs.settings()?;
+    let deadline = Some(Instant::now() + settings.timeout.value);
     Ok(Some(
-        file(inputs.settings()?, loc, listing, &chosen, &why)?.read,
+        file(settings, loc, listing, &chosen, &why, deadline)?.read,
     ))
 }
