@@ -505,6 +505,7 @@ pub fn skipped_by_need(skipped: &[weights::Skipped]) -> Vec<(String, Vec<&'stati
 
 /// Lint's findings that say something the comparison does not: one finding per problem, so
 /// a lint finding at a field a comparison finding reports at least as severely is dropped.
+/// A `non-finite-number` finding is kept: it is about the value, not a difference.
 pub fn uncovered(
     lint: impl IntoIterator<Item = Diagnostic>,
     compared: &[Diagnostic],
@@ -514,11 +515,15 @@ pub fn uncovered(
         .filter(|f| matches!(f.code, crate::diagnostic::Code::Diff(_)) && !f.path.is_empty())
         .map(|f| (f.path.as_str(), f.severity))
         .collect();
+    // A non-finite number is a finding about the value itself, not a difference: kept even
+    // where the comparison reports the field (issue 44), so its code is in every command.
+    let own = crate::diagnostic::Code::Lint(crate::diagnostic::codes::LintCode::NonFiniteNumber);
     lint.into_iter()
         .filter(|l| {
-            !covered
-                .iter()
-                .any(|(path, sev)| *path == l.path && *sev <= l.severity)
+            l.code == own
+                || !covered
+                    .iter()
+                    .any(|(path, sev)| *path == l.path && *sev <= l.severity)
         })
         .collect()
 }
