@@ -513,6 +513,7 @@ fn check_one(
             .map(|t| format!("{}@{}", t.target, t.revision.as_deref().unwrap_or_default())),
         builtin_fallback: false,
         lint: LintWith::Options(Box::new(lint_options.clone())),
+        engine: lint_options.engine.clone(),
         weights: WeightsFrom::Local {
             pinned_hub: match pin.map(|p| &p.authority) {
                 Some(PinAuthority::Hub { repo, revision }) => {
@@ -576,7 +577,8 @@ fn run_findings(local: &ConfigFile, pin: Option<&Pin>, run: &DrafterRun) -> Vec<
     match &run.weights {
         Weighed::Checked(c) => findings.extend(c.diagnostics.iter().cloned()),
         Weighed::Unreadable(e) => findings.push(whole_file(CheckCode::WeightsUnreadable, e)),
-        Weighed::NotRun | Weighed::NoWeights => {}
+        // Weights that could not be read are the run's `not_checked`, not findings.
+        Weighed::NotRun | Weighed::NoWeights | Weighed::NotRead(_) => {}
     }
     findings
 }

@@ -18,17 +18,11 @@ use std::time::Instant;
 
 use dflash_check_core::launch::hf::{self, Chosen, NotChosen};
 
-use super::locate::{Location, LocationKind};
+use super::found::{Location, LocationKind, Read};
 use super::{CheckOptions, Launch};
 use crate::gguf::{self, GgufHeader};
 use crate::hub::{self, HubError, HubErrorKind, RepoListing, RepoRef};
 use crate::Result;
-
-/// A GGUF model the command names, read or not (here or from a local file by `gguf`).
-pub(super) struct Read {
-    pub location: Location,
-    pub header: Option<(PathBuf, GgufHeader)>,
-}
 
 /// Which model of the command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -193,6 +193,7 @@ crate::declare_code_names! {
         MissingTensor => "weights-missing-tensor",
         ModelPrefix => "weights-model-prefix",
         ShardMissing => "weights-shard-missing",
+        ShardsAbsent => "weights-shards-absent",
         DuplicateTensor => "weights-duplicate-tensor",
         IndexMismatch => "weights-index-mismatch",
         QuantizedUndeclared => "weights-quantized-undeclared",
