@@ -22,7 +22,12 @@
 # vocab_tokenizer (the draft-vocabulary reader: the same answer read whole and in small pieces,
 # every accepted id readable). exclude_lists (a target config's quantization exclude list, every
 # method AWQ/GPTQ included, and a verdict for MTP module names in each layout: no panic, the
-# same verdict twice).
+# same verdict twice). Issue 44's surfaces: k8s_expansion (variable lines NUL a word ->
+# Kubernetes' `$(VAR)` expansion: capped, the kubelet's own algorithm's text), tag_pattern (a
+# `-hf` tag -> libstdc++'s ECMAScript grammar and the tag check agree, at once), hub_listing (a
+# tree listing read in one streaming pass gives what a `Value` reading gave), pin_against (a
+# pin's `against` text, in a temporary repository: an accepted file is inside it and a model
+# config, the credentials never shown).
 #
 # Seeds of the last three: the committed bad-input cases (tests/bad-input/cases/{weights,launch,
 # metrics}) and the files of tests/launch/files, plus real producers' output written by
@@ -41,7 +46,7 @@ cd "$(dirname "$0")/.."
 SECONDS_EACH="${1:-600}"
 shift || true
 TARGETS=("$@")
-[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(parse_config json_roundtrip fix_roundtrip safetensors_header launch_command metrics_text glob_match gguf_header server_answer step_summary vocab_tokenizer exclude_lists)
+[ ${#TARGETS[@]} -eq 0 ] && TARGETS=(parse_config json_roundtrip fix_roundtrip safetensors_header launch_command metrics_text glob_match gguf_header server_answer step_summary vocab_tokenizer exclude_lists k8s_expansion tag_pattern hub_listing pin_against)
 export RUSTC_BOOTSTRAP=1
 TC="${FUZZ_TOOLCHAIN-}"
 if [ -z "$TC" ] && rustup toolchain list 2>/dev/null | grep -q '^nightly'; then TC=+nightly; fi
@@ -85,6 +90,25 @@ for t in "${TARGETS[@]}"; do
                   'models/****************Z\0models/Qwen3.6-27B-DFlash'; do
         i=$((i + 1))
         printf "$pair" > "$work/seed-glob-$i"
+      done ;;
+    # Variable lines NUL a word: chains of references, unset names, `$$`, an open `$(`.
+    k8s_expansion)
+      printf 'A=x\nB=$(A)$(A)\nC=$(B)$(UNSET)\0--model $(C) $$(A) $( $(B' > "$work/seed-vars-1"
+      printf 'M=Org/Target\nS={"model": "$(M)-draft"}\0--speculative-config $(S)' > "$work/seed-vars-2" ;;
+    # The tags whose libstdc++ verdicts tests/launch/ecma/verdicts.tsv records.
+    tag_pattern)
+      i=0
+      cut -f2- tests/launch/ecma/verdicts.tsv | while IFS= read -r tag; do
+        i=$((i + 1))
+        printf '%s' "$tag" > "$work/seed-tag-$i"
+      done ;;
+    hub_listing)
+      printf '[{"type":"file","path":"a.gguf","size":3,"lfs":{"size":9}},{"type":"directory","path":"d"},{"type":"file","path":"../x.gguf"}]' > "$work/seed-listing-1"
+      printf '[{"type":"file","path":"a.gguf","path":"b.gguf","lfs":{"size":"9"},"lfs":{"size":5}}]' > "$work/seed-listing-2" ;;
+    pin_against)
+      for a in ../creds.json authorities/config.json authorities/in.json authorities/out.json \
+               /etc/passwd authorities/creds.json ./authorities/../authorities/config.json; do
+        printf '%s' "$a" > "$work/seed-against-$(echo "$a" | tr '/.' '__')"
       done ;;
     # The quantized target configs: published MTP targets, generated weights cases, bad input.
     exclude_lists) seeds_from tests/fixtures/mtp-targets tests/bad-input/cases/weights target/weights-fixtures/cases -name 'config.json' ;;

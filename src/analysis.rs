@@ -135,6 +135,11 @@ impl AmbiguousDiff {
                 d
             }));
         }
+        // The config's own findings are the same against every candidate: once, last (the
+        // differences' notes are found by their place after the first finding).
+        if let Some(r) = self.reports.first() {
+            out.extend(r.config_findings.iter().cloned());
+        }
         out
     }
 }
@@ -555,6 +560,9 @@ pub struct DiffReport {
     pub authority: std::sync::Arc<Authority>,
     pub target: TargetContext,
     pub differences: Vec<ReportedDifference>,
+    /// What is wrong with the local config on its own, whatever the authority holds: a
+    /// number that is NaN or infinite (`non-finite-number`, the lint rule's finding).
+    pub config_findings: Vec<Diagnostic>,
     pub summary: Summary,
 }
 
@@ -587,9 +595,11 @@ impl DiffReport {
                 }
             })
             .collect();
+        let config_findings = crate::rules::values::non_finite_findings(&local);
         let mut summary = Summary::default();
-        for d in &differences {
-            match d.diff.severity {
+        let severities = differences.iter().map(|d| d.diff.severity);
+        for severity in severities.chain(config_findings.iter().map(|d| d.severity)) {
+            match severity {
                 Severity::Error => summary.errors += 1,
                 Severity::Warning => summary.warnings += 1,
                 Severity::Info => summary.infos += 1,
@@ -600,6 +610,7 @@ impl DiffReport {
             authority,
             target,
             differences,
+            config_findings,
             summary,
         }
     }

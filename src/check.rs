@@ -8,6 +8,7 @@
 //! GitHub and SARIF renderers. One bad drafter never stops the others: a drafter that cannot be
 //! read or whose authority cannot be had becomes an error finding of its own.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -220,12 +221,20 @@ pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
             .file(shown),
         );
     }
+    let authorities = pinned_authority_files(options, &found.configs)?;
     let mut pipeline = Pipeline::new(options.hub.clone());
     // Pins whose drafter was found: their directories exist, and are not looked at again.
     let mut found_pins = std::collections::HashSet::new();
     for file in found.configs {
         let shown = display(&file, &options.root);
-        match check_file(&file, &shown, options, &mut pipeline, &mut found_pins) {
+        match check_file(
+            &file,
+            &shown,
+            options,
+            &authorities,
+            &mut pipeline,
+            &mut found_pins,
+        ) {
             Some(drafter) => report.drafters.push(drafter),
             None => report.skipped.push(shown),
         }
@@ -261,11 +270,44 @@ pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
     Ok(report)
 }
 
+/// The authority file each pin of `configs` names (`against`), by pin key, checked before
+/// anything is: inside the pin file's repository with links resolved, and a model config
+/// ([`crate::pins::repo`]). One that is not stops the run (exit 2), naming the file and
+/// showing none of its values: a pin file from a pull request could otherwise print any file
+/// on the runner as `only-authority` lines (issue 44).
+fn pinned_authority_files(
+    options: &CheckOptions,
+    configs: &[PathBuf],
+) -> Result<HashMap<String, PathBuf>> {
+    let mut out = HashMap::new();
+    let Some(pins) = &options.pins else {
+        return Ok(out);
+    };
+    for file in configs {
+        if let Some((
+            key,
+            Pin {
+                authority: PinAuthority::File(against),
+                ..
+            },
+        )) = pins.find(file)
+        {
+            if !out.contains_key(key) {
+                let real = crate::pins::repo::authority_file(&pins.path, key, against)?;
+                out.insert(key.clone(), real);
+            }
+        }
+    }
+    Ok(out)
+}
+
 /// One `config.json`: its result, or `None` when it is no drafter ([`pipeline::is_drafter`]).
+/// `authorities`: the pins' authority files, checked ([`pinned_authority_files`]).
 fn check_file(
     file: &Path,
     shown: &str,
     options: &CheckOptions,
+    authorities: &HashMap<String, PathBuf>,
     pipeline: &mut Pipeline,
     found_pins: &mut std::collections::HashSet<String>,
 ) -> Option<DrafterCheck> {
@@ -282,17 +324,17 @@ fn check_file(
             })
         }
     };
-    let pinned = options.pins.as_ref().and_then(|p| {
-        p.find(file).map(|(key, pin)| {
-            found_pins.insert(key.clone());
-            pin.clone()
-        })
-    });
+    let found = options.pins.as_ref().and_then(|p| p.find(file));
+    if let Some((key, _)) = found {
+        found_pins.insert(key.clone());
+    }
+    let pinned = found.map(|(_, pin)| pin.clone());
+    let authority_file = found.and_then(|(key, _)| authorities.get(key));
     let family = match pipeline::is_drafter(&local, options.lint.family, pinned.is_some()) {
         IsDrafter::Yes(family) => family,
         IsDrafter::No => return None,
     };
-    let mut result = check_one(&local, pinned.as_ref(), options, pipeline);
+    let mut result = check_one(&local, pinned.as_ref(), authority_file, options, pipeline);
     let config_file = local.path.display().to_string();
     for f in &mut result.findings {
         // Findings in the config take its shown path; those in other files (the weights'
@@ -422,6 +464,7 @@ fn check_diagnostic(code: CheckCode, path: &str, message: impl Into<String>) -> 
 fn check_one(
     local: &ConfigFile,
     pin: Option<&Pin>,
+    authority_file: Option<&PathBuf>,
     options: &CheckOptions,
     pipeline: &mut Pipeline,
 ) -> DrafterCheck {
@@ -433,7 +476,7 @@ fn check_one(
         .unwrap_or_else(|| PathBuf::from("."));
     let (authority, chosen_by) = match pin {
         Some(pin) => (
-            AuthorityPick::Named(pin_choice(pin, &pin_root, options)),
+            AuthorityPick::Named(pin_choice(pin, authority_file, options)),
             "pin",
         ),
         None => {
@@ -470,6 +513,7 @@ fn check_one(
             .map(|t| format!("{}@{}", t.target, t.revision.as_deref().unwrap_or_default())),
         builtin_fallback: false,
         lint: LintWith::Options(Box::new(lint_options.clone())),
+        engine: lint_options.engine.clone(),
         weights: WeightsFrom::Local {
             pinned_hub: match pin.map(|p| &p.authority) {
                 Some(PinAuthority::Hub { repo, revision }) => {
@@ -533,7 +577,8 @@ fn run_findings(local: &ConfigFile, pin: Option<&Pin>, run: &DrafterRun) -> Vec<
     match &run.weights {
         Weighed::Checked(c) => findings.extend(c.diagnostics.iter().cloned()),
         Weighed::Unreadable(e) => findings.push(whole_file(CheckCode::WeightsUnreadable, e)),
-        Weighed::NotRun | Weighed::NoWeights => {}
+        // Weights that could not be read are the run's `not_checked`, not findings.
+        Weighed::NotRun | Weighed::NoWeights | Weighed::NotRead(_) => {}
     }
     findings
 }
@@ -613,10 +658,19 @@ fn digest_findings(local: &ConfigFile, pin: &Pin, root: &Path) -> Vec<Diagnostic
     out
 }
 
-fn pin_choice(pin: &Pin, root: &Path, options: &CheckOptions) -> Result<AuthorityChoice> {
+/// The authority a pin names; `file` is its `against` file as checked before the run.
+fn pin_choice(
+    pin: &Pin,
+    file: Option<&PathBuf>,
+    options: &CheckOptions,
+) -> Result<AuthorityChoice> {
     match &pin.authority {
         PinAuthority::Snapshot(snapshot) => Ok(AuthorityChoice::Snapshot(snapshot.clone())),
-        PinAuthority::File(file) => Ok(AuthorityChoice::File(root.join(file))),
+        PinAuthority::File(against) => file.cloned().map(AuthorityChoice::File).ok_or_else(|| {
+            Error::new(format!(
+                "internal error: the pin's authority `{against}` was not checked before the run"
+            ))
+        }),
         PinAuthority::Hub { repo, revision } => {
             let settings = options
                 .hub
@@ -667,16 +721,25 @@ fn target_choice(
 /// `check --prune-ignores`: removes the stale entries this run reported from the pin file
 /// (under its lock, located in the text read there: [`suppress::prune_entries`]), and their
 /// findings from the report. An entry changed on disk since the run read it stays, and so does
-/// its finding. Returns how many entries were removed.
-pub fn prune_ignores(report: &mut CheckReport, pins: &LoadedPins) -> Result<usize> {
+/// its finding. Returns how many entries were removed, and where the file was written.
+pub fn prune_ignores(
+    report: &mut CheckReport,
+    pins: &LoadedPins,
+) -> Result<(usize, crate::pins::repo::WriteTarget)> {
     let outcome = &mut report.suppressions;
-    let removed = suppress::prune_entries(pins, &outcome.stale)?;
-    // `stale` and `findings` are parallel: one finding per stale entry.
-    let keep: Vec<bool> = outcome.stale.iter().map(|i| !removed.contains(i)).collect();
+    let (removed, target) = suppress::prune_entries(pins, &outcome.stale)?;
+    // `stale` and `findings` are parallel: one finding per stale entry. A set, not a scan of
+    // `removed` per entry (quadratic in thousands of stale entries).
+    let removed_set: std::collections::HashSet<usize> = removed.iter().copied().collect();
+    let keep: Vec<bool> = outcome
+        .stale
+        .iter()
+        .map(|i| !removed_set.contains(i))
+        .collect();
     let mut kept = keep.iter();
     outcome.findings.retain(|_| *kept.next().unwrap_or(&true));
-    outcome.stale.retain(|i| !removed.contains(i));
-    Ok(removed.len())
+    outcome.stale.retain(|i| !removed_set.contains(i));
+    Ok((removed.len(), target))
 }
 
 /// What `check` does to the pin file's `[[ignore]]` entries after the run.
@@ -706,21 +769,21 @@ pub fn gate(paths: &[PathBuf], options: &CheckOptions, edit: IgnoreEdit) -> Resu
     let mut edited = None;
     match (edit, &options.pins) {
         (IgnoreEdit::Baseline, pins) => {
-            let (path, count) = suppress::append_baseline(&report.all_findings(), pins.as_ref())?;
+            let (target, count) = suppress::append_baseline(&report.all_findings(), pins.as_ref())?;
             edited = Some(format!(
-                "{count} [[ignore]] entr{} appended to `{}` with the reason `{}`: review them like code; `check --prune-ignores` removes each one once its finding is fixed",
+                "{count} [[ignore]] entr{} appended to {} with the reason `{}`: review them like code; `check --prune-ignores` removes each one once its finding is fixed",
                 if count == 1 { "y" } else { "ies" },
-                path.display(),
+                target.through(),
                 suppress::baseline_reason(&crate::pins::today())
             ));
         }
         (IgnoreEdit::Prune, Some(pins)) => {
-            let removed = prune_ignores(&mut report, pins)?;
+            let (removed, target) = prune_ignores(&mut report, pins)?;
             edited = (removed > 0).then(|| {
                 format!(
-                    "removed {removed} stale [[ignore]] entr{} from `{}`",
+                    "removed {removed} stale [[ignore]] entr{} from {}",
                     if removed == 1 { "y" } else { "ies" },
-                    pins.path.display()
+                    target.through()
                 )
             });
         }

@@ -10,7 +10,9 @@
 //!   only while the chain has never left it: once a hop goes elsewhere, no later hop carries
 //!   it, even one that comes back (its URL was chosen by the other host).
 //! - **One deadline per request.** [`Client::run`] bounds a whole request (connect, every
-//!   redirect hop, headers and body) by the caller's `--timeout`.
+//!   redirect hop, headers and body) by the caller's `--timeout`; a read made of several
+//!   requests can also be given one deadline for all of them ([`Client::with_deadline`]: a
+//!   GGUF header read by ranges, issue 44), which then bounds each request too.
 //! - **Sizes from the network are claims, checked before use.** Nothing is preallocated from a
 //!   server's number; bodies are read chunk by chunk and abandoned as soon as they pass the
 //!   caller's cap ([`read_capped`], [`read_part`]).
@@ -30,7 +32,7 @@
 use std::cell::OnceCell;
 use std::future::Future;
 use std::net::IpAddr;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 pub use reqwest::header::{self, HeaderMap, HeaderName};
 pub use reqwest::{Method, Response, StatusCode, Url};
@@ -143,6 +145,8 @@ fn origin(url: &Url) -> String {
 pub struct Client<'a> {
     runtime: tokio::runtime::Runtime,
     timeout: Duration,
+    /// When the whole read this client serves must be done by, if it has one.
+    deadline: Option<Instant>,
     user_agent: String,
     home: Option<String>,
     token: Option<Token<'a>>,
@@ -160,6 +164,7 @@ impl<'a> Client<'a> {
         Ok(Client {
             runtime,
             timeout,
+            deadline: None,
             user_agent: format!("dflash-check/{}; {purpose}", env!("CARGO_PKG_VERSION")),
             home: None,
             token: None,
@@ -211,12 +216,34 @@ impl<'a> Client<'a> {
         Ok(cell.get_or_init(|| client))
     }
 
-    /// Runs one request (`fut`: send, follow, read) under the one deadline; `None` when the
-    /// deadline passed first.
+    /// Every request of this client must end by `deadline` as well as within the timeout:
+    /// one bound for a read made of several requests.
+    pub fn with_deadline(mut self, deadline: Option<Instant>) -> Client<'a> {
+        self.deadline = deadline;
+        self
+    }
+
+    /// Whether the read's deadline ([`Client::with_deadline`]) has passed.
+    pub fn past_deadline(&self) -> bool {
+        self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+
+    /// Runs one request (`fut`: send, follow, read) under the one deadline (the timeout, or
+    /// what is left until the read's deadline when that is sooner); `None` when it passed
+    /// first.
     pub fn run<T>(&self, fut: impl Future<Output = T>) -> Option<T> {
+        let limit = match self.deadline {
+            Some(d) => self
+                .timeout
+                .min(d.saturating_duration_since(Instant::now())),
+            None => self.timeout,
+        };
+        if limit.is_zero() {
+            return None;
+        }
         self.runtime
             // The timer is made inside the runtime (it needs its reactor).
-            .block_on(async { tokio::time::timeout(self.timeout, fut).await })
+            .block_on(async { tokio::time::timeout(limit, fut).await })
             .ok()
     }
 

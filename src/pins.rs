@@ -15,6 +15,7 @@ use crate::rules::EngineRelease;
 use crate::{Error, Result};
 
 pub mod digest;
+pub mod repo;
 
 /// The file name searched for from the current directory upwards.
 pub const FILE_NAME: &str = "dflash-check.toml";
@@ -496,6 +497,8 @@ pub struct Recorded {
     pub key: String,
     /// `z-lab/X@sha (fetched …)`, `built-in snapshot …`, `file …`, with the target.
     pub summary: String,
+    /// The file written: `pin_file`, or the file it links to.
+    pub written: repo::WriteTarget,
 }
 
 /// Resolves the request (Hub revisions to shas) and writes the pin into the pin file.
@@ -524,8 +527,13 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
         .kind(crate::error::ErrorKind::Usage)
         .with_hint("pass --pins with a pin file at the repository root")
     })?;
-    let (authority, mut summary) =
-        pin_authority(request, &local, target_input.as_ref(), &where_.root())?;
+    let (authority, mut summary) = pin_authority(
+        request,
+        &local,
+        target_input.as_ref(),
+        (&pins_path, &key),
+        &where_.root(),
+    )?;
     let (target, chat_template) =
         pin_target(request, target_input.as_ref(), &where_.root(), &mut summary)?;
     let d2t = match digest::d2t(&local.path)? {
@@ -543,11 +551,12 @@ pub fn record(request: &PinRequest) -> Result<Recorded> {
         d2t,
         engine: request.engine.clone(),
     };
-    let pin_file = write_pin(where_, &key, pin)?;
+    let written = write_pin(where_, &key, pin)?;
     Ok(Recorded {
-        pin_file,
+        pin_file: pins_path,
         key,
         summary,
+        written,
     })
 }
 
@@ -566,6 +575,7 @@ fn pin_authority(
     request: &PinRequest,
     local: &crate::config::ConfigFile,
     target_input: Option<&InputRef>,
+    (pins_path, key): (&Path, &str),
     root: &Path,
 ) -> Result<(PinAuthority, String)> {
     use crate::source::builtin;
@@ -597,6 +607,8 @@ fn pin_authority(
             let file = crate::config::config_path(p)?;
             Resolver::local_config(&file)?;
             let rel = crate::config::display(&file, root);
+            // What `check` will accept: inside the repository, a model config.
+            repo::authority_at(pins_path, key, &file, &rel)?;
             (PinAuthority::File(rel.clone()), format!("file {rel}"))
         }
         PinSource::Auto => {
@@ -655,12 +667,14 @@ fn pin_target(
 /// Reads, inserts `pin` under `key` and writes the pin file at `where_.path`, under the lock,
 /// so concurrent `pin` runs each add their pin to what the others wrote (the Hub is asked
 /// before, outside the lock). Returns the file's path.
-fn write_pin(where_: LoadedPins, key: &str, pin: Pin) -> Result<PathBuf> {
-    let _lock = crate::fix::write::lock(&where_.path)?;
+fn write_pin(where_: LoadedPins, key: &str, pin: Pin) -> Result<repo::WriteTarget> {
+    // A link is written through when it leads inside the repository, else refused.
+    let target = repo::write_target(&where_.path)?;
+    let _lock = crate::fix::write::lock(&target.path)?;
     // Anything at the path (a dangling link, a FIFO) is the pin file, refused by `load`; a
     // FIFO is never opened for a blocking read.
-    let mut loaded = if std::fs::symlink_metadata(&where_.path).is_ok() {
-        load(&where_.path)?
+    let mut loaded = if std::fs::symlink_metadata(&target.path).is_ok() {
+        load(&target.path)?
     } else {
         LoadedPins {
             file: PinFile {
@@ -674,7 +688,7 @@ fn write_pin(where_: LoadedPins, key: &str, pin: Pin) -> Result<PathBuf> {
     loaded.file.version = VERSION;
     loaded.file.drafters.insert(key.to_string(), pin);
     save_pin(&loaded.path, &loaded.file, key)?;
-    Ok(loaded.path)
+    Ok(target)
 }
 
 /// The first 12 hex digits of a digest, for one-line summaries.

@@ -61,6 +61,13 @@ pub enum WeightsFrom {
     },
     /// Headers the caller read with the config (a Hub drafter for `lint`); `None`: none.
     Given(Option<Box<WeightsHeaders>>),
+    /// A model the deployment loads from the Hub (`ORG/NAME` at the commit it resolved to):
+    /// its headers by range requests, as `weights hf://` reads them. When the Hub cannot
+    /// answer (offline, gated, down) the weights are not checked, and the run says why.
+    Hub {
+        repo: String,
+        sha: String,
+    },
 }
 
 /// What to run on one drafter.
@@ -81,6 +88,9 @@ pub struct DrafterInput<'a> {
     pub builtin_fallback: bool,
     pub lint: LintWith<'a>,
     pub weights: WeightsFrom,
+    /// The engine release that will load the weights (a launch line's, `--engine`): the
+    /// weights rules where engines load a checkpoint differently judge it.
+    pub engine: Option<crate::engine::EngineRelease>,
 }
 
 /// What lint said.
@@ -103,6 +113,8 @@ pub enum Weighed {
     Checked(weights::Checked),
     /// Headers that could not be read (truncated, malformed, hostile).
     Unreadable(Error),
+    /// Headers on the Hub that could not be had (offline, gated, down): why.
+    NotRead(String),
 }
 
 /// One drafter, through every stage asked for.
@@ -256,7 +268,10 @@ impl Pipeline {
                 Err(e) => Linted::Failed(e),
             },
         };
-        run.weights = self.weights(local, input.weights, &run.target);
+        run.weights = self.weights(local, input.weights, &run.target, input.engine);
+        if let Some(line) = run.weights.not_checked_line() {
+            run.not_checked.push(line);
+        }
         run
     }
 
@@ -357,7 +372,13 @@ impl Pipeline {
     }
 
     /// The weights stage: every weights rule over the headers, its skipped rules kept.
-    fn weights(&self, local: &ConfigFile, from: WeightsFrom, target: &TargetContext) -> Weighed {
+    fn weights(
+        &self,
+        local: &ConfigFile,
+        from: WeightsFrom,
+        target: &TargetContext,
+        engine: Option<crate::engine::EngineRelease>,
+    ) -> Weighed {
         let headers = match from {
             WeightsFrom::Skip => return Weighed::NotRun,
             WeightsFrom::Given(h) => Ok(h.map(|h| *h)),
@@ -365,12 +386,37 @@ impl Pipeline {
                 Ok(None) => self.pinned_weights(pinned_hub),
                 other => other,
             },
+            WeightsFrom::Hub { repo, sha } => match self.hub_weights(&repo, &sha) {
+                Err(e) if matches!(e.kind, crate::error::ErrorKind::Hub(_)) => {
+                    return Weighed::NotRead(format!("`{repo}` at {sha}: {}", e.message));
+                }
+                other => other,
+            },
         };
         match headers {
-            Ok(Some(h)) => Weighed::Checked(weights::run(local, &h, target.facts.as_ref())),
+            Ok(Some(h)) => Weighed::Checked(weights::run_for(
+                local,
+                &h,
+                target.facts.as_ref(),
+                engine,
+                weights::Purpose::Deployment,
+            )),
             Ok(None) => Weighed::NoWeights,
             Err(e) => Weighed::Unreadable(e),
         }
+    }
+
+    /// A Hub model's headers at `sha`, through the command's resolver (none: not asked).
+    fn hub_weights(&self, repo: &str, sha: &str) -> Result<Option<WeightsHeaders>> {
+        let Some(resolver) = &self.resolver else {
+            return Err(
+                Error::new("the Hub was not asked").kind(crate::error::ErrorKind::Hub(
+                    crate::error::HubErrorKind::NotInCache,
+                )),
+            );
+        };
+        let settings = resolver.settings()?;
+        weights::read_hub_headers(settings, repo, sha)
     }
 
     /// A pinned Hub repo's headers at its revision (range requests, cached by sha). They are
@@ -386,6 +432,25 @@ impl Pipeline {
         match read {
             Err(e) if matches!(e.kind, crate::error::ErrorKind::Hub(_)) => Ok(None),
             other => other,
+        }
+    }
+}
+
+impl Weighed {
+    /// What the gates list under "not checked" for this outcome: the weights that were not
+    /// read, and why (a plain OK means every model's weights were read).
+    pub fn not_checked_line(&self) -> Option<String> {
+        match self {
+            Weighed::NoWeights => Some(
+                "weights: no model.safetensors or model.safetensors.index.json beside the config".into(),
+            ),
+            Weighed::NotRead(why) => Some(format!("weights: not read from the Hub: {why}")),
+            Weighed::Checked(c) if c.shards_absent => Some(
+                "weights: the index's shards are not here: the tensor names were checked from the index, \
+                 their dtypes and shapes were not"
+                    .into(),
+            ),
+            Weighed::NotRun | Weighed::Checked(_) | Weighed::Unreadable(_) => None,
         }
     }
 }
@@ -433,6 +498,7 @@ pub fn lint(
         target: Ok(choice),
         shared_target: None,
         builtin_fallback: false,
+        engine: options.engine.clone(),
         lint: LintWith::Options(Box::new(options)),
         weights: match with_weights {
             true => WeightsFrom::Given(drafter.headers.map(Box::new)),
@@ -505,6 +571,7 @@ pub fn skipped_by_need(skipped: &[weights::Skipped]) -> Vec<(String, Vec<&'stati
 
 /// Lint's findings that say something the comparison does not: one finding per problem, so
 /// a lint finding at a field a comparison finding reports at least as severely is dropped.
+/// A `non-finite-number` finding is kept: it is about the value, not a difference.
 pub fn uncovered(
     lint: impl IntoIterator<Item = Diagnostic>,
     compared: &[Diagnostic],
@@ -514,11 +581,15 @@ pub fn uncovered(
         .filter(|f| matches!(f.code, crate::diagnostic::Code::Diff(_)) && !f.path.is_empty())
         .map(|f| (f.path.as_str(), f.severity))
         .collect();
+    // A non-finite number is a finding about the value itself, not a difference: kept even
+    // where the comparison reports the field (issue 44), so its code is in every command.
+    let own = crate::diagnostic::Code::Lint(crate::diagnostic::codes::LintCode::NonFiniteNumber);
     lint.into_iter()
         .filter(|l| {
-            !covered
-                .iter()
-                .any(|(path, sev)| *path == l.path && *sev <= l.severity)
+            l.code == own
+                || !covered
+                    .iter()
+                    .any(|(path, sev)| *path == l.path && *sev <= l.severity)
         })
         .collect()
 }

@@ -531,8 +531,24 @@ fn set_up_pins(case: &Case, root: &Path) {
     .unwrap();
     let pins = root.join("dflash-check.toml");
     match (&case.file, case.setup.as_deref()) {
-        (Some(f), _) => {
+        (Some(f), extra) => {
             fs::copy(corpus_dir().join(f), &pins).unwrap();
+            // What a pin's `against` names, beside the pin file (issue 44).
+            let authorities = root.join("authorities");
+            match extra {
+                None => {}
+                Some("pins-against-link") => {
+                    fs::create_dir(&authorities).unwrap();
+                    std::os::unix::fs::symlink("/etc/passwd", authorities.join("link.json"))
+                        .unwrap();
+                }
+                Some("pins-against-credentials") => {
+                    fs::create_dir(&authorities).unwrap();
+                    let creds = r#"{"auths": {"registry": {"auth": "c2VjcmV0"}}}"#;
+                    fs::write(authorities.join("creds.json"), creds).unwrap();
+                }
+                Some(other) => panic!("{}: unknown pins setup {other:?}", case.name),
+            }
         }
         (None, Some("pins-dangling-symlink")) => {
             std::os::unix::fs::symlink("submodule/dflash-check.toml", &pins).unwrap()

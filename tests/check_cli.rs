@@ -1137,6 +1137,212 @@ fn hostile_ignore_globs_answer_at_once() {
     }
 }
 
+/// Issue 44: a pin's `against` was read wherever it pointed, and its values printed as
+/// `only-authority` lines (in the GitHub annotations too): a credential one level above the
+/// checkout, reached by `../`, by an absolute path or by a link in the repository, was shown
+/// in the CI log. Now each is refused (exit 2) naming the pin and the file, with none of its
+/// values; so is a credential-shaped JSON inside the repository (not a model config). A link
+/// inside the repository to a config inside it is still followed.
+#[test]
+fn a_pin_against_a_file_outside_the_repository_is_refused_unshown() {
+    let outer = tempfile::tempdir().unwrap();
+    let creds = outer.path().join("creds.json");
+    fs::write(&creds, r#"{"auths": {"registry": {"auth": "c2VjcmV0"}}}"#).unwrap();
+    let repo = outer.path().join("repo");
+    copy(
+        "fixtures/incident/Qwen3.6-27B-DFlash/config.json",
+        &repo.join("models/d/config.json"),
+    );
+    copy(
+        "fixtures/incident/authority/config.json",
+        &repo.join("authorities/real.json"),
+    );
+    fs::create_dir_all(repo.join(".git")).unwrap();
+    std::os::unix::fs::symlink("../../creds.json", repo.join("authorities/link.json")).unwrap();
+    std::os::unix::fs::symlink("real.json", repo.join("authorities/inside.json")).unwrap();
+    fs::write(
+        repo.join("authorities/creds.json"),
+        fs::read(&creds).unwrap(),
+    )
+    .unwrap();
+    let pin_to = |against: &str| {
+        let text = format!("version = 2\n[drafters.\"models/d\"]\nagainst = \"{against}\"\n");
+        fs::write(repo.join("dflash-check.toml"), text).unwrap();
+    };
+    let absolute = creds.display().to_string();
+    for (against, why) in [
+        ("../creds.json", "outside the repository"),
+        (absolute.as_str(), "outside the repository"),
+        ("authorities/link.json", "outside the repository"),
+        ("authorities/creds.json", "not a model config"),
+    ] {
+        pin_to(against);
+        for format in ["human", "github"] {
+            let (code, out, err) = dflash(&repo, &["check", "models", "--format", format]);
+            assert_eq!(code, 2, "{against} ({format}): {out}{err}");
+            assert!(out.is_empty(), "{against}: {out}");
+            assert!(
+                err.contains("the pin `models/d`") && err.contains(why),
+                "{err}"
+            );
+            for secret in ["c2VjcmV0", "registry", "auths"] {
+                assert!(
+                    !err.contains(secret),
+                    "{against} ({format}) shows `{secret}`: {err}"
+                );
+            }
+        }
+    }
+    // `pin` refuses to record such a pin, and writes nothing.
+    pin_to("authorities/real.json");
+    let before = fs::read(repo.join("dflash-check.toml")).unwrap();
+    let (code, out, err) = dflash(&repo, &["pin", "models/d", "--against", "../creds.json"]);
+    assert_eq!(code, 2, "{out}{err}");
+    assert!(
+        err.contains("outside the repository") && !err.contains("c2VjcmV0"),
+        "{err}"
+    );
+    assert_eq!(fs::read(repo.join("dflash-check.toml")).unwrap(), before);
+    // A config inside the repository, named directly or through a link inside it: read.
+    for against in ["authorities/real.json", "authorities/inside.json"] {
+        pin_to(against);
+        let (code, out, err) = dflash(&repo, &["check", "models"]);
+        assert_eq!(code, 1, "{against}: {out}{err}");
+        assert!(out.contains("authorities/real.json"), "{out}");
+    }
+}
+
+/// Issue 44: `pin`, `check --baseline` and `check --prune-ignores` replaced a symlinked
+/// `dflash-check.toml` with a regular file, silently. Now a link to a file inside the
+/// repository is written through (the link kept, the message says so), and one to a file
+/// outside is refused: exit 2, the link and its target unchanged.
+#[test]
+fn a_symlinked_pin_file_is_written_through_inside_and_refused_outside() {
+    let outer = tempfile::tempdir().unwrap();
+    let repo = outer.path().join("repo");
+    copy(
+        "fixtures/incident/Qwen3.6-27B-DFlash/config.json",
+        &repo.join("models/wrong/config.json"),
+    );
+    fs::create_dir_all(repo.join(".git")).unwrap();
+    fs::create_dir_all(repo.join("conf")).unwrap();
+    let link = repo.join("dflash-check.toml");
+    let is_link = |p: &Path| fs::symlink_metadata(p).unwrap().file_type().is_symlink();
+    let pin = [
+        "pin",
+        "models/wrong",
+        "--snapshot",
+        "z-lab/Qwen3.6-27B-DFlash",
+    ];
+    // Inside: written through, each time, and said.
+    fs::write(repo.join("conf/pins.toml"), "version = 2\n").unwrap();
+    std::os::unix::fs::symlink("conf/pins.toml", &link).unwrap();
+    let through = "through the symbolic link";
+    let (code, out, err) = dflash(&repo, &pin);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains("conf/pins.toml") && out.contains(through),
+        "{out}"
+    );
+    let (code, out, err) = dflash(&repo, &["check", "models", "--baseline"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        err.contains("appended to `") && err.contains(through),
+        "{err}"
+    );
+    fs::copy(
+        "fixtures/incident/authority/config.json",
+        repo.join("models/wrong/config.json"),
+    )
+    .unwrap();
+    let (code, out, err) = dflash(&repo, &["check", "models", "--prune-ignores"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        err.contains("stale [[ignore]]") && err.contains(through),
+        "{err}"
+    );
+    assert!(is_link(&link), "the link was replaced");
+    let written = fs::read_to_string(repo.join("conf/pins.toml")).unwrap();
+    assert!(written.contains("[drafters.\"models/wrong\"]"), "{written}");
+    assert!(!written.contains("[[ignore]]"), "{written}");
+    // Outside: refused, nothing written.
+    fs::remove_file(&link).unwrap();
+    let outside = outer.path().join("pins.toml");
+    // With a stale entry, so that `--prune-ignores` has something to write.
+    let written = format!(
+        "{written}\n[[ignore]]\ncode = \"changed\"\npath = \"models/wrong\"\npointer = \"/x\"\nreason = \"r\"\n"
+    );
+    fs::write(&outside, written.as_bytes()).unwrap();
+    std::os::unix::fs::symlink("../pins.toml", &link).unwrap();
+    copy(
+        "fixtures/incident/Qwen3.6-27B-DFlash/config.json",
+        &repo.join("models/wrong/config.json"),
+    );
+    for args in [
+        &pin[..],
+        &["check", "models", "--baseline"],
+        &["check", "models", "--prune-ignores"],
+    ] {
+        let (code, out, err) = dflash(&repo, args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        assert!(
+            err.contains("is a symbolic link to") && err.contains("outside the repository"),
+            "{err}"
+        );
+        assert!(err.contains("nothing was written"), "{err}");
+        assert!(is_link(&link));
+        assert_eq!(fs::read_to_string(&outside).unwrap(), written);
+    }
+}
+
+/// Issue 44: a pin file of many `[[ignore]]` entries was quadratic again: every finding was
+/// matched against every entry, and each entry's line counted from the top of the file. A
+/// drafter with 5,000 keys its snapshot lacks, baselined (5,000 entries), then checked: the
+/// check took 516 s on the code before (debug build); now about a second, as does pruning
+/// them all once the keys are gone.
+#[test]
+fn a_baseline_of_thousands_of_findings_is_checked_at_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let config = fs::read_to_string("fixtures/incident/authority/config.json").unwrap();
+    let extra: String = (0..5000).map(|i| format!("  \"k{i}\": {i},\n")).collect();
+    let drafter = d.join("models/Qwen3.6-27B-DFlash/config.json");
+    fs::create_dir_all(drafter.parent().unwrap()).unwrap();
+    fs::write(&drafter, config.replacen("{\n", &format!("{{\n{extra}"), 1)).unwrap();
+    fs::write(
+        d.join("dflash-check.toml"),
+        "version = 2\n[drafters.\"models/Qwen3.6-27B-DFlash\"]\nsnapshot = \"z-lab/Qwen3.6-27B-DFlash\"\n",
+    )
+    .unwrap();
+    let run = |args: &[&str]| {
+        let start = std::time::Instant::now();
+        let out = assert_cmd::Command::new(env!("CARGO_BIN_EXE_dflash-check"))
+            .args(args)
+            .current_dir(d)
+            .env("HF_HUB_OFFLINE", "1")
+            .timeout(std::time::Duration::from_secs(60))
+            .output()
+            .unwrap();
+        eprintln!("{args:?}: {:?}", start.elapsed());
+        let err = String::from_utf8_lossy(&out.stderr).into_owned();
+        (out.status.code(), err)
+    };
+    let (code, err) = run(&["check", "models", "--baseline"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(err.contains("5000 [[ignore]] entries appended"), "{err}");
+    let (code, err) = run(&["check", "models"]);
+    assert_eq!(code, Some(0), "5,000 findings, each suppressed: {err}");
+    fs::write(&drafter, &config).unwrap();
+    let (code, err) = run(&["check", "models", "--prune-ignores"]);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(
+        err.contains("removed 5000 stale [[ignore]] entries"),
+        "{err}"
+    );
+    let pins = fs::read_to_string(d.join("dflash-check.toml")).unwrap();
+    assert!(!pins.contains("[[ignore]]"), "{pins}");
+}
+
 /// Issue 32: `expires = "2027-02-31"` was accepted.
 #[test]
 fn an_impossible_expiry_date_exits_two() {

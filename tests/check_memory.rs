@@ -3,6 +3,8 @@
 //! copied into a `serde_json::Value` before they were written). Peak memory is the child's
 //! `ru_maxrss`, read with `wait4`, so the test needs no tool.
 
+mod common;
+
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -51,8 +53,6 @@ fn tree(root: &Path, n: usize) {
 }
 
 /// Runs `check models --format FORMAT` in `root`: (exit code, peak RSS in bytes, output bytes).
-/// The child is waited for with `wait4`, which std does not offer, for its resource usage.
-#[allow(clippy::zombie_processes)]
 fn peak(root: &Path, format: &str) -> (i32, u64, u64) {
     let out_path = root.join(format!("out.{format}"));
     let child = Command::new(env!("CARGO_BIN_EXE_dflash-check"))
@@ -63,20 +63,9 @@ fn peak(root: &Path, format: &str) -> (i32, u64, u64) {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is valid, and wait4 writes it for our own child.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    let pid = child.id() as libc::pid_t;
-    // SAFETY: `pid` is our child, not yet waited for; both pointers are to live locals.
-    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-    assert_eq!(waited, pid);
-    let code = if libc::WIFEXITED(status) {
-        libc::WEXITSTATUS(status)
-    } else {
-        -1
-    };
+    let (code, peak) = common::wait_peak(child);
     let len = std::fs::metadata(&out_path).unwrap().len();
-    (code, usage.ru_maxrss as u64 * 1024, len)
+    (code, peak, len)
 }
 
 #[test]

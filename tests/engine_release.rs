@@ -134,7 +134,7 @@ fn a_compose_files_image_tag_is_the_release() {
     let (code, out, err) = run(d, &["launch", "--file", "compose.yaml"]);
     assert_eq!(code, 1, "{out}{err}");
     assert!(
-        out.contains("vllm 0.28.0 (vllm/vllm-openai image, whose entrypoint is vLLM; image vllm/vllm-openai:v0.28.0)"),
+        out.contains("vllm 0.28.0 (vllm/vllm-openai image's entrypoint (vLLM); image vllm/vllm-openai:v0.28.0)"),
         "{out}"
     );
     assert!(out.contains(&format!("error[{OVERRIDDEN}]")), "{out}");
@@ -151,7 +151,7 @@ fn a_compose_files_image_tag_is_the_release() {
     );
     assert_eq!(code, 1, "{out}");
     assert!(
-        out.contains("vllm 0.30 (vllm/vllm-openai image, whose entrypoint is vLLM; --engine)"),
+        out.contains("vllm 0.30 (vllm/vllm-openai image's entrypoint (vLLM); --engine)"),
         "{out}"
     );
 }

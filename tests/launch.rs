@@ -191,8 +191,11 @@ fn human_output_lists_the_parsed_launch() {
         "drafter   z-lab/Qwen3.5-27B-DFlash  (Hub, commit 5ab0e2c2",
         "dflash drafter; block_size 16",
         "method dflash; K (num_speculative_tokens) 15; max_num_batched_tokens 32768",
-        // vLLM's default --max-num-seqs is not known: the verdict says one check was not made.
-        "OK (unverified: 1 check not made (see \"not checked\")): 0 errors, 0 warnings, 0 info",
+        // vLLM's default --max-num-seqs is not known, and offline the Hub gives neither model's
+        // weights: the verdict says three checks were not made.
+        "not checked: weights: not read from the Hub: `z-lab/Qwen3.5-27B-DFlash`",
+        "not checked: the target's weights: not read from the Hub: `Qwen/Qwen3.5-27B`",
+        "OK (unverified: 3 checks not made (see \"not checked\")): 0 errors, 0 warnings, 0 info",
     ] {
         assert!(out.contains(needle), "missing {needle:?} in\n{out}");
     }

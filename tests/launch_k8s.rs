@@ -225,3 +225,63 @@ fn check_finds_and_gates_manifests() {
         serde_json::json!(["tests/launch/files/docker-compose.yml"])
     );
 }
+
+/// Issue 44: Kubernetes `$(VAR)` expansion had no bound: a 500 kB manifest asked for 6.5 GB
+/// and aborted, 90 kB took 593 MB. Each hostile shape (written at test time, about 500 kB):
+/// one `args` word of `$(A)` repeated with a 250 kB `A`; 60,000 words `$(A)`; env values that
+/// each name the one before 16 times; a `sh -c` script of references. Each now exits 2 at once
+/// naming the file, the container and the cap (on 309e61e: signal 6 after 2.2 GB for the
+/// first two under a 4 GB limit, 4 GB and 34 s for the `sh -c` shape at 90 kB).
+#[test]
+fn hostile_variable_expansion_is_refused_at_its_cap() {
+    let dir = tempfile::tempdir().unwrap();
+    let long = "x".repeat(250_000);
+    let refs = "$(A)".repeat(62_500);
+    let mut nested = String::from("        - name: V0\n          value: \"yyyyyyyy\"\n");
+    for i in 1..12 {
+        let value = format!("$(V{})", i - 1).repeat(16);
+        nested.push_str(&format!(
+            "        - name: V{i}\n          value: \"{value}\"\n"
+        ));
+    }
+    let shapes = [
+        (
+            "one-word",
+            format!("        - name: A\n          value: \"{long}\"\n"),
+            format!("        args: [\"{refs}\"]\n"),
+        ),
+        (
+            "many-words",
+            format!("        - name: A\n          value: \"{long}\"\n"),
+            format!("        args: [{}]\n", vec!["\"$(A)\""; 60_000].join(",")),
+        ),
+        ("nested", nested, "        args: [\"$(V11)\"]\n".to_string()),
+        (
+            "sh-c",
+            format!("        - name: A\n          value: \"{long}\"\n"),
+            format!("        command: [\"sh\", \"-c\", \"vllm serve m {refs}\"]\n"),
+        ),
+    ];
+    for (name, env, args) in shapes {
+        let file = dir.path().join(format!("{name}.yaml"));
+        let text = format!(
+            "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x\nspec:\n  template:\n    spec:\n      containers:\n      - name: c\n        image: vllm/vllm-openai\n        env:\n{env}{args}"
+        );
+        std::fs::write(&file, text).unwrap();
+        let start = std::time::Instant::now();
+        let (code, report, err) = launch(&["--file", file.to_str().unwrap()]);
+        let took = start.elapsed();
+        eprintln!("{name}: exit {code} in {took:?}");
+        assert_eq!(code, 2, "{name}: {err}{report:#}");
+        assert!(
+            err.contains(&format!(
+                "{name}.yaml: the `$(VAR)` references of container `c` of Deployment `x` expand"
+            )),
+            "{name}: {err}"
+        );
+        assert!(
+            took < std::time::Duration::from_secs(20),
+            "{name}: {took:?}"
+        );
+    }
+}

@@ -465,3 +465,125 @@ fn a_server_that_ignores_ranges_costs_a_bounded_multiple_of_the_header() {
         file.len()
     );
 }
+
+/// Issue 44: a tag llama.cpp cannot compile as a pattern (`std::regex(TAG + "[.-]", icase)`:
+/// libstdc++ throws, llama-server stops) was reported as "no file matches" (a warning, exit 0).
+/// Now it is bad input (exit 2) naming the tag and libstdc++'s error, before any request; a
+/// tag that compiles and matches nothing is still the warning, and a named `--hf-file` makes
+/// llama.cpp ignore the tag. No GGUF header is read, so any bytes serve.
+#[test]
+fn an_invalid_tag_pattern_is_bad_input() {
+    let hub = HubServer::start();
+    let mut repo = FakeRepo::default();
+    repo.commit(&[("Target-Q8_0.gguf", b"GGUF, never read".as_slice())]);
+    hub.add_repo(TARGET, repo);
+    let cache = tempfile::tempdir().unwrap();
+    for (tag, error) in [
+        ("Q4[", "error_collate"),
+        ("(Q4", "error_paren"),
+        ("*Q4", "error_paren"),
+        ("Q4{2,1}", "error_badbrace"),
+        ("Q4\\x4", "error_escape"),
+        ("(?i)q4", "error_paren"),
+        ("Q4\\1", "error_backref"),
+        ("[z-a]", "error_range"),
+    ] {
+        hub.clear_log();
+        let line = format!("llama-server -hf {TARGET}:{tag} --spec-type draft-simple");
+        let run = launch(&hub.url, cache.path(), false, &line);
+        assert_eq!(run.code, 2, "{tag}: {:#}\n{}", run.json, run.stderr);
+        assert!(
+            run.stderr.contains(&format!(
+                "its tag `{tag}` is not a pattern llama.cpp can compile"
+            )) && run.stderr.contains(error),
+            "{tag}: {}",
+            run.stderr
+        );
+        assert!(hub.log().is_empty(), "{tag}: asked the Hub");
+    }
+    let run = launch(
+        &hub.url,
+        cache.path(),
+        false,
+        &format!("llama-server -hf {TARGET}:Q5_K_M --spec-type draft-simple"),
+    );
+    assert_eq!(run.code, 0, "{:#}\n{}", run.json, run.stderr);
+    assert!(
+        run.json.to_string().contains("matches the tag `Q5_K_M`"),
+        "{:#}",
+        run.json
+    );
+    let run = launch(
+        &hub.url,
+        cache.path(),
+        true,
+        &format!(
+            "llama-server -hf {TARGET}:Q4[ --hf-file Target-Q8_0.gguf --spec-type draft-simple"
+        ),
+    );
+    assert_ne!(run.code, 2, "{}", run.stderr);
+}
+
+/// A GGUF file (version 3, no tensor) with `general.architecture` and one string of `len`
+/// bytes: its header takes several range requests (16 KiB, then twice as much each time).
+fn big_header_gguf(len: usize) -> Vec<u8> {
+    let mut b = b"GGUF".to_vec();
+    b.extend(3u32.to_le_bytes());
+    b.extend(0u64.to_le_bytes());
+    b.extend(2u64.to_le_bytes());
+    for (key, value) in [
+        ("general.architecture", "llama".to_string()),
+        ("general.name", "x".repeat(len)),
+    ] {
+        b.extend((key.len() as u64).to_le_bytes());
+        b.extend(key.as_bytes());
+        b.extend(8u32.to_le_bytes());
+        b.extend((value.len() as u64).to_le_bytes());
+        b.extend(value.as_bytes());
+    }
+    b
+}
+
+/// Issue 44: a GGUF header read from the Hub had a timeout per range request but none for the
+/// whole read: a server answering each range in 2.5 s held `launch --timeout 3` for 135 s. A
+/// 1 MB header takes six ranges (15 s at 2.5 s each on 309e61e); now `--timeout` is one
+/// deadline for the model's read, and the model is unavailable after 3 s, saying so.
+#[test]
+fn a_slow_range_server_is_cut_at_one_deadline_for_the_whole_read() {
+    let hub = HubServer::start();
+    let mut repo = FakeRepo::default();
+    let gguf = big_header_gguf(1_000_000);
+    repo.commit(&[("Target-Q8_0.gguf", gguf.as_slice())]);
+    hub.add_repo(TARGET, repo);
+    hub.delay_ranges(std::time::Duration::from_millis(2500));
+    let cache = tempfile::tempdir().unwrap();
+    let start = std::time::Instant::now();
+    let out = Command::new(env!("CARGO_BIN_EXE_dflash-check"))
+        .args(["launch", "--timeout", "3", "--format", "json", "--"])
+        .args(["llama-server", "-hf", TARGET, "--spec-type", "draft-simple"])
+        .env("HF_ENDPOINT", &hub.url)
+        .env("HF_HUB_CACHE", cache.path())
+        .env("HF_HOME", cache.path().join("home"))
+        .env("HF_HUB_OFFLINE", "0")
+        .env_remove("HF_TOKEN")
+        .output()
+        .unwrap();
+    let took = start.elapsed();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    eprintln!(
+        "{took:?}, {} range requests",
+        hub.log()
+            .iter()
+            .filter(|r| r.header("range").is_some())
+            .count()
+    );
+    assert!(
+        took < std::time::Duration::from_secs(8),
+        "{took:?}: {stdout}"
+    );
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.contains("was not read from") && stdout.contains("within 3 s"),
+        "{stdout}"
+    );
+}

@@ -98,6 +98,21 @@ const FIRES: &[(&str, &str, &[&str], &str, &str)] = &[
         "field-type",
         "error",
     ),
+    // Issue 44: NaN or an infinity, which Python's json reads, is an error of its own.
+    (
+        "cases/non-finite-rope-theta",
+        Q36,
+        &[],
+        "non-finite-number",
+        "error",
+    ),
+    (
+        "cases/non-finite-rms-norm-eps",
+        Q36,
+        &[],
+        "non-finite-number",
+        "error",
+    ),
     (
         "cases/hidden-size-mismatch",
         Q36,

@@ -16,8 +16,14 @@ const NAMES: &[(&str, Option<&str>)] = &[
     ("mtp.layers.0.self_attn.q_proj", None),
     ("mtp.layers.0.mlp.experts.3.up_proj", None),
     ("model.layers.61.eh_proj", Some("model.layers.61.")),
-    ("model.layers.61.self_attn.q_a_proj", Some("model.layers.61.")),
-    ("model.layers.61.mlp.experts.0.down_proj", Some("model.layers.61.")),
+    (
+        "model.layers.61.self_attn.q_a_proj",
+        Some("model.layers.61."),
+    ),
+    (
+        "model.layers.61.mlp.experts.0.down_proj",
+        Some("model.layers.61."),
+    ),
     ("", None),
     ("é.ü.experts.", Some("é.")),
 ];

@@ -18,13 +18,19 @@ fn check(data: &[u8], size: u64, limits: Limits) {
             assert!(h.header_bytes <= limits.max_header_bytes);
             assert!(h.header_bytes <= data.len() as u64);
             for t in &h.tensors {
-                let end = u128::from(h.data_start) + u128::from(t.offset)
+                let end = u128::from(h.data_start)
+                    + u128::from(t.offset)
                     + u128::from(t.bytes.unwrap_or(0));
                 assert!(end <= u128::from(size), "{t:?} ends past {size}");
                 let _ = (t.type_name(), t.torch_shape());
             }
             let tok = h.tokenizer();
-            let _ = (tok.vocab_size(), tok.token_types(), tok.bos(), tok.add_bos());
+            let _ = (
+                tok.vocab_size(),
+                tok.token_types(),
+                tok.bos(),
+                tok.add_bos(),
+            );
         }
     }
 }

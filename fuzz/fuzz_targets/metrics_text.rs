@@ -47,6 +47,7 @@ fuzz_target!(|data: &[u8]| {
         min_acceptance_length: Some(2.0),
         draft_family: dflash_check::family::Family::Dflash,
         draft_cost_ratio: None,
+        profile: Default::default(),
     };
     if let Ok(r) = acceptance::measure(&mut source, &options, &mut |_| {}) {
         let length = r.measurement.acceptance_length();

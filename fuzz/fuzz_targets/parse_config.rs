@@ -43,7 +43,13 @@ fuzz_target!(|data: &[u8]| {
 });
 
 fn render(report: &DiffReport) {
-    for format in [Format::Human, Format::Json, Format::Github, Format::Sarif, Format::Gitlab] {
+    for format in [
+        Format::Human,
+        Format::Json,
+        Format::Github,
+        Format::Sarif,
+        Format::Gitlab,
+    ] {
         let options = RenderOptions {
             painter: Painter { enabled: true },
             deny_warnings: false,

@@ -293,7 +293,9 @@ pub struct HubArgs {
     /// Never contact the Hub; answer from the cache and say so [env: HF_HUB_OFFLINE=1].
     #[arg(long)]
     pub offline: bool,
-    /// Seconds to wait for the Hub per request [env: HF_HUB_DOWNLOAD_TIMEOUT; default 10].
+    /// Seconds to wait for the Hub per request; a GGUF model read from the Hub (`-hf` in a launch
+    /// line) gets them once for its whole read, file list and header ranges together [env:
+    /// HF_HUB_DOWNLOAD_TIMEOUT; default 10].
     #[arg(long, value_name = "SECS")]
     pub timeout: Option<u64>,
     /// Fail (exit 2) instead of falling back to a cached copy when the Hub cannot be asked.

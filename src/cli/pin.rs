@@ -68,6 +68,7 @@ pub fn run(args: &PinArgs, out: &mut Vec<u8>) -> Result<u8> {
                 "schema_version": dflash_check::report::SCHEMA_VERSION,
                 "command": "pin",
                 "pin_file": recorded.pin_file.display().to_string(),
+                "written_to": recorded.written.path.display().to_string(),
                 "key": recorded.key,
                 "summary": recorded.summary,
             }),
@@ -86,7 +87,7 @@ pub fn run(args: &PinArgs, out: &mut Vec<u8>) -> Result<u8> {
     writeln!(
         out,
         "in {} — commit it; `dflash-check check` will compare against exactly this.",
-        shown(&recorded.pin_file.display().to_string())
+        shown(&recorded.written.through())
     )?;
     Ok(exit::CLEAN)
 }

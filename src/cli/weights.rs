@@ -67,10 +67,12 @@ pub fn run_weights(args: &WeightsArgs, out: &mut Vec<u8>) -> Result<u8> {
             &headers,
             target.as_ref().map(|t| &t.0),
             args.engine.clone(),
+            weights::Purpose::Shards,
         ),
         (None, _) => weights::Checked {
             diagnostics: Vec::new(),
             skipped: Vec::new(),
+            shards_absent: false,
         },
     };
     let report = weights::WeightsReport {

@@ -89,7 +89,6 @@ pub(super) fn from_launch(
             base_dir: base,
             target_repo,
             fresh_authority: true,
-            weights: true,
             volumes: Vec::new(),
             stated: inputs.stated.clone(),
         },
@@ -207,6 +206,7 @@ pub(super) fn from_flags(
         target: Ok(choice),
         shared_target: None,
         builtin_fallback: false,
+        engine: options.engine.clone(),
         lint: LintWith::Options(Box::new(options)),
         weights: WeightsFrom::Local { pinned_hub: None },
     });
@@ -247,12 +247,15 @@ pub(super) fn shape(run: &DrafterRun, g: &mut Gathered) {
     match &run.weights {
         Weighed::Checked(c) => {
             g.weights_checked = true;
-            g.findings.extend(c.diagnostics.iter().cloned());
-            g.not_checked.extend(pipeline::skipped_lines(&c.skipped));
+            // A launch's report already holds the weights' findings and skipped rules.
+            if !g.launch_checked {
+                g.findings.extend(c.diagnostics.iter().cloned());
+                g.not_checked.extend(pipeline::skipped_lines(&c.skipped));
+            }
         }
-        Weighed::NoWeights => g
-            .not_checked
-            .push("weights: no safetensors beside the drafter's config".into()),
+        // Said in the run's `not_checked`, which the caller lists.
+        Weighed::NoWeights | Weighed::NotRead(_) => {}
+        Weighed::Unreadable(_) if g.launch_checked => {}
         Weighed::Unreadable(e) => {
             let code = crate::diagnostic::codes::CheckCode::WeightsUnreadable;
             g.findings.push(

@@ -154,6 +154,11 @@ pub struct Ask<'a> {
     pub size: u64,
     /// Never fetch past this many bytes (the parser's header cap).
     pub cap: u64,
+    /// When the whole read must be done by (every range request of it): `--timeout` from the
+    /// start of the model's read, so a server answering each range just inside the timeout
+    /// cannot hold the command for one timeout per range (issue 44: 2.5 s a range held
+    /// `launch --timeout 3` for 135 s).
+    pub deadline: Option<std::time::Instant>,
 }
 
 /// Runs `parse` over the start of a Hub file, fetching ranges as it reads. `Err` is a fetch
@@ -180,7 +185,11 @@ pub fn read_start<T, E>(
     let reader = if settings.offline.value {
         None
     } else {
-        Some(RangeReader::new(settings, &t)?.with_known_size(ask.size))
+        Some(
+            RangeReader::new(settings, &t)?
+                .with_known_size(ask.size)
+                .until(ask.deadline),
+        )
     };
     let mut blocks = Blocks {
         reader,

@@ -332,6 +332,22 @@ pub(crate) fn timed_out(t: &Target<'_>) -> HubError {
     .with_hint("raise --timeout, check the network, or use --offline to read the cache")
 }
 
+/// The one deadline of a read made of several requests (a GGUF model: its file list and its
+/// header's ranges) passed: `--timeout` bounds the read as a whole.
+pub(crate) fn read_timed_out(t: &Target<'_>) -> HubError {
+    HubError::new(
+        HubErrorKind::Timeout,
+        format!(
+            "{} was not read from {} within {} s: --timeout bounds the whole read of a GGUF model \
+             from the Hub (its file list and every range request of its header), not each request",
+            t.what(),
+            t.endpoint,
+            t.timeout.as_secs_f64()
+        ),
+    )
+    .with_hint("raise --timeout, check the network, or use --offline to read the cache")
+}
+
 pub(crate) fn transport(source: &NetError, t: &Target<'_>) -> HubError {
     match source {
         NetError::Timeout => timed_out(t),

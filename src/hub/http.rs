@@ -12,11 +12,11 @@
 //! - every failure worded as a [`HubError`] naming the repo, revision and file.
 
 use std::future::Future;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::net::{self, Client, Follow, HeaderMap, HeaderName, Method, NetError, Response, Url};
 
-use super::error::{timed_out, transport, HubError, HubErrorKind, Target};
+use super::error::{read_timed_out, timed_out, transport, HubError, HubErrorKind, Target};
 use super::settings::HubSettings;
 
 /// Retries after the first attempt for transient failures (5xx, 429, connect errors).
@@ -130,11 +130,22 @@ impl<'a> Http<'a> {
         )
     }
 
+    /// The same client, its requests also bounded by one deadline for the whole read they are
+    /// part of ([`Client::with_deadline`]).
+    pub fn until(mut self, deadline: Option<Instant>) -> Self {
+        self.client = self.client.with_deadline(deadline);
+        self
+    }
+
     /// Runs one request (`fut`: send, follow, read) under the one deadline.
     pub fn run<T>(&self, fut: impl Future<Output = Result<T, HubError>>) -> Result<T, HubError> {
-        self.client
-            .run(fut)
-            .unwrap_or_else(|| Err(timed_out(self.t)))
+        self.client.run(fut).unwrap_or_else(|| {
+            Err(if self.client.past_deadline() {
+                read_timed_out(self.t)
+            } else {
+                timed_out(self.t)
+            })
+        })
     }
 
     /// Runs `attempt` until it is done, at most `RETRIES` more times after a transient failure,

@@ -40,6 +40,6 @@ pub use settings::{
     DEFAULT_TIMEOUT_SECS,
 };
 pub use tree::{
-    list_repo_files, listing_cache_path, RepoFile, RepoListing, MAX_LISTING_BYTES,
+    list_repo_files, listing_cache_path, parse_listing, RepoFile, RepoListing, MAX_LISTING_BYTES,
     MAX_LISTING_ENTRIES, MAX_REFS_BYTES,
 };

@@ -315,6 +315,13 @@ impl<'a> RangeReader<'a> {
         })
     }
 
+    /// The same reader, each request also ending by `deadline`: one bound for a read made of
+    /// several ranges ([`super::http::Http::until`]).
+    pub(super) fn until(mut self, deadline: Option<std::time::Instant>) -> Self {
+        self.http = self.http.until(deadline);
+        self
+    }
+
     /// The same reader for a file whose size a listing gave.
     pub(super) fn with_known_size(mut self, size: u64) -> Self {
         self.known_size = Some(size);

@@ -12,9 +12,13 @@
 //! the listing is cached per sha at `models--ORG--NAME/.dflash-check/tree/<sha>.json` (a commit
 //! never changes), so a warm run sends one request (the refs) and an offline run none.
 
+use std::cell::Cell;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
+use serde::de::{Deserialize, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Serialize;
 use serde_json::Value;
 
 use crate::net::{read_capped, BodyError, Follow, Method};
@@ -151,50 +155,254 @@ fn branch_of(t: &Target<'_>, body: &[u8]) -> Result<(String, String), HubError> 
 }
 
 /// The files of a tree answer, checked: a JSON array of at most [`MAX_LISTING_ENTRIES`]
-/// entries; `type: file` entries with a safe path are kept, in order.
+/// entries; `type: file` entries with a safe path are kept, in order. Read in one streaming
+/// pass ([`Listing`]): each entry's `type`, `path`, `size` and `lfs.size` are taken and
+/// everything else is skipped unbuilt, so memory is the body plus the files kept (a 16 MiB
+/// listing of one entry holding 8 million numbers built a `Value` tree of 630 MB; issue 44).
+/// Entries are read as `serde_json::Value` read them: a duplicated key's last value wins, a
+/// field of another type is absent.
 fn files_of(t: &Target<'_>, body: &[u8]) -> Result<Vec<RepoFile>, HubError> {
-    let json: Value = serde_json::from_slice(body)
-        .map_err(|e| bad(t, format_args!("JSON that does not parse ({e})")))?;
-    let Some(items) = json.as_array() else {
-        return Err(bad(t, "a listing that is not a JSON array"));
-    };
-    if items.len() > MAX_LISTING_ENTRIES {
-        return Err(HubError::new(
+    // UTF-8 first, for the whole body: the streaming pass does not look inside the strings it
+    // skips, and a `Value` reading refused invalid UTF-8 anywhere.
+    let text = std::str::from_utf8(body).map_err(|e| {
+        bad(
+            t,
+            format_args!(
+                "JSON that does not parse (invalid UTF-8 at byte {})",
+                e.valid_up_to()
+            ),
+        )
+    })?;
+    let over = Cell::new(false);
+    let mut de = serde_json::Deserializer::from_str(text);
+    let read = de
+        .deserialize_any(Listing { over: &over })
+        .and_then(|files| de.end().map(|()| files));
+    match (read, over.get()) {
+        (_, true) => Err(HubError::new(
             HubErrorKind::TooLarge,
             format!(
-                "the Hub listed {} entries for {}, over the limit of {MAX_LISTING_ENTRIES}; refusing it",
-                items.len(),
+                "the Hub listed more than {MAX_LISTING_ENTRIES} entries for {} (the limit); refusing it",
                 t.what()
             ),
         )
-        .with_hint("a repo this large is not a GGUF model repo; name the file with --hf-file"));
-    }
-    Ok(items
-        .iter()
-        .filter(|i| i.get("type").and_then(Value::as_str) == Some("file"))
-        .filter_map(|i| {
-            let path = i.get("path")?.as_str()?;
-            super::fetch::check_filename(&t.repo, path).ok()?;
-            let size = i
-                .get("lfs")
-                .and_then(|l| l.get("size"))
-                .or_else(|| i.get("size"))
-                .and_then(Value::as_u64)
-                .unwrap_or(0);
-            Some(RepoFile {
-                path: path.to_string(),
-                size,
+        .with_hint("a repo this large is not a GGUF model repo; name the file with --hf-file")),
+        (Ok(Some(entries)), false) => Ok(entries
+            .into_iter()
+            .filter(|e| e.kind.as_deref() == Some("file"))
+            .filter_map(|e| {
+                let path = e.path?;
+                super::fetch::check_filename(&t.repo, &path).ok()?;
+                let size = e.lfs_size.unwrap_or(e.size).unwrap_or(0);
+                Some(RepoFile { path, size })
             })
-        })
-        .collect())
+            .collect()),
+        (Ok(None), false) => Err(bad(t, "a listing that is not a JSON array")),
+        (Err(e), false) => Err(bad(t, format_args!("JSON that does not parse ({e})"))),
+    }
+}
+
+/// The files of a tree answer `body` for `repo`, as [`list_repo_files`] reads them (for the
+/// fuzz target and tests).
+pub fn parse_listing(repo: &str, body: &[u8]) -> Result<Vec<RepoFile>, HubError> {
+    let t = Target {
+        endpoint: "",
+        repo,
+        revision: "",
+        filename: "the file list",
+        timeout: std::time::Duration::ZERO,
+        attempts: 1,
+    };
+    files_of(&t, body)
+}
+
+/// One entry of a listing, as far as it is read: `type`, `path`, `size`, and `lfs.size`
+/// (`Some(None)` when `lfs.size` is there but not a size: then the entry's size is unknown,
+/// as `Value::as_u64` on it said).
+#[derive(Default)]
+struct Entry {
+    kind: Option<String>,
+    path: Option<String>,
+    size: Option<u64>,
+    lfs_size: Option<Option<u64>>,
+}
+
+/// The listing's array, entry by entry; `Ok(None)` for any other JSON value. `over` is set as
+/// soon as the count passes [`MAX_LISTING_ENTRIES`], and the read stops there.
+struct Listing<'a> {
+    over: &'a Cell<bool>,
+}
+
+impl<'de> Visitor<'de> for Listing<'_> {
+    type Value = Option<Vec<Entry>>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a listing")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(entry) = seq.next_element::<Loose<Entry>>()? {
+            if out.len() == MAX_LISTING_ENTRIES {
+                self.over.set(true);
+                return Err(serde::de::Error::custom("too many entries"));
+            }
+            out.push(entry.0.unwrap_or_default());
+        }
+        Ok(Some(out))
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_u64<E>(self, _: u64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_str<E>(self, _: &str) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+}
+
+/// A value read if it has the wanted type, skipped (unbuilt) and `None` otherwise.
+struct Loose<T>(Option<T>);
+
+impl<'de, T: LooseValue> Deserialize<'de> for Loose<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        d.deserialize_any(LooseVisitor(std::marker::PhantomData))
+            .map(Loose)
+    }
+}
+
+/// What a [`Loose`] value takes: a string, a `u64` (a non-negative integer, as
+/// `Value::as_u64`), an [`Entry`] or an `lfs` object's size.
+trait LooseValue: Sized {
+    fn from_str(_: &str) -> Option<Self> {
+        None
+    }
+    fn from_u64(_: u64) -> Option<Self> {
+        None
+    }
+    fn from_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Option<Self>, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+}
+
+impl LooseValue for String {
+    fn from_str(s: &str) -> Option<Self> {
+        Some(s.to_string())
+    }
+}
+
+impl LooseValue for u64 {
+    fn from_u64(n: u64) -> Option<Self> {
+        Some(n)
+    }
+}
+
+impl LooseValue for Entry {
+    fn from_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Option<Self>, A::Error> {
+        let mut e = Entry::default();
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            match key.as_ref() {
+                "type" => e.kind = map.next_value::<Loose<String>>()?.0,
+                "path" => e.path = map.next_value::<Loose<String>>()?.0,
+                "size" => e.size = map.next_value::<Loose<u64>>()?.0,
+                "lfs" => e.lfs_size = map.next_value::<Loose<LfsSize>>()?.0.and_then(|l| l.0),
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(Some(e))
+    }
+}
+
+/// An entry's `lfs` object: `Some` of its `size` when it has that key (whatever its value).
+struct LfsSize(Option<Option<u64>>);
+
+impl LooseValue for LfsSize {
+    fn from_map<'de, A: MapAccess<'de>>(mut map: A) -> Result<Option<Self>, A::Error> {
+        let mut size = None;
+        while let Some(key) = map.next_key::<std::borrow::Cow<'de, str>>()? {
+            if key == "size" {
+                size = Some(map.next_value::<Loose<u64>>()?.0);
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(Some(LfsSize(size)))
+    }
+}
+
+struct LooseVisitor<T>(std::marker::PhantomData<T>);
+
+impl<'de, T: LooseValue> Visitor<'de> for LooseVisitor<T> {
+    type Value = Option<T>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_str<E>(self, s: &str) -> Result<Self::Value, E> {
+        Ok(T::from_str(s))
+    }
+    fn visit_u64<E>(self, n: u64) -> Result<Self::Value, E> {
+        Ok(T::from_u64(n))
+    }
+    fn visit_i64<E>(self, n: i64) -> Result<Self::Value, E> {
+        Ok(u64::try_from(n).ok().and_then(T::from_u64))
+    }
+    fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_unit<E>(self) -> Result<Self::Value, E> {
+        Ok(None)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(None)
+    }
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+        T::from_map(map)
+    }
+}
+
+/// A cached listing entry, as [`files_of`] reads it back.
+#[derive(Serialize)]
+struct Stored<'a> {
+    #[serde(rename = "type")]
+    kind: &'static str,
+    path: &'a str,
+    size: u64,
 }
 
 fn store(path: &Path, files: &[RepoFile]) -> Result<(), HubError> {
-    let json: Vec<Value> = files
+    let stored: Vec<Stored<'_>> = files
         .iter()
-        .map(|f| serde_json::json!({"type": "file", "path": f.path, "size": f.size}))
+        .map(|f| Stored {
+            kind: "file",
+            path: &f.path,
+            size: f.size,
+        })
         .collect();
-    let text = serde_json::to_vec(&json).unwrap_or_default();
+    let text = serde_json::to_vec(&stored).unwrap_or_default();
     write_atomic(path, &text).map_err(|e| {
         HubError::new(
             HubErrorKind::Io,
@@ -262,8 +470,13 @@ fn from_cache(settings: &HubSettings, repo: &str, why: String) -> Result<RepoLis
 }
 
 /// Lists the files of `repo` at the commit its `main` branch (else its first branch) points
-/// at: the Hub when online, the cache otherwise (labelled).
-pub fn list_repo_files(settings: &HubSettings, repo: &RepoRef) -> Result<RepoListing, HubError> {
+/// at: the Hub when online, the cache otherwise (labelled). Every request also ends by
+/// `deadline`, when the listing is part of a larger read with one deadline.
+pub fn list_repo_files(
+    settings: &HubSettings,
+    repo: &RepoRef,
+    deadline: Option<Instant>,
+) -> Result<RepoListing, HubError> {
     let repo = repo.repo.as_str();
     if settings.offline.value {
         return from_cache(
@@ -274,7 +487,7 @@ pub fn list_repo_files(settings: &HubSettings, repo: &RepoRef) -> Result<RepoLis
     }
     let token = settings.token_text();
     let t = target(settings, repo, "main", "the branch list");
-    let http = Http::new(settings, &t, "hub-tree")?;
+    let http = Http::new(settings, &t, "hub-tree")?.until(deadline);
     let endpoint = settings.endpoint.value.trim_end_matches('/');
     let mut requests = 0;
     let refs = match get_json(
@@ -302,7 +515,7 @@ pub fn list_repo_files(settings: &HubSettings, repo: &RepoRef) -> Result<RepoLis
         Some(files) => files,
         None => {
             let tt = target(settings, repo, &sha, "the file list");
-            let http = Http::new(settings, &tt, "hub-tree")?;
+            let http = Http::new(settings, &tt, "hub-tree")?.until(deadline);
             let url = format!("{endpoint}/api/models/{repo}/tree/{sha}?recursive=true");
             let body = get_json(&http, &tt, &url, MAX_LISTING_BYTES, &mut requests)
                 .map_err(|e| e.redact(token))?;
@@ -387,5 +600,47 @@ mod tests {
             files_of(&t(), many.as_bytes()).unwrap_err().kind,
             HubErrorKind::TooLarge
         );
+    }
+
+    /// The streaming reader keeps what a `serde_json::Value` reading kept (the code before
+    /// issue 44): duplicated keys (the last wins), fields of other types, `lfs` without a
+    /// size or with one that is not a number, entries that are not objects.
+    #[test]
+    fn streaming_reads_entries_as_a_value_tree_did() {
+        let body = br#"[{"type":"file","path":"a.gguf","path":"b.gguf","size":3},
+            {"type":"file","path":"c.gguf","size":"7","lfs":{"oid":"x"}},
+            {"type":"file","path":"d.gguf","size":2,"lfs":{"size":"9"}},
+            {"type":"file","path":"e.gguf","size":-2,"lfs":{"size":5.0}},
+            {"type":"file","path":"f.gguf","lfs":{"size":5},"lfs":"none","size":4},
+            {"type":["file"],"path":"g.gguf"},{"type":"file","path":7},
+            {"type":"file","path":"h.gguf","x":[[[{"y":[1,2,{}]}]]],"size":18446744073709551615},
+            [1,2],"s",null,3,{"type":"file","type":"dir","path":"i.gguf"}]"#;
+        // What the `Value` reading gave (fuzz target hub_listing compares with it on any input).
+        let expected = [
+            ("b.gguf", 3),
+            ("c.gguf", 0),
+            ("d.gguf", 0),
+            ("e.gguf", 0),
+            ("f.gguf", 4),
+            ("h.gguf", u64::MAX),
+        ];
+        let files: Vec<(String, u64)> = files_of(&t(), body)
+            .unwrap()
+            .into_iter()
+            .map(|f| (f.path, f.size))
+            .collect();
+        let expected: Vec<(String, u64)> =
+            expected.iter().map(|(p, s)| (p.to_string(), *s)).collect();
+        assert_eq!(files, expected);
+        for not_a_listing in [&b"{}"[..], b"3", b"\"x\"", b"null", b"true"] {
+            assert_eq!(
+                files_of(&t(), not_a_listing).unwrap_err().kind,
+                HubErrorKind::BadResponse
+            );
+        }
+        assert!(files_of(&t(), b"[{}] x").is_err());
+        // Invalid UTF-8 in a field that is skipped is still invalid JSON (fuzz, issue 44).
+        assert!(files_of(&t(), b"[{\"type\":\"file\",\"x\":\"\xda\",\"path\":\"a\"}]").is_err());
+        assert!(files_of(&t(), b"[{\"type\":").is_err());
     }
 }

@@ -20,10 +20,11 @@
 
 use std::path::{Path, PathBuf};
 
-use super::hub_gguf::{self, Read};
-use super::locate::{unavailable, Location, LocationKind};
-use super::{CheckOptions, Launch, LaunchCode, LaunchReport};
-use crate::diagnostic::{Diagnostic, Summary};
+use super::found::{Found, GgufFiles, Location, LocationKind, Read};
+use super::hub_gguf;
+use super::locate::unavailable;
+use super::{CheckOptions, Launch, LaunchCode};
+use crate::diagnostic::Diagnostic;
 use crate::family::Family;
 use crate::gguf::{self, GgufHeader};
 use crate::rules::LintOptions;
@@ -239,16 +240,15 @@ fn read_both(launch: &Launch, options: &CheckOptions) -> Result<(Read, Read)> {
     Ok((target.read, draft))
 }
 
-/// Checks a llama.cpp or koboldcpp command: the GGUF headers it names, the draft's vocabulary
-/// against the target's, and the launch rules.
-pub fn check(launch: Launch, notes: Vec<String>, options: &CheckOptions) -> Result<LaunchReport> {
-    let (drafter_flag, target_flag) = launch.engine.code().model_flags(&launch);
-    let (target, draft) = read_both(&launch, options)?;
+/// Locates a llama.cpp or koboldcpp line's models: the GGUF files it names (or a target repo's
+/// sidecar), each unavailable one a warning that says why.
+pub fn locate(launch: &Launch, options: &CheckOptions) -> Result<Found> {
+    let (drafter_flag, target_flag) = launch.engine.code().model_flags(launch);
+    let (target, draft) = read_both(launch, options)?;
     let mut diagnostics = Vec::new();
-    let mut not_checked = Vec::new();
     if target.location.kind == LocationKind::Unavailable {
         diagnostics.push(unavailable(
-            &launch,
+            launch,
             LaunchCode::TargetUnavailable,
             "target",
             &target.location,
@@ -257,67 +257,58 @@ pub fn check(launch: Launch, notes: Vec<String>, options: &CheckOptions) -> Resu
     }
     if draft.location.kind == LocationKind::Unavailable {
         diagnostics.push(unavailable(
-            &launch,
+            launch,
             LaunchCode::DrafterUnavailable,
             "draft model",
             &draft.location,
             drafter_flag,
         ));
     }
-    let draft_model = draft
-        .header
-        .as_ref()
-        .map(|(p, h)| GgufModel::from_header(h, p.display().to_string()));
-    let target_model = target
-        .header
-        .as_ref()
-        .map(|(p, h)| GgufModel::from_header(h, p.display().to_string()));
-    let (vocab_findings, vocabulary_compared) = draft_against_target(
-        &launch,
-        (&draft, draft_model.as_ref()),
-        &target,
+    Ok(Found {
+        drafter: draft.location.clone(),
+        target: target.location.clone(),
+        drafter_config: None,
+        target_config: None,
+        target_flag,
+        diagnostics,
+        gguf: Some(GgufFiles { target, draft }),
+    })
+}
+
+/// What the GGUF files said: each file's own checks (as `weights FILE.gguf` runs them), the
+/// draft's vocabulary against the target's, and what could not be checked.
+pub(super) struct Checked {
+    pub findings: Vec<Diagnostic>,
+    pub not_checked: Vec<String>,
+    pub vocabulary_compared: bool,
+}
+
+/// Checks the GGUF files of a llama.cpp or koboldcpp line.
+pub(super) fn check_models(
+    launch: &Launch,
+    files: &GgufFiles,
+    options: &CheckOptions,
+) -> Result<Checked> {
+    let mut not_checked = Vec::new();
+    let draft_model = files.draft_model();
+    let (mut findings, vocabulary_compared) = draft_against_target(
+        launch,
+        (&files.draft, draft_model.as_ref()),
+        &files.target,
         options,
         &mut not_checked,
     )?;
-    let release = super::deployment::release_of(&launch, &options.stated)?;
-    let deployment = super::deployment::of(&launch, release, None);
-    let outcome = super::rules::check(&super::rules::Input {
-        launch: &launch,
-        deployment: &deployment,
-        drafter_config: None,
-        drafter: None,
-        drafter_on_hub: launch.llama.draft_on_hub,
-        drafter_sha: None,
-        target_vocab: target
-            .header
-            .as_ref()
-            .and_then(|(_, h)| h.tokenizer().vocab_size())
-            .map(|n| n as u64),
-        draft_gguf: draft_model.as_ref(),
-        target_gguf: target_model.as_ref(),
-    });
-    diagnostics.extend(outcome.diagnostics);
-    diagnostics.extend(vocab_findings);
-    diagnostics.sort_by_key(|d| d.severity);
-    not_checked.extend(outcome.not_checked);
-    let summary = Summary::of(&diagnostics);
-    Ok(LaunchReport {
-        file: launch.origin.file.clone(),
-        release: deployment
-            .engine
-            .clone()
-            .unwrap_or_else(|| launch.engine.into()),
-        launch: launch.redacted(),
-        drafter: draft.location,
-        target: target.location,
-        drafter_facts: None,
-        authority: None,
-        diagnostics,
+    // Each file's own tensors and metadata, as `weights FILE.gguf` checks them (an MTP draft
+    // whose next-n layer index is wrong fails here, where llama.cpp fails to load it).
+    for read in [&files.target, &files.draft] {
+        if let Some((path, header)) = &read.header {
+            let (headers, config) = crate::weights::gguf::tables(path, header)?;
+            findings.extend(crate::weights::run_gguf(&config, &headers, header).diagnostics);
+        }
+    }
+    Ok(Checked {
+        findings,
         not_checked,
-        skipped: outcome.skipped,
-        notes,
-        summary,
-        run: None,
-        vocabulary_compared: Some(vocabulary_compared),
+        vocabulary_compared,
     })
 }

@@ -6,26 +6,23 @@
 //! file gives: the vocabulary comparison and the `launch-llama-*` rules then run as on disk.
 //!
 //! Listing and header are cached per commit sha; `--offline` / `HF_HUB_OFFLINE` read the cache
-//! only. A repo that cannot be had (not found, gated, unreachable, not cached offline), a tag
+//! only. A model's read (the listing, then its header's ranges) has one `--timeout` deadline,
+//! not one per request: a server answering each range just inside the timeout held
+//! `launch --timeout 3` for 135 s (issue 44). A repo that cannot be had (not found, gated, unreachable, not cached offline), a tag
 //! that matches no file, a repo without GGUF files: the model is unavailable, a warning that
 //! says why, as for a vLLM drafter on the Hub. An answer that is no valid answer (a listing over
 //! its caps, a `Content-Range` that lies, a header cut short or not GGUF) is bad input: exit 2.
 
 use std::path::PathBuf;
+use std::time::Instant;
 
 use dflash_check_core::launch::hf::{self, Chosen, NotChosen};
 
-use super::locate::{Location, LocationKind};
+use super::found::{Location, LocationKind, Read};
 use super::{CheckOptions, Launch};
 use crate::gguf::{self, GgufHeader};
 use crate::hub::{self, HubError, HubErrorKind, RepoListing, RepoRef};
 use crate::Result;
-
-/// A GGUF model the command names, read or not (here or from a local file by `gguf`).
-pub(super) struct Read {
-    pub location: Location,
-    pub header: Option<(PathBuf, GgufHeader)>,
-}
 
 /// Which model of the command.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,6 +137,23 @@ pub(super) fn read(
         Ok(parts) => parts,
         Err(why) => return Ok(unavailable(loc, why)),
     };
+    let hf_file = match role {
+        Role::Target => launch.llama.target_hf_file.as_deref(),
+        Role::Draft => launch.llama.draft_hf_file.as_deref(),
+    };
+    // With a file named, llama.cpp never compiles the tag.
+    match hf::tag_problem(&tag).filter(|_| hf_file.is_none()) {
+        Some(hf::TagProblem::Invalid(why)) => return Err(invalid_tag(given, &tag, why)),
+        Some(hf::TagProblem::Unevaluated) => {
+            let why = format!(
+                "the tag `{tag}` is a pattern llama.cpp compiles (as `{tag}[.-]`) but this tool \
+                 does not evaluate (a lookahead or a back-reference): which file llama.cpp \
+                 loads was not decided; name it with --hf-file to have it checked"
+            );
+            return Ok(unavailable(loc, why));
+        }
+        None => {}
+    }
     loc.repo = Some(repo.clone());
     let repo_ref: RepoRef = match repo.parse() {
         Ok(r) => r,
@@ -152,7 +166,9 @@ pub(super) fn read(
         ));
     };
     let settings = inputs.settings()?;
-    let listing = match hub::list_repo_files(settings, &repo_ref) {
+    // One deadline for the model's whole read: the listing and every range of its header.
+    let deadline = Some(Instant::now() + settings.timeout.value);
+    let listing = match hub::list_repo_files(settings, &repo_ref, deadline) {
         Ok(l) => l,
         Err(e) => return failure(loc, e),
     };
@@ -163,9 +179,30 @@ pub(super) fn read(
         Ok(c) => c,
         Err(why) => return Ok(unavailable(loc, not_chosen(&listing, &tag, why))),
     };
-    let mut from = file(settings, loc, &listing, &chosen, &why_chosen(&tag, &chosen))?;
+    let why = why_chosen(&tag, &chosen);
+    let mut from = file(settings, loc, &listing, &chosen, &why, deadline)?;
     from.listing = Some((listing, tag));
     Ok(from)
+}
+
+/// A tag llama.cpp cannot compile: the command would not start, so it is bad input (exit 2).
+fn invalid_tag(
+    given: &str,
+    tag: &str,
+    why: dflash_check_core::launch::ecma::Refused,
+) -> crate::Error {
+    crate::Error::new(format!(
+        "the model `{given}`: its tag `{tag}` is not a pattern llama.cpp can compile: it looks \
+         for the file with `std::regex(\"{tag}[.-]\", icase)` (common/download.cpp at \
+         0c1e570, find_best_model), which throws {} — llama-server stops with \"failed to \
+         fetch model metadata\"",
+        why.describe()
+    ))
+    .with_hint(
+        "a tag is a quantization name such as Q4_K_M, q8_0 or UD-Q4_K_XL, matched \
+         case-insensitively as a regular expression: escape a regex character with a backslash, \
+         drop the tag, or name the file with --hf-file",
+    )
 }
 
 fn why_chosen(tag: &str, chosen: &Chosen) -> String {
@@ -182,13 +219,15 @@ fn why_chosen(tag: &str, chosen: &Chosen) -> String {
     }
 }
 
-/// Reads the header of `chosen` in `listing` into a located model.
+/// Reads the header of `chosen` in `listing` into a located model, every request by
+/// `deadline`.
 fn file(
     settings: &hub::HubSettings,
     mut loc: Location,
     listing: &RepoListing,
     chosen: &Chosen,
     why: &str,
+    deadline: Option<Instant>,
 ) -> Result<FromHub> {
     let size = listing.size_of(&chosen.file).unwrap_or(0);
     let limits = gguf::Limits::default();
@@ -199,6 +238,7 @@ fn file(
         filename: &chosen.file,
         size,
         cap: limits.max_header_bytes,
+        deadline,
     };
     let parse = |r: &mut dyn std::io::Read| gguf::parse(r, &display, size, limits);
     let (parsed, stats) = match hub::read_start(settings, &ask, parse) {
@@ -258,7 +298,9 @@ pub(super) fn target_sidecar(
         "the {} sidecar in the target's repo, which llama.cpp loads as the draft when none is named",
         chosen.sidecar.map(|s| s.spec_type()).unwrap_or("draft")
     );
+    let settings = inputs.settings()?;
+    let deadline = Some(Instant::now() + settings.timeout.value);
     Ok(Some(
-        file(inputs.settings()?, loc, listing, &chosen, &why)?.read,
+        file(settings, loc, listing, &chosen, &why, deadline)?.read,
     ))
 }

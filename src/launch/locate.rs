@@ -8,8 +8,7 @@
 
 use std::path::Path;
 
-use serde::Serialize;
-
+pub use super::found::{Found, Location, LocationKind};
 use super::parse::Launch;
 use super::{info, CheckOptions, LaunchCode};
 use crate::config::ConfigFile;
@@ -17,88 +16,6 @@ use crate::diagnostic::Diagnostic;
 use crate::hub::RepoRef;
 use crate::input::{EngineName, InputRef, Resolver, Role};
 use crate::Result;
-
-/// How a model named in the command was found.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum LocationKind {
-    /// A directory on this machine (as written, relative to the `--file`, or `--drafter`/`--target`).
-    Local,
-    /// A Hub repo, read through the Hub client (fresh, or from the cache: see `freshness`).
-    Hub,
-    /// No separate drafter: the draft module is part of the target (MTP, fused DSpark).
-    Fused,
-    /// Nothing to find (no drafter for n-gram methods; no target named).
-    None,
-    /// Named, but could not be read: `note` says why.
-    Unavailable,
-}
-
-impl LocationKind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            LocationKind::Local => "local",
-            LocationKind::Hub => "hub",
-            LocationKind::Fused => "fused",
-            LocationKind::None => "none",
-            LocationKind::Unavailable => "unavailable",
-        }
-    }
-}
-
-/// Where a model named in the command was found.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Location {
-    /// As written in the command.
-    pub given: Option<String>,
-    pub kind: LocationKind,
-    /// The config file read.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub path: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub repo: Option<String>,
-    /// The revision asked for (`main` when the command names none).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub revision: Option<String>,
-    /// The commit the Hub (or its cache) resolved it to.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub sha: Option<String>,
-    /// `hub` (asked now) or `cache`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub freshness: Option<String>,
-    /// Provenance, or why it could not be read.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub note: Option<String>,
-}
-
-impl Location {
-    pub(super) fn new(given: Option<&str>, kind: LocationKind) -> Location {
-        Location {
-            given: given.map(str::to_string),
-            kind,
-            path: None,
-            repo: None,
-            revision: None,
-            sha: None,
-            freshness: None,
-            note: None,
-        }
-    }
-}
-
-/// What was found.
-pub struct Found {
-    pub drafter: Location,
-    pub target: Location,
-    /// The drafter's config (the target's own for a fused draft module).
-    pub drafter_config: Option<ConfigFile>,
-    /// The target's config, when it could be read.
-    pub target_config: Option<ConfigFile>,
-    /// The flag that names the target (`model`, `--model-path`), where its findings point.
-    pub target_flag: &'static str,
-    /// Warnings about what could not be read.
-    pub diagnostics: Vec<Diagnostic>,
-}
 
 /// vLLM methods and SGLang algorithms that draft without a model of their own.
 const MODEL_FREE: &[&str] = &["ngram", "ngram_gpu", "suffix", "NGRAM"];
@@ -235,6 +152,7 @@ pub fn locate(launch: &Launch, options: &CheckOptions) -> Result<Found> {
         target_config,
         target_flag,
         diagnostics,
+        gguf: None,
     })
 }
 

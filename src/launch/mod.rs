@@ -12,31 +12,32 @@
 //! the authority its target picks, as `check` compares it, the target read once — and returns
 //! a [`LaunchReport`], which `report::launch` renders.
 
+mod found;
 pub mod gguf;
 mod hub_gguf;
 pub mod locate;
 pub mod manifest;
+mod models;
 pub mod read;
 pub mod volume;
 
 // The pure part (the parsed command, its deployment, the rules by topic and every launch code's
 // documentation) is the core's; re-exported so `crate::launch::…` reads the same.
 pub use dflash_check_core::launch::{
-    deployment, info, k8s, parse, parse_input, parse_input_with, rules, shell, DrafterFacts,
-    EnvVar, Flag, Launch, LaunchCode, SglangSpec,
+    deployment, ecma, hf, info, k8s, parse, parse_input, parse_input_with, rules, shell,
+    DrafterFacts, EnvVar, Flag, Launch, LaunchCode, SglangSpec,
 };
 
 use serde::Serialize;
 
-use crate::analysis::{TargetChoice, TargetContext};
-use crate::config::{ConfigFile, TargetFacts};
+use crate::analysis::TargetContext;
+use crate::config::ConfigFile;
 use crate::diagnostic::{Diagnostic, Summary};
-use crate::pipeline::{self, AuthorityPick, DrafterRun, LintWith, Linted, Pipeline, WeightsFrom};
+use crate::pipeline::DrafterRun;
 use crate::rules::LintOptions;
-use crate::source::choose::TargetIdentity;
 use crate::Result;
 
-pub use locate::{Location, LocationKind};
+pub use found::{Location, LocationKind};
 pub use read::LaunchInput;
 
 /// How to run the check.
@@ -56,8 +57,6 @@ pub struct CheckOptions {
     pub target_repo: Option<crate::hub::RepoRef>,
     /// Read the authority the target picks fresh from the Hub when it answers (`doctor`).
     pub fresh_authority: bool,
-    /// Check the weights beside a local drafter too (`doctor`).
-    pub weights: bool,
     /// `--volume MOUNT=DIR`: where a container path of the command is on this machine.
     pub volumes: Vec<volume::Volume>,
     /// Where the release that serves the line is stated besides the line: `--engine`, the pin
@@ -171,43 +170,28 @@ pub fn lint_drafter(
     Ok(crate::rules::lint_config(config, &options, target)?.findings)
 }
 
-/// Checks a launch command: locates the drafter and target, runs the drafter through the
-/// pipeline (compared with the authority its target picks, the target read once, lint with
-/// the engine's flags), then the launch rules.
+/// Checks a launch command along one route for every engine: locate the models the line
+/// names as its engine loads them (checkpoint folders or Hub repos; GGUF files by path or
+/// `-hf`), run each through the checks the standalone commands run ([`models::check`]: the
+/// drafter through the pipeline — the authority its target picks, lint with the engine's
+/// flags, its weights — the target's weights, each GGUF file's own checks and the draft's
+/// vocabulary), then judge the line's deployment with what they said.
 pub fn check(launch: Launch, notes: Vec<String>, options: &CheckOptions) -> Result<LaunchReport> {
-    // llama.cpp's models are GGUF files, read as headers rather than through the pipeline.
-    if launch.engine.reads_gguf() {
-        return gguf::check(launch, notes, options);
-    }
     let release = deployment::release_of(&launch, &options.stated)?;
-    let found = locate::locate(&launch, options)?;
-    let facts = found.drafter_config.as_ref().map(DrafterFacts::from_config);
-    let run = found
-        .drafter_config
-        .as_ref()
-        .map(|config| drafter_run(&launch, &release, &found, config, options));
-    let mut launch_diags = found.diagnostics.clone();
-    if let Some(e) = run.as_ref().and_then(|r| r.target_error.as_ref()) {
-        launch_diags.push(Diagnostic::new(
-            LaunchCode::TargetUnavailable,
-            info(LaunchCode::TargetUnavailable),
-            found.target_flag,
-            format!(
-                "the target's files could not be read for lint: {}",
-                e.message
-            ),
-        ));
-    }
-    // The target's vocabulary: the facts the pipeline read, else the target's own config.
-    let target_facts = match &run {
-        Some(r) => r.target.facts.clone(),
-        None => found.target_config.as_ref().map(TargetFacts::from_config),
+    let found = match launch.engine.reads_gguf() {
+        true => gguf::locate(&launch, options)?,
+        false => locate::locate(&launch, options)?,
     };
-    let deployment = deployment::of(&launch, release, target_facts.as_ref());
+    let models = models::check(&launch, &release, &found, options)?;
+    let deployment = deployment::of(&launch, release, models.target_facts.as_ref());
     let detection = found
         .drafter_config
         .as_ref()
         .and_then(|c| crate::rules::family::detect(c.root()));
+    let (draft_gguf, target_gguf) = match &found.gguf {
+        Some(files) => (files.draft_model(), files.target_model()),
+        None => (None, None),
+    };
     let outcome = rules::check(&rules::Input {
         launch: &launch,
         deployment: &deployment,
@@ -217,31 +201,29 @@ pub fn check(launch: Launch, notes: Vec<String>, options: &CheckOptions) -> Resu
                 detection: detection.as_ref(),
             }
         }),
-        drafter: facts.as_ref(),
+        drafter: models.facts.as_ref(),
         drafter_on_hub: launch
             .drafter
             .as_deref()
-            .is_some_and(|d| locate::names_hub_repo(d, options.base_dir.as_deref())),
+            .is_some_and(|d| locate::names_hub_repo(d, options.base_dir.as_deref()))
+            || launch.llama.draft_on_hub,
         drafter_sha: found.drafter.sha.as_deref(),
-        target_vocab: target_facts.as_ref().and_then(|f| f.vocab_size),
-        draft_gguf: None,
-        target_gguf: None,
+        target_vocab: match &found.gguf {
+            Some(files) => files.target_vocab(),
+            None => models.target_facts.as_ref().and_then(|f| f.vocab_size),
+        },
+        draft_gguf: draft_gguf.as_ref(),
+        target_gguf: target_gguf.as_ref(),
     });
-    launch_diags.extend(outcome.diagnostics);
-    launch_diags.sort_by_key(|d| d.severity);
+    // The line's findings first (what could not be read, the deployment rules), by severity;
+    // then each model's.
+    let mut diagnostics = found.diagnostics.clone();
+    diagnostics.extend(models.target_unreadable.clone());
+    diagnostics.extend(outcome.diagnostics);
+    diagnostics.sort_by_key(|d| d.severity);
+    diagnostics.extend(models.findings);
     let mut not_checked = outcome.not_checked;
-    let mut diagnostics = launch_diags;
-    if let (Some(run), Some(config)) = (&run, &found.drafter_config) {
-        diagnostics.extend(drafter_findings(run, config));
-        if run.target.facts.is_none() {
-            not_checked.push(
-                "lint's target rules (layer ids, sizes, vocabulary): no target facts (the target could not be read \
-                 and matches no built-in target)"
-                    .to_string(),
-            );
-        }
-        not_checked.extend(run.not_checked.iter().cloned());
-    }
+    not_checked.extend(models.not_checked);
     let summary = Summary::of(&diagnostics);
     Ok(LaunchReport {
         file: launch.origin.file.clone(),
@@ -252,111 +234,14 @@ pub fn check(launch: Launch, notes: Vec<String>, options: &CheckOptions) -> Resu
         launch: launch.redacted(),
         drafter: found.drafter,
         target: found.target,
-        drafter_facts: facts,
-        authority: run.as_ref().and_then(|r| r.authority_line()),
+        drafter_facts: models.facts,
+        authority: models.run.as_ref().and_then(|r| r.authority_line()),
         diagnostics,
         not_checked,
         skipped: outcome.skipped,
         notes,
         summary,
-        run: run.map(Box::new),
-        vocabulary_compared: None,
+        run: models.run.map(Box::new),
+        vocabulary_compared: models.vocabulary_compared,
     })
-}
-
-/// The drafter the command names through the pipeline: a local drafter is compared with the
-/// authority its target picks (one served from the Hub as published is its own authority), the
-/// target is read once (built-in facts when its files cannot be), and lint runs with the
-/// engine's flags.
-fn drafter_run(
-    launch: &Launch,
-    release: &crate::engine::EngineRelease,
-    found: &locate::Found,
-    config: &ConfigFile,
-    options: &CheckOptions,
-) -> DrafterRun {
-    let local = found.drafter.kind == LocationKind::Local;
-    let target_dir = found
-        .target_config
-        .as_ref()
-        .and_then(|c| c.path.parent().map(std::path::Path::to_path_buf));
-    let vocab_dir = target_dir.clone();
-    let lint = |c: &ConfigFile, t: &TargetContext| {
-        lint_drafter(c, launch, release, t, vocab_dir.as_deref())
-    };
-    let mut pipeline = Pipeline::new(options.inputs.clone());
-    pipeline.run(pipeline::DrafterInput {
-        config,
-        authority: if local {
-            AuthorityPick::Choose(target_identity(&found.target, target_dir.as_deref()))
-        } else {
-            AuthorityPick::Skip
-        },
-        fresh_authority: options.fresh_authority,
-        target: Ok(TargetChoice {
-            target_dir,
-            ..TargetChoice::default()
-        }),
-        shared_target: None,
-        builtin_fallback: true,
-        lint: LintWith::Custom(&lint),
-        weights: if local && options.weights {
-            WeightsFrom::Local { pinned_hub: None }
-        } else {
-            WeightsFrom::Skip
-        },
-    })
-}
-
-/// The target's identity, which picks the drafter's authority: a local target's own name
-/// (`_name_or_path`, else its folder), else the repo or name the command gives.
-fn target_identity(target: &Location, dir: Option<&std::path::Path>) -> Option<TargetIdentity> {
-    let given = target.given.clone().or_else(|| target.path.clone())?;
-    if let (Some(dir), LocationKind::Local) = (dir, target.kind) {
-        // `--target DIR` (doctor, launch) keeps its flag's name; else it is the command's.
-        let by = match target.note.as_deref() {
-            Some("--target") => "--target",
-            _ => "the target in the launch command,",
-        };
-        return TargetIdentity::of_dir(dir, &given).map(|mut id| {
-            id.from = id.from.replacen("--target", by, 1);
-            id
-        });
-    }
-    Some(TargetIdentity {
-        name: target.repo.clone().unwrap_or(given),
-        from: "the target in the launch command".into(),
-    })
-}
-
-/// The drafter's findings: the comparison's, then lint's where the comparison says nothing
-/// new (or why lint did not run).
-fn drafter_findings(run: &DrafterRun, config: &ConfigFile) -> Vec<Diagnostic> {
-    let shown = config.path.display().to_string();
-    let mut out: Vec<Diagnostic> = run
-        .diff_findings()
-        .into_iter()
-        .map(|d| match d.file {
-            Some(_) => d,
-            None => d.file(shown.clone()),
-        })
-        .collect();
-    match &run.lint {
-        Linted::Findings(found) => {
-            let mut lint = pipeline::uncovered(found.iter().cloned(), &out);
-            lint.sort_by_key(|d| d.severity);
-            out.extend(lint);
-        }
-        Linted::Failed(e) => out.push(
-            Diagnostic::new(
-                LaunchCode::LintSkipped,
-                info(LaunchCode::LintSkipped),
-                "",
-                format!("lint did not run: {}", e.message),
-            )
-            .file(shown),
-        ),
-        Linted::NotRun | Linted::Report(_) => {}
-    }
-    out
 }

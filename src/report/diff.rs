@@ -335,8 +335,12 @@ impl super::Report for DiffReport {
         "diff"
     }
 
+    /// The differences (in their order: their notes are found by place), then the config's
+    /// own findings.
     fn diagnostics(&self) -> Cow<'_, [Diagnostic]> {
-        Cow::Owned(DiffReport::diagnostics(self))
+        let mut all = DiffReport::diagnostics(self);
+        all.extend(self.config_findings.iter().cloned());
+        Cow::Owned(all)
     }
 
     fn fails(&self, deny_warnings: bool) -> bool {
@@ -367,7 +371,9 @@ impl super::Report for DiffReport {
 
     fn verdict(&self, options: &RenderOptions) -> Verdict {
         let verdict = Verdict::new(Status::of(options.fails));
-        if options.fails {
+        if options.fails && self.differences.is_empty() {
+            verdict.detail("identical to the authority, but a number in it is NaN or infinite")
+        } else if options.fails {
             verdict.detail("this drafter does not match its authority")
         } else if self.differences.is_empty() {
             verdict.detail("identical to the authority")

@@ -26,6 +26,14 @@ pub fn is_gguf_path(path: &Path) -> bool {
 /// for "no config.json" (the GGUF's metadata is its config; the GGUF rules read it).
 pub fn read_local(path: &Path) -> Result<(WeightsHeaders, ConfigFile, GgufHeader)> {
     let header = gguf::read_path(path, gguf::Limits::default())?;
+    let (headers, config) = tables(path, &header)?;
+    Ok((headers, config, header))
+}
+
+/// A GGUF header already read (a launch line's models, local or from the Hub) as the tables
+/// the weights rules read: its tensor table as one shard, and the config that stands for "no
+/// config.json".
+pub fn tables(path: &Path, header: &GgufHeader) -> Result<(WeightsHeaders, ConfigFile)> {
     let file = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -33,13 +41,13 @@ pub fn read_local(path: &Path) -> Result<(WeightsHeaders, ConfigFile, GgufHeader
     let headers = WeightsHeaders {
         source: path.display().to_string(),
         index: None,
-        shards: vec![shard(&header, &file)],
+        shards: vec![shard(header, &file)],
         missing_shards: vec![],
         requests: 0,
         body_bytes: 0,
     };
     let config = config::parse(path, b"{}")?;
-    Ok((headers, config, header))
+    Ok((headers, config))
 }
 
 /// The tensor table as a weights shard: offsets from the data section's start, sizes from

@@ -378,6 +378,10 @@ def mtp_cases(out):
     return len(cases) + len(beside)
 
 
+# A Pod of one vLLM container, its `env` entries and `args` filled in.
+K8S_POD = ("apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n      - name: vllm\n"
+           "        image: vllm/vllm-openai\n        env:\n{env}        args: {args}\n")
+
 LAUNCH_FILES = {
     "valid.sh": "#!/usr/bin/env bash\nexport VLLM_USE_V2_MODEL_RUNNER=1\nvllm serve Qwen/Qwen3-8B \\\n"
                 "  --speculative-config '{\"method\": \"dflash\", \"model\": \"z-lab/Qwen3-8B-DFlash-b16\", "
@@ -414,6 +418,18 @@ LAUNCH_FILES = {
                                "spec:\n  model:\n    name: Qwen/Qwen3-8B\n  speculator:\n    config:\n      method: eagle3\n",
     "k8s-speculator-config-list.yaml": "apiVersion: serving.kserve.io/v1alpha2\nkind: LLMInferenceService\nmetadata:\n  name: s\n"
                                        "spec:\n  model:\n    uri: hf://Qwen/Qwen3-8B\n  speculator:\n    config: [method, eagle3]\n",
+    # Issue 44: `$(VAR)` expansion had no bound. One word of 1,000 references to a 20 kB value
+    # (20 MB, over the 16 MiB cap); env values that each name the one before 16 times, 12 deep
+    # (16^11 copies of the first); `$(` with no `)` 100,000 times (each looked for its `)` to
+    # the end: quadratic).
+    "k8s-expansion-bomb.yaml": K8S_POD.format(env='        - name: A\n          value: "' + "x" * 20000 + '"\n',
+                                              args='["' + "$(A)" * 1000 + '"]'),
+    "k8s-nested-vars.yaml": K8S_POD.format(
+        env='        - name: V0\n          value: "yyyyyyyy"\n'
+            + "".join(f'        - name: V{i}\n          value: "' + f"$(V{i - 1})" * 16 + '"\n' for i in range(1, 12)),
+        args='["$(V11)"]'),
+    "k8s-open-references.yaml": K8S_POD.format(env='        - name: A\n          value: "a"\n',
+                                               args='["' + "$(" * 100000 + '"]'),
 }
 
 # As prometheus_client writes a counter in the Prometheus text format: HELP and TYPE name the
@@ -507,6 +523,15 @@ PIN_FILES = {
     "inline-ignore.toml": 'version = 2\nignore = [\n  { code = "changed", path = "models/*", '
                           'pointer = "/no_such_key", reason = "r" },\n]\n',
     "not-toml.toml": 'version = 2\n[[ignore]\ncode = "changed"\n',
+    # Issue 44: a pin's `against` is read only inside the repository (the pin file's folder
+    # here: no `.git` above it) and only when it is a model config; each is exit 2, nothing of
+    # the file shown. The link and the credentials file are made by the case's setup.
+    "against-parent.toml": 'version = 2\n\n[drafters."models/Qwen3.6-27B-DFlash"]\n'
+                           'against = "' + "../" * 12 + 'etc/passwd"\n',
+    "against-absolute.toml": 'version = 2\n\n[drafters."models/Qwen3.6-27B-DFlash"]\nagainst = "/etc/passwd"\n',
+    "against-link.toml": 'version = 2\n\n[drafters."models/Qwen3.6-27B-DFlash"]\nagainst = "authorities/link.json"\n',
+    "against-credentials.toml": 'version = 2\n\n[drafters."models/Qwen3.6-27B-DFlash"]\n'
+                                'against = "authorities/creds.json"\n',
     # Issue 32: an entry's pointer and reason as input text: an unused entry is reported with its
     # pointer, in annotations and in the step summary (Markdown, an image, HTML, a forged command).
     "hostile-entry.toml": 'version = 2\n\n[[ignore]]\ncode = "changed"\n'

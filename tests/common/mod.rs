@@ -69,3 +69,22 @@ pub fn gguf_fixtures(test: &str, marker: &str) -> Option<std::path::PathBuf> {
     );
     None
 }
+
+/// Waits for `child` with `wait4`, which std does not offer, for its resource usage: (exit
+/// code, or -1 when a signal ended it; peak RSS in bytes).
+#[allow(clippy::zombie_processes)]
+pub fn wait_peak(child: std::process::Child) -> (i32, u64) {
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is valid, and wait4 writes it for our own child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let pid = child.id() as libc::pid_t;
+    // SAFETY: `pid` is our child, not yet waited for; both pointers are to live locals.
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid);
+    let code = if libc::WIFEXITED(status) {
+        libc::WEXITSTATUS(status)
+    } else {
+        -1
+    };
+    (code, usage.ru_maxrss as u64 * 1024)
+}

@@ -386,6 +386,9 @@ def main():
         "field-type-layer-types-null-list": patch(q, layer_types={"0": "full_attention"}),
         "field-type-hidden-negative": patch(q, hidden_size=-5120),
         "field-type-eos-float": patch(q, eos_token_id=248044.5),
+        # Python's json writes NaN and the infinities as `NaN`, `Infinity` (issue 44).
+        "non-finite-rope-theta": patch(q, rope_theta=float("nan")),
+        "non-finite-rms-norm-eps": patch(q, rms_norm_eps=float("-inf")),
         "hidden-size-mismatch": patch(q, hidden_size=4096),
         "vocab-size-mismatch": patch(q, vocab_size=248077),
         "block-size-missing": patch(q, block_size=ABSENT),

@@ -128,6 +128,8 @@ struct State {
     ignore_ranges: bool,
     /// Wait this long before answering each request (a distant server).
     delay: Option<Duration>,
+    /// Wait this long before answering each `Range` request only (a slow file store).
+    range_delay: Option<Duration>,
     /// Requests being answered now, and the most at once so far.
     in_flight: usize,
     peak_in_flight: usize,
@@ -224,6 +226,12 @@ impl HubServer {
     #[allow(dead_code)]
     pub fn delay_each(&self, delay: Duration) {
         self.state.lock().unwrap().delay = Some(delay);
+    }
+
+    /// From now on, wait `delay` before answering each `Range` request (the others at once).
+    #[allow(dead_code)]
+    pub fn delay_ranges(&self, delay: Duration) {
+        self.state.lock().unwrap().range_delay = Some(delay);
     }
 
     /// The most requests this server was answering at once.
@@ -527,7 +535,7 @@ fn handle(conn: TcpStream, st: &Mutex<State>, port: u16) -> std::io::Result<()> 
         let mut s = st.lock().unwrap();
         s.in_flight += 1;
         s.peak_in_flight = s.peak_in_flight.max(s.in_flight);
-        s.delay
+        s.delay.or(s.range_delay.filter(|_| range.is_some()))
     };
     if let Some(d) = delay {
         thread::sleep(d);

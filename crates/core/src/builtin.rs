@@ -229,7 +229,7 @@ impl KnownTarget {
             .collect();
         TokenTable {
             source: format!("built-in added-token table of {}", self.repo),
-            added,
+            added: added.into(),
             tokenizer_len: Some(self.tokenizer_len),
             vocab_size: Some(self.vocab_size),
             ..TokenTable::default()

@@ -10,7 +10,7 @@ use std::fs;
 use std::io::Read;
 use std::path::{Path as FsPath, PathBuf};
 
-use crate::json::{Document, Node, Path};
+use crate::json::{Document, Node, Path, Value};
 use crate::{Error, Result};
 
 /// A drafter `config.json` is a few kilobytes; anything this large is not one.
@@ -430,6 +430,66 @@ pub fn architectures(root: &Node) -> Vec<String> {
                 .collect()
         })
         .unwrap_or_default()
+}
+
+/// Every number in `root` that Python reads as NaN or an infinity: `NaN`, `Infinity`,
+/// `-Infinity` (which Python's `json` writes and reads, and JSON does not have) and a float
+/// past a double's range (`1e400`, read as `inf`), each with its path and its text, in the
+/// order of the file. An integer literal is never one (Python's ints have no range). Only the
+/// value a duplicated key ends with is looked at, as Python keeps only that one.
+pub fn non_finite_numbers(root: &Node) -> Vec<(Path, String)> {
+    let mut out = Vec::new();
+    walk_non_finite(root, &Path::root(), &mut out);
+    out
+}
+
+fn walk_non_finite(node: &Node, at: &Path, out: &mut Vec<(Path, String)>) {
+    match &node.value {
+        Value::Number(n) if !n.value.is_finite() && !is_integer_text(&n.text) => {
+            out.push((at.clone(), n.text.clone()));
+        }
+        Value::Array(items) => {
+            for (i, item) in items.iter().enumerate() {
+                walk_non_finite(item, &at.index(i), out);
+            }
+        }
+        Value::Object(members) => {
+            let mut seen = std::collections::HashSet::new();
+            let last: Vec<bool> = members
+                .iter()
+                .rev()
+                .map(|m| seen.insert(m.key.as_str()))
+                .collect();
+            for (m, is_last) in members.iter().zip(last.into_iter().rev()) {
+                if is_last {
+                    walk_non_finite(&m.value, &at.child(&m.key), out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// An integer literal (`-12`, `340282366920938463463374607431768211456`): no `.`, exponent or
+/// letter.
+fn is_integer_text(text: &str) -> bool {
+    let digits = text.strip_prefix('-').unwrap_or(text);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// Whether `root` is shaped like a model's `config.json`: an object whose `architectures` is a
+/// non-empty list of names, or whose `model_type` is a non-empty name. transformers writes at
+/// least one of them into every config it saves (`PretrainedConfig.to_dict` keeps the class's
+/// `model_type`; `save_pretrained` records `architectures`), as do the speculators and EAGLE
+/// exports; every config in the repository's fixtures and references has one. A credential or
+/// settings file has neither, so it is never taken for an authority (a pin file's `against`).
+pub fn is_model_config(root: &Node) -> bool {
+    let name = |n: &Node| n.as_str().is_some_and(|s| !s.is_empty());
+    let architectures = root
+        .get("architectures")
+        .and_then(Node::as_array)
+        .is_some_and(|a| !a.is_empty() && a.iter().all(name));
+    architectures || root.get("model_type").is_some_and(name)
 }
 
 /// Whether a quantization method (a `quant_method`, or an engine's `--quantization` value) is

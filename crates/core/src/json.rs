@@ -624,7 +624,10 @@ impl Document {
     }
 }
 
-fn line_starts(text: &str) -> Vec<usize> {
+/// The byte offset where each line of `text` starts (the first is 0): with [`line_at`], the
+/// line of any offset in O(log lines), where counting the newlines before each offset of a
+/// long list would cost the text's length per lookup.
+pub fn line_starts(text: &str) -> Vec<usize> {
     let mut starts = vec![0];
     starts.extend(
         text.bytes()
@@ -633,6 +636,11 @@ fn line_starts(text: &str) -> Vec<usize> {
             .map(|(i, _)| i + 1),
     );
     starts
+}
+
+/// The 1-based line holding byte `offset`, given the text's [`line_starts`].
+pub fn line_at(starts: &[usize], offset: usize) -> usize {
+    starts.partition_point(|&s| s <= offset).max(1)
 }
 
 fn line_col_in(bytes: &[u8], offset: usize) -> (usize, usize) {

@@ -17,6 +17,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::io::{Read, Seek};
 use std::path::Path;
+use std::sync::Arc;
 
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
@@ -153,7 +154,9 @@ pub fn readable(text: &str) -> String {
 pub struct TokenTable {
     /// What the table was built from, for the report.
     pub source: String,
-    pub added: BTreeMap<u64, AddedToken>,
+    /// Shared, so that copies of a target's table (the comparison's, lint's) cost nothing: a
+    /// tokenizer of millions of added tokens was copied whole for each (issue 44).
+    pub added: Arc<BTreeMap<u64, AddedToken>>,
     /// Regular vocabulary entries for the ids that were asked about: id -> (stored form, text).
     pub regular: BTreeMap<u64, (String, String)>,
     /// Number of tokens the tokenizer knows (`len(tokenizer)` in Python).
@@ -243,7 +246,7 @@ impl TokenTable {
             let added = parse_added_tokens_decoder(&bytes)
                 .map_err(|e| Error::new(format!("`{}`: {e}", config_path.display())))?;
             for (id, tok) in added {
-                table.added.entry(id).or_insert(tok);
+                Arc::make_mut(&mut table.added).entry(id).or_insert(tok);
             }
             sources.push(config_path.display().to_string());
         }
@@ -253,14 +256,10 @@ impl TokenTable {
     }
 
     fn merge_tokenizer_file(&mut self, file: TokenizerFile) {
-        for tok in file.added_tokens {
-            self.added.insert(
-                tok.id,
-                AddedToken {
-                    content: tok.content,
-                    special: Some(tok.special),
-                },
-            );
+        if self.added.is_empty() {
+            self.added = Arc::new(file.added_tokens);
+        } else {
+            Arc::make_mut(&mut self.added).extend(file.added_tokens);
         }
         let byte_level = file.byte_level;
         self.regular = file
@@ -344,7 +343,7 @@ impl TokenTable {
             ..TokenTable::default()
         };
         for (id, tok) in tokenizer.get_added_tokens_decoder() {
-            table.added.insert(
+            Arc::make_mut(&mut table.added).insert(
                 u64::from(id),
                 AddedToken {
                     content: tok.content.clone(),
@@ -357,7 +356,7 @@ impl TokenTable {
             let bytes = read_capped(&config_path, MAX_TOKENIZER_CONFIG_BYTES)?;
             if let Ok(added) = parse_added_tokens_decoder(&bytes) {
                 for (id, tok) in added {
-                    table.added.entry(id).or_insert(tok);
+                    Arc::make_mut(&mut table.added).entry(id).or_insert(tok);
                 }
             }
         }
@@ -420,7 +419,9 @@ fn within<T: Send + 'static>(
 /// The parts of `tokenizer.json` this tool needs.
 #[derive(Debug, Default, PartialEq, Eq)]
 pub struct TokenizerFile {
-    pub added_tokens: Vec<RawAddedToken>,
+    /// By id, built as the list is read (an id listed twice: the last entry), so the tokens
+    /// are held once, not in a list and then again in the table.
+    pub added_tokens: BTreeMap<u64, AddedToken>,
     pub vocab_count: u64,
     pub vocab_max_id: Option<u64>,
     pub wanted_vocab: BTreeMap<u64, String>,
@@ -548,18 +549,13 @@ impl<'de> Visitor<'de> for TopSeed<'_> {
         let mut file = TokenizerFile::default();
         while let Some(key) = map.next_key::<Cow<'de, str>>()? {
             match key.as_ref() {
-                "added_tokens" => {
-                    file.added_tokens = map
-                        .next_value::<Option<Vec<RawAddedToken>>>()?
-                        .unwrap_or_default()
-                }
+                "added_tokens" => file.added_tokens = map.next_value_seed(AddedTokensSeed)?,
                 "model" => map.next_value_seed(ModelSeed {
                     file: &mut file,
                     wanted: self.wanted,
                 })?,
                 "decoder" | "pre_tokenizer" => {
-                    let v: Option<serde_json::Value> = map.next_value()?;
-                    if v.as_ref().is_some_and(mentions_byte_level) {
+                    if map.next_value_seed(BYTE_LEVEL)? {
                         file.byte_level = true;
                     }
                 }
@@ -572,16 +568,143 @@ impl<'de> Visitor<'de> for TopSeed<'_> {
     }
 }
 
-fn mentions_byte_level(v: &serde_json::Value) -> bool {
-    match v {
-        serde_json::Value::Object(m) => {
-            m.get("type").and_then(|t| t.as_str()) == Some("ByteLevel")
-                || m.values().any(mentions_byte_level)
-        }
-        serde_json::Value::Array(a) => a.iter().any(mentions_byte_level),
-        _ => false,
+/// `added_tokens` (a list, or `null`) read into a table by id, one token at a time.
+struct AddedTokensSeed;
+
+impl<'de> DeserializeSeed<'de> for AddedTokensSeed {
+    type Value = BTreeMap<u64, AddedToken>;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Self::Value, D::Error> {
+        d.deserialize_option(self)
     }
 }
+
+impl<'de> Visitor<'de> for AddedTokensSeed {
+    type Value = BTreeMap<u64, AddedToken>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a list of added tokens")
+    }
+    fn visit_none<E>(self) -> std::result::Result<Self::Value, E> {
+        Ok(BTreeMap::new())
+    }
+    fn visit_unit<E>(self) -> std::result::Result<Self::Value, E> {
+        Ok(BTreeMap::new())
+    }
+    fn visit_some<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Self::Value, D::Error> {
+        d.deserialize_seq(self)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(
+        self,
+        mut seq: A,
+    ) -> std::result::Result<Self::Value, A::Error> {
+        let mut added = BTreeMap::new();
+        while let Some(token) = seq.next_element::<RawAddedToken>()? {
+            token.add_to(&mut added);
+        }
+        Ok(added)
+    }
+}
+
+impl RawAddedToken {
+    /// Into the table by id (a later entry for the same id replaces it, as the tokenizer's
+    /// own list order does).
+    pub(crate) fn add_to(self, added: &mut BTreeMap<u64, AddedToken>) {
+        added.insert(
+            self.id,
+            AddedToken {
+                content: self.content,
+                special: Some(self.special),
+            },
+        );
+    }
+}
+
+/// Whether a JSON value mentions a step of type `.0` anywhere: an object whose `type` is that
+/// name (`ByteLevel` in a `decoder` or `pre_tokenizer`, `TemplateProcessing` in a
+/// `post_processor`), read in one streaming pass that builds nothing: a 230 MiB decoder list
+/// built a `serde_json::Value` tree of 5.4 GB (issue 44). A key that appears twice in one
+/// object counts with each of its values (`serde_json::Value` kept the last; `tokenizers`
+/// refuses such a file), except `type`, whose last value is the object's.
+#[derive(Clone, Copy)]
+pub struct TypeMention(pub &'static str);
+
+/// What one value says: whether it is the wanted name as a string, and whether it mentions a
+/// step of that type inside.
+#[derive(Default)]
+struct Mention {
+    is_name: bool,
+    inside: bool,
+}
+
+impl<'de> DeserializeSeed<'de> for TypeMention {
+    type Value = bool;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<bool, D::Error> {
+        d.deserialize_any(MentionVisitor(self.0)).map(|m| m.inside)
+    }
+}
+
+struct MentionVisitor(&'static str);
+
+impl<'de> DeserializeSeed<'de> for MentionVisitor {
+    type Value = Mention;
+    fn deserialize<D: Deserializer<'de>>(self, d: D) -> std::result::Result<Mention, D::Error> {
+        d.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for MentionVisitor {
+    type Value = Mention;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("any JSON value")
+    }
+    fn visit_str<E>(self, s: &str) -> std::result::Result<Mention, E> {
+        Ok(Mention {
+            is_name: s == self.0,
+            inside: false,
+        })
+    }
+    fn visit_bool<E>(self, _: bool) -> std::result::Result<Mention, E> {
+        Ok(Mention::default())
+    }
+    fn visit_i64<E>(self, _: i64) -> std::result::Result<Mention, E> {
+        Ok(Mention::default())
+    }
+    fn visit_u64<E>(self, _: u64) -> std::result::Result<Mention, E> {
+        Ok(Mention::default())
+    }
+    fn visit_f64<E>(self, _: f64) -> std::result::Result<Mention, E> {
+        Ok(Mention::default())
+    }
+    fn visit_unit<E>(self) -> std::result::Result<Mention, E> {
+        Ok(Mention::default())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> std::result::Result<Mention, A::Error> {
+        let mut inside = false;
+        while let Some(m) = seq.next_element_seed(MentionVisitor(self.0))? {
+            inside |= m.inside;
+        }
+        Ok(Mention {
+            is_name: false,
+            inside,
+        })
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> std::result::Result<Mention, A::Error> {
+        let (mut typed, mut inside) = (false, false);
+        while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            let m = map.next_value_seed(MentionVisitor(self.0))?;
+            if key == "type" {
+                typed = m.is_name;
+            }
+            inside |= m.inside;
+        }
+        Ok(Mention {
+            is_name: false,
+            inside: typed || inside,
+        })
+    }
+}
+
+/// A `decoder` or `pre_tokenizer` with a byte-level step: regular tokens are GPT-2 encoded.
+pub(crate) const BYTE_LEVEL: TypeMention = TypeMention("ByteLevel");
 
 struct ModelSeed<'f, 'w> {
     file: &'f mut TokenizerFile,
@@ -788,6 +911,41 @@ mod tests {
         assert_eq!(byte_level_decode("Ġ€"), "Ġ€");
     }
 
+    /// The streaming check agrees with the `Value` walk it replaced (issue 44), on values
+    /// without duplicated keys; it builds nothing.
+    #[test]
+    fn type_mentions_stream_as_the_value_walk_read() {
+        fn by_value(v: &serde_json::Value) -> bool {
+            match v {
+                serde_json::Value::Object(m) => {
+                    m.get("type").and_then(|t| t.as_str()) == Some("ByteLevel")
+                        || m.values().any(by_value)
+                }
+                serde_json::Value::Array(a) => a.iter().any(by_value),
+                _ => false,
+            }
+        }
+        for text in [
+            r#"null"#,
+            r#""ByteLevel""#,
+            r#"{"type":"ByteLevel"}"#,
+            r#"{"type":"Sequence","pretokenizers":[{"type":"Split"},{"type":"ByteLevel","add_prefix_space":false}]}"#,
+            r#"{"type":{"type":"ByteLevel"}}"#,
+            r#"{"type":["ByteLevel"]}"#,
+            r#"[[[{"x":{"type":"ByteLevel"}}]]]"#,
+            r#"{"type":"Metaspace","replacement":"ByteLevel"}"#,
+            r#"[1, 2.5, true, "x", {}]"#,
+        ] {
+            let v: serde_json::Value = serde_json::from_str(text).unwrap();
+            let mut de = serde_json::Deserializer::from_str(text);
+            assert_eq!(
+                BYTE_LEVEL.deserialize(&mut de).unwrap(),
+                by_value(&v),
+                "{text}"
+            );
+        }
+    }
+
     #[test]
     fn streaming_pass_keeps_added_and_wanted() {
         let json = br#"{"version":"1.0","added_tokens":[{"id":5,"content":"<|end|>","special":true},{"id":6,"content":"<think>","special":false}],
@@ -803,7 +961,7 @@ mod tests {
     #[test]
     fn classes_cover_every_range() {
         let mut t = TokenTable::empty(Some(10));
-        t.added.insert(
+        Arc::make_mut(&mut t.added).insert(
             5,
             AddedToken {
                 content: "<|end|>".into(),

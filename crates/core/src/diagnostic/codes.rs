@@ -61,6 +61,7 @@ crate::declare_code_names! {
     /// `lint`: one code per rule of the registry in `rules`.
     pub enum LintCode {
         FieldType => "field-type",
+        NonFiniteNumber => "non-finite-number",
         HiddenSizeMismatch => "hidden-size-mismatch",
         VocabSizeMismatch => "vocab-size-mismatch",
         BlockSizeMissing => "block-size-missing",
@@ -192,6 +193,7 @@ crate::declare_code_names! {
         MissingTensor => "weights-missing-tensor",
         ModelPrefix => "weights-model-prefix",
         ShardMissing => "weights-shard-missing",
+        ShardsAbsent => "weights-shards-absent",
         DuplicateTensor => "weights-duplicate-tensor",
         IndexMismatch => "weights-index-mismatch",
         QuantizedUndeclared => "weights-quantized-undeclared",

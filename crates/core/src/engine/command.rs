@@ -386,7 +386,7 @@ fn entry_at(engine: Engine, e: &Entrypoint, words: &[String], i: usize, w: &str)
             };
             found(
                 i + 1,
-                format!("{shown} image, whose entrypoint is {}", spec.display),
+                format!("{shown} image's entrypoint ({})", spec.display),
                 EngineRelease::from_tag(engine, w, tag),
             )
         }

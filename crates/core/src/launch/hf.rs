@@ -83,6 +83,36 @@ pub fn split_repo_tag(given: &str) -> Result<(String, String), String> {
     Ok((repo.to_string(), tag.to_string()))
 }
 
+/// What is wrong with a `-hf REPO:TAG` tag, if anything (an empty tag: nothing).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TagProblem {
+    /// llama.cpp compiles `TAG[.-]` as a regular expression (`find_best_model`) and libstdc++
+    /// refuses it: llama-server stops ("failed to fetch model metadata"). Bad input.
+    Invalid(super::ecma::Refused),
+    /// libstdc++ compiles it, but the `regex` crate this tool matches with does not (a
+    /// lookahead, a back-reference): which file llama.cpp picks is not decided here.
+    Unevaluated,
+}
+
+/// Whether llama.cpp can use `tag` to pick a file, and whether this tool can follow it.
+pub fn tag_problem(tag: &str) -> Option<TagProblem> {
+    if tag.is_empty() {
+        return None;
+    }
+    if let Err(why) = super::ecma::compiles(&format!("{tag}[.-]")) {
+        return Some(TagProblem::Invalid(why));
+    }
+    tag_regex(tag).is_none().then_some(TagProblem::Unevaluated)
+}
+
+/// `TAG[.-]`, case-insensitive, as the `regex` crate reads it.
+fn tag_regex(tag: &str) -> Option<regex::Regex> {
+    RegexBuilder::new(&format!("{tag}[.-]"))
+        .case_insensitive(true)
+        .build()
+        .ok()
+}
+
 /// A `.gguf` path's split and tag (`get_gguf_split_info`, download.cpp:482-511).
 struct SplitInfo {
     tag: String,
@@ -164,8 +194,8 @@ fn first_split_or_whole(path: &str) -> bool {
 }
 
 /// The model file llama.cpp loads for `tag` (empty: none given), `None` when nothing matches.
-/// The tag is a regex in llama.cpp (`std::regex(t + "[.-]", icase)`); one that is not a valid
-/// pattern matches nothing here (llama.cpp would throw).
+/// The tag is a regex in llama.cpp (`std::regex(t + "[.-]", icase)`); one llama.cpp cannot
+/// compile is refused before ([`tag_problem`]), one the `regex` crate cannot matches nothing.
 pub fn find_best_model<'a>(files: &[&'a str], tag: &str) -> Option<&'a str> {
     let defaults = ["Q4_K_M", "Q8_0"];
     let tags: Vec<&str> = if tag.is_empty() {
@@ -174,10 +204,7 @@ pub fn find_best_model<'a>(files: &[&'a str], tag: &str) -> Option<&'a str> {
         vec![tag]
     };
     for t in tags {
-        let Ok(pattern) = RegexBuilder::new(&format!("{t}[.-]"))
-            .case_insensitive(true)
-            .build()
-        else {
+        let Some(pattern) = tag_regex(t) else {
             continue;
         };
         let hit = files
@@ -382,6 +409,24 @@ mod tests {
         let info = split_info("é-00001-of-00002.gguf");
         assert_eq!((info.index, info.count), (1, 2));
         assert_eq!(split_info("モデル-Q4_K_M.gguf").tag, "Q4_K_M");
+    }
+
+    #[test]
+    fn tags_llama_cpp_cannot_compile_are_invalid() {
+        use super::super::ecma::Refused;
+        assert_eq!(tag_problem(""), None);
+        assert_eq!(tag_problem("Q4_K_M"), None);
+        assert_eq!(tag_problem("UD-Q4_K_XL"), None);
+        assert_eq!(
+            tag_problem("Q4["),
+            Some(TagProblem::Invalid(Refused::Collate))
+        );
+        assert_eq!(
+            tag_problem("(Q4"),
+            Some(TagProblem::Invalid(Refused::Paren))
+        );
+        assert_eq!(tag_problem("Q4(?=_K)"), Some(TagProblem::Unevaluated));
+        assert_eq!(tag_problem("(Q)\\1"), Some(TagProblem::Unevaluated));
     }
 
     #[test]

@@ -19,6 +19,7 @@
 //! are read from where they come from. The YAML is loaded with the compose file's caps
 //! ([`shell::load_yaml`]). Pure: no file or network access.
 
+use std::collections::HashMap;
 use std::rc::Rc;
 
 use serde_json::{Map, Value};
@@ -59,6 +60,7 @@ pub fn from_manifests(text: &str, file: &str) -> Result<(Vec<Command>, Vec<Strin
         commands: Vec::new(),
         notes: Vec::new(),
         scripts_read: 0,
+        expanded: Budget::default(),
     };
     // kustomize's configMapGenerator renders a container's env as `configMapKeyRef`s to a
     // ConfigMap in the same output: read them first, so those values are known.
@@ -80,6 +82,8 @@ struct Manifests<'a> {
     notes: Vec<String>,
     /// Scripts split so far (`sh -c` and ConfigMap scripts), against [`MAX_SCRIPTS`].
     scripts_read: usize,
+    /// What `$(VAR)` expansion has produced so far, against its caps.
+    expanded: Budget,
 }
 
 fn scalar(y: &Yaml) -> Option<String> {
@@ -119,30 +123,62 @@ impl Manifests<'_> {
         }
     }
 
-    /// A container's `env`: literal values, and `configMapKeyRef`s to a ConfigMap of the same
-    /// manifests; any other `valueFrom` (a secret, a field) is not known here and is left out,
-    /// so a flag naming it stays unresolved.
-    fn env(&self, c: &Yaml) -> Vec<(String, String)> {
+    /// A container's `env`: literal values, each with the `$(VAR)` references to the variables
+    /// before it expanded (as the kubelet does), and `configMapKeyRef`s to a ConfigMap of the
+    /// same manifests (taken as written); any other `valueFrom` (a secret, a field) is not
+    /// known here and is left out, so a flag naming it stays unresolved. `whose` names the
+    /// container in an error.
+    fn env(&mut self, c: &Yaml, whose: &str) -> Result<Vars> {
+        let mut vars = Vars::default();
         let Yaml::Array(items) = &c["env"] else {
-            return Vec::new();
+            return Ok(vars);
         };
-        let from_map = |e: &Yaml| {
-            let r = &e["valueFrom"]["configMapKeyRef"];
-            let (map, key) = (scalar(&r["name"])?, scalar(&r["key"])?);
-            self.config_maps
-                .iter()
-                .find(|(n, k, _)| *n == map && *k == key)
-                .map(|(_, _, v)| v.clone())
-        };
-        items
-            .iter()
-            .filter_map(|e| {
-                Some((
-                    scalar(&e["name"])?,
-                    scalar(&e["value"]).or_else(|| from_map(e))?,
-                ))
-            })
-            .collect()
+        for e in items {
+            let Some(name) = scalar(&e["name"]) else {
+                continue;
+            };
+            let value = match scalar(&e["value"]) {
+                Some(v) => self.expand(&v, &vars, whose)?,
+                None => {
+                    let r = &e["valueFrom"]["configMapKeyRef"];
+                    let from_map =
+                        scalar(&r["name"])
+                            .zip(scalar(&r["key"]))
+                            .and_then(|(map, key)| {
+                                self.config_maps
+                                    .iter()
+                                    .find(|(n, k, _)| *n == map && *k == key)
+                                    .map(|(_, _, v)| v.clone())
+                            });
+                    let Some(v) = from_map else {
+                        continue;
+                    };
+                    v
+                }
+            };
+            vars.set(name, value);
+        }
+        Ok(vars)
+    }
+
+    /// `word` after Kubernetes' `$(VAR)` expansion ([`kube_expand`]), charged to the file's
+    /// budget; past it, an error naming the file and the container.
+    fn expand(&mut self, word: &str, vars: &Vars, whose: &str) -> Result<String> {
+        kube_expand(word, vars, &mut self.expanded).map_err(|over| {
+            let what = match over {
+                Over::Bytes => format!("to more than {} MiB", MAX_KUBE_EXPANDED_BYTES >> 20),
+                Over::References => format!("more than {MAX_KUBE_REFERENCES} `$(VAR)` references"),
+            };
+            Error::new(format!(
+                "{}: the `$(VAR)` references of {whose} expand {what} (Kubernetes expands them \
+                 in `command`, `args` and `env` values): refused, no deployment does that",
+                self.file
+            ))
+            .with_hint(
+                "look for a variable whose value names other variables many times, or a reference \
+                 repeated many times; a real manifest expands a few dozen",
+            )
+        })
     }
 
     /// One object: a list's items, a workload's pod template, or an `LLMInferenceService`.
@@ -193,30 +229,34 @@ impl Manifests<'_> {
             return Ok(());
         };
         for (index, c) in containers.iter().enumerate() {
-            let env = self.env(c);
+            let container = scalar(&c["name"]).unwrap_or_default();
+            let whose = format!("container `{container}` of {kind} `{name}`");
+            let env = self.env(c, &whose)?;
             let scripts = self.mounted_scripts(pod, c);
-            let expand = |w: &String| kube_expand(w, &env);
-            let command: Vec<String> = strings(&c["command"]).iter().map(expand).collect();
-            let args: Vec<String> = strings(&c["args"]).iter().map(expand).collect();
-            let (command_given, args_given) = (command.clone(), args.clone());
-            let mut words = if command.is_empty() {
-                scalar(&c["image"]).into_iter().collect()
-            } else {
-                command
+            let mut expand = |key: &str| {
+                strings(&c[key])
+                    .iter()
+                    .map(|w| self.expand(w, &env, &whose))
+                    .collect::<Result<Vec<String>>>()
             };
-            words.extend(args);
-            let ray_words = command_given.iter().chain(&args_given);
-            if kind == "RayCluster" && index == 0 && ray_words.clone().next().is_some() {
+            let (command, args) = (expand("command")?, expand("args")?);
+            let words = if kind == "RayCluster" && index == 0 && command.len() + args.len() > 0 {
                 // KubeRay runs the Ray container's `command` and `args` joined by spaces as
                 // one `/bin/bash -lc` script, with `ray start` after it (ray-project/kuberay,
                 // ray-operator/controllers/ray/common/pod.go, `BuildPod`: `convertCmdToString`):
                 // the production-stack chart writes a one-string `/bin/bash -c "…"` there.
-                let script: Vec<&str> = ray_words.map(String::as_str).collect();
-                words = vec!["/bin/bash".into(), "-c".into(), script.join(" ")];
-            }
-            let container = scalar(&c["name"]).unwrap_or_default();
-            let whose = format!("container `{container}` of {kind} `{name}`");
-            self.push(words, env, scalar(&c["image"]), &scripts, &whose)?;
+                let script: Vec<&str> = command.iter().chain(&args).map(String::as_str).collect();
+                vec!["/bin/bash".into(), "-c".into(), script.join(" ")]
+            } else {
+                let mut words = if command.is_empty() {
+                    scalar(&c["image"]).into_iter().collect()
+                } else {
+                    command
+                };
+                words.extend(args);
+                words
+            };
+            self.push(words, env.pairs, scalar(&c["image"]), &scripts, &whose)?;
         }
         Ok(())
     }
@@ -378,38 +418,112 @@ impl Manifests<'_> {
     }
 }
 
-/// Kubernetes' expansion of `command` and `args`: `$(VAR)` is the container's `VAR` when it
-/// is set (left as written otherwise), `$$` is a literal `$`.
-pub fn kube_expand(word: &str, env: &[(String, String)]) -> String {
-    let mut out = String::with_capacity(word.len());
+/// Most bytes `$(VAR)` expansion may produce over one manifest file (words and env values, the
+/// shell's budget for `$VAR`): each reference copies its value, so `args: ["$(A)$(A)…"]` with a
+/// long `A`, or env values that each name the one before many times, grew the text by orders of
+/// magnitude (a 500 kB manifest asked for 6.5 GB and aborted; issue 44).
+pub const MAX_KUBE_EXPANDED_BYTES: usize = shell::MAX_EXPANDED_BYTES;
+/// Most `$(VAR)` references expanded over one manifest file; a real one has a few dozen.
+pub const MAX_KUBE_REFERENCES: usize = 10_000;
+
+/// A container's environment as `$(VAR)` is resolved against it: the variables in order (what
+/// a `sh -c` script exports) and by name (the last definition wins).
+#[derive(Debug, Clone, Default)]
+pub struct Vars {
+    pairs: Vec<(String, String)>,
+    index: HashMap<String, usize>,
+}
+
+impl Vars {
+    /// Defines (or redefines) `name`.
+    pub fn set(&mut self, name: String, value: String) {
+        self.index.insert(name.clone(), self.pairs.len());
+        self.pairs.push((name, value));
+    }
+
+    /// The value `name` has now.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.index.get(name).map(|&i| self.pairs[i].1.as_str())
+    }
+}
+
+/// What `$(VAR)` expansion has produced over one manifest file.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Budget {
+    bytes: usize,
+    references: usize,
+}
+
+/// Which cap an expansion passed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Over {
+    Bytes,
+    References,
+}
+
+/// Kubernetes' expansion of `command`, `args` and `env` values (the kubelet's `expansion`
+/// package): `$(VAR)` is `VAR`'s value when it is set and stays as written (scanning goes on
+/// after its `)`) when it is not, `$$` is a literal `$`, and a `$(` with no `)` after it stays
+/// as written. One pass: each byte is read once (after a `$(` that has no `)`, no later one is
+/// looked for), and what it produces is charged to `budget` as it grows, so past
+/// [`MAX_KUBE_EXPANDED_BYTES`] or [`MAX_KUBE_REFERENCES`] it stops with the cap it passed.
+pub fn kube_expand(
+    word: &str,
+    vars: &Vars,
+    budget: &mut Budget,
+) -> std::result::Result<String, Over> {
+    let mut out = String::with_capacity(word.len().min(MAX_KUBE_EXPANDED_BYTES));
     let mut rest = word;
+    let mut closer_ahead = true;
+    let over = |out: &String, budget: &Budget| budget.bytes + out.len() > MAX_KUBE_EXPANDED_BYTES;
     while let Some(i) = rest.find('$') {
         out.push_str(&rest[..i]);
         let after = &rest[i + 1..];
-        if let Some(tail) = after.strip_prefix('$') {
-            out.push('$');
-            rest = tail;
-            continue;
-        }
-        let var = after
-            .strip_prefix('(')
-            .and_then(|a| a.find(')').map(|j| (&a[..j], &a[j + 1..])));
-        match var.and_then(|(name, tail)| {
-            let value = env.iter().rev().find(|(k, _)| k == name)?;
-            Some((value.1.as_str(), tail))
-        }) {
-            Some((value, tail)) => {
-                out.push_str(value);
-                rest = tail;
-            }
-            None => {
+        rest = match after.as_bytes().first() {
+            Some(b'$') => {
                 out.push('$');
-                rest = after;
+                &after[1..]
             }
+            Some(b'(') if closer_ahead => match after.find(')') {
+                Some(j) => {
+                    let name = &after[1..j];
+                    match vars.get(name) {
+                        Some(value) => {
+                            budget.references += 1;
+                            if budget.references > MAX_KUBE_REFERENCES {
+                                return Err(Over::References);
+                            }
+                            out.push_str(value);
+                        }
+                        None => out.push_str(&rest[i..=i + 1 + j]),
+                    }
+                    &after[j + 1..]
+                }
+                None => {
+                    closer_ahead = false;
+                    out.push_str("$(");
+                    &after[1..]
+                }
+            },
+            Some(b'(') => {
+                out.push_str("$(");
+                &after[1..]
+            }
+            _ => {
+                out.push('$');
+                after
+            }
+        };
+        if over(&out, budget) {
+            return Err(Over::Bytes);
         }
     }
     out.push_str(rest);
-    out
+    if over(&out, budget) {
+        return Err(Over::Bytes);
+    }
+    budget.bytes += out.len();
+    Ok(out)
 }
 
 /// A model URI as the command written here names it: `hf://ORG/NAME` is the Hub repo; any
@@ -448,7 +562,10 @@ impl Manifests<'_> {
             .with_hint("an LLMInferenceService names its model in spec.model.uri (hf://ORG/NAME, pvc://CLAIM/PATH, s3://…, oci://…)"));
         };
         let main = main_container(spec);
-        let env = main.map(|c| self.env(c)).unwrap_or_default();
+        let env = match main {
+            Some(c) => self.env(c, &whose)?,
+            None => Vars::default(),
+        };
         let mut words = vec!["vllm".to_string(), "serve".to_string(), model_name(&uri)];
         if let Some(served) = scalar(&spec["model"]["name"]) {
             words.extend(["--served-model-name".to_string(), served]);
@@ -457,11 +574,9 @@ impl Manifests<'_> {
             words.extend([crate::engine::vllm::TENSOR_PARALLEL_SIZE.to_string(), tp]);
         }
         let additional = env
-            .iter()
-            .rev()
-            .find(|(k, _)| k == "VLLM_ADDITIONAL_ARGS")
-            .map(|(_, v)| v.clone())
-            .unwrap_or_default();
+            .get("VLLM_ADDITIONAL_ARGS")
+            .unwrap_or_default()
+            .to_string();
         let extra = shell_words::split(&additional).map_err(|_| {
             Error::new(format!(
                 "{}: unbalanced quote in VLLM_ADDITIONAL_ARGS of {whose}",
@@ -481,7 +596,7 @@ impl Manifests<'_> {
             "{whose}: checked as the command KServe's controller renders (kserve#5687): vllm serve {} with --speculative-config from spec.speculator; the engine reads them from /mnt/models and /mnt/speculator/model",
             model_name(&uri)
         ));
-        self.push(words, env, None, &[], &whose)
+        self.push(words, env.pairs, None, &[], &whose)
     }
 
     /// `spec.speculator` as the `--speculative-config` JSON the controller writes.
@@ -557,12 +672,78 @@ mod tests {
 
     #[test]
     fn expands_kubernetes_variables() {
-        let env = vec![("M".to_string(), "Qwen/Qwen3-8B".to_string())];
-        assert_eq!(kube_expand("$(M)", &env), "Qwen/Qwen3-8B");
-        assert_eq!(kube_expand("a$(M)b", &env), "aQwen/Qwen3-8Bb");
-        assert_eq!(kube_expand("$$(M)", &env), "$(M)");
-        assert_eq!(kube_expand("$(UNSET)", &env), "$(UNSET)");
-        assert_eq!(kube_expand("$HOME", &env), "$HOME");
+        let mut env = Vars::default();
+        env.set("M".into(), "Qwen/Qwen3-8B".into());
+        let expand = |w: &str| kube_expand(w, &env, &mut Budget::default()).unwrap();
+        assert_eq!(expand("$(M)"), "Qwen/Qwen3-8B");
+        assert_eq!(expand("a$(M)b"), "aQwen/Qwen3-8Bb");
+        assert_eq!(expand("$$(M)"), "$(M)");
+        assert_eq!(expand("$(UNSET)"), "$(UNSET)");
+        assert_eq!(expand("$HOME"), "$HOME");
+        // As the kubelet reads them: an unset name is kept whole, scanning goes on after it.
+        assert_eq!(expand("$(X$(M))"), "$(X$(M))");
+        assert_eq!(expand("$( $$ $(M"), "$( $ $(M");
+        assert_eq!(expand("$"), "$");
+        assert_eq!(expand("é$(M)é$"), "éQwen/Qwen3-8Bé$");
+    }
+
+    /// Issue 44: expansion had no bound (a 500 kB manifest asked for 6.5 GB and aborted). Each
+    /// shape is refused at its cap, at once: one word of many references to a long value,
+    /// many references to an empty one, env values that each name the one before 16 times,
+    /// and `$(` without `)` repeated (each looked for its `)` to the end: quadratic).
+    #[test]
+    fn expansion_is_capped_and_linear() {
+        let mut env = Vars::default();
+        env.set("A".into(), "x".repeat(100_000));
+        env.set("E".into(), String::new());
+        let word = "$(A)".repeat(200);
+        assert_eq!(
+            kube_expand(&word, &env, &mut Budget::default()),
+            Err(Over::Bytes)
+        );
+        let word = "$(E)".repeat(MAX_KUBE_REFERENCES + 1);
+        assert_eq!(
+            kube_expand(&word, &env, &mut Budget::default()),
+            Err(Over::References)
+        );
+        let open = "$(".repeat(500_000);
+        assert_eq!(
+            kube_expand(&open, &env, &mut Budget::default()).unwrap(),
+            open
+        );
+        let mut env = String::from("          - name: V0\n            value: \"yyyyyyyy\"\n");
+        for i in 1..12 {
+            let refs = format!("$(V{})", i - 1).repeat(16);
+            env.push_str(&format!(
+                "          - name: V{i}\n            value: \"{refs}\"\n"
+            ));
+        }
+        let text = format!(
+            "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n        - name: c\n          image: vllm/vllm-openai\n          args: [\"$(V11)\"]\n          env:\n{env}"
+        );
+        let e = from_manifests(&text, "p.yaml").unwrap_err();
+        assert!(
+            e.message
+                .contains("p.yaml: the `$(VAR)` references of container `c` of Pod `p` expand"),
+            "{}",
+            e.message
+        );
+    }
+
+    /// Env values see the variables defined before them (the kubelet's dependent variables);
+    /// a reference to a later one stays as written.
+    #[test]
+    fn env_values_expand_earlier_variables() {
+        let text = "apiVersion: v1\nkind: Pod\nmetadata:\n  name: p\nspec:\n  containers:\n    - name: c\n      image: vllm/vllm-openai\n      command: [vllm, serve, $(M)]\n      env:\n        - name: D\n          value: /models/$(M)\n        - name: M\n          value: Org/Target\n        - name: S\n          value: '{\"model\": \"$(M)-draft\"}'\n";
+        let (cmds, _) = from_manifests(text, "p.yaml").unwrap();
+        assert_eq!(cmds[0].words, ["vllm", "serve", "Org/Target"]);
+        let env: HashMap<&str, &str> = cmds[0]
+            .env
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        assert_eq!(env["D"], "/models/$(M)");
+        assert_eq!(env["S"], "{\"model\": \"Org/Target-draft\"}");
     }
 
     #[test]

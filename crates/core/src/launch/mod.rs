@@ -11,6 +11,7 @@
 //! pipeline and re-exports this module's items, so `crate::launch::…` reads the same there.
 
 pub mod deployment;
+pub mod ecma;
 pub mod hf;
 pub mod k8s;
 pub mod parse;

@@ -465,7 +465,7 @@ mod tests {
             ..TargetFacts::default()
         });
         let mut tokens = TokenTable::empty(Some(vocab));
-        tokens.added.insert(
+        std::sync::Arc::make_mut(&mut tokens.added).insert(
             len - 1,
             AddedToken {
                 content: "<|im_end|>".into(),

@@ -36,6 +36,7 @@ pub mod profile;
 pub mod quant;
 pub mod shape;
 pub mod tokens;
+pub mod values;
 pub mod variants;
 
 pub use crate::deployment::{Engine, EngineRelease};
@@ -167,6 +168,7 @@ impl RuleFamily for Lint {
 /// Every rule, in a stable order (module by module): the registry.
 pub fn all_rules() -> Vec<&'static Rule> {
     [
+        values::RULES,
         shape::RULES,
         layers::RULES,
         mask::RULES,

@@ -14,10 +14,10 @@
 //! validate the text of unwanted vocabulary keys (UTF-8, control characters), nor anything
 //! after the point where it stops (the merges), which `tokenizers` would reject if broken.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::io::{self, Read, Seek, SeekFrom};
 
-use super::{mentions_byte_level, RawAddedToken, TokenizerFile};
+use super::{AddedToken, RawAddedToken, TokenizerFile, BYTE_LEVEL};
 
 /// Bytes per `read` call: small enough not to read far past the vocabulary, and to keep the
 /// buffer in cache with few of its pages ever touched (the vocabulary is read through it).
@@ -234,6 +234,18 @@ impl<R: Read + Seek> Scanner<R> {
         serde_json::from_slice(&self.buf[start..end]).map_err(|_| Stop::Fallback)
     }
 
+    /// Reads the span with a serde seed (strict JSON) that keeps only what it returns.
+    fn parse_span_seed<'a, S: serde::de::DeserializeSeed<'a>>(
+        &'a self,
+        (start, end): (usize, usize),
+        seed: S,
+    ) -> Scan<S::Value> {
+        let mut de = serde_json::Deserializer::from_slice(&self.buf[start..end]);
+        let value = seed.deserialize(&mut de).map_err(|_| Stop::Fallback)?;
+        de.end().map_err(|_| Stop::Fallback)?;
+        Ok(value)
+    }
+
     /// Reads an object key at the cursor (after whitespace) and the `:` after it. `None` at
     /// the object's closing brace. Keys with escapes are unescaped with serde.
     fn key(&mut self, first: bool) -> Scan<Option<KeyName>> {
@@ -325,16 +337,12 @@ pub(super) fn scan<R: Read + Seek>(
         first = false;
         match key {
             KeyName::AddedTokens => {
-                let span = scanner.skip_value()?;
-                file.added_tokens = scanner
-                    .parse_span::<Option<Vec<RawAddedToken>>>(span)?
-                    .unwrap_or_default();
+                file.added_tokens = scan_added_tokens(scanner)?;
                 seen.added_tokens = true;
             }
             KeyName::Decoder | KeyName::PreTokenizer => {
                 let span = scanner.skip_value()?;
-                let value: Option<serde_json::Value> = scanner.parse_span(span)?;
-                if value.as_ref().is_some_and(mentions_byte_level) {
+                if scanner.parse_span_seed(span, BYTE_LEVEL)? {
                     file.byte_level = true;
                 }
                 if key == KeyName::Decoder {
@@ -362,6 +370,42 @@ pub(super) fn scan<R: Read + Seek>(
             None => return Ok(file),
             Some(b' ' | b'\n' | b'\r' | b'\t') => scanner.pos += 1,
             Some(_) => return Err(Stop::Fallback),
+        }
+    }
+}
+
+/// `added_tokens` (a list, or `null`: none), one token at a time, the bytes of each dropped
+/// once it is read: the buffer holds one token, not the list beside the tokens read from it (a
+/// 230 MiB list was held whole; issue 44). Each token is read by serde, strictly, as the list
+/// was; anything else makes the scan give up.
+fn scan_added_tokens<R: Read + Seek>(scanner: &mut Scanner<R>) -> Scan<BTreeMap<u64, AddedToken>> {
+    let mut tokens = BTreeMap::new();
+    match scanner.skip_ws()? {
+        b'[' => scanner.pos += 1,
+        b'n' => {
+            let span = scanner.skip_value()?;
+            scanner.parse_span::<()>(span)?;
+            return Ok(tokens);
+        }
+        _ => return Err(Stop::Fallback),
+    }
+    if scanner.skip_ws()? == b']' {
+        scanner.pos += 1;
+        return Ok(tokens);
+    }
+    loop {
+        scanner.drop_consumed();
+        let span = scanner.skip_value()?;
+        scanner
+            .parse_span::<RawAddedToken>(span)?
+            .add_to(&mut tokens);
+        match scanner.skip_ws()? {
+            b',' => scanner.pos += 1,
+            b']' => {
+                scanner.pos += 1;
+                return Ok(tokens);
+            }
+            _ => return Err(Stop::Fallback),
         }
     }
 }
@@ -815,14 +859,19 @@ impl<R: Read + Seek> Scanner<R> {
     /// the input ends), a small chunk at a time.
     #[cold]
     fn refill_from_cursor(&mut self) -> io::Result<()> {
+        self.drop_consumed();
+        while self.end - self.pos < ENTRY_ROOM && self.fill()? {}
+        Ok(())
+    }
+
+    /// Drops the bytes before the cursor: no span before it is read again.
+    fn drop_consumed(&mut self) {
         if self.pos > 0 {
             self.buf.copy_within(self.pos..self.end, 0);
             self.end -= self.pos;
             self.dropped += self.pos as u64;
             self.pos = 0;
         }
-        while self.end - self.pos < ENTRY_ROOM && self.fill()? {}
-        Ok(())
     }
 
     /// Reads one vocabulary entry of any layout at the cursor (on its key's opening quote),

@@ -9,6 +9,7 @@
 //! go through serde. bos/eos and add_bos/add_eos come from `tokenizer_config.json`, which is
 //! where `transformers` and llama.cpp's converter read them.
 
+use crate::tokens::TypeMention;
 use std::path::Path;
 
 use super::Vocabulary;
@@ -116,19 +117,29 @@ fn walk_tokenizer(w: &mut Walker) -> std::result::Result<Vocabulary, String> {
             }
             b"pre_tokenizer" => {
                 let span = w.skip()?;
+                // Kept as compact text to compare with the target's, so it is built as a tree:
+                // bounded first (a few hundred bytes in every tokenizer; issue 44).
+                if span.1 - span.0 > MAX_PRE_TOKENIZER_BYTES {
+                    return Err(format!(
+                        "`pre_tokenizer` at byte {} is {} bytes, over the {} KiB a pre-tokenizer \
+                         could need (a real one is a few hundred bytes)",
+                        span.0 + w.dropped,
+                        span.1 - span.0,
+                        MAX_PRE_TOKENIZER_BYTES >> 10
+                    ));
+                }
                 let v: serde_json::Value = parse_span(&w.b, span, w.dropped)?;
                 vocab.byte_level |= mentions(&v, "ByteLevel");
                 vocab.pre_tokenizer = (!v.is_null()).then(|| v.to_string());
             }
             b"decoder" => {
                 let span = w.skip()?;
-                let v: serde_json::Value = parse_span(&w.b, span, w.dropped)?;
-                vocab.byte_level |= mentions(&v, "ByteLevel");
+                vocab.byte_level |= parse_seed(&w.b, span, w.dropped, TypeMention("ByteLevel"))?;
             }
             b"post_processor" => {
                 let span = w.skip()?;
-                let v: serde_json::Value = parse_span(&w.b, span, w.dropped)?;
-                post_processor_adds_bos = Some(mentions(&v, "TemplateProcessing"));
+                let template = TypeMention("TemplateProcessing");
+                post_processor_adds_bos = Some(parse_seed(&w.b, span, w.dropped, template)?);
             }
             b"model" => {
                 if w.model(&mut vocab, seen.iter().all(|s| *s))? {
@@ -168,6 +179,24 @@ fn parse_span<T: serde::de::DeserializeOwned>(
     dropped: usize,
 ) -> std::result::Result<T, String> {
     serde_json::from_slice(&bytes[a..b]).map_err(|e| format!("at byte {}: {e}", a + dropped))
+}
+
+/// The largest `pre_tokenizer` read: it is parsed whole (its compact text is compared).
+const MAX_PRE_TOKENIZER_BYTES: usize = 1 << 20;
+
+/// A span read by a serde seed that keeps only what it returns (no tree of the value).
+fn parse_seed<'a, S: serde::de::DeserializeSeed<'a>>(
+    bytes: &'a [u8],
+    (a, b): (usize, usize),
+    dropped: usize,
+    seed: S,
+) -> std::result::Result<S::Value, String> {
+    let mut de = serde_json::Deserializer::from_slice(&bytes[a..b]);
+    let value = seed
+        .deserialize(&mut de)
+        .and_then(|v| de.end().map(|()| v))
+        .map_err(|e| format!("at byte {}: {e}", a + dropped))?;
+    Ok(value)
 }
 
 fn mentions(v: &serde_json::Value, ty: &str) -> bool {

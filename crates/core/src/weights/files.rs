@@ -12,6 +12,7 @@ use crate::diagnostic::{CodeInfo, Diagnostic, Severity};
 
 pub(super) const RULES: &[Rule] = &[
     SHARD_MISSING,
+    SHARDS_ABSENT,
     INDEX_MISMATCH,
     DUPLICATE_TENSOR,
     MODEL_PREFIX,
@@ -21,19 +22,28 @@ const SHARD_MISSING: Rule = Rule {
     code: WeightsCode::ShardMissing,
     info: CodeInfo {
         severity: Severity::Error,
-        summary: "the index names a shard that does not exist",
+        summary: "the index names shards that do not exist",
         explanation: "transformers, vLLM and huggingface_hub open every file that \
 `model.safetensors.index.json` names in `weight_map`; a missing one fails the load (or the download). \
-Download the missing shard, or regenerate the index.",
+Download the missing shards, or regenerate the index. One finding per index, naming every missing shard. \
+Where a deployment is checked (`lint`, `check`, `launch`, `doctor`) and none of the shards is there — a \
+config repository or a CI checkout, which hold the config and its index only — that is \
+`weights-shards-absent` (info) instead; `weights`, whose job is the shards, reports it here.",
     },
     applies: Applies::Any,
     needs: &[Need::Index],
     check: shard_missing,
 };
 
+/// How many missing shards a message names before it counts the rest.
+const NAMED_SHARDS: usize = 8;
+
 fn shard_missing(cx: &mut Cx) {
     let h = cx.v.headers;
     let Some(index) = &h.index else { return };
+    if h.missing_shards.is_empty() || (h.shards.is_empty() && cx.v.purpose.is_deployment()) {
+        return;
+    }
     // One pass over the map (163 missing shards of a 184,000-entry index were 30 million
     // comparisons when each shard scanned the map), counted by shard number.
     let per_shard: std::collections::HashMap<&str, usize> = index
@@ -42,16 +52,67 @@ fn shard_missing(cx: &mut Cx) {
         .map(String::as_str)
         .zip(index.per_shard())
         .collect();
-    for s in &h.missing_shards {
-        let n = per_shard.get(s.as_str()).copied().unwrap_or(0);
-        cx.emit(
-            s,
-            &index.display,
-            format!(
-                "the index maps {n} tensor(s) to `{s}`, which does not exist: loaders fail opening it"
-            ),
-        );
+    let tensors: usize = h
+        .missing_shards
+        .iter()
+        .map(|s| per_shard.get(s.as_str()).copied().unwrap_or(0))
+        .sum();
+    let names = shard_list(&h.missing_shards);
+    let (count, all) = (h.missing_shards.len(), index.shards.len());
+    let first = h.missing_shards[0].clone();
+    cx.emit(
+        &first,
+        &index.display,
+        format!(
+            "{count} of the index's {all} shard(s) do not exist ({names}), holding {tensors} tensor(s) the \
+             index maps to them: loaders fail opening them"
+        ),
+    );
+}
+
+/// `a, b, c and 5 more`.
+fn shard_list(names: &[String]) -> String {
+    let shown: Vec<String> = names
+        .iter()
+        .take(NAMED_SHARDS)
+        .map(|n| format!("`{n}`"))
+        .collect();
+    match names.len().saturating_sub(NAMED_SHARDS) {
+        0 => shown.join(", "),
+        more => format!("{} and {more} more", shown.join(", ")),
     }
+}
+
+const SHARDS_ABSENT: Rule = Rule {
+    code: WeightsCode::ShardsAbsent,
+    info: CodeInfo {
+        severity: Severity::Info,
+        summary: "the config and its index only, no shard: tensor names checked from the index, not dtypes or shapes",
+        explanation: "A config repository or a CI checkout holds `config.json` and \
+`model.safetensors.index.json` without the shards. Where a deployment is checked (`lint`, `check`, \
+`launch`, `doctor`) that is judged from the config and the index — every rule that reads tensor names \
+runs on the index's `weight_map` (an MTP head the config declares and the index does not name is still an \
+error) — and the checks that read the shards' headers (dtypes, shapes) are listed as not made, so the \
+verdict says it is unverified. `weights DIR`, whose job is the shards, reports `weights-shard-missing` \
+instead.",
+    },
+    applies: Applies::Any,
+    needs: &[Need::Index],
+    check: shards_absent,
+};
+
+fn shards_absent(cx: &mut Cx) {
+    let h = cx.v.headers;
+    let Some(index) = &h.index else { return };
+    if !h.shards.is_empty() || h.missing_shards.is_empty() || !cx.v.purpose.is_deployment() {
+        return;
+    }
+    let message = format!(
+        "none of the index's {} shard(s) is here (a config checkout): the tensor names were checked from the \
+         index, their dtypes and shapes were not (run `dflash-check weights` where the shards are)",
+        index.shards.len()
+    );
+    cx.emit("", &index.display, message);
 }
 
 const INDEX_MISMATCH: Rule = Rule {

@@ -39,5 +39,6 @@ pub use headers::{Shard, Tensor, Totals, WeightsHeaders};
 pub use index::Index;
 pub use mtp::{by_engine, check_inputs};
 pub use rules::{all_rules, check, info, rule, run, run_for, run_gguf, Checked};
+pub use view::Purpose;
 
 pub use crate::diagnostic::codes::WeightsCode;

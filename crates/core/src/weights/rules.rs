@@ -12,7 +12,7 @@
 //! (the report says only the index and shards were checked).
 
 use super::cx::{Cx, Rule, Skipped};
-use super::view::View;
+use super::view::{Purpose, View};
 use super::{files, gguf, mtp, presence, quant, shapes, vocab, WeightsCode, WeightsHeaders};
 use crate::config::{ConfigFile, TargetFacts};
 use crate::diagnostic::rule;
@@ -52,6 +52,9 @@ pub fn info(code: WeightsCode) -> &'static CodeInfo {
 pub struct Checked {
     pub diagnostics: Vec<Diagnostic>,
     pub skipped: Vec<Skipped>,
+    /// An index whose shards are all absent, checked for a deployment: the header checks were
+    /// not made (the gates list that under "not checked").
+    pub shards_absent: bool,
 }
 
 /// Runs every weights rule over the headers of a drafter's weights, its config and, when
@@ -71,9 +74,14 @@ pub fn run_for(
     headers: &WeightsHeaders,
     target: Option<&TargetFacts>,
     engine: Option<crate::engine::EngineRelease>,
+    purpose: Purpose,
 ) -> Checked {
     let mut view = View::new(config, headers, target);
     view.engine = engine;
+    view.purpose = purpose;
+    if purpose == Purpose::TargetWithoutHead {
+        view.mtp = None;
+    }
     run_view(&view)
 }
 
@@ -100,9 +108,14 @@ fn run_view(view: &View) -> Checked {
     let skipped = rule::run(all_rules(), &mut cx);
     let mut diagnostics = cx.found;
     diagnostic::sort(&mut diagnostics);
+    let h = view.headers;
     Checked {
         diagnostics,
         skipped,
+        shards_absent: view.purpose.is_deployment()
+            && h.index.is_some()
+            && h.shards.is_empty()
+            && !h.missing_shards.is_empty(),
     }
 }
 

@@ -257,12 +257,37 @@ pub struct View<'a> {
     /// declares no head, has no judged quant method, or the list cannot be read
     /// (`check_inputs` reports that as bad input).
     pub exclusions: Option<super::quant_exclude::Exclusions>,
+    /// What the weights are checked for: the `weights` command's shards, or a deployment
+    /// (where a config checkout without shards is the usual case).
+    pub purpose: Purpose,
     /// The engine and release the weights will be served with (`weights --engine`, a launch
     /// line's): where engines load a checkpoint differently, the rules judge this one.
     pub engine: Option<crate::engine::EngineRelease>,
     /// The MTP head the config declares, as the headers hold it (`mtp_head`), found once for
     /// the four MTP rules (each found it again: 4 walks of a 183,610-name index, issue 44).
     pub mtp: Option<super::mtp_head::MtpHead>,
+}
+
+/// What a weights check is for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Purpose {
+    /// The `weights` command: the shards are what it was asked about, so an index whose shards
+    /// are all absent is an error.
+    #[default]
+    Shards,
+    /// A deployment gate (`lint`, `check`, `launch`, `doctor`): a config and index without
+    /// shards is judged from what is there, the rest listed as not made.
+    Deployment,
+    /// A deployment's target served beside a separate drafter: as [`Purpose::Deployment`],
+    /// but an MTP head it declares is not built, so the head's rules do not apply.
+    TargetWithoutHead,
+}
+
+impl Purpose {
+    /// Whether a deployment gate asks (a config checkout without shards is the usual case).
+    pub fn is_deployment(self) -> bool {
+        self != Purpose::Shards
+    }
 }
 
 impl<'a> View<'a> {
@@ -299,6 +324,7 @@ impl<'a> View<'a> {
             gguf: None,
             exclusions,
             engine: None,
+            purpose: Purpose::Shards,
             mtp: declared.map(|d| super::mtp_head::MtpHead::of(d, headers)),
         }
     }
