@@ -12,7 +12,12 @@ pub fn dflash() -> Command {
 
 /// Runs it with `args`: (exit code, stdout, stderr).
 pub fn run(args: &[&str]) -> (i32, String, String) {
-    let out = dflash().args(args).output().unwrap();
+    run_in(std::path::Path::new("."), args)
+}
+
+/// Runs it in `cwd` with `args`: (exit code, stdout, stderr).
+pub fn run_in(cwd: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    let out = dflash().current_dir(cwd).args(args).output().unwrap();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8(out.stdout).unwrap(),

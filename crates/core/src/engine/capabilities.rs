@@ -212,4 +212,17 @@ pub const ROWS: &[Capability] = &[
     cap(Engine::Trtllm, What::Method("PARD"), Some((1, 3, 0)), None, "engine-unsupported"),
     cap(Engine::Trtllm, What::Method("DFlash"), Some((1, 3, 0)), None, "engine-unsupported"),
     cap(Engine::Trtllm, What::Method("DSpark"), Some((1, 3, 0)), None, "engine-unsupported"),
+    // vllm-ascend's own proposer dispatch (`get_spec_decode_method`, vllm_ascend/spec_decode/
+    // __init__.py), read in its wheels from 0.13.0 to 0.26.0rc1: where it differs from vLLM's
+    // methods at the release it pins. 0.19.1rc1 refuses dflash under its pinned vLLM 0.19.1
+    // ("VLLM v0.19.1 doesn't support dflash now"); older releases have no DFlash proposer.
+    // The other methods (eagle, eagle3, mtp, ngram) are vLLM's at the pinned release.
+    cap(Engine::VllmAscend, What::Method("dflash"), Some((0, 20, 2)), None, "engine-unsupported"),
+    cap(Engine::VllmAscend, What::Method("dspark"), Some((0, 24, 0)), None, "engine-unsupported"),
+    cap(Engine::VllmAscend, What::Method("draft_model"), Some((0, 18, 0)), None, "engine-unsupported"),
+    cap(Engine::VllmAscend, What::Method("medusa"), Some((0, 15, 0)), None, "engine-unsupported"),
+    cap(Engine::VllmAscend, What::Method("suffix"), Some((0, 13, 0)), None, "engine-unsupported"),
+    // Drafter architectures vllm-ascend registers itself (vllm_ascend/models/__init__.py) before
+    // the vLLM release it pins has them: Kimi K3's DSpark stages in 0.26.0rc1 (vLLM 0.27.1 on).
+    cap(Engine::VllmAscend, What::DrafterArchitecture("K3DSparkModel"), Some((0, 26, 0)), None, "engine-unsupported"),
 ];

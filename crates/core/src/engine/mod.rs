@@ -25,6 +25,7 @@ pub mod table;
 pub mod trtllm;
 mod version;
 pub mod vllm;
+pub mod vllm_ascend;
 
 use serde::Serialize;
 
@@ -49,6 +50,8 @@ pub enum Engine {
     Koboldcpp,
     /// NVIDIA TensorRT-LLM's `trtllm-serve`, its speculative decoding in an LLM API options file.
     Trtllm,
+    /// vllm-ascend: vLLM's server on Ascend NPUs, a platform on vLLM with releases of its own.
+    VllmAscend,
 }
 
 impl From<Engine> for &'static str {
@@ -94,17 +97,17 @@ impl Engine {
         self.spec().display
     }
 
-    /// Every engine's display name: `vLLM, SGLang, llama.cpp or koboldcpp`.
+    /// Every engine's display name, platforms left out (their lines are their base engine's):
+    /// `vLLM, SGLang, llama.cpp or koboldcpp`.
     pub fn displays_listed() -> String {
-        listed(table::ROWS.iter().map(|r| r.display))
+        listed(own_commands().map(|r| r.display))
     }
 
     /// The engines whose servers export the acceptance counters the tool reads (the rows with
     /// metric names), for help texts: `vLLM or SGLang`.
     pub fn measured_listed() -> String {
         listed(
-            table::ROWS
-                .iter()
+            own_commands()
                 .filter(|r| r.metrics.is_some())
                 .map(|r| r.display),
         )
@@ -113,8 +116,7 @@ impl Engine {
     /// Every engine with how its lines start, for messages and help: `vLLM (`vllm serve MODEL
     /// …`), SGLang (…) and …`.
     pub fn examples() -> String {
-        let all: Vec<String> = table::ROWS
-            .iter()
+        let all: Vec<String> = own_commands()
             .map(|r| format!("{} (`{}`)", r.display, r.example))
             .collect();
         match all.split_last() {
@@ -159,6 +161,12 @@ impl Engine {
     pub fn names_listed() -> String {
         listed(table::ROWS.iter().map(|r| r.name))
     }
+}
+
+/// The rows whose lines and servers are their own: a platform's (vllm-ascend) are its base
+/// engine's, so texts that name commands or servers leave it out.
+fn own_commands() -> impl Iterator<Item = &'static EngineSpec> {
+    table::ROWS.iter().filter(|r| r.platform.is_none())
 }
 
 /// `a, b or c`.
@@ -469,7 +477,7 @@ mod tests {
     fn names_are_listed_for_messages() {
         assert_eq!(
             Engine::names_listed(),
-            "vllm, sglang, llama.cpp, koboldcpp or trtllm"
+            "vllm, sglang, llama.cpp, koboldcpp, trtllm or vllm-ascend"
         );
     }
 }

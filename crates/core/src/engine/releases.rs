@@ -269,10 +269,11 @@ impl ByEngine {
             );
         }
         let row = newest_or_holding(&base, pin);
+        // Without the pinned release in the text, so consecutive releases that take the same
+        // base row read as one span (`0.13–0.25.1 (as the vLLM release it pins: …)`).
         let does = format!(
-            "as {} {} it pins: {}",
+            "as the {} release it pins: {}",
             platform.base.display(),
-            line_text(platform.base, pin),
             row.does
         );
         (row.severity, does)

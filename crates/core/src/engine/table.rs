@@ -16,6 +16,7 @@ use super::sglang::Sglang;
 use super::trtllm::Trtllm;
 use super::version::ANY_PATCH;
 use super::vllm::Vllm;
+use super::{vllm_ascend, Platform};
 use super::{
     Engine, EngineSpec, Entrypoint, Flags, Image, Metrics, MetricsKind, Models, Releases, Scheme,
     VersionEndpoint,
@@ -533,5 +534,44 @@ download from NVIDIA's own index), so the 1.3 release candidates that took the t
         },
         platform: None,
         code: &Trtllm,
+    },
+    EngineSpec {
+        engine: Engine::VllmAscend,
+        name: "vllm-ascend",
+        aliases: &["vllm_ascend"],
+        display: "vLLM Ascend",
+        vendors: None,
+        example: "vllm serve MODEL --speculative-config '{…}' in the quay.io/ascend/vllm-ascend image",
+        models: Models::Checkpoints,
+        // Its lines are `vllm serve`: found as vLLM's, then named by what surrounds them.
+        entrypoints: &[],
+        images: &[Image {
+            repos: &["ascend/vllm-ascend"],
+            floating: "`main` and `latest` name no release",
+        }],
+        flags: VLLM_FLAGS,
+        method_from: VLLM_METHOD_FROM,
+        metrics: Some(VLLM_METRICS),
+        version_endpoint: Some(VLLM_VERSION_ENDPOINT),
+        releases: Releases {
+            scheme: Scheme::Semver,
+            read: &[
+                "0.11.0", "0.13.0", "0.15.0rc1", "0.16.0rc1", "0.18.0", "0.19.1rc1", "0.20.2rc1",
+                "0.21.0rc1", "0.22.1rc1", "0.23.0", "0.24.0rc1", "0.25.1rc1", "0.26.0rc1",
+            ],
+            window: ((0, 13, 0), (0, 26, ANY_PATCH)),
+            window_why: "from 0.13.0, a stable release (as 0.18.0 and 0.23.0 are) older than the QuaRot \
+draft rotation (0.16.0rc1) and the DFlash proposer (0.20.2rc1), so a line whose release is not known is judged \
+as if it may predate both; 0.26.0rc1 is the newest on PyPI. Each release listed was read in its wheel, and the \
+vLLM release it pins in its Dockerfile (at its tag; 0.26.0rc1 in its sdist). vLLM's own rows were read from \
+0.25.1: a pin older than that is judged by the ranges of vLLM's rows",
+        },
+        platform: Some(Platform {
+            base: Engine::Vllm,
+            pins: vllm_ascend::PINS,
+            pins_from: "the VLLM_TAG each release's Dockerfile builds vLLM from",
+            env: vllm_ascend::ENV,
+        }),
+        code: &Vllm,
     },
 ];

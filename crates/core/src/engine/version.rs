@@ -191,10 +191,23 @@ impl EngineRelease {
         if let Some(p) = self.engine.platform() {
             let base = p.base.display();
             return match self.version {
-                Some(v) => format!(
-                    "; {base} {} (the release it pins) where it has no rows of its own",
-                    line_text(p.base, p.pinned(v))
-                ),
+                Some(v) => {
+                    let pin = p.pinned(v);
+                    // vLLM's rows were read from 0.25.1: an older pin is judged by their ranges.
+                    let (oldest, _) = read_span(p.base);
+                    let older = if pin < oldest {
+                        format!(
+                            ", older than the {base} releases read ({}): judged by what is known of it",
+                            line_text(p.base, oldest)
+                        )
+                    } else {
+                        String::new()
+                    };
+                    format!(
+                        "; {base} {} (the release it pins{older}) where it has no rows of its own",
+                        line_text(p.base, pin)
+                    )
+                }
                 None => format!(
                     "; where it has no rows of its own, {base} at the release each of its releases pins"
                 ),
@@ -205,9 +218,10 @@ impl EngineRelease {
             return String::new();
         }
         format!(
-            "; upstream {}: {} are named by their image, --engine NAME@X, the pin file's engine key or their environment",
+            "; upstream {}, not {} (named by an image, --engine {}@X, the pin file's engine key or the environment)",
             self.engine.display(),
-            platforms.join(" and ")
+            platforms.join(" or "),
+            platforms[0]
         )
     }
 

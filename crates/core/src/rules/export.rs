@@ -15,6 +15,7 @@ pub(super) const BY_ENGINE: &[(LintCode, &ByEngine)] = &[
         &DSPARK_SAMPLE_FROM_ANCHOR_IMPLICIT_BY_ENGINE,
     ),
     (LintCode::DraftLmHeadShared, &DRAFT_LM_HEAD_SHARED_BY_ENGINE),
+    (LintCode::DraftLmHeadShared, &DRAFT_LM_HEAD_SHARED_DFLASH),
     (LintCode::NormBeforeFcEngine, &NORM_BEFORE_FC_TOP_LEVEL),
     (LintCode::NormBeforeFcEngine, &NORM_BEFORE_FC_NESTED),
 ];
@@ -229,22 +230,24 @@ const DRAFT_LM_HEAD_SHARED: Rule = Rule {
     code: LintCode::DraftLmHeadShared,
     info: CodeInfo {
         severity: Severity::Error,
-        summary: "an EAGLE-3 head with its own draft_vocab_size lm_head under a vLLM version that replaces it with the target's",
-        explanation: "An EAGLE-3 head with `draft_vocab_size` below the target's vocabulary ships its own lm_head \
-of draft_vocab_size rows and maps its ids through d2t. vLLM before PR 28549 (merged 2025-11-12; first proposed as PR \
-27732) always overwrote the drafter's lm_head and embed_tokens with the target's: acceptance length 1.32 instead of \
-2.49 for RedHatAI/gpt-oss-20b-speculator.eagle3; an Ascend build did the same to a 32000-row head (25% → 1.7% \
-acceptance, vllm-ascend issue 11374). An error for `--engine vllm@X.Y` up to 0.11; nothing otherwise (current vLLM \
-and SGLang keep the head, draft-vocab-size-mismatch already notes the reduced vocabulary; Ascend builds are not \
-modelled: check acceptance there).",
+        summary: "a drafter with its own draft_vocab_size lm_head under an engine release that replaces it with the target's",
+        explanation: "An EAGLE-3 head or a DFlash drafter with `draft_vocab_size` below the target's vocabulary \
+ships its own lm_head of draft_vocab_size rows and maps its ids through d2t. vLLM before PR 28549 (merged \
+2025-11-12; first proposed as PR 27732) always overwrote an EAGLE-3 drafter's lm_head and embed_tokens with the \
+target's: acceptance length 1.32 instead of 2.49 for RedHatAI/gpt-oss-20b-speculator.eagle3. vllm-ascend shares \
+the target's lm_head with methods eagle and dflash (its own proposer, not vLLM's): an EAGLE-3 head keeps its own \
+at every release read, a DFlash drafter's 32000-row head was overwritten on 0.19 and 0.20 (acceptance 25% → 1.7%, \
+vllm-ascend issue 11374; the share is gated on d2t from 0.21.0rc1). An error for a release known to replace the \
+head (`--engine vllm@0.11`, `--engine vllm-ascend@0.20`, or a release window that holds one); nothing otherwise \
+(current vLLM and SGLang keep the head, draft-vocab-size-mismatch already notes the reduced vocabulary).",
     },
-    applies: Applies::EagleHeads,
+    applies: Applies::All,
     needs: &[],
     check: draft_lm_head_shared,
 };
 
 const DRAFT_LM_HEAD_SHARED_BY_ENGINE: ByEngine = ByEngine {
-    case: None,
+    case: Some("the drafter is an EAGLE-3 head"),
     // Only a version known to replace the head is flagged: every EAGLE-3 head with a reduced
     // vocabulary ships its own lm_head, and draft-vocab-size-mismatch already says so.
     no_engine: None,
@@ -262,10 +265,51 @@ const DRAFT_LM_HEAD_SHARED_BY_ENGINE: ByEngine = ByEngine {
             "keeps the drafter's own lm_head (read at 0.34.0: one that ships lm_head weights is replaced only by an \
              identical target head)",
         ),
+        ReleaseRow::any_version(
+            Engine::VllmAscend,
+            None,
+            "its proposer shares the target's lm_head with methods eagle and dflash only, never eagle3 (read at \
+             0.13.0 to 0.26.0rc1)",
+        ),
+    ],
+};
+
+/// A DFlash drafter with a reduced vocabulary: vllm-ascend 0.19–0.20 overwrote its head.
+const DRAFT_LM_HEAD_SHARED_DFLASH: ByEngine = ByEngine {
+    case: Some("the drafter is a DFlash-family drafter"),
+    no_engine: None,
+    rows: &[
+        ReleaseRow::any_version(
+            Engine::Vllm,
+            None,
+            "keeps a drafter's own lm_head (has_own_lm_head, read at 0.25.1 to 0.34.0)",
+        ),
+        // Before 0.19 it has no DFlash proposer (engine-unsupported says so): vLLM's row there.
+        ReleaseRow::between(
+            Engine::VllmAscend,
+            (0, 19),
+            (0, 20),
+            Some(Severity::Error),
+            "shares the target's lm_head with every dflash drafter, overwriting a draft_vocab_size head: \
+             acceptance 25% → 1.7% (issue 11374; llm_base_proposer.py read at 0.20.2rc1)",
+        ),
+        ReleaseRow::since(
+            Engine::VllmAscend,
+            (0, 21),
+            None,
+            "keeps a dflash drafter's own head when it maps ids through d2t (read at 0.21.0rc1 to 0.26.0rc1)",
+        ),
     ],
 };
 
 fn draft_lm_head_shared(cx: &mut Ctx) {
+    let case = if cx.detection.eagle_like() {
+        &DRAFT_LM_HEAD_SHARED_BY_ENGINE
+    } else if cx.detection.block_drafter() {
+        &DRAFT_LM_HEAD_SHARED_DFLASH
+    } else {
+        return;
+    };
     let Some(draft) = cx.root.get("draft_vocab_size").and_then(Node::as_u64) else {
         return;
     };
@@ -283,12 +327,14 @@ fn draft_lm_head_shared(cx: &mut Ctx) {
     if vocab.is_none_or(|v| draft >= v) {
         return;
     }
-    cx.emit_by_engine(
+    cx.emit_judged(
+        case,
         &Path::key("draft_vocab_size"),
         format!(
-            "the drafter's own lm_head has {draft} rows (draft_vocab_size): vLLM before PR 28549 and some Ascend \
-             builds replace it with the target's head and acceptance collapses (1.32 vs 2.49; 25% → 1.7% in \
-             vllm-ascend issue 11374); serve it with vLLM 0.12 or later"
+            "the drafter's own lm_head has {draft} rows (draft_vocab_size): vLLM before PR 28549 (EAGLE-3) and \
+             vllm-ascend 0.19–0.20 (DFlash) replace it with the target's head and acceptance collapses (1.32 vs \
+             2.49; 25% → 1.7% in vllm-ascend issue 11374); serve it with vLLM 0.12 or later, or vllm-ascend 0.21 \
+             or later"
         ),
     );
 }

@@ -17,6 +17,9 @@ pub(super) const BY_ENGINE: &[(LintCode, &ByEngine)] = &[
         &QUANTIZED_BLOCK_DRAFTER_BY_ENGINE,
     ),
     (LintCode::DsparkNvfp4Target, &DSPARK_NVFP4_TARGET_BY_ENGINE),
+    (LintCode::TargetQuantRotated, &TARGET_QUANT_ROTATED_EAGLE),
+    (LintCode::TargetQuantRotated, &TARGET_QUANT_ROTATED_DFLASH),
+    (LintCode::TargetQuantRotated, &TARGET_QUANT_ROTATED_DSPARK),
 ];
 
 pub(super) const RULES: &[Rule] = &[
@@ -166,10 +169,14 @@ const TARGET_QUANT_ROTATED: Rule = Rule {
         explanation: "QuaRot-style quantization multiplies the residual stream by an orthogonal (Hadamard) matrix, \
 so the hidden states a drafter reads from the target are rotated; a drafter trained on the unrotated target gets \
 inputs in another basis. EAGLE-3 on a QuaRot w8a8 target: acceptance length 1.07 instead of 3.09 (vllm-ascend \
-issue 5974 and PR 7038). vllm-ascend from PR 6914 rotates the draft fc at load; upstream vLLM does not (its PR \
-36225 is open) and SGLang's fix (PR 30524) is open: an error under both engines and without one. DFlash/DSpark \
-drafters are rotated by no engine (vllm-ascend PR 12775 open: \"acceptance drops to near zero\"): an error \
-everywhere. Fires only when the target's quantization_config marks a rotation (a key naming rotat, quarot, \
+issue 5974 and PR 7038). Upstream vLLM does not rotate the draft fc (its PR 36225 is open) and SGLang's fix \
+(PR 30524) is open: an error under both engines and without one. vllm-ascend rotates it at load when the \
+target's quant description names its global rotation (`optional.quarot.rotation_map.global_rotation`): an \
+EAGLE-3 drafter vLLM builds as Eagle3LlamaForCausalLM from 0.16.0rc1 (PR 6914, patch_draft_quarot.py), its own \
+Qwen3 DSpark model from 0.25.1rc1, every dflash and dspark drafter from 0.26.0rc1 (commit e8950038 \
+\"anti-rotate draft fc weights for QuaRot targets\", llm_base_proposer.py; PR 12775 reported acceptance near zero \
+before it); an error on its releases before those, \
+nothing from them. Fires only when the target's quantization_config marks a rotation (a key naming rotat, quarot, \
 spinquant or hadamard with a set value, or a value naming QuaRot or SpinQuant) — except FP-Quant (`quant_method: \
 fp_quant`), whose `hadamard_group_size` names per-layer Hadamard matrices (transformers' FP-Quant integration loads \
 a forward_hadamard_matrix per linear module), so the hidden states between layers are not rotated.",
@@ -177,6 +184,94 @@ a forward_hadamard_matrix per linear module), so the hidden states between layer
     applies: Applies::All,
     needs: &[],
     check: target_quant_rotated,
+};
+
+/// An EAGLE-3 head on a rotated target, per engine: only vllm-ascend from PR 6914 rotates its
+/// fc at load.
+const TARGET_QUANT_ROTATED_EAGLE: ByEngine = ByEngine {
+    case: Some("the drafter is an EAGLE-3 head"),
+    no_engine: Some(Severity::Error),
+    rows: &[
+        ReleaseRow::any_version(
+            Engine::Vllm,
+            Some(Severity::Error),
+            "does not rotate the draft fc (its PR 36225 is open)",
+        ),
+        ReleaseRow::any_version(
+            Engine::Sglang,
+            Some(Severity::Error),
+            "does not rotate the draft fc (its PR 30524 is open)",
+        ),
+        ReleaseRow::until(
+            Engine::VllmAscend,
+            (0, 15),
+            Some(Severity::Error),
+            "does not rotate the draft fc before PR 6914: acceptance 1.07 instead of 3.09 (issue 5974)",
+        ),
+        ReleaseRow::since(
+            Engine::VllmAscend,
+            (0, 16),
+            None,
+            "rotates the EAGLE-3 draft fc at load by the target's global rotation (PR 6914, \
+             patch_draft_quarot.py, read at 0.16.0rc1 to 0.26.0rc1)",
+        ),
+    ],
+};
+
+/// A DFlash-family drafter (not DSpark) on a rotated target: vllm-ascend aligns its fc from
+/// 0.26.0rc1 (`_maybe_anti_rotate_fc` for methods dflash and dspark); no other engine does.
+const TARGET_QUANT_ROTATED_DFLASH: ByEngine = ByEngine {
+    case: Some("the drafter is a DFlash-family drafter other than DSpark"),
+    no_engine: Some(Severity::Error),
+    rows: &[
+        ReleaseRow::any_version(Engine::Vllm, Some(Severity::Error), "rotates no DFlash drafter"),
+        ReleaseRow::any_version(Engine::Sglang, Some(Severity::Error), "rotates no DFlash drafter"),
+        ReleaseRow::until(
+            Engine::VllmAscend,
+            (0, 25),
+            Some(Severity::Error),
+            "its rotation patches the EAGLE-3 class only (patch_draft_quarot.py; read at 0.16.0rc1 to 0.25.1rc1)",
+        ),
+        ReleaseRow::since(
+            Engine::VllmAscend,
+            (0, 26),
+            None,
+            "aligns a dflash or dspark drafter's fc with the target's global rotation at load \
+             (llm_base_proposer.py _maybe_anti_rotate_fc, read at 0.26.0rc1)",
+        ),
+    ],
+};
+
+/// A DSpark drafter on a rotated target: vllm-ascend 0.25.1rc1 rotates its own Qwen3 DSpark
+/// model's fc (`models/qwen3_dspark.py`) and no other; 0.26.0rc1 every dspark drafter.
+const TARGET_QUANT_ROTATED_DSPARK: ByEngine = ByEngine {
+    case: Some("the drafter is a DSpark drafter"),
+    no_engine: Some(Severity::Error),
+    rows: &[
+        ReleaseRow::any_version(Engine::Vllm, Some(Severity::Error), "rotates no DSpark drafter"),
+        ReleaseRow::any_version(Engine::Sglang, Some(Severity::Error), "rotates no DSpark drafter"),
+        ReleaseRow::until(
+            Engine::VllmAscend,
+            (0, 24),
+            Some(Severity::Error),
+            "its rotation patches the EAGLE-3 class only (patch_draft_quarot.py; read at 0.16.0rc1 to 0.24.0rc1)",
+        ),
+        ReleaseRow::between(
+            Engine::VllmAscend,
+            (0, 25),
+            (0, 25),
+            Some(Severity::Warning),
+            "rotates the fc of the Qwen3DSparkModel it registers (models/qwen3_dspark.py, read at 0.25.1rc1), \
+             not other DSpark architectures",
+        ),
+        ReleaseRow::since(
+            Engine::VllmAscend,
+            (0, 26),
+            None,
+            "aligns a dflash or dspark drafter's fc with the target's global rotation at load \
+             (llm_base_proposer.py _maybe_anti_rotate_fc and models/qwen3_dspark.py, read at 0.26.0rc1)",
+        ),
+    ],
 };
 
 fn target_quant_rotated(cx: &mut Ctx) {
@@ -187,12 +282,21 @@ fn target_quant_rotated(cx: &mut Ctx) {
     let Some(q) = target_quant(cx).filter(|q| q.rotated) else {
         return;
     };
-    cx.emit(
+    let case = if eagle {
+        &TARGET_QUANT_ROTATED_EAGLE
+    } else if cx.detection.effective().family == Family::Dspark {
+        &TARGET_QUANT_ROTATED_DSPARK
+    } else {
+        &TARGET_QUANT_ROTATED_DFLASH
+    };
+    cx.emit_judged(
+        case,
         &Path::root(),
         format!(
             "the target's weights are rotated ({}): the drafter reads rotated hidden states it was not trained on \
              (acceptance 1.07 instead of 3.09 in vllm-ascend issue 5974); use an engine build that rotates the \
-             draft's fc, or a drafter converted for the rotated target",
+             draft's fc (vllm-ascend 0.16 and later for an EAGLE-3 head, 0.26 and later for DFlash and DSpark), or a \
+             drafter converted for the rotated target",
             q.describe()
         ),
     );
