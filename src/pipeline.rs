@@ -463,6 +463,8 @@ pub struct LintRun {
     pub weights_skipped: Vec<weights::Skipped>,
     /// What the target's inputs said (a model card's target not on the Hub, …), for stderr.
     pub warnings: Vec<analysis::InputWarning>,
+    /// What a local drafter was compared with: the authority its `--target` picks.
+    pub authority: Option<String>,
 }
 
 /// `lint`: the drafter `arg` names (a path or a Hub repo) and, unless `with_weights` is off,
@@ -480,6 +482,18 @@ pub fn lint(
     let drafter = resolver.drafter(arg, with_weights)?;
     let choice = resolver.target_choice(target)?;
     let local = drafter.config;
+    // A target the user names picks the local drafter's authority, as `diff`, `check` and
+    // `launch` pick it, when the drafter's name says it is that published drafter: one that
+    // differs from the config published for its target fails lint as it fails them (the
+    // incident under `lint --target`, issue 40); another trainer's drafter is linted alone.
+    let identity = analysis::target_identity(&choice).0;
+    // `--no-builtin`: no built-in facts, so no built-in snapshot as the authority either.
+    let authority = match drafter.local && target.target.is_some() && !target.no_builtin {
+        true if choose::claims_published(&local, identity.as_ref()) => {
+            AuthorityPick::Choose(identity)
+        }
+        _ => AuthorityPick::Skip,
+    };
     // A local drafter's own acceptance profile, beside its config (the profile-* rules).
     let mut options = options;
     if drafter.local {
@@ -493,7 +507,7 @@ pub fn lint(
     }
     let run = Pipeline::new(Some(resolver.clone())).run(DrafterInput {
         config: &local,
-        authority: AuthorityPick::Skip,
+        authority,
         fresh_authority: false,
         target: Ok(choice),
         shared_target: None,
@@ -508,11 +522,20 @@ pub fn lint(
     if let Some(e) = run.target_error {
         return Err(e);
     }
+    let compared = run.diff_findings();
+    let authority = run.authority_line();
     let mut report = match run.lint {
         Linted::Report(r) => *r,
         Linted::Failed(e) => return Err(e),
         Linted::NotRun | Linted::Findings(_) => return Err(Error::new("lint did not run")),
     };
+    // The comparison's findings, with lint's where the comparison says nothing new.
+    if !compared.is_empty() {
+        let linted = std::mem::take(&mut report.findings);
+        report.add(compared);
+        let more = uncovered(linted, &report.findings);
+        report.add(more);
+    }
     let mut weights_skipped = Vec::new();
     if let Weighed::Checked(c) = run.weights {
         report.add(c.diagnostics);
@@ -525,6 +548,7 @@ pub fn lint(
         lint: report,
         weights_skipped,
         warnings: run.target.warnings,
+        authority,
     })
 }
 

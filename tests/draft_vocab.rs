@@ -209,15 +209,16 @@ fn a_hand_edited_vocab_size_does_not_hide_the_mismatch() {
     );
     let m = message(&report, "draft-model-vocab-mismatch");
     assert!(m.contains("vllm#42775"), "{m}");
-    // vLLM's heterogeneous-vocabulary mode maps ids between the tokenizers: info.
+    // vLLM's heterogeneous-vocabulary mode (up to 0.33) maps ids between the tokenizers: info.
+    let heterogeneous = r#"{"method": "draft_model", "num_speculative_tokens": 4, "use_heterogeneous_vocab": true}"#;
     let (code, report) = lint_json(
         &draft,
         &target,
         &[
             "--engine",
-            "vllm",
+            "vllm@0.33.0",
             "--speculative-config",
-            r#"{"method": "draft_model", "num_speculative_tokens": 4, "use_heterogeneous_vocab": true}"#,
+            heterogeneous,
         ],
     );
     assert!(
@@ -225,6 +226,17 @@ fn a_hand_edited_vocab_size_does_not_hide_the_mismatch() {
         "{report:#}"
     );
     assert_eq!(code, 0, "{report:#}");
+    // With no release named, the window reaches 0.34, which has no such mode: still an error.
+    let (code, report) = lint_json(
+        &draft,
+        &target,
+        &["--engine", "vllm", "--speculative-config", heterogeneous],
+    );
+    assert!(
+        findings(&report).contains(&("draft-model-vocab-mismatch".into(), "error".into())),
+        "{report:#}"
+    );
+    assert_eq!(code, 1, "{report:#}");
 }
 
 /// One added token renamed on the draft's side (both files, as a fine-tune that repurposes a
