@@ -581,17 +581,7 @@ pub fn skipped_lines(skipped: &[weights::Skipped]) -> Vec<String> {
 
 /// The weights rules not run, grouped by what they lacked (described), in order.
 pub fn skipped_by_need(skipped: &[weights::Skipped]) -> Vec<(String, Vec<&'static str>)> {
-    use crate::diagnostic::rule::NeedKind;
-    let mut by_need: Vec<(String, Vec<&'static str>)> = Vec::new();
-    for s in skipped {
-        let needs: Vec<&str> = s.needs.iter().map(|n| n.describe()).collect();
-        let needs = needs.join("; ");
-        match by_need.iter_mut().find(|(n, _)| *n == needs) {
-            Some((_, codes)) => codes.push(s.code.as_str()),
-            None => by_need.push((needs, vec![s.code.as_str()])),
-        }
-    }
-    by_need
+    crate::diagnostic::rule::by_need(skipped, |c| c.as_str())
 }
 
 /// Lint's findings that say something the comparison does not: one finding per problem, so

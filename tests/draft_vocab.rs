@@ -482,3 +482,37 @@ fn doctor_groups_the_vocabulary_under_pairing() {
         assert!(pairing.contains(code), "{code}: {stdout}");
     }
 }
+
+/// `--target` given but holding no tokenizer.json: the skipped comparison says what the target
+/// lacks, not "pass --target DIR", which the user did (issue 40).
+#[test]
+fn a_target_without_a_tokenizer_is_named_as_lacking_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let source = Path::new("tests/launch/models/qwen3-0.6b-draft-lm");
+    let draft = tmp.path().join("draft");
+    std::fs::create_dir_all(&draft).unwrap();
+    std::fs::write(draft.join("config.json"), QWEN3_CONFIG).unwrap();
+    std::fs::write(
+        draft.join("tokenizer.json"),
+        r#"{"model": {"type": "BPE", "vocab": {"a": 0}}}"#,
+    )
+    .unwrap();
+    let t = tmp.path().join("target");
+    std::fs::create_dir_all(&t).unwrap();
+    std::fs::copy(source.join("config.json"), t.join("config.json")).unwrap();
+    let (code, stdout, stderr) = run(&[
+        "lint",
+        draft.to_str().unwrap(),
+        "--family",
+        "draft",
+        "--target",
+        t.to_str().unwrap(),
+    ]);
+    assert_ne!(code, 2, "{stdout}{stderr}");
+    assert!(!stdout.contains("pass --target DIR"), "{stdout}");
+    assert!(
+        stdout.contains("skipped for want of both tokenizers (tokenizer.json beside"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("which the target ("), "{stdout}");
+}

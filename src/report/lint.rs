@@ -62,12 +62,28 @@ impl Report for LintRun {
 
     fn sections(&self, _options: &RenderOptions) -> Vec<Vec<String>> {
         let mut skipped = Vec::new();
-        if !self.lint.skipped.is_empty() {
-            let codes: Vec<&str> = self.lint.skipped.iter().map(|s| s.code.as_str()).collect();
-            skipped.push(format!(
-                "skipped (no target facts; pass --target DIR): {}",
-                codes.join(", ")
-            ));
+        let target = &self.lint.target.source;
+        if target == "none" {
+            if !self.lint.skipped.is_empty() {
+                let codes: Vec<&str> = self.lint.skipped.iter().map(|s| s.code.as_str()).collect();
+                skipped.push(format!(
+                    "skipped (no target facts; pass --target DIR): {}",
+                    codes.join(", ")
+                ));
+            }
+        } else {
+            // A target was read: say what it lacked (a tokenizer.json, a layer count), not
+            // "pass --target", which the user did.
+            skipped.extend(
+                lacking(&self.lint.skipped)
+                    .into_iter()
+                    .map(|(needs, codes)| {
+                        format!(
+                    "skipped for want of {needs}, which the target ({target}) does not hold: {}",
+                    codes.join(", ")
+                )
+                    }),
+            );
         }
         skipped.extend(crate::pipeline::skipped_lines(&self.weights_skipped));
         // Compared with its authority, the findings above are the diff: no other to suggest.
@@ -173,6 +189,11 @@ fn target_numbers(target: &TargetSummary) -> String {
     } else {
         format!(" ({})", parts.join(", "))
     }
+}
+
+/// Lint's rules not run, grouped by what they lacked (described), in order.
+fn lacking(skipped: &[crate::rules::Skipped]) -> Vec<(String, Vec<&'static str>)> {
+    crate::diagnostic::rule::by_need(skipped, |c| c.as_str())
 }
 
 /// What lint knows of published configs of the drafter's shape, and the `diff` that settles it.
