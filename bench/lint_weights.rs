@@ -46,6 +46,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         lint: rules::lint(&local, &rules::LintOptions::default(), &target)?,
         weights_skipped: Vec::new(),
         warnings: Vec::new(),
+        authority: None,
     };
     let mut out = Vec::new();
     let p = Painter { enabled: false };

@@ -7,6 +7,14 @@
 //! turns everything into located findings (file, line, column, stable code) for the human, JSON,
 //! GitHub and SARIF renderers. One bad drafter never stops the others: a drafter that cannot be
 //! read or whose authority cannot be had becomes an error finding of its own.
+//!
+//! The same walk finds the deployments beside the configs — scripts, Dockerfiles, compose
+//! files, Kubernetes manifests — and judges each engine command in them as `launch --file`
+//! does ([`deployments`]); a target config that one of them serves with its own MTP head is
+//! judged as a drafter, with that deployment's engine, and one that nothing here serves is an
+//! info (`mtp-not-served`), not a drafter.
+
+mod deployments;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -51,6 +59,9 @@ pub struct CheckOptions {
     /// `--volume MOUNT=DIR`: where a container path a gated Kubernetes manifest names is on
     /// this machine (as in `launch`); without it such a model is reported as unavailable.
     pub volumes: Vec<crate::launch::volume::Volume>,
+    /// `--max-file-size`: the largest deployment file read; `None`:
+    /// [`crate::launch::read::DEFAULT_MAX_FILE_BYTES`].
+    pub file_cap: Option<u64>,
 }
 
 impl CheckOptions {
@@ -80,7 +91,14 @@ impl CheckOptions {
             hub: Some(hub),
             root,
             volumes: Vec::new(),
+            file_cap: None,
         })
+    }
+
+    /// The largest deployment file read (`--max-file-size`, else the default cap).
+    pub fn max_file_bytes(&self) -> u64 {
+        self.file_cap
+            .unwrap_or(crate::launch::read::DEFAULT_MAX_FILE_BYTES)
     }
 }
 
@@ -109,6 +127,13 @@ pub struct DrafterCheck {
     /// The weights rules not run for want of a fact (the target's or the draft's vocabulary
     /// size), as `weights` lists them.
     pub weights_skipped: Vec<crate::weights::Skipped>,
+    /// A deployment's engine command as judged (`vLLM serving TARGET`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deployment: Option<String>,
+    /// What a deployment's check could not verify (a model not read, checks not made): the
+    /// run's verdict is then `OK (N unverified)`, never `OK`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unverified: Vec<String>,
 }
 
 fn serialize_assumed<S: serde::Serializer>(
@@ -168,15 +193,26 @@ impl CheckReport {
                 .count()
     }
 
-    /// Drafters nothing could be compared with (no pin, no built-in snapshot of their shape).
+    /// Drafters nothing could be compared with (no pin, no built-in snapshot of their shape),
+    /// and deployments whose check could not verify everything (a model not read).
     pub fn unverified(&self) -> usize {
         self.drafters
             .iter()
             .filter(|d| {
-                d.findings
-                    .iter()
-                    .any(|f| f.code == Code::Check(CheckCode::NoAuthority))
+                !d.unverified.is_empty()
+                    || d.findings
+                        .iter()
+                        .any(|f| f.code == Code::Check(CheckCode::NoAuthority))
             })
+            .count()
+    }
+
+    /// How many of [`CheckReport::drafters`] are deployments (engine commands judged as
+    /// `launch` judges them).
+    pub fn deployments(&self) -> usize {
+        self.drafters
+            .iter()
+            .filter(|d| d.family.as_deref() == Some(DEPLOYMENT))
             .count()
     }
 
@@ -187,14 +223,14 @@ impl CheckReport {
 
 pub use crate::pipeline::discover;
 
-/// Checks every drafter under `paths`.
+/// Checks every drafter and every deployment under `paths`.
 pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
     // A bad [[ignore]] entry stops the run before anything is checked.
     let entries = match &options.pins {
         Some(pins) => suppress::entries(pins)?,
         None => Vec::new(),
     };
-    let found = discover(paths)?;
+    let found = discover(paths, options.max_file_bytes())?;
     let mut report = CheckReport {
         drafters: Vec::new(),
         skipped: Vec::new(),
@@ -222,21 +258,40 @@ pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
         );
     }
     let authorities = pinned_authority_files(options, &found.configs)?;
+    // The deployments first: which local targets they serve with MTP decides which target
+    // configs are drafters. Listed after the configs, as they always were.
+    let mut served = deployments::ServedHeads::default();
+    let mut judged = Vec::new();
+    let mut no_engine = Vec::new();
+    for file in &found.deployments {
+        let shown = display(file, &options.root);
+        match deployments::check_file(file, &shown, options, &mut served) {
+            lines if lines.is_empty() => no_engine.push(shown),
+            lines => judged.extend(lines),
+        }
+    }
+    for (file, size) in &found.too_large {
+        judged.push(deployments::too_large(file, *size, options));
+    }
     let mut pipeline = Pipeline::new(options.hub.clone());
     // Pins whose drafter was found: their directories exist, and are not looked at again.
     let mut found_pins = std::collections::HashSet::new();
+    let mut unserved = 0;
     for file in found.configs {
         let shown = display(&file, &options.root);
-        match check_file(
-            &file,
-            &shown,
-            options,
-            &authorities,
-            &mut pipeline,
-            &mut found_pins,
-        ) {
-            Some(drafter) => report.drafters.push(drafter),
-            None => report.skipped.push(shown),
+        let mut config = ConfigRun {
+            pipeline: &mut pipeline,
+            found_pins: &mut found_pins,
+            served: &served,
+            authorities: &authorities,
+        };
+        match check_file(&file, &shown, options, &mut config) {
+            Judged::Drafter(drafter) => report.drafters.push(*drafter),
+            Judged::UnservedHead => {
+                unserved += 1;
+                report.run_findings.push(deployments::unserved_head(&shown));
+            }
+            Judged::Skipped => report.skipped.push(shown),
         }
     }
     if let Some(pins) = &options.pins {
@@ -244,14 +299,14 @@ pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
         let stale = stale_pins(pins, &options.root, &found_pins);
         report.run_findings.splice(0..0, stale);
     }
-    for file in found.manifests {
-        let shown = display(&file, &options.root);
-        report.drafters.push(check_manifest(&file, &shown, options));
-    }
+    report.drafters.extend(judged);
+    report.skipped.extend(no_engine);
     report
         .skipped
-        .extend(found.other_yaml.iter().map(|f| display(f, &options.root)));
-    if report.drafters.is_empty() {
+        .extend(found.other_files.iter().map(|f| display(f, &options.root)));
+    // A target whose MTP head nothing here serves is said as such (`mtp-not-served`), not as
+    // a run without drafters.
+    if report.drafters.is_empty() && unserved == 0 {
         report
             .run_findings
             .push(nothing_checked(paths, report.skipped.len()));
@@ -301,40 +356,67 @@ fn pinned_authority_files(
     Ok(out)
 }
 
-/// One `config.json`: its result, or `None` when it is no drafter ([`pipeline::is_drafter`]).
-/// `authorities`: the pins' authority files, checked ([`pinned_authority_files`]).
-fn check_file(
-    file: &Path,
-    shown: &str,
-    options: &CheckOptions,
-    authorities: &HashMap<String, PathBuf>,
-    pipeline: &mut Pipeline,
-    found_pins: &mut std::collections::HashSet<String>,
-) -> Option<DrafterCheck> {
+/// What the config walk shares across configs: the one pipeline, the pins found, the targets
+/// the deployments serve with MTP.
+struct ConfigRun<'a> {
+    pipeline: &'a mut Pipeline,
+    found_pins: &'a mut std::collections::HashSet<String>,
+    served: &'a deployments::ServedHeads,
+    /// The pins' authority files, checked ([`pinned_authority_files`]).
+    authorities: &'a HashMap<String, PathBuf>,
+}
+
+/// What became of one `config.json`.
+enum Judged {
+    Drafter(Box<DrafterCheck>),
+    /// A target's MTP head that no deployment here serves (`mtp-not-served`).
+    UnservedHead,
+    /// No drafter ([`pipeline::is_drafter`]): listed as skipped.
+    Skipped,
+}
+
+/// One `config.json`: its result as a drafter, or why it is none ([`pipeline::is_drafter`]).
+fn check_file(file: &Path, shown: &str, options: &CheckOptions, run: &mut ConfigRun) -> Judged {
     let local = match Resolver::local_config(file) {
         Ok(local) => local,
         Err(e) => {
-            return Some(DrafterCheck {
+            return Judged::Drafter(Box::new(DrafterCheck {
                 findings: vec![whole_file(CheckCode::ConfigUnreadable, &e).file(shown)],
                 file: shown.to_string(),
                 family: None,
                 authority: None,
                 assumed: options.lint.assumed(),
                 weights_skipped: Vec::new(),
-            })
+                deployment: None,
+                unverified: Vec::new(),
+            }))
         }
     };
     let found = options.pins.as_ref().and_then(|p| p.find(file));
     if let Some((key, _)) = found {
-        found_pins.insert(key.clone());
+        run.found_pins.insert(key.clone());
     }
     let pinned = found.map(|(_, pin)| pin.clone());
-    let authority_file = found.and_then(|(key, _)| authorities.get(key));
-    let family = match pipeline::is_drafter(&local, options.lint.family, pinned.is_some()) {
+    let authority_file = found.and_then(|(key, _)| run.authorities.get(key));
+    let served = run.served.release(&local.path);
+    let family = match pipeline::is_drafter(
+        &local,
+        options.lint.family,
+        pinned.is_some(),
+        served.is_some(),
+    ) {
         IsDrafter::Yes(family) => family,
-        IsDrafter::No => return None,
+        IsDrafter::UnservedHead => return Judged::UnservedHead,
+        IsDrafter::No => return Judged::Skipped,
     };
-    let mut result = check_one(&local, pinned.as_ref(), authority_file, options, pipeline);
+    let mut result = check_one(
+        &local,
+        pinned.as_ref(),
+        authority_file,
+        served,
+        options,
+        run.pipeline,
+    );
     let config_file = local.path.display().to_string();
     for f in &mut result.findings {
         // Findings in the config take its shown path; those in other files (the weights'
@@ -346,64 +428,12 @@ fn check_file(
     }
     result.file = shown.to_string();
     result.family = family.map(|f| f.as_str().to_string());
-    Some(result)
+    Judged::Drafter(Box::new(result))
 }
 
-/// The `family` of a [`DrafterCheck`] that is a Kubernetes manifest (JSON: `"family": "manifest"`).
-pub const MANIFEST: &str = "manifest";
-
-/// A Kubernetes manifest with speculative decoding, checked as `launch --file` checks it: its
-/// findings under the manifest's shown path; one that cannot be read is a finding
-/// (`config-unreadable`), as a broken `config.json` is.
-fn check_manifest(file: &Path, shown: &str, options: &CheckOptions) -> DrafterCheck {
-    // `--engine` (when given) applies to the lines of its engine; the pin file's `engine` key
-    // states each engine's release.
-    let stated = crate::launch::deployment::Stated {
-        flag: options
-            .engine_from_flag
-            .then(|| options.lint.engine.clone())
-            .flatten(),
-        flag_per_engine: true,
-        pinned: options
-            .pins
-            .as_ref()
-            .map(|p| p.file.engine.0.clone())
-            .unwrap_or_default(),
-        server: None,
-    };
-    let findings = match crate::launch::manifest::check_manifest(
-        file,
-        options.hub.clone(),
-        &options.volumes,
-        &stated,
-    ) {
-        Ok(report) => (report.diagnostics, Some(report.release)),
-        Err(e) => (
-            vec![whole_file(CheckCode::ConfigUnreadable, &e)],
-            options.lint.assumed(),
-        ),
-    };
-    let (findings, assumed) = findings;
-    let manifest = file.display().to_string();
-    DrafterCheck {
-        findings: findings
-            .into_iter()
-            .map(|mut f| {
-                // Findings in the manifest take its shown path; those in a model it names keep theirs.
-                f.file = Some(match f.file.as_deref() {
-                    Some(other) if other != manifest => display(Path::new(other), &options.root),
-                    _ => shown.to_string(),
-                });
-                f
-            })
-            .collect(),
-        file: shown.to_string(),
-        family: Some(MANIFEST.to_string()),
-        authority: None,
-        assumed,
-        weights_skipped: Vec::new(),
-    }
-}
+/// The `family` of a [`DrafterCheck`] that is a deployment: an engine command of a script,
+/// Dockerfile, compose file or Kubernetes manifest (JSON: `"family": "deployment"`).
+pub const DEPLOYMENT: &str = "deployment";
 
 /// Pins whose drafter directory no longer exists, located at their table in the pin file.
 /// `found`: pins whose drafter the run read (one `statx` a pin fewer, issue 44).
@@ -465,6 +495,7 @@ fn check_one(
     local: &ConfigFile,
     pin: Option<&Pin>,
     authority_file: Option<&PathBuf>,
+    served: Option<&EngineRelease>,
     options: &CheckOptions,
     pipeline: &mut Pipeline,
 ) -> DrafterCheck {
@@ -494,8 +525,12 @@ fn check_one(
         }
     };
     let pinned_target = pin.and_then(|p| p.target.as_ref());
-    // A pin reviewed for an engine is linted for it, unless `--engine` says otherwise.
-    let lint_options = match pin.and_then(|p| p.engine.clone()) {
+    // A pin reviewed for an engine is linted for it, and a target served with its MTP head
+    // for the release of the deployment that serves it, unless `--engine` says otherwise.
+    let own_engine = pin
+        .and_then(|p| p.engine.clone())
+        .or_else(|| served.cloned());
+    let lint_options = match own_engine {
         Some(spec) if !options.engine_from_flag => options.lint.with_engine(Some(spec)),
         _ => options.lint.clone(),
     };
@@ -540,6 +575,8 @@ fn check_one(
         assumed: lint_options.assumed(),
         weights_skipped: run.weights_skipped().to_vec(),
         findings,
+        deployment: None,
+        unverified: Vec::new(),
     }
 }
 

@@ -28,6 +28,7 @@ use crate::source::choose::{self, TargetIdentity};
 use crate::source::Authority;
 use crate::weights::{self, WeightsHeaders};
 use crate::{Error, Result};
+use dflash_check_core::launch::files;
 
 /// How the drafter's authority is found.
 #[derive(Debug, Clone)]
@@ -463,6 +464,8 @@ pub struct LintRun {
     pub weights_skipped: Vec<weights::Skipped>,
     /// What the target's inputs said (a model card's target not on the Hub, …), for stderr.
     pub warnings: Vec<analysis::InputWarning>,
+    /// What a local drafter was compared with: the authority its `--target` picks.
+    pub authority: Option<String>,
 }
 
 /// `lint`: the drafter `arg` names (a path or a Hub repo) and, unless `with_weights` is off,
@@ -480,6 +483,18 @@ pub fn lint(
     let drafter = resolver.drafter(arg, with_weights)?;
     let choice = resolver.target_choice(target)?;
     let local = drafter.config;
+    // A target the user names picks the local drafter's authority, as `diff`, `check` and
+    // `launch` pick it, when the drafter's name says it is that published drafter: one that
+    // differs from the config published for its target fails lint as it fails them (the
+    // incident under `lint --target`, issue 40); another trainer's drafter is linted alone.
+    let identity = analysis::target_identity(&choice).0;
+    // `--no-builtin`: no built-in facts, so no built-in snapshot as the authority either.
+    let authority = match drafter.local && target.target.is_some() && !target.no_builtin {
+        true if choose::claims_published(&local, identity.as_ref()) => {
+            AuthorityPick::Choose(identity)
+        }
+        _ => AuthorityPick::Skip,
+    };
     // A local drafter's own acceptance profile, beside its config (the profile-* rules).
     let mut options = options;
     if drafter.local {
@@ -493,7 +508,7 @@ pub fn lint(
     }
     let run = Pipeline::new(Some(resolver.clone())).run(DrafterInput {
         config: &local,
-        authority: AuthorityPick::Skip,
+        authority,
         fresh_authority: false,
         target: Ok(choice),
         shared_target: None,
@@ -508,11 +523,20 @@ pub fn lint(
     if let Some(e) = run.target_error {
         return Err(e);
     }
+    let compared = run.diff_findings();
+    let authority = run.authority_line();
     let mut report = match run.lint {
         Linted::Report(r) => *r,
         Linted::Failed(e) => return Err(e),
         Linted::NotRun | Linted::Findings(_) => return Err(Error::new("lint did not run")),
     };
+    // The comparison's findings, with lint's where the comparison says nothing new.
+    if !compared.is_empty() {
+        let linted = std::mem::take(&mut report.findings);
+        report.add(compared);
+        let more = uncovered(linted, &report.findings);
+        report.add(more);
+    }
     let mut weights_skipped = Vec::new();
     if let Weighed::Checked(c) = run.weights {
         report.add(c.diagnostics);
@@ -525,6 +549,7 @@ pub fn lint(
         lint: report,
         weights_skipped,
         warnings: run.target.warnings,
+        authority,
     })
 }
 
@@ -556,17 +581,7 @@ pub fn skipped_lines(skipped: &[weights::Skipped]) -> Vec<String> {
 
 /// The weights rules not run, grouped by what they lacked (described), in order.
 pub fn skipped_by_need(skipped: &[weights::Skipped]) -> Vec<(String, Vec<&'static str>)> {
-    use crate::diagnostic::rule::NeedKind;
-    let mut by_need: Vec<(String, Vec<&'static str>)> = Vec::new();
-    for s in skipped {
-        let needs: Vec<&str> = s.needs.iter().map(|n| n.describe()).collect();
-        let needs = needs.join("; ");
-        match by_need.iter_mut().find(|(n, _)| *n == needs) {
-            Some((_, codes)) => codes.push(s.code.as_str()),
-            None => by_need.push((needs, vec![s.code.as_str()])),
-        }
-    }
-    by_need
+    crate::diagnostic::rule::by_need(skipped, |c| c.as_str())
 }
 
 /// Lint's findings that say something the comparison does not: one finding per problem, so
@@ -661,6 +676,9 @@ pub fn ambiguous_finding(ambiguity: &choose::Ambiguity) -> Diagnostic {
 pub enum IsDrafter {
     /// A drafter: of this family (detected, else forced), or of none lint knows but pinned.
     Yes(Option<Family>),
+    /// A target's config that declares an MTP head no deployment under the paths serves with
+    /// MTP: not judged, reported (`mtp-not-served`, info).
+    UnservedHead,
     /// Not a drafter (a target model, a tokenizer's config): skipped and listed as such.
     No,
 }
@@ -668,19 +686,27 @@ pub enum IsDrafter {
 /// The one rule of what `check` treats as a drafter: a config whose family lint detects
 /// (`rules::family::detect`: DFlash, DFlash2, EAGLE-3, the speculators format, …); any config
 /// when a family is forced (`lint --family`); any config a pin names. Everything else is
-/// skipped and listed (docs/ci.md, "What check treats as a drafter") — including a target's
-/// config that declares an MTP head (`Detection::in_target`): lint and launch judge that head
-/// where it is served, and a repository's target checkouts do not become drafters of `check`'s
-/// gate (a pin naming one, or a forced family, still makes it one).
-pub fn is_drafter(config: &ConfigFile, forced: Option<Family>, pinned: bool) -> IsDrafter {
+/// skipped and listed (docs/ci.md, "What check treats as a drafter"). A target's config that
+/// declares an MTP head (`Detection::in_target`) is a drafter when a deployment under the paths
+/// serves it with MTP (`served`: `Deployment::serves_mtp_head`, the line's target) — it is then
+/// judged as the engine judges the head —, and otherwise [`IsDrafter::UnservedHead`]: a
+/// repository's target checkouts do not become drafters of `check`'s gate on their own (a pin
+/// naming one, or a forced family, still makes it one).
+pub fn is_drafter(
+    config: &ConfigFile,
+    forced: Option<Family>,
+    pinned: bool,
+    served: bool,
+) -> IsDrafter {
     let detected = family::detect(config.root());
     if detected
         .as_ref()
         .is_some_and(|d| d.in_target(config.root()))
         && forced.is_none()
         && !pinned
+        && !served
     {
-        return IsDrafter::No;
+        return IsDrafter::UnservedHead;
     }
     match (detected, forced) {
         (Some(d), _) => IsDrafter::Yes(Some(d.name)),
@@ -692,79 +718,121 @@ pub fn is_drafter(config: &ConfigFile, forced: Option<Family>, pinned: bool) -> 
 
 /// Every `config.json` under `paths`, sorted: directories recursed (hidden folders,
 /// `node_modules` and `target` skipped, linked directories not followed), files taken as given;
-/// and, by the same walk, every Kubernetes manifest (`*.yaml`, `*.yml`) that configures
-/// speculative decoding, which `check` gates through `launch` (a YAML file given that is no
-/// such manifest is listed in `other_yaml`, and skipped).
-pub fn discover(paths: &[PathBuf]) -> Result<Discovered> {
+/// and, by the same walk, every deployment file that configures speculative decoding — shell
+/// scripts, Dockerfiles, compose files, Kubernetes manifests in YAML (any style) or JSON
+/// (`launch::files`) — which `check` gates through `launch`. A deployment file over `cap` bytes
+/// is not read but scanned for the words of speculative decoding, and one that names them is
+/// listed in `too_large` (a finding, never a silent skip). A file given that is no deployment
+/// is listed in `other_files` and skipped (a `.json` one is taken as a config, as before).
+pub fn discover(paths: &[PathBuf], cap: u64) -> Result<Discovered> {
     let mut found = Discovered::default();
     for path in paths {
         let meta = std::fs::metadata(path).map_err(|e| config::io_error(path, &e))?;
-        if meta.is_file() && is_yaml(path) {
-            // A YAML file named on the command line (pre-commit passes every one a commit
-            // touches): gated when it is a manifest with speculative decoding, else skipped.
-            match speculative_manifest(path) {
-                true => found.manifests.push(path.clone()),
-                false => found.other_yaml.push(path.clone()),
+        if meta.is_file() {
+            // A file named on the command line (pre-commit passes every one a commit touches).
+            let name = path.file_name().map(|n| n.to_string_lossy().into_owned());
+            let kind = name.as_deref().and_then(files::candidate);
+            match kind.map(|k| deployment(path, k, cap, &mut found)) {
+                Some(true) => {}
+                Some(false) if kind != Some(files::Candidate::Json) => {
+                    found.other_files.push(path.clone())
+                }
+                _ => found.configs.push(path.clone()),
             }
-        } else if meta.is_file() {
-            found.configs.push(path.clone());
         } else {
-            walk(path, &mut found);
+            walk(path, cap, &mut found);
         }
     }
     found.configs.sort();
     found.configs.dedup();
-    found.manifests.sort();
-    found.manifests.dedup();
+    found.deployments.sort();
+    found.deployments.dedup();
+    found.too_large.sort();
+    found.too_large.dedup();
     Ok(found)
 }
 
-/// Whether a file name is YAML's (`.yaml`, `.yml`).
-fn is_yaml(path: &Path) -> bool {
-    path.extension()
-        .and_then(|e| e.to_str())
-        .is_some_and(|e| e.eq_ignore_ascii_case("yaml") || e.eq_ignore_ascii_case("yml"))
-}
-
-/// Words only a manifest that configures speculative decoding holds: each engine's (the engine
-/// table's `speculation_words`), and KServe's `spec.speculator`.
-fn names_speculation(text: &str) -> bool {
-    let rows = || crate::engine::Engine::all().map(|e| e.spec().flags);
-    text.contains("speculator:")
-        || rows().any(|f| f.speculation_words.iter().any(|k| text.contains(k)))
-        || text
-            .split(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | ',' | '[' | ']'))
-            .any(|w| rows().any(|f| f.speculation_short.contains(&w)))
-}
-
-/// Whether `path` is Kubernetes manifests (as `launch --file` reads them) that configure
-/// speculative decoding: what `check` gates through `launch`. A file over 1 MiB, or not
-/// UTF-8, is no manifest `launch` would read either.
-fn speculative_manifest(path: &Path) -> bool {
-    let Ok(bytes) = config::read_capped(path, 1 << 20) else {
+/// Whether the file at `path` is a deployment `check` gates: pushed to `found.deployments`, or,
+/// over `cap`, to `found.too_large` when it names speculative decoding. A file that cannot be
+/// read, or is not UTF-8, is no deployment `launch` would read either.
+fn deployment(path: &Path, kind: files::Candidate, cap: u64, found: &mut Discovered) -> bool {
+    if kind == files::Candidate::Json && !json_head(path) {
+        return false;
+    }
+    // Followed, as the read would be; a FIFO or a directory named `x.sh` is no deployment.
+    let size = match std::fs::metadata(path) {
+        Ok(meta) if meta.is_file() => meta.len(),
+        _ => return false,
+    };
+    if size > cap {
+        let named = scan_names_speculation(path);
+        if named {
+            found.too_large.push((path.to_path_buf(), size));
+        }
+        return named;
+    }
+    let Ok(bytes) = config::read_capped(path, cap) else {
         return false;
     };
-    let Ok(text) = std::str::from_utf8(&bytes) else {
-        return false;
-    };
-    dflash_check_core::launch::k8s::is_manifest(text) && names_speculation(text)
+    let is = std::str::from_utf8(&bytes).is_ok_and(|text| files::is_deployment(kind, text));
+    if is {
+        found.deployments.push(path.to_path_buf());
+    }
+    is
 }
 
-/// What [`discover`] found: the `config.json` files, and the directories it could not read
-/// (permissions): a drafter may be in one, so `check` reports each instead of passing in
-/// silence.
+/// Whether a JSON file's head may be Kubernetes manifests ([`files::JSON_HEAD_BYTES`] read).
+fn json_head(path: &Path) -> bool {
+    use std::io::Read;
+    let mut head = Vec::with_capacity(files::JSON_HEAD_BYTES);
+    let read = std::fs::File::open(path)
+        .and_then(|f| f.take(files::JSON_HEAD_BYTES as u64).read_to_end(&mut head));
+    read.is_ok() && files::json_head_may_be_manifest(&String::from_utf8_lossy(&head))
+}
+
+/// Whether a file too large to read names speculative decoding: read in blocks, each searched
+/// with the end of the one before it (a word cut at a block's end is found whole in the next).
+fn scan_names_speculation(path: &Path) -> bool {
+    use std::io::Read;
+    const BLOCK: usize = 1 << 20;
+    const OVERLAP: usize = 256;
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut window: Vec<u8> = Vec::with_capacity(BLOCK + OVERLAP);
+    let mut block = vec![0u8; BLOCK];
+    loop {
+        let n = match file.read(&mut block) {
+            Ok(0) | Err(_) => return false,
+            Ok(n) => n,
+        };
+        let keep = window.len().saturating_sub(OVERLAP);
+        window.drain(..keep);
+        window.extend_from_slice(&block[..n]);
+        if files::names_speculation(&String::from_utf8_lossy(&window)) {
+            return true;
+        }
+    }
+}
+
+/// What [`discover`] found: the `config.json` files, the deployment files, and the directories
+/// it could not read (permissions): a drafter may be in one, so `check` reports each instead of
+/// passing in silence.
 #[derive(Debug, Default)]
 pub struct Discovered {
     pub configs: Vec<PathBuf>,
-    /// Kubernetes manifests that configure speculative decoding (`*.yaml`, `*.yml`, as
-    /// `launch --file` reads them), which `check` gates through `launch`.
-    pub manifests: Vec<PathBuf>,
-    /// YAML files named on the command line that are no such manifest: skipped and listed.
-    pub other_yaml: Vec<PathBuf>,
+    /// Deployment files that configure speculative decoding (scripts, Dockerfiles, compose
+    /// files, Kubernetes manifests), which `check` gates through `launch`.
+    pub deployments: Vec<PathBuf>,
+    /// Deployment files over the size cap that name speculative decoding, with their size: not
+    /// read, each a finding.
+    pub too_large: Vec<(PathBuf, u64)>,
+    /// Files named on the command line that are no deployment: skipped and listed.
+    pub other_files: Vec<PathBuf>,
     pub unreadable: Vec<(PathBuf, std::io::Error)>,
 }
 
-fn walk(dir: &Path, found: &mut Discovered) {
+fn walk(dir: &Path, cap: u64, found: &mut Discovered) {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
         Err(e) => return found.unreadable.push((dir.to_path_buf(), e)),
@@ -782,12 +850,12 @@ fn walk(dir: &Path, found: &mut Discovered) {
         };
         if kind.is_dir() {
             if !name.starts_with('.') && name != "node_modules" && name != "target" {
-                walk(&path, found);
+                walk(&path, cap, found);
             }
         } else if name == "config.json" {
             found.configs.push(path);
-        } else if is_yaml(&path) && speculative_manifest(&path) {
-            found.manifests.push(path);
+        } else if let Some(candidate) = files::candidate(&name) {
+            deployment(&path, candidate, cap, found);
         }
     }
 }

@@ -539,7 +539,10 @@ fn pre_commit_hook_entry_gates_changed_configs() {
             .to_string()
     };
     assert_eq!(field("- id"), "dflash-check");
-    assert_eq!(field("files"), r"(^|/)config\.json$|\.ya?ml$");
+    assert_eq!(
+        field("files"),
+        r"(^|/)config\.json$|\.ya?ml$|\.(ba)?sh$|(^|/)(Dockerfile|Containerfile)(\.[^/]*)?$|\.[Dd]ockerfile$"
+    );
     let entry = field("entry");
     let mut words = entry.split_whitespace();
     assert_eq!(words.next(), Some("dflash-check"));
@@ -569,6 +572,9 @@ fn pre_commit_hook_entry_gates_changed_configs() {
     // A YAML file that is no Kubernetes manifest with speculative decoding is skipped too.
     fs::write(dir.path().join("ci.yml"), "on: push\njobs: {}\n").unwrap();
     assert_eq!(staged(&["models/good/config.json", "ci.yml"]), Some(0));
+    // So is a script that deploys no speculative decoding.
+    fs::write(dir.path().join("build.sh"), "cargo build --release\n").unwrap();
+    assert_eq!(staged(&["models/good/config.json", "build.sh"]), Some(0));
 }
 
 /// `(ruleId, uri, logical location) -> (fingerprint, startLine)` of a SARIF log's results.

@@ -419,3 +419,45 @@ fn causes_are_ruled_out_only_by_checks_that_ran() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(!text.contains("not ruled out, no authority"), "{text}");
 }
+
+/// A line that serves the target's own MTP head (vLLM `method: mtp`, no drafter): collapsed
+/// acceptance is the head's, and the next steps are the target's weights and lint, not a
+/// drafter's config.
+#[test]
+fn a_collapsed_mtp_head_points_at_the_target() {
+    let Some(server) = MetricsServer::start("vllm-collapse", &[]) else {
+        return;
+    };
+    let cache = tempfile::tempdir().unwrap();
+    let url = server.url();
+    let spec = r#"{"method": "mtp", "num_speculative_tokens": 3}"#;
+    let (code, out, err) = doctor(
+        &[
+            "--metrics",
+            &url,
+            "--window",
+            "1",
+            "--offline",
+            "--",
+            "vllm",
+            "serve",
+            TARGET,
+            "--speculative-config",
+            spec,
+        ],
+        cache.path(),
+    );
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("the MTP head's first guess"), "{out}");
+    assert!(!out.contains("the drafter's first guess"), "{out}");
+    assert!(
+        out.contains("the MTP head inside Qwen/Qwen3.6-27B"),
+        "{out}"
+    );
+    // Offline, the target's weights could not be read: the head's first cause is not ruled out.
+    assert!(
+        out.contains("Not checked: weights: not ruled out, the target's weights were not read"),
+        "{out}"
+    );
+    assert!(!out.contains("mask token id: not ruled out"), "{out}");
+}

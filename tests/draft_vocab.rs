@@ -209,8 +209,8 @@ fn a_hand_edited_vocab_size_does_not_hide_the_mismatch() {
     );
     let m = message(&report, "draft-model-vocab-mismatch");
     assert!(m.contains("vllm#42775"), "{m}");
-    // vLLM's heterogeneous-vocabulary mode maps ids between the tokenizers: info, at a release
-    // that has it (up to 0.33; across the default window 0.34, which has none, keeps the error).
+    // vLLM's heterogeneous-vocabulary mode (up to 0.33) maps ids between the tokenizers: info.
+    let heterogeneous = r#"{"method": "draft_model", "num_speculative_tokens": 4, "use_heterogeneous_vocab": true}"#;
     let (code, report) = lint_json(
         &draft,
         &target,
@@ -218,7 +218,7 @@ fn a_hand_edited_vocab_size_does_not_hide_the_mismatch() {
             "--engine",
             "vllm@0.33.0",
             "--speculative-config",
-            r#"{"method": "draft_model", "num_speculative_tokens": 4, "use_heterogeneous_vocab": true}"#,
+            heterogeneous,
         ],
     );
     assert!(
@@ -226,6 +226,17 @@ fn a_hand_edited_vocab_size_does_not_hide_the_mismatch() {
         "{report:#}"
     );
     assert_eq!(code, 0, "{report:#}");
+    // With no release named, the window reaches 0.34, which has no such mode: still an error.
+    let (code, report) = lint_json(
+        &draft,
+        &target,
+        &["--engine", "vllm", "--speculative-config", heterogeneous],
+    );
+    assert!(
+        findings(&report).contains(&("draft-model-vocab-mismatch".into(), "error".into())),
+        "{report:#}"
+    );
+    assert_eq!(code, 1, "{report:#}");
 }
 
 /// One added token renamed on the draft's side (both files, as a fine-tune that repurposes a
@@ -470,4 +481,38 @@ fn doctor_groups_the_vocabulary_under_pairing() {
     ] {
         assert!(pairing.contains(code), "{code}: {stdout}");
     }
+}
+
+/// `--target` given but holding no tokenizer.json: the skipped comparison says what the target
+/// lacks, not "pass --target DIR", which the user did (issue 40).
+#[test]
+fn a_target_without_a_tokenizer_is_named_as_lacking_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let source = Path::new("tests/launch/models/qwen3-0.6b-draft-lm");
+    let draft = tmp.path().join("draft");
+    std::fs::create_dir_all(&draft).unwrap();
+    std::fs::write(draft.join("config.json"), QWEN3_CONFIG).unwrap();
+    std::fs::write(
+        draft.join("tokenizer.json"),
+        r#"{"model": {"type": "BPE", "vocab": {"a": 0}}}"#,
+    )
+    .unwrap();
+    let t = tmp.path().join("target");
+    std::fs::create_dir_all(&t).unwrap();
+    std::fs::copy(source.join("config.json"), t.join("config.json")).unwrap();
+    let (code, stdout, stderr) = run(&[
+        "lint",
+        draft.to_str().unwrap(),
+        "--family",
+        "draft",
+        "--target",
+        t.to_str().unwrap(),
+    ]);
+    assert_ne!(code, 2, "{stdout}{stderr}");
+    assert!(!stdout.contains("pass --target DIR"), "{stdout}");
+    assert!(
+        stdout.contains("skipped for want of both tokenizers (tokenizer.json beside"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("which the target ("), "{stdout}");
 }

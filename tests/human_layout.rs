@@ -133,9 +133,19 @@ fn every_command_has_one_layout_and_one_summary_line() {
     assert!(assert_layout("diff", &out).contains("published configs of its shape"));
     assert!(out.contains("\nPick its authority: "), "{out}");
 
+    // The target picks the authority the drafter's name claims: lint fails as diff does.
     let (code, out) = run(None, &["lint", INCIDENT, "--target", TARGET]);
+    assert_eq!(code, 1, "{out}");
+    assert!(assert_layout("lint", &out).starts_with("FAIL: 5 errors, "));
+    assert!(
+        out.contains("  authority built-in snapshot of z-lab/Qwen3.6-27B-DFlash"),
+        "{out}"
+    );
+    assert!(!out.contains("\npublished: "), "{out}");
+    // Equal to no published config of its shape, and no target to pick one: lint's OK says it
+    // is unverified (issue 32).
+    let (code, out) = run(None, &["lint", INCIDENT]);
     assert_eq!(code, 0, "{out}");
-    // Equal to no published config of its shape: lint's OK says it is unverified (issue 32).
     assert!(assert_layout("lint", &out)
         .starts_with("OK (unverified: equals none of 2 published configs of its shape (run the diff above)): 0 errors, "));
     let (code, out) = run(

@@ -176,10 +176,10 @@ fn bad_manifest_input_exits_2() {
 }
 
 /// `dflash-check check` runs into the same manifests: the walk finds every `*.yaml`/`*.yml`
-/// that is Kubernetes manifests configuring speculative decoding (one discovery rule,
-/// `pipeline::discover`) and checks each as `launch --file` does; a YAML file named on the
-/// command line that is no such manifest (a compose file, a CI workflow) is skipped and listed,
-/// as a `config.json` that is no drafter is.
+/// that is Kubernetes manifests (or a compose file) configuring speculative decoding (one
+/// discovery rule, `pipeline::discover`) and checks each as `launch --file` does; a YAML file
+/// named on the command line that is no deployment (a chart's values file) is skipped and
+/// listed, as a `config.json` that is no drafter is.
 #[test]
 fn check_finds_and_gates_manifests() {
     let cache = tempfile::tempdir().unwrap();
@@ -215,15 +215,13 @@ fn check_finds_and_gates_manifests() {
         ]
     );
     assert!(report.to_string().contains("launch-draft-tp-ignored"));
-    assert_eq!(report["drafters"][0]["family"], "manifest");
+    assert_eq!(report["drafters"][0]["family"], "deployment");
 
-    let (code, report) = run(&["tests/launch/files/docker-compose.yml"]);
+    let values = "tests/launch/k8s/stack/values-not-a-manifest.yaml";
+    let (code, report) = run(&[values]);
     assert_eq!(code, 0, "{report:#}");
     assert_eq!(report["drafters"], serde_json::json!([]));
-    assert_eq!(
-        report["skipped"],
-        serde_json::json!(["tests/launch/files/docker-compose.yml"])
-    );
+    assert_eq!(report["skipped"], serde_json::json!([values]));
 }
 
 /// Issue 44: Kubernetes `$(VAR)` expansion had no bound: a 500 kB manifest asked for 6.5 GB

@@ -231,6 +231,15 @@ fn a_compose_service_or_a_manifest_on_a_vllm_ascend_image_is_vllm_ascend() {
     let (code, out, err) = run(d, &["launch", "--file", "compose.yaml"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(!out.contains(ROTATED), "{out}");
+    // `check` finds the compose file and judges the service at the image's release.
+    let (code, out, err) = run(d, &["check", ".", "--format", "json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains(r#""engine": "vllm-ascend""#), "{out}");
+    assert!(!out.contains(ROTATED), "{out}");
+    fs::write(d.join("compose.yaml"), compose("v0.13.0")).unwrap();
+    let (code, out, err) = run(d, &["check", "."]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains(&format!("error[{ROTATED}]")), "{out}");
 
     // `check` finds a Kubernetes Deployment on the image and judges it at the image's release.
     let manifest = |tag: &str| {

@@ -121,6 +121,7 @@ pub fn measure(
         window,
         measurement,
         threshold,
+        opts.draft_family,
     ))
 }
 

@@ -1,4 +1,4 @@
-//! `dflash-check check`: the CI gate over every drafter under some paths.
+//! `dflash-check check`: the CI gate over every drafter and deployment under some paths.
 
 use std::path::PathBuf;
 
@@ -12,7 +12,9 @@ use super::{finish, DenyArgs, HubArgs, OutputArgs};
 
 #[derive(Debug, Args)]
 pub struct CheckArgs {
-    /// Directories (searched recursively for config.json; hidden folders skipped) or config files.
+    /// Directories (searched recursively for config.json and for the scripts, Dockerfiles,
+    /// compose files and Kubernetes manifests that deploy speculative decoding; hidden folders
+    /// skipped), config files or deployment files.
     #[arg(default_value = ".")]
     pub paths: Vec<PathBuf>,
     /// Pin file [default: dflash-check.toml in the current directory or a parent].
@@ -42,6 +44,11 @@ pub struct CheckArgs {
     /// `--volume /models=./local-models` reads `/models/Qwen3-8B` from `./local-models/Qwen3-8B`.
     #[arg(long, value_name = "MOUNT=DIR")]
     pub volume: Vec<dflash_check::launch::volume::Volume>,
+    /// The largest deployment file read (a script, Dockerfile, compose file or manifests; a
+    /// `helm template --include-crds` render is about 5 MiB): bytes, or with KiB, MiB or GiB.
+    /// A file over it that configures speculative decoding is the error `deployment-too-large`.
+    #[arg(long, value_name = "SIZE", value_parser = dflash_check::launch::read::parse_size, default_value = "16MiB")]
+    pub max_file_size: u64,
 }
 
 pub fn run(args: &CheckArgs, out: &mut dyn std::io::Write) -> Result<u8> {
@@ -52,6 +59,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn std::io::Write) -> Result<u8> {
         args.hub.resolver(),
     )?;
     options.volumes = args.volume.clone();
+    options.file_cap = Some(args.max_file_size);
     let edit = if args.baseline {
         check::IgnoreEdit::Baseline
     } else if args.prune_ignores {

@@ -91,6 +91,24 @@ fn secs(v: f64, what: &str) -> Result<Duration> {
     Ok(Duration::from_secs_f64(v))
 }
 
+/// The family whose acceptance a launch line measures: the target's own MTP head where the
+/// engine reads the line's method as serving it (vLLM's `mtp`, SGLang's EAGLE with no draft
+/// model), EAGLE-style drafters (one forward per drafted token) where the method names EAGLE,
+/// else a block drafter (DFlash).
+fn draft_family_of(launch: &dflash_check::launch::Launch) -> Family {
+    let deployment = dflash_check::launch::deployment::of(launch, launch.engine.into(), None);
+    if deployment.serves_mtp_head() {
+        Family::Mtp
+    } else if launch
+        .method()
+        .is_some_and(|m| m.to_ascii_lowercase().contains("eagle"))
+    {
+        Family::Eagle3
+    } else {
+        Family::Dflash
+    }
+}
+
 pub fn run_doctor(args: &DoctorArgs, out: &mut Vec<u8>) -> Result<u8> {
     let launch = super::launch::read_launch(args.file.as_deref(), &args.command)?;
     if launch.is_none() && args.metrics.is_none() && args.drafter.is_none() {
@@ -103,17 +121,9 @@ pub fn run_doctor(args: &DoctorArgs, out: &mut Vec<u8>) -> Result<u8> {
     }
     let timeout = secs(args.server_timeout, "--server-timeout")?;
     let window = secs(args.window, "--window")?;
-    // EAGLE-style drafters run one forward per drafted token, block drafters one per block:
-    // the launch's method says which (DFlash when nothing does).
-    let eagle = launch
+    let draft_family = launch
         .as_ref()
-        .and_then(|(l, _, _)| l.method())
-        .is_some_and(|m| m.to_ascii_lowercase().contains("eagle"));
-    let draft_family = if eagle {
-        Family::Eagle3
-    } else {
-        Family::Dflash
-    };
+        .map_or(Family::Dflash, |(l, _, _)| draft_family_of(l));
     let inputs = DoctorInputs {
         launch,
         drafter_dir: args.drafter.clone(),

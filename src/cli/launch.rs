@@ -47,6 +47,11 @@ pub struct LaunchArgs {
     /// `--volume /models=./local-models` reads `/models/Qwen3-8B` from `./local-models/Qwen3-8B`.
     #[arg(long, value_name = "MOUNT=DIR")]
     pub volume: Vec<launch::volume::Volume>,
+    /// The largest --file read (a script, Dockerfile, compose file or manifests; a `helm
+    /// template --include-crds` render is about 5 MiB): bytes, or with KiB, MiB or GiB. A file
+    /// over it is refused (exit 2), never read in part.
+    #[arg(long, value_name = "SIZE", value_parser = launch::read::parse_size, default_value = "16MiB")]
+    pub max_file_size: u64,
     #[command(flatten)]
     pub deny: DenyArgs,
     #[command(flatten)]
@@ -59,8 +64,13 @@ pub struct LaunchArgs {
 }
 
 pub fn run_launch(args: &LaunchArgs, out: &mut Vec<u8>) -> Result<u8> {
-    let (parsed, notes, base_dir) = read_launch(args.file.as_deref(), &args.command)?
-        .ok_or_else(|| {
+    let read = launch::read::read_launch_capped(
+        args.file.as_deref(),
+        &args.command,
+        &mut std::io::stdin(),
+        args.max_file_size,
+    )?;
+    let (parsed, notes, base_dir) = read.ok_or_else(|| {
             dflash_check::Error::new("no engine command given").with_hint(
                 "pass it after `--` (dflash-check launch -- vllm serve MODEL ...) or name a file with --file",
             )

@@ -231,8 +231,12 @@ pub enum Symptom {
 }
 
 impl Symptom {
-    pub fn describe(self) -> &'static str {
+    /// The symptom in words; `mtp_head`: the drafter is the target's own MTP head.
+    pub fn describe(self, mtp_head: bool) -> &'static str {
         match self {
+            Symptom::FirstPositionCollapse if mtp_head => {
+                "collapse from the first position: the MTP head's first guess is already wrong"
+            }
             Symptom::FirstPositionCollapse => {
                 "collapse from the first position: the drafter's first guess is already wrong"
             }
@@ -288,6 +292,7 @@ pub(super) struct Looked {
     pub(super) weights: bool,
     pub(super) authority: bool,
     pub(super) classic_draft: Option<ClassicDraft>,
+    pub(super) mtp_head: bool,
 }
 
 /// The causes a check can rule out, and whether it ran here with the inputs it needs: a wrong
@@ -304,6 +309,23 @@ fn cause_checks(looked: &Looked) -> Vec<(CauseKind, bool, &'static str)> {
                 draft.vocabulary_compared,
                 "the draft's vocabulary was not compared (both GGUF files are needed)",
             ),
+            (
+                CauseKind::LaunchFlags,
+                looked.launch,
+                "no launch command (pass it after `--`, or --file)",
+            ),
+        ];
+    }
+    if looked.mtp_head {
+        // The target's own head: nothing of a drafter config to compare; its tensors, their
+        // dtype and the exclude list are read from the target's weights.
+        return vec![
+            (
+                CauseKind::Weights,
+                looked.weights,
+                "the target's weights were not read (the MTP head's tensors, their dtypes and the exclude list): run `dflash-check weights TARGET`",
+            ),
+            (CauseKind::Quantization, true, ""),
             (
                 CauseKind::LaunchFlags,
                 looked.launch,
@@ -344,7 +366,11 @@ pub(super) fn unchecked_causes(causes: &[Cause], looked: &Looked) -> Vec<String>
     cause_checks(looked)
         .iter()
         .filter(|(k, ran, _)| !*ran && !causes.iter().any(|c| c.kind == *k))
-        .filter(|(k, _, _)| !matches!(k, CauseKind::Weights | CauseKind::LaunchFlags))
+        // The weights are a drafter's cause only where its headers could be read; an MTP
+        // head's tensors are the first thing to check.
+        .filter(|(k, _, _)| {
+            !matches!(k, CauseKind::LaunchFlags) && (*k != CauseKind::Weights || looked.mtp_head)
+        })
         .map(|(k, _, why)| format!("{}: not ruled out, {why}", k.title()))
         .collect()
 }

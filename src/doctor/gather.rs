@@ -115,6 +115,16 @@ pub(super) fn from_launch(
         g.located.drafter_from = Some("--drafter".into());
         return Ok(run);
     }
+    // A line that serves the target's own MTP head drafts with the target: the launch's checks
+    // of the target's weights and config are the drafter's.
+    let head = launch::deployment::of(&report.launch, report.release.clone(), None);
+    if report.launch.drafter.is_none() && head.serves_mtp_head() {
+        let target = report.launch.target.clone().unwrap_or_else(|| "?".into());
+        g.located.drafter = Some(format!("the MTP head inside {target}"));
+        g.located.drafter_from = Some(from.to_string());
+        g.mtp_head = true;
+        return Ok(run);
+    }
     match (&report.drafter.kind, &report.drafter.path) {
         (LocationKind::Local, Some(path)) => {
             g.located.drafter = report.drafter.given.clone().or(Some(path.clone()));

@@ -75,6 +75,9 @@ pub struct Located {
 #[derive(Debug, Clone, Serialize)]
 pub struct DoctorReport {
     pub symptom: Symptom,
+    /// The drafter is the target's own MTP head (said in the symptom).
+    #[serde(skip)]
+    pub mtp_head: bool,
     #[serde(skip)]
     pub acceptance: Option<AcceptanceReport>,
     pub acceptance_summary: Option<String>,
@@ -128,6 +131,10 @@ struct Gathered {
     /// mask token, layer ids or attention layout of a drafter config to get wrong; its pairing
     /// with the target is its vocabulary, compared when both GGUF files were read.
     classic_draft: Option<ClassicDraft>,
+    /// The line serves the target's own MTP head: its causes are the target's weights (the
+    /// head's tensors, their dtype, the exclude list) and the launch flags, not a drafter
+    /// config's fields.
+    mtp_head: bool,
 }
 
 /// What doctor knows of a llama.cpp or koboldcpp line's draft.
@@ -205,6 +212,7 @@ fn finish(
         weights_checked,
         authority_checked,
         classic_draft,
+        mtp_head,
     } = g;
     let mut not_checked = not_checked;
     let mut groups: std::collections::BTreeMap<CauseKind, Vec<Diagnostic>> = Default::default();
@@ -252,6 +260,7 @@ fn finish(
         weights: weights_checked,
         authority: authority_checked,
         classic_draft,
+        mtp_head,
     };
     let ruled_out = ruled_out(&causes, &looked_at);
     not_checked.extend(unchecked_causes(&causes, &looked_at));
@@ -261,6 +270,7 @@ fn finish(
     let acceptance_summary = acceptance.as_ref().map(acceptance_summary);
     DoctorReport {
         symptom,
+        mtp_head,
         acceptance,
         acceptance_summary,
         server,

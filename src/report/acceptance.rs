@@ -332,6 +332,7 @@ mod tests {
             window,
             measurement,
             None,
+            crate::family::Family::Dflash,
         )
     }
 

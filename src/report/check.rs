@@ -55,10 +55,13 @@ impl Report for CheckReport {
         ));
         for d in &self.drafters {
             lines.push(drafter_line(d, p));
-            // The weights rules not run for this drafter, and what they lacked.
+            // The weights rules not run for this drafter, and what they lacked; what a
+            // deployment's check could not verify.
+            let unverified = d.unverified.iter().map(|u| format!("unverified: {u}"));
             lines.extend(
                 crate::pipeline::skipped_lines(&d.weights_skipped)
                     .into_iter()
+                    .chain(unverified)
                     .map(|l| format!("           {l}")),
             );
         }
@@ -100,7 +103,12 @@ impl Report for CheckReport {
         } else {
             Status::Ok
         };
-        let mut detail = format!("{} checked", count(self.drafters.len(), "drafter"));
+        let deployments = self.deployments();
+        let drafters = count(self.drafters.len() - deployments, "drafter");
+        let mut detail = match deployments {
+            0 => format!("{drafters} checked"),
+            n => format!("{drafters} and {} checked", count(n, "deployment")),
+        };
         if unverified > 0 && options.fails {
             detail.push_str(&format!(", {unverified} unverified"));
         }
@@ -152,7 +160,8 @@ impl serde::Serialize for AllFindings<'_> {
     }
 }
 
-/// `  drafter  FILE  [family] against AUTHORITY (chosen by)  (clean | N findings)`.
+/// `  drafter  FILE  [family] against AUTHORITY (chosen by)  (clean | N findings)`; a
+/// deployment's `  deploy   FILE  [deployment] `LINE` checked as `launch --file`  (…)`.
 fn drafter_line(d: &DrafterCheck, p: Painter) -> String {
     let against = match &d.authority {
         Some(a) => format!(
@@ -162,16 +171,17 @@ fn drafter_line(d: &DrafterCheck, p: Painter) -> String {
             a.sha.as_ref().map(|s| format!("@{s}")).unwrap_or_default(),
             a.chosen_by
         ),
+        // A deployment's engine command, checked as `launch --file` checks it (its drafter
+        // compared with the authority its target picks, when the drafter is local).
+        None if d.family.as_deref() == Some(crate::check::DEPLOYMENT) => match &d.deployment {
+            Some(line) => format!("{line}, checked as `launch --file`"),
+            None => "checked as `launch --file`".into(),
+        },
         None if d.findings.iter().any(|f| {
             f.code == crate::diagnostic::Code::Diff(crate::diagnostic::codes::DiffCode::Ambiguous)
         }) =>
         {
             "no single authority: several published configs of its shape".into()
-        }
-        // A Kubernetes manifest, checked as `launch --file` checks it (its drafter compared
-        // with the authority its target picks, when the drafter is local).
-        None if d.family.as_deref() == Some(crate::check::MANIFEST) => {
-            "checked as `launch --file`".into()
         }
         None => "no authority: lint only".into(),
     };
@@ -181,8 +191,12 @@ fn drafter_line(d: &DrafterCheck, p: Painter) -> String {
     } else {
         count(d.findings.len(), "finding")
     };
+    let label = match d.family.as_deref() == Some(crate::check::DEPLOYMENT) {
+        true => "deploy ",
+        false => "drafter",
+    };
     format!(
-        "  drafter  {}  [{family}] {against}  ({found})",
+        "  {label}  {}  [{family}] {against}  ({found})",
         p.bold(&d.file)
     )
 }

@@ -34,7 +34,10 @@ impl Report for DoctorReport {
         if let Some(a) = &self.acceptance_summary {
             lines.push(format!("  measured   {a}"));
         }
-        lines.push(format!("  symptom    {}", self.symptom.describe()));
+        lines.push(format!(
+            "  symptom    {}",
+            self.symptom.describe(self.mtp_head)
+        ));
         lines.push(format!(
             "  engine     {}",
             super::engine_line(self.engine().as_ref())

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use super::human::{count, Status, Verdict};
+use super::human::{Status, Verdict};
 use super::style::Painter;
 use super::{RenderOptions, Report};
 use crate::diagnostic::Diagnostic;
@@ -112,18 +112,7 @@ impl Report for LaunchReport {
         if options.fails {
             return Verdict::new(Status::Fail);
         }
-        let mut what = Vec::new();
-        for (name, loc) in [("drafter", &self.drafter), ("target", &self.target)] {
-            if loc.kind == LocationKind::Unavailable {
-                what.push(format!("the {name} could not be read"));
-            }
-        }
-        if !self.not_checked.is_empty() {
-            what.push(format!(
-                "{} not made (see \"not checked\")",
-                count(self.not_checked.len(), "check")
-            ));
-        }
+        let what = crate::launch::manifest::unverified(self);
         if what.is_empty() {
             Verdict::new(Status::Ok)
         } else {

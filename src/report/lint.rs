@@ -48,6 +48,9 @@ impl Report for LintRun {
             format!("  tokens   {}", report.target.tokens),
             format!("  engine   {}", super::engine_line(report.assumed.as_ref())),
         ];
+        if let Some(authority) = &self.authority {
+            lines.push(format!("  authority {authority}"));
+        }
         // An MTP head in a target config has few rules: say which ran, so a clean page says
         // what was checked.
         if !report.mtp_rules.is_empty() {
@@ -59,15 +62,36 @@ impl Report for LintRun {
 
     fn sections(&self, _options: &RenderOptions) -> Vec<Vec<String>> {
         let mut skipped = Vec::new();
-        if !self.lint.skipped.is_empty() {
-            let codes: Vec<&str> = self.lint.skipped.iter().map(|s| s.code.as_str()).collect();
-            skipped.push(format!(
-                "skipped (no target facts; pass --target DIR): {}",
-                codes.join(", ")
-            ));
+        let target = &self.lint.target.source;
+        if target == "none" {
+            if !self.lint.skipped.is_empty() {
+                let codes: Vec<&str> = self.lint.skipped.iter().map(|s| s.code.as_str()).collect();
+                skipped.push(format!(
+                    "skipped (no target facts; pass --target DIR): {}",
+                    codes.join(", ")
+                ));
+            }
+        } else {
+            // A target was read: say what it lacked (a tokenizer.json, a layer count), not
+            // "pass --target", which the user did.
+            skipped.extend(
+                lacking(&self.lint.skipped)
+                    .into_iter()
+                    .map(|(needs, codes)| {
+                        format!(
+                    "skipped for want of {needs}, which the target ({target}) does not hold: {}",
+                    codes.join(", ")
+                )
+                    }),
+            );
         }
         skipped.extend(crate::pipeline::skipped_lines(&self.weights_skipped));
-        vec![skipped, published(&self.lint.published)]
+        // Compared with its authority, the findings above are the diff: no other to suggest.
+        let published = match &self.authority {
+            Some(_) => Vec::new(),
+            None => published(&self.lint.published),
+        };
+        vec![skipped, published]
     }
 
     /// `OK` only for what lint verified: rules skipped for want of the target's facts, or a
@@ -102,6 +126,10 @@ impl Report for LintRun {
             "weights_skipped": self.weights_skipped,
             "published": self.lint.published,
         });
+        // Only when `--target` picked one (other pages are unchanged).
+        if let Some(authority) = &self.authority {
+            body["authority"] = json!(authority);
+        }
         // Only for an MTP head in a target config (other families' pages are unchanged).
         if !self.lint.mtp_rules.is_empty() {
             body["mtp_rules"] = json!(self.lint.mtp_rules);
@@ -126,7 +154,10 @@ fn unverified(run: &LintRun) -> Vec<String> {
             super::human::count(run.weights_skipped.len(), "weights rule")
         ));
     }
-    if !report.published.is_empty() && !report.published.iter().any(|p| p.equal) {
+    if run.authority.is_none()
+        && !report.published.is_empty()
+        && !report.published.iter().any(|p| p.equal)
+    {
         what.push(format!(
             "equals none of {} of its shape (run the diff above)",
             super::human::count(report.published.len(), "published config")
@@ -158,6 +189,11 @@ fn target_numbers(target: &TargetSummary) -> String {
     } else {
         format!(" ({})", parts.join(", "))
     }
+}
+
+/// Lint's rules not run, grouped by what they lacked (described), in order.
+fn lacking(skipped: &[crate::rules::Skipped]) -> Vec<(String, Vec<&'static str>)> {
+    crate::diagnostic::rule::by_need(skipped, |c| c.as_str())
 }
 
 /// What lint knows of published configs of the drafter's shape, and the `diff` that settles it.

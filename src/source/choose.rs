@@ -256,6 +256,23 @@ pub fn choose_with_facts(
     }
 }
 
+/// Whether `local` says it is a published drafter of its target: a snapshot of its shape,
+/// drafted for the target `target` names, whose name the drafter's directory or
+/// `_name_or_path` carries (`Qwen3.6-27B-DFlash` beside `--target Qwen/Qwen3.6-27B`). Only then
+/// does `lint --target` compare it with that snapshot: another trainer's drafter for the same
+/// target (other layer ids, another block size) is not wrong for differing from z-lab's.
+pub fn claims_published(local: &ConfigFile, target: Option<&TargetIdentity>) -> bool {
+    let Some(known) = target.and_then(|t| t.known(None)) else {
+        return false;
+    };
+    let pool: Vec<&'static Snapshot> = candidates(local)
+        .into_iter()
+        .map(|c| c.0)
+        .filter(|s| std::ptr::eq(s.target, known))
+        .collect();
+    name_hint(local, &pool).is_some()
+}
+
 /// The built-in snapshots of `local`'s shape, each with whether `local` equals it in every
 /// field that matters: what `lint` (which has no authority) can say about published configs.
 pub fn published(local: &ConfigFile) -> Vec<(&'static Snapshot, bool)> {

@@ -8,6 +8,11 @@ use crate::{Error, Result};
 /// about 30 MB of tree. Nodes alone do not bound it: one alias of a 0.5 MB scalar copies
 /// 0.5 MB, so 40,000 of them in a 1 MiB file built 20 GB when only nodes were counted.
 pub const MAX_YAML_COST: u64 = 16 << 20;
+/// A larger file may load to this many times its size: a Helm render with its CRDs loads to
+/// 1.8 to 2.8 times its bytes by [`yaml_cost`] (kube-prometheus-stack 88.5.3, KServe's
+/// kserve-llmisvc-crd v0.20.0; docs/launch.md), so a file read under a raised cap loads, while
+/// aliases still cannot copy a small file into a large tree.
+const YAML_COST_PER_BYTE: u64 = 8;
 /// What a node costs in [`yaml_cost`] besides its scalar text (a rough size of a loaded node).
 const YAML_NODE_COST: u64 = 64;
 
@@ -66,8 +71,9 @@ fn yaml_cost(text: &str) -> std::result::Result<u64, yaml_rust2::ScanError> {
 }
 
 /// Every document of a YAML file, loaded only after [`yaml_cost`] says the aliases do not
-/// expand past [`MAX_YAML_COST`] (the parser's own recursion limit refuses deep nesting):
-/// compose files and Kubernetes manifests share the caps. `what` names the kind of file in the
+/// expand past [`MAX_YAML_COST`], or [`YAML_COST_PER_BYTE`] times a larger file's size (the
+/// parser's own recursion limit refuses deep nesting): compose files and Kubernetes manifests
+/// share the caps. `what` names the kind of file in the
 /// error (`a docker-compose file`), `hint` says what `--file` takes.
 pub fn load(text: &str, file: &str, what: &str, hint: &str) -> Result<Vec<yaml_rust2::Yaml>> {
     let invalid = |e: yaml_rust2::ScanError| {
@@ -76,10 +82,11 @@ pub fn load(text: &str, file: &str, what: &str, hint: &str) -> Result<Vec<yaml_r
     // The loader copies an anchored node at every alias, so ten levels of ten aliases (a
     // "billion laughs" file of a few hundred bytes) would build 10^10 nodes: count first.
     let cost = yaml_cost(text).map_err(invalid)?;
-    if cost > MAX_YAML_COST {
+    let cap = MAX_YAML_COST.max((text.len() as u64).saturating_mul(YAML_COST_PER_BYTE));
+    if cost > cap {
         return Err(Error::new(format!(
             "{file} expands to more than {} MiB of YAML through its aliases (`*name`): it is not {what}",
-            MAX_YAML_COST >> 20
+            cap >> 20
         ))
         .with_hint("write the service's command out without nested aliases"));
     }

@@ -48,13 +48,14 @@ impl AcceptanceReport {
         window: Window,
         measurement: Measurement,
         threshold: Option<Threshold>,
+        family: crate::family::Family,
     ) -> AcceptanceReport {
         let snapshots = model_name
             .as_deref()
             .map(snapshots_for_model)
             .unwrap_or_default();
         let target = model_name.as_deref().filter(|m| looks_like_model_path(m));
-        let mut cx = Cx::new(&measurement, threshold.as_ref(), &snapshots, target);
+        let mut cx = Cx::new(&measurement, threshold.as_ref(), &snapshots, target, family);
         let skipped = run(RULES, &mut cx);
         let (shape, mut diagnostics, next_steps) = (cx.shape, cx.diagnostics, cx.next_steps);
         crate::diagnostic::sort(&mut diagnostics);

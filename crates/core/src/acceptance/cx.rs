@@ -92,6 +92,9 @@ pub struct Cx<'a> {
     pub snapshots: &'a [String],
     /// The served model, when its name is usable as `--target`.
     pub target: Option<&'a str>,
+    /// The drafter's family (`--draft-family`, or the launch's method in `doctor`): an MTP
+    /// head inside the target is checked in the target's weights, not as a drafter of its own.
+    pub family: crate::family::Family,
     pub diagnostics: Vec<Diagnostic>,
     /// The `dflash-check` commands that check the likely cause, in the order to run them.
     pub next_steps: Vec<String>,
@@ -120,6 +123,30 @@ impl<'a> Cx<'a> {
     pub(super) fn diff_next(&mut self) {
         let step = next::diff_command(self.snapshots, self.target);
         self.next_steps.push(step);
+    }
+
+    /// Whether the drafter is a head inside the target's checkpoint (MTP): its cause is in the
+    /// target's weights (a dropped or quantized head, an exclude list the engine does not
+    /// match) and its depth against K, not in a separate drafter's mask and layer ids.
+    pub(super) fn head_in_target(&self) -> bool {
+        self.family.spec().locations == [crate::family::DrafterLocation::EmbeddedInTarget]
+    }
+
+    /// Suggests the checks of the drafter's config: a separate drafter linted and compared
+    /// with its authority; a head inside the target, the target's weights and lint (its MTP
+    /// rules). `diff_first`: the comparison with the authority first (a first guess already
+    /// wrong is most often a field that differs from it).
+    pub(super) fn config_checks_next(&mut self, diff_first: bool) {
+        if self.head_in_target() {
+            let steps = next::head_commands(self.engine(), self.target);
+            self.next_steps.extend(steps);
+        } else if diff_first {
+            self.diff_next();
+            self.lint_next();
+        } else {
+            self.lint_next();
+            self.diff_next();
+        }
     }
 }
 

@@ -22,6 +22,17 @@ pub fn lint_command(engine: Engine, target: Option<&str>) -> String {
     )
 }
 
+/// The checks of an MTP head inside the target: its weights (the head's tensors, dtypes and
+/// the exclude list, as the engine builds them) and lint on the target's config (the head's
+/// depth, its keys).
+pub fn head_commands(engine: Engine, target: Option<&str>) -> Vec<String> {
+    let target = target_arg(target);
+    vec![
+        format!("dflash-check weights {target} --engine {}", engine.as_str()),
+        format!("dflash-check lint {target} --engine {}", engine.as_str()),
+    ]
+}
+
 pub fn diff_command(snapshots: &[String], target: Option<&str>) -> String {
     let authority = match snapshots {
         [one] => format!(" --snapshot {}", shell_word(one)),

@@ -68,7 +68,7 @@ pub(super) const FIRST_POSITION_LOW_RULE: Rule = Rule {
     info: CodeInfo {
         severity: Severity::Warning,
         summary: "position 1 is already rarely accepted: the drafter's first guess is wrong",
-        explanation: "Even the first draft token is rarely accepted, so the drafter is not predicting this target at all. Typical causes: a wrong mask_token_id (a token that aliases real text, or one outside the target's embedding), wrong target_layer_ids (off by one between conventions, or the loader's default list), a drafter trained for another target, or an engine path that breaks drafting (vLLM's V2 runner for DFlash). For SGLang, which exports no per-position counters, position 1 is bounded by the acceptance length − 1. Compare the drafter with its authority (`dflash-check diff`) and lint it against the target (`dflash-check lint`).",
+        explanation: "Even the first draft token is rarely accepted, so the drafter is not predicting this target at all. Typical causes: a wrong mask_token_id (a token that aliases real text, or one outside the target's embedding), wrong target_layer_ids (off by one between conventions, or the loader's default list), a drafter trained for another target, or an engine path that breaks drafting (vLLM's V2 runner for DFlash). For SGLang, which exports no per-position counters, position 1 is bounded by the acceptance length − 1. Compare the drafter with its authority (`dflash-check diff`) and lint it against the target (`dflash-check lint`). For an MTP head inside the target (`--draft-family mtp`, or a launch that serves one in `doctor`) the causes are the head's: its tensors dropped by the exporter or built quantized where the exclude list does not match the engine's module names, or K past the head's depth; `dflash-check weights TARGET` and `lint TARGET` check them.",
     },
     applies: Applies::Every,
     needs: &[],
@@ -94,9 +94,14 @@ fn first_position_low(cx: &mut Cx) {
             verdict::length_metric(cx.engine()).to_string(),
         )
     };
-    cx.emit(path, format!("{what}: the drafter's first guess is already wrong (mask_token_id, target_layer_ids, or a drafter for another target)"));
-    cx.diff_next();
-    cx.lint_next();
+    let cause = if cx.head_in_target() {
+        "the MTP head's first guess is already wrong (its tensors dropped or built quantized against the exclude \
+         list, the head's depth below K, or a head for another checkpoint)"
+    } else {
+        "the drafter's first guess is already wrong (mask_token_id, target_layer_ids, or a drafter for another target)"
+    };
+    cx.emit(path, format!("{what}: {cause}"));
+    cx.config_checks_next(true);
 }
 
 /// Per-position acceptance below this is "about zero".
@@ -150,6 +155,5 @@ fn cliff(cx: &mut Cx) {
             position
         ),
     );
-    cx.lint_next();
-    cx.diff_next();
+    cx.config_checks_next(false);
 }

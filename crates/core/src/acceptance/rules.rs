@@ -40,6 +40,7 @@ impl<'a> Cx<'a> {
         threshold: Option<&'a Threshold>,
         snapshots: &'a [String],
         target: Option<&'a str>,
+        family: crate::family::Family,
     ) -> Cx<'a> {
         Cx {
             // Replaced by the engine before each check runs.
@@ -49,6 +50,7 @@ impl<'a> Cx<'a> {
             threshold,
             snapshots,
             target,
+            family,
             diagnostics: Vec::new(),
             next_steps: Vec::new(),
         }
@@ -150,7 +152,7 @@ mod tests {
     #[test]
     fn unmet_needs_are_listed() {
         let m = sglang(1, None);
-        let mut cx = Cx::new(&m, None, &[], None);
+        let mut cx = Cx::new(&m, None, &[], None, crate::family::Family::Dflash);
         let skipped = rule::run(RULES, &mut cx);
         let listed: Vec<(AcceptanceCode, Vec<Need>)> =
             skipped.into_iter().map(|s| (s.code, s.needs)).collect();
@@ -166,7 +168,7 @@ mod tests {
         assert_eq!(codes, vec![Code::from(AcceptanceCode::NoThreshold)]);
 
         let m = sglang(2, None);
-        let mut cx = Cx::new(&m, None, &[], None);
+        let mut cx = Cx::new(&m, None, &[], None, crate::family::Family::Dflash);
         let skipped = rule::run(RULES, &mut cx);
         assert!(skipped
             .iter()
@@ -178,7 +180,7 @@ mod tests {
         // A token counter proves traffic: the gauge rule has its answer with one sample.
         let m = sglang(1, Some(10.0));
         assert!(Acceptance::has(
-            &Cx::new(&m, None, &[], None),
+            &Cx::new(&m, None, &[], None, crate::family::Family::Dflash),
             Need::GaugeSamples
         ));
     }

@@ -206,6 +206,7 @@ pub(crate) mod tests {
                 value,
                 source: "--min-acceptance-length".into(),
             }),
+            Family::Dflash,
         )
     }
 
@@ -363,6 +364,7 @@ pub(crate) mod tests {
             },
             vllm(&p),
             break_even(Family::Dflash, None, Some(15)),
+            Family::Dflash,
         );
         assert_eq!(r.verdict, Verdict::Fail);
         assert!(r.diagnostics[0]

@@ -174,6 +174,8 @@ crate::declare_code_names! {
         PinDigestUnverified => "pin-digest-unverified",
         SuppressionExpired => "suppression-expired",
         SuppressionUnused => "suppression-unused",
+        DeploymentTooLarge => "deployment-too-large",
+        MtpNotServed => "mtp-not-served",
     }
 }
 

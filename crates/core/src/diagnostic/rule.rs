@@ -90,6 +90,24 @@ pub struct Skipped<C, N> {
     pub needs: Vec<N>,
 }
 
+/// Rules not run, grouped by what they lacked (each need described, `; `-joined), in the order
+/// first seen, with each group's codes (`code` names one).
+pub fn by_need<C, N: NeedKind>(
+    skipped: &[Skipped<C, N>],
+    code: impl Fn(&C) -> &'static str,
+) -> Vec<(String, Vec<&'static str>)> {
+    let mut groups: Vec<(String, Vec<&'static str>)> = Vec::new();
+    for s in skipped {
+        let needs: Vec<&str> = s.needs.iter().map(|n| n.describe()).collect();
+        let needs = needs.join("; ");
+        match groups.iter_mut().find(|(n, _)| *n == needs) {
+            Some((_, codes)) => codes.push(code(&s.code)),
+            None => groups.push((needs, vec![code(&s.code)])),
+        }
+    }
+    groups
+}
+
 /// The engine: runs every rule of `rules` that applies to `cx`, in order, and returns those
 /// skipped for unmet needs (a need that is not [`NeedKind::listed`] drops the rule silently).
 pub fn run<'r, F: RuleFamily>(

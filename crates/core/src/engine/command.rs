@@ -70,8 +70,9 @@ pub struct LlamaSpec {
 pub struct CommandText {
     /// The file given with `--file`; `None` for a command given after `--`.
     pub file: Option<String>,
-    /// The text the command's flags are searched in.
-    pub text: String,
+    /// The text the command's flags are searched in: shared by every command of one input
+    /// (a 16 MiB manifest with many engine containers holds one copy, not one per container).
+    pub text: std::sync::Arc<str>,
     /// The 1-based line of `text`'s first character.
     pub line: usize,
 }

@@ -175,9 +175,15 @@ impl EngineRelease {
                 } else {
                     format!(" ({})", said.join("; "))
                 };
+                let window = range_text(self.engine, a, b);
+                // A window of one release is that release, not a range to be judged across.
+                let how = if window.contains('–') {
+                    "judged across"
+                } else {
+                    "judged as"
+                };
                 format!(
-                    "{name}{said}, release not known: judged across {}, its default window (pin it with --engine {name}@X or the `engine` key of dflash-check.toml)",
-                    range_text(self.engine, a, b)
+                    "{name}{said}, release not known: {how} {window}, its default window (pin it with --engine {name}@X or the `engine` key of dflash-check.toml)"
                 )
             }
         };

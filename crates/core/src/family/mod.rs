@@ -313,7 +313,8 @@ impl Detection {
 
     /// Whether this is an MTP head found inside a target's config by its depth key (not a
     /// standalone MTP module, named by its architecture or `model_type`): the config is the
-    /// target's own. `check` does not walk into such configs as drafters (`pipeline::is_drafter`).
+    /// target's own. `check` takes such a config as a drafter only when a deployment it finds
+    /// serves it with MTP, or a pin names it (`pipeline::is_drafter`).
     pub fn in_target(&self, root: &Node) -> bool {
         self.name == Family::Mtp
             && !self.forced

@@ -20,7 +20,7 @@
 //! ([`shell::load_yaml`]). Pure: no file or network access.
 
 use std::collections::HashMap;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 use yaml_rust2::Yaml;
@@ -40,11 +40,75 @@ const TEMPLATED: &[&str] = &[
     "Job",
 ];
 
-/// Whether `text` is Kubernetes manifests: a document with `apiVersion:` and `kind:` at the
-/// top level (a docker-compose file has neither; a shell script has no line starting so).
+/// Whether `text` is Kubernetes manifests: a document with `apiVersion` and `kind` at its top
+/// level, in block style (`apiVersion: v1` at the start of a line, the key quoted or not, after
+/// a `--- ` marker or not), or in flow style and JSON (`kubectl get -o json`, `{apiVersion: v1,
+/// kind: Pod, …}`): a document that opens with `{` or `[` and names both keys. A docker-compose
+/// file has neither key; a shell script has no line starting so.
 pub fn is_manifest(text: &str) -> bool {
-    let top = |key: &str| text.lines().any(|l| l.starts_with(key));
-    top("apiVersion:") && top("kind:")
+    let block = |key: &str| text.lines().any(|l| starts_with_key(l, key));
+    if block("apiVersion") && block("kind") {
+        return true;
+    }
+    opens_flow(text) && names_key(text, "apiVersion") && names_key(text, "kind")
+}
+
+/// `line` starts with the mapping key `key` (`key:`, `"key":`, `'key' :`), after a document
+/// marker `--- ` or not.
+fn starts_with_key(line: &str, key: &str) -> bool {
+    let line = line.strip_prefix("--- ").unwrap_or(line);
+    key_then_colon(line, key)
+}
+
+/// `s` is `key`, quoted or not, then spaces and `:`.
+fn key_then_colon(s: &str, key: &str) -> bool {
+    let quote = s.chars().next().filter(|c| matches!(c, '"' | '\''));
+    let s = quote.map_or(s, |q| &s[q.len_utf8()..]);
+    let Some(mut rest) = s.strip_prefix(key) else {
+        return false;
+    };
+    if let Some(q) = quote {
+        match rest.strip_prefix(q) {
+            Some(r) => rest = r,
+            None => return false,
+        }
+    }
+    rest.trim_start_matches([' ', '\t']).starts_with(':')
+}
+
+/// Some document of `text` opens with a flow collection (`{`, `[`): its first character that
+/// is not blank, a comment or the `---` marker.
+fn opens_flow(text: &str) -> bool {
+    let mut at_start = true;
+    for line in text.lines() {
+        let mut l = line.trim_start();
+        if l == "---" || l.starts_with("--- ") {
+            at_start = true;
+            l = l.trim_start_matches('-').trim_start();
+        }
+        if l.is_empty() || l.starts_with('#') {
+            continue;
+        }
+        if at_start && (l.starts_with('{') || l.starts_with('[')) {
+            return true;
+        }
+        at_start = false;
+    }
+    false
+}
+
+/// `text` holds `key` as a mapping key anywhere (`"key":`, `key:` after `{`, `,` or a space).
+fn names_key(text: &str, key: &str) -> bool {
+    text.match_indices(key).any(|(at, _)| {
+        // An opening quote right before the key is the key's own.
+        let head = &text[..at];
+        let head = head.strip_suffix(['"', '\'']).unwrap_or(head);
+        let boundary = head
+            .chars()
+            .next_back()
+            .is_none_or(|c| c.is_whitespace() || matches!(c, '{' | ','));
+        boundary && key_then_colon(&text[head.len()..], key)
+    })
 }
 
 /// The commands of every container and `LLMInferenceService` in `text`, with notes on how the
@@ -52,7 +116,7 @@ pub fn is_manifest(text: &str) -> bool {
 pub fn from_manifests(text: &str, file: &str) -> Result<(Vec<Command>, Vec<String>)> {
     let text = text.replace("\r\n", "\n");
     let docs = shell::load_yaml(&text, file, "Kubernetes manifests", HINT)?;
-    let shared: Rc<str> = Rc::from(text.as_str());
+    let shared: Arc<str> = Arc::from(text.as_str());
     let mut out = Manifests {
         file,
         text: shared,
@@ -75,7 +139,7 @@ pub fn from_manifests(text: &str, file: &str) -> Result<(Vec<Command>, Vec<Strin
 
 struct Manifests<'a> {
     file: &'a str,
-    text: Rc<str>,
+    text: Arc<str>,
     /// Every ConfigMap's `data`: (name, key, value).
     config_maps: Vec<(String, String, String)>,
     commands: Vec<Command>,
@@ -300,7 +364,7 @@ impl Manifests<'_> {
         let command = Command {
             words,
             env,
-            text: Rc::clone(&self.text),
+            text: Arc::clone(&self.text),
             line: 1,
             image,
         };
@@ -404,7 +468,7 @@ impl Manifests<'_> {
             Ok(commands) => commands
                 .into_iter()
                 .map(|mut c| {
-                    c.text = Rc::clone(&self.text);
+                    c.text = Arc::clone(&self.text);
                     c.line = 1;
                     c
                 })
@@ -760,6 +824,30 @@ mod tests {
         assert!(is_manifest("apiVersion: v1\nkind: Pod\n"));
         assert!(!is_manifest("services:\n  vllm:\n    image: x\n"));
         assert!(!is_manifest("vllm serve x\n"));
+    }
+
+    /// Manifests in every style YAML and kubectl write: quoted block keys, a key after the
+    /// document marker, flow style, JSON (one object, a `List`), a flow document after a block
+    /// one. A compose file in flow style, or a script that says `kind:` in a string, is none.
+    #[test]
+    fn detects_manifests_in_any_style() {
+        for text in [
+            "\"apiVersion\": v1\n'kind' : Pod\n",
+            "--- apiVersion: v1\nkind: Pod\n",
+            "{apiVersion: v1, kind: Pod, metadata: {name: p}}\n",
+            "{\n  \"apiVersion\": \"v1\",\n  \"kind\": \"List\",\n  \"items\": []\n}\n",
+            "# rendered\n---\n[{\"kind\":\"Pod\",\"apiVersion\":\"v1\"}]\n",
+            "a: 1\n---\n{apiVersion: v1, kind: Pod}\n",
+        ] {
+            assert!(is_manifest(text), "{text}");
+        }
+        for text in [
+            "{services: {vllm: {image: x}}}\n",
+            "echo '{\"apiVersion\": 1, \"kind\": 2}'\n",
+            "{\"myapiVersion\": 1, \"kindness\": 2}\n",
+        ] {
+            assert!(!is_manifest(text), "{text}");
+        }
     }
 
     #[test]

@@ -2,8 +2,9 @@
 //! rules that judge it against the drafter it serves.
 //!
 //! [`shell`] splits a command (or a file's text, given as text) into commands ([`k8s`]: the
-//! containers and KServe `LLMInferenceService`s of Kubernetes manifests), [`parse`] turns the
-//! engine's command into a [`Launch`], [`deployment`] turns it into the
+//! containers and KServe `LLMInferenceService`s of Kubernetes manifests; [`files`]: which files
+//! `check` gates as deployments), [`parse`] turns the engine's command into a [`Launch`] (every
+//! engine command of a deployment file: [`parse_deployments_with`]), [`deployment`] turns it into the
 //! [`Deployment`](crate::deployment::Deployment) the engine claims are judged on
 //! (`rules::deployment`, shared with lint), and [`rules`] checks the flags and environment against
 //! each other and against the drafter's config ([`DrafterFacts`]). Nothing here reads a file or
@@ -12,6 +13,7 @@
 
 pub mod deployment;
 pub mod ecma;
+pub mod files;
 pub mod hf;
 pub mod k8s;
 pub mod parse;
@@ -101,19 +103,84 @@ pub fn parse_input_with(
     file: Option<(&str, &str)>,
     options: OptionsReader,
 ) -> Result<(Launch, Vec<String>)> {
-    let mut rendered = Vec::new();
-    let (commands, name) = match file {
-        Some((name, text)) if k8s::is_manifest(text) => {
-            let (commands, notes) = k8s::from_manifests(text, name)?;
-            rendered = notes;
-            (commands, Some(name))
-        }
-        Some((name, text)) => (shell::from_file(name, text)?, Some(name)),
-        None => (shell::from_args(args)?, None),
-    };
-    let (mut launch, mut notes) = parse::parse_commands(&commands, name)?;
+    let (commands, rendered) = commands_of(args, file)?;
+    let (mut launch, mut notes) = parse::parse_commands(&commands, file.map(|(name, _)| name))?;
     notes.splice(0..0, rendered);
-    let code = launch.engine.code();
+    read_options(&mut launch, options)?;
+    speculating(&launch)?;
+    Ok((launch, notes))
+}
+
+/// What `check` judges in a deployment file: every engine command that configures speculative
+/// decoding (each engine container of a manifest, each compose service), each as `launch
+/// --file` judges the first; and the notes (how manifests were rendered, the engine commands
+/// that speculate not).
+#[derive(Debug, Clone)]
+pub struct Deployments {
+    pub launches: Vec<Launch>,
+    pub notes: Vec<String>,
+}
+
+/// The [`Deployments`] of the file `name` holding `text`, options files read through
+/// `options`. A file with no engine command, or none that speculates, is the error `launch
+/// --file` gives on it — except a shell script that starts no engine, which has no deployments
+/// (a benchmark client passes `--speculative-config` too): `check` lists it as skipped.
+pub fn parse_deployments_with(
+    name: &str,
+    text: &str,
+    options: OptionsReader,
+) -> Result<Deployments> {
+    let (commands, mut notes) = commands_of(&[], Some((name, text)))?;
+    let script =
+        !k8s::is_manifest(text) && shell::FileKind::detect(name, text) == shell::FileKind::Script;
+    let no_engine = |c: &shell::Command| crate::engine::command::find_engine(&c.words).is_none();
+    if script && commands.iter().all(no_engine) {
+        return Ok(Deployments {
+            launches: Vec::new(),
+            notes,
+        });
+    }
+    let mut launches = Vec::new();
+    let mut plain = Vec::new();
+    let mut first_error = None;
+    for mut launch in parse::parse_all(&commands, Some(name))? {
+        read_options(&mut launch, options)?;
+        match speculating(&launch) {
+            Ok(()) => launches.push(launch),
+            Err(e) => {
+                plain.push(launch.entrypoint.clone());
+                first_error.get_or_insert(e);
+            }
+        }
+    }
+    if let (true, Some(e)) = (launches.is_empty(), first_error) {
+        return Err(e);
+    }
+    if !plain.is_empty() {
+        notes.push(format!(
+            "{} more engine command(s) configure no speculative decoding, not checked: {}",
+            plain.len(),
+            plain.join(", ")
+        ));
+    }
+    Ok(Deployments { launches, notes })
+}
+
+/// The commands of an input: a Kubernetes manifest's containers (with notes on how they were
+/// rendered), a script's, Dockerfile's or compose file's, or the words after `--`.
+fn commands_of(
+    args: &[String],
+    file: Option<(&str, &str)>,
+) -> Result<(Vec<shell::Command>, Vec<String>)> {
+    match file {
+        Some((name, text)) if k8s::is_manifest(text) => k8s::from_manifests(text, name),
+        Some((name, text)) => Ok((shell::from_file(name, text)?, Vec::new())),
+        None => Ok((shell::from_args(args)?, Vec::new())),
+    }
+}
+
+/// Reads the options file a line names (the engine row's `options_file` flags) into it.
+fn read_options(launch: &mut Launch, options: OptionsReader) -> Result<()> {
     let named = launch
         .engine
         .spec()
@@ -123,20 +190,27 @@ pub fn parse_input_with(
         .find_map(|f| launch.flag(f));
     if let Some(path) = named.map(str::to_string) {
         let (shown, text) = options(&path)?;
-        code.read_options(&mut launch, &shown, &text)?;
+        launch.engine.code().read_options(launch, &shown, &text)?;
     }
-    if !code.speculates(&launch) {
-        let (what, hint) = code.no_speculation(&launch);
-        return Err(crate::Error::new(format!(
-            "the {} command{} configures no speculative decoding ({what}): there is no drafter to check",
-            launch.entrypoint,
-            launch.in_file()
-        ))
-        .with_hint(hint.unwrap_or(
-            "pass the command that starts the server with its speculative-decoding flags",
-        )));
+    Ok(())
+}
+
+/// A line that configures no speculative decoding has no drafter to check: an error that says
+/// what it lacks.
+fn speculating(launch: &Launch) -> Result<()> {
+    let code = launch.engine.code();
+    if code.speculates(launch) {
+        return Ok(());
     }
-    Ok((launch, notes))
+    let (what, hint) = code.no_speculation(launch);
+    Err(crate::Error::new(format!(
+        "the {} command{} configures no speculative decoding ({what}): there is no drafter to check",
+        launch.entrypoint,
+        launch.in_file()
+    ))
+    .with_hint(hint.unwrap_or(
+        "pass the command that starts the server with its speculative-decoding flags",
+    )))
 }
 
 impl Launch {

@@ -53,9 +53,30 @@ pub fn parse_commands(commands: &[Command], file: Option<&str>) -> Result<(Launc
             others.join(", ")
         ));
     }
+    Ok((parse_one(command, engine, file)?, notes))
+}
+
+/// Every command of `commands` that starts an engine, parsed, in order (`check` judges each
+/// engine container of a deployment file). No engine command at all is the error
+/// [`parse_commands`] gives.
+pub fn parse_all(commands: &[Command], file: Option<&str>) -> Result<Vec<Launch>> {
+    let launches = commands
+        .iter()
+        .filter_map(|c| find_engine(&c.words).map(|e| (c, e)))
+        .map(|(c, e)| parse_one(c, e, file))
+        .collect::<Result<Vec<_>>>()?;
+    if launches.is_empty() {
+        return Err(no_engine(commands, file));
+    }
+    Ok(launches)
+}
+
+/// One engine command, read with its engine's spelling; the release its container image's
+/// tag names, when the line itself names none.
+fn parse_one(command: &Command, engine: command::Found, file: Option<&str>) -> Result<Launch> {
     let origin = Origin {
         file: file.map(str::to_string),
-        text: command.text.to_string(),
+        text: std::sync::Arc::clone(&command.text),
         line: command.line,
     };
     let start = engine.start.min(command.words.len());
@@ -70,7 +91,7 @@ pub fn parse_commands(commands: &[Command], file: Option<&str>) -> Result<(Launc
             .chain(&command.words[..start])
             .find_map(|image| command::release_in_image(launch.engine, image));
     }
-    Ok((launch, notes))
+    Ok(launch)
 }
 
 fn no_engine(commands: &[Command], file: Option<&str>) -> Error {

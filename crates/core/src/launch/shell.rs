@@ -12,7 +12,7 @@
 //! too; launch commands rarely hold a literal `$`.
 
 use std::collections::BTreeMap;
-use std::rc::Rc;
+use std::sync::Arc;
 
 use crate::{Error, Result};
 
@@ -26,7 +26,7 @@ pub struct Command {
     pub env: Vec<(String, String)>,
     /// The text the flags are searched in to give diagnostics a line and column: shared by the
     /// commands of one line, or of one compose file, never copied per command.
-    pub text: Rc<str>,
+    pub text: Arc<str>,
     /// The 1-based line of `text`'s first character in the file.
     pub line: usize,
     /// The container image the command runs in, when the input names one (a compose service's
@@ -208,7 +208,7 @@ pub fn from_script(text: &str, file: Option<&str>) -> Result<Vec<Command>> {
             return Err(unbalanced(file, start));
         };
         lexer = Lexer::Delimiter;
-        let shared: Rc<str> = Rc::from(buf.as_str());
+        let shared: Arc<str> = Arc::from(buf.as_str());
         // `serve M; echo`: a `;` glued to a word ends the command too (quoting is gone by
         // now, so a quoted word ending in `;` is cut as well; launch commands have none).
         let mut words = Vec::with_capacity(split.len());
@@ -436,7 +436,7 @@ struct Script<'a> {
 fn take_segment(
     segment: &[String],
     state: &mut Script,
-    text: &Rc<str>,
+    text: &Arc<str>,
     line: usize,
 ) -> std::result::Result<(), Limit> {
     let Script {
@@ -496,7 +496,7 @@ fn take_segment(
         image: None,
         words,
         env: exported.clone(),
-        text: Rc::clone(text),
+        text: Arc::clone(text),
         line,
     });
     Ok(())
@@ -695,7 +695,7 @@ fn from_compose(text: &str, file: &str) -> Result<Vec<Command>> {
         }
     };
     let mut out = Vec::new();
-    let shared: Rc<str> = Rc::from(text);
+    let shared: Arc<str> = Arc::from(text);
     for (name, service) in services {
         let name = scalar(name).unwrap_or_default();
         let entry = words_of(&service["entrypoint"], "entrypoint", &name)?;
@@ -730,7 +730,7 @@ fn from_compose(text: &str, file: &str) -> Result<Vec<Command>> {
         out.push(Command {
             words,
             env,
-            text: Rc::clone(&shared),
+            text: Arc::clone(&shared),
             line: 1,
             image: scalar(&service["image"]),
         });

@@ -33,6 +33,7 @@ truncated, malformed or hostile: engines refuse to load it. `dflash-check weight
 `dflash-check pin`.",
         },
         CheckCode::SuppressionExpired | CheckCode::SuppressionUnused => suppress_info(code),
+        CheckCode::DeploymentTooLarge | CheckCode::MtpNotServed => deployment_info(code),
         CheckCode::NoAuthority => &CodeInfo {
             severity: Severity::Warning,
             summary: "no pin and no built-in snapshot of the drafter's shape: unverified, only lint rules were run",
@@ -79,6 +80,31 @@ the local safetensors); `check` recomputes it, and a missing `d2t` where one was
 it from are not there (a CI checkout without the target model, weights kept out of git) or cannot be read. The gate \
 has not verified them, and says so rather than passing silently. Check where the files are present, or remove the \
 digest from the pin if it no longer applies.",
+        },
+    }
+}
+
+/// The codes about the deployments `check` finds beside the configs: a deployment file it
+/// could not read for its size, a target's MTP head nothing under the paths serves.
+pub fn deployment_info(code: CheckCode) -> &'static CodeInfo {
+    match code {
+        CheckCode::DeploymentTooLarge => &CodeInfo {
+            severity: Severity::Error,
+            summary: "a deployment file that configures speculative decoding is over the size cap, so nothing it deploys was checked",
+            explanation: "`check` reads scripts, Dockerfiles, compose files and Kubernetes manifests up to a cap (16 MiB \
+unless `--max-file-size` raises it; `launch --file` refuses the same file with exit 2). A file over it that names \
+speculative decoding (a Helm render with its CRDs, a generated manifest) was not read, so the gate cannot vouch for \
+what it deploys: the finding names the file's size and the option that raises the cap. Raise it, or suppress the \
+finding with an `[[ignore]]` entry and a reason.",
+        },
+        _ => &CodeInfo {
+            severity: Severity::Info,
+            summary: "a target config declares an MTP head that no deployment under the paths serves with MTP",
+            explanation: "A target checkpoint whose config declares MTP layers (`num_nextn_predict_layers`, \
+`mtp_num_hidden_layers`) is judged as a drafter when a script, compose file or manifest under the paths serves it \
+with MTP (vLLM `method: mtp`, SGLang NEXTN/EAGLE without a draft model, …), with that deployment's engine. A target \
+that nothing here serves with MTP is not judged as a drafter: it may be served without speculation, or from a \
+deployment kept elsewhere (check that one with `launch`, or pin the config to make it a drafter of this gate).",
         },
     }
 }
