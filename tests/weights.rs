@@ -170,6 +170,9 @@ const CASES: &[(&str, Option<&str>, &[&str], i32)] = &[
         1,
     ),
     ("mtp-qwen35-dropped", None, &["weights-mtp-missing"], 1),
+    // Issue 41: MiMo keeps its head as `model.mtp_layers.j.*` (its row of family::heads).
+    ("mtp-mimo-clean", None, &[], 0),
+    ("mtp-mimo-dropped", None, &["weights-mtp-missing"], 1),
     // AWQ: `mtp` excludes the head in vLLM and SGLang; `re:^mtp.*` is literal text to their
     // substring test (and `mtp.fc`, a plain linear in SGLang, fails under vLLM only); an empty
     // list is filled by vLLM for linear modules (which then fail under SGLang only), never for

@@ -394,6 +394,28 @@ def qwen35(head=True):
     return t
 
 
+# MiMo's: the head under `model.mtp_layers.j.*` (vLLM mimo_mtp.py, SGLang mimo_mtp.py), bf16.
+MIMO = {
+    "architectures": ["MiMoForCausalLM"],
+    "model_type": "mimo",
+    "hidden_size": H,
+    "num_hidden_layers": 1,
+    "num_nextn_predict_layers": 1,
+    "vocab_size": VOCAB,
+}
+
+
+def mimo(head=True):
+    t = {"model.embed_tokens.weight": z(VOCAB, H), "model.norm.weight": z(H), "lm_head.weight": z(VOCAB, H),
+         "model.layers.0.self_attn.q_proj.weight": z(H, H), "model.layers.0.input_layernorm.weight": z(H)}
+    if head:
+        p = "model.mtp_layers.0."
+        t.update({p + "input_proj.weight": z(H, 2 * H), p + "self_attn.q_proj.weight": z(H, H),
+                  p + "token_layernorm.weight": z(H), p + "hidden_layernorm.weight": z(H),
+                  p + "final_layernorm.weight": z(H)})
+    return t
+
+
 def awq_linear(name, out_f, in_f):
     """AutoAWQ's storage: I32 packed weights and zero points, F16 scales (group 128 at toy size)."""
     return {name + ".qweight": z(in_f, out_f // 8, dtype=np.int32), name + ".qzeros": z(1, out_f // 8, dtype=np.int32),
@@ -445,6 +467,8 @@ def mtp_cases(c):
     modelopt = {"quant_method": "modelopt", "quant_algo": "NVFP4", "ignore": ["lm_head", "re:^mtp.*"]}
     write_single(os.path.join(c, "mtp-qwen35-modelopt-regex"), cfg(QWEN35, quantization_config=modelopt), qwen35())
     write_single(os.path.join(c, "mtp-qwen35-dropped"), QWEN35, qwen35(head=False))
+    write_single(os.path.join(c, "mtp-mimo-clean"), MIMO, mimo())
+    write_single(os.path.join(c, "mtp-mimo-dropped"), MIMO, mimo(head=False))
     # AWQ and GPTQ (vLLM 0.34.0 and SGLang 0.5.23 read): `modules_to_not_convert` entries are
     # contained names in both engines, `dynamic`'s `-:` keys regexes at the start.
     awq = {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True, "version": "gemm"}
