@@ -467,6 +467,14 @@ def mtp_cases(c):
     modelopt = {"quant_method": "modelopt", "quant_algo": "NVFP4", "ignore": ["lm_head", "re:^mtp.*"]}
     write_single(os.path.join(c, "mtp-qwen35-modelopt-regex"), cfg(QWEN35, quantization_config=modelopt), qwen35())
     write_single(os.path.join(c, "mtp-qwen35-dropped"), QWEN35, qwen35(head=False))
+    # Issue 41: a plain causal LM served as a draft model (vLLM `draft_model`): `model.` names
+    # are its own class's; a hand-edited `vocab_size` no longer matches the embedding's rows.
+    plain = {"architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2", "hidden_size": H,
+             "num_hidden_layers": 1, "vocab_size": VOCAB, "tie_word_embeddings": False}
+    plain_t = {"model.embed_tokens.weight": z(VOCAB, H), "lm_head.weight": z(VOCAB, H), "model.norm.weight": z(H),
+               "model.layers.0.self_attn.q_proj.weight": z(H, H)}
+    write_single(os.path.join(c, "draft-plain-lm"), plain, plain_t)
+    write_single(os.path.join(c, "draft-plain-lm-vocab-edited"), cfg(plain, vocab_size=VOCAB + 64), plain_t)
     write_single(os.path.join(c, "mtp-mimo-clean"), MIMO, mimo())
     write_single(os.path.join(c, "mtp-mimo-dropped"), MIMO, mimo(head=False))
     # AWQ and GPTQ (vLLM 0.34.0 and SGLang 0.5.23 read): `modules_to_not_convert` entries are
