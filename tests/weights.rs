@@ -179,6 +179,10 @@ const CASES: &[(&str, Option<&str>, &[&str], i32)] = &[
         &["weights-vocab-rows"],
         1,
     ),
+    // Issue 41: MLX's `quantization` declares the quantization (no quantization_config); its
+    // MTP head declared and not shipped is still missing.
+    ("mlx-quantization-only", None, &[], 0),
+    ("mtp-mlx-dropped", None, &["weights-mtp-missing"], 1),
     // Issue 41: MiMo keeps its head as `model.mtp_layers.j.*` (its row of family::heads).
     ("mtp-mimo-clean", None, &[], 0),
     ("mtp-mimo-dropped", None, &["weights-mtp-missing"], 1),

@@ -416,6 +416,21 @@ def mimo(head=True):
     return t
 
 
+def mlx_linear(name, out_f, in_f, bits=8, group=64):
+    """MLX affine storage: the weight packed into U32 (32 // bits values each), F16 scales and
+    biases per group."""
+    return {name + ".weight": z(out_f, in_f * bits // 32, dtype=np.uint32),
+            name + ".scales": z(out_f, in_f // group), name + ".biases": z(out_f, in_f // group)}
+
+
+def mlx_tensors(prefix):
+    t = {prefix + "norm.weight": z(H), prefix + "layers.0.input_layernorm.weight": z(H)}
+    t.update(mlx_linear(prefix + "embed_tokens", VOCAB, H))
+    t.update(mlx_linear(prefix + "layers.0.self_attn.q_proj", H, H))
+    t.update(mlx_linear(prefix + "layers.0.mlp.gate_proj", I, H))
+    return t
+
+
 def awq_linear(name, out_f, in_f):
     """AutoAWQ's storage: I32 packed weights and zero points, F16 scales (group 128 at toy size)."""
     return {name + ".qweight": z(in_f, out_f // 8, dtype=np.int32), name + ".qzeros": z(1, out_f // 8, dtype=np.int32),
@@ -475,6 +490,18 @@ def mtp_cases(c):
                "model.layers.0.self_attn.q_proj.weight": z(H, H)}
     write_single(os.path.join(c, "draft-plain-lm"), plain, plain_t)
     write_single(os.path.join(c, "draft-plain-lm-vocab-edited"), cfg(plain, vocab_size=VOCAB + 64), plain_t)
+    # Issue 41: MLX checkpoints (mlx-lm / mlx-vlm layout: `.weight` packed into U32 with `.scales`
+    # and `.biases` beside it, per module) declare their quantization as `quantization`; older
+    # converters write no `quantization_config`.
+    mlx_q = {"group_size": 64, "bits": 8, "mode": "affine"}
+    mlx_cfg = {"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "hidden_size": H,
+               "num_hidden_layers": 1, "vocab_size": VOCAB, "quantization": mlx_q}
+    write_single(os.path.join(c, "mlx-quantization-only"), mlx_cfg, mlx_tensors("model."))
+    mlx_target = {"architectures": ["Qwen3_5ForConditionalGeneration"], "model_type": "qwen3_5",
+                  "quantization": mlx_q,
+                  "text_config": {"model_type": "qwen3_5_text", "hidden_size": H, "num_hidden_layers": 1,
+                                  "mtp_num_hidden_layers": 1, "vocab_size": VOCAB}}
+    write_single(os.path.join(c, "mtp-mlx-dropped"), mlx_target, mlx_tensors("language_model.model."))
     write_single(os.path.join(c, "mtp-mimo-clean"), MIMO, mimo())
     write_single(os.path.join(c, "mtp-mimo-dropped"), MIMO, mimo(head=False))
     # AWQ and GPTQ (vLLM 0.34.0 and SGLang 0.5.23 read): `modules_to_not_convert` entries are

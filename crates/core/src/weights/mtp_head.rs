@@ -36,6 +36,8 @@ const QUANT_PARTS: &[&str] = &[
     "weight_zero_point",
     "qzeros",
     "scales",
+    // MLX's affine quantization: `.scales` and `.biases` beside each quantized `.weight`.
+    "biases",
 ];
 
 /// Modules engines never quantize, whatever the config: embeddings and LM heads.
@@ -379,6 +381,29 @@ mod tests {
         for bad in ["1234567890.x", ".x", "x.y", "12", "12x.y", "", "1_2.x"] {
             assert_eq!(index_of(bad), None, "{bad}");
         }
+    }
+
+    /// MLX's layout: `.scales` and `.biases` beside a quantized `.weight`, in the trunk and the
+    /// head alike, read as quantized storage.
+    #[test]
+    fn mlx_scales_and_biases_are_quantized_storage() {
+        let h = head(
+            1,
+            1,
+            &[
+                "language_model.model.layers.0.mlp.gate_proj.weight",
+                "language_model.model.layers.0.mlp.gate_proj.scales",
+                "language_model.model.layers.0.mlp.gate_proj.biases",
+                "mtp.layers.0.mlp.gate_proj.weight",
+                "mtp.layers.0.mlp.gate_proj.scales",
+                "mtp.layers.0.mlp.gate_proj.biases",
+            ],
+        );
+        assert!(h.trunk_is_quantized);
+        assert!(h.trunk_quantized.contains("mlp.gate_proj"));
+        assert_eq!(h.modules.len(), 1);
+        assert!(h.modules[0].quantized());
+        assert_eq!(h.modules[0].parts, vec!["scales", "biases"]);
     }
 
     #[test]
