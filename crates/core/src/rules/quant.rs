@@ -17,6 +17,10 @@ pub(super) const BY_ENGINE: &[(LintCode, &ByEngine)] = &[
         &QUANTIZED_BLOCK_DRAFTER_BY_ENGINE,
     ),
     (LintCode::DsparkNvfp4Target, &DSPARK_NVFP4_TARGET_BY_ENGINE),
+    (
+        LintCode::TargetQuantRotated,
+        &TARGET_QUANT_ROTATED_BY_ENGINE,
+    ),
 ];
 
 pub(super) const RULES: &[Rule] = &[
@@ -166,8 +170,9 @@ const TARGET_QUANT_ROTATED: Rule = Rule {
         explanation: "QuaRot-style quantization multiplies the residual stream by an orthogonal (Hadamard) matrix, \
 so the hidden states a drafter reads from the target are rotated; a drafter trained on the unrotated target gets \
 inputs in another basis. EAGLE-3 on a QuaRot w8a8 target: acceptance length 1.07 instead of 3.09 (vllm-ascend \
-issue 5974 and PR 7038). vllm-ascend from PR 6914 rotates the draft fc at load; upstream vLLM does not (its PR \
-36225 is open) and SGLang's fix (PR 30524) is open: an error under both engines and without one. DFlash/DSpark \
+issue 5974 and PR 7038). vllm-ascend from PR 6914 rotates the draft fc at load; upstream vLLM does not (its \
+EAGLE-3 model feeds the aux hidden states to fc as they are, read at 0.34.0; the fix proposed in PR 36225 is in no \
+release) and SGLang's fix (PR 30524) is open: an error under both engines, at every release read, and without one. DFlash/DSpark \
 drafters are rotated by no engine (vllm-ascend PR 12775 open: \"acceptance drops to near zero\"): an error \
 everywhere. Fires only when the target's quantization_config marks a rotation (a key naming rotat, quarot, \
 spinquant or hadamard with a set value, or a value naming QuaRot or SpinQuant) — except FP-Quant (`quant_method: \
@@ -179,6 +184,29 @@ a forward_hadamard_matrix per linear module), so the hidden states between layer
     check: target_quant_rotated,
 };
 
+/// Whether the engine corrects the rotation: it would have to rotate the draft's `fc` (and an
+/// embedding the draft reads) at load. No upstream release read does; vllm-ascend's rows belong
+/// with that engine.
+const TARGET_QUANT_ROTATED_BY_ENGINE: ByEngine = ByEngine {
+    case: None,
+    no_engine: Some(Severity::Error),
+    rows: &[
+        ReleaseRow::any_version(
+            Engine::Vllm,
+            Some(Severity::Error),
+            "feeds the target's aux hidden states to the draft's fc as they are (llama_eagle3.py \
+combine_hidden_states, read at 0.34.0; no rotation in its spec-decode code): the rotation fix proposed in \
+vllm#36225 is in no release read (its RFC, vllm#36223, closed as stale)",
+        ),
+        ReleaseRow::any_version(
+            Engine::Sglang,
+            Some(Severity::Error),
+            "feeds the aux hidden states to the draft's fc as they are (llama_eagle3.py, read at 0.5.23): the \
+QuaRot fix is sglang#30524, open",
+        ),
+    ],
+};
+
 fn target_quant_rotated(cx: &mut Ctx) {
     let eagle = cx.detection.eagle_like();
     if !(eagle || cx.detection.block_drafter()) || cx.embedded_dspark() {
@@ -187,7 +215,11 @@ fn target_quant_rotated(cx: &mut Ctx) {
     let Some(q) = target_quant(cx).filter(|q| q.rotated) else {
         return;
     };
-    cx.emit(
+    let Some(severity) = cx.engine_severity() else {
+        return;
+    };
+    cx.emit_as(
+        severity,
         &Path::root(),
         format!(
             "the target's weights are rotated ({}): the drafter reads rotated hidden states it was not trained on \
