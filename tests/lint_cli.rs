@@ -1202,6 +1202,34 @@ fn engine_versions_change_the_verdict() {
     }
 }
 
+/// Issue 41: a rotated target is an error at every release read of each upstream engine (the
+/// rows of target-quant-rotated: vLLM and SGLang feed the draft's fc the rotated hidden states
+/// as they are), pinned or not, and for an engine no row names.
+#[test]
+fn a_rotated_target_is_an_error_at_every_release_read() {
+    for fixture in ["cases/eagle3-quarot", "cases/dflash-quarot"] {
+        for engine in [
+            "vllm@0.25.1",
+            "vllm@0.34.0",
+            "vllm",
+            "sglang@0.5.10",
+            "sglang@0.5.23",
+            "llama.cpp",
+        ] {
+            let (exit, report) = lint_json(
+                &format!("tests/lint/{fixture}"),
+                &["--no-builtin", "--target", Q8_QUAROT, "--engine", engine],
+            );
+            let found = codes(&report);
+            assert!(
+                found.contains(&("target-quant-rotated".into(), "error".into())),
+                "{fixture} {engine}: {found:?}"
+            );
+            assert_eq!(exit, 1, "{fixture} {engine}");
+        }
+    }
+}
+
 /// Each engine-dependent rule has exactly the severity its row says under each engine (or does
 /// not fire), and the exit code follows the errors.
 #[test]

@@ -170,6 +170,22 @@ const CASES: &[(&str, Option<&str>, &[&str], i32)] = &[
         1,
     ),
     ("mtp-qwen35-dropped", None, &["weights-mtp-missing"], 1),
+    // Issue 41: a plain causal LM as a draft model: no `model.` prefix finding; an edited
+    // `vocab_size` against the embedding's and LM head's rows.
+    ("draft-plain-lm", None, &[], 0),
+    (
+        "draft-plain-lm-vocab-edited",
+        None,
+        &["weights-vocab-rows"],
+        1,
+    ),
+    // Issue 41: MLX's `quantization` declares the quantization (no quantization_config); its
+    // MTP head declared and not shipped is still missing.
+    ("mlx-quantization-only", None, &[], 0),
+    ("mtp-mlx-dropped", None, &["weights-mtp-missing"], 1),
+    // Issue 41: MiMo keeps its head as `model.mtp_layers.j.*` (its row of family::heads).
+    ("mtp-mimo-clean", None, &[], 0),
+    ("mtp-mimo-dropped", None, &["weights-mtp-missing"], 1),
     // AWQ: `mtp` excludes the head in vLLM and SGLang; `re:^mtp.*` is literal text to their
     // substring test (and `mtp.fc`, a plain linear in SGLang, fails under vLLM only); an empty
     // list is filled by vLLM for linear modules (which then fail under SGLang only), never for

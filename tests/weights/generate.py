@@ -394,6 +394,43 @@ def qwen35(head=True):
     return t
 
 
+# MiMo's: the head under `model.mtp_layers.j.*` (vLLM mimo_mtp.py, SGLang mimo_mtp.py), bf16.
+MIMO = {
+    "architectures": ["MiMoForCausalLM"],
+    "model_type": "mimo",
+    "hidden_size": H,
+    "num_hidden_layers": 1,
+    "num_nextn_predict_layers": 1,
+    "vocab_size": VOCAB,
+}
+
+
+def mimo(head=True):
+    t = {"model.embed_tokens.weight": z(VOCAB, H), "model.norm.weight": z(H), "lm_head.weight": z(VOCAB, H),
+         "model.layers.0.self_attn.q_proj.weight": z(H, H), "model.layers.0.input_layernorm.weight": z(H)}
+    if head:
+        p = "model.mtp_layers.0."
+        t.update({p + "input_proj.weight": z(H, 2 * H), p + "self_attn.q_proj.weight": z(H, H),
+                  p + "token_layernorm.weight": z(H), p + "hidden_layernorm.weight": z(H),
+                  p + "final_layernorm.weight": z(H)})
+    return t
+
+
+def mlx_linear(name, out_f, in_f, bits=8, group=64):
+    """MLX affine storage: the weight packed into U32 (32 // bits values each), F16 scales and
+    biases per group."""
+    return {name + ".weight": z(out_f, in_f * bits // 32, dtype=np.uint32),
+            name + ".scales": z(out_f, in_f // group), name + ".biases": z(out_f, in_f // group)}
+
+
+def mlx_tensors(prefix):
+    t = {prefix + "norm.weight": z(H), prefix + "layers.0.input_layernorm.weight": z(H)}
+    t.update(mlx_linear(prefix + "embed_tokens", VOCAB, H))
+    t.update(mlx_linear(prefix + "layers.0.self_attn.q_proj", H, H))
+    t.update(mlx_linear(prefix + "layers.0.mlp.gate_proj", I, H))
+    return t
+
+
 def awq_linear(name, out_f, in_f):
     """AutoAWQ's storage: I32 packed weights and zero points, F16 scales (group 128 at toy size)."""
     return {name + ".qweight": z(in_f, out_f // 8, dtype=np.int32), name + ".qzeros": z(1, out_f // 8, dtype=np.int32),
@@ -445,6 +482,28 @@ def mtp_cases(c):
     modelopt = {"quant_method": "modelopt", "quant_algo": "NVFP4", "ignore": ["lm_head", "re:^mtp.*"]}
     write_single(os.path.join(c, "mtp-qwen35-modelopt-regex"), cfg(QWEN35, quantization_config=modelopt), qwen35())
     write_single(os.path.join(c, "mtp-qwen35-dropped"), QWEN35, qwen35(head=False))
+    # Issue 41: a plain causal LM served as a draft model (vLLM `draft_model`): `model.` names
+    # are its own class's; a hand-edited `vocab_size` no longer matches the embedding's rows.
+    plain = {"architectures": ["Qwen2ForCausalLM"], "model_type": "qwen2", "hidden_size": H,
+             "num_hidden_layers": 1, "vocab_size": VOCAB, "tie_word_embeddings": False}
+    plain_t = {"model.embed_tokens.weight": z(VOCAB, H), "lm_head.weight": z(VOCAB, H), "model.norm.weight": z(H),
+               "model.layers.0.self_attn.q_proj.weight": z(H, H)}
+    write_single(os.path.join(c, "draft-plain-lm"), plain, plain_t)
+    write_single(os.path.join(c, "draft-plain-lm-vocab-edited"), cfg(plain, vocab_size=VOCAB + 64), plain_t)
+    # Issue 41: MLX checkpoints (mlx-lm / mlx-vlm layout: `.weight` packed into U32 with `.scales`
+    # and `.biases` beside it, per module) declare their quantization as `quantization`; older
+    # converters write no `quantization_config`.
+    mlx_q = {"group_size": 64, "bits": 8, "mode": "affine"}
+    mlx_cfg = {"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "hidden_size": H,
+               "num_hidden_layers": 1, "vocab_size": VOCAB, "quantization": mlx_q}
+    write_single(os.path.join(c, "mlx-quantization-only"), mlx_cfg, mlx_tensors("model."))
+    mlx_target = {"architectures": ["Qwen3_5ForConditionalGeneration"], "model_type": "qwen3_5",
+                  "quantization": mlx_q,
+                  "text_config": {"model_type": "qwen3_5_text", "hidden_size": H, "num_hidden_layers": 1,
+                                  "mtp_num_hidden_layers": 1, "vocab_size": VOCAB}}
+    write_single(os.path.join(c, "mtp-mlx-dropped"), mlx_target, mlx_tensors("language_model.model."))
+    write_single(os.path.join(c, "mtp-mimo-clean"), MIMO, mimo())
+    write_single(os.path.join(c, "mtp-mimo-dropped"), MIMO, mimo(head=False))
     # AWQ and GPTQ (vLLM 0.34.0 and SGLang 0.5.23 read): `modules_to_not_convert` entries are
     # contained names in both engines, `dynamic`'s `-:` keys regexes at the start.
     awq = {"quant_method": "awq", "bits": 4, "group_size": 128, "zero_point": True, "version": "gemm"}

@@ -523,16 +523,11 @@ pub struct QuantFacts {
 }
 
 impl QuantFacts {
-    /// Reads `quantization_config` from a config's top level (or its `text_config`); `None`
-    /// when there is none or it is not an object.
+    /// Reads `quantization_config` from a config's top level (or its `text_config`), else MLX's
+    /// `quantization` ([`quantization_node`]); `None` when there is neither or it is not an
+    /// object.
     pub fn from_root(root: &Node) -> Option<QuantFacts> {
-        let q = root
-            .get("quantization_config")
-            .or_else(|| {
-                root.get("text_config")
-                    .and_then(|t| t.get("quantization_config"))
-            })
-            .filter(|n| n.as_object().is_some())?;
+        let q = quantization_node(root)?;
         let text = |k: &str| q.get(k).and_then(Node::as_str).map(str::to_string);
         let mut schemes = Vec::new();
         for k in ["quant_algo", "moe_quant_algo", "format", "fmt"] {
@@ -564,9 +559,15 @@ impl QuantFacts {
         .filter_map(|k| q.get(k).and_then(Node::as_array))
         .flatten()
         .filter_map(|n| n.as_str().map(str::to_string))
+        .chain(mlx_unquantized(root))
         .collect();
+        if mlx(root) {
+            // MLX's `mode` (`affine`, `mxfp4`) is its scheme.
+            schemes.extend(text("mode").map(|m| m.to_ascii_uppercase()));
+        }
         let method = text("quant_method")
             .map(|m| m.to_ascii_lowercase())
+            .or_else(|| mlx(root).then(|| "mlx".to_string()))
             .unwrap_or_else(|| "unknown".to_string());
         Some(QuantFacts {
             method: method.clone(),
@@ -609,6 +610,50 @@ impl QuantFacts {
         }
         parts.join(", ")
     }
+}
+
+/// A config's quantization object: `quantization_config` at the top level or under
+/// `text_config`, else MLX's `quantization` there. MLX converters write `quantization` (mlx-lm's
+/// `quantize_model`: `group_size`, `bits`, `mode`, and one entry per module quantized otherwise);
+/// newer ones copy it to `quantization_config` for the Hub's tree, older ones do not: either
+/// declares the checkpoint quantized.
+pub fn quantization_node(root: &Node) -> Option<&Node> {
+    let text = root.get("text_config");
+    ["quantization_config", "quantization"]
+        .iter()
+        .find_map(|k| {
+            root.get(k)
+                .or_else(|| text.and_then(|t| t.get(k)))
+                .filter(|n| n.as_object().is_some())
+        })
+}
+
+/// MLX's `quantization` object (top level or `text_config`), when the config has one.
+fn mlx_quantization(root: &Node) -> Option<&Node> {
+    root.get("quantization")
+        .or_else(|| root.get("text_config")?.get("quantization"))
+        .filter(|n| n.as_object().is_some())
+}
+
+/// An MLX checkpoint: a `quantization` object and no `quant_method` in the quantization read.
+fn mlx(root: &Node) -> bool {
+    mlx_quantization(root).is_some()
+        && quantization_node(root).is_some_and(|q| q.get("quant_method").is_none())
+}
+
+/// The modules MLX's per-module entries leave unquantized (`"model.layers.0.mlp.gate": false`:
+/// mlx-lm's loader takes an entry's value as the module's quantization, `false` none).
+fn mlx_unquantized(root: &Node) -> Vec<String> {
+    let Some(q) = mlx_quantization(root).and_then(Node::as_object) else {
+        return Vec::new();
+    };
+    if !mlx(root) {
+        return Vec::new();
+    }
+    q.iter()
+        .filter(|m| m.value.as_bool() == Some(false))
+        .map(|m| m.key.clone())
+        .collect()
 }
 
 /// Whether a quantization config (to a small depth) marks rotated weights.
@@ -836,6 +881,33 @@ mod tests {
                 "{text}"
             );
         }
+    }
+
+    /// MLX's `quantization` declares the quantization, alone or beside an identical
+    /// `quantization_config` (no `quant_method`); a per-module `false` leaves a module
+    /// unquantized, a per-module object quantizes it otherwise.
+    #[test]
+    fn mlx_quantization_is_read() {
+        let only = cfg(
+            r#"{"quantization": {"group_size": 64, "bits": 4, "mode": "affine", "model.layers.0.mlp.gate": false, "lm_head": {"group_size": 64, "bits": 8}}}"#,
+        );
+        let q = QuantFacts::from_root(only.root()).unwrap();
+        assert_eq!(q.describe(), "mlx, AFFINE, 4 bits, group 64");
+        assert_eq!(q.excluded, vec!["model.layers.0.mlp.gate"]);
+        let both = cfg(
+            r#"{"quantization": {"group_size": 64, "bits": 8, "mode": "affine"}, "quantization_config": {"group_size": 64, "bits": 8, "mode": "affine"}}"#,
+        );
+        assert_eq!(
+            QuantFacts::from_root(both.root()).unwrap().describe(),
+            "mlx, AFFINE, 8 bits, group 64"
+        );
+        let nested = cfg(r#"{"text_config": {"quantization": {"bits": 8}}}"#);
+        assert_eq!(QuantFacts::from_root(nested.root()).unwrap().method, "mlx");
+        // A quant_method is the quantizer's, whatever else the config holds.
+        let awq = cfg(
+            r#"{"quantization": {"bits": 4}, "quantization_config": {"quant_method": "awq", "bits": 4}}"#,
+        );
+        assert_eq!(QuantFacts::from_root(awq.root()).unwrap().method, "awq");
     }
 
     #[test]

@@ -28,6 +28,8 @@ pub struct MtpDeclaration {
     /// The target's `num_hidden_layers` from the same object as the depth key: MTP layers are
     /// stored at layer indices `num_hidden_layers ..` (DeepSeek-V3 layer 61 of 61).
     pub num_hidden_layers: Option<u64>,
+    /// Where the family keeps the head's tensors (its row of [`super::heads::ROWS`]).
+    pub naming: &'static super::heads::HeadNaming,
 }
 
 impl MtpDeclaration {
@@ -75,6 +77,7 @@ pub fn declared(root: &Node) -> Result<Option<MtpDeclaration>> {
         depth: *depth,
         key: first_path.clone(),
         num_hidden_layers: object.get("num_hidden_layers").and_then(Node::as_u64),
+        naming: super::heads::of(root),
     }))
 }
 

@@ -36,6 +36,7 @@
 //! speculators models/*/config.py@c05b95b.
 
 pub mod embedded;
+pub mod heads;
 mod table;
 
 use serde::{Serialize, Serializer};

@@ -169,8 +169,9 @@ const TARGET_QUANT_ROTATED: Rule = Rule {
         explanation: "QuaRot-style quantization multiplies the residual stream by an orthogonal (Hadamard) matrix, \
 so the hidden states a drafter reads from the target are rotated; a drafter trained on the unrotated target gets \
 inputs in another basis. EAGLE-3 on a QuaRot w8a8 target: acceptance length 1.07 instead of 3.09 (vllm-ascend \
-issue 5974 and PR 7038). Upstream vLLM does not rotate the draft fc (its PR 36225 is open) and SGLang's fix \
-(PR 30524) is open: an error under both engines and without one. vllm-ascend rotates it at load when the \
+issue 5974 and PR 7038). Upstream vLLM does not rotate the draft fc (its EAGLE-3 model feeds the aux hidden states to fc as they are, \
+read at 0.34.0; the fix proposed in PR 36225 is in no release) and SGLang's fix (PR 30524) is open: an error \
+under both engines, at every release read, and without one. vllm-ascend rotates it at load when the \
 target's quant description names its global rotation (`optional.quarot.rotation_map.global_rotation`): an \
 EAGLE-3 drafter vLLM builds as Eagle3LlamaForCausalLM from 0.16.0rc1 (PR 6914, patch_draft_quarot.py), its own \
 Qwen3 DSpark model from 0.25.1rc1, every dflash and dspark drafter from 0.26.0rc1 (commit e8950038 \
@@ -195,12 +196,15 @@ const TARGET_QUANT_ROTATED_EAGLE: ByEngine = ByEngine {
         ReleaseRow::any_version(
             Engine::Vllm,
             Some(Severity::Error),
-            "does not rotate the draft fc (its PR 36225 is open)",
+            "feeds the target's aux hidden states to the draft's fc as they are (llama_eagle3.py \
+combine_hidden_states, read at 0.34.0; no rotation in its spec-decode code): the rotation fix proposed in \
+vllm#36225 is in no release read (its RFC, vllm#36223, closed as stale)",
         ),
         ReleaseRow::any_version(
             Engine::Sglang,
             Some(Severity::Error),
-            "does not rotate the draft fc (its PR 30524 is open)",
+            "feeds the aux hidden states to the draft's fc as they are (llama_eagle3.py, read at 0.5.23): the \
+QuaRot fix is sglang#30524, open",
         ),
         ReleaseRow::until(
             Engine::VllmAscend,

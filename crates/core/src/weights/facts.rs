@@ -137,7 +137,7 @@ impl Sizes {
             attention_bias: flag(root, &["attention_bias"]).unwrap_or(false),
             mlp_bias: flag(root, &["mlp_bias"]).unwrap_or(false),
             sink_bias: flag(root, &sink).unwrap_or(false),
-            quantized: root.get("quantization_config").is_some(),
+            quantized: crate::config::quantization_node(root).is_some(),
             conv_kernel: dv("conv_kernel_size"),
             conv_group: dv("conv_group_size"),
             selector_rank: dv("selector_rank"),

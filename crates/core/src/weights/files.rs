@@ -6,7 +6,7 @@ use std::collections::HashSet;
 
 use serde_json::json;
 
-use super::cx::{Applies, Cx, Need, Rule};
+use super::cx::{Applies, Cx, Need, Rule, KNOWN_LAYOUTS};
 use super::WeightsCode;
 use crate::diagnostic::{CodeInfo, Diagnostic, Severity};
 
@@ -226,14 +226,17 @@ const MODEL_PREFIX: Rule = Rule {
     code: WeightsCode::ModelPrefix,
     info: CodeInfo {
         severity: Severity::Error,
-        summary: "tensor names carry a `model.` prefix: vLLM fails to load them",
+        summary: "tensor names carry a `model.` prefix: vLLM's DFlash and EAGLE-3 loaders fail to load them",
         explanation: "transformers strips a leading `model.` (the base-model prefix) when loading, so the \
 reference code reads these names. vLLM's DFlash and EAGLE-3 loaders instead prepend `model.` to every name except \
 `lm_head` (and `d2t`), giving `model.model.layers...`, and hand the result to AutoWeightsLoader, whose _load_module \
 raises (\"There is no module or parameter named ...\") for a name that matches no parameter: the drafter does not \
-load in vLLM. An error. Save the state dict without the prefix (the published drafters have none).",
+load in vLLM. An error. Save the state dict without the prefix (the published drafters have none). Only the \
+families whose loaders rename (DFlash, DFlash2, EAGLE-3) are judged: a plain causal LM served as a draft model \
+(`Qwen2ForCausalLM`, vLLM `draft_model`) and a target with its own MTP head are loaded by their own model class, \
+which expects `model.embed_tokens.weight`.",
     },
-    applies: Applies::Any,
+    applies: KNOWN_LAYOUTS,
     needs: &[],
     check: model_prefix,
 };
@@ -241,14 +244,6 @@ load in vLLM. An error. Save the state dict without the prefix (the published dr
 /// One finding for all prefixed names, naming the first.
 fn model_prefix(cx: &mut Cx) {
     let v = cx.v;
-    // A target checkpoint with its own MTP head is loaded by the target's model class, which
-    // expects `model.`: only a drafter's loaders refuse it.
-    if matches!(
-        crate::family::embedded::declared(v.config.root()),
-        Ok(Some(_))
-    ) {
-        return;
-    }
     let prefixed = &v.names.prefixed;
     let Some(first) = prefixed.first() else {
         return;

@@ -78,7 +78,8 @@ const MTP_MISSING: Rule = Rule {
         summary: "the config declares an MTP head (num_nextn_predict_layers / mtp_num_hidden_layers) but the checkpoint holds no tensors for one of its layers",
         explanation: "A target config that declares an MTP (next-n) head makes the engine build it for MTP speculative \
 decoding, from the tensors at decoder index num_hidden_layers + j (`model.layers.61.*` in DeepSeek-V3, GLM) or under \
-`mtp.layers.j.*` (Qwen3-Next, Qwen3.5/3.6). Quantizers drop them: Model-Optimizer exported 0 of 15 `mtp.*` tensors \
+`mtp.layers.j.*` (Qwen3-Next, Qwen3.5/3.6) or `model.mtp_layers.j.*` (MiMo): the family's own spelling, read from \
+the engines' MTP loaders (a config of no known family is read with the first two). Quantizers drop them: Model-Optimizer exported 0 of 15 `mtp.*` tensors \
 from a Hub id (Model-Optimizer#2427), auto-round and llm-compressor saved only the sub-modules transformers declares \
 (auto-round#1526, llm-compressor#3118). vLLM refuses a DeepSeek-style checkpoint without them (\"weights missing \
 from checkpoint. The checkpoint may have been quantized without including the MTP layers\") and served them at \

@@ -15,6 +15,7 @@ use std::collections::{BTreeMap, HashMap, HashSet};
 
 use super::WeightsHeaders;
 use crate::family::embedded::MtpDeclaration;
+use crate::family::heads::{HeadLayers, HeadNaming};
 
 /// Prefixes a decoder stack sits under (text models, then multimodal wrappers).
 const STACKS: &[&str] = &[
@@ -35,6 +36,8 @@ const QUANT_PARTS: &[&str] = &[
     "weight_zero_point",
     "qzeros",
     "scales",
+    // MLX's affine quantization: `.scales` and `.biases` beside each quantized `.weight`.
+    "biases",
 ];
 
 /// Modules engines never quantize, whatever the config: embeddings and LM heads.
@@ -66,22 +69,29 @@ fn index_of(s: &str) -> Option<(u64, &str)> {
     None
 }
 
-fn place<'n>(name: &'n str, base: u64, depth: u64) -> Place<'n> {
+/// Where `name` sits, for a head of `depth` layers whose family keeps it as `naming` says (its
+/// own prefix, or decoder index `base + j`).
+fn place<'n>(name: &'n str, base: u64, depth: u64, naming: &HeadNaming) -> Place<'n> {
     for stack in STACKS {
         let Some(rest) = name.strip_prefix(stack) else {
             continue;
         };
-        if let Some(r) = rest.strip_prefix("mtp.") {
-            return match r.strip_prefix("layers.").and_then(index_of) {
-                Some((j, tail)) => Place::Mtp(j, tail),
-                None => Place::MtpShared(r),
+        for spelling in naming.layers {
+            let HeadLayers::Own { layers, shared, .. } = *spelling else {
+                continue;
             };
+            if let Some((j, tail)) = rest.strip_prefix(layers).and_then(index_of) {
+                return Place::Mtp(j, tail);
+            }
+            if let Some(r) = shared.and_then(|p| rest.strip_prefix(p)) {
+                return Place::MtpShared(r);
+            }
         }
         if let Some((k, tail)) = rest.strip_prefix("layers.").and_then(index_of) {
-            return if (base..base.saturating_add(depth)).contains(&k) {
-                Place::Mtp(k - base, tail)
-            } else if k < base {
+            return if k < base {
                 Place::Trunk(tail)
+            } else if naming.after_trunk() && k - base < depth {
+                Place::Mtp(k - base, tail)
             } else {
                 Place::Other
             };
@@ -265,7 +275,7 @@ impl MtpHead {
         let mut mtp_kinds: HashSet<(&str, &str)> = HashSet::new();
         let mut trunk = Trunk::default();
         for (name, shard) in names(headers) {
-            let (layer, tail) = match place(name, base, depth) {
+            let (layer, tail) = match place(name, base, depth, declared.naming) {
                 Place::Mtp(j, tail) if j < depth => {
                     present.insert(j);
                     (Some(j), tail)
@@ -327,13 +337,9 @@ impl MtpHead {
 
     /// Where a missing layer `j` was looked for, for messages.
     pub fn spellings(&self, j: u64) -> String {
-        match self.declared.num_hidden_layers {
-            Some(n) => format!(
-                "`mtp.layers.{j}.*` or `model.layers.{}.*`",
-                n.saturating_add(j)
-            ),
-            None => format!("`mtp.layers.{j}.*`"),
-        }
+        self.declared
+            .naming
+            .spellings(j, self.declared.num_hidden_layers)
     }
 }
 
@@ -361,6 +367,7 @@ mod tests {
             depth,
             key: "num_nextn_predict_layers".into(),
             num_hidden_layers: Some(base),
+            naming: &crate::family::heads::ANY,
         };
         MtpHead::of(declared, &headers)
     }
@@ -374,6 +381,29 @@ mod tests {
         for bad in ["1234567890.x", ".x", "x.y", "12", "12x.y", "", "1_2.x"] {
             assert_eq!(index_of(bad), None, "{bad}");
         }
+    }
+
+    /// MLX's layout: `.scales` and `.biases` beside a quantized `.weight`, in the trunk and the
+    /// head alike, read as quantized storage.
+    #[test]
+    fn mlx_scales_and_biases_are_quantized_storage() {
+        let h = head(
+            1,
+            1,
+            &[
+                "language_model.model.layers.0.mlp.gate_proj.weight",
+                "language_model.model.layers.0.mlp.gate_proj.scales",
+                "language_model.model.layers.0.mlp.gate_proj.biases",
+                "mtp.layers.0.mlp.gate_proj.weight",
+                "mtp.layers.0.mlp.gate_proj.scales",
+                "mtp.layers.0.mlp.gate_proj.biases",
+            ],
+        );
+        assert!(h.trunk_is_quantized);
+        assert!(h.trunk_quantized.contains("mlp.gate_proj"));
+        assert_eq!(h.modules.len(), 1);
+        assert!(h.modules[0].quantized());
+        assert_eq!(h.modules[0].parts, vec!["scales", "biases"]);
     }
 
     #[test]

@@ -43,7 +43,8 @@ const QUANTIZED_UNDECLARED: Rule = Rule {
 they build unquantized layers, then meet `weight_packed` / `qweight` / `weight_scale` names they do not know, or \
 integer / FP8 data where they expect floating-point weights. Nothing in the config tells lint the drafter is \
 quantized (quantized-block-drafter and the launch rules read quantization_config), so the checks that depend on it \
-cannot run. Write the quantization_config the quantizer produced. A warning: the tensors, not the config, are \
+cannot run. MLX's `quantization` (mlx-lm and mlx-vlm write it, newer versions copy it to `quantization_config`) \
+declares it too. Write the quantization_config the quantizer produced. A warning: the tensors, not the config, are \
 what the drafter was saved as.",
     },
     applies: Applies::Any,
@@ -65,8 +66,9 @@ fn quantized_undeclared(cx: &mut Cx) {
         &t.name,
         &v.file_of(t),
         format!(
-            "`{}` ({} {}) is a quantized tensor but {} has no quantization_config: engines build \
-             unquantized layers from the config; write the quantization_config the quantizer produced",
+            "`{}` ({} {}) is a quantized tensor but {} has no quantization_config (nor MLX's \
+             `quantization`): engines build unquantized layers from the config; write the \
+             quantization_config the quantizer produced",
             t.name,
             t.dtype,
             shape_text(&t.shape),

@@ -4,7 +4,7 @@
 
 use serde_json::json;
 
-use super::cx::{Cx, Rule, KNOWN_LAYOUTS};
+use super::cx::{Applies, Cx, Rule, KNOWN_LAYOUTS};
 use super::expected::Expect;
 use super::facts::Sizes;
 use super::text::{layer_names, ranges, shape_text, Grouped};
@@ -256,10 +256,71 @@ const VOCAB_ROWS: Rule = Rule {
         summary: "embed_tokens rows differ from vocab_size, or lm_head rows from draft_vocab_size",
         explanation: "A drafter that ships its own `embed_tokens.weight` must have vocab_size rows, and its \
 `lm_head.weight` draft_vocab_size rows (vocab_size when there is no draft_vocab_size): vLLM builds both from \
-the config and its loader refuses another shape. A mismatch usually means the config's vocabulary fields \
-belong to another target.",
+the config and its loader refuses another shape. A plain causal LM (of no drafter family, such as a \
+`Qwen2ForCausalLM` served as a draft model) is held to its own config the same way: its `embed_tokens` and \
+`lm_head` are built with `vocab_size` rows, and vLLM's and SGLang's vocabulary-embedding loader asserts that the \
+checkpoint's rows equal it (`VocabParallelEmbedding.weight_loader`), so a hand-edited `vocab_size` fails the load. \
+A mismatch usually means the config's vocabulary fields belong to another target, or were edited: set \
+`vocab_size` to the embedding's rows.",
     },
-    applies: KNOWN_LAYOUTS,
+    applies: Applies::Any,
     needs: &[],
-    check: compare_shapes,
+    check: vocab_rows,
 };
+
+/// A known layout's expected shapes; a plain causal LM's embedding against its own config.
+fn vocab_rows(cx: &mut Cx) {
+    if cx.v.layout.is_some() {
+        compare_shapes(cx);
+    } else {
+        plain_vocab_rows(cx);
+    }
+}
+
+/// Config keys of models whose embedding is padded past `vocab_size` (Mamba's
+/// `pad_vocab_size_multiple`, ChatGLM's `padded_vocab_size`): their rows are not `vocab_size`.
+const PADDED_VOCAB: &[&str] = &["pad_vocab_size_multiple", "padded_vocab_size"];
+
+/// A config of no drafter family naming a causal LM architecture (`…ForCausalLM`): the
+/// embedding's and LM head's rows (canonical names, `model.` stripped) against `vocab_size`.
+fn plain_vocab_rows(cx: &mut Cx) {
+    let v = cx.v;
+    let root = v.config.root();
+    let causal = root
+        .get("architectures")
+        .and_then(crate::json::Node::as_array)
+        .is_some_and(|a| {
+            a.iter()
+                .filter_map(crate::json::Node::as_str)
+                .any(|n| n.ends_with("ForCausalLM"))
+        });
+    if !causal
+        || crate::family::detect(root).is_some()
+        || PADDED_VOCAB.iter().any(|k| root.get(k).is_some())
+    {
+        return;
+    }
+    let Some(vocab) = root.get("vocab_size").and_then(crate::json::Node::as_u64) else {
+        return;
+    };
+    for name in ["embed_tokens.weight", "lm_head.weight"] {
+        let Some(t) = v.names.by_name.get(name) else {
+            continue;
+        };
+        let Some(&rows) = t.shape.first().filter(|_| t.shape.len() == 2) else {
+            continue;
+        };
+        if rows == vocab {
+            continue;
+        }
+        let message = format!(
+            "`{}` has {rows} rows but `vocab_size` is {vocab}: vLLM and SGLang build it with \
+             `vocab_size` rows and their loader asserts the checkpoint's rows equal them \
+             (VocabParallelEmbedding.weight_loader), so the model does not load; set `vocab_size` \
+             to {rows} if the config was edited",
+            t.name
+        );
+        let d = cx.diag(&t.name, &v.file_of(t), message);
+        cx.push(d.expected(json!([vocab, t.shape.get(1)])));
+    }
+}
