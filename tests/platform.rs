@@ -240,6 +240,7 @@ fn a_compose_service_or_a_manifest_on_a_vllm_ascend_image_is_vllm_ascend() {
     let (code, out, err) = run(d, &["check", "."]);
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains(&format!("error[{ROTATED}]")), "{out}");
+    assert!(out.contains("vLLM Ascend serving"), "{out}");
 
     // `check` finds a Kubernetes Deployment on the image and judges it at the image's release.
     let manifest = |tag: &str| {

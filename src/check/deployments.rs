@@ -118,9 +118,12 @@ fn judged(file: &Path, shown: &str, report: LaunchReport, root: &Path) -> Drafte
             .iter()
             .map(|n| format!("not checked: {n}")),
     );
+    // The engine that serves the line: a platform its image or environment names (vLLM Ascend
+    // running `vllm serve`), else the line's own.
+    let serves = report.release.engine.display();
     let line = match report.launch.target.as_deref() {
-        Some(target) => format!("{} serving {target}", report.launch.engine.display()),
-        None => report.launch.engine.display().to_string(),
+        Some(target) => format!("{serves} serving {target}"),
+        None => serves.to_string(),
     };
     let findings = report
         .diagnostics
