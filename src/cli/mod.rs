@@ -35,11 +35,12 @@ pub use status::{error_text, say, Level};
 const EXAMPLES: &str = "\
 Examples:
   dflash-check diff fixtures/incident/Qwen3.6-27B-DFlash --target fixtures/targets/Qwen3.6-27B
-  dflash-check diff fixtures/incident/Qwen3.6-27B-DFlash --against fixtures/incident/authority/config.json
+  dflash-check diff fixtures/incident/Qwen3.6-27B-DFlash \\
+      --against fixtures/incident/authority/config.json
   dflash-check diff models/drafter --snapshot z-lab/Qwen3.6-27B-DFlash --format json
 
-Exit codes: 0 no error-level difference, 1 error-level differences found (--deny warnings: any), or several
-published configs of the drafter's shape and none equal to it, 2 could not run.";
+Exit codes: 0 no error-level difference, 1 error-level differences found (--deny warnings: any), \
+or several published configs of the drafter's shape and none equal to it, 2 could not run.";
 
 #[derive(Debug, Parser)]
 #[command(
@@ -70,7 +71,7 @@ pub enum Command {
     Lint(lint::LintArgs),
     /// Explain a finding's code (or list every code).
     Explain(explain::ExplainArgs),
-    /// The CI gate: check every drafter config under PATHs (diff against pins or built-in snapshots, and lint).
+    /// The CI gate: check every drafter config and deployment (launch scripts, Dockerfiles, compose files, Kubernetes manifests) under PATHs: diff against pins or built-in snapshots, lint, launch checks.
     #[command(after_help = CHECK_EXAMPLES)]
     Check(check::CheckArgs),
     /// Show a drafter's safetensors tensors (local or on the Hub, headers only) and check them against its config.
@@ -475,12 +476,15 @@ impl DenyArgs {
 
 pub(crate) const CHECK_EXAMPLES: &str = "\
 Examples:
-  dflash-check pin models/Qwen3.6-27B-DFlash --from-hub z-lab/Qwen3.6-27B-DFlash --target hf://Qwen/Qwen3.6-27B
+  dflash-check pin models/Qwen3.6-27B-DFlash --from-hub z-lab/Qwen3.6-27B-DFlash \\
+      --target hf://Qwen/Qwen3.6-27B
   dflash-check check . --require-pin --deny warnings --format github
   dflash-check check . --require-pin --deny warnings --format sarif > dflash.sarif
+  dflash-check check deploy/ --offline          # launch scripts, Dockerfiles, k8s manifests
 
-Exit codes: 0 clean (or only warnings: an unverified drafter, nothing found; the verdict line says so), 1 an
-error-level finding in any drafter (--deny warnings: warnings too), 2 could not run.";
+Exit codes: 0 clean (or only warnings: an unverified drafter, nothing found; the verdict line says \
+so), 1 an error-level finding in any drafter or deployment (--deny warnings: warnings too), 2 could \
+not run.";
 
 pub(crate) const FIX_EXAMPLES: &str = "\
 Examples:
@@ -493,7 +497,8 @@ Exit codes: 0 fixed (or nothing to do), 1 --dry-run and something would change, 
 pub(crate) const LINT_EXAMPLES: &str = "\
 Examples:
   dflash-check lint models/Qwen3.6-27B-DFlash --target models/Qwen3.6-27B
-  dflash-check lint models/drafter --target models/Qwen3.6-27B --engine vllm --speculative-config '{\"method\": \"dflash\", \"num_speculative_tokens\": 15}'
+  dflash-check lint models/drafter --target models/Qwen3.6-27B --engine vllm \\
+      --speculative-config '{\"method\": \"dflash\", \"num_speculative_tokens\": 15}'
   dflash-check lint models/drafter --engine sglang --num-draft-tokens 16
   dflash-check explain target-layer-ids-formula
 
