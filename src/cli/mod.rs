@@ -311,6 +311,28 @@ impl HubArgs {
     /// The command's input resolver: the one set of Hub settings of the command, resolved
     /// (from these flags, then the environment) when an input first needs the Hub.
     pub fn resolver(&self) -> Resolver {
+        self.resolver_with(status::progress_sink(self.quiet))
+    }
+
+    /// The resolver of a command that asks the Hub only for what its inputs name (`check`):
+    /// one note on stderr before its first request, so a run without network does not wait in
+    /// silence, naming `--offline` to skip the Hub (issue 45).
+    pub fn resolver_announcing(&self) -> Resolver {
+        let quiet = self.quiet;
+        self.resolver_with(status::progress_sink(quiet).announcing(move |what| {
+            if !quiet {
+                status::say(
+                    status::Level::Note,
+                    &format!(
+                        "asking the Hub for {what} (and whatever else the inputs name); \
+                         --offline skips the Hub (cache and built-in snapshots only)"
+                    ),
+                );
+            }
+        }))
+    }
+
+    fn resolver_with(&self, progress: dflash_check::hub::ProgressSink) -> Resolver {
         let flags = HubFlags {
             endpoint: self.endpoint.clone(),
             cache_dir: self.cache_dir.clone(),
@@ -318,10 +340,7 @@ impl HubArgs {
             timeout_secs: self.timeout,
             require_fresh: self.require_fresh,
         };
-        Resolver::new(SettingsCell::from_env(
-            flags,
-            status::progress_sink(self.quiet),
-        ))
+        Resolver::new(SettingsCell::from_env(flags, progress))
     }
 }
 
