@@ -102,3 +102,95 @@ fn the_action_installs_nothing_by_a_package_name() {
     }
     assert!(action.contains("cargo install --locked --path \"$GITHUB_ACTION_PATH\""));
 }
+
+/// The action caches its build under a hash of the source (issue 45): every file compiled into
+/// the binary must be in that hash, or a cached build serves stale text. The files are those
+/// `include_str!`/`include_bytes!` name outside test code and those a build script reads (the
+/// paths it joins to its crate's directory); each must lie under one of the paths the action's
+/// `find` hashes.
+#[test]
+fn the_action_cache_key_covers_every_file_compiled_in() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let action = read("action.yml");
+    let find = action
+        .lines()
+        .find(|l| l.contains("source_hash=\"$(find "))
+        .expect("action.yml hashes its source with find");
+    let hashed: Vec<&str> = find
+        .split("$(find ")
+        .nth(1)
+        .unwrap()
+        .split(" -type f")
+        .next()
+        .unwrap()
+        .split_whitespace()
+        .collect();
+    let covered = |file: &Path| {
+        let rel = file.strip_prefix(root).unwrap_or(file);
+        hashed.iter().any(|h| rel.starts_with(h))
+    };
+    let mut compiled_in = Vec::new();
+    let mut rust_files = Vec::new();
+    collect_rs(&root.join("src"), &mut rust_files);
+    collect_rs(&root.join("crates"), &mut rust_files);
+    for file in &rust_files {
+        let text = fs::read_to_string(file).unwrap();
+        // Test code ends the library part of a file (the `#[cfg(test)] mod tests` at the end).
+        let code = text.split("#[cfg(test)]").next().unwrap();
+        let build_script = file.file_name().is_some_and(|n| n == "build.rs");
+        let dir = file.parent().unwrap();
+        let mut named = |text: &str, marker: &str| {
+            for piece in text.split(marker).skip(1) {
+                let path = &piece[..piece.find('"').unwrap()];
+                compiled_in.push(normalize(&dir.join(path)));
+            }
+        };
+        named(code, "include_str!(\"");
+        named(code, "include_bytes!(\"");
+        if build_script {
+            // What it reads is joined to its crate's directory (what it writes, to OUT_DIR).
+            for line in code.lines().filter(|l| l.contains("CARGO_MANIFEST_DIR")) {
+                named(line, ".join(\"");
+            }
+        }
+    }
+    assert!(
+        compiled_in
+            .iter()
+            .any(|f| f.ends_with("evidence/evidence.toml")),
+        "the build script's evidence.toml was not found: {compiled_in:?}"
+    );
+    for file in &compiled_in {
+        assert!(file.exists(), "{} does not exist", file.display());
+        assert!(
+            covered(file),
+            "{} is compiled into the binary but not in the action's cache key ({hashed:?})",
+            file.display()
+        );
+    }
+}
+
+fn collect_rs(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    for entry in fs::read_dir(dir).unwrap() {
+        let path = entry.unwrap().path();
+        if path.is_dir() {
+            collect_rs(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// `a/b/../c` as `a/c`, without touching the file system.
+fn normalize(path: &Path) -> std::path::PathBuf {
+    let mut out = std::path::PathBuf::new();
+    for part in path.components() {
+        match part {
+            std::path::Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
+}
