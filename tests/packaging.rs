@@ -194,3 +194,72 @@ fn normalize(path: &Path) -> std::path::PathBuf {
     }
     out
 }
+
+/// The pre-commit mirror installs the release's wheel by its URL, never `dflash-check==X` from
+/// an index where nobody has claimed the name (issue 45); the URL's version is the crate's.
+#[test]
+fn the_pre_commit_mirror_names_its_wheel_not_an_index_name() {
+    let version = toml_file("Cargo.toml")["package"]["version"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let mirror = toml_file("docs/pre-commit-mirror/pyproject.toml");
+    let deps: Vec<&str> = mirror["project"]["dependencies"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d.as_str().unwrap())
+        .collect();
+    assert_eq!(deps.len(), 1, "{deps:?}");
+    let url = deps[0]
+        .strip_prefix("dflash-check @ ")
+        .unwrap_or_else(|| panic!("the mirror installs `{}` by name", deps[0]));
+    assert!(
+        url.starts_with(&format!(
+            "https://github.com/OWNER/dflash-check/releases/download/v{version}/dflash_check-{version}-"
+        )) && url.ends_with(".whl"),
+        "{url}"
+    );
+}
+
+/// No release exists yet (issue 45): every CI or install recipe in the docs that names the
+/// release (its tag, its assets, its version input) says so beside it, and each page gives the
+/// recipe that works today, pinned to a commit sha.
+#[test]
+fn release_recipes_say_the_release_does_not_exist_yet() {
+    let version = toml_file("Cargo.toml")["package"]["version"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let names_release = [
+        format!("@v{version}"),
+        format!("rev: v{version}"),
+        format!("--tag v{version}"),
+        format!("version: {version}"),
+        format!("releases/download/v{version}"),
+    ];
+    let says_so = ["not yet", "no release", "does not exist", "no tag"];
+    for page in [
+        "README.md",
+        "docs/ci.md",
+        "docs/pre-commit-mirror/README.md",
+    ] {
+        let text = read(page);
+        let lines: Vec<&str> = text.lines().collect();
+        for (i, line) in lines.iter().enumerate() {
+            if !names_release.iter().any(|n| line.contains(n.as_str())) {
+                continue;
+            }
+            let near = lines[i.saturating_sub(3)..(i + 4).min(lines.len())].join(" ");
+            assert!(
+                says_so.iter().any(|s| near.contains(s)),
+                "{page}:{}: `{line}` names a release that does not exist, without saying so",
+                i + 1
+            );
+        }
+        assert!(
+            text.contains("COMMIT_SHA"),
+            "{page} gives no recipe pinned to a commit"
+        );
+    }
+}
