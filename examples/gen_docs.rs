@@ -1,4 +1,4 @@
-//! Regenerates the code tables of docs/rules.md, README.md, docs/weights.md and docs/launch.md
+//! Regenerates the code tables of docs/rules.md, docs/commands.md, docs/weights.md and docs/launch.md
 //! from the registry, and the
 //! evidence table of docs/evidence.md:
 //! `cargo run --example gen_docs`. tests/docs.rs fails when the committed files are stale.
@@ -9,7 +9,7 @@ fn main() -> std::io::Result<()> {
     for (file, name, body) in [
         ("docs/rules.md", "codes", registry::codes_table()),
         ("docs/rules.md", "aliases", registry::aliases_table()),
-        ("README.md", "lint-rules", registry::readme_table()),
+        ("docs/commands.md", "lint-rules", registry::readme_table()),
         (
             "docs/weights.md",
             "weights-codes",

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The pre-commit mirror's hook (docs/pre-commit-mirror/), installed and run by pre-commit itself:
 # the folder becomes a git repository tagged v<version>, a sample repository uses its hook, and
-# pip resolves the hook's `dflash-check==<version>` to the manylinux2014 wheel scripts/wheel-test.sh
-# left in target/wheel-test/repaired/ (no index: setuptools, which builds the mirror project, is downloaded once
+# the hook's dependency, the release's wheel by URL, is pointed (file://) at the manylinux2014
+# wheel scripts/wheel-test.sh left in target/wheel-test/repaired/ (no index: setuptools, which builds the mirror project, is downloaded once
 # into target/pip-offline/). The hook must fail on the incident's drafter config, pass once the
 # config is the authority's, and ignore a non-drafter config.json.
 set -euo pipefail
@@ -17,14 +17,23 @@ ls "$offline"/setuptools-*.whl >/dev/null 2>&1 \
     || "$tools/bin/python" -m pip download --quiet --disable-pip-version-check --only-binary :all: --dest "$offline" 'setuptools>=61'
 
 version="$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -1)"
-grep -qxF "dependencies = [\"dflash-check==$version\"]" docs/pre-commit-mirror/pyproject.toml \
-    || { echo "pre-commit-mirror-test: the mirror does not pin dflash-check==$version (Cargo.toml)" >&2; exit 1; }
+# The mirror names the release's wheel by URL, never a name on an index (nobody has claimed
+# `dflash-check` there); the copy below points that URL at the wheel built here.
+release="https://github.com/OWNER/dflash-check/releases/download/v$version/"
+wheel_name="dflash_check-$version-py3-none-manylinux2014_x86_64.manylinux_2_17_x86_64.whl"
+grep -qxF "dependencies = [\"dflash-check @ $release$wheel_name\"]" docs/pre-commit-mirror/pyproject.toml \
+    || { echo "pre-commit-mirror-test: the mirror does not name the v$version release's wheel ($release$wheel_name) by URL" >&2; exit 1; }
+! grep -q 'dflash-check==' docs/pre-commit-mirror/pyproject.toml \
+    || { echo "pre-commit-mirror-test: the mirror installs dflash-check by name from an index" >&2; exit 1; }
+[ -f "$wheels/$wheel_name" ] \
+    || { echo "pre-commit-mirror-test: scripts/wheel-test.sh left no $wheel_name in $wheels" >&2; exit 1; }
 "$tools/bin/pre-commit" validate-manifest docs/pre-commit-mirror/.pre-commit-hooks.yaml
 
 tmp="$(mktemp -d)"
 trap 'rm -rf "$tmp"' EXIT
 git_() { git -c user.name=test -c user.email=test@example.invalid -c init.defaultBranch=main -c commit.gpgsign=false "$@"; }
 cp -r docs/pre-commit-mirror "$tmp/mirror"
+sed -i "s|$release|file://$wheels/|" "$tmp/mirror/pyproject.toml"
 (cd "$tmp/mirror" && git_ init -q && git_ add -A && git_ commit -qm mirror && git_ tag "v$version")
 
 sample="$tmp/sample"

@@ -142,6 +142,32 @@ impl AmbiguousDiff {
         }
         out
     }
+
+    /// The counts a person reads, and how many fields differ: each field once, at its worst
+    /// severity over the candidates. A field that differs from both candidates is one thing to
+    /// settle, not two ("9 errors, 3 warnings" for 7 differing fields, issue 45). The
+    /// `authority-ambiguous` error and the config's own findings count once each.
+    pub fn field_summary(&self) -> (Summary, usize) {
+        let mut worst: std::collections::BTreeMap<String, Severity> = Default::default();
+        for d in self.reports.iter().flat_map(|r| r.diagnostics()) {
+            let at = worst.entry(d.pointer()).or_insert(d.severity);
+            *at = (*at).min(d.severity);
+        }
+        let fields = worst.len();
+        let mut own = vec![pick_authority(&self.ambiguity, &self.local.path)];
+        if let Some(r) = self.reports.first() {
+            own.extend(r.config_findings.iter().cloned());
+        }
+        let mut summary = Summary::of(own.iter());
+        for severity in worst.values() {
+            match severity {
+                Severity::Error => summary.errors += 1,
+                Severity::Warning => summary.warnings += 1,
+                Severity::Info => summary.infos += 1,
+            }
+        }
+        (summary, fields)
+    }
 }
 
 /// The `authority-ambiguous` error at the top of the drafter's config, naming the flags that
@@ -263,7 +289,7 @@ pub fn resolve_authority(local: &ConfigFile, choice: &AuthorityChoice) -> Result
                     None => note,
                 });
             }
-            source::hub::load(settings, repo, why)
+            source::hub::load_named(settings, repo, why)
         }
         AuthorityChoice::Resolved(a) => Ok((**a).clone()),
     }

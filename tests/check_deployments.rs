@@ -544,3 +544,39 @@ fn ok_is_never_said_of_a_deployment_whose_models_were_not_read() {
     let (_, report, _) = json_in(repo.path(), &["check", "."]);
     assert_eq!(report["unverified"], 1);
 }
+
+/// `check` says when it first asks the Hub (one note, naming `--offline` to skip it), so a run
+/// without network does not wait in silence; offline it says nothing of the kind (issue 45).
+#[test]
+fn check_says_it_is_asking_the_hub() {
+    let repo = tempfile::tempdir().unwrap();
+    fs::write(
+        repo.path().join("serve.sh"),
+        "vllm serve Qwen/Qwen3-8B --speculative-config \
+         '{\"method\": \"dflash\", \"model\": \"z-lab/Qwen3-8B-DFlash-b16\", \"num_speculative_tokens\": 15}'\n",
+    )
+    .unwrap();
+    let cache = tempfile::tempdir().unwrap();
+    let ask = |offline: bool| {
+        let mut cmd = common::dflash();
+        cmd.current_dir(repo.path())
+            .args(["check", ".", "--timeout", "2", "--cache-dir"])
+            .arg(cache.path())
+            // Nothing listens there: every request fails at once.
+            .env("HF_ENDPOINT", "http://127.0.0.1:9")
+            .env_remove("HF_HUB_OFFLINE");
+        if offline {
+            cmd.arg("--offline");
+        }
+        let out = cmd.output().unwrap();
+        String::from_utf8(out.stderr).unwrap()
+    };
+    let online = ask(false);
+    let notes: Vec<&str> = online
+        .lines()
+        .filter(|l| l.contains("asking the Hub"))
+        .collect();
+    assert_eq!(notes.len(), 1, "{online}");
+    assert!(notes[0].contains("--offline"), "{online}");
+    assert!(!ask(true).contains("asking the Hub"));
+}

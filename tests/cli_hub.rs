@@ -1089,3 +1089,40 @@ fn a_mistyped_local_path_is_not_sent_to_the_hub() {
     assert_eq!(code, 2, "{err}");
     assert!(server.requests() > 0);
 }
+
+/// Offline with nothing cached, `--from-hub` of a repository the tool holds a built-in snapshot
+/// of: the hint names `--snapshot REPO`, the one thing that works with no network (issue 45).
+/// A repository without a snapshot gets no such hint.
+#[test]
+fn offline_from_hub_suggests_the_builtin_snapshot() {
+    let cache = tempfile::tempdir().unwrap();
+    let (code, _, err) = dflash(
+        &[
+            "diff",
+            "fixtures/incident/Qwen3.6-27B-DFlash",
+            "--from-hub",
+            DRAFTER,
+            "--offline",
+        ],
+        cache.path(),
+        &[],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--snapshot z-lab/Qwen3.6-27B-DFlash"),
+        "no --snapshot hint: {err}"
+    );
+    let (code, _, err) = dflash(
+        &[
+            "diff",
+            "fixtures/incident/Qwen3.6-27B-DFlash",
+            "--from-hub",
+            "someone/Unknown-DFlash",
+            "--offline",
+        ],
+        cache.path(),
+        &[],
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(!err.contains("--snapshot"), "{err}");
+}

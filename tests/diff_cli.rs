@@ -524,3 +524,26 @@ fn a_hub_settings_error_is_returned_not_dropped() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Without `--target` the incident matches 2 candidates and the findings list each field once
+/// per candidate; the counts count each field once, at its worst (issue 45: "9 errors,
+/// 3 warnings" for 7 differing fields). 6 errors = the ambiguous authority + 5 fields.
+#[test]
+fn ambiguous_counts_each_field_once() {
+    let (code, out, _) = run(&["diff", "fixtures/incident/Qwen3.6-27B-DFlash"]);
+    assert_eq!(code, 1);
+    let last = out.lines().last().unwrap();
+    assert!(
+        last.starts_with("FAIL: 6 errors, 2 warnings, 0 info; 7 fields differ"),
+        "{last}"
+    );
+    let (_, json, _) = run(&[
+        "diff",
+        "fixtures/incident/Qwen3.6-27B-DFlash",
+        "--format",
+        "json",
+    ]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert_eq!(v["summary"]["errors"], 6, "{}", v["summary"]);
+    assert_eq!(v["summary"]["warnings"], 2);
+}

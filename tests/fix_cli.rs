@@ -536,3 +536,26 @@ fn dry_run_edits_carry_the_diffs_codes_and_severities() {
     )));
     assert_eq!(fix.iter().filter(|f| f.2 == "warning").count(), 2);
 }
+
+/// An applied fix lists what it changed as edits (`Edited:`, `set`/`added` and the field),
+/// never as `info[changed]` findings (issue 45); a dry run still shows the findings it would fix.
+#[test]
+fn applied_edits_are_listed_as_edits_not_findings() {
+    let (_tmp, dir) = drafter();
+    let out = fix(&dir, &[], &[]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let page = text(&out.stdout);
+    assert!(!page.contains("info["), "{page}");
+    assert!(page.contains("Edited:"), "{page}");
+    assert!(
+        page.contains("  set    dflash_config.mask_token_id: 248064"),
+        "{page}"
+    );
+    assert!(
+        page.contains("  added  sliding_window: (absent) → 2048"),
+        "{page}"
+    );
+    let (_tmp, dir) = drafter();
+    let out = fix(&dir, &["--dry-run"], &[]);
+    assert!(text(&out.stdout).contains("error[changed]"));
+}

@@ -147,7 +147,7 @@ fn every_command_has_one_layout_and_one_summary_line() {
     let (code, out) = run(None, &["lint", INCIDENT]);
     assert_eq!(code, 0, "{out}");
     assert!(assert_layout("lint", &out)
-        .starts_with("OK (unverified: equals none of 2 published configs of its shape (run the diff above)): 0 errors, "));
+        .starts_with("OK (unverified: equals none of 2 published configs of its shape (settle it with `dflash-check diff fixtures/incident/Qwen3.6-27B-DFlash --snapshot z-lab/Qwen3.6-27B-DFlash` or `dflash-check diff fixtures/incident/Qwen3.6-27B-DFlash --snapshot z-lab/Qwen3.5-27B-DFlash`)): 0 errors, "));
     let (code, out) = run(
         None,
         &["lint", INCIDENT, "--target", TARGET, "--deny", "warnings"],

@@ -1242,9 +1242,9 @@ fn the_doc_lists_every_launch_code() {
     }
 }
 
-/// The README's "Before and after deploy" example prints exactly what the README shows.
+/// The "Before and after deploy" example of docs/commands.md prints exactly what it shows.
 #[test]
-fn the_readme_example_is_what_the_binary_prints() {
+fn the_commands_doc_example_is_what_the_binary_prints() {
     let (code, out, err) = launch(
         &[
             "--color",
@@ -1262,10 +1262,10 @@ fn the_readme_example_is_what_the_binary_prints() {
     );
     // The drafter differs from the authority its target picks: five errors, exit 1.
     assert_eq!((code, err.as_str()), (1, ""));
-    let readme = std::fs::read_to_string("README.md").unwrap();
+    let doc = std::fs::read_to_string("docs/commands.md").unwrap();
     assert!(
-        readme.contains(&format!("```text\n{out}```")),
-        "README.md's launch example differs from:\n{out}"
+        doc.contains(&format!("```text\n{out}```")),
+        "docs/commands.md's launch example differs from:\n{out}"
     );
 }
 

@@ -1951,3 +1951,25 @@ fn messages_say_what_the_pinned_source_does() {
     assert!(anchor("vllm@0.26").contains("does not read it"));
     assert!(anchor("vllm@0.27").contains("refuses it"));
 }
+
+/// `--format github` prints no diff, so the verdict names the diff commands themselves rather
+/// than "run the diff above" (issue 45).
+#[test]
+fn github_verdict_names_the_diffs_it_means() {
+    let (code, out, err) = run(&[
+        "lint",
+        "fixtures/incident/Qwen3.6-27B-DFlash",
+        "--format",
+        "github",
+    ]);
+    assert!(code == 0 || code == 1, "{err}");
+    assert!(!out.contains("above"), "{out}");
+    for snapshot in ["z-lab/Qwen3.6-27B-DFlash", "z-lab/Qwen3.5-27B-DFlash"] {
+        assert!(
+            out.contains(&format!(
+                "`dflash-check diff fixtures/incident/Qwen3.6-27B-DFlash --snapshot {snapshot}`"
+            )),
+            "{out}"
+        );
+    }
+}

@@ -28,10 +28,9 @@ DIR or --profile FILE: its acceptance length × (1 − --profile-tolerance), per
 else the break-even point below which speculative decoding is slower than none: 1 + c (dflash)
 or 1 + K·c (eagle), c = --draft-cost-ratio.
 
-Exit codes: 0 at or above the threshold (or none computable), 1 below it (with --deny warnings:
-a warning too, such as a cliff), 2 could not measure
-(server down, slow past --timeout, not HTTP 200, malformed metrics, idle server, counter reset,
-several models without --model-name).";
+Exit codes: 0 at or above the threshold (or none computable), 1 below it (with --deny warnings: \
+a warning too, such as a cliff), 2 could not measure (server down, slow past --timeout, not HTTP \
+200, malformed metrics, idle server, counter reset, several models without --model-name).";
 
 #[derive(Debug, Args)]
 pub struct AcceptanceArgs {

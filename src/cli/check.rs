@@ -56,7 +56,7 @@ pub fn run(args: &CheckArgs, out: &mut dyn std::io::Write) -> Result<u8> {
         args.pins.as_deref(),
         args.engine.clone(),
         args.require_pin,
-        args.hub.resolver(),
+        args.hub.resolver_announcing(),
     )?;
     options.volumes = args.volume.clone();
     options.file_cap = Some(args.max_file_size);

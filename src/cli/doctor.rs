@@ -15,14 +15,14 @@ use super::{finish, DenyArgs, HubArgs, OutputArgs};
 
 pub const DOCTOR_EXAMPLES: &str = "\
 Examples:
-  dflash-check doctor --metrics http://127.0.0.1:30000                  # SGLang: the server names its drafter
+  dflash-check doctor --metrics http://127.0.0.1:30000    # SGLang: the server names its drafter
   dflash-check doctor --metrics http://127.0.0.1:8000 -- vllm serve Qwen/Qwen3.6-27B \\
-      --speculative-config '{\"method\": \"dflash\", \"model\": \"models/drafter\", \"num_speculative_tokens\": 15}'
-  dflash-check doctor --drafter models/drafter --target models/Qwen3.6-27B     # no server: the files alone
+      --speculative-config \\
+      '{\"method\": \"dflash\", \"model\": \"models/drafter\", \"num_speculative_tokens\": 15}'
+  dflash-check doctor --drafter models/drafter --target models/Qwen3.6-27B    # no server
 
-Exit codes: 0 nothing wrong found, 1 a cause was found (or acceptance fails; with --deny warnings,
-any warning), 2 could not look
-(no drafter found, server unreachable, bad input).";
+Exit codes: 0 nothing wrong found, 1 a cause was found (or acceptance fails; with --deny warnings, \
+any warning), 2 could not look (no drafter found, server unreachable, bad input).";
 
 #[derive(Debug, Args)]
 pub struct DoctorArgs {

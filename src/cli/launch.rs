@@ -12,15 +12,16 @@ use super::{finish, DenyArgs, HubArgs, OutputArgs};
 
 pub const LAUNCH_EXAMPLES: &str = "\
 Examples:
-  dflash-check launch -- vllm serve Qwen/Qwen3.5-27B \\
-      --speculative-config '{\"method\": \"dflash\", \"model\": \"z-lab/Qwen3.5-27B-DFlash\", \"num_speculative_tokens\": 15}'
+  dflash-check launch -- vllm serve Qwen/Qwen3.5-27B --speculative-config \\
+      '{\"method\": \"dflash\", \"model\": \"z-lab/Qwen3.5-27B-DFlash\", \"num_speculative_tokens\": 15}'
   dflash-check launch -- python -m sglang.launch_server --model-path Qwen/Qwen3-8B \\
       --speculative-algorithm DFLASH --speculative-draft-model-path z-lab/Qwen3-8B-DFlash-b16
   dflash-check launch --file serve.sh
   dflash-check launch --file Dockerfile --drafter ./models/drafter
   helm template ./chart | dflash-check launch --file - --volume /models=./local-models
   dflash-check launch -- llama-server -m target.gguf -md draft.gguf --spec-type draft-simple
-  dflash-check launch -- llama-server -hf ORG/T-GGUF:Q4_K_M -hfd ORG/D-GGUF --spec-type draft-simple
+  dflash-check launch -- llama-server -hf ORG/T-GGUF:Q4_K_M -hfd ORG/D-GGUF \\
+      --spec-type draft-simple
 
 Exit codes: 0 no error (warnings shown), 1 errors found (with --deny warnings: warnings too), 2 could not run.";
 

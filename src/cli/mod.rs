@@ -35,11 +35,12 @@ pub use status::{error_text, say, Level};
 const EXAMPLES: &str = "\
 Examples:
   dflash-check diff fixtures/incident/Qwen3.6-27B-DFlash --target fixtures/targets/Qwen3.6-27B
-  dflash-check diff fixtures/incident/Qwen3.6-27B-DFlash --against fixtures/incident/authority/config.json
+  dflash-check diff fixtures/incident/Qwen3.6-27B-DFlash \\
+      --against fixtures/incident/authority/config.json
   dflash-check diff models/drafter --snapshot z-lab/Qwen3.6-27B-DFlash --format json
 
-Exit codes: 0 no error-level difference, 1 error-level differences found (--deny warnings: any), or several
-published configs of the drafter's shape and none equal to it, 2 could not run.";
+Exit codes: 0 no error-level difference, 1 error-level differences found (--deny warnings: any), \
+or several published configs of the drafter's shape and none equal to it, 2 could not run.";
 
 #[derive(Debug, Parser)]
 #[command(
@@ -70,7 +71,7 @@ pub enum Command {
     Lint(lint::LintArgs),
     /// Explain a finding's code (or list every code).
     Explain(explain::ExplainArgs),
-    /// The CI gate: check every drafter config under PATHs (diff against pins or built-in snapshots, and lint).
+    /// The CI gate: check every drafter config and deployment (launch scripts, Dockerfiles, compose files, Kubernetes manifests) under PATHs: diff against pins or built-in snapshots, lint, launch checks.
     #[command(after_help = CHECK_EXAMPLES)]
     Check(check::CheckArgs),
     /// Show a drafter's safetensors tensors (local or on the Hub, headers only) and check them against its config.
@@ -310,6 +311,28 @@ impl HubArgs {
     /// The command's input resolver: the one set of Hub settings of the command, resolved
     /// (from these flags, then the environment) when an input first needs the Hub.
     pub fn resolver(&self) -> Resolver {
+        self.resolver_with(status::progress_sink(self.quiet))
+    }
+
+    /// The resolver of a command that asks the Hub only for what its inputs name (`check`):
+    /// one note on stderr before its first request, so a run without network does not wait in
+    /// silence, naming `--offline` to skip the Hub (issue 45).
+    pub fn resolver_announcing(&self) -> Resolver {
+        let quiet = self.quiet;
+        self.resolver_with(status::progress_sink(quiet).announcing(move |what| {
+            if !quiet {
+                status::say(
+                    status::Level::Note,
+                    &format!(
+                        "asking the Hub for {what} (and whatever else the inputs name); \
+                         --offline skips the Hub (cache and built-in snapshots only)"
+                    ),
+                );
+            }
+        }))
+    }
+
+    fn resolver_with(&self, progress: dflash_check::hub::ProgressSink) -> Resolver {
         let flags = HubFlags {
             endpoint: self.endpoint.clone(),
             cache_dir: self.cache_dir.clone(),
@@ -317,10 +340,7 @@ impl HubArgs {
             timeout_secs: self.timeout,
             require_fresh: self.require_fresh,
         };
-        Resolver::new(SettingsCell::from_env(
-            flags,
-            status::progress_sink(self.quiet),
-        ))
+        Resolver::new(SettingsCell::from_env(flags, progress))
     }
 }
 
@@ -475,12 +495,15 @@ impl DenyArgs {
 
 pub(crate) const CHECK_EXAMPLES: &str = "\
 Examples:
-  dflash-check pin models/Qwen3.6-27B-DFlash --from-hub z-lab/Qwen3.6-27B-DFlash --target hf://Qwen/Qwen3.6-27B
+  dflash-check pin models/Qwen3.6-27B-DFlash --from-hub z-lab/Qwen3.6-27B-DFlash \\
+      --target hf://Qwen/Qwen3.6-27B
   dflash-check check . --require-pin --deny warnings --format github
   dflash-check check . --require-pin --deny warnings --format sarif > dflash.sarif
+  dflash-check check deploy/ --offline          # launch scripts, Dockerfiles, k8s manifests
 
-Exit codes: 0 clean (or only warnings: an unverified drafter, nothing found; the verdict line says so), 1 an
-error-level finding in any drafter (--deny warnings: warnings too), 2 could not run.";
+Exit codes: 0 clean (or only warnings: an unverified drafter, nothing found; the verdict line says \
+so), 1 an error-level finding in any drafter or deployment (--deny warnings: warnings too), 2 could \
+not run.";
 
 pub(crate) const FIX_EXAMPLES: &str = "\
 Examples:
@@ -493,7 +516,8 @@ Exit codes: 0 fixed (or nothing to do), 1 --dry-run and something would change, 
 pub(crate) const LINT_EXAMPLES: &str = "\
 Examples:
   dflash-check lint models/Qwen3.6-27B-DFlash --target models/Qwen3.6-27B
-  dflash-check lint models/drafter --target models/Qwen3.6-27B --engine vllm --speculative-config '{\"method\": \"dflash\", \"num_speculative_tokens\": 15}'
+  dflash-check lint models/drafter --target models/Qwen3.6-27B --engine vllm \\
+      --speculative-config '{\"method\": \"dflash\", \"num_speculative_tokens\": 15}'
   dflash-check lint models/drafter --engine sglang --num-draft-tokens 16
   dflash-check explain target-layer-ids-formula
 

@@ -113,6 +113,9 @@ impl<'a> Http<'a> {
             )
         };
         let endpoint = Url::parse(&settings.endpoint.value).map_err(|e| fail(&e))?;
+        settings
+            .progress
+            .asking(&format!("`{}` of {}", t.filename, t.repo));
         let client = Client::new(settings.timeout.value, purpose)
             .map_err(|e| fail(&e))?
             .with_home(&endpoint, settings.token_text());

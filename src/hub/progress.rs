@@ -3,6 +3,7 @@
 //! and a caller that plugs in nothing pays nothing.
 
 use std::fmt;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 
 /// Downloads at least this large report progress (`tokenizer.json` is 11–30 MB; configs and
@@ -21,13 +22,40 @@ pub trait DownloadProgress: Send + Sync {
     fn finish(&self);
 }
 
-/// Where download progress goes: nowhere by default.
+/// Where download progress goes: nowhere by default. It can also carry a notice said once,
+/// before the command's first request to the Hub ([`ProgressSink::announcing`]).
 #[derive(Clone, Default)]
-pub struct ProgressSink(Option<Arc<dyn DownloadProgress>>);
+pub struct ProgressSink(Option<Arc<dyn DownloadProgress>>, Option<Arc<FirstAsk>>);
+
+/// The notice said before the first request, and whether it was said.
+struct FirstAsk {
+    said: AtomicBool,
+    say: Box<dyn Fn(&str) + Send + Sync>,
+}
 
 impl ProgressSink {
     pub fn new(progress: Arc<dyn DownloadProgress>) -> Self {
-        ProgressSink(Some(progress))
+        ProgressSink(Some(progress), None)
+    }
+
+    /// The same sink, also calling `say` once with what is asked (`config.json of Qwen/Qwen3-8B`)
+    /// before the first request to the Hub: a command that would otherwise wait in silence on a
+    /// slow or absent network says why (`check`, issue 45).
+    pub fn announcing(self, say: impl Fn(&str) + Send + Sync + 'static) -> Self {
+        let first = FirstAsk {
+            said: AtomicBool::new(false),
+            say: Box::new(say),
+        };
+        ProgressSink(self.0, Some(Arc::new(first)))
+    }
+
+    /// A request to the Hub for `what` is about to be sent: the notice, the first time.
+    pub fn asking(&self, what: &str) {
+        if let Some(first) = &self.1 {
+            if !first.said.swap(true, Ordering::SeqCst) {
+                (first.say)(what);
+            }
+        }
     }
 
     /// The receiver, for a download of `size` bytes: `None` below [`PROGRESS_MIN_BYTES`].

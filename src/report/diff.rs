@@ -15,7 +15,7 @@ use crate::tokens::{DecodedToken, TokenClass};
 use super::human::count;
 use super::style::Painter;
 use super::{RenderOptions, Status, Verdict};
-use crate::diagnostic::Diagnostic;
+use crate::diagnostic::{Diagnostic, Summary};
 
 /// The header lines: what was compared with what.
 pub fn header(report: &DiffReport, p: Painter) -> Vec<String> {
@@ -415,6 +415,12 @@ impl super::Report for AmbiguousDiff {
         Cow::Owned(AmbiguousDiff::diagnostics(self))
     }
 
+    /// Each differing field counted once over the candidates (the findings list it once per
+    /// candidate, each naming its candidate).
+    fn summary(&self) -> Option<Summary> {
+        Some(self.field_summary().0)
+    }
+
     /// Equal to none of several candidates: not the published config of any of them.
     fn fails(&self, _deny_warnings: bool) -> bool {
         true
@@ -445,8 +451,10 @@ impl super::Report for AmbiguousDiff {
     }
 
     fn verdict(&self, _options: &RenderOptions) -> Verdict {
+        let (_, fields) = self.field_summary();
         Verdict::new(Status::Fail).detail(format!(
-            "the drafter equals none of the {} published configs of its shape; no fix is suggested against a guess",
+            "{} differ from one candidate or more, each counted once; the drafter equals none of the {} published configs of its shape; no fix is suggested against a guess",
+            count(fields, "field"),
             self.ambiguity.candidates.len()
         ))
     }

@@ -61,8 +61,13 @@ impl super::Report for FixReport {
         header(self, p)
     }
 
-    /// The edits, without the file each is in: the header names it, and an edit has no line.
+    /// A dry run's edits, without the file each is in: the header names it, and an edit has no
+    /// line. Edits written are not findings to act on: the page lists them as edits
+    /// ([`edits_written`]), never as `info[changed]` (issue 45).
     fn human_findings(&self) -> Cow<'_, [Diagnostic]> {
+        if !self.dry_run {
+            return Cow::Owned(Vec::new());
+        }
         let mut edits = self.diagnostics().into_owned();
         for e in &mut edits {
             e.file = None;
@@ -151,6 +156,36 @@ fn header(report: &FixReport, p: Painter) -> Vec<String> {
 
 /// The keys kept, the unified diff (dry run), the write and its backup,
 /// the notes, the keys that still fail, the verification, the restart reminder.
+/// `Edited:` and one line per edit written: what it did to which field, old → new.
+fn edits_written(report: &FixReport) -> Vec<String> {
+    let width = report
+        .edits
+        .iter()
+        .map(|e| edit_verb(e.action).len())
+        .max()
+        .unwrap_or(0);
+    let mut lines = vec!["Edited:".to_string()];
+    lines.extend(report.edits.iter().map(|e| {
+        format!(
+            "  {:width$}  {}: {} → {}",
+            edit_verb(e.action),
+            e.path,
+            e.old_display,
+            e.new_display
+        )
+    }));
+    lines.push(String::new());
+    lines
+}
+
+fn edit_verb(action: fixing::Action) -> &'static str {
+    match action {
+        fixing::Action::Set => "set",
+        fixing::Action::Add => "added",
+        fixing::Action::Remove => "removed",
+    }
+}
+
 fn sections(report: &FixReport, p: Painter) -> Vec<Vec<String>> {
     let kept: Vec<String> = report
         .kept_local_only
@@ -168,12 +203,13 @@ fn sections(report: &FixReport, p: Painter) -> Vec<Vec<String>> {
             .map_or_else(Vec::new, |d| d.lines().map(str::to_string).collect());
         return vec![kept, diff, notes, remaining(report)];
     }
-    let mut wrote = vec![format!(
+    let mut wrote = edits_written(report);
+    wrote.push(format!(
         "{} {} ({}).",
         p.green("Wrote"),
         report.path,
         super::human::count(report.edits.len(), "edit")
-    )];
+    ));
     wrote.push(match &report.backup {
         Some(b) => format!("  backup      {b}"),
         None => "  backup      none (--no-backup)".to_string(),

@@ -158,9 +158,17 @@ fn unverified(run: &LintRun) -> Vec<String> {
         && !report.published.is_empty()
         && !report.published.iter().any(|p| p.equal)
     {
+        // The commands themselves, not "the diff above": the verdict line is all that some
+        // formats print (`--format github` quotes it without the sections, issue 45).
+        let commands: Vec<String> = report
+            .published
+            .iter()
+            .map(|p| format!("`{}`", p.diff_command))
+            .collect();
         what.push(format!(
-            "equals none of {} of its shape (run the diff above)",
-            super::human::count(report.published.len(), "published config")
+            "equals none of {} of its shape (settle it with {})",
+            super::human::count(report.published.len(), "published config"),
+            commands.join(" or ")
         ));
     }
     what

@@ -16,7 +16,28 @@ pub fn load(
     repo: &RepoRef,
     matched_by: Option<String>,
 ) -> Result<Authority> {
-    let file = hub::fetch_file(settings, repo, "config.json")?;
+    load_with(settings, repo, matched_by, |e| e)
+}
+
+/// [`load`] for a repository the user named with `--from-hub`: when it cannot be had, the hint
+/// also names the built-in snapshot of the same repository, if there is one.
+pub fn load_named(
+    settings: &HubSettings,
+    repo: &RepoRef,
+    matched_by: Option<String>,
+) -> Result<Authority> {
+    load_with(settings, repo, matched_by, |e| {
+        suggest_builtin_snapshot(e, &repo.repo)
+    })
+}
+
+fn load_with(
+    settings: &HubSettings,
+    repo: &RepoRef,
+    matched_by: Option<String>,
+    on_error: impl FnOnce(HubError) -> HubError,
+) -> Result<Authority> {
+    let file = hub::fetch_file(settings, repo, "config.json").map_err(on_error)?;
     let label = format!("{}@{}/config.json", file.repo, short(&file.sha));
     let parsed = config::parse(std::path::Path::new(&label), &file.bytes)?;
     let (kind, provenance) = describe(&file);
@@ -34,6 +55,28 @@ pub fn load(
         tokens: None,
         cli_args: vec!["--from-hub".into(), format!("{}@{}", file.repo, file.sha)],
     })
+}
+
+/// When the Hub could not be had (offline and not cached, or no answer) and a snapshot of the
+/// same repository is compiled in, the hint names `--snapshot REPO`: the one thing that works
+/// with no network and no cache.
+fn suggest_builtin_snapshot(err: HubError, repo: &str) -> HubError {
+    let offline_miss = err.kind == hub::HubErrorKind::NotInCache;
+    let Some(snapshot) = super::builtin::Snapshot::find(repo) else {
+        return err;
+    };
+    if !(offline_miss || err.is_no_answer()) {
+        return err;
+    }
+    let builtin = format!(
+        "or compare with the built-in snapshot of this repository: `--snapshot {}` (recorded, not the live Hub)",
+        snapshot.repo
+    );
+    let hint = match &err.hint {
+        Some(h) => format!("{h}; {builtin}"),
+        None => builtin,
+    };
+    err.with_hint(hint)
 }
 
 fn short(sha: &str) -> &str {

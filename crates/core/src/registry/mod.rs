@@ -110,7 +110,7 @@ pub fn codes_table() -> String {
     out
 }
 
-/// The short table of lint codes for the README (the config rules, and the deployment rules
+/// The short table of lint codes for docs/commands.md (the config rules, and the deployment rules
 /// `lint --engine` runs): code, severity, summary.
 pub fn readme_table() -> String {
     summary_table(|code| matches!(code, Code::Lint(_) | Code::Deployment(_)))
