@@ -11,6 +11,8 @@ const Q8: &str = "tests/lint/targets/Qwen3-8B";
 const Q8_AWQ: &str = "tests/lint/targets/Qwen3-8B-AWQ";
 const Q8_NVFP4: &str = "tests/lint/targets/Qwen3-8B-NVFP4";
 const Q8_QUAROT: &str = "tests/lint/targets/Qwen3-8B-QuaRot";
+/// Qwen3-8B with its rope_theta and the YaRN scaling (factor 4) for long contexts (issue 42).
+const Q8_YARN: &str = "tests/lint/targets/Qwen3-8B-YaRN";
 
 mod common;
 
@@ -489,6 +491,21 @@ const FIRES: &[(&str, &str, &[&str], &str, &str)] = &[
         Q8,
         &[],
         "eagle-max-position-short",
+        "warning",
+    ),
+    // Issue 42: the draft's rotary embedding against the target's (base; scaling type and factor).
+    (
+        "cases/draft-rope-theta",
+        Q8_YARN,
+        &[],
+        "draft-rope-mismatch",
+        "warning",
+    ),
+    (
+        "cases/draft-rope-scaling-dropped",
+        Q8_YARN,
+        &[],
+        "draft-rope-mismatch",
         "warning",
     ),
     // Issue 32: a null aux-id list means "default layers" (vLLM, SGLang), not a wrong type; the
@@ -1578,6 +1595,17 @@ fn clean_fixtures_fire_nothing() {
         (
             "clean/qwen3-8b",
             Q8,
+            &["--engine", "sglang", "--num-draft-tokens", "16"],
+        ),
+        // Issue 42: the target's YaRN scaling and base, flat and in rope_parameters.
+        (
+            "clean/qwen3-8b-yarn",
+            Q8_YARN,
+            &["--engine", "vllm", "--speculative-config", SPEC_OK],
+        ),
+        (
+            "clean/qwen3-8b-yarn-nested",
+            Q8_YARN,
             &["--engine", "sglang", "--num-draft-tokens", "16"],
         ),
         (

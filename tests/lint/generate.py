@@ -309,6 +309,7 @@ QWEN3_8B_TARGET = {
     "num_hidden_layers": 36,
     "vocab_size": 151936,
 }
+YARN4 = {"rope_type": "yarn", "factor": 4.0, "original_max_position_embeddings": 32768}
 QUANTIZED_TARGETS = {
     "Qwen3-8B-AWQ": {"quant_method": "awq", "bits": 4, "group_size": 128, "version": "gemm", "zero_point": True},
     "Qwen3-8B-NVFP4": {"quant_method": "modelopt", "quant_algo": "NVFP4", "group_size": 16, "exclude_modules": ["lm_head"]},
@@ -324,18 +325,10 @@ QWEN3_ADDED = [
 NOT_SPECIAL = ("tool_call", "tool_response", "fim_", "repo_name", "file_sep", "think")
 
 
-def main():
-    for d in ("cases", "clean", "real", "targets"):
-        shutil.rmtree(os.path.join(ROOT, d), ignore_errors=True)
-
-    write("targets/Qwen3-8B/config.json", QWEN3_8B_TARGET)
-    # Issue 23: the same target quantized three ways (quantization_config as AutoAWQ and
-    # ModelOpt write it; the rotation marker is our spelling: ModelSlim keeps its QuaRot
-    # description in quant_model_description.json, which the tool does not read).
-    for name, quant in QUANTIZED_TARGETS.items():
-        write(f"targets/{name}/config.json", patch(QWEN3_8B_TARGET, quantization_config=quant))
+def write_qwen3_tokenizer_config(path):
+    """Qwen3's added tokens as its tokenizer_config.json lists them."""
     write(
-        "targets/Qwen3-8B/tokenizer_config.json",
+        path,
         {
             "added_tokens_decoder": {
                 str(151643 + i): {
@@ -353,6 +346,23 @@ def main():
         },
     )
 
+
+def main():
+    for d in ("cases", "clean", "real", "targets"):
+        shutil.rmtree(os.path.join(ROOT, d), ignore_errors=True)
+
+    write("targets/Qwen3-8B/config.json", QWEN3_8B_TARGET)
+    # Issue 23: the same target quantized three ways (quantization_config as AutoAWQ and
+    # ModelOpt write it; the rotation marker is our spelling: ModelSlim keeps its QuaRot
+    # description in quant_model_description.json, which the tool does not read).
+    for name, quant in QUANTIZED_TARGETS.items():
+        write(f"targets/{name}/config.json", patch(QWEN3_8B_TARGET, quantization_config=quant))
+    # Issue 42: Qwen3-8B with the YaRN scaling Qwen's model card gives for contexts past 32k
+    # (factor 4, original 32768), and its rope_theta; same tokenizer.
+    write("targets/Qwen3-8B-YaRN/config.json", patch(QWEN3_8B_TARGET, rope_theta=1000000, rope_scaling=YARN4))
+    for target in ("Qwen3-8B", "Qwen3-8B-YaRN"):
+        write_qwen3_tokenizer_config(f"targets/{target}/tokenizer_config.json")
+
     # Clean: these fire nothing.
     write("clean/qwen3.6-27b/config.json", QWEN36)
     write("clean/qwen3-8b/config.json", QWEN3_8B_DFLASH)
@@ -360,6 +370,17 @@ def main():
         "clean/qwen3-8b-eagle3/config.json",
         patch(QWEN3_8B_EAGLE3, eagle_aux_hidden_state_layer_ids=[2, 18, 33], draft_vocab_size=151936),
     )
+    # Issue 42: a drafter with the target's YaRN scaling, flat and in transformers 5's
+    # rope_parameters (one embedding, two spellings): clean on Qwen3-8B-YaRN.
+    write("clean/qwen3-8b-yarn/config.json", patch(QWEN3_8B_DFLASH, rope_scaling=YARN4))
+    nested = patch(QWEN3_8B_DFLASH, rope_parameters=dict(YARN4, rope_theta=1000000))
+    del nested["rope_theta"], nested["rope_scaling"]
+    nested["dflash_config"]["block_size"] = nested.pop("block_size")
+    write("clean/qwen3-8b-yarn-nested/config.json", nested)
+    # Fires draft-rope-mismatch on Qwen3-8B-YaRN: a base of 10000 (a trainer's default), and
+    # the target's scaling dropped (rope_scaling null, as a converter that loses it writes).
+    write("cases/draft-rope-theta/config.json", patch(QWEN3_8B_DFLASH, rope_theta=10000, rope_scaling=YARN4))
+    write("cases/draft-rope-scaling-dropped/config.json", QWEN3_8B_DFLASH)
 
     # Real configs of other trainers: no false errors.
     write("real/qwen3-4b-dflash/config.json", QWEN3_4B_DFLASH)

@@ -201,6 +201,7 @@ impl KnownTarget {
             source: format!("built-in facts of {}", self.repo),
             model_type: Some(self.model_type.to_string()),
             max_position_embeddings: None,
+            rope: None,
             architectures: Vec::new(),
             quantization: None,
             num_hidden_layers: Some(self.num_hidden_layers),

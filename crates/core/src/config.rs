@@ -685,8 +685,53 @@ fn rotation_marker(node: &Node, depth: usize) -> bool {
     })
 }
 
+/// A config's rotary embedding as its model builds it: the base, and the scaling's type and
+/// factor. Both layouts are read: transformers 4.57's top-level `rope_theta` + `rope_scaling`,
+/// transformers 5's `rope_parameters` (which holds the base and the scaling together).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct RopeFacts {
+    /// `rope_theta` (`None` when absent: loaders then pick their own default).
+    pub theta: Option<f64>,
+    /// The scaling's `rope_type` (older files: `type`): `yarn`, `llama3`, `linear`, `dynamic`;
+    /// `None` for no scaling, `"default"` included.
+    pub scaling: Option<String>,
+    /// The scaling's `factor`, when there is a scaling.
+    pub factor: Option<f64>,
+}
+
+impl RopeFacts {
+    /// The rotary embedding `node` (a config, or its text model's config) declares; `None` when
+    /// it declares none of base, scaling type and factor.
+    pub fn read(node: &Node) -> Option<RopeFacts> {
+        let object = |key: &str| node.get(key).filter(|n| n.as_object().is_some());
+        let params = object("rope_parameters");
+        let scaling = object("rope_scaling").or(params);
+        let number = |n: Option<&Node>| {
+            n.and_then(Node::as_number)
+                .map(|n| n.value)
+                .filter(|v| v.is_finite())
+        };
+        let theta = number(node.get("rope_theta"))
+            .or_else(|| number(params.and_then(|p| p.get("rope_theta"))));
+        let kind = scaling
+            .and_then(|s| s.get("rope_type").or_else(|| s.get("type")))
+            .and_then(Node::as_str)
+            .filter(|t| *t != "default")
+            .map(str::to_string);
+        let factor = kind
+            .as_ref()
+            .and_then(|_| number(scaling.and_then(|s| s.get("factor"))));
+        let facts = RopeFacts {
+            theta,
+            scaling: kind,
+            factor,
+        };
+        (facts != RopeFacts::default()).then_some(facts)
+    }
+}
+
 /// Facts about the target model that checks need, from its `config.json`.
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
 pub struct TargetFacts {
     /// Where the facts come from (a path, or a built-in table's name).
     pub source: String,
@@ -701,6 +746,8 @@ pub struct TargetFacts {
     pub pad_token_id: Option<u64>,
     /// The context length the target was built for.
     pub max_position_embeddings: Option<u64>,
+    /// The target's rotary embedding (base and scaling), when its config declares one.
+    pub rope: Option<RopeFacts>,
     /// The target's `architectures` (top level).
     pub architectures: Vec<String>,
     /// The target's `quantization_config`, when it has one (`None` = not quantized).
@@ -777,6 +824,12 @@ impl TargetFacts {
             },
             pad_token_id: pick("pad_token_id").and_then(Node::as_u64),
             max_position_embeddings,
+            // The text model's rotary embedding where it has one (Qwen3.5 keeps it in
+            // `text_config.rope_parameters`), else the root's.
+            rope: text
+                .as_ref()
+                .and_then(|(_, t)| RopeFacts::read(t))
+                .or_else(|| RopeFacts::read(root)),
             architectures: architectures(root),
             quantization: QuantFacts::from_root(root),
             origins,
@@ -815,6 +868,28 @@ mod tests {
 
     fn cfg(text: &str) -> ConfigFile {
         parse(FsPath::new("config.json"), text.as_bytes()).unwrap()
+    }
+
+    /// One rotary embedding in both layouts reads the same; `"default"` is no scaling.
+    #[test]
+    fn rope_reads_both_layouts() {
+        let flat = cfg(r#"{"rope_theta": 1e6, "rope_scaling": {"type": "yarn", "factor": 4}}"#);
+        let nested = cfg(
+            r#"{"rope_parameters": {"rope_type": "yarn", "rope_theta": 1000000, "factor": 4.0}}"#,
+        );
+        let a = RopeFacts::read(flat.root()).unwrap();
+        assert_eq!(Some(a.clone()), RopeFacts::read(nested.root()));
+        assert_eq!(
+            (a.theta, a.scaling.as_deref(), a.factor),
+            (Some(1e6), Some("yarn"), Some(4.0))
+        );
+        let plain = cfg(r#"{"rope_parameters": {"rope_type": "default", "rope_theta": 1e4}}"#);
+        let p = RopeFacts::read(plain.root()).unwrap();
+        assert_eq!((p.theta, p.scaling, p.factor), (Some(1e4), None, None));
+        assert_eq!(
+            RopeFacts::read(cfg(r#"{"rope_scaling": null}"#).root()),
+            None
+        );
     }
 
     #[test]

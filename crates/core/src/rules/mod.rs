@@ -32,6 +32,7 @@ pub use crate::family;
 pub mod layers;
 pub mod mask;
 pub mod mtp;
+pub mod positions;
 pub mod profile;
 pub mod quant;
 pub mod shape;
@@ -181,6 +182,7 @@ pub fn all_rules() -> Vec<&'static Rule> {
         export::RULES,
         profile::RULES,
         mtp::RULES,
+        positions::RULES,
     ]
     .into_iter()
     .flatten()
