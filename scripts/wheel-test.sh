@@ -8,11 +8,11 @@
 # README's main job run through the installed `dflash-check` and through `python -m
 # dflash_check`; each must exit 1 and print the repair command.
 #
-# The binary is built with the dev profile (`--profile dev`): a release build takes tens of
-# minutes on this machine, the wheel's packaging, tag and glibc symbols do not depend on the
+# The binary is built with the dev profile (`--profile dev`): a release build costs minutes more
+# on every cold run, and the wheel's packaging, tag and glibc symbols do not depend on the
 # profile. `--zig` builds for an explicit target, so the crates are compiled once more into
-# target/x86_64-unknown-linux-gnu/debug (cold: about 9 min wall on the shared 2-core machine;
-# warm: a relink). The wheels go to target/wheel-test/ (dev-profile wheels carry the release's
+# target/x86_64-unknown-linux-gnu/debug (warm: a relink; the measured cold and warm times are in
+# docs/install.md). The wheels go to target/wheel-test/ (dev-profile wheels carry the release's
 # file name: they live only there, never in target/wheels/, which belongs to the user's own
 # `maturin build`); scripts/pre-commit-mirror-test.sh and scripts/action-test.sh use them.
 # Needs the venv .venv-hf (scripts/olah-setup.sh or scripts/acceptance-setup.sh makes it).

@@ -327,10 +327,12 @@ impl Pipeline {
         };
         match resolver.hub_authority(&repo, chosen.matched_by.clone()) {
             Ok(a) => a,
-            // Offline, gated, unreachable, or settings that cannot be resolved: say so.
+            // Offline, gated, unreachable, or settings that cannot be resolved: say so, the
+            // conclusion first (doctor's human report cuts a line at 150 characters, and the
+            // reason, a Hub error, is long).
             Err(e) => {
                 not_checked.push(format!(
-                    "diff: the authority was not read from the Hub ({}); compared with the built-in snapshot",
+                    "diff: compared with the built-in snapshot, not the live Hub, which was not read ({})",
                     e.message
                 ));
                 chosen
