@@ -23,7 +23,7 @@ fn corpus(test: &str) -> Option<PathBuf> {
     let Some(dir) = std::env::var_os(ENV).filter(|v| !v.is_empty()) else {
         let _ = writeln!(
             std::io::stderr(),
-            "{test}: skipped: set {ENV} to the shared reference folder (../shared/reference)"
+            "{test}: skipped: set {ENV} to the folder of published reference files (.ci/run sets it)"
         );
         return None;
     };
