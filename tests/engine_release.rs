@@ -266,3 +266,82 @@ fn a_launch_line_sets_what_lint_flags_set() {
     assert_eq!(run_at(&[]).as_deref(), Some("warning"));
     drop(dir);
 }
+
+/// `launch --format json --engine vllm@X -- vllm serve TARGET SWITCHES --speculative-config SPEC`:
+/// whether `engine-unsupported` fires, and its message.
+fn async_verdict(release: &str, switches: &[&str], spec: &str) -> (i32, Option<String>) {
+    let target = "tests/fixtures/mtp-targets/qwen3.5-27b";
+    let mut args = vec!["launch", "--format", "json"];
+    if !release.is_empty() {
+        args.extend_from_slice(&["--engine", release]);
+    }
+    args.extend_from_slice(&["--", "vllm", "serve", target]);
+    args.extend_from_slice(switches);
+    args.extend_from_slice(&["--speculative-config", spec]);
+    let (code, out, err) = run(Path::new(env!("CARGO_MANIFEST_DIR")), &args);
+    let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out} {err}"));
+    let message = codes(&report)
+        .iter()
+        .any(|(c, _)| c == "engine-unsupported")
+        .then(|| finding(&report, "engine-unsupported")["message"].to_string());
+    (code, message)
+}
+
+#[test]
+fn async_scheduling_asked_for_is_judged_by_the_release_that_serves_the_line() {
+    const ON: &[&str] = &["--async-scheduling"];
+    let ngram = r#"{"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4}"#;
+    // Up to 0.32 vLLM refuses an explicit --async-scheduling with ngram; 0.33's V2 runner runs it.
+    let (code, message) = async_verdict("vllm@0.30", ON, ngram);
+    assert_eq!(code, 1);
+    let message = message.expect("engine-unsupported at 0.30");
+    assert!(message.contains("--async-scheduling"), "{message}");
+    assert!(message.contains("0.33 and later"), "{message}");
+    assert_eq!(async_verdict("vllm@0.33", ON, ngram).1, None);
+    // Release not known: the window's refusing releases named.
+    let (code, message) = async_verdict("", ON, ngram);
+    assert_eq!(code, 1);
+    assert!(message.unwrap().contains("0.28–0.32"));
+    // Not asked for (or undone by a later switch): vLLM turns it off itself.
+    assert_eq!(async_verdict("vllm@0.30", &[], ngram).1, None);
+    let undone = ["--async-scheduling", "--no-async-scheduling"];
+    assert_eq!(async_verdict("vllm@0.30", &undone, ngram).1, None);
+    // EAGLE's kind (here the target's own MTP head) is scheduled asynchronously everywhere.
+    let mtp = r#"{"method": "mtp", "num_speculative_tokens": 1}"#;
+    assert_eq!(async_verdict("vllm@0.30", ON, mtp).1, None);
+    assert_eq!(async_verdict("", ON, mtp).1, None);
+    // suffix: refused up to 0.33 (its V1 fallback), accepted on 0.34.
+    let suffix = r#"{"method": "suffix", "num_speculative_tokens": 8}"#;
+    assert!(async_verdict("vllm@0.33", ON, suffix).1.is_some());
+    assert_eq!(async_verdict("vllm@0.34", ON, suffix).1, None);
+    // An unpadded drafter batch: refused up to 0.32 whatever the method, not on 0.33's V2 runner.
+    let unpadded =
+        r#"{"method": "mtp", "num_speculative_tokens": 1, "disable_padded_drafter_batch": true}"#;
+    let message = async_verdict("vllm@0.32", ON, unpadded)
+        .1
+        .expect("0.32 refuses it");
+    assert!(
+        message.contains("disable_padded_drafter_batch"),
+        "{message}"
+    );
+    assert_eq!(async_verdict("vllm@0.33", ON, unpadded).1, None);
+}
+
+#[test]
+fn async_scheduling_in_a_compose_file_is_judged_at_its_image() {
+    let dir = tempfile::tempdir().unwrap();
+    let compose = |tag: &str| {
+        format!(
+            "services:\n  vllm:\n    image: vllm/vllm-openai:{tag}\n    command: >\n      \
+             Qwen/Qwen3-8B --async-scheduling --speculative-config \
+             '{{\"method\": \"ngram\", \"num_speculative_tokens\": 4, \"prompt_lookup_max\": 4}}'\n"
+        )
+    };
+    fs::write(dir.path().join("compose.yaml"), compose("v0.29.0")).unwrap();
+    let (code, out, err) = run(dir.path(), &["launch", "--file", "compose.yaml"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("error[engine-unsupported]"), "{out}");
+    fs::write(dir.path().join("compose.yaml"), compose("v0.34.0")).unwrap();
+    let (_, out, err) = run(dir.path(), &["launch", "--file", "compose.yaml"]);
+    assert!(!out.contains("engine-unsupported"), "{out}{err}");
+}

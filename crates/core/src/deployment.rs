@@ -96,6 +96,10 @@ pub struct Deployment {
     pub default_chat_template_kwargs: Option<String>,
     /// The environment the engine starts with; `None`: not known (lint's flags).
     pub env: Option<Vec<(String, String)>>,
+    /// The switch that asks for async scheduling explicitly (engines that take one); `None`:
+    /// not asked for, so the engine decides (vLLM turns it off where the method cannot have it).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub async_scheduling: Option<&'static str>,
     /// The command's text, to point findings at a line and column of the input file.
     #[serde(skip)]
     pub command: Option<CommandText>,
@@ -119,6 +123,7 @@ impl Deployment {
             chat_template: None,
             default_chat_template_kwargs: None,
             env: None,
+            async_scheduling: None,
             command: None,
         }
     }
@@ -158,6 +163,7 @@ impl Deployment {
         if settings.draft_tensor_parallel.is_some() {
             self.tensor_parallel.draft = settings.draft_tensor_parallel;
         }
+        self.async_scheduling = settings.async_scheduling;
     }
 
     /// Whether the deployment serves the target's own MTP head, as its engine reads its

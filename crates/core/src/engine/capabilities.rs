@@ -11,6 +11,7 @@ use super::Engine;
 pub const COMPLETE: &[(Engine, What<'static>)] = &[
     (Engine::Vllm, What::DrafterArchitecture("")),
     (Engine::Vllm, What::Method("")),
+    (Engine::Vllm, What::AsyncScheduling("")),
     (Engine::LlamaCpp, What::DraftMtpArchitecture("")),
     (Engine::Trtllm, What::Method("")),
 ];
@@ -154,6 +155,54 @@ pub const ROWS: &[Capability] = &[
     cap(Engine::Vllm, What::Method("step3p5_mtp"), None, None, "engine-unsupported"),
     cap(Engine::Vllm, What::Method("step5_mtp"), Some((0, 33, 0)), None, "engine-unsupported"),
     cap(Engine::Vllm, What::Method("suffix"), None, None, "engine-unsupported"),
+    // vLLM with async scheduling asked for (`--async-scheduling`): the methods `VllmConfig.__post_init__`
+    // lets start with it (vllm/config/vllm.py, read in every wheel from 0.25.1 to 0.34.0). EAGLE's
+    // kind (`EagleModelTypes`: eagle, eagle3, extract_hidden_states, every MTP type, dflash),
+    // ngram_gpu, draft_model and dspark at every release (a method a release does not have is the
+    // method rows' to refuse); ngram from 0.33, whose V2 runner (the default) runs it and where only
+    // the V1 runner refuses; suffix from 0.34, the first without a V1 runner (0.33 falls back to V1
+    // for it). medusa, mlp_speculator and custom_class: refused at every release that has them.
+    cap(Engine::Vllm, What::AsyncScheduling("eagle"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("eagle3"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("extract_hidden_states"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("dflash"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("dspark"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("draft_model"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("ngram_gpu"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("bailing_hybrid_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("bailing_hybrid_v3_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("deepseek_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("dots3_note_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("ernie_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("exaone4_5_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("exaone_moe_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("gemma4_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("glm4_moe_lite_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("glm4_moe_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("glm5_next_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("glm_ocr_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("hy_v3_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("hy_v4_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("inkling_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("kimi_k3_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("longcat_flash_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("mimo_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("mimo_v2_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("minimax_m3_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("nemotron3_5_transcribe_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("nemotron_h_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("pangu_ultra_moe_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("qwen3_5_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("qwen3_next_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("qwen4_exp_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("step3p5_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("step5_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("ngram"), Some((0, 33, 0)), None, "engine-unsupported"),
+    cap(Engine::Vllm, What::AsyncScheduling("suffix"), Some((0, 34, 0)), None, "engine-unsupported"),
+    // ... and with `disable_padded_drafter_batch: true`: refused up to 0.32 whatever the runner; from
+    // 0.33 only on the V1 runner (which the method rows' suffix and custom_class fall back to).
+    cap(Engine::Vllm, What::AsyncSchedulingUnpaddedDrafts, Some((0, 33, 0)), None, "engine-unsupported"),
     // SGLang's --speculative-algorithm names (SpeculativeAlgorithm), read at 0.5.10 to 0.5.23:
     // a first release between two read is the later one (DFLASH: after 0.5.10, by 0.5.12).
     cap(Engine::Sglang, What::Method("DFLASH"), Some((0, 5, 12)), None, "engine-unsupported"),

@@ -26,12 +26,29 @@ pub enum What<'a> {
     /// It maps ids between a draft model's tokenizer and the target's when the speculative
     /// config sets `use_heterogeneous_vocab`.
     HeterogeneousVocab,
+    /// It starts with async scheduling asked for explicitly (vLLM's `--async-scheduling`) and
+    /// this speculative method; without the flag it only turns async scheduling off.
+    AsyncScheduling(&'a str),
+    /// It starts with async scheduling asked for explicitly and the speculative config's
+    /// `disable_padded_drafter_batch: true`.
+    AsyncSchedulingUnpaddedDrafts,
 }
 
 impl What<'_> {
     /// Whether two facts are of one kind (the same variant).
     fn kind_of(self, other: What) -> bool {
         std::mem::discriminant(&self) == std::mem::discriminant(&other)
+    }
+
+    /// What to do when the release that serves the line lacks the fact.
+    pub fn remedy(self) -> &'static str {
+        match self {
+            What::AsyncScheduling(_) | What::AsyncSchedulingUnpaddedDrafts => {
+                "drop --async-scheduling (the engine then turns async scheduling off itself), or serve \
+                 the line with a release that has it"
+            }
+            _ => "serve the line with a release that has it",
+        }
     }
 
     /// How the fact reads after "does not": `register the drafter architecture X`.
@@ -43,6 +60,13 @@ impl What<'_> {
             What::NullLayerIdsAbsent => "read a null target_layer_ids as absent".to_string(),
             What::HeterogeneousVocab => {
                 "map ids between two tokenizers (use_heterogeneous_vocab)".to_string()
+            }
+            What::AsyncScheduling(m) => {
+                format!("schedule asynchronously (--async-scheduling) with the method {m:?}")
+            }
+            What::AsyncSchedulingUnpaddedDrafts => {
+                "schedule asynchronously (--async-scheduling) with disable_padded_drafter_batch"
+                    .to_string()
             }
         }
     }

@@ -60,6 +60,9 @@ pub struct Settings {
     pub attention_backends: Option<AttentionBackends>,
     /// The drafter's own tensor-parallel size (vLLM's `draft_tensor_parallel_size`).
     pub draft_tensor_parallel: Option<u64>,
+    /// The switch that asks for async scheduling explicitly, when the line's last word on it
+    /// does (vLLM's `--async-scheduling`, not undone by a later `--no-async-scheduling`).
+    pub async_scheduling: Option<&'static str>,
 }
 
 /// The code specific to one engine.

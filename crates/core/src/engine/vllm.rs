@@ -21,6 +21,21 @@ pub const SPECULATIVE_CONFIG: &str = "--speculative-config";
 pub const TENSOR_PARALLEL_SIZE: &str = "--tensor-parallel-size";
 /// The batch's token budget.
 pub const MAX_NUM_BATCHED_TOKENS: &str = "--max-num-batched-tokens";
+/// Async scheduling asked for, and refused (argparse's `BooleanOptionalAction`: the last wins).
+const ASYNC_SCHEDULING: &str = "--async-scheduling";
+const NO_ASYNC_SCHEDULING: &str = "--no-async-scheduling";
+
+/// The switch that asks for async scheduling, when the line's last word on it does. Without
+/// either switch vLLM decides itself and turns it off, with a warning, for a method it cannot
+/// schedule asynchronously; asked for, it refuses to start instead (`VllmConfig.__post_init__`).
+fn async_scheduling(launch: &Launch) -> Option<&'static str> {
+    let last = launch
+        .flags
+        .iter()
+        .rev()
+        .find(|f| f.name == ASYNC_SCHEDULING || f.name == NO_ASYNC_SCHEDULING)?;
+    (last.name == ASYNC_SCHEDULING).then_some(ASYNC_SCHEDULING)
+}
 
 impl EngineCode for Vllm {
     fn read(&self, launch: &mut Launch) -> Result<()> {
@@ -74,7 +89,10 @@ impl EngineCode for Vllm {
     }
 
     fn settings(&self, launch: &Launch) -> Settings {
-        self.lint_settings(launch.speculative_config.as_ref(), None)
+        Settings {
+            async_scheduling: async_scheduling(launch),
+            ..self.lint_settings(launch.speculative_config.as_ref(), None)
+        }
     }
 
     fn lint_settings(

@@ -10,6 +10,7 @@ use crate::diagnostic::codes::DeploymentCode;
 use crate::diagnostic::{CodeInfo, Severity};
 use crate::engine::{Capabilities, Holds, What};
 use crate::json::{Node, Path};
+use serde_json::Value;
 
 pub(super) const ENGINE_UNSUPPORTED: Rule = Rule {
     code: DeploymentCode::EngineUnsupported,
@@ -22,7 +23,14 @@ for llama.cpp's draft-mtp, target architectures; the engine table records them b
 SGLang's algorithms from 0.5.10 to 0.5.23, llama.cpp's draft-mtp graphs at b11312). A release without what \
 the deployment needs refuses it at start-up: vLLM 0.27 on a DFlash2DraftModel drafter (the architecture is \
 registered from 0.28.0), a method a release does not know (vLLM's config validation, SGLang's \"Unknown \
-speculative algorithm\"), draft-mtp on a target architecture llama.cpp has no MTP graph for. With the release \
+speculative algorithm\"), draft-mtp on a target architecture llama.cpp has no MTP graph for, and vLLM asked \
+for async scheduling (`--async-scheduling`) with a method the release cannot schedule asynchronously: up to \
+0.32 it refuses every method but EAGLE/EAGLE-3/MTP/DFlash/DSpark/draft_model/ngram_gpu (ngram, medusa, \
+mlp_speculator, suffix, custom_class: \"Currently, async scheduling is only supported with EAGLE/MTP/Draft \
+Model/NGram GPU/DSpark kind of speculative decoding\") and an unpadded drafter batch \
+(`disable_padded_drafter_batch`); 0.33 refuses them only on the V1 runner, which it falls back to for suffix \
+and custom_class; 0.34, whose only runner is V2, refuses none. Without the switch vLLM turns async \
+scheduling off itself, with a warning. With the release \
 known (--engine vllm@0.27, an image tag, the pin file, the server) the rule judges that release; without it, \
 every release of the engine's default window, naming those that refuse. Block drafters (DFlash, DFlash2, \
 DSpark) are judged by architecture: vLLM loads them by the name in `architectures` (rewriting only a few: a \
@@ -82,6 +90,29 @@ fn needed<'c>(cx: &Cx<'c>) -> Vec<(What<'c>, At<'static>, String)> {
             ));
         }
     }
+    // Async scheduling asked for explicitly: the release must schedule the method (and the
+    // speculative config's unpadded drafter batch) asynchronously, or it refuses to start.
+    if let Some(flag) = cx.deployment.async_scheduling {
+        let at = || At {
+            flag,
+            anchor: (None, flag),
+            field: None,
+        };
+        if let Some(m) = cx.deployment.method.as_ref() {
+            out.push((
+                What::AsyncScheduling(&m.name),
+                at(),
+                format!("{flag} with the method {:?}", m.name),
+            ));
+        }
+        if cx.deployment.spec("disable_padded_drafter_batch") == Some(&Value::Bool(true)) {
+            out.push((
+                What::AsyncSchedulingUnpaddedDrafts,
+                at(),
+                format!("{flag} with disable_padded_drafter_batch"),
+            ));
+        }
+    }
     out
 }
 
@@ -112,7 +143,8 @@ fn engine_unsupported(cx: &mut Cx) {
             ),
         };
         let message = format!(
-            "{which}: the engine refuses {said} at start-up; serve the line with a release that has it"
+            "{which}: the engine refuses {said} at start-up; {}",
+            what.remedy()
         );
         cx.emit(Severity::Error, at, message, None);
     }
