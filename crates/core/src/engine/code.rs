@@ -88,18 +88,26 @@ pub trait EngineCode: Sync {
     /// the line shows why (an older spelling of the flags).
     fn no_speculation(&self, launch: &Launch) -> (&'static str, Option<&'static str>);
 
-    /// The deployment settings the line states.
-    fn settings(&self, launch: &Launch) -> Settings;
+    /// The deployment settings the line states: by default what its speculative config states,
+    /// read as lint's flags are.
+    fn settings(&self, launch: &Launch) -> Settings {
+        self.lint_settings(launch.speculative_config.as_ref(), None)
+    }
 
     /// The deployment settings lint's flags state (`--speculative-config`, `--num-draft-tokens`).
     fn lint_settings(
         &self,
         speculative_config: Option<&Map<String, Value>>,
         num_draft_tokens: Option<u64>,
-    ) -> Settings;
+    ) -> Settings {
+        let _ = (speculative_config, num_draft_tokens);
+        Settings::default()
+    }
 
     /// What lint reads of the line: its speculative config and its draft tokens.
-    fn lint_flags(&self, launch: &Launch) -> (Option<Value>, Option<u64>);
+    fn lint_flags(&self, _launch: &Launch) -> (Option<Value>, Option<u64>) {
+        (None, None)
+    }
 
     /// The header's `spec` line: the method, K and the other speculative settings as written.
     fn spec_line(&self, launch: &Launch) -> String;

@@ -2,9 +2,7 @@
 //! target by `--model` (or its first positional word), a draft model by `--draftmodel`, the
 //! target's own MTP head by `--usemtp`, K by `--draftamount`.
 
-use serde_json::{Map, Value};
-
-use super::code::{EngineCode, Method, Settings};
+use super::code::{EngineCode, Method};
 use super::command::Launch;
 use crate::family::FamilySpec;
 use crate::Result;
@@ -45,18 +43,6 @@ impl EngineCode for Koboldcpp {
 
     fn no_speculation(&self, _launch: &Launch) -> (&'static str, Option<&'static str>) {
         ("no --draftmodel and no --usemtp", None)
-    }
-
-    fn settings(&self, _launch: &Launch) -> Settings {
-        Settings::default()
-    }
-
-    fn lint_settings(&self, _: Option<&Map<String, Value>>, _: Option<u64>) -> Settings {
-        Settings::default()
-    }
-
-    fn lint_flags(&self, _launch: &Launch) -> (Option<Value>, Option<u64>) {
-        (None, None)
     }
 
     fn spec_line(&self, l: &Launch) -> String {

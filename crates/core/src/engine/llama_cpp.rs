@@ -4,9 +4,7 @@
 //! list) or inferred from the draft's metadata. Its method is judged by its own launch rules
 //! (`launch::rules::llama`), not by the deployment rules.
 
-use serde_json::{Map, Value};
-
-use super::code::{EngineCode, Method, Settings};
+use super::code::{EngineCode, Method};
 use super::command::Launch;
 use crate::family::FamilySpec;
 use crate::Result;
@@ -104,19 +102,9 @@ impl EngineCode for LlamaCpp {
         ("no -md/--spec-draft-model and no --spec-type", None)
     }
 
-    /// llama.cpp's method is a list of types, judged by its own launch rules; the deployment
-    /// rules' settings are vLLM's and SGLang's.
-    fn settings(&self, _launch: &Launch) -> Settings {
-        Settings::default()
-    }
-
-    fn lint_settings(&self, _: Option<&Map<String, Value>>, _: Option<u64>) -> Settings {
-        Settings::default()
-    }
-
-    fn lint_flags(&self, _launch: &Launch) -> (Option<Value>, Option<u64>) {
-        (None, None)
-    }
+    // settings, lint_settings, lint_flags: the trait's (none). llama.cpp's method is a list of
+    // types, judged by its own launch rules; the deployment rules' settings are vLLM's and
+    // SGLang's.
 
     fn spec_line(&self, l: &Launch) -> String {
         let types = self

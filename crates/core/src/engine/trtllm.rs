@@ -119,10 +119,6 @@ impl EngineCode for Trtllm {
         }
     }
 
-    fn settings(&self, launch: &Launch) -> Settings {
-        self.lint_settings(launch.speculative_config.as_ref(), None)
-    }
-
     fn lint_settings(&self, spec: Option<&Map<String, Value>>, _: Option<u64>) -> Settings {
         Settings {
             method: spec
