@@ -345,3 +345,45 @@ fn async_scheduling_in_a_compose_file_is_judged_at_its_image() {
     let (_, out, err) = run(dir.path(), &["launch", "--file", "compose.yaml"]);
     assert!(!out.contains("engine-unsupported"), "{out}{err}");
 }
+
+/// `launch --engine vllm@X -- VLLM_USE_V2_MODEL_RUNNER=VALUE vllm serve TARGET --speculative-config
+/// SPEC`: whether `engine-unsupported` fires.
+fn v2_runner_refused(release: &str, value: &str, spec: &str) -> bool {
+    let target = "tests/fixtures/mtp-targets/qwen3.5-27b";
+    let var = format!("VLLM_USE_V2_MODEL_RUNNER={value}");
+    let mut args = vec!["launch", "--format", "json"];
+    if !release.is_empty() {
+        args.extend_from_slice(&["--engine", release]);
+    }
+    args.extend_from_slice(&["--", &var, "vllm", "serve", target]);
+    args.extend_from_slice(&["--speculative-config", spec]);
+    let (_, out, err) = run(Path::new(env!("CARGO_MANIFEST_DIR")), &args);
+    let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out} {err}"));
+    codes(&report)
+        .iter()
+        .any(|(c, _)| c == "engine-unsupported")
+}
+
+#[test]
+fn the_v2_runner_asked_for_is_judged_by_the_methods_each_release_runs_on_it() {
+    let ngram = r#"{"method": "ngram", "num_speculative_tokens": 4, "prompt_lookup_max": 4}"#;
+    let mtp = r#"{"method": "mtp", "num_speculative_tokens": 1}"#;
+    let suffix = r#"{"method": "suffix", "num_speculative_tokens": 8}"#;
+    // ngram runs on V2 from 0.32; asked for before, vLLM refuses to start.
+    assert!(v2_runner_refused("vllm@0.30", "1", ngram));
+    assert!(!v2_runner_refused("vllm@0.32", "1", ngram));
+    assert!(
+        v2_runner_refused("", "1", ngram),
+        "the window holds 0.28-0.31"
+    );
+    // Not asked for (0 is the V1 runner; vLLM then runs ngram there).
+    assert!(!v2_runner_refused("vllm@0.30", "0", ngram));
+    // MTP runs on V2 at every release; suffix only from 0.34, the first without V1.
+    assert!(!v2_runner_refused("", "1", mtp));
+    assert!(v2_runner_refused("vllm@0.33", "1", suffix));
+    assert!(!v2_runner_refused("vllm@0.34", "1", suffix));
+    // A method vLLM up to 0.33 replaces by the draft's name (draft_model, "dflash" in the name:
+    // DFlash, which V2 runs) is method-overridden-by-name's to judge, not refused here.
+    let renamed = r#"{"method": "draft_model", "model": "z-lab/Qwen3-8B-DFlash-b16", "num_speculative_tokens": 4}"#;
+    assert!(!v2_runner_refused("vllm@0.30", "1", renamed));
+}

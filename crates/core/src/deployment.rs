@@ -100,6 +100,9 @@ pub struct Deployment {
     /// not asked for, so the engine decides (vLLM turns it off where the method cannot have it).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub async_scheduling: Option<&'static str>,
+    /// The environment variable that asks for the V2 model runner explicitly (vLLM), when set.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub v2_runner: Option<&'static str>,
     /// The command's text, to point findings at a line and column of the input file.
     #[serde(skip)]
     pub command: Option<CommandText>,
@@ -124,6 +127,7 @@ impl Deployment {
             default_chat_template_kwargs: None,
             env: None,
             async_scheduling: None,
+            v2_runner: None,
             command: None,
         }
     }
@@ -164,6 +168,7 @@ impl Deployment {
             self.tensor_parallel.draft = settings.draft_tensor_parallel;
         }
         self.async_scheduling = settings.async_scheduling;
+        self.v2_runner = settings.v2_runner;
     }
 
     /// Whether the deployment serves the target's own MTP head, as its engine reads its

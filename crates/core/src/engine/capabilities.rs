@@ -12,6 +12,7 @@ pub const COMPLETE: &[(Engine, What<'static>)] = &[
     (Engine::Vllm, What::DrafterArchitecture("")),
     (Engine::Vllm, What::Method("")),
     (Engine::Vllm, What::AsyncScheduling("")),
+    (Engine::Vllm, What::V2Runner("")),
     (Engine::LlamaCpp, What::DraftMtpArchitecture("")),
     (Engine::Trtllm, What::Method("")),
 ];
@@ -203,6 +204,50 @@ pub const ROWS: &[Capability] = &[
     // ... and with `disable_padded_drafter_batch: true`: refused up to 0.32 whatever the runner; from
     // 0.33 only on the V1 runner (which the method rows' suffix and custom_class fall back to).
     cap(Engine::Vllm, What::AsyncSchedulingUnpaddedDrafts, Some((0, 33, 0)), None, "engine-unsupported"),
+    // vLLM with the V2 model runner asked for (`VLLM_USE_V2_MODEL_RUNNER=1`): the methods
+    // `_validate_v2_model_runner` lets start on it (vllm/config/vllm.py, 0.25.1 to 0.33.0; 0.34.0
+    // has no other runner). eagle, eagle3, dflash, dspark and mtp (every MTP type, which vLLM
+    // renames mtp) at every release; extract_hidden_states from 0.29, draft_model from 0.31,
+    // ngram and ngram_gpu from 0.32, suffix from 0.34; medusa, mlp_speculator and custom_class
+    // at no release that has them.
+    cap(Engine::Vllm, What::V2Runner("eagle"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("eagle3"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("dflash"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("dspark"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("bailing_hybrid_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("bailing_hybrid_v3_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("deepseek_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("dots3_note_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("ernie_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("exaone4_5_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("exaone_moe_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("gemma4_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("glm4_moe_lite_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("glm4_moe_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("glm5_next_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("glm_ocr_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("hy_v3_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("hy_v4_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("inkling_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("kimi_k3_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("longcat_flash_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("mimo_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("mimo_v2_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("minimax_m3_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("nemotron3_5_transcribe_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("nemotron_h_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("pangu_ultra_moe_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("qwen3_5_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("qwen3_next_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("qwen4_exp_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("step3p5_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("step5_mtp"), None, None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("extract_hidden_states"), Some((0, 29, 0)), None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("draft_model"), Some((0, 31, 0)), None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("ngram"), Some((0, 32, 0)), None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("ngram_gpu"), Some((0, 32, 0)), None, "engine-unsupported"),
+    cap(Engine::Vllm, What::V2Runner("suffix"), Some((0, 34, 0)), None, "engine-unsupported"),
     // SGLang's --speculative-algorithm names (SpeculativeAlgorithm), read at 0.5.10 to 0.5.23:
     // a first release between two read is the later one (DFLASH: after 0.5.10, by 0.5.12).
     cap(Engine::Sglang, What::Method("DFLASH"), Some((0, 5, 12)), None, "engine-unsupported"),

@@ -32,6 +32,9 @@ pub enum What<'a> {
     /// It starts with async scheduling asked for explicitly and the speculative config's
     /// `disable_padded_drafter_batch: true`.
     AsyncSchedulingUnpaddedDrafts,
+    /// Its V2 model runner, asked for explicitly (vLLM's `VLLM_USE_V2_MODEL_RUNNER=1`), runs
+    /// this speculative method.
+    V2Runner(&'a str),
 }
 
 impl What<'_> {
@@ -45,6 +48,10 @@ impl What<'_> {
         match self {
             What::AsyncScheduling(_) | What::AsyncSchedulingUnpaddedDrafts => {
                 "drop --async-scheduling (the engine then turns async scheduling off itself), or serve \
+                 the line with a release that has it"
+            }
+            What::V2Runner(_) => {
+                "unset VLLM_USE_V2_MODEL_RUNNER (the engine then picks the runner itself), or serve \
                  the line with a release that has it"
             }
             _ => "serve the line with a release that has it",
@@ -64,6 +71,9 @@ impl What<'_> {
             What::AsyncScheduling(m) => {
                 format!("schedule asynchronously (--async-scheduling) with the method {m:?}")
             }
+            What::V2Runner(m) => format!(
+                "run the method {m:?} on the V2 model runner it was asked for (VLLM_USE_V2_MODEL_RUNNER=1)"
+            ),
             What::AsyncSchedulingUnpaddedDrafts => {
                 "schedule asynchronously (--async-scheduling) with disable_padded_drafter_batch"
                     .to_string()

@@ -63,6 +63,9 @@ pub struct Settings {
     /// The switch that asks for async scheduling explicitly, when the line's last word on it
     /// does (vLLM's `--async-scheduling`, not undone by a later `--no-async-scheduling`).
     pub async_scheduling: Option<&'static str>,
+    /// The environment variable that asks for the engine's newer model runner explicitly, when
+    /// it does (vLLM's `VLLM_USE_V2_MODEL_RUNNER` set to a non-zero integer).
+    pub v2_runner: Option<&'static str>,
 }
 
 /// The code specific to one engine.

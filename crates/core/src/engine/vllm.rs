@@ -25,6 +25,17 @@ pub const MAX_NUM_BATCHED_TOKENS: &str = "--max-num-batched-tokens";
 const ASYNC_SCHEDULING: &str = "--async-scheduling";
 const NO_ASYNC_SCHEDULING: &str = "--no-async-scheduling";
 
+/// The variable that selects vLLM's model runner (0.25–0.33; 0.34 has only V2).
+const V2_RUNNER_VAR: &str = "VLLM_USE_V2_MODEL_RUNNER";
+
+/// The runner variable when it asks for V2: vLLM reads it as `bool(int(value))`
+/// (`envs.maybe_convert_bool`), so a non-zero integer.
+fn v2_runner(launch: &Launch) -> Option<&'static str> {
+    let value = launch.env_var(V2_RUNNER_VAR)?;
+    let asked = value.trim().parse::<i64>().is_ok_and(|n| n != 0);
+    asked.then_some(V2_RUNNER_VAR)
+}
+
 /// The switch that asks for async scheduling, when the line's last word on it does. Without
 /// either switch vLLM decides itself and turns it off, with a warning, for a method it cannot
 /// schedule asynchronously; asked for, it refuses to start instead (`VllmConfig.__post_init__`).
@@ -91,6 +102,7 @@ impl EngineCode for Vllm {
     fn settings(&self, launch: &Launch) -> Settings {
         Settings {
             async_scheduling: async_scheduling(launch),
+            v2_runner: v2_runner(launch),
             ..self.lint_settings(launch.speculative_config.as_ref(), None)
         }
     }

@@ -247,29 +247,28 @@ const BY_ARCHITECTURE: &[(&str, &str)] = &[
     ("Gemma4DSparkModel", "dspark"),
 ];
 
-/// A written vLLM method other than the four it keeps, and a draft name (or architecture) that
-/// makes vLLM pick another.
-fn method_overridden_by_name(cx: &mut Cx) {
+/// What vLLM up to 0.33 replaces the written method by, and why (`"dflash" in NAME`): a
+/// written method other than the four it keeps, with a draft name (or architecture) that
+/// picks another. Rules that judge the method by name skip such a line: it is this file's
+/// `method-overridden-by-name` to judge.
+pub(super) fn rewritten_by_name(cx: &Cx) -> Option<(String, &'static str)> {
     let d = cx.deployment;
-    let Some(method) = d
+    let method = d
         .method
         .as_ref()
-        .filter(|m| m.from == MethodFrom::SpeculativeConfig)
-    else {
-        return;
-    };
+        .filter(|m| m.from == MethodFrom::SpeculativeConfig)?;
     let written = method.name.as_str();
     if ["eagle", "eagle3", "dflash", "dspark"].contains(&written) {
-        return;
+        return None;
     }
     // The name vLLM reads: the draft `model`, else (mtp) the target's.
     let name = match d.spec("model").and_then(serde_json::Value::as_str) {
         Some(model) => model.to_string(),
         None if is_mtp_name(written) => match &d.target_name {
             Some(t) => t.clone(),
-            None => return,
+            None => return None,
         },
-        None => return,
+        None => return None,
     };
     let lower = name.to_ascii_lowercase();
     let by_name = BY_NAME.iter().find(|(s, _)| lower.contains(s));
@@ -277,16 +276,26 @@ fn method_overridden_by_name(cx: &mut Cx) {
         .drafter
         .map(|dr| crate::config::architectures(dr.root()))
         .unwrap_or_default();
-    let (trigger, becomes) = match by_name {
-        Some((s, m)) => (format!("\"{s}\" in `{name}`"), *m),
-        None => match BY_ARCHITECTURE
+    match by_name {
+        Some((s, m)) => Some((format!("\"{s}\" in `{name}`"), *m)),
+        None => BY_ARCHITECTURE
             .iter()
             .find(|(a, _)| architectures.iter().any(|x| x == a))
-        {
-            Some((a, m)) => (format!("the architecture {a}"), *m),
-            None => return,
-        },
+            .map(|(a, m)| (format!("the architecture {a}"), *m)),
+    }
+}
+
+/// A written vLLM method other than the four it keeps, and a draft name (or architecture) that
+/// makes vLLM pick another.
+fn method_overridden_by_name(cx: &mut Cx) {
+    let Some((trigger, becomes)) = rewritten_by_name(cx) else {
+        return;
     };
+    let written = cx
+        .deployment
+        .method
+        .as_ref()
+        .map_or("", |m| m.name.as_str());
     let Some(row) = cx.engine_severity() else {
         return;
     };

@@ -90,6 +90,23 @@ fn needed<'c>(cx: &Cx<'c>) -> Vec<(What<'c>, At<'static>, String)> {
             ));
         }
     }
+    // A method vLLM up to 0.33 replaces by the draft's name is judged by that rule, not here.
+    if super::mtp::rewritten_by_name(cx).is_some() {
+        return out;
+    }
+    // The V2 model runner asked for explicitly: the release must run the method on it, or it
+    // refuses to start ("Model Runner V2 does not yet support: speculative method …").
+    if let (Some(var), Some(m)) = (cx.deployment.v2_runner, cx.deployment.method.as_ref()) {
+        out.push((
+            What::V2Runner(&m.name),
+            At {
+                flag: "env",
+                anchor: (None, var),
+                field: None,
+            },
+            format!("{var}=1 with the method {:?}", m.name),
+        ));
+    }
     // Async scheduling asked for explicitly: the release must schedule the method (and the
     // speculative config's unpadded drafter batch) asynchronously, or it refuses to start.
     if let Some(flag) = cx.deployment.async_scheduling {
