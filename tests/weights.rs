@@ -217,6 +217,14 @@ const CASES: &[(&str, Option<&str>, &[&str], i32)] = &[
         &["weights-mtp-unquantized-one-engine"],
         0,
     ),
+    // compressed-tensors, the head's projections excluded one by one: SGLang up to 0.5.20
+    // matches the fused qkv_proj / gate_up_proj whole (sglang#35887).
+    (
+        "mtp-qwen35-ct-individual",
+        None,
+        &["weights-mtp-unquantized-one-engine"],
+        0,
+    ),
     // `model.layers.2` excludes DeepSeek's MTP layer under vLLM's name, not SGLang's.
     (
         "mtp-deepseek-awq-layer-index",
@@ -1140,6 +1148,50 @@ fn the_engine_decides_who_fails_a_one_engine_exclude_list() {
                 .find(|d| d["code"] == code)
                 .map(|d| d["severity"].as_str().unwrap().to_string());
             assert_eq!(got.as_deref(), want, "{case} {engine:?}");
+        }
+    }
+}
+
+/// Issue 41 (sglang#35887): a compressed-tensors Qwen3.5 head whose `ignore` lists q/k/v and
+/// gate/up one by one loads under vLLM and SGLang 0.5.21+, and loses its weights silently under
+/// SGLang up to 0.5.20, which matches the fused names whole.
+#[test]
+fn fused_mtp_projections_excluded_one_by_one_are_judged_by_the_sglang_release() {
+    let Some(fx) = fixtures("fused_mtp_projections") else {
+        return;
+    };
+    let dir = fx.join("cases").join("mtp-qwen35-ct-individual");
+    let dir = dir.to_str().unwrap();
+    let code = "weights-mtp-unquantized-one-engine";
+    for (engine, want, exit) in [
+        (None, Some("warning"), 0),
+        (Some("vllm"), None, 0),
+        (Some("sglang@0.5.20"), Some("error"), 1),
+        (Some("sglang@0.5.10"), Some("error"), 1),
+        (Some("sglang@0.5.21"), None, 0),
+        (Some("sglang"), None, 0),
+    ] {
+        let mut args = vec!["weights", dir, "--format", "json"];
+        if let Some(e) = engine {
+            args.extend(["--engine", e]);
+        }
+        let (status, report, err) = json_run(&args);
+        assert_eq!(status, exit, "{engine:?}: {err}");
+        let found = report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["code"] == code);
+        let got = found.map(|d| d["severity"].as_str().unwrap().to_string());
+        assert_eq!(got.as_deref(), want, "{engine:?}");
+        if let Some(d) = found {
+            let message = d["message"].as_str().unwrap();
+            for fused in [
+                "mtp.layers.0.self_attn.qkv_proj",
+                "mtp.layers.0.mlp.gate_up_proj",
+            ] {
+                assert!(message.contains(fused), "{message}");
+            }
         }
     }
 }

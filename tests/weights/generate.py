@@ -437,6 +437,21 @@ def awq_linear(name, out_f, in_f):
             name + ".scales": z(1, out_f)}
 
 
+def qwen35_ct_individual():
+    """A Qwen3.5 checkpoint quantized by compressed-tensors (packed projections in the trunk),
+    its MTP head's projections kept in BF16 one by one."""
+    t = {"model.language_model.embed_tokens.weight": z(VOCAB, H),
+         "model.language_model.layers.0.input_layernorm.weight": z(H),
+         "mtp.fc.weight": z(H, 2 * H), "mtp.layers.0.input_layernorm.weight": z(H), "mtp.norm.weight": z(H)}
+    for part, out_f, in_f in [("self_attn.q_proj", H, H), ("self_attn.k_proj", H, H), ("self_attn.v_proj", H, H),
+                              ("mlp.gate_proj", I, H), ("mlp.up_proj", I, H)]:
+        trunk = "model.language_model.layers.0." + part
+        t.update({trunk + ".weight_packed": z(out_f, in_f // 8, dtype=np.int32),
+                  trunk + ".weight_scale": z(out_f, in_f // 32)})
+        t["mtp.layers.0." + part + ".weight"] = z(out_f, in_f)
+    return t
+
+
 def qwen35_int4():
     """A Qwen3.5-MoE text checkpoint quantized by AWQ/GPTQ (one linear and one expert in the
     trunk), its MTP head kept in F16 as the quantizers that keep it store it."""
@@ -512,6 +527,12 @@ def mtp_cases(c):
                        ("mtp-qwen35-awq-empty", None)]:
         write_single(os.path.join(c, name),
                      cfg(QWEN35, quantization_config=dict(awq, modules_to_not_convert=keep)), qwen35_int4())
+    # Issue 41 (sglang#35887): compressed-tensors with the head's projections listed one by one
+    # in `ignore`; SGLang up to 0.5.20 matches the fused qkv_proj / gate_up_proj whole.
+    ct_individual = ["lm_head", "mtp.fc"] + [f"mtp.layers.0.self_attn.{p}_proj" for p in "qkv"] + \
+        [f"mtp.layers.0.mlp.{p}_proj" for p in ("gate", "up")]
+    write_single(os.path.join(c, "mtp-qwen35-ct-individual"),
+                 cfg(QWEN35, quantization_config=dict(qq, ignore=ct_individual)), qwen35_ct_individual())
     gptq = {"quant_method": "gptq", "bits": 4, "group_size": 128, "desc_act": False, "sym": True,
             "dynamic": {"-:.*mtp.*": {}}}
     write_single(os.path.join(c, "mtp-qwen35-gptq-dynamic"), cfg(QWEN35, quantization_config=gptq), qwen35_int4())

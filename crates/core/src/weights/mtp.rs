@@ -363,7 +363,7 @@ const MTP_UNQUANTIZED_ONE_ENGINE: Rule = Rule {
     code: WeightsCode::MtpUnquantizedOneEngine,
     info: CodeInfo {
         severity: Severity::Warning,
-        summary: "an MTP module stored in BF16 in an AWQ or GPTQ checkpoint that one of vLLM and SGLang builds quantized and the other does not",
+        summary: "an MTP module stored in BF16 that one engine (or release) builds quantized and another does not",
         explanation: "AWQ and GPTQ exclude lists are matched differently by vLLM 0.34.0 and SGLang 0.5.23 (see \
 weights-mtp-unquantized), so an MTP module stored unquantized can load under one engine and fail under the other: \
 SGLang names DeepSeek's MTP layer `model.decoder.*`, so an AWQ entry `model.layers.61` excludes it in vLLM only; \
@@ -371,8 +371,12 @@ vLLM fills an empty AWQ `modules_to_not_convert` or an absent GPTQ `modules_in_b
 checkpoint's dtypes and SGLang fills nothing; SGLang's gptq_marlin quantizes a MoE's experts whatever `dynamic` \
 says; SGLang builds Qwen3.5's `mtp.fc` as a plain linear, vLLM with the quant config. Where the module is quantized \
 its BF16 weight meets quantized parameters: a KeyError at load (vLLM's deepseek_mtp.py, SGLang's \
-deepseek_weight_loader.py) or, for Qwen3.5 in SGLang, the weights skipped. A warning, as the deployment's engine \
-decides: the message names the one that fails. Exclude it in a form both match, or quantize the head with the rest.",
+deepseek_weight_loader.py) or, for Qwen3.5 in SGLang, the weights skipped. compressed-tensors: a Qwen3.5 head \
+whose `ignore` lists its q/k/v and gate/up projections one by one loads under vLLM (every release read) and SGLang \
+0.5.21+, but SGLang 0.5.10–0.5.20 gives its MTP class no packed_modules_mapping, matches the fused `qkv_proj` / \
+`gate_up_proj` whole, builds them quantized and skips the BF16 shards: accept length 1.0 (sglang#35887), an error \
+at those releases. A warning without an engine, as the deployment's engine and release decide: the message names \
+the one that fails. Exclude it in a form both match, or quantize the head with the rest.",
     },
     applies: Applies::Any,
     needs: &[],
@@ -389,11 +393,94 @@ fn unquantized_because(build: &Build) -> Option<String> {
     }
 }
 
+/// ` (and N more of this MTP layer)` for a finding that stands for `count` modules.
+fn more_of_layer(count: usize) -> String {
+    match count {
+        0 | 1 => String::new(),
+        n => format!(" (and {} more of this MTP layer)", n - 1),
+    }
+}
+
+/// SGLang's fused MTP projections under compressed-tensors (sglang#35887): what each release
+/// builds for a head whose `ignore` lists q/k/v and gate/up one by one.
+const FUSED_BY_ENGINE: ByEngine = ByEngine {
+    case: Some("compressed-tensors, the MTP head's q/k/v or gate/up projections excluded one by one"),
+    no_engine: Some(Severity::Warning),
+    rows: &[
+        ReleaseRow {
+            engine: Engine::Sglang,
+            since: None,
+            until: Some((0, 5, 20)),
+            severity: Some(Severity::Error),
+            does: "gives Qwen3_5ForCausalLMMTP no packed_modules_mapping, so the fused qkv_proj / gate_up_proj is \
+matched whole, built quantized, and the BF16 shards skipped by load_weights (accept length 1.0, sglang#35887)",
+        },
+        ReleaseRow {
+            engine: Engine::Sglang,
+            since: Some((0, 5, 21)),
+            until: None,
+            severity: None,
+            does: "expands the fused names to their shards (packed_modules_mapping on the MTP class) and builds them \
+unquantized",
+        },
+    ],
+};
+
+/// A Qwen3.5 head whose projections compressed-tensors excludes one by one: vLLM and SGLang
+/// from 0.5.21 build them unquantized; SGLang up to 0.5.20 quantized, skipping the weights.
+fn fused_projections_skipped(cx: &mut Cx, h: &MtpHead, ex: &Exclusions) {
+    let found = per_layer(
+        h.modules
+            .iter()
+            .filter(|m| !m.quantized() && judged(h, m, ex))
+            .filter_map(|m| ex.sglang_fused_unexcluded(&m.name).map(|fused| (m, fused))),
+    );
+    for (m, _, count) in found {
+        // Every fused name of this layer, for the fix.
+        let mut fused: Vec<String> = h
+            .modules
+            .iter()
+            .filter(|o| o.layer == m.layer && !o.quantized() && judged(h, o, ex))
+            .filter_map(|o| ex.sglang_fused_unexcluded(&o.name))
+            .collect();
+        fused.dedup();
+        let fused = fused
+            .iter()
+            .map(|f| format!("`{f}`"))
+            .collect::<Vec<_>>()
+            .join(" and ");
+        let severity = match &cx.v.engine {
+            None => Severity::Warning,
+            Some(e) if e.engine.serves_as(Engine::Sglang) => match FUSED_BY_ENGINE.judge(Some(e)) {
+                Some(j) => j.severity,
+                None => continue,
+            },
+            Some(_) => continue,
+        };
+        let file = cx.v.headers.display_of(&m.shard);
+        let others = more_of_layer(count);
+        cx.emit_as(
+            severity,
+            &m.name,
+            &file,
+            format!(
+                "MTP module `{}` is stored unquantized{others} and `{}` excludes it by name, but SGLang up to 0.5.20 \
+                 builds the fused {fused} and matches those names whole: a quantized layer, the BF16 shards skipped \
+                 at load and the head drafting from uninitialised weights (accept length 1.0, sglang#35887); vLLM and \
+                 SGLang 0.5.21+ expand the fused names and load them; add {fused} (or a `re:` covering them) to `{}`, or \
+                 serve with SGLang 0.5.21 or later",
+                m.name, ex.key, ex.key,
+            ),
+        );
+    }
+}
+
 fn mtp_unquantized_one_engine(cx: &mut Cx) {
     let Some(h) = head(cx) else { return };
     let Some(ex) = cx.v.exclusions.as_ref() else {
         return;
     };
+    fused_projections_skipped(cx, h, ex);
     let found = per_layer(h.modules.iter().filter(|m| !m.quantized() && judged(h, m, ex)).filter_map(|m| {
         let prefix = layer_prefix(h, m);
         let (v, s) = ex.builds(&m.name, prefix.as_deref())?;
@@ -430,11 +517,7 @@ fn mtp_unquantized_one_engine(cx: &mut Cx) {
             Some(_) => continue,
         };
         let file = cx.v.headers.display_of(&m.shard);
-        let others = if count > 1 {
-            format!(" (and {} more of this MTP layer)", count - 1)
-        } else {
-            String::new()
-        };
+        let others = more_of_layer(count);
         cx.emit_as(
             severity,
             &m.name,
@@ -508,6 +591,7 @@ pub fn by_engine(code: WeightsCode) -> Option<&'static ByEngine> {
     match code {
         WeightsCode::MtpMissing => Some(&MTP_MISSING_BY_ENGINE),
         WeightsCode::MtpUnquantized => Some(&MTP_UNQUANTIZED_BY_ENGINE),
+        WeightsCode::MtpUnquantizedOneEngine => Some(&FUSED_BY_ENGINE),
         _ => None,
     }
 }

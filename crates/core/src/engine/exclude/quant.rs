@@ -443,6 +443,31 @@ impl Exclusions {
         Some(self.int4.as_ref()?.builds(module, layer_prefix))
     }
 
+    /// compressed-tensors, an MTP head's projection SGLang builds fused (Qwen3.5's
+    /// `mtp.layers.N.self_attn.{q,k,v}_proj` as `qkv_proj`, `mlp.{gate,up}_proj` as
+    /// `gate_up_proj`): the fused name, when the list excludes the checkpoint's name but not the
+    /// fused one. SGLang up to 0.5.20 gives its Qwen3.5 MTP class no `packed_modules_mapping`,
+    /// so `should_ignore_layer` matches the fused name whole and builds the layer quantized
+    /// (sglang#35887; the mapping is on the class from 0.5.21).
+    pub fn sglang_fused_unexcluded(&self, module: &str) -> Option<String> {
+        if self.method != Method::CompressedTensors || !module.starts_with("mtp.layers.") {
+            return None;
+        }
+        let (parent, leaf) = module.rsplit_once('.')?;
+        let fused = match leaf {
+            "q_proj" | "k_proj" | "v_proj" if parent.ends_with(".self_attn") => "qkv_proj",
+            "gate_proj" | "up_proj"
+                if parent.ends_with(".mlp") || parent.ends_with(".shared_expert") =>
+            {
+                "gate_up_proj"
+            }
+            _ => return None,
+        };
+        let fused = format!("{parent}.{fused}");
+        let own = matches!(self.verdict(module), Verdict::Excluded(_));
+        (own && self.verdict(&fused) == Verdict::Quantized).then_some(fused)
+    }
+
     /// AWQ and GPTQ: the name SGLang builds `module` under, where it differs from the
     /// checkpoint's.
     pub fn sglang_name(&self, module: &str, layer_prefix: Option<&str>) -> Option<String> {
