@@ -387,3 +387,86 @@ fn the_v2_runner_asked_for_is_judged_by_the_methods_each_release_runs_on_it() {
     let renamed = r#"{"method": "draft_model", "model": "z-lab/Qwen3-8B-DFlash-b16", "num_speculative_tokens": 4}"#;
     assert!(!v2_runner_refused("vllm@0.30", "1", renamed));
 }
+
+/// A target directory holding a config of `architectures` (a toy Llama-shaped text model).
+fn target_of(dir: &Path, name: &str, architectures: &[&str]) -> String {
+    let t = dir.join(name);
+    fs::create_dir_all(&t).unwrap();
+    let config = serde_json::json!({
+        "architectures": architectures,
+        "model_type": "llama",
+        "hidden_size": 4096,
+        "num_hidden_layers": 32,
+        "vocab_size": 128256,
+        "max_position_embeddings": 131072,
+    });
+    fs::write(t.join("config.json"), config.to_string()).unwrap();
+    t.display().to_string()
+}
+
+/// Whether `launch --engine vllm@0.30 -- vllm serve TARGET FLAGS --speculative-config SPEC`
+/// finds `engine-unsupported`.
+fn hidden_states_refused(dir: &Path, target: &str, flags: &[&str], spec: &str) -> bool {
+    let mut args = vec!["launch", "--format", "json", "--engine", "vllm@0.30", "--"];
+    args.extend_from_slice(&["vllm", "serve", target]);
+    args.extend_from_slice(flags);
+    args.extend_from_slice(&["--speculative-config", spec]);
+    let (_, out, err) = run(dir, &args);
+    let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out} {err}"));
+    codes(&report)
+        .iter()
+        .any(|(c, _)| c == "engine-unsupported")
+}
+
+#[test]
+fn a_target_class_without_the_hidden_state_interface_refuses_a_hidden_state_drafter() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let dflash =
+        r#"{"method": "dflash", "model": "z-lab/Example-DFlash", "num_speculative_tokens": 8}"#;
+    // Gemma3ForCausalLM's vLLM class has no SupportsEagle3: the load raises.
+    let gemma3 = target_of(d, "gemma3", &["Gemma3ForCausalLM"]);
+    assert!(hidden_states_refused(d, &gemma3, &[], dflash));
+    // The transformers backend implements it.
+    let backend = ["--model-impl", "transformers"];
+    assert!(!hidden_states_refused(d, &gemma3, &backend, dflash));
+    // Llama's class has it; an architecture the registry lacks is served by the backend; two
+    // architectures are not judged.
+    let llama = target_of(d, "llama", &["LlamaForCausalLM"]);
+    assert!(!hidden_states_refused(d, &llama, &[], dflash));
+    let unknown = target_of(d, "madeup", &["MadeUpForCausalLM"]);
+    assert!(!hidden_states_refused(d, &unknown, &[], dflash));
+    let two = target_of(d, "two", &["Gemma3ForCausalLM", "LlamaForCausalLM"]);
+    assert!(!hidden_states_refused(d, &two, &[], dflash));
+    // MTP and EAGLE (1/2) never read the hidden states.
+    let mtp = r#"{"method": "mtp", "num_speculative_tokens": 1}"#;
+    assert!(!hidden_states_refused(d, &gemma3, &[], mtp));
+    // An EAGLE-3 drafter that turns them off is not judged; one that keeps them is refused.
+    let eagle3 = |name: &str, aux: Option<bool>| {
+        let p = d.join(name);
+        fs::create_dir_all(&p).unwrap();
+        let mut config = serde_json::json!({
+            "architectures": ["LlamaForCausalLMEagle3"],
+            "model_type": "llama",
+            "hidden_size": 2560,
+            "num_hidden_layers": 1,
+            "vocab_size": 262208,
+            "draft_vocab_size": 32000,
+        });
+        if let Some(aux) = aux {
+            config["eagle_config"] = serde_json::json!({"use_aux_hidden_state": aux});
+        }
+        fs::write(p.join("config.json"), config.to_string()).unwrap();
+        format!(
+            r#"{{"method": "eagle3", "model": "{}", "num_speculative_tokens": 3}}"#,
+            p.display()
+        )
+    };
+    assert!(!hidden_states_refused(
+        d,
+        &gemma3,
+        &[],
+        &eagle3("off", Some(false))
+    ));
+    assert!(hidden_states_refused(d, &gemma3, &[], &eagle3("on", None)));
+}

@@ -103,6 +103,10 @@ pub struct Deployment {
     /// The environment variable that asks for the V2 model runner explicitly (vLLM), when set.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub v2_runner: Option<&'static str>,
+    /// The target is built by the engine's transformers backend (vLLM's `--model-impl
+    /// transformers`), not by the model class its registry names.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub target_via_transformers: bool,
     /// The command's text, to point findings at a line and column of the input file.
     #[serde(skip)]
     pub command: Option<CommandText>,
@@ -128,6 +132,7 @@ impl Deployment {
             env: None,
             async_scheduling: None,
             v2_runner: None,
+            target_via_transformers: false,
             command: None,
         }
     }
@@ -169,6 +174,7 @@ impl Deployment {
         }
         self.async_scheduling = settings.async_scheduling;
         self.v2_runner = settings.v2_runner;
+        self.target_via_transformers = settings.target_via_transformers;
     }
 
     /// Whether the deployment serves the target's own MTP head, as its engine reads its

@@ -18,7 +18,7 @@ pub const COMPLETE: &[(Engine, What<'static>)] = &[
 ];
 
 /// One capability row (`since`/`until` inclusive; `None`: as far as read).
-const fn cap(
+pub(super) const fn cap(
     engine: Engine,
     what: What<'static>,
     since: Option<super::Line>,
@@ -30,9 +30,27 @@ const fn cap(
         what,
         since,
         until,
+        holds: true,
         evidence,
     }
 }
+
+/// A row read as "does not" over its range (kinds in [`EXPLICIT`]).
+pub(super) const fn lacks(
+    engine: Engine,
+    what: What<'static>,
+    since: Option<super::Line>,
+    until: Option<super::Line>,
+    evidence: &'static str,
+) -> Capability {
+    Capability {
+        holds: false,
+        ..cap(engine, what, since, until, evidence)
+    }
+}
+
+/// The kinds of fact whose releases no row covers are unknown, not "no".
+pub const EXPLICIT: &[(Engine, What<'static>)] = &[(Engine::Vllm, What::AuxHiddenStates(""))];
 
 /// What each engine release can do (`capability`): read from the release wheels and the
 /// llama.cpp tree named in each group's comment; evidence/evidence.toml cites the registry and

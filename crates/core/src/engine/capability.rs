@@ -35,9 +35,12 @@ pub enum What<'a> {
     /// Its V2 model runner, asked for explicitly (vLLM's `VLLM_USE_V2_MODEL_RUNNER=1`), runs
     /// this speculative method.
     V2Runner(&'a str),
+    /// Its model class for a target of this architecture hands a hidden-state drafter (EAGLE-3,
+    /// DFlash, DSpark) the target's intermediate hidden states (vLLM's `SupportsEagle3`).
+    AuxHiddenStates(&'a str),
 }
 
-impl What<'_> {
+impl<'a> What<'a> {
     /// Whether two facts are of one kind (the same variant).
     fn kind_of(self, other: What) -> bool {
         std::mem::discriminant(&self) == std::mem::discriminant(&other)
@@ -50,11 +53,32 @@ impl What<'_> {
                 "drop --async-scheduling (the engine then turns async scheduling off itself), or serve \
                  the line with a release that has it"
             }
+            What::AuxHiddenStates(_) => {
+                "serve the target with a release whose model class has it, with `--model-impl \
+                 transformers` (vLLM's transformers backend implements it), or use a drafter that \
+                 does not read the target's hidden states"
+            }
             What::V2Runner(_) => {
                 "unset VLLM_USE_V2_MODEL_RUNNER (the engine then picks the runner itself), or serve \
                  the line with a release that has it"
             }
             _ => "serve the line with a release that has it",
+        }
+    }
+
+    /// The name the fact is about (an architecture, a method), for lists; empty for the facts
+    /// about no name.
+    pub fn name(self) -> &'a str {
+        match self {
+            What::DrafterArchitecture(n)
+            | What::Method(n)
+            | What::DraftMtpArchitecture(n)
+            | What::AsyncScheduling(n)
+            | What::V2Runner(n)
+            | What::AuxHiddenStates(n) => n,
+            What::NullLayerIdsAbsent
+            | What::HeterogeneousVocab
+            | What::AsyncSchedulingUnpaddedDrafts => "",
         }
     }
 
@@ -71,6 +95,10 @@ impl What<'_> {
             What::AsyncScheduling(m) => {
                 format!("schedule asynchronously (--async-scheduling) with the method {m:?}")
             }
+            What::AuxHiddenStates(a) => format!(
+                "hand the hidden states of a {a} target to an EAGLE-3, DFlash or DSpark drafter \
+                 (its model class's SupportsEagle3 interface)"
+            ),
             What::V2Runner(m) => format!(
                 "run the method {m:?} on the V2 model runner it was asked for (VLLM_USE_V2_MODEL_RUNNER=1)"
             ),
@@ -90,8 +118,33 @@ pub struct Capability {
     pub what: What<'static>,
     pub since: Option<Line>,
     pub until: Option<Line>,
+    /// Whether the fact holds over the range (`false`: a row read as "does not", for kinds
+    /// whose unread releases are unknown rather than "no": [`explicit`]).
+    pub holds: bool,
     /// The code whose evidence cites it (evidence/evidence.toml).
     pub evidence: &'static str,
+}
+
+impl Capability {
+    /// The releases the row covers, as text (`0.28 and later`, `up to 0.32`, `0.28–0.33`).
+    pub fn span(&self) -> String {
+        let engine = self.engine;
+        match (self.since, self.until) {
+            (None, None) => "every release read".to_string(),
+            (Some(a), None) => format!("{} and later", super::line_text(engine, a)),
+            (None, Some(b)) => format!("up to {}", super::line_text(engine, b)),
+            (Some(a), Some(b)) => range_text(engine, a, b),
+        }
+    }
+}
+
+/// Whether `engine`'s rows of `what`'s kind say "no" only where a row says so: a release no
+/// row covers is unknown (the data's `EXPLICIT`; vLLM's architectures served through its
+/// transformers backend when its registry lacks them, so an unlisted one is not refused).
+pub fn explicit(engine: Engine, what: What) -> bool {
+    super::capability_kinds_explicit()
+        .iter()
+        .any(|(e, w)| *e == engine && w.kind_of(what))
 }
 
 /// Whether `engine`'s rows of `what`'s kind list every name read (the data's `COMPLETE`).
@@ -133,13 +186,8 @@ impl Capabilities {
         }
         let parts: Vec<String> = rows()
             .iter()
-            .filter(|c| c.engine == engine && c.what == what)
-            .map(|c| match (c.since, c.until) {
-                (None, None) => "every release read".to_string(),
-                (Some(a), None) => format!("{} and later", super::line_text(engine, a)),
-                (None, Some(b)) => format!("up to {}", super::line_text(engine, b)),
-                (Some(a), Some(b)) => range_text(engine, a, b),
-            })
+            .filter(|c| c.engine == engine && c.what == what && c.holds)
+            .map(Capability::span)
             .collect();
         (!parts.is_empty()).then(|| parts.join(", "))
     }
@@ -154,9 +202,14 @@ impl Capabilities {
             .filter(|c| c.engine == engine && c.what == what)
             .collect();
         let own = !rows.is_empty() || complete(engine, what);
+        let explicit = explicit(engine, what);
         let holds_at = |v: Line| {
             if own {
-                Some(rows.iter().any(|c| within(c, v)))
+                let covering = || rows.iter().filter(|c| within(c, v));
+                if explicit && covering().next().is_none() {
+                    return None;
+                }
+                Some(covering().any(|c| c.holds))
             } else {
                 let p = engine.platform()?;
                 base_holds(p.base, p.pinned(v), what)

@@ -66,6 +66,9 @@ pub struct Settings {
     /// The environment variable that asks for the engine's newer model runner explicitly, when
     /// it does (vLLM's `VLLM_USE_V2_MODEL_RUNNER` set to a non-zero integer).
     pub v2_runner: Option<&'static str>,
+    /// The target is built by the engine's transformers backend rather than its own model class
+    /// (vLLM's `--model-impl transformers`).
+    pub target_via_transformers: bool,
 }
 
 /// The code specific to one engine.

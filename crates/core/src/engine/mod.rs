@@ -12,6 +12,7 @@
 //! this module no code matches on an [`Engine`] (`tests/architecture.rs`): it reads the row.
 //! The quantization exclude-list matching each engine does is here too ([`exclude`]).
 
+mod aux_targets;
 mod capabilities;
 pub mod capability;
 mod code;
@@ -180,7 +181,19 @@ fn listed<'a>(items: impl Iterator<Item = &'a str>) -> String {
 
 /// Every capability row (`capabilities`), for `capability`'s queries.
 fn capability_rows() -> &'static [capability::Capability] {
-    capabilities::ROWS
+    static ALL: std::sync::LazyLock<Vec<capability::Capability>> = std::sync::LazyLock::new(|| {
+        capabilities::ROWS
+            .iter()
+            .chain(aux_targets::ROWS)
+            .copied()
+            .collect()
+    });
+    &ALL
+}
+
+/// The kinds of capability whose uncovered releases are unknown (`capabilities::EXPLICIT`).
+fn capability_kinds_explicit() -> &'static [(Engine, capability::What<'static>)] {
+    capabilities::EXPLICIT
 }
 
 /// The kinds of capability an engine's rows list whole (`capabilities::COMPLETE`).

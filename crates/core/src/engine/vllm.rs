@@ -25,6 +25,9 @@ pub const MAX_NUM_BATCHED_TOKENS: &str = "--max-num-batched-tokens";
 const ASYNC_SCHEDULING: &str = "--async-scheduling";
 const NO_ASYNC_SCHEDULING: &str = "--no-async-scheduling";
 
+/// How vLLM builds the target: its own model class (`auto`, `vllm`) or the transformers backend.
+const MODEL_IMPL: &str = "--model-impl";
+
 /// The variable that selects vLLM's model runner (0.25–0.33; 0.34 has only V2).
 const V2_RUNNER_VAR: &str = "VLLM_USE_V2_MODEL_RUNNER";
 
@@ -103,6 +106,7 @@ impl EngineCode for Vllm {
         Settings {
             async_scheduling: async_scheduling(launch),
             v2_runner: v2_runner(launch),
+            target_via_transformers: launch.flag(MODEL_IMPL) == Some("transformers"),
             ..self.lint_settings(launch.speculative_config.as_ref(), None)
         }
     }

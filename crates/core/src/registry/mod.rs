@@ -341,7 +341,16 @@ pub fn capabilities_table() -> String {
     use crate::engine::Capabilities;
     let mut out = String::from("| engine | can | at | evidence under |\n|---|---|---|---|\n");
     let mut seen = Vec::new();
+    // Kinds read row by row for hundreds of names (vLLM's target classes) are listed after the
+    // table, by what they lack.
+    let mut lacking: Vec<String> = Vec::new();
     for c in crate::engine::capability::rows() {
+        if crate::engine::capability::explicit(c.engine, c.what) {
+            if !c.holds {
+                lacking.push(format!("`{}` ({})", c.what.name(), c.span()));
+            }
+            continue;
+        }
         if seen.contains(&(c.engine, c.what)) {
             continue;
         }
@@ -352,6 +361,16 @@ pub fn capabilities_table() -> String {
             escape(&c.what.describe()),
             Capabilities::where_held(c.engine, c.what).unwrap_or_default(),
             c.evidence
+        ));
+    }
+    if !lacking.is_empty() {
+        out.push_str(&format!(
+            "\nvLLM target architectures whose model class lacks `SupportsEagle3`, so an EAGLE-3, DFlash or \
+             DSpark drafter on them is refused at load (\"Model does not support EAGLE3 interface\"; \
+             `engine-unsupported`), at the releases read: {}. Architectures not listed either have the interface \
+             at every release read, or were not settled by the scan (scripts/scan-aux-targets.py), or are absent \
+             from the registry (served by the transformers backend, which has it).\n",
+            lacking.join(", ")
         ));
     }
     out

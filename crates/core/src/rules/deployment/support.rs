@@ -30,7 +30,13 @@ mlp_speculator, suffix, custom_class: \"Currently, async scheduling is only supp
 Model/NGram GPU/DSpark kind of speculative decoding\") and an unpadded drafter batch \
 (`disable_padded_drafter_batch`); 0.33 refuses them only on the V1 runner, which it falls back to for suffix \
 and custom_class; 0.34, whose only runner is V2, refuses none. Without the switch vLLM turns async \
-scheduling off itself, with a warning. With the release \
+scheduling off itself, with a warning. The V2 model runner asked for (`VLLM_USE_V2_MODEL_RUNNER=1`) with a \
+method the release does not run on it (ngram up to 0.31, draft_model up to 0.30, …) is refused (\"Model Runner V2 \
+does not yet support\"). An EAGLE-3, DFlash or DSpark drafter on a target whose vLLM model class lacks the \
+SupportsEagle3 interface is refused when the target loads (\"Model does not support EAGLE3 interface\", vllm#33329): \
+the classes are read by a static scan of every wheel from 0.25.1 to 0.34.0 (scripts/scan-aux-targets.py, \
+scripts/gen-aux-targets.py); an architecture the registry lacks, `--model-impl transformers`, a target naming several \
+architectures and an EAGLE-3 drafter with `use_aux_hidden_state: false` are not judged. With the release \
 known (--engine vllm@0.27, an image tag, the pin file, the server) the rule judges that release; without it, \
 every release of the engine's default window, naming those that refuse. Block drafters (DFlash, DFlash2, \
 DSpark) are judged by architecture: vLLM loads them by the name in `architectures` (rewriting only a few: a \
@@ -43,7 +49,7 @@ Qwen3 DSparkDraftModel to Qwen3DSparkModel); EAGLE heads are not, since vLLM rew
 };
 
 /// Each fact the deployment needs of its engine, with where to point and how to say it.
-fn needed<'c>(cx: &Cx<'c>) -> Vec<(What<'c>, At<'static>, String)> {
+fn needed<'c>(cx: &Cx<'c>) -> Vec<(What<'c>, At<'c>, String)> {
     let mut out = Vec::new();
     if let Some(dr) = cx.drafter {
         // A block drafter that names itself by a drafter architecture: not a head inside its
@@ -94,6 +100,29 @@ fn needed<'c>(cx: &Cx<'c>) -> Vec<(What<'c>, At<'static>, String)> {
     if super::mtp::rewritten_by_name(cx).is_some() {
         return out;
     }
+    // A drafter that reads the target's hidden states needs a target class that hands them
+    // over (vLLM: SupportsEagle3, checked when the target is loaded).
+    if let Some(arch) = hidden_state_target(cx) {
+        out.push((
+            What::AuxHiddenStates(arch),
+            At {
+                flag: "model",
+                anchor: (None, cx.deployment.target_name.as_deref().unwrap_or("")),
+                field: None,
+            },
+            format!(
+                "the target's architecture {arch} with the method {:?}",
+                method_name(cx)
+            ),
+        ));
+    }
+    switches_needed(cx, &mut out);
+    out
+}
+
+/// The facts the line's runner and scheduling switches need of the release: the method on the
+/// V2 runner asked for, the method (and an unpadded drafter batch) with async scheduling asked for.
+fn switches_needed<'c>(cx: &Cx<'c>, out: &mut Vec<(What<'c>, At<'c>, String)>) {
     // The V2 model runner asked for explicitly: the release must run the method on it, or it
     // refuses to start ("Model Runner V2 does not yet support: speculative method …").
     if let (Some(var), Some(m)) = (cx.deployment.v2_runner, cx.deployment.method.as_ref()) {
@@ -130,7 +159,6 @@ fn needed<'c>(cx: &Cx<'c>) -> Vec<(What<'c>, At<'static>, String)> {
             ));
         }
     }
-    out
 }
 
 fn engine_unsupported(cx: &mut Cx) {
@@ -165,4 +193,44 @@ fn engine_unsupported(cx: &mut Cx) {
         );
         cx.emit(Severity::Error, at, message, None);
     }
+}
+
+/// The method as written, for messages.
+fn method_name<'c>(cx: &Cx<'c>) -> &'c str {
+    cx.deployment
+        .method
+        .as_ref()
+        .map_or("", |m| m.name.as_str())
+}
+
+/// The target's one architecture, when the deployment's drafter reads the target's hidden
+/// states and the engine builds the target with its own model class: EAGLE-3 (unless the
+/// drafter's `eagle_config.use_aux_hidden_state` is false, which the runners honour
+/// differently: not judged), DFlash and DSpark. A target naming several architectures is not
+/// judged (the engine takes the first it serves).
+fn hidden_state_target<'c>(cx: &Cx<'c>) -> Option<&'c str> {
+    let d = cx.deployment;
+    if d.target_via_transformers {
+        return None;
+    }
+    match method_name(cx) {
+        "dflash" | "dspark" => {}
+        // EAGLE-3 reads them unless its config turns them off; an unread drafter is not judged.
+        "eagle3" if cx.drafter.is_some() && !aux_off_or_default(cx) => {}
+        _ => return None,
+    }
+    match d.target.as_ref()?.architectures.as_slice() {
+        [one] => Some(one.as_str()),
+        _ => None,
+    }
+}
+
+/// Whether an EAGLE-3 drafter's config turns the hidden states off (`eagle_config.
+/// use_aux_hidden_state: false`; absent means on).
+fn aux_off_or_default(cx: &Cx) -> bool {
+    cx.drafter
+        .and_then(|dr| dr.root().get("eagle_config"))
+        .and_then(|e| e.get("use_aux_hidden_state"))
+        .and_then(Node::as_bool)
+        == Some(false)
 }
