@@ -225,6 +225,15 @@ const CASES: &[(&str, Option<&str>, &[&str], i32)] = &[
         &["weights-mtp-unquantized-one-engine"],
         0,
     ),
+    // quark, a GLM-5 DSA NextN layer excluded entry by entry: SGLang 0.5.11-0.5.15 matches its
+    // own names (sglang#29781); the bare layer excluded as well keeps it unquantized there.
+    (
+        "mtp-glm-dsa-quark-entries",
+        None,
+        &["weights-mtp-unquantized-one-engine"],
+        0,
+    ),
+    ("mtp-glm-dsa-quark-layer", None, &[], 0),
     // `model.layers.2` excludes DeepSeek's MTP layer under vLLM's name, not SGLang's.
     (
         "mtp-deepseek-awq-layer-index",
@@ -1152,6 +1161,63 @@ fn the_engine_decides_who_fails_a_one_engine_exclude_list() {
     }
 }
 
+/// `weights CASE --engine E` for each (engine, severity of weights-mtp-unquantized-one-engine,
+/// exit); every message names each of `names`.
+fn one_engine_by_release(
+    fx: &std::path::Path,
+    case: &str,
+    expect: &[(Option<&str>, Option<&str>, i32)],
+    names: &[&str],
+) {
+    let dir = fx.join("cases").join(case);
+    let dir = dir.to_str().unwrap();
+    let code = "weights-mtp-unquantized-one-engine";
+    for &(engine, want, exit) in expect {
+        let mut args = vec!["weights", dir, "--format", "json"];
+        if let Some(e) = engine {
+            args.extend(["--engine", e]);
+        }
+        let (status, report, err) = json_run(&args);
+        assert_eq!(status, exit, "{case} {engine:?}: {err}");
+        let found = report["diagnostics"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|d| d["code"] == code);
+        let got = found.map(|d| d["severity"].as_str().unwrap().to_string());
+        assert_eq!(got.as_deref(), want, "{case} {engine:?}");
+        if let Some(d) = found {
+            let message = d["message"].as_str().unwrap();
+            for name in names {
+                assert!(message.contains(name), "{message}");
+            }
+        }
+    }
+}
+
+/// Issue 41 (sglang#29781): quark on a GLM-5 DSA checkpoint whose NextN layer is excluded by
+/// its checkpoint names loads under vLLM and SGLang 0.5.16+, and fails under SGLang 0.5.11-0.5.15.
+#[test]
+fn a_glm_nextn_layer_excluded_by_checkpoint_names_is_judged_by_the_sglang_release() {
+    let Some(fx) = fixtures("glm_nextn_quark") else {
+        return;
+    };
+    let expect = [
+        (None, Some("warning"), 0),
+        (Some("vllm"), None, 0),
+        (Some("sglang@0.5.15"), Some("error"), 1),
+        (Some("sglang@0.5.11"), Some("error"), 1),
+        (Some("sglang@0.5.16"), None, 0),
+        (Some("sglang"), None, 0),
+    ];
+    one_engine_by_release(
+        &fx,
+        "mtp-glm-dsa-quark-entries",
+        &expect,
+        &["model.eh_proj", "model.layers.2"],
+    );
+}
+
 /// Issue 41 (sglang#35887): a compressed-tensors Qwen3.5 head whose `ignore` lists q/k/v and
 /// gate/up one by one loads under vLLM and SGLang 0.5.21+, and loses its weights silently under
 /// SGLang up to 0.5.20, which matches the fused names whole.
@@ -1160,38 +1226,17 @@ fn fused_mtp_projections_excluded_one_by_one_are_judged_by_the_sglang_release() 
     let Some(fx) = fixtures("fused_mtp_projections") else {
         return;
     };
-    let dir = fx.join("cases").join("mtp-qwen35-ct-individual");
-    let dir = dir.to_str().unwrap();
-    let code = "weights-mtp-unquantized-one-engine";
-    for (engine, want, exit) in [
+    let expect = [
         (None, Some("warning"), 0),
         (Some("vllm"), None, 0),
         (Some("sglang@0.5.20"), Some("error"), 1),
         (Some("sglang@0.5.10"), Some("error"), 1),
         (Some("sglang@0.5.21"), None, 0),
         (Some("sglang"), None, 0),
-    ] {
-        let mut args = vec!["weights", dir, "--format", "json"];
-        if let Some(e) = engine {
-            args.extend(["--engine", e]);
-        }
-        let (status, report, err) = json_run(&args);
-        assert_eq!(status, exit, "{engine:?}: {err}");
-        let found = report["diagnostics"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .find(|d| d["code"] == code);
-        let got = found.map(|d| d["severity"].as_str().unwrap().to_string());
-        assert_eq!(got.as_deref(), want, "{engine:?}");
-        if let Some(d) = found {
-            let message = d["message"].as_str().unwrap();
-            for fused in [
-                "mtp.layers.0.self_attn.qkv_proj",
-                "mtp.layers.0.mlp.gate_up_proj",
-            ] {
-                assert!(message.contains(fused), "{message}");
-            }
-        }
-    }
+    ];
+    let fused = [
+        "mtp.layers.0.self_attn.qkv_proj",
+        "mtp.layers.0.mlp.gate_up_proj",
+    ];
+    one_engine_by_release(&fx, "mtp-qwen35-ct-individual", &expect, &fused);
 }

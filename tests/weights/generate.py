@@ -533,6 +533,18 @@ def mtp_cases(c):
         [f"mtp.layers.0.mlp.{p}_proj" for p in ("gate", "up")]
     write_single(os.path.join(c, "mtp-qwen35-ct-individual"),
                  cfg(QWEN35, quantization_config=dict(qq, ignore=ct_individual)), qwen35_ct_individual())
+    # Issue 41 (sglang#29781): quark on a GLM-5 DSA checkpoint, the NextN layer excluded entry by
+    # entry under its checkpoint names; SGLang 0.5.11-0.5.15 builds it as model.eh_proj and
+    # model.decoder.* and matches the entries as written. With the bare layer excluded too, the
+    # whole layer is unquantized there.
+    glm_entries = ["lm_head", "model.layers.2.self_attn.q_a_proj", "model.layers.2.mlp.experts.0.down_proj",
+                   "model.layers.2.eh_proj"]
+    glm = cfg(DSV3, architectures=["GlmMoeDsaForCausalLM"], model_type="glm_moe_dsa")
+    for name, exclude in [("mtp-glm-dsa-quark-entries", glm_entries),
+                          ("mtp-glm-dsa-quark-layer", glm_entries + ["model.layers.2"])]:
+        write_sharded(os.path.join(c, name),
+                      cfg(glm, quantization_config={"quant_method": "quark", "exclude": exclude}),
+                      dsv3(head_quantized=False), assign=by_layer)
     gptq = {"quant_method": "gptq", "bits": 4, "group_size": 128, "desc_act": False, "sym": True,
             "dynamic": {"-:.*mtp.*": {}}}
     write_single(os.path.join(c, "mtp-qwen35-gptq-dynamic"), cfg(QWEN35, quantization_config=gptq), qwen35_int4())

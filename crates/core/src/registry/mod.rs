@@ -62,7 +62,7 @@ pub fn by_engine(code: Code) -> Vec<&'static crate::rules::ByEngine> {
     match code {
         Code::Lint(c) => crate::rules::tables_of(c),
         Code::Deployment(c) => crate::rules::deployment::tables(c),
-        Code::Weights(c) => crate::weights::by_engine(c).into_iter().collect(),
+        Code::Weights(c) => crate::weights::by_engine(c),
         _ => Vec::new(),
     }
 }

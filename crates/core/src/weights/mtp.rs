@@ -376,7 +376,11 @@ whose `ignore` lists its q/k/v and gate/up projections one by one loads under vL
 0.5.21+, but SGLang 0.5.10–0.5.20 gives its MTP class no packed_modules_mapping, matches the fused `qkv_proj` / \
 `gate_up_proj` whole, builds them quantized and skips the BF16 shards: accept length 1.0 (sglang#35887), an error \
 at those releases. A warning without an engine, as the deployment's engine and release decide: the message names \
-the one that fails. Exclude it in a form both match, or quantize the head with the rest.",
+the one that fails. quark on a GLM-5 DSA checkpoint whose NextN layer is excluded entry by entry under its checkpoint \
+names (`model.layers.78.eh_proj`): SGLang 0.5.11–0.5.15 builds the layer as `model.eh_proj` and `model.decoder.*` and \
+matches the entries as written, so the excluded modules get quantized layers and their BF16 weights fail the \
+loader's shape assertion (sglang#29781); 0.5.16 remaps them (sglang#30265). Exclude it in a form both match, or \
+quantize the head with the rest.",
     },
     applies: Applies::Any,
     needs: &[],
@@ -426,6 +430,83 @@ unquantized",
     ],
 };
 
+/// SGLang's GLM-5 DSA NextN layer under quark (sglang#29781, fixed by #30265 in 0.5.16): what each
+/// release builds for a layer excluded entry by entry under its checkpoint names.
+const NEXTN_BY_ENGINE: ByEngine = ByEngine {
+    case: Some("quark, a GLM-5 DSA NextN layer excluded by its checkpoint names (`model.layers.N.*`)"),
+    no_engine: Some(Severity::Warning),
+    rows: &[
+        ReleaseRow {
+            engine: Engine::Sglang,
+            since: Some((0, 5, 11)),
+            until: Some((0, 5, 15)),
+            severity: Some(Severity::Error),
+            does: "builds the NextN layer as model.eh_proj and model.decoder.* and matches the exclude entries as \
+written: the excluded modules get quantized layers and their BF16 weights fail ReplicatedLinear.weight_loader's \
+shape assertion (sglang#29781)",
+        },
+        ReleaseRow {
+            engine: Engine::Sglang,
+            since: Some((0, 5, 16)),
+            until: None,
+            severity: None,
+            does: "remaps each model.layers.N. entry to the runtime name (GlmMoeDsaForCausalLMNextN, sglang#30265)",
+        },
+    ],
+};
+
+/// A GLM-5 DSA checkpoint's NextN modules excluded only by their checkpoint names: SGLang
+/// 0.5.11-0.5.15 builds them quantized under its own names.
+fn nextn_unremapped(cx: &mut Cx, h: &MtpHead, ex: &Exclusions) {
+    let glm_dsa = crate::config::architectures(cx.v.config.root())
+        .first()
+        .is_some_and(|a| a == "GlmMoeDsaForCausalLM");
+    if !glm_dsa {
+        return;
+    }
+    let found = per_layer(
+        h.modules
+            .iter()
+            .filter(|m| !m.quantized() && judged(h, m, ex))
+            .filter_map(|m| {
+                let prefix = layer_prefix(h, m)?;
+                ex.sglang_nextn_unremapped(&m.name, &prefix)
+                    .map(|runtime| (m, runtime))
+            }),
+    );
+    for (m, runtime, count) in found {
+        let Some(severity) = sglang_severity(cx, &NEXTN_BY_ENGINE) else {
+            continue;
+        };
+        let file = cx.v.headers.display_of(&m.shard);
+        let others = more_of_layer(count);
+        cx.emit_as(
+            severity,
+            &m.name,
+            &file,
+            format!(
+                "MTP module `{}` is stored unquantized{others} and `{}` excludes it by its checkpoint name, but SGLang \
+                 0.5.11-0.5.15 builds it as `{runtime}` and matches the entries as written: a quantized layer whose \
+                 BF16 weight fails the loader's shape assertion (sglang#29781); vLLM and SGLang 0.5.16+ remap the \
+                 entry; exclude the whole layer (`{}`) as well, or serve with SGLang 0.5.16 or later",
+                m.name,
+                ex.key,
+                layer_prefix(h, m).unwrap_or_default().trim_end_matches('.'),
+            ),
+        );
+    }
+}
+
+/// The severity a case's SGLang rows give for the weights' engine: a warning without one,
+/// nothing for another engine or a release the rows clear.
+fn sglang_severity(cx: &Cx, rows: &ByEngine) -> Option<Severity> {
+    match &cx.v.engine {
+        None => Some(Severity::Warning),
+        Some(e) if e.engine.serves_as(Engine::Sglang) => rows.judge(Some(e)).map(|j| j.severity),
+        Some(_) => None,
+    }
+}
+
 /// A Qwen3.5 head whose projections compressed-tensors excludes one by one: vLLM and SGLang
 /// from 0.5.21 build them unquantized; SGLang up to 0.5.20 quantized, skipping the weights.
 fn fused_projections_skipped(cx: &mut Cx, h: &MtpHead, ex: &Exclusions) {
@@ -449,13 +530,8 @@ fn fused_projections_skipped(cx: &mut Cx, h: &MtpHead, ex: &Exclusions) {
             .map(|f| format!("`{f}`"))
             .collect::<Vec<_>>()
             .join(" and ");
-        let severity = match &cx.v.engine {
-            None => Severity::Warning,
-            Some(e) if e.engine.serves_as(Engine::Sglang) => match FUSED_BY_ENGINE.judge(Some(e)) {
-                Some(j) => j.severity,
-                None => continue,
-            },
-            Some(_) => continue,
+        let Some(severity) = sglang_severity(cx, &FUSED_BY_ENGINE) else {
+            continue;
         };
         let file = cx.v.headers.display_of(&m.shard);
         let others = more_of_layer(count);
@@ -481,6 +557,7 @@ fn mtp_unquantized_one_engine(cx: &mut Cx) {
         return;
     };
     fused_projections_skipped(cx, h, ex);
+    nextn_unremapped(cx, h, ex);
     let found = per_layer(h.modules.iter().filter(|m| !m.quantized() && judged(h, m, ex)).filter_map(|m| {
         let prefix = layer_prefix(h, m);
         let (v, s) = ex.builds(&m.name, prefix.as_deref())?;
@@ -587,12 +664,12 @@ fn mtp_quant_excluded(cx: &mut Cx) {
 }
 
 /// The severities by engine and version of `code`'s rule, when it declares them.
-pub fn by_engine(code: WeightsCode) -> Option<&'static ByEngine> {
+pub fn by_engine(code: WeightsCode) -> Vec<&'static ByEngine> {
     match code {
-        WeightsCode::MtpMissing => Some(&MTP_MISSING_BY_ENGINE),
-        WeightsCode::MtpUnquantized => Some(&MTP_UNQUANTIZED_BY_ENGINE),
-        WeightsCode::MtpUnquantizedOneEngine => Some(&FUSED_BY_ENGINE),
-        _ => None,
+        WeightsCode::MtpMissing => vec![&MTP_MISSING_BY_ENGINE],
+        WeightsCode::MtpUnquantized => vec![&MTP_UNQUANTIZED_BY_ENGINE],
+        WeightsCode::MtpUnquantizedOneEngine => vec![&FUSED_BY_ENGINE, &NEXTN_BY_ENGINE],
+        _ => Vec::new(),
     }
 }
 

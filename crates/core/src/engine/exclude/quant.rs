@@ -468,6 +468,35 @@ impl Exclusions {
         (own && self.verdict(&fused) == Verdict::Quantized).then_some(fused)
     }
 
+    /// quark, an MTP module of a NextN layer kept among the decoder layers (checkpoint prefix
+    /// `layer_prefix`, `model.layers.78.` in GLM-5.2): the name SGLang builds it under, when
+    /// the list excludes it only by its checkpoint name. SGLang's NextN model builds the
+    /// layer as `model.eh_proj` / `model.enorm` / `model.hnorm` / `model.shared_head.*` and
+    /// `model.decoder.*` (deepseek_nextn.py) and, up to 0.5.15, matches the entries as written
+    /// (GLM's layer is not DeepSeek's 61, which its name mapper knows); an entry naming the
+    /// whole layer (`model.layers.78`) makes the layer unquantized there. From 0.5.16 its GLM
+    /// NextN class remaps each `model.layers.N.` entry to the runtime name (sglang#30265).
+    pub fn sglang_nextn_unremapped(&self, module: &str, layer_prefix: &str) -> Option<String> {
+        if self.method != Method::Quark {
+            return None;
+        }
+        let tail = module.strip_prefix(layer_prefix)?;
+        let whole_layer = layer_prefix.trim_end_matches('.');
+        if !matches!(self.verdict(module), Verdict::Excluded(_))
+            || self.verdict(whole_layer) != Verdict::Quantized
+        {
+            return None;
+        }
+        let shared =
+            ["eh_proj", "enorm", "hnorm"].contains(&tail) || tail.starts_with("shared_head.");
+        let runtime = if shared {
+            format!("model.{tail}")
+        } else {
+            format!("model.decoder.{tail}")
+        };
+        (self.verdict(&runtime) == Verdict::Quantized).then_some(runtime)
+    }
+
     /// AWQ and GPTQ: the name SGLang builds `module` under, where it differs from the
     /// checkpoint's.
     pub fn sglang_name(&self, module: &str, layer_prefix: Option<&str>) -> Option<String> {
