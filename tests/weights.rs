@@ -234,6 +234,15 @@ const CASES: &[(&str, Option<&str>, &[&str], i32)] = &[
         0,
     ),
     ("mtp-glm-dsa-quark-layer", None, &[], 0),
+    // compressed-tensors MXFP4: SGLang 0.5.17+ builds the head's experts MXFP4 whatever
+    // `ignore` says (sglang#36786); NVFP4 honours the list.
+    (
+        "mtp-qwen35-mxfp4-experts",
+        None,
+        &["weights-mtp-unquantized-one-engine"],
+        0,
+    ),
+    ("mtp-qwen35-nvfp4-experts", None, &[], 0),
     // `model.layers.2` excludes DeepSeek's MTP layer under vLLM's name, not SGLang's.
     (
         "mtp-deepseek-awq-layer-index",
@@ -1216,6 +1225,24 @@ fn a_glm_nextn_layer_excluded_by_checkpoint_names_is_judged_by_the_sglang_releas
         &expect,
         &["model.eh_proj", "model.layers.2"],
     );
+}
+
+/// Issue 41 (sglang#36786): an MXFP4 compressed-tensors head whose experts `ignore` excludes
+/// loads under vLLM and SGLang up to 0.5.16, and fails under SGLang 0.5.17 and later (the
+/// default window: an error without a release).
+#[test]
+fn mxfp4_mtp_experts_are_judged_by_the_sglang_release() {
+    let Some(fx) = fixtures("mxfp4_mtp_experts") else {
+        return;
+    };
+    let expect = [
+        (None, Some("warning"), 0),
+        (Some("vllm"), None, 0),
+        (Some("sglang@0.5.16"), None, 0),
+        (Some("sglang@0.5.17"), Some("error"), 1),
+        (Some("sglang"), Some("error"), 1),
+    ];
+    one_engine_by_release(&fx, "mtp-qwen35-mxfp4-experts", &expect, &["sglang#36786"]);
 }
 
 /// Issue 41 (sglang#35887): a compressed-tensors Qwen3.5 head whose `ignore` lists q/k/v and

@@ -452,6 +452,17 @@ def qwen35_ct_individual():
     return t
 
 
+def qwen35_ct_experts():
+    """A Qwen3.5-MoE checkpoint quantized by compressed-tensors (a packed expert in the trunk),
+    its MTP head's expert and fc kept in BF16."""
+    e = "model.language_model.layers.0.mlp.experts.0.down_proj"
+    return {"model.language_model.embed_tokens.weight": z(VOCAB, H),
+            "model.language_model.layers.0.input_layernorm.weight": z(H),
+            e + ".weight_packed": z(H, I // 8, dtype=np.int32), e + ".weight_scale": z(H, I // 32),
+            "mtp.fc.weight": z(H, 2 * H), "mtp.layers.0.mlp.experts.0.down_proj.weight": z(H, I),
+            "mtp.layers.0.input_layernorm.weight": z(H), "mtp.norm.weight": z(H)}
+
+
 def qwen35_int4():
     """A Qwen3.5-MoE text checkpoint quantized by AWQ/GPTQ (one linear and one expert in the
     trunk), its MTP head kept in F16 as the quantizers that keep it store it."""
@@ -533,6 +544,14 @@ def mtp_cases(c):
         [f"mtp.layers.0.mlp.{p}_proj" for p in ("gate", "up")]
     write_single(os.path.join(c, "mtp-qwen35-ct-individual"),
                  cfg(QWEN35, quantization_config=dict(qq, ignore=ct_individual)), qwen35_ct_individual())
+    # Issue 41 (sglang#36786): compressed-tensors MXFP4 with `re:^mtp.*`: SGLang 0.5.17+ builds the
+    # head's experts MXFP4 whatever `ignore` says. The same list in NVFP4 is honoured.
+    mxfp4 = dict(qq, format="mxfp4-pack-quantized")
+    write_single(os.path.join(c, "mtp-qwen35-mxfp4-experts"), cfg(QWEN35, quantization_config=mxfp4),
+                 qwen35_ct_experts())
+    nvfp4 = dict(qq, format="nvfp4-pack-quantized")
+    write_single(os.path.join(c, "mtp-qwen35-nvfp4-experts"), cfg(QWEN35, quantization_config=nvfp4),
+                 qwen35_ct_experts())
     # Issue 41 (sglang#29781): quark on a GLM-5 DSA checkpoint, the NextN layer excluded entry by
     # entry under its checkpoint names; SGLang 0.5.11-0.5.15 builds it as model.eh_proj and
     # model.decoder.* and matches the entries as written. With the bare layer excluded too, the

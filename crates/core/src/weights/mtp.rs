@@ -379,7 +379,10 @@ at those releases. A warning without an engine, as the deployment's engine and r
 the one that fails. quark on a GLM-5 DSA checkpoint whose NextN layer is excluded entry by entry under its checkpoint \
 names (`model.layers.78.eh_proj`): SGLang 0.5.11–0.5.15 builds the layer as `model.eh_proj` and `model.decoder.*` and \
 matches the entries as written, so the excluded modules get quantized layers and their BF16 weights fail the \
-loader's shape assertion (sglang#29781); 0.5.16 remaps them (sglang#30265). Exclude it in a form both match, or \
+loader's shape assertion (sglang#29781); 0.5.16 remaps them (sglang#30265). compressed-tensors MXFP4 (its format, or \
+4-bit float weights in symmetric groups of 32) with the head's routed experts excluded and stored BF16: SGLang 0.5.17 \
+and later return their MXFP4 MoE method before reading `ignore`, so the experts are built MXFP4 and the BF16 weights \
+fail to load (sglang#36786, open; vLLM honours the list). Exclude it in a form both match, or \
 quantize the head with the rest.",
     },
     applies: Applies::Any,
@@ -475,35 +478,86 @@ fn nextn_unremapped(cx: &mut Cx, h: &MtpHead, ex: &Exclusions) {
             }),
     );
     for (m, runtime, count) in found {
-        let Some(severity) = sglang_severity(cx, &NEXTN_BY_ENGINE) else {
-            continue;
-        };
-        let file = cx.v.headers.display_of(&m.shard);
-        let others = more_of_layer(count);
-        cx.emit_as(
-            severity,
-            &m.name,
-            &file,
-            format!(
-                "MTP module `{}` is stored unquantized{others} and `{}` excludes it by its checkpoint name, but SGLang \
-                 0.5.11-0.5.15 builds it as `{runtime}` and matches the entries as written: a quantized layer whose \
-                 BF16 weight fails the loader's shape assertion (sglang#29781); vLLM and SGLang 0.5.16+ remap the \
-                 entry; exclude the whole layer (`{}`) as well, or serve with SGLang 0.5.16 or later",
-                m.name,
-                ex.key,
-                layer_prefix(h, m).unwrap_or_default().trim_end_matches('.'),
-            ),
+        let layer = layer_prefix(h, m).unwrap_or_default();
+        let rest = format!(
+            "and `{}` excludes it by its checkpoint name, but SGLang 0.5.11-0.5.15 builds it as `{runtime}` and \
+             matches the entries as written: a quantized layer whose BF16 weight fails the loader's shape assertion \
+             (sglang#29781); vLLM and SGLang 0.5.16+ remap the entry; exclude the whole layer (`{}`) as well, or serve \
+             with SGLang 0.5.16 or later",
+            ex.key,
+            layer.trim_end_matches('.'),
         );
+        emit_sglang_case(cx, &NEXTN_BY_ENGINE, m, count, rest);
     }
 }
 
-/// The severity a case's SGLang rows give for the weights' engine: a warning without one,
-/// nothing for another engine or a release the rows clear.
-fn sglang_severity(cx: &Cx, rows: &ByEngine) -> Option<Severity> {
-    match &cx.v.engine {
-        None => Some(Severity::Warning),
-        Some(e) if e.engine.serves_as(Engine::Sglang) => rows.judge(Some(e)).map(|j| j.severity),
-        Some(_) => None,
+/// One finding of an SGLang-only case (`rows`) about MTP module `m` (and `count - 1` more of its
+/// layer), `rest` saying why: a warning without an engine, the rows' severity for SGLang's
+/// release, nothing for another engine or a release the rows clear.
+fn emit_sglang_case(cx: &mut Cx, rows: &ByEngine, m: &MtpModule, count: usize, rest: String) {
+    let severity = match &cx.v.engine {
+        None => Severity::Warning,
+        Some(e) if e.engine.serves_as(Engine::Sglang) => match rows.judge(Some(e)) {
+            Some(j) => j.severity,
+            None => return,
+        },
+        Some(_) => return,
+    };
+    let file = cx.v.headers.display_of(&m.shard);
+    let others = more_of_layer(count);
+    cx.emit_as(
+        severity,
+        &m.name,
+        &file,
+        format!(
+            "MTP module `{}` is stored unquantized{others} {rest}",
+            m.name
+        ),
+    );
+}
+
+/// SGLang's MXFP4 MoE method for an MTP head's experts under compressed-tensors (sglang#36786).
+const MXFP4_EXPERTS_BY_ENGINE: ByEngine = ByEngine {
+    case: Some("compressed-tensors MXFP4, the MTP head's routed experts excluded and stored BF16"),
+    no_engine: Some(Severity::Warning),
+    rows: &[
+        ReleaseRow {
+            engine: Engine::Sglang,
+            since: None,
+            until: Some((0, 5, 16)),
+            severity: None,
+            does: "reads `ignore` for a MoE's experts (get_moe_scheme) and builds excluded ones unquantized",
+        },
+        ReleaseRow {
+            engine: Engine::Sglang,
+            since: Some((0, 5, 17)),
+            until: None,
+            severity: Some(Severity::Error),
+            does: "returns its MXFP4 MoE method for every MoE of an MXFP4 config before reading `ignore` (its NPU \
+backend excepted from 0.5.21): BF16 expert weights meet MXFP4 parameters at load (sglang#36786, open)",
+        },
+    ],
+};
+
+/// An MXFP4 compressed-tensors head whose experts `ignore` excludes and the checkpoint stores
+/// BF16: vLLM (and SGLang up to 0.5.16) build them unquantized; SGLang 0.5.17+ MXFP4.
+fn mxfp4_experts_forced(cx: &mut Cx, h: &MtpHead, ex: &Exclusions) {
+    let found = per_layer(
+        h.modules
+            .iter()
+            .filter(|m| !m.quantized() && judged(h, m, ex))
+            .filter(|m| ex.sglang_mxfp4_expert_forced(&m.name))
+            .map(|m| (m, ())),
+    );
+    for (m, (), count) in found {
+        let rest = format!(
+            "and `{}` excludes it, but the config is MXFP4 and SGLang 0.5.17 and later build every MoE of it MXFP4 \
+             before reading the list: the BF16 expert weights meet MXFP4 parameters at load (sglang#36786, open; \
+             SGLang's NPU backend excepted from 0.5.21); vLLM and SGLang up to 0.5.16 honour the list; store the \
+             head's experts MXFP4, or serve with vLLM",
+            ex.key
+        );
+        emit_sglang_case(cx, &MXFP4_EXPERTS_BY_ENGINE, m, count, rest);
     }
 }
 
@@ -530,24 +584,14 @@ fn fused_projections_skipped(cx: &mut Cx, h: &MtpHead, ex: &Exclusions) {
             .map(|f| format!("`{f}`"))
             .collect::<Vec<_>>()
             .join(" and ");
-        let Some(severity) = sglang_severity(cx, &FUSED_BY_ENGINE) else {
-            continue;
-        };
-        let file = cx.v.headers.display_of(&m.shard);
-        let others = more_of_layer(count);
-        cx.emit_as(
-            severity,
-            &m.name,
-            &file,
-            format!(
-                "MTP module `{}` is stored unquantized{others} and `{}` excludes it by name, but SGLang up to 0.5.20 \
-                 builds the fused {fused} and matches those names whole: a quantized layer, the BF16 shards skipped \
-                 at load and the head drafting from uninitialised weights (accept length 1.0, sglang#35887); vLLM and \
-                 SGLang 0.5.21+ expand the fused names and load them; add {fused} (or a `re:` covering them) to `{}`, or \
-                 serve with SGLang 0.5.21 or later",
-                m.name, ex.key, ex.key,
-            ),
+        let rest = format!(
+            "and `{}` excludes it by name, but SGLang up to 0.5.20 builds the fused {fused} and matches those names \
+             whole: a quantized layer, the BF16 shards skipped at load and the head drafting from uninitialised \
+             weights (accept length 1.0, sglang#35887); vLLM and SGLang 0.5.21+ expand the fused names and load them; \
+             add {fused} (or a `re:` covering them) to `{}`, or serve with SGLang 0.5.21 or later",
+            ex.key, ex.key,
         );
+        emit_sglang_case(cx, &FUSED_BY_ENGINE, m, count, rest);
     }
 }
 
@@ -558,6 +602,7 @@ fn mtp_unquantized_one_engine(cx: &mut Cx) {
     };
     fused_projections_skipped(cx, h, ex);
     nextn_unremapped(cx, h, ex);
+    mxfp4_experts_forced(cx, h, ex);
     let found = per_layer(h.modules.iter().filter(|m| !m.quantized() && judged(h, m, ex)).filter_map(|m| {
         let prefix = layer_prefix(h, m);
         let (v, s) = ex.builds(&m.name, prefix.as_deref())?;
@@ -668,7 +713,9 @@ pub fn by_engine(code: WeightsCode) -> Vec<&'static ByEngine> {
     match code {
         WeightsCode::MtpMissing => vec![&MTP_MISSING_BY_ENGINE],
         WeightsCode::MtpUnquantized => vec![&MTP_UNQUANTIZED_BY_ENGINE],
-        WeightsCode::MtpUnquantizedOneEngine => vec![&FUSED_BY_ENGINE, &NEXTN_BY_ENGINE],
+        WeightsCode::MtpUnquantizedOneEngine => {
+            vec![&FUSED_BY_ENGINE, &NEXTN_BY_ENGINE, &MXFP4_EXPERTS_BY_ENGINE]
+        }
         _ => Vec::new(),
     }
 }

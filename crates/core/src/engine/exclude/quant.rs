@@ -134,6 +134,39 @@ pub struct Exclusions {
     expert_entries: Vec<String>,
     /// AWQ and GPTQ: the lists, matched per engine.
     int4: Option<Int4Lists>,
+    /// compressed-tensors in MXFP4 (its format, or 4-bit float weights in groups of 32):
+    /// SGLang from 0.5.17 builds every MoE of it MXFP4, whatever `ignore` says.
+    mxfp4: bool,
+}
+
+/// Whether a compressed-tensors config is MXFP4 as SGLang's `_is_mxfp4_moe` reads it (0.5.17 to
+/// 0.5.23): `mxfp4` in its `format`, or a `Linear` or `FusedMoE` config group whose weights
+/// are 4-bit floats in symmetric groups of 32.
+fn is_mxfp4(q: &Node) -> bool {
+    let format = q.get("format").and_then(Node::as_str).unwrap_or("");
+    if format.contains("mxfp4") {
+        return true;
+    }
+    let Some(groups) = q.get("config_groups").and_then(Node::as_object) else {
+        return false;
+    };
+    // The scheme of the `Linear` or `FusedMoE` target, as `target_scheme_map` holds them.
+    let general = |g: &Node| {
+        g.get("targets").and_then(Node::as_array).is_some_and(|t| {
+            t.iter()
+                .any(|t| matches!(t.as_str(), Some("Linear" | "FusedMoE")))
+        })
+    };
+    groups.iter().filter(|g| general(&g.value)).any(|g| {
+        let Some(w) = g.value.get("weights") else {
+            return false;
+        };
+        w.get("num_bits").and_then(Node::as_u64) == Some(4)
+            && w.get("type").and_then(Node::as_str) == Some("float")
+            && w.get("strategy").and_then(Node::as_str) == Some("group")
+            && w.get("group_size").and_then(Node::as_u64) == Some(32)
+            && w.get("symmetric").and_then(Node::as_bool) == Some(true)
+    })
 }
 
 /// fnmatch's wildcard characters.
@@ -318,7 +351,11 @@ impl Exclusions {
         }
         let (key, entries) = list_of(q, method, at)?
             .unwrap_or_else(|| (format!("{at}{}", method.keys()[0]), vec![]));
-        Exclusions::build(method, key, &entries)
+        let mut ex = Exclusions::build(method, key, &entries)?;
+        if let Some(ex) = ex.as_mut() {
+            ex.mxfp4 = method == Method::CompressedTensors && is_mxfp4(q);
+        }
+        Ok(ex)
     }
 
     fn build(method: Method, key: String, entries: &[&str]) -> Result<Option<Exclusions>> {
@@ -335,6 +372,7 @@ impl Exclusions {
             mtp_like: Vec::new(),
             expert_entries: Vec::new(),
             int4: None,
+            mxfp4: false,
         };
         let mut sources: Vec<(String, String)> = Vec::new();
         for &e in entries {
@@ -466,6 +504,16 @@ impl Exclusions {
         let fused = format!("{parent}.{fused}");
         let own = matches!(self.verdict(module), Verdict::Excluded(_));
         (own && self.verdict(&fused) == Verdict::Quantized).then_some(fused)
+    }
+
+    /// compressed-tensors MXFP4, an MTP head's routed expert the list excludes: SGLang 0.5.17 to
+    /// 0.5.23 returns its MXFP4 MoE method before it reads `ignore` (`_is_mxfp4_moe` is a
+    /// property of the whole config), so the expert is built MXFP4 whatever the list says
+    /// (sglang#36786, open). Linear modules honour the list.
+    pub fn sglang_mxfp4_expert_forced(&self, module: &str) -> bool {
+        self.mxfp4
+            && module.contains(".mlp.experts.")
+            && matches!(self.verdict(module), Verdict::Excluded(_))
     }
 
     /// quark, an MTP module of a NextN layer kept among the decoder layers (checkpoint prefix
