@@ -604,7 +604,8 @@ vLLM release it pins in its Dockerfile (at its tag; 0.26.0rc1 in its sdist). vLL
                 prefix: false,
                 then: &[],
             },
-            // The `mlx_lm` console script (cli.py, 0.29 on) runs its first word's module.
+            // `mlx_lm WORD` (the console script, cli.py, 0.30.6 on) and `python -m mlx_lm WORD`
+            // (__main__.py, every release read) run the module their first word names.
             Entrypoint::Program {
                 name: "mlx_lm",
                 prefix: false,
