@@ -1,9 +1,11 @@
-//! mlx-lm lines (issue 43), end to end: `mlx_lm.server --model M --draft-model D
+//! mlx-lm and mlx-vlm lines (issue 43), end to end: `mlx_lm.server --model M --draft-model D
 //! --num-draft-tokens K` and its other spellings are judged instead of refused as an unknown
 //! engine (the binary before this engine row exited 2 on every line here), at the release the
 //! line states (`--engine mlx-lm@X`) or across the default window. FIELD2 row 14 is a row with
 //! both sides: an MLX-converted Qwen3.5 checkpoint that kept its `mtp.*` tensors has its trunk
 //! norms shifted twice by mlx-lm 0.30.7–0.31.3's `sanitize` (MTPLX#306) and not by 0.32.0 on.
+//! mlx-vlm (`mlx_vlm.server --draft-model D --draft-kind dflash|eagle3|mtp`) filters the
+//! `mtp.*` keys before it decides, at every release read: not reported there.
 //! The checkpoints are ours (tests/launch/mlx/generate.py), the drafters the project's own test
 //! configs.
 
@@ -235,4 +237,69 @@ fn check_finds_mlx_lines_in_a_script() {
     let text = report.to_string();
     assert!(text.contains("mlx-lm"), "{report:#}");
     assert!(text.contains(NORM_SHIFT), "{report:#}");
+}
+
+#[test]
+fn mlx_vlm_lines_are_judged_with_their_draft_kind() {
+    let dflash = "tests/launch/models/dflash2-qwen3-8b";
+    let starts: &[&[&str]] = &[
+        &["mlx_vlm.server"],
+        &["python", "-m", "mlx_vlm.server"],
+        &["python3", "-m", "mlx_vlm", "generate", "--prompt", "hi"],
+    ];
+    for start in starts {
+        let tail = [
+            "--model",
+            QWEN3_TARGET,
+            "--draft-model",
+            dflash,
+            "--draft-kind",
+            "dflash",
+        ];
+        let line: Vec<&str> = start.iter().chain(tail.iter()).copied().collect();
+        let (code, report) = launch(&[], &line);
+        assert_eq!(code, 0, "{line:?}: {report:#}");
+        assert_eq!(report["assumed"]["engine"], "mlx-vlm", "{line:?}");
+        assert!(not_info(&report).is_empty(), "{line:?}: {report:#}");
+    }
+    // A kind outside argparse's choices is refused at start-up.
+    let (code, report) = launch(
+        &["--engine", "mlx-vlm@0.7.10"],
+        &[
+            "mlx_vlm.server",
+            "--model",
+            QWEN3_TARGET,
+            "--draft-model",
+            DRAFT_LM,
+            "--draft-kind",
+            "draft",
+        ],
+    );
+    assert_eq!(code, 1, "{report:#}");
+    assert_eq!(finding(&report, "engine-unsupported")["severity"], "error");
+}
+
+#[test]
+fn mlx_vlm_does_not_shift_a_conversion_with_mtp_keys() {
+    // The bundled-MTP spelling: the target's own path as the drafter.
+    let (code, report) = launch(
+        &[],
+        &[
+            "mlx_vlm.server",
+            "--model",
+            MLX_MTP,
+            "--draft-model",
+            MLX_MTP,
+            "--draft-kind",
+            "mtp",
+        ],
+    );
+    assert_eq!(code, 0, "{report:#}");
+    assert!(
+        !codes(&report).iter().any(|(c, _)| c == NORM_SHIFT),
+        "{report:#}"
+    );
+    let (code, report) = json(&["weights", "--engine", "mlx-vlm", MLX_MTP]);
+    assert_eq!(code, 0, "{report:#}");
+    assert!(codes(&report).is_empty(), "{report:#}");
 }

@@ -15,6 +15,7 @@ pub const COMPLETE: &[(Engine, What<'static>)] = &[
     (Engine::Trtllm, What::Method("")),
     (Engine::MlxLm, What::DrafterArchitecture("")),
     (Engine::MlxLm, What::Method("")),
+    (Engine::MlxVlm, What::Method("")),
 ];
 
 /// One capability row (`since`/`until` inclusive; `None`: as far as read).
@@ -232,4 +233,9 @@ pub const ROWS: &[Capability] = &[
     // the one thing it drafts with; it has no drafter registry, so a DFlash or DSpark drafter's
     // architecture is registered at no release (its missing embedding fails the strict load).
     cap(Engine::MlxLm, What::Method(super::mlx_lm::DRAFT), None, None, "engine-unsupported"),
+    // mlx-vlm's `--draft-kind` choices (server/cli.py, generate/dispatch.py; 0.6.10 to 0.7.10).
+    // Its drafter classes are not listed: an architecture with no row is not judged.
+    cap(Engine::MlxVlm, What::Method("dflash"), None, None, "engine-unsupported"),
+    cap(Engine::MlxVlm, What::Method("eagle3"), None, None, "engine-unsupported"),
+    cap(Engine::MlxVlm, What::Method("mtp"), None, None, "engine-unsupported"),
 ];

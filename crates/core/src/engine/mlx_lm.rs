@@ -49,13 +49,7 @@ impl EngineCode for MlxLm {
     }
 
     fn settings(&self, launch: &Launch) -> Settings {
-        Settings {
-            method: self.method(launch).map(|name| Method {
-                name,
-                from: MethodFrom::Flag,
-            }),
-            ..Settings::default()
-        }
+        flag_method_settings(self.method(launch))
     }
 
     fn lint_settings(&self, _: Option<&Map<String, Value>>, _: Option<u64>) -> Settings {
@@ -95,5 +89,17 @@ impl EngineCode for MlxLm {
 
     fn serves_mtp_head(&self, _method: Option<&Method>, _separate: bool) -> bool {
         false
+    }
+}
+
+/// The settings of an MLX line: only its method, read from a flag (mlx-lm's `--draft-model`,
+/// mlx-vlm's `--draft-kind`); neither takes a speculative configuration.
+pub(super) fn flag_method_settings(method: Option<String>) -> Settings {
+    Settings {
+        method: method.map(|name| Method {
+            name,
+            from: MethodFrom::Flag,
+        }),
+        ..Settings::default()
     }
 }

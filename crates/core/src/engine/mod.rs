@@ -4,7 +4,7 @@
 //! target flags, where the speculative method comes from), its metrics and what its server
 //! says about itself, **the releases the tool has read** and the default window a line with no
 //! known release is judged across — plus one file per engine (`vllm.rs`, `sglang.rs`,
-//! `llama_cpp.rs`, `koboldcpp.rs`, `trtllm.rs`, `mlx_lm.rs`) holding the only code that is
+//! `llama_cpp.rs`, `koboldcpp.rs`, `trtllm.rs`, `mlx_lm.rs`, `mlx_vlm.rs`) holding the only code that is
 //! specific to it.
 //!
 //! What an engine *does* at a release is data too: a rule that depends on the engine declares
@@ -21,6 +21,7 @@ pub mod exclude;
 pub mod koboldcpp;
 pub mod llama_cpp;
 pub mod mlx_lm;
+pub mod mlx_vlm;
 pub mod releases;
 pub mod sglang;
 pub mod table;
@@ -57,6 +58,9 @@ pub enum Engine {
     /// Apple MLX's mlx-lm (`mlx_lm.server`, `mlx_lm.generate`): MLX checkpoints, a plain draft
     /// model by `--draft-model`.
     MlxLm,
+    /// Apple MLX's mlx-vlm (`mlx_vlm.server`, `mlx_vlm.generate`): DFlash, EAGLE-3 and MTP
+    /// drafters by `--draft-model` and `--draft-kind`.
+    MlxVlm,
 }
 
 impl From<Engine> for &'static str {
@@ -482,7 +486,7 @@ mod tests {
     fn names_are_listed_for_messages() {
         assert_eq!(
             Engine::names_listed(),
-            "vllm, sglang, llama.cpp, koboldcpp, trtllm, vllm-ascend or mlx-lm"
+            "vllm, sglang, llama.cpp, koboldcpp, trtllm, vllm-ascend, mlx-lm or mlx-vlm"
         );
     }
 }

@@ -13,6 +13,7 @@
 use super::koboldcpp::Koboldcpp;
 use super::llama_cpp::LlamaCpp;
 use super::mlx_lm::MlxLm;
+use super::mlx_vlm::MlxVlm;
 use super::sglang::Sglang;
 use super::trtllm::Trtllm;
 use super::version::ANY_PATCH;
@@ -198,6 +199,19 @@ const MLX_LM_SWITCHES: &[&str] = &[
     "--use-default-chat-template",
     "--pipeline",
     "--ignore-chat-template",
+    "--quantize-activations",
+    "-qa",
+];
+
+/// mlx-vlm's switches (`action="store_true"` in `server/cli.py` and `generate/dispatch.py`,
+/// 0.7.10) that a serving line carries.
+const MLX_VLM_SWITCHES: &[&str] = &[
+    "--trust-remote-code",
+    "--enable-thinking",
+    "--reload",
+    "--chat",
+    "--skip-special-tokens",
+    "--force-download",
     "--quantize-activations",
     "-qa",
 ];
@@ -666,5 +680,75 @@ both sides. Each release listed was read in its wheel",
         },
         platform: None,
         code: &MlxLm,
+    },
+    EngineSpec {
+        engine: Engine::MlxVlm,
+        name: "mlx-vlm",
+        aliases: &["mlx_vlm"],
+        display: "mlx-vlm",
+        vendors: None,
+        example: "mlx_vlm.server --model MODEL --draft-model DRAFTER --draft-kind dflash|eagle3|mtp",
+        models: Models::Checkpoints,
+        entrypoints: &[
+            Entrypoint::Program {
+                name: "mlx_vlm.server",
+                prefix: false,
+                then: &[],
+            },
+            Entrypoint::Program {
+                name: "mlx_vlm.generate",
+                prefix: false,
+                then: &[],
+            },
+            Entrypoint::Module {
+                module: "mlx_vlm.server",
+                then: &[],
+            },
+            Entrypoint::Module {
+                module: "mlx_vlm.generate",
+                then: &[],
+            },
+            // `python -m mlx_vlm WORD` (__main__.py) runs the module its first word names.
+            Entrypoint::Module {
+                module: "mlx_vlm",
+                then: &["server"],
+            },
+            Entrypoint::Module {
+                module: "mlx_vlm",
+                then: &["generate"],
+            },
+        ],
+        images: &[],
+        flags: Flags {
+            switches: MLX_VLM_SWITCHES,
+            underscores_are_dashes: false,
+            target: &["--model"],
+            drafter: &["--draft-model"],
+            drafter_revision: None,
+            tensor_parallel: None,
+            speculative_config: None,
+            options_file: &[],
+            method: Some("--draft-kind"),
+            draft_tokens: None,
+            k: "--draft-block-size",
+            speculation_words: &["--draft-model", "--draft-kind"],
+            speculation_short: &[],
+        },
+        method_from: "--draft-kind (dflash, eagle3 or mtp); without it, mlx-vlm infers the kind from \
+the drafter's model_type, and it replaces a kind that disagrees with it",
+        metrics: None,
+        version_endpoint: None,
+        releases: Releases {
+            scheme: Scheme::Semver,
+            read: &[
+                "0.6.10", "0.6.17", "0.7.0", "0.7.1", "0.7.3", "0.7.5", "0.7.8", "0.7.10",
+            ],
+            window: ((0, 6, 10), (0, 7, ANY_PATCH)),
+            window_why: "every release read, 0.6.10 to 0.7.10 (the newest on PyPI), each in its wheel: \
+they agree on every row (the three draft kinds; the Qwen3.5 sanitize that drops `mtp.*` keys before it \
+decides to shift the norms)",
+        },
+        platform: None,
+        code: &MlxVlm,
     },
 ];

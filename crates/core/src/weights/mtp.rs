@@ -545,6 +545,12 @@ const MTP_NORM_SHIFT_BY_ENGINE: ByEngine = ByEngine {
             "shifts only when conv1d is still in Hugging Face's layout (`has_unsanitized_conv1d`), read in \
 0.32.0 to 0.32.2",
         ),
+        ReleaseRow::any_version(
+            Engine::MlxVlm,
+            None,
+            "drops the `mtp.*` keys before it decides to shift (`should_shift_norm_weights` after the filter), \
+read in 0.6.10 to 0.7.10: a converted checkpoint's norms are shifted once",
+        ),
     ],
 };
 
