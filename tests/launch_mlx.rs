@@ -303,3 +303,36 @@ fn mlx_vlm_does_not_shift_a_conversion_with_mtp_keys() {
     assert_eq!(code, 0, "{report:#}");
     assert!(codes(&report).is_empty(), "{report:#}");
 }
+
+/// The published MLX 8-bit Qwen3.5-9B (`$DFLASH_CHECK_REFERENCE/quantized-mtp`, config and
+/// index only): it declares an MTP layer and ships none. mlx-lm builds no MTP head, so neither
+/// the missing head nor the sanitizer (no `mtp.*` key) is a finding under it; without an engine
+/// the head is still missing. Skipped where the variable is unset.
+#[test]
+fn the_published_mlx_quant_is_judged_as_mlx_lm_loads_it() {
+    let Some(dir) = std::env::var_os("DFLASH_CHECK_REFERENCE").filter(|v| !v.is_empty()) else {
+        eprintln!("the_published_mlx_quant: skipped: set DFLASH_CHECK_REFERENCE");
+        return;
+    };
+    let ckpt = std::path::Path::new(&dir).join("quantized-mtp/leo-kreisman__Qwen3.5-9B-MLX-8bit");
+    if !ckpt.is_dir() {
+        eprintln!(
+            "the_published_mlx_quant: skipped: {} does not exist",
+            ckpt.display()
+        );
+        return;
+    }
+    let ckpt = ckpt.to_str().unwrap();
+    // No shards beside the index: weights-shard-missing is the only finding left under mlx-lm.
+    for engine in ["mlx-lm", "mlx-lm@0.31"] {
+        let (_, report) = json(&["weights", "--engine", engine, ckpt]);
+        let found: Vec<String> = codes(&report)
+            .into_iter()
+            .map(|(c, _)| c)
+            .filter(|c| c != "weights-shard-missing")
+            .collect();
+        assert!(found.is_empty(), "{engine}: {found:?}");
+    }
+    let (_, report) = json(&["weights", ckpt]);
+    assert_eq!(finding(&report, "weights-mtp-missing")["severity"], "error");
+}
