@@ -528,6 +528,13 @@ def mtp_cases(c):
                   "text_config": {"model_type": "qwen3_5_text", "hidden_size": H, "num_hidden_layers": 1,
                                   "mtp_num_hidden_layers": 1, "vocab_size": VOCAB}}
     write_single(os.path.join(c, "mtp-mlx-dropped"), mlx_target, mlx_tensors("language_model.model."))
+    # Issue 43: the same conversion with its MTP head kept (conv1d in MLX's layout, (C, K, 1)):
+    # mlx-lm 0.30.7-0.31.3 shift its trunk norms a second time (MTPLX#306); info without an engine.
+    kept = mlx_tensors("language_model.model.")
+    kept["language_model.model.layers.0.linear_attn.conv1d.weight"] = z(8, 4, 1)
+    kept.update(mlx_linear("language_model.mtp.fc", H, 2 * H))
+    kept.update({"language_model.mtp.layers.0.input_layernorm.weight": z(H), "language_model.mtp.norm.weight": z(H)})
+    write_single(os.path.join(c, "mtp-mlx-kept"), mlx_target, kept)
     write_single(os.path.join(c, "mtp-mimo-clean"), MIMO, mimo())
     write_single(os.path.join(c, "mtp-mimo-dropped"), MIMO, mimo(head=False))
     # AWQ and GPTQ (vLLM 0.34.0 and SGLang 0.5.23 read): `modules_to_not_convert` entries are

@@ -205,6 +205,7 @@ crate::declare_code_names! {
         MtpUnquantized => "weights-mtp-unquantized",
         MtpQuantExcluded => "weights-mtp-quant-excluded",
         MtpUnquantizedOneEngine => "weights-mtp-unquantized-one-engine",
+        MtpNormShift => "weights-mtp-norm-shift",
         GgufNextnCount => "weights-gguf-nextn-count",
         GgufNextnIndex => "weights-gguf-nextn-index",
         GgufNextnKeyMissing => "weights-gguf-nextn-key-missing",

@@ -15,6 +15,9 @@ pub const COMPLETE: &[(Engine, What<'static>)] = &[
     (Engine::Vllm, What::V2Runner("")),
     (Engine::LlamaCpp, What::DraftMtpArchitecture("")),
     (Engine::Trtllm, What::Method("")),
+    (Engine::MlxLm, What::DrafterArchitecture("")),
+    (Engine::MlxLm, What::Method("")),
+    (Engine::MlxVlm, What::Method("")),
 ];
 
 /// One capability row (`since`/`until` inclusive; `None`: as far as read).
@@ -337,4 +340,14 @@ pub const ROWS: &[Capability] = &[
     // Drafter architectures vllm-ascend registers itself (vllm_ascend/models/__init__.py) before
     // the vLLM release it pins has them: Kimi K3's DSpark stages in 0.26.0rc1 (vLLM 0.27.1 on).
     cap(Engine::VllmAscend, What::DrafterArchitecture("K3DSparkModel"), Some((0, 26, 0)), None, "engine-unsupported"),
+    // mlx-lm (server.py, generate.py; 0.28.4 to 0.32.2): `--draft-model` is loaded by `load` like
+    // any model, by its config's model_type, its weights strictly, so a draft language model is
+    // the one thing it drafts with; it has no drafter registry, so a DFlash or DSpark drafter's
+    // architecture is registered at no release (its missing embedding fails the strict load).
+    cap(Engine::MlxLm, What::Method(super::mlx_lm::DRAFT), None, None, "engine-unsupported"),
+    // mlx-vlm's `--draft-kind` choices (server/cli.py, generate/dispatch.py; 0.6.10 to 0.7.10).
+    // Its drafter classes are not listed: an architecture with no row is not judged.
+    cap(Engine::MlxVlm, What::Method("dflash"), None, None, "engine-unsupported"),
+    cap(Engine::MlxVlm, What::Method("eagle3"), None, None, "engine-unsupported"),
+    cap(Engine::MlxVlm, What::Method("mtp"), None, None, "engine-unsupported"),
 ];

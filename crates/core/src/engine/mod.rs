@@ -4,7 +4,8 @@
 //! target flags, where the speculative method comes from), its metrics and what its server
 //! says about itself, **the releases the tool has read** and the default window a line with no
 //! known release is judged across — plus one file per engine (`vllm.rs`, `sglang.rs`,
-//! `llama_cpp.rs`, `koboldcpp.rs`) holding the only code that is specific to it.
+//! `llama_cpp.rs`, `koboldcpp.rs`, `trtllm.rs`, `mlx_lm.rs`, `mlx_vlm.rs`) holding the only code that is
+//! specific to it.
 //!
 //! What an engine *does* at a release is data too: a rule that depends on the engine declares
 //! its [`ByEngine`] rows (one [`ReleaseRow`] per engine and release range, [`releases`]), and
@@ -20,6 +21,8 @@ pub mod command;
 pub mod exclude;
 pub mod koboldcpp;
 pub mod llama_cpp;
+pub mod mlx_lm;
+pub mod mlx_vlm;
 pub mod releases;
 pub mod sglang;
 pub mod table;
@@ -53,6 +56,12 @@ pub enum Engine {
     Trtllm,
     /// vllm-ascend: vLLM's server on Ascend NPUs, a platform on vLLM with releases of its own.
     VllmAscend,
+    /// Apple MLX's mlx-lm (`mlx_lm.server`, `mlx_lm.generate`): MLX checkpoints, a plain draft
+    /// model by `--draft-model`.
+    MlxLm,
+    /// Apple MLX's mlx-vlm (`mlx_vlm.server`, `mlx_vlm.generate`): DFlash, EAGLE-3 and MTP
+    /// drafters by `--draft-model` and `--draft-kind`.
+    MlxVlm,
 }
 
 impl From<Engine> for &'static str {
@@ -490,7 +499,7 @@ mod tests {
     fn names_are_listed_for_messages() {
         assert_eq!(
             Engine::names_listed(),
-            "vllm, sglang, llama.cpp, koboldcpp, trtllm or vllm-ascend"
+            "vllm, sglang, llama.cpp, koboldcpp, trtllm, vllm-ascend, mlx-lm or mlx-vlm"
         );
     }
 }

@@ -12,6 +12,8 @@
 
 use super::koboldcpp::Koboldcpp;
 use super::llama_cpp::LlamaCpp;
+use super::mlx_lm::MlxLm;
+use super::mlx_vlm::MlxVlm;
 use super::sglang::Sglang;
 use super::trtllm::Trtllm;
 use super::version::ANY_PATCH;
@@ -189,6 +191,29 @@ const TRTLLM_SWITCHES: &[&str] = &[
     "--disable_kv_cache_reuse",
     "--skip_tokenizer_init",
     "--fail_fast_on_attention_window_too_large",
+];
+
+/// mlx-lm's switches (`action="store_true"` in `server.py` and `generate.py`, 0.32.2).
+const MLX_LM_SWITCHES: &[&str] = &[
+    "--trust-remote-code",
+    "--use-default-chat-template",
+    "--pipeline",
+    "--ignore-chat-template",
+    "--quantize-activations",
+    "-qa",
+];
+
+/// mlx-vlm's switches (`action="store_true"` in `server/cli.py` and `generate/dispatch.py`,
+/// 0.7.10) that a serving line carries.
+const MLX_VLM_SWITCHES: &[&str] = &[
+    "--trust-remote-code",
+    "--enable-thinking",
+    "--reload",
+    "--chat",
+    "--skip-special-tokens",
+    "--force-download",
+    "--quantize-activations",
+    "-qa",
 ];
 
 /// vLLM's command line (shared with the platforms that run `vllm serve`).
@@ -573,5 +598,157 @@ vLLM release it pins in its Dockerfile (at its tag; 0.26.0rc1 in its sdist). vLL
             env: vllm_ascend::ENV,
         }),
         code: &Vllm,
+    },
+    EngineSpec {
+        engine: Engine::MlxLm,
+        name: "mlx-lm",
+        aliases: &["mlx_lm"],
+        display: "mlx-lm",
+        vendors: None,
+        example: "mlx_lm.server --model MODEL --draft-model DRAFT --num-draft-tokens K",
+        models: Models::Checkpoints,
+        entrypoints: &[
+            Entrypoint::Program {
+                name: "mlx_lm.server",
+                prefix: false,
+                then: &[],
+            },
+            Entrypoint::Program {
+                name: "mlx_lm.generate",
+                prefix: false,
+                then: &[],
+            },
+            // `mlx_lm WORD` (the console script, cli.py, 0.30.6 on) and `python -m mlx_lm WORD`
+            // (__main__.py, every release read) run the module their first word names.
+            Entrypoint::Program {
+                name: "mlx_lm",
+                prefix: false,
+                then: &["server"],
+            },
+            Entrypoint::Program {
+                name: "mlx_lm",
+                prefix: false,
+                then: &["generate"],
+            },
+            Entrypoint::Module {
+                module: "mlx_lm.server",
+                then: &[],
+            },
+            Entrypoint::Module {
+                module: "mlx_lm.generate",
+                then: &[],
+            },
+            Entrypoint::Module {
+                module: "mlx_lm",
+                then: &["server"],
+            },
+            Entrypoint::Module {
+                module: "mlx_lm",
+                then: &["generate"],
+            },
+        ],
+        images: &[],
+        flags: Flags {
+            switches: MLX_LM_SWITCHES,
+            underscores_are_dashes: false,
+            target: &["--model"],
+            drafter: &["--draft-model"],
+            drafter_revision: None,
+            tensor_parallel: None,
+            speculative_config: None,
+            options_file: &[],
+            method: None,
+            draft_tokens: None,
+            k: "--num-draft-tokens",
+            speculation_words: &["--draft-model", "--num-draft-tokens"],
+            speculation_short: &[],
+        },
+        method_from: "--draft-model (a draft language model; mlx-lm has no other kind of drafting)",
+        metrics: None,
+        version_endpoint: None,
+        releases: Releases {
+            scheme: Scheme::Semver,
+            read: &[
+                "0.28.4", "0.29.1", "0.30.0", "0.30.2", "0.30.4", "0.30.5", "0.30.6", "0.30.7",
+                "0.31.1", "0.31.2", "0.31.3", "0.32.0", "0.32.1", "0.32.2",
+            ],
+            window: ((0, 30, 7), (0, 32, ANY_PATCH)),
+            window_why: "from 0.30.7, the first release with the `qwen3_5` model (Qwen3.5 and Qwen3.6, the \
+MLX checkpoints that carry MTP heads), to 0.32.2, the newest on PyPI; its `sanitize` changed at 0.32.0 \
+(`mtp.*` keys no longer make it shift the trunk's norms), so a line whose release is not known is judged on \
+both sides. Each release listed was read in its wheel",
+        },
+        platform: None,
+        code: &MlxLm,
+    },
+    EngineSpec {
+        engine: Engine::MlxVlm,
+        name: "mlx-vlm",
+        aliases: &["mlx_vlm"],
+        display: "mlx-vlm",
+        vendors: None,
+        example: "mlx_vlm.server --model MODEL --draft-model DRAFTER --draft-kind dflash|eagle3|mtp",
+        models: Models::Checkpoints,
+        entrypoints: &[
+            Entrypoint::Program {
+                name: "mlx_vlm.server",
+                prefix: false,
+                then: &[],
+            },
+            Entrypoint::Program {
+                name: "mlx_vlm.generate",
+                prefix: false,
+                then: &[],
+            },
+            Entrypoint::Module {
+                module: "mlx_vlm.server",
+                then: &[],
+            },
+            Entrypoint::Module {
+                module: "mlx_vlm.generate",
+                then: &[],
+            },
+            // `python -m mlx_vlm WORD` (__main__.py) runs the module its first word names.
+            Entrypoint::Module {
+                module: "mlx_vlm",
+                then: &["server"],
+            },
+            Entrypoint::Module {
+                module: "mlx_vlm",
+                then: &["generate"],
+            },
+        ],
+        images: &[],
+        flags: Flags {
+            switches: MLX_VLM_SWITCHES,
+            underscores_are_dashes: false,
+            target: &["--model"],
+            drafter: &["--draft-model"],
+            drafter_revision: None,
+            tensor_parallel: None,
+            speculative_config: None,
+            options_file: &[],
+            method: Some("--draft-kind"),
+            draft_tokens: None,
+            k: "--draft-block-size",
+            speculation_words: &["--draft-model", "--draft-kind"],
+            speculation_short: &[],
+        },
+        method_from: "--draft-kind (dflash, eagle3 or mtp); without it, mlx-vlm infers the kind from \
+the drafter's model_type, and it replaces a kind that disagrees with it",
+        metrics: None,
+        version_endpoint: None,
+        releases: Releases {
+            scheme: Scheme::Semver,
+            read: &[
+                "0.6.10", "0.6.17", "0.7.0", "0.7.1", "0.7.3", "0.7.5", "0.7.8", "0.7.10",
+            ],
+            window: ((0, 6, 10), (0, 7, ANY_PATCH)),
+            window_why: "every release read, 0.6.10 to 0.7.10 (the newest on PyPI), each in its wheel: \
+they agree on every row (the three draft kinds; the Qwen3.5 sanitize that drops `mtp.*` keys before it \
+decides to shift the norms)",
+        },
+        platform: None,
+        code: &MlxVlm,
     },
 ];

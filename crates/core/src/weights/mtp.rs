@@ -18,6 +18,7 @@ use super::quant_exclude::{Exclusions, Method, Verdict};
 use super::WeightsCode;
 use crate::config::ConfigFile;
 use crate::diagnostic::{CodeInfo, Severity};
+use crate::engine::ANY_PATCH;
 use crate::family::embedded;
 use crate::rules::{ByEngine, Engine, ReleaseRow};
 use crate::Result;
@@ -27,6 +28,7 @@ pub(super) const RULES: &[Rule] = &[
     MTP_UNQUANTIZED,
     MTP_UNQUANTIZED_ONE_ENGINE,
     MTP_QUANT_EXCLUDED,
+    MTP_NORM_SHIFT,
 ];
 
 /// The quantizers known to drop MTP heads, for messages.
@@ -62,13 +64,21 @@ fn head<'v>(cx: &Cx<'v>) -> Option<&'v MtpHead> {
 const MTP_MISSING_BY_ENGINE: ByEngine = ByEngine {
     case: None,
     no_engine: Some(Severity::Error),
-    rows: &[ReleaseRow::any_version(
-        Engine::Vllm,
-        Some(Severity::Error),
-        "refuses to load a DeepSeek-style MTP layer without weights (\"MTP speculative decoding layer N weights \
+    rows: &[
+        ReleaseRow::any_version(
+            Engine::Vllm,
+            Some(Severity::Error),
+            "refuses to load a DeepSeek-style MTP layer without weights (\"MTP speculative decoding layer N weights \
 missing from checkpoint\", deepseek_mtp.py, read at 0.25.1 and 0.27.1); before vllm#35548 it served such \
 checkpoints at 0 % acceptance",
-    )],
+        ),
+        ReleaseRow::any_version(
+            Engine::MlxLm,
+            None,
+            "builds no MTP head at any release read (0.28.4 to 0.32.2): every model's `sanitize` drops the \
+`mtp.*` keys, so the declared depth is never read",
+        ),
+    ],
 };
 
 const MTP_MISSING: Rule = Rule {
@@ -98,10 +108,15 @@ fn mtp_missing(cx: &mut Cx) {
     let Some(&first) = missing.first() else {
         return;
     };
+    // An engine that builds no MTP head (mlx-lm) does not miss one.
+    let Some(judged) = MTP_MISSING_BY_ENGINE.judge(cx.v.engine.as_ref()) else {
+        return;
+    };
     let d = &h.declared;
     let layers = super::text::ranges(&missing);
     let whole = cx.v.whole_file();
-    cx.emit(
+    cx.emit_as(
+        judged.severity,
         &d.key,
         &whole,
         format!(
@@ -708,6 +723,126 @@ fn mtp_quant_excluded(cx: &mut Cx) {
     }
 }
 
+const MTP_NORM_SHIFT_BY_ENGINE: ByEngine = ByEngine {
+    case: Some("a qwen3_5 / qwen3_5_moe checkpoint in MLX's layout that holds `mtp.*` tensors"),
+    // Without mlx-lm: worth knowing, since the checkpoint is one only MLX engines load.
+    no_engine: Some(Severity::Info),
+    rows: &[
+        ReleaseRow::until_release(
+            Engine::MlxLm,
+            (0, 30, 6),
+            None,
+            "has no qwen3_5 model (added in 0.30.7): the checkpoint does not load at all",
+        ),
+        ReleaseRow {
+            engine: Engine::MlxLm,
+            since: Some((0, 30, 7)),
+            until: Some((0, 31, ANY_PATCH)),
+            severity: Some(Severity::Error),
+            does: "qwen3_5's `sanitize` shifts every trunk RMSNorm by +1.0 when any key holds `mtp.` \
+(`should_shift_norm_weights = has_mtp_weights or has_unsanitized_conv1d`), read in 0.30.7, 0.31.1, 0.31.2 and \
+0.31.3: a converted checkpoint's norms are shifted twice, the output corrupted, MTP acceptance 0–6 % (MTPLX#306)",
+        },
+        ReleaseRow::since(
+            Engine::MlxLm,
+            (0, 32),
+            None,
+            "shifts only when conv1d is still in Hugging Face's layout (`has_unsanitized_conv1d`), read in \
+0.32.0 to 0.32.2",
+        ),
+        ReleaseRow::any_version(
+            Engine::MlxVlm,
+            None,
+            "drops the `mtp.*` keys before it decides to shift (`should_shift_norm_weights` after the filter), \
+read in 0.6.10 to 0.7.10: a converted checkpoint's norms are shifted once",
+        ),
+    ],
+};
+
+const MTP_NORM_SHIFT: Rule = Rule {
+    code: WeightsCode::MtpNormShift,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "an MLX-converted Qwen3.5/3.6 checkpoint keeps `mtp.*` tensors: mlx-lm 0.30.7–0.31 shifts its trunk norms twice",
+        explanation: "Qwen3.5 and Qwen3.6 (`qwen3_5`, `qwen3_5_moe`) store their RMSNorm gains as deltas from 1.0; \
+mlx-lm's `sanitize` adds 1.0 when it loads a Hugging Face export, and a checkpoint it converts is saved shifted, with \
+its conv1d weights moved to MLX's layout (last dimension 1). From 0.30.7 (its first qwen3_5) to 0.31.3 the shift is \
+also triggered by the mere presence of a key holding `mtp.` (`should_shift_norm_weights = has_mtp_weights or \
+has_unsanitized_conv1d`), so a converted checkpoint that kept its MTP head (MTP-enabled MLX quants) gets 1.0 added \
+to every trunk norm a second time: the output is corrupted and MTP acceptance falls to 0–6 % (MTPLX#306; \
+mlx-lm#1442 reports garbage output). 0.32.0 shifts only for an unconverted conv1d. The checkpoint is in MLX's \
+layout when a conv1d weight's header says so or, with no shard read, when the config carries MLX's `quantization`; \
+a Hugging Face export (conv1d not moved) is shifted once, correctly, and not reported. An error at the releases \
+that shift twice; info without an engine. Serve with mlx-lm 0.32.0 or later, or save the checkpoint without its \
+`mtp.*` tensors.",
+    },
+    applies: Applies::Any,
+    needs: &[],
+    check: mtp_norm_shift,
+};
+
+/// The model types whose module is mlx-lm's `qwen3_5.py` (`qwen3_5_moe` wraps it).
+const NORM_SHIFT_MODEL_TYPES: &[&str] = &["qwen3_5", "qwen3_5_moe"];
+
+fn mtp_norm_shift(cx: &mut Cx) {
+    let root = cx.v.config.root();
+    let model_type = root.get("model_type").and_then(|t| t.as_str());
+    if !model_type.is_some_and(|t| NORM_SHIFT_MODEL_TYPES.contains(&t)) {
+        return;
+    }
+    let Some(layout) = mlx_layout(cx) else { return };
+    let h = cx.v.headers;
+    // mlx-lm's test: any key holding `mtp.` (the index's names, else the file's).
+    let names: Vec<&str> = match &h.index {
+        Some(index) => index
+            .tensor_names()
+            .filter(|n| n.contains("mtp."))
+            .collect(),
+        None => h
+            .tensors()
+            .map(|t| t.name.as_str())
+            .filter(|n| n.contains("mtp."))
+            .collect(),
+    };
+    let Some(first) = names.first().copied() else {
+        return;
+    };
+    let Some(judged) = MTP_NORM_SHIFT_BY_ENGINE.judge(cx.v.engine.as_ref()) else {
+        return;
+    };
+    let message = format!(
+        "{} `mtp.*` tensor{} (`{first}`{}) in a checkpoint in MLX's layout ({layout}): mlx-lm 0.30.7 to 0.31.3 \
+         take any `mtp.` key for a Hugging Face export and add 1.0 to every trunk RMSNorm the conversion already \
+         shifted: the output is corrupted and MTP acceptance falls to 0–6 % (MTPLX#306, mlx-lm#1442). Serve it \
+         with mlx-lm 0.32.0 or later (which shifts only for an unconverted conv1d), or save it without the \
+         `mtp.*` tensors",
+        names.len(),
+        if names.len() == 1 { "" } else { "s" },
+        if names.len() > 1 { ", …" } else { "" },
+    );
+    let whole = cx.v.whole_file();
+    let mut d = cx.diag(first, &whole, message).severity(judged.severity);
+    d.releases = judged.releases;
+    cx.push(d);
+}
+
+/// Why the checkpoint is in MLX's layout (conv1d moved, norms already shifted), or `None`
+/// when it is a Hugging Face export or the files do not say.
+fn mlx_layout(cx: &Cx) -> Option<String> {
+    let conv =
+        cx.v.headers
+            .tensors()
+            .find(|t| t.name.ends_with("conv1d.weight") && t.shape.len() == 3);
+    if let Some(t) = conv {
+        // mlx-lm's own test: a last dimension of 1 is its layout, anything else is HF's.
+        return (t.shape.last() == Some(&1))
+            .then(|| format!("`{}` is stored {:?}", t.name, t.shape));
+    }
+    let q = cx.v.config.root().get("quantization")?;
+    (q.get("bits").is_some() || q.get("group_size").is_some())
+        .then(|| "the config's `quantization`, which MLX's converters write".to_string())
+}
+
 /// The severities by engine and version of `code`'s rule, when it declares them.
 pub fn by_engine(code: WeightsCode) -> Vec<&'static ByEngine> {
     match code {
@@ -716,6 +851,7 @@ pub fn by_engine(code: WeightsCode) -> Vec<&'static ByEngine> {
         WeightsCode::MtpUnquantizedOneEngine => {
             vec![&FUSED_BY_ENGINE, &NEXTN_BY_ENGINE, &MXFP4_EXPERTS_BY_ENGINE]
         }
+        WeightsCode::MtpNormShift => vec![&MTP_NORM_SHIFT_BY_ENGINE],
         _ => Vec::new(),
     }
 }
