@@ -722,6 +722,31 @@ mod tests {
         );
     }
 
+    /// Patterns are compiled while their NFAs fit the list's budget; a list of heavy patterns
+    /// at the caps keeps the first, leaves the rest undecided, and answers at once (1,024
+    /// patterns of 4 kB took 10 s and 1 GB in a release build before the budget).
+    #[test]
+    fn heavy_pattern_lists_spend_a_budget_then_stay_undecided() {
+        let heavy = format!("re:{}b", "(a|aa)*".repeat(580));
+        let mut list = vec!["re:^mtp.*".to_string()];
+        list.extend(std::iter::repeat_n(heavy, 1023));
+        let refs: Vec<&str> = list.iter().map(String::as_str).collect();
+        let start = std::time::Instant::now();
+        let ex = read(&q("compressed-tensors", "ignore", &refs));
+        // The real pattern first in the list is kept and matches.
+        assert_eq!(ex.verdict(FC), Verdict::Excluded("re:^mtp.*".into()));
+        assert!(!ex.uncompiled.is_empty() && ex.uncompiled.len() < 1024);
+        assert_eq!(ex.verdict("model.layers.0.q_proj"), Verdict::Undecided);
+        assert!(start.elapsed() < std::time::Duration::from_secs(10));
+        // Fnmatch wildcards of 4 kB each, as ModelOpt lists hold them: the same.
+        let wild = format!("model.{}x", "*a".repeat(2040));
+        let list: Vec<&str> = std::iter::repeat_n(wild.as_str(), 1024).collect();
+        let start = std::time::Instant::now();
+        let ex = read(&q("modelopt", "ignore", &list));
+        assert_eq!(ex.verdict(Q), Verdict::Undecided);
+        assert!(start.elapsed() < std::time::Duration::from_secs(10));
+    }
+
     #[test]
     fn other_methods_and_no_config_are_not_judged() {
         for cfg in [
