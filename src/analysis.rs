@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use crate::config::{self, ConfigFile, TargetFacts};
 use crate::diagnostic::{Diagnostic, Severity, Summary};
-use crate::diff::{self, token_fields, token_ids, DiffKind, Difference};
+use crate::diff::{self, DiffKind, Difference};
 use crate::hub::{HubError, HubErrorKind, HubSettings, RepoRef, SettingsCell};
 use crate::json::Node;
 use crate::source::builtin::{self, Snapshot};
@@ -385,6 +385,16 @@ fn fetch_hub_target(
     Ok(Some((target.dir, note)))
 }
 
+/// The token ids of every token field of `configs`: what the target's tokenizer is asked to
+/// decode (no path built per field, issue 44).
+fn wanted_ids(configs: &[&ConfigFile]) -> BTreeSet<u64> {
+    let mut ids = Vec::new();
+    for c in configs {
+        diff::token_field_ids(c.root(), &mut ids);
+    }
+    ids.into_iter().collect()
+}
+
 /// Loads the target context: explicit directories first, then the authority's built-in
 /// target, then a known target matching the drafter's fingerprint.
 pub fn resolve_target(
@@ -392,11 +402,7 @@ pub fn resolve_target(
     configs: &[&ConfigFile],
     authority: Option<&Authority>,
 ) -> Result<TargetContext> {
-    let wanted: BTreeSet<u64> = configs
-        .iter()
-        .flat_map(|c| token_fields(c.root()))
-        .flat_map(|(_, node)| token_ids(node))
-        .collect();
+    let wanted = wanted_ids(configs);
     let mut choice = choice.clone();
     let mut hub_note = None;
     let mut warnings = Vec::new();
@@ -444,11 +450,7 @@ fn resolve_local_target(
     authority: Option<&Authority>,
     hub_note: Option<String>,
 ) -> Result<TargetContext> {
-    let wanted: BTreeSet<u64> = configs
-        .iter()
-        .flat_map(|c| token_fields(c.root()))
-        .flat_map(|(_, node)| token_ids(node))
-        .collect();
+    let wanted = wanted_ids(configs);
     let mut facts = None;
     if let Some(dir) = &choice.target_dir {
         let cfg = config::config_path(dir).and_then(|p| config::load(&p)).map_err(|e| {

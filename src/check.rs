@@ -257,7 +257,7 @@ pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
             .file(shown),
         );
     }
-    let authorities = pinned_authority_files(options, &found.configs)?;
+    let (pins_found, authorities) = config_pins(options, &found.configs)?;
     // The deployments first: which local targets they serve with MTP decides which target
     // configs are drafters. Listed after the configs, as they always were.
     let mut served = deployments::ServedHeads::default();
@@ -277,15 +277,15 @@ pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
     // Pins whose drafter was found: their directories exist, and are not looked at again.
     let mut found_pins = std::collections::HashSet::new();
     let mut unserved = 0;
-    for file in found.configs {
-        let shown = display(&file, &options.root);
+    for (file, pin) in found.configs.iter().zip(pins_found) {
+        let shown = display(file, &options.root);
         let mut config = ConfigRun {
             pipeline: &mut pipeline,
             found_pins: &mut found_pins,
             served: &served,
             authorities: &authorities,
         };
-        match check_file(&file, &shown, options, &mut config) {
+        match check_file(file, pin, &shown, options, &mut config) {
             Judged::Drafter(drafter) => report.drafters.push(*drafter),
             Judged::UnservedHead => {
                 unserved += 1;
@@ -325,30 +325,56 @@ pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
     Ok(report)
 }
 
-/// The authority file each pin of `configs` names (`against`), by pin key, checked before
+/// Each config's pin (looked up once) and the pins' authority files, checked
+/// ([`pinned_authority_files`]).
+fn config_pins<'p>(
+    options: &'p CheckOptions,
+    configs: &[PathBuf],
+) -> Result<(Vec<FoundPin<'p>>, HashMap<String, PathBuf>)> {
+    let finder = options.pins.as_ref().map(LoadedPins::finder);
+    let found: Vec<FoundPin> = configs
+        .iter()
+        .map(|file| finder.as_ref().and_then(|f| f.find(file)))
+        .collect();
+    let authorities = pinned_authority_files(options, &found)?;
+    Ok((found, authorities))
+}
+
+/// The authority file each found pin names (`against`), by pin key, checked before
 /// anything is: inside the pin file's repository with links resolved, and a model config
 /// ([`crate::pins::repo`]). One that is not stops the run (exit 2), naming the file and
 /// showing none of its values: a pin file from a pull request could otherwise print any file
 /// on the runner as `only-authority` lines (issue 44).
 fn pinned_authority_files(
     options: &CheckOptions,
-    configs: &[PathBuf],
+    pins_found: &[FoundPin],
 ) -> Result<HashMap<String, PathBuf>> {
     let mut out = HashMap::new();
     let Some(pins) = &options.pins else {
         return Ok(out);
     };
-    for file in configs {
+    // Checked once per file named: thousands of pins naming one authority resolved, read and
+    // parsed it for each (5 % of `check` at 1,000 drafters, issue 44). The first pin to
+    // name a file is the one a refusal names, as when each was checked.
+    let mut checked: HashMap<&str, PathBuf> = HashMap::new();
+    for found in pins_found.iter().copied() {
         if let Some((
             key,
             Pin {
                 authority: PinAuthority::File(against),
                 ..
             },
-        )) = pins.find(file)
+        )) = found
         {
             if !out.contains_key(key) {
-                let real = crate::pins::repo::authority_file(&pins.path, key, against)?;
+                let real = match checked.get(against.as_str()) {
+                    Some(real) => real.clone(),
+                    None => {
+                        let real = crate::pins::repo::authority_file(&pins.path, key, against)?;
+                        checked.insert(against, real.clone());
+                        real
+                    }
+                };
                 out.insert(key.clone(), real);
             }
         }
@@ -375,8 +401,18 @@ enum Judged {
     Skipped,
 }
 
-/// One `config.json`: its result as a drafter, or why it is none ([`pipeline::is_drafter`]).
-fn check_file(file: &Path, shown: &str, options: &CheckOptions, run: &mut ConfigRun) -> Judged {
+/// A config's pin in the pin file, by its key.
+type FoundPin<'p> = Option<(&'p String, &'p Pin)>;
+
+/// One `config.json` (`found`: its pin): its result as a drafter, or why it is none
+/// ([`pipeline::is_drafter`]).
+fn check_file(
+    file: &Path,
+    found: FoundPin,
+    shown: &str,
+    options: &CheckOptions,
+    run: &mut ConfigRun,
+) -> Judged {
     let local = match Resolver::local_config(file) {
         Ok(local) => local,
         Err(e) => {
@@ -392,7 +428,6 @@ fn check_file(file: &Path, shown: &str, options: &CheckOptions, run: &mut Config
             }))
         }
     };
-    let found = options.pins.as_ref().and_then(|p| p.find(file));
     if let Some((key, _)) = found {
         run.found_pins.insert(key.clone());
     }

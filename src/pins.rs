@@ -318,24 +318,69 @@ impl LoadedPins {
 
     /// The pin key of a drafter path: its directory relative to the pin file.
     pub fn key_for(&self, drafter: &Path) -> Option<String> {
-        let dir = if drafter.file_name().is_some_and(|n| n == "config.json") || drafter.is_file() {
+        let dir = std::path::absolute(drafter_dir(drafter)?).ok()?;
+        let root = std::path::absolute(self.root()).ok()?;
+        key_under(&normalize(&dir), &normalize(&root))
+    }
+
+    /// A [`PinFinder`]: [`LoadedPins::find`] for the many drafters of one run.
+    pub fn finder(&self) -> PinFinder<'_> {
+        PinFinder {
+            pins: self,
+            cwd: std::env::current_dir().ok(),
+            root: std::path::absolute(self.root()).ok().map(|r| normalize(&r)),
+        }
+    }
+}
+
+/// [`LoadedPins::find`] with the working directory and the pin file's folder made absolute
+/// once: `check` asked the kernel for the working directory twice for each of thousands of
+/// drafters (issue 44). The process never changes its working directory.
+pub struct PinFinder<'p> {
+    pins: &'p LoadedPins,
+    cwd: Option<PathBuf>,
+    /// The pin file's folder, absolute and normalized.
+    root: Option<PathBuf>,
+}
+
+impl<'p> PinFinder<'p> {
+    /// The pin of the drafter whose config file or directory is `drafter`: what
+    /// [`LoadedPins::find`] answers.
+    pub fn find(&self, drafter: &Path) -> Option<(&'p String, &'p Pin)> {
+        let dir = drafter_dir(drafter)?;
+        // `std::path::absolute` of a relative path is the working directory joined with it;
+        // `normalize` drops the `.` components either keeps.
+        let dir = match dir.is_absolute() {
+            true => std::path::absolute(&dir).ok()?,
+            false => self.cwd.as_ref()?.join(&dir),
+        };
+        let key = key_under(&normalize(&dir), self.root.as_ref()?)?;
+        self.pins.file.drafters.get_key_value(&key)
+    }
+}
+
+/// The directory a drafter path names: the folder of its `config.json` (or of another file),
+/// else the path itself.
+fn drafter_dir(drafter: &Path) -> Option<PathBuf> {
+    Some(
+        if drafter.file_name().is_some_and(|n| n == "config.json") || drafter.is_file() {
             drafter.parent()?.to_path_buf()
         } else {
             drafter.to_path_buf()
-        };
-        let dir = std::path::absolute(&dir).ok()?;
-        let root = std::path::absolute(self.root()).ok()?;
-        let rel = normalize(&dir)
-            .strip_prefix(normalize(&root))
-            .ok()?
-            .to_path_buf();
-        let key = rel
-            .components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect::<Vec<_>>()
-            .join("/");
-        Some(if key.is_empty() { ".".into() } else { key })
-    }
+        },
+    )
+}
+
+/// The pin key of the drafter directory `dir` under the pin file's folder `root` (both
+/// absolute and normalized): `/`-separated, `.` for the folder itself.
+fn key_under(dir: &Path, root: &Path) -> Option<String> {
+    let rel = dir.strip_prefix(root).ok()?;
+    let key = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/");
+    Some(if key.is_empty() { ".".into() } else { key })
 }
 
 fn normalize(path: &Path) -> PathBuf {

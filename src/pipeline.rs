@@ -354,12 +354,14 @@ impl Pipeline {
             configs.push(&a.config);
         }
         let key = shared.map(|name| {
-            let wanted: std::collections::BTreeSet<u64> = configs
-                .iter()
-                .flat_map(|c| crate::diff::token_fields(c.root()))
-                .flat_map(|(_, node)| crate::diff::token_ids(node))
-                .collect();
-            (name.to_string(), wanted.into_iter().collect::<Vec<u64>>())
+            // The ids sorted and distinct, as a set would give them; no path built per field.
+            let mut wanted = Vec::new();
+            for c in &configs {
+                crate::diff::token_field_ids(c.root(), &mut wanted);
+            }
+            wanted.sort_unstable();
+            wanted.dedup();
+            (name.to_string(), wanted)
         });
         if let Some(t) = key.as_ref().and_then(|k| self.shared.get(k)) {
             return Ok(t.clone());

@@ -29,7 +29,10 @@ pub fn is_unshowable(c: char) -> bool {
 /// reader, not a parser. `##[` becomes `#\u{23}[`: the GitHub runner's older command syntax
 /// (`##[add-mask]…`) is looked for anywhere in a line, not only at its start.
 pub fn shown(s: &str) -> Cow<'_, str> {
-    if !s.chars().any(is_unshowable) && !s.contains("##[") {
+    // Printable ASCII holds no unshowable character: told from the bytes, without decoding
+    // characters (nearly every line of a report; `check` renders thousands, issue 44).
+    let plain_ascii = s.bytes().all(|b| (b' '..=b'~').contains(&b));
+    if (plain_ascii || !s.chars().any(is_unshowable)) && !s.contains("##[") {
         return Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len() + 8);

@@ -345,15 +345,20 @@ impl Path {
     }
 
     pub fn child(&self, key: &str) -> Self {
-        let mut p = self.clone();
-        p.0.push(Segment::Key(key.to_string()));
-        p
+        self.then(Segment::Key(key.to_string()))
     }
 
     pub fn index(&self, i: usize) -> Self {
-        let mut p = self.clone();
-        p.0.push(Segment::Index(i));
-        p
+        self.then(Segment::Index(i))
+    }
+
+    /// This path and one more segment, allocated once at its final length (a clone and a push
+    /// allocated twice: the clone exactly, then the push's growth; issue 44).
+    fn then(&self, last: Segment) -> Self {
+        let mut segments = Vec::with_capacity(self.0.len() + 1);
+        segments.extend_from_slice(&self.0);
+        segments.push(last);
+        Path(segments)
     }
 
     /// The last key of the path, if it ends in a key.
@@ -864,6 +869,11 @@ impl<'a> Parser<'a> {
                     break;
                 }
                 self.pos += 1;
+            }
+            // Most strings hold no escape: copied once, at their length.
+            if out.is_empty() && self.bytes.get(self.pos) == Some(&b'"') {
+                self.pos += 1;
+                return Ok(self.text[run_start..self.pos - 1].to_string());
             }
             out.push_str(&self.text[run_start..self.pos]);
             match self.bytes.get(self.pos) {

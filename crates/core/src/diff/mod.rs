@@ -24,7 +24,7 @@ pub mod defaults;
 pub mod rules;
 pub mod token_fields;
 
-pub use token_fields::{decode_node, token_fields, token_ids};
+pub use token_fields::{decode_node, token_field_ids, token_fields, token_ids};
 
 /// What kind of difference.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]

@@ -26,6 +26,23 @@ pub fn token_fields(root: &Node) -> Vec<(Path, &Node)> {
     out
 }
 
+/// The ids of every token field in the tree: [`token_fields`]' values through [`token_ids`],
+/// in the same order, with no path built for any (what a shared target's cache key needs).
+pub fn token_field_ids(root: &Node, out: &mut Vec<u64>) {
+    if let Some(members) = root.as_object() {
+        for m in members {
+            if super::is_token_key(&m.key) {
+                match m.value.as_array() {
+                    Some(items) => out.extend(items.iter().filter_map(Node::as_u64)),
+                    None => out.extend(m.value.as_u64()),
+                }
+            } else if m.value.as_object().is_some() {
+                token_field_ids(&m.value, out);
+            }
+        }
+    }
+}
+
 /// The ids in a token field: an integer or a list of integers. Other values have none.
 pub fn token_ids(node: &Node) -> Vec<u64> {
     match node.as_array() {
