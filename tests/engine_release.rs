@@ -404,6 +404,35 @@ fn target_of(dir: &Path, name: &str, architectures: &[&str]) -> String {
     t.display().to_string()
 }
 
+/// Whether `dflash-check ARGS` (a `launch --format json` run) finds `engine-unsupported`.
+fn refused(dir: &Path, args: &[&str]) -> bool {
+    let (_, out, err) = run(dir, args);
+    let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out} {err}"));
+    codes(&report)
+        .iter()
+        .any(|(c, _)| c == "engine-unsupported")
+}
+
+/// A local EAGLE-3 drafter folder (`eagle_config.use_aux_hidden_state` = `aux` when given);
+/// returns its path.
+fn eagle3_drafter(dir: &Path, name: &str, aux: Option<bool>) -> String {
+    let p = dir.join(name);
+    fs::create_dir_all(&p).unwrap();
+    let mut config = serde_json::json!({
+        "architectures": ["LlamaForCausalLMEagle3"],
+        "model_type": "llama",
+        "hidden_size": 4096,
+        "num_hidden_layers": 1,
+        "vocab_size": 128256,
+        "draft_vocab_size": 32000,
+    });
+    if let Some(aux) = aux {
+        config["eagle_config"] = serde_json::json!({"use_aux_hidden_state": aux});
+    }
+    fs::write(p.join("config.json"), config.to_string()).unwrap();
+    p.display().to_string()
+}
+
 /// Whether `launch --engine vllm@0.30 -- vllm serve TARGET FLAGS --speculative-config SPEC`
 /// finds `engine-unsupported`.
 fn hidden_states_refused(dir: &Path, target: &str, flags: &[&str], spec: &str) -> bool {
@@ -411,11 +440,7 @@ fn hidden_states_refused(dir: &Path, target: &str, flags: &[&str], spec: &str) -
     args.extend_from_slice(&["vllm", "serve", target]);
     args.extend_from_slice(flags);
     args.extend_from_slice(&["--speculative-config", spec]);
-    let (_, out, err) = run(dir, &args);
-    let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out} {err}"));
-    codes(&report)
-        .iter()
-        .any(|(c, _)| c == "engine-unsupported")
+    refused(dir, &args)
 }
 
 #[test]
@@ -443,24 +468,8 @@ fn a_target_class_without_the_hidden_state_interface_refuses_a_hidden_state_draf
     assert!(!hidden_states_refused(d, &gemma3, &[], mtp));
     // An EAGLE-3 drafter that turns them off is not judged; one that keeps them is refused.
     let eagle3 = |name: &str, aux: Option<bool>| {
-        let p = d.join(name);
-        fs::create_dir_all(&p).unwrap();
-        let mut config = serde_json::json!({
-            "architectures": ["LlamaForCausalLMEagle3"],
-            "model_type": "llama",
-            "hidden_size": 2560,
-            "num_hidden_layers": 1,
-            "vocab_size": 262208,
-            "draft_vocab_size": 32000,
-        });
-        if let Some(aux) = aux {
-            config["eagle_config"] = serde_json::json!({"use_aux_hidden_state": aux});
-        }
-        fs::write(p.join("config.json"), config.to_string()).unwrap();
-        format!(
-            r#"{{"method": "eagle3", "model": "{}", "num_speculative_tokens": 3}}"#,
-            p.display()
-        )
+        let p = eagle3_drafter(d, name, aux);
+        format!(r#"{{"method": "eagle3", "model": "{p}", "num_speculative_tokens": 3}}"#)
     };
     assert!(!hidden_states_refused(
         d,
@@ -469,4 +478,57 @@ fn a_target_class_without_the_hidden_state_interface_refuses_a_hidden_state_draf
         &eagle3("off", Some(false))
     ));
     assert!(hidden_states_refused(d, &gemma3, &[], &eagle3("on", None)));
+}
+
+/// Whether `launch --engine RELEASE -- python -m sglang.launch_server --model-path TARGET
+/// --speculative-algorithm ALGO --speculative-draft-model-path DRAFT …` finds `engine-unsupported`.
+fn sglang_hook_refused(dir: &Path, release: &str, target: &str, algo: &str, draft: &str) -> bool {
+    let args = [
+        "launch",
+        "--format",
+        "json",
+        "--engine",
+        release,
+        "--",
+        "python",
+        "-m",
+        "sglang.launch_server",
+        "--model-path",
+        target,
+        "--speculative-algorithm",
+        algo,
+        "--speculative-draft-model-path",
+        draft,
+        "--speculative-num-draft-tokens",
+        "8",
+    ];
+    refused(dir, &args)
+}
+
+#[test]
+fn sglang_needs_the_methods_capture_hook_on_the_target_class() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let gemma3 = target_of(d, "gemma3", &["Gemma3ForCausalLM"]);
+    let llama = target_of(d, "llama", &["LlamaForCausalLM"]);
+    let glm = target_of(d, "glm", &["Glm4MoeForCausalLM"]);
+    let madeup = target_of(d, "madeup", &["MadeUpForCausalLM"]);
+    let dflash = "z-lab/Example-DFlash";
+    // Gemma3's class has no set_dflash_layers_to_capture at any release read.
+    assert!(sglang_hook_refused(
+        d,
+        "sglang@0.5.20",
+        &gemma3,
+        "DFLASH",
+        dflash
+    ));
+    assert!(sglang_hook_refused(d, "sglang", &gemma3, "DFLASH", dflash));
+    assert!(!sglang_hook_refused(d, "sglang", &llama, "DFLASH", dflash));
+    assert!(!sglang_hook_refused(d, "sglang", &madeup, "DFLASH", dflash));
+    // An EAGLE-3 drafter on GLM-4.5: SGLang's class has the hook, vLLM's lacks the interface.
+    let eagle = eagle3_drafter(d, "glm-eagle3", None);
+    assert!(!sglang_hook_refused(d, "sglang", &glm, "EAGLE3", &eagle));
+    let spec =
+        format!(r#"{{"method": "eagle3", "model": "{eagle}", "num_speculative_tokens": 3}}"#);
+    assert!(hidden_states_refused(d, &glm, &[], &spec));
 }

@@ -53,7 +53,10 @@ pub(super) const fn lacks(
 }
 
 /// The kinds of fact whose releases no row covers are unknown, not "no".
-pub const EXPLICIT: &[(Engine, What<'static>)] = &[(Engine::Vllm, What::AuxHiddenStates(""))];
+pub const EXPLICIT: &[(Engine, What<'static>)] = &[
+    (Engine::Vllm, What::AuxHiddenStates("")),
+    (Engine::Sglang, What::LayerCapture("", "")),
+];
 
 /// What each engine release can do (`capability`): read from the release wheels and the
 /// llama.cpp tree named in each group's comment; evidence/evidence.toml cites the registry and

@@ -38,6 +38,10 @@ pub enum What<'a> {
     /// Its model class for a target of this architecture hands a hidden-state drafter (EAGLE-3,
     /// DFlash, DSpark) the target's intermediate hidden states (vLLM's `SupportsEagle3`).
     AuxHiddenStates(&'a str),
+    /// Its model class for a target of this architecture (the second name) has the hook that
+    /// captures the hidden states a drafter of this method (the first: eagle3, dflash, dspark)
+    /// reads (SGLang's `set_eagle3_layers_to_capture`, `set_dflash_layers_to_capture`, …).
+    LayerCapture(&'a str, &'a str),
 }
 
 impl<'a> What<'a> {
@@ -52,6 +56,10 @@ impl<'a> What<'a> {
             What::AsyncScheduling(_) | What::AsyncSchedulingUnpaddedDrafts => {
                 "drop --async-scheduling (the engine then turns async scheduling off itself), or serve \
                  the line with a release that has it"
+            }
+            What::LayerCapture(..) => {
+                "serve the target with a release whose model class has the hook, or use a drafter \
+                 that does not read the target's hidden states"
             }
             What::AuxHiddenStates(_) => {
                 "serve the target with a release whose model class has it, with `--model-impl \
@@ -75,7 +83,8 @@ impl<'a> What<'a> {
             | What::DraftMtpArchitecture(n)
             | What::AsyncScheduling(n)
             | What::V2Runner(n)
-            | What::AuxHiddenStates(n) => n,
+            | What::AuxHiddenStates(n)
+            | What::LayerCapture(_, n) => n,
             What::NullLayerIdsAbsent
             | What::HeterogeneousVocab
             | What::AsyncSchedulingUnpaddedDrafts => "",
@@ -98,6 +107,10 @@ impl<'a> What<'a> {
             What::AuxHiddenStates(a) => format!(
                 "hand the hidden states of a {a} target to an EAGLE-3, DFlash or DSpark drafter \
                  (its model class's SupportsEagle3 interface)"
+            ),
+            What::LayerCapture(m, a) => format!(
+                "find the hook a {m} drafter needs (set_{}_layers_to_capture) on a {a} target's model class",
+                if m == "dspark" { "dspark or set_dflash" } else { m }
             ),
             What::V2Runner(m) => format!(
                 "run the method {m:?} on the V2 model runner it was asked for (VLLM_USE_V2_MODEL_RUNNER=1)"

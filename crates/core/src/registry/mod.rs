@@ -334,6 +334,24 @@ pub fn engines_table() -> String {
     out
 }
 
+/// The opening of docs/engines.md's list of the target classes an engine's rows say lack a fact.
+fn lacking_head(engine: crate::engine::Engine, what: crate::engine::What) -> String {
+    match what {
+        crate::engine::What::LayerCapture(m, _) => format!(
+            "{} target architectures whose model class has no hook for a {m} drafter \
+             (`set_{}_layers_to_capture`), so the drafter fails at start-up (`engine-unsupported`)",
+            engine.display(),
+            if m == "dspark" { "dspark_layers_to_capture` or `set_dflash" } else { m }
+        ),
+        _ => format!(
+            "{} target architectures whose model class lacks `SupportsEagle3`, so an EAGLE-3, DFlash or \
+             DSpark drafter on them is refused at load (\"Model does not support EAGLE3 interface\"; \
+             `engine-unsupported`)",
+            engine.display()
+        ),
+    }
+}
+
 /// The capability rows for docs/engines.md: what each engine release can serve (an
 /// architecture registered, a method accepted), the releases it holds at and the code whose
 /// evidence cites it, generated from `engine::capabilities`.
@@ -341,13 +359,18 @@ pub fn capabilities_table() -> String {
     use crate::engine::Capabilities;
     let mut out = String::from("| engine | can | at | evidence under |\n|---|---|---|---|\n");
     let mut seen = Vec::new();
-    // Kinds read row by row for hundreds of names (vLLM's target classes) are listed after the
-    // table, by what they lack.
-    let mut lacking: Vec<String> = Vec::new();
+    // Kinds read row by row for hundreds of names (target classes) are listed after the table,
+    // by what they lack: one paragraph per engine and fact.
+    let mut lacking: Vec<(String, Vec<String>)> = Vec::new();
     for c in crate::engine::capability::rows() {
         if crate::engine::capability::explicit(c.engine, c.what) {
             if !c.holds {
-                lacking.push(format!("`{}` ({})", c.what.name(), c.span()));
+                let head = lacking_head(c.engine, c.what);
+                let entry = format!("`{}` ({})", c.what.name(), c.span());
+                match lacking.iter_mut().find(|(h, _)| *h == head) {
+                    Some((_, list)) => list.push(entry),
+                    None => lacking.push((head, vec![entry])),
+                }
             }
             continue;
         }
@@ -363,15 +386,19 @@ pub fn capabilities_table() -> String {
             c.evidence
         ));
     }
-    if !lacking.is_empty() {
+    for (head, list) in &lacking {
         out.push_str(&format!(
-            "\nvLLM target architectures whose model class lacks `SupportsEagle3`, so an EAGLE-3, DFlash or \
-             DSpark drafter on them is refused at load (\"Model does not support EAGLE3 interface\"; \
-             `engine-unsupported`), at the releases read: {}. Architectures not listed either have the interface \
-             at every release read, or were not settled by the scan (scripts/scan-aux-targets.py), or are absent \
-             from the registry (served by the transformers backend, which has it).\n",
-            lacking.join(", ")
+            "\n{head}, at the releases read: {}.\n",
+            list.join(", ")
         ));
+    }
+    if !lacking.is_empty() {
+        out.push_str(
+            "\nArchitectures not listed either have it at every release read, were not settled by the \
+             scans (scripts/scan-aux-targets.py, scripts/scan-sglang-aux-targets.py), or are absent from \
+             the registry (vLLM serves them with its transformers backend, which has the interface; \
+             SGLang's has none of the hooks, so such a target is not judged there either).\n",
+        );
     }
     out
 }

@@ -36,7 +36,10 @@ does not yet support\"). An EAGLE-3, DFlash or DSpark drafter on a target whose 
 SupportsEagle3 interface is refused when the target loads (\"Model does not support EAGLE3 interface\", vllm#33329): \
 the classes are read by a static scan of every wheel from 0.25.1 to 0.34.0 (scripts/scan-aux-targets.py, \
 scripts/gen-aux-targets.py); an architecture the registry lacks, `--model-impl transformers`, a target naming several \
-architectures and an EAGLE-3 drafter with `use_aux_hidden_state: false` are not judged. With the release \
+architectures and an EAGLE-3 drafter with `use_aux_hidden_state: false` are not judged. SGLang needs the method's \
+capture hook on the target class instead (`set_eagle3_layers_to_capture`, `set_dflash_layers_to_capture`, DSpark's \
+own or the DFlash one) and fails at start-up without it (an AttributeError, from 0.5.23 a ValueError; sglang#34771): \
+read by scripts/scan-sglang-aux-targets.py over 0.5.10 to 0.5.23. With the release \
 known (--engine vllm@0.27, an image tag, the pin file, the server) the rule judges that release; without it, \
 every release of the engine's default window, naming those that refuse. Block drafters (DFlash, DFlash2, \
 DSpark) are judged by architecture: vLLM loads them by the name in `architectures` (rewriting only a few: a \
@@ -102,19 +105,20 @@ fn needed<'c>(cx: &Cx<'c>) -> Vec<(What<'c>, At<'c>, String)> {
     }
     // A drafter that reads the target's hidden states needs a target class that hands them
     // over (vLLM: SupportsEagle3, checked when the target is loaded).
-    if let Some(arch) = hidden_state_target(cx) {
-        out.push((
-            What::AuxHiddenStates(arch),
-            At {
-                flag: "model",
-                anchor: (None, cx.deployment.target_name.as_deref().unwrap_or("")),
-                field: None,
-            },
-            format!(
-                "the target's architecture {arch} with the method {:?}",
-                method_name(cx)
-            ),
-        ));
+    // Each engine's rows answer one of the two facts (vLLM: the interface; SGLang: the
+    // method's hook); the other has no rows there and is not judged.
+    if let Some((method, arch)) = hidden_state_target(cx) {
+        let at = || At {
+            flag: "model",
+            anchor: (None, cx.deployment.target_name.as_deref().unwrap_or("")),
+            field: None,
+        };
+        let said = format!(
+            "the target's architecture {arch} with the method {:?}",
+            method_name(cx)
+        );
+        out.push((What::AuxHiddenStates(arch), at(), said.clone()));
+        out.push((What::LayerCapture(method, arch), at(), said));
     }
     switches_needed(cx, &mut out);
     out
@@ -208,19 +212,21 @@ fn method_name<'c>(cx: &Cx<'c>) -> &'c str {
 /// drafter's `eagle_config.use_aux_hidden_state` is false, which the runners honour
 /// differently: not judged), DFlash and DSpark. A target naming several architectures is not
 /// judged (the engine takes the first it serves).
-fn hidden_state_target<'c>(cx: &Cx<'c>) -> Option<&'c str> {
+fn hidden_state_target<'c>(cx: &Cx<'c>) -> Option<(&'static str, &'c str)> {
     let d = cx.deployment;
     if d.target_via_transformers {
         return None;
     }
-    match method_name(cx) {
-        "dflash" | "dspark" => {}
+    // The method's name as vLLM writes it and SGLang's algorithm (`EAGLE3`) alike.
+    let method = match method_name(cx).to_ascii_lowercase().as_str() {
+        "dflash" => "dflash",
+        "dspark" => "dspark",
         // EAGLE-3 reads them unless its config turns them off; an unread drafter is not judged.
-        "eagle3" if cx.drafter.is_some() && !aux_off_or_default(cx) => {}
+        "eagle3" if cx.drafter.is_some() && !aux_off_or_default(cx) => "eagle3",
         _ => return None,
-    }
+    };
     match d.target.as_ref()?.architectures.as_slice() {
-        [one] => Some(one.as_str()),
+        [one] => Some((method, one.as_str())),
         _ => None,
     }
 }
