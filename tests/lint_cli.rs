@@ -493,6 +493,43 @@ const FIRES: &[(&str, &str, &[&str], &str, &str)] = &[
         "eagle-max-position-short",
         "warning",
     ),
+    // Issue 42: a block drafter built for fewer positions than its target (vllm#57941): vLLM
+    // 0.29-0.32 crash past it, 0.28's V1 runner stops drafting, 0.33 raises it.
+    (
+        "cases/draft-max-position-short",
+        Q8,
+        &[],
+        "draft-max-position-short",
+        "warning",
+    ),
+    (
+        "cases/draft-max-position-short",
+        Q8,
+        &["--engine", "vllm@0.30"],
+        "draft-max-position-short",
+        "error",
+    ),
+    (
+        "cases/draft-max-position-short",
+        Q8,
+        &["--engine", "vllm@0.28"],
+        "draft-max-position-short",
+        "warning",
+    ),
+    (
+        "cases/draft-max-position-short",
+        Q8,
+        &["--engine", "vllm@0.33"],
+        "draft-max-position-short",
+        "info",
+    ),
+    (
+        "cases/draft-max-position-short",
+        Q8,
+        &["--engine", "vllm"],
+        "draft-max-position-short",
+        "error",
+    ),
     // Issue 42: the draft's rotary embedding against the target's (base; scaling type and factor).
     (
         "cases/draft-rope-theta",

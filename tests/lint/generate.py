@@ -484,6 +484,8 @@ def main():
         "eagle-aux-layer-ids-count": patch(QWEN3_8B_EAGLE3, eagle_aux_hidden_state_layer_ids=[2, 10, 18, 33]),
         "eagle-aux-layer-ids-nested": patch(QWEN3_8B_EAGLE3, eagle_config={"eagle_aux_hidden_state_layer_ids": [2, 18, 33]}),
         "eagle-max-position-short": patch(QWEN3_8B_EAGLE3, max_position_embeddings=2048, eagle_aux_hidden_state_layer_ids=[2, 18, 33]),
+        # Issue 42: a DFlash drafter built for 8,192 positions beside a 40,960-position target.
+        "draft-max-position-short": patch(QWEN3_8B_DFLASH, max_position_embeddings=8192),
         "mask-token-string": patch(q, dflash_config__mask_token="<|audio_start|>", dflash_config__mask_token_id=248077),
         "mask-token-string-added": patch(q, dflash_config__mask_token="<|MASK|>", dflash_config__mask_token_id=ABSENT),
         "parallel-drafting-token-missing": patch(QWEN3_8B_EAGLE3, architectures=["PEagleDraftModel"], eagle_aux_hidden_state_layer_ids=[2, 18, 33]),

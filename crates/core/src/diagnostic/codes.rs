@@ -114,6 +114,7 @@ crate::declare_code_names! {
         ParallelDraftingTokenMissing => "parallel-drafting-token-missing",
         PeagleParallelDraftingOff => "peagle-parallel-drafting-off",
         EagleMaxPositionShort => "eagle-max-position-short",
+        DraftMaxPositionShort => "draft-max-position-short",
         DraftRopeMismatch => "draft-rope-mismatch",
         QuantizedBlockDrafter => "quantized-block-drafter",
         DsparkNvfp4Target => "dspark-nvfp4-target",

@@ -201,6 +201,7 @@ pub fn by_engine() -> impl Iterator<Item = (LintCode, &'static ByEngine)> {
         quant::BY_ENGINE,
         layers::BY_ENGINE,
         export::BY_ENGINE,
+        positions::BY_ENGINE,
     ]
     .into_iter()
     .flatten()

@@ -1,4 +1,4 @@
-//! Positions: a drafter's rotary embedding against its target's. The engines build the draft's
+//! Positions: a drafter's rotary embedding, and the length it was built for, against its target's. The engines build the draft's
 //! rotary embedding from the draft's own config (vLLM's DFlash and EAGLE-3 models pass the
 //! draft config's `rope_parameters` to `get_rope`), so the config must say what the drafter was
 //! trained with; a base or a scaling that differs from the target's is most often a config
@@ -8,12 +8,93 @@
 
 use serde_json::json;
 
-use super::{Applies, Ctx, LintCode, Rule};
+use super::{Applies, ByEngine, Ctx, Engine, LintCode, ReleaseRow, Rule};
 use crate::config::{field, RopeFacts};
 use crate::diagnostic::{CodeInfo, Severity};
 use crate::json::Path;
 
-pub(super) const RULES: &[Rule] = &[DRAFT_ROPE_MISMATCH];
+pub(super) const RULES: &[Rule] = &[DRAFT_ROPE_MISMATCH, DRAFT_MAX_POSITION_SHORT];
+
+pub(super) const BY_ENGINE: &[(LintCode, &ByEngine)] = &[(
+    LintCode::DraftMaxPositionShort,
+    &DRAFT_MAX_POSITION_SHORT_BY_ENGINE,
+)];
+
+const DRAFT_MAX_POSITION_SHORT_BY_ENGINE: ByEngine = ByEngine {
+    case: None,
+    no_engine: Some(Severity::Warning),
+    rows: &[
+        ReleaseRow::until(
+            Engine::Vllm,
+            (0, 28),
+            Some(Severity::Warning),
+            "raises only an EAGLE draft's value (config/speculative.py); on the V1 runner, the default for most \
+targets, drafting stops for a request past the draft's length, while a DFlash2 or mixed-attention drafter (forced \
+onto V2) reads past its rotary cache",
+        ),
+        ReleaseRow::between(
+            Engine::Vllm,
+            (0, 29),
+            (0, 32),
+            Some(Severity::Error),
+            "raises only an EAGLE draft's value, and its default V2 runner hands the drafter the target's \
+positions with no length gate: the first request past the draft's length reads past its rotary cache, a CUDA \
+illegal memory access that takes the engine down (vllm#57941)",
+        ),
+        ReleaseRow::since(
+            Engine::Vllm,
+            (0, 33),
+            Some(Severity::Info),
+            "raises every sharing draft's value to the target's max_model_len when its RoPE type only sizes the \
+cache; for the others (YaRN, DeepSeek) it caps the served max_model_len to the draft's instead",
+        ),
+    ],
+};
+
+const DRAFT_MAX_POSITION_SHORT: Rule = Rule {
+    code: LintCode::DraftMaxPositionShort,
+    info: CodeInfo {
+        severity: Severity::Warning,
+        summary: "a DFlash/DSpark drafter's max_position_embeddings is below the target's",
+        explanation: "A block drafter (DFlash, DFlash2, DSpark) reads the target's absolute positions for its \
+context, and its rotary cache is sized by its own max_position_embeddings. vLLM up to 0.32 raises that value to \
+the target's max_model_len for EAGLE drafts only (config/speculative.py, read at 0.28.0 and 0.32.0); from 0.29 its \
+default V2 runner has no length gate, so the first request longer than the draft's value reads past the cache: a \
+CUDA illegal memory access that takes the engine down (vllm#57941: Muse-Glimmer-30B served at 393,216 with a \
+DFlash2 draft of 131,072; vllm#57964). On 0.28's V1 runner drafting just stops for such a request. vLLM 0.33 raises \
+every sharing draft's value (or, for YaRN/DeepSeek RoPE, caps max_model_len to the draft's): info. Compared with \
+the target config's max_position_embeddings, a lower bound of what it is served with (a launch line's \
+--max-model-len or a RoPE extension serves longer). Set the drafter's max_position_embeddings to the length the \
+target is served with, or serve with vLLM 0.33 or later.",
+    },
+    applies: Applies::BlockDrafters,
+    needs: &[],
+    check: draft_max_position_short,
+};
+
+fn draft_max_position_short(cx: &mut Ctx) {
+    let Some(target) = cx.facts.and_then(|f| f.max_position_embeddings) else {
+        return;
+    };
+    let Some(d) = cx
+        .root
+        .get("max_position_embeddings")
+        .and_then(|n| super::positive_int(n).ok())
+    else {
+        return;
+    };
+    if d >= target {
+        return;
+    }
+    let message = format!(
+        "max_position_embeddings {d} is below the target's {target}: the drafter's rotary cache covers {d} \
+         positions and vLLM 0.29–0.32 hands it the target's, so the first longer request takes the engine down \
+         (vllm#57941); vLLM 0.33 raises it to the target's max_model_len"
+    );
+    if let Some(diag) = cx.emit_by_engine(&Path::key("max_position_embeddings"), message) {
+        diag.expected = Some(json!(target));
+    }
+}
 
 const DRAFT_ROPE_MISMATCH: Rule = Rule {
     code: LintCode::DraftRopeMismatch,
