@@ -186,6 +186,14 @@ const CASES: &[(&str, Option<&str>, &[&str], i32)] = &[
     // Issue 43: the conversion with its MTP head kept: mlx-lm 0.30.7-0.31.3 shift its trunk
     // norms twice (an error there, tests/launch_mlx.rs); info without an engine.
     ("mtp-mlx-kept", None, &["weights-mtp-norm-shift"], 0),
+    // Issue 41: ERNIE-4.5 MoE, DeepSeek-V4 and HY-V4 keep their heads under spellings of their
+    // own (family::heads rows); HY-V4's loaders read one layer though its export declares 2.
+    ("mtp-ernie-clean", None, &[], 0),
+    ("mtp-ernie-dropped", None, &["weights-mtp-missing"], 1),
+    ("mtp-deepseek-v4-clean", None, &[], 0),
+    ("mtp-deepseek-v4-dropped", None, &["weights-mtp-missing"], 1),
+    ("mtp-hy-v4-clean", None, &[], 0),
+    ("mtp-hy-v4-dropped", None, &["weights-mtp-missing"], 1),
     // Issue 41: MiMo keeps its head as `model.mtp_layers.j.*` (its row of family::heads).
     ("mtp-mimo-clean", None, &[], 0),
     ("mtp-mimo-dropped", None, &["weights-mtp-missing"], 1),

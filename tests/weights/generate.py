@@ -545,6 +545,22 @@ def mtp_cases(c):
                        ("mtp-qwen35-awq-empty", None)]:
         write_single(os.path.join(c, name),
                      cfg(QWEN35, quantization_config=dict(awq, modules_to_not_convert=keep)), qwen35_int4())
+    # Issue 41: the head spellings of ERNIE-4.5 MoE (`model.mtp_block.j`), DeepSeek-V4 (`mtp.j`)
+    # and HY-V4 (`model.mtp_layers.j`, one layer read whatever the export declares), bf16.
+    for name, config, head in [
+        ("mtp-ernie", {"architectures": ["Ernie4_5_MoeForCausalLM"], "model_type": "ernie4_5_moe"},
+         "model.mtp_block.0."),
+        ("mtp-deepseek-v4", {"architectures": ["DeepseekV4ForCausalLM"], "model_type": "deepseek_v4"}, "mtp.0."),
+        ("mtp-hy-v4", {"architectures": ["HYV4ForCausalLM"], "model_type": "hy_v4",
+                       "num_nextn_predict_layers": 2}, "model.mtp_layers.0."),
+    ]:
+        config = dict({"hidden_size": H, "num_hidden_layers": 1, "num_nextn_predict_layers": 1,
+                       "vocab_size": VOCAB}, **config)
+        trunk = {"model.embed_tokens.weight": z(VOCAB, H), "model.norm.weight": z(H), "lm_head.weight": z(VOCAB, H),
+                 "model.layers.0.self_attn.q_proj.weight": z(H, H), "model.layers.0.input_layernorm.weight": z(H)}
+        write_single(os.path.join(c, name + "-clean"), config,
+                     dict(trunk, **{head + "self_attn.q_proj.weight": z(H, H), head + "input_layernorm.weight": z(H)}))
+        write_single(os.path.join(c, name + "-dropped"), config, trunk)
     # Issue 41 (sglang#35887): compressed-tensors with the head's projections listed one by one
     # in `ignore`; SGLang up to 0.5.20 matches the fused qkv_proj / gate_up_proj whole.
     ct_individual = ["lm_head", "mtp.fc"] + [f"mtp.layers.0.self_attn.{p}_proj" for p in "qkv"] + \

@@ -9,8 +9,10 @@
 //! Bailing — vLLM's `get_spec_layer_idx_from_weight_name`, models/utils.py), under
 //! `mtp.layers.j.*` beside shared `mtp.fc` / `mtp.norm` (Qwen3-Next, Qwen3.5/3.6 — the loaders
 //! keep only names starting `mtp.`), or under `model.mtp_layers.j.*` (MiMo — vLLM mimo_mtp.py's
-//! `orig_to_new_prefix`, SGLang mimo_mtp.py's `model.mtp_layers.(\d+).` pattern). A config no
-//! row names is read with the first two spellings, as every MTP target was before the rows.
+//! `orig_to_new_prefix`, SGLang mimo_mtp.py's `model.mtp_layers.(\d+).` pattern), `model.mtp_block.j.*`
+//! (ERNIE-4.5 MoE), `mtp.j.*` (DeepSeek-V4) or `model.mtp_layers.j.*` (HY-V4, whose loaders read
+//! one layer whatever its exports declare). A config no row names is read with the first two
+//! spellings, as every MTP target was before the rows.
 
 use crate::json::Node;
 
@@ -40,6 +42,10 @@ pub struct HeadNaming {
     pub model_types: &'static [&'static str],
     /// The spellings the family's loaders read, in the order messages list them.
     pub layers: &'static [HeadLayers],
+    /// The most MTP layers the family's loaders read, when fewer than a config may declare
+    /// (HY-V4 exports declare 1 or 2 and hold one: vLLM loads `max(n - 1, 1)`, SGLang only layer
+    /// 0); the layers past it are not looked for.
+    pub layers_read: Option<u64>,
     /// Where the spellings were read.
     pub source: &'static str,
 }
@@ -61,6 +67,7 @@ pub const ROWS: &[HeadNaming] = &[
             shared: None,
             display: "model.mtp_layers.",
         }],
+        layers_read: None,
         source: "vLLM 0.34.0 mimo_mtp.py:182-184 (`model.mtp_layers.{i}.` remapped to the offset index); \
 SGLang 0.5.23 mimo_mtp.py:185 (`model.mtp_layers.(\\d+).`)",
     },
@@ -75,6 +82,7 @@ SGLang 0.5.23 mimo_mtp.py:185 (`model.mtp_layers.(\\d+).`)",
             "qwen3_5_moe_text",
         ],
         layers: &[MTP_LAYERS],
+        layers_read: None,
         source: "vLLM 0.34.0 qwen3_5_mtp.py:319-329 and qwen3_next_mtp.py:244-254 (only names starting \
 `mtp.` are the head's); SGLang 0.5.23 qwen3_5_mtp.py:365-367",
     },
@@ -91,8 +99,52 @@ SGLang 0.5.23 mimo_mtp.py:185 (`model.mtp_layers.(\\d+).`)",
             "bailing_hybrid",
         ],
         layers: &[HeadLayers::AfterTrunk],
+        layers_read: None,
         source: "vLLM 0.34.0 models/utils.py:642 get_spec_layer_idx_from_weight_name (`model.layers.{N + j}.`), \
 used by deepseek_mtp.py, glm4_moe_mtp.py, glm4_moe_lite_mtp.py; bailing_moe_mtp.py:293-301",
+    },
+    HeadNaming {
+        family: "ERNIE-4.5 MoE",
+        architectures: &["Ernie4_5_MoeForCausalLM"],
+        model_types: &["ernie4_5_moe"],
+        layers: &[HeadLayers::Own {
+            layers: "mtp_block.",
+            shared: None,
+            display: "model.mtp_block.",
+        }],
+        layers_read: None,
+        source: "vLLM 0.34.0 ernie_mtp.py:148-161 (`mtp_block.{i}`, beside `mtp_emb_norm.{i}`, `mtp_hidden_norm.{i}`, \
+`mtp_linear_proj.{i}`); SGLang 0.5.23 ernie4_eagle.py:144-161",
+    },
+    HeadNaming {
+        family: "DeepSeek-V4",
+        architectures: &["DeepseekV4ForCausalLM"],
+        model_types: &["deepseek_v4"],
+        layers: &[HeadLayers::Own {
+            layers: "mtp.",
+            shared: None,
+            display: "mtp.",
+        }],
+        layers_read: None,
+        source: "vLLM 0.34.0 models/deepseek_v4/nvidia/mtp.py:339-352 (`mtp.{i}.` remapped to `model.layers.{N + i}.`); \
+SGLang 0.5.23 deepseek_v4_nextn.py:252-254 (`mtp.0.` → `model.decoder.`)",
+    },
+    HeadNaming {
+        family: "HY-V4",
+        architectures: &["HYV4ForCausalLM"],
+        model_types: &["hy_v4"],
+        layers: &[
+            HeadLayers::Own {
+                layers: "mtp_layers.",
+                shared: None,
+                display: "model.mtp_layers.",
+            },
+            HeadLayers::AfterTrunk,
+        ],
+        layers_read: Some(1),
+        source: "vLLM 0.34.0 models/hy_v4/nvidia/mtp.py:780-790 (`model.mtp_layers.{j}.`, else `model.layers.{N + j}.`; \
+54-69: loads max(n - 1, 1) layers, exports declaring 1 or 2 holding one); SGLang 0.5.23 hunyuan_v4_nextn.py:220-226 \
+(only `model.mtp_layers.0.`)",
     },
 ];
 
@@ -102,6 +154,7 @@ pub const ANY: HeadNaming = HeadNaming {
     architectures: &[],
     model_types: &[],
     layers: &[MTP_LAYERS, HeadLayers::AfterTrunk],
+    layers_read: None,
     source: "the union of the rows' most common spellings",
 };
 

@@ -330,7 +330,8 @@ impl MtpHead {
 
     /// Declared MTP layers with no tensor.
     pub fn missing(&self) -> Vec<u64> {
-        (0..self.declared.depth.min(4096))
+        let read = self.declared.naming.layers_read.unwrap_or(u64::MAX);
+        (0..self.declared.depth.min(read).min(4096))
             .filter(|j| self.present.binary_search(j).is_err())
             .collect()
     }
