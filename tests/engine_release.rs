@@ -532,3 +532,43 @@ fn sglang_needs_the_methods_capture_hook_on_the_target_class() {
         format!(r#"{{"method": "eagle3", "model": "{eagle}", "num_speculative_tokens": 3}}"#);
     assert!(hidden_states_refused(d, &glm, &[], &spec));
 }
+
+/// The severity of `vllm-runner-env-invalid` on `launch --engine RELEASE -- VLLM_USE_V2_MODEL_RUNNER=VALUE
+/// vllm serve …` (an MTP line, which no runner rule judges otherwise).
+fn runner_env_verdict(release: &str, value: &str) -> Option<String> {
+    let var = format!("VLLM_USE_V2_MODEL_RUNNER={value}");
+    let args = [
+        "launch",
+        "--format",
+        "json",
+        "--engine",
+        release,
+        "--",
+        &var,
+        "vllm",
+        "serve",
+        "tests/fixtures/mtp-targets/qwen3.5-27b",
+        "--speculative-config",
+        r#"{"method": "mtp", "num_speculative_tokens": 1}"#,
+    ];
+    let (_, out, err) = run(Path::new(env!("CARGO_MANIFEST_DIR")), &args);
+    let report: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out} {err}"));
+    codes(&report)
+        .into_iter()
+        .find(|(c, _)| c == "vllm-runner-env-invalid")
+        .map(|(_, s)| s)
+}
+
+#[test]
+fn a_runner_variable_the_release_refuses_is_an_error() {
+    let error = Some("error".to_string());
+    // Not an integer: vLLM up to 0.33 fails on int(), 0.34 refuses any value but 1.
+    assert_eq!(runner_env_verdict("vllm@0.30", "true"), error);
+    assert_eq!(runner_env_verdict("vllm@0.34", "true"), error);
+    // 0 picks the V1 runner up to 0.33; 0.34 has none and refuses it.
+    assert_eq!(runner_env_verdict("vllm@0.30", "0"), None);
+    assert_eq!(runner_env_verdict("vllm@0.34", "0"), error);
+    assert_eq!(runner_env_verdict("vllm", "0"), error);
+    // 1 is fine everywhere.
+    assert_eq!(runner_env_verdict("vllm", "1"), None);
+}

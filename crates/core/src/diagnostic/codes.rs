@@ -144,6 +144,7 @@ crate::declare_code_names! {
         NumDraftTokensMismatch => "num-draft-tokens-mismatch",
         MixedAttentionVllm => "mixed-attention-vllm",
         Dflash2V1Runner => "dflash2-v1-runner",
+        VllmRunnerEnvInvalid => "vllm-runner-env-invalid",
         DraftQuantInherited => "draft-quant-inherited",
         DraftSampleProbabilistic => "draft-sample-probabilistic",
         DsparkDraftTopk => "dspark-draft-topk",

@@ -83,7 +83,7 @@ fn mixed_attention_vllm(cx: &mut Cx) {
     if sliding == 0 || full == 0 || use_swa {
         return;
     }
-    let var = "VLLM_USE_V2_MODEL_RUNNER";
+    let var = RUNNER_VAR;
     let layers = format!("{sliding} sliding and {full} full attention layers");
     let field = Some(base_path.child("layer_types"));
     let flag = format!("env.{var}");
@@ -128,6 +128,118 @@ fn forces_v1(value: &str) -> bool {
         value.to_ascii_lowercase().as_str(),
         "1" | "true" | "yes" | "on"
     )
+}
+
+/// The variable that picks vLLM's model runner (read by the rules of this file).
+const RUNNER_VAR: &str = "VLLM_USE_V2_MODEL_RUNNER";
+
+pub(super) const VLLM_RUNNER_ENV_INVALID: Rule = Rule {
+    code: DeploymentCode::VllmRunnerEnvInvalid,
+    info: CodeInfo {
+        severity: Severity::Error,
+        summary: "VLLM_USE_V2_MODEL_RUNNER set to a value the serving vLLM release refuses at start-up",
+        explanation: "vLLM 0.25.1 to 0.33.0 read VLLM_USE_V2_MODEL_RUNNER as `bool(int(value))` \
+(envs.maybe_convert_bool) when the configuration picks the runner, so a value that is not an integer (`true`, \
+`yes`, `on`) is a ValueError at start-up whatever the model; vLLM 0.34.0, whose only runner is V2, refuses any value \
+but `1` (\"VLLM_USE_V2_MODEL_RUNNER=0 is no longer supported: Model Runner V1 has been removed\", \
+platforms/interface.py). An error at the releases that refuse it; `0` (the V1 runner) is fine up to 0.33 (the \
+runner-specific rules judge what runs on V1, and when one of them already reported the variable this rule adds \
+nothing). Unset the variable, or set it to 1.",
+    },
+    applies: VLLM,
+    needs: &[],
+    check: vllm_runner_env_invalid,
+};
+
+/// VLLM_USE_V2_MODEL_RUNNER not an integer: refused at every release read.
+const RUNNER_ENV_NOT_INTEGER: ByEngine = ByEngine {
+    case: Some("a value that is not an integer (`true`)"),
+    no_engine: Some(Severity::Error),
+    rows: &[
+        ReleaseRow::until(
+            Engine::Vllm,
+            (0, 33),
+            Some(Severity::Error),
+            "reads it as bool(int(value)): ValueError at start-up",
+        ),
+        ReleaseRow::since(
+            Engine::Vllm,
+            (0, 34),
+            Some(Severity::Error),
+            "refuses any value but 1 (the V1 runner is removed)",
+        ),
+    ],
+};
+
+/// VLLM_USE_V2_MODEL_RUNNER an integer other than `1`: the V1 runner (0) or V2 up to 0.33, refused
+/// from 0.34.
+const RUNNER_ENV_NOT_ONE: ByEngine = ByEngine {
+    case: Some("an integer other than `1` (`0`: the V1 runner)"),
+    no_engine: Some(Severity::Warning),
+    rows: &[
+        ReleaseRow::until(
+            Engine::Vllm,
+            (0, 33),
+            None,
+            "reads it as a bool: 0 the V1 runner, any other integer V2",
+        ),
+        ReleaseRow::since(
+            Engine::Vllm,
+            (0, 34),
+            Some(Severity::Error),
+            "refuses any value but 1 (\"Model Runner V1 has been removed\")",
+        ),
+    ],
+};
+
+pub(super) const CASES: &[(DeploymentCode, &ByEngine)] = &[
+    (
+        DeploymentCode::VllmRunnerEnvInvalid,
+        &RUNNER_ENV_NOT_INTEGER,
+    ),
+    (DeploymentCode::VllmRunnerEnvInvalid, &RUNNER_ENV_NOT_ONE),
+];
+
+fn vllm_runner_env_invalid(cx: &mut Cx) {
+    let Some(value) = cx.deployment.env_var(RUNNER_VAR).flatten() else {
+        return;
+    };
+    if value == "1" {
+        return;
+    }
+    let (case, message) = match value.trim().parse::<i64>() {
+        Err(_) => (
+            &RUNNER_ENV_NOT_INTEGER,
+            format!(
+                "{RUNNER_VAR}={value} is not an integer: vLLM up to 0.33 reads it as bool(int(value)) and fails at \
+                 start-up with ValueError, 0.34 refuses any value but 1; set it to 1 (or 0 for the V1 runner, up to \
+                 0.33)"
+            ),
+        ),
+        Ok(_) => (
+            &RUNNER_ENV_NOT_ONE,
+            format!(
+                "{RUNNER_VAR}={value}: vLLM 0.34 refuses any value but 1 at start-up (its V1 runner is removed); up \
+                 to 0.33 it picks the runner by it; unset it or set it to 1 when 0.34 or later serves the line"
+            ),
+        ),
+    };
+    let flag = format!("env.{RUNNER_VAR}");
+    // One finding per fact: a runner rule of this file (mixed attention, DFlash2) that already
+    // judged this value says what 0.34 does with it.
+    if std::ptr::eq(case, &RUNNER_ENV_NOT_ONE) && cx.findings.iter().any(|d| d.path == flag) {
+        return;
+    }
+    let Some(judged) = case.judge(cx.deployment.engine.as_ref()) else {
+        return;
+    };
+    let at = At {
+        flag: &flag,
+        anchor: (None, RUNNER_VAR),
+        field: None,
+    };
+    let d = cx.emit(judged.severity, at, message, Some(json!("1")));
+    d.releases = judged.releases;
 }
 
 pub(super) const DFLASH2_V1_RUNNER: Rule = Rule {
@@ -182,7 +294,7 @@ fn dflash2_v1_runner(cx: &mut Cx) {
     let dflash2 = crate::config::architectures(dr.root())
         .iter()
         .any(|a| a == "DFlash2DraftModel");
-    let var = "VLLM_USE_V2_MODEL_RUNNER";
+    let var = RUNNER_VAR;
     let Some(value) = cx
         .deployment
         .env_var(var)

@@ -34,6 +34,7 @@ use crate::json::{Node, Path};
 use loading::{
     DFLASH2_V1_RUNNER, DFLASH2_V1_RUNNER_BY_ENGINE, DRAFT_QUANT_INHERITED,
     DRAFT_QUANT_INHERITED_BY_ENGINE, MIXED_ATTENTION_VLLM, MIXED_ATTENTION_VLLM_BY_ENGINE,
+    VLLM_RUNNER_ENV_INVALID,
 };
 use mtp::{
     METHOD_OVERRIDDEN_BY_NAME, METHOD_OVERRIDDEN_BY_NAME_BY_ENGINE, MTP_DSPARK_STAGES,
@@ -268,6 +269,7 @@ pub const RULES: &[Rule] = &[
     NUM_DRAFT_TOKENS_MISMATCH,
     MIXED_ATTENTION_VLLM,
     DFLASH2_V1_RUNNER,
+    VLLM_RUNNER_ENV_INVALID,
     DRAFT_QUANT_INHERITED,
     support::ENGINE_UNSUPPORTED,
     trtllm::TRTLLM_EAGLE_ALIAS,
@@ -331,7 +333,7 @@ pub fn tables(code: DeploymentCode) -> Vec<&'static ByEngine> {
 
 /// The tables of the deployment rules' cases (a rule whose verdict differs by case as well as
 /// by engine picks the case's table itself).
-const CASES: &[&[(DeploymentCode, &ByEngine)]] = &[trtllm::CASES];
+const CASES: &[&[(DeploymentCode, &ByEngine)]] = &[trtllm::CASES, loading::CASES];
 
 /// What the deployment rules found, and those skipped for want of the drafter's config.
 #[derive(Debug, Default)]
