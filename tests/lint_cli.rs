@@ -1696,10 +1696,15 @@ fn every_rule_code_has_a_fixture() {
         )
         .collect();
     // Rules that read the deployment's environment, which lint's flags do not state: their
-    // launch tests fire them (tests/launch.rs, a_dflash2_drafter_needs_the_v2_runner).
+    // launch tests fire them (tests/launch.rs, a_dflash2_drafter_needs_the_v2_runner;
+    // tests/engine_release.rs, a_runner_variable_the_release_refuses_is_an_error).
     // And the rule that reads SGLang's --speculative-algorithm with no draft model, which lint's
     // flags do not state either: tests/mtp_targets.rs, sglang_nextn_needs_exactly_one_mtp_layer.
-    let environment_only = BTreeSet::from(["dflash2-v1-runner", "mtp-nextn-layers-sglang"]);
+    let environment_only = BTreeSet::from([
+        "dflash2-v1-runner",
+        "mtp-nextn-layers-sglang",
+        "vllm-runner-env-invalid",
+    ]);
     // The draft-model rules compare two real tokenizers (Qwen3 and Llama 3, fetched by
     // scripts/test.sh): tests/draft_vocab.rs fires four of them; draft-model-tokenizer-type-mismatch
     // (both real HF tokenizers are BPE) fires on two GGUF vocabularies, SentencePiece against
