@@ -17,7 +17,7 @@ supports = unknown  unresolved name, module missing, external base of an unknown
 
 Usage: scripts/scan-sglang-aux-targets.py [SRC_DIR] [OUT_TSV]   (SRC_DIR holds sglang==X.Y.Z/ extracted wheels)
 Writes OUT_TSV (EAGLE-3), OUT_TSV-dflash.tsv, OUT_TSV-dspark.tsv (DSpark: own hook OR DFlash hook).
-Adapted from /work/main/scripts/scan-aux-targets.py (vLLM version). Standard library only.
+Adapted from scripts/scan-aux-targets.py (the vLLM scan). Standard library only.
 """
 from __future__ import annotations
 
