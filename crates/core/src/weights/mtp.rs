@@ -518,6 +518,12 @@ fn emit_sglang_case(cx: &mut Cx, rows: &ByEngine, m: &MtpModule, count: usize, r
         },
         Some(_) => return,
     };
+    emit_unquantized(cx, severity, m, count, &format!(" {rest}"));
+}
+
+/// `MTP module `NAME` is stored unquantized (and N more of this MTP layer)` + `after`, at `m`'s
+/// shard: the one shape of every one-engine finding.
+fn emit_unquantized(cx: &mut Cx, severity: Severity, m: &MtpModule, count: usize, after: &str) {
     let file = cx.v.headers.display_of(&m.shard);
     let others = more_of_layer(count);
     cx.emit_as(
@@ -525,7 +531,7 @@ fn emit_sglang_case(cx: &mut Cx, rows: &ByEngine, m: &MtpModule, count: usize, r
         &m.name,
         &file,
         format!(
-            "MTP module `{}` is stored unquantized{others} {rest}",
+            "MTP module `{}` is stored unquantized{others}{after}",
             m.name
         ),
     );
@@ -653,20 +659,13 @@ fn mtp_unquantized_one_engine(cx: &mut Cx) {
             Some(e) if e.engine.serves_as(fails_under) => Severity::Error,
             Some(_) => continue,
         };
-        let file = cx.v.headers.display_of(&m.shard);
-        let others = more_of_layer(count);
-        cx.emit_as(
-            severity,
-            &m.name,
-            &file,
-            format!(
-                "MTP module `{}` is stored unquantized{others}; under `{}` ({}) {detail}; {}",
-                m.name,
-                ex.key,
-                ex.method.name(),
-                remedy(ex, &m.name, layer_prefix(h, m).as_deref()).1,
-            ),
+        let after = format!(
+            "; under `{}` ({}) {detail}; {}",
+            ex.key,
+            ex.method.name(),
+            remedy(ex, &m.name, layer_prefix(h, m).as_deref()).1,
         );
+        emit_unquantized(cx, severity, m, count, &after);
     }
 }
 
