@@ -29,7 +29,7 @@ const NO_ASYNC_SCHEDULING: &str = "--no-async-scheduling";
 const MODEL_IMPL: &str = "--model-impl";
 
 /// The variable that selects vLLM's model runner (0.25–0.33; 0.34 has only V2).
-const V2_RUNNER_VAR: &str = "VLLM_USE_V2_MODEL_RUNNER";
+pub const V2_RUNNER_VAR: &str = "VLLM_USE_V2_MODEL_RUNNER";
 
 /// The runner variable when it asks for V2: vLLM reads it as `bool(int(value))`
 /// (`envs.maybe_convert_bool`), so a non-zero integer.

@@ -131,7 +131,7 @@ fn forces_v1(value: &str) -> bool {
 }
 
 /// The variable that picks vLLM's model runner (read by the rules of this file).
-const RUNNER_VAR: &str = "VLLM_USE_V2_MODEL_RUNNER";
+const RUNNER_VAR: &str = crate::engine::vllm::V2_RUNNER_VAR;
 
 pub(super) const VLLM_RUNNER_ENV_INVALID: Rule = Rule {
     code: DeploymentCode::VllmRunnerEnvInvalid,
