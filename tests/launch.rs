@@ -393,6 +393,80 @@ fn a_dflash2_drafter_needs_the_v2_runner() {
     );
 }
 
+/// Issue 42: the length a line serves the target at is what the drafter's positions must cover,
+/// not the target config's alone: `--max-model-len` (as vLLM reads `128k`) or an
+/// `--hf-overrides` beyond a 40,960-position DFlash2 drafter is an error on vLLM 0.30 (the V2
+/// runner reads past the draft's rotary cache, vllm#57941), a shorter served length clears a
+/// drafter shorter than its target; SGLang's `--context-length` refuses to start the draft
+/// unless its override variable raises the draft, and `--json-model-override-args` sets both.
+#[test]
+fn the_served_length_is_what_the_drafter_must_cover() {
+    const TARGET: &str = "tests/lint/targets/Qwen3-8B";
+    let fired = |report: &Value| {
+        codes(report)
+            .into_iter()
+            .find(|(c, _)| c == "draft-max-position-short")
+            .map(|(_, s)| s)
+    };
+    let vllm = |drafter: &str, extra: &[&str]| {
+        let spec =
+            format!(r#"{{"method":"dflash","model":"{drafter}","num_speculative_tokens":15}}"#);
+        let mut c = vec!["vllm", "serve", TARGET, "--speculative-config", &spec];
+        c.extend_from_slice(extra);
+        launch_json(&["--engine", "vllm@0.30"], &c).1
+    };
+    let long = "tests/launch/models/dflash2-qwen3-8b";
+    assert_eq!(fired(&vllm(long, &[])), None);
+    let report = vllm(long, &["--max-model-len", "128k"]);
+    assert_eq!(fired(&report).as_deref(), Some("error"), "{report:#}");
+    let d = diagnostic(&report, "draft-max-position-short");
+    assert_eq!(d["expected"], 128000, "{d:#}");
+    assert!(
+        d["message"]
+            .as_str()
+            .unwrap()
+            .contains("--max-model-len 128k"),
+        "{d:#}"
+    );
+    let report = vllm(
+        long,
+        &["--hf-overrides", r#"{"max_position_embeddings": 131072}"#],
+    );
+    assert_eq!(fired(&report).as_deref(), Some("error"), "{report:#}");
+    assert_eq!(fired(&vllm(long, &["--max-model-len", "40K"])), None);
+    assert_eq!(fired(&vllm(long, &["--max-model-len", "auto"])), None);
+
+    let sglang = |env: &[&str], extra: &[&str]| {
+        let mut c: Vec<&str> = env.to_vec();
+        c.extend([
+            "python",
+            "-m",
+            "sglang.launch_server",
+            "--model-path",
+            TARGET,
+            "--speculative-algorithm",
+            "DFLASH",
+            "--speculative-draft-model-path",
+            long,
+        ]);
+        c.extend_from_slice(extra);
+        launch_json(&["--engine", "sglang@0.5.23"], &c).1
+    };
+    assert_eq!(fired(&sglang(&[], &[])), None);
+    let report = sglang(&[], &["--context-length", "131072"]);
+    assert_eq!(fired(&report).as_deref(), Some("error"), "{report:#}");
+    let raised = ["env", "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1"];
+    assert_eq!(
+        fired(&sglang(&raised, &["--context-length", "131072"])),
+        None
+    );
+    let both = [
+        "--json-model-override-args",
+        r#"{"max_position_embeddings": 131072}"#,
+    ];
+    assert_eq!(fired(&sglang(&[], &both)), None);
+}
+
 /// z-lab/dflash README.md@44947fb "SGLang", pointed at the Qwen3.5-27B drafter in the cache and
 /// pinned; `extra` flags added.
 fn zlab_sglang(extra: &[&str]) -> Vec<String> {

@@ -530,6 +530,14 @@ const FIRES: &[(&str, &str, &[&str], &str, &str)] = &[
         "draft-max-position-short",
         "error",
     ),
+    // SGLang builds the draft at the target's context length and refuses a shorter one.
+    (
+        "cases/draft-max-position-short",
+        Q8,
+        &["--engine", "sglang"],
+        "draft-max-position-short",
+        "error",
+    ),
     // Issue 42: the draft's rotary embedding against the target's (base; scaling type and factor).
     (
         "cases/draft-rope-theta",

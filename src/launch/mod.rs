@@ -166,6 +166,7 @@ pub fn lint_drafter(
         profile: crate::rules::profile::beside(&config.path)?.map(std::sync::Arc::new),
         drafter_name: launch.drafter.as_deref().map(compared),
         target_name: launch.target.as_deref().map(compared),
+        served_length: launch.engine.code().served_length(launch),
     };
     Ok(crate::rules::lint_config(config, &options, target)?.findings)
 }

@@ -49,6 +49,30 @@ pub struct AttentionBackends {
     pub draft: Option<String>,
 }
 
+/// The length a launch line serves its target at, and what the line does to the draft's own:
+/// a drafter is handed the target's positions up to the served length, whatever its config says.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ServedLength {
+    /// The length the line states (vLLM's `--max-model-len`, SGLang's `--context-length`, or a
+    /// config override of the target's `max_position_embeddings`), as a number and as written
+    /// (`--max-model-len 256k`); `None`: the target's config gives it.
+    pub tokens: Option<(u64, String)>,
+    pub draft: DraftLength,
+}
+
+/// The draft's length as the engine builds it from the line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum DraftLength {
+    /// The draft config's `max_position_embeddings`.
+    Own,
+    /// Set by an override the engine applies to the draft too (SGLang's
+    /// `--json-model-override-args` builds both models).
+    Set(u64),
+    /// Raised to the served length by the engine (SGLang with
+    /// `SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN`), as the line says it.
+    Raised(String),
+}
+
 /// What an engine's line (or lint's flags) says about the deployment's speculative settings.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Settings {
@@ -108,6 +132,12 @@ pub trait EngineCode: Sync {
     ) -> Settings {
         let _ = (speculative_config, num_draft_tokens);
         Settings::default()
+    }
+
+    /// The length the line serves the target at, when it states one ([`ServedLength`]); a value
+    /// that is not a whole number (a shell variable, `auto`) states none.
+    fn served_length(&self, _launch: &Launch) -> Option<ServedLength> {
+        None
     }
 
     /// What lint reads of the line: its speculative config and its draft tokens.

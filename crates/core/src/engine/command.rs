@@ -142,6 +142,26 @@ impl Launch {
             .and_then(|f| f.value.as_deref())
     }
 
+    /// A whole number a JSON override flag sets under `key` (`--hf-overrides '{"KEY": N}'`, or
+    /// the dotted `--hf-overrides.KEY N` vLLM's parser also takes), the last one written
+    /// winning. Not valid JSON, or not a positive whole number: none (the engine's own parser
+    /// reports it; this tool does not guess).
+    pub fn json_override(&self, flag: &str, key: &str) -> Option<u64> {
+        let dotted = format!("{flag}.{key}");
+        self.flags.iter().rev().find_map(|f| {
+            let value = f.value.as_deref()?;
+            if f.name == flag {
+                let map: serde_json::Map<String, serde_json::Value> =
+                    serde_json::from_str(value).ok()?;
+                map.get(key)?.as_u64().filter(|&n| n > 0)
+            } else if f.name == dotted {
+                value.trim().parse::<u64>().ok().filter(|&n| n > 0)
+            } else {
+                None
+            }
+        })
+    }
+
     pub fn has_flag(&self, name: &str) -> bool {
         self.flags.iter().any(|f| f.name == name)
     }

@@ -34,7 +34,10 @@ pub mod vllm_ascend;
 use serde::Serialize;
 
 pub use capability::{Capabilities, Holds, What};
-pub use code::{AttentionBackends, DraftTokens, EngineCode, Method, MethodFrom, Settings};
+pub use code::{
+    AttentionBackends, DraftLength, DraftTokens, EngineCode, Method, MethodFrom, ServedLength,
+    Settings,
+};
 pub use llama_cpp::{DRAFT_HF as LLAMA_DRAFT_HF, DRAFT_MODEL as LLAMA_DRAFT_MODEL};
 pub use releases::{ByEngine, Judged, ReleaseRow};
 pub use version::{

@@ -5,7 +5,10 @@
 
 use serde_json::{Map, Value};
 
-use super::code::{AttentionBackends, DraftTokens, EngineCode, Method, MethodFrom, Settings};
+use super::code::{
+    AttentionBackends, DraftLength, DraftTokens, EngineCode, Method, MethodFrom, ServedLength,
+    Settings,
+};
 use super::command::{Launch, SglangSpec};
 use crate::family::FamilySpec;
 use crate::Result;
@@ -31,6 +34,13 @@ pub const TOKEN_MAP: &str = "--speculative-token-map";
 pub const MODEL_PATH: &str = "--model-path";
 pub const DRAFT_MODEL_PATH: &str = "--speculative-draft-model-path";
 pub const DRAFT_MODEL_REVISION: &str = "--speculative-draft-model-revision";
+/// The length the target is served at, and the overrides of both models' configs
+/// (`ModelConfig.from_server_args` passes `json_model_override_args` to the target's and the
+/// draft's alike).
+const CONTEXT_LENGTH: &str = "--context-length";
+const MODEL_OVERRIDES: &str = "--json-model-override-args";
+/// The variable that lets a draft (or target) run past its own derived context length.
+const ALLOW_LONGER_CONTEXT: &str = "SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN";
 /// The attention backends of the target and of the draft.
 pub const ATTENTION_BACKEND: &str = "--attention-backend";
 pub const DRAFT_ATTENTION_BACKEND: &str = "--speculative-draft-attention-backend";
@@ -116,6 +126,33 @@ impl EngineCode for Sglang {
             }),
             ..Settings::default()
         }
+    }
+
+    /// `--context-length` (an `int`), else the length an override of `max_position_embeddings`
+    /// gives the target; the override reaches the draft too, and with
+    /// `SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN` true (`EnvBool`: `true`, `1`, `yes`, `y`)
+    /// ModelConfig raises a shorter draft's length to the target's instead of refusing.
+    fn served_length(&self, launch: &Launch) -> Option<ServedLength> {
+        let overridden = launch.json_override(MODEL_OVERRIDES, super::vllm::POSITIONS_KEY);
+        let tokens = launch
+            .flag(CONTEXT_LENGTH)
+            .and_then(|text| {
+                let n = text.trim().parse::<u64>().ok().filter(|&n| n > 0)?;
+                Some((n, format!("{CONTEXT_LENGTH} {text}")))
+            })
+            .or_else(|| {
+                let n = overridden?;
+                Some((n, format!("{MODEL_OVERRIDES} max_position_embeddings {n}")))
+            });
+        let allow = launch
+            .env_var(ALLOW_LONGER_CONTEXT)
+            .filter(|v| ["true", "1", "yes", "y"].contains(&v.to_ascii_lowercase().as_str()));
+        let draft = match (allow, overridden) {
+            (Some(v), _) => DraftLength::Raised(format!("{ALLOW_LONGER_CONTEXT}={v}")),
+            (None, Some(n)) => DraftLength::Set(n),
+            (None, None) => DraftLength::Own,
+        };
+        (tokens.is_some() || draft != DraftLength::Own).then_some(ServedLength { tokens, draft })
     }
 
     fn lint_flags(&self, launch: &Launch) -> (Option<Value>, Option<u64>) {

@@ -6,7 +6,7 @@
 
 use serde_json::{Map, Value};
 
-use super::code::{EngineCode, Method, MethodFrom, Settings};
+use super::code::{DraftLength, EngineCode, Method, MethodFrom, ServedLength, Settings};
 use super::command::Launch;
 use crate::family::{DrafterLocation, FamilySpec};
 use crate::text::clip;
@@ -24,6 +24,14 @@ pub const MAX_NUM_BATCHED_TOKENS: &str = "--max-num-batched-tokens";
 /// Async scheduling asked for, and refused (argparse's `BooleanOptionalAction`: the last wins).
 const ASYNC_SCHEDULING: &str = "--async-scheduling";
 const NO_ASYNC_SCHEDULING: &str = "--no-async-scheduling";
+
+/// The length the target is served at, and the overrides of its config (the draft's config is
+/// built apart: `SpeculativeConfig` gives the draft its own overrides, so these reach only the
+/// target).
+const MAX_MODEL_LEN: &str = "--max-model-len";
+const HF_OVERRIDES: &str = "--hf-overrides";
+/// The config key whose override sets the length the engine derives.
+pub(crate) const POSITIONS_KEY: &str = "max_position_embeddings";
 
 /// How vLLM builds the target: its own model class (`auto`, `vllm`) or the transformers backend.
 const MODEL_IMPL: &str = "--model-impl";
@@ -128,6 +136,24 @@ impl EngineCode for Vllm {
         }
     }
 
+    /// `--max-model-len` as `human_readable_int_or_auto` reads it (vllm/utils/argparse_utils.py:
+    /// `32k` is 32,000, `32K` 32,768; `-1`/`auto` derive it from the config), else an
+    /// `--hf-overrides` that sets the target's `max_position_embeddings`, which vLLM derives the
+    /// length from when none is given.
+    fn served_length(&self, launch: &Launch) -> Option<ServedLength> {
+        let stated = launch
+            .flag(MAX_MODEL_LEN)
+            .and_then(|text| Some((human_readable_int(text)?, format!("{MAX_MODEL_LEN} {text}"))))
+            .or_else(|| {
+                let n = launch.json_override(HF_OVERRIDES, POSITIONS_KEY)?;
+                Some((n, format!("{HF_OVERRIDES} {POSITIONS_KEY} {n}")))
+            });
+        Some(ServedLength {
+            tokens: Some(stated?),
+            draft: DraftLength::Own,
+        })
+    }
+
     fn lint_flags(&self, launch: &Launch) -> (Option<Value>, Option<u64>) {
         (launch.speculative_config.clone().map(Value::Object), None)
     }
@@ -209,6 +235,37 @@ fn method_of(spec: &Map<String, Value>) -> Option<Method> {
     })
 }
 
+/// vLLM's `human_readable_int`: a whole number, or a number with a decimal (`k`, `m`, `g`, `t`:
+/// powers of 1,000, decimals allowed) or binary (`K`, `M`, `G`, `T`: powers of 1,024, whole
+/// numbers only) suffix. `None` for anything else (`auto`, `-1`, a shell variable): vLLM then
+/// derives the length from the config, or the line is not read here.
+pub(crate) fn human_readable_int(text: &str) -> Option<u64> {
+    let text = text.trim();
+    if let Ok(n) = text.parse::<u64>() {
+        return (n > 0).then_some(n);
+    }
+    let suffix = text.chars().last()?;
+    let number = &text[..text.len() - suffix.len_utf8()];
+    let power = match suffix.to_ascii_lowercase() {
+        'k' => 1,
+        'm' => 2,
+        'g' => 3,
+        't' => 4,
+        _ => return None,
+    };
+    if number.is_empty() || !number.chars().all(|c| c.is_ascii_digit() || c == '.') {
+        return None;
+    }
+    if suffix.is_ascii_uppercase() {
+        let n: u64 = number.parse().ok()?;
+        return n.checked_mul(1u64 << (10 * power)).filter(|&n| n > 0);
+    }
+    let n: f64 = number.parse().ok()?;
+    let tokens = n * 1000f64.powi(power);
+    // vLLM's `int(float(number) * mult)`: truncated.
+    (tokens.is_finite() && tokens >= 1.0 && tokens < u64::MAX as f64).then_some(tokens as u64)
+}
+
 /// `--speculative-config` JSON, with `--speculative-config.KEY VALUE` flags merged in, in order.
 fn speculative_config(launch: &Launch) -> Result<Option<Map<String, Value>>> {
     let mut spec: Option<Map<String, Value>> = None;
@@ -257,5 +314,26 @@ fn json_object(launch: &Launch, text: &str) -> Result<Map<String, Value>> {
         .with_hint(
             "vLLM takes --speculative-config '{\"method\": ..., \"model\": ..., \"num_speculative_tokens\": ...}'",
         )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::human_readable_int;
+
+    /// vLLM's own docstring examples (vllm/utils/argparse_utils.py, 0.34.0), and what it refuses.
+    #[test]
+    fn max_model_len_reads_as_vllm_reads_it() {
+        assert_eq!(human_readable_int("1k"), Some(1_000));
+        assert_eq!(human_readable_int("1K"), Some(1_024));
+        assert_eq!(human_readable_int("25.6k"), Some(25_600));
+        assert_eq!(human_readable_int("128K"), Some(131_072));
+        assert_eq!(human_readable_int(" 40960 "), Some(40_960));
+        assert_eq!(human_readable_int("1.5K"), None);
+        assert_eq!(human_readable_int("auto"), None);
+        assert_eq!(human_readable_int("-1"), None);
+        assert_eq!(human_readable_int("$LEN"), None);
+        assert_eq!(human_readable_int("k"), None);
+        assert_eq!(human_readable_int("99999999999999999999T"), None);
     }
 }

@@ -527,28 +527,26 @@ SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1, which then overrides the draft's va
 };
 
 fn eagle_max_position_short(cx: &mut Ctx) {
-    let Some(target) = cx.facts.and_then(|f| f.max_position_embeddings) else {
+    let (Some(reach), Some(d)) = (
+        super::positions::Reach::of(cx),
+        super::positions::draft_positions(cx),
+    ) else {
         return;
     };
-    let Some(d) = cx
-        .root
-        .get("max_position_embeddings")
-        .and_then(|n| positive_int(n).ok())
-    else {
-        return;
-    };
-    if d < target {
-        let Some(d) = cx.emit_by_engine(
+    if d < reach.tokens {
+        let n = reach.tokens;
+        let Some(diag) = cx.emit_by_engine(
             &Path::key("max_position_embeddings"),
             format!(
-                "max_position_embeddings {d} is below the target's {target}: SGLang 0.5.23 refuses to start the \
-                 draft at the target's context length unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 (older \
-                 releases collapsed acceptance past it, sglang#6783); vLLM up to v0.26 crashes past it \
-                 (vllm#48894), v0.27 raises it to the target's max_model_len"
+                "max_position_embeddings {d} is below {}: SGLang 0.5.23 refuses to start the draft at the target's \
+                 context length unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1 (older releases collapsed \
+                 acceptance past it, sglang#6783); vLLM up to v0.26 crashes past it (vllm#48894), v0.27 raises it \
+                 to the target's max_model_len; set `max_position_embeddings` to {n}",
+                reach.named
             ),
         ) else {
             return;
         };
-        d.expected = Some(json!(target));
+        diag.expected = Some(json!(n));
     }
 }

@@ -256,6 +256,9 @@ pub struct LintOptions {
     /// The drafter and the target as named (a path or a repo), for `profile-identity`.
     pub drafter_name: Option<String>,
     pub target_name: Option<String>,
+    /// The length a launch line serves the target at, when it states one: the position rules
+    /// compare the drafter with it rather than with the target config's length.
+    pub served_length: Option<crate::engine::ServedLength>,
 }
 
 impl LintOptions {

@@ -11,6 +11,7 @@ use serde_json::json;
 use super::{Applies, ByEngine, Ctx, Engine, LintCode, ReleaseRow, Rule};
 use crate::config::{field, RopeFacts};
 use crate::diagnostic::{CodeInfo, Severity};
+use crate::engine::DraftLength;
 use crate::json::Path;
 
 pub(super) const RULES: &[Rule] = &[DRAFT_ROPE_MISMATCH, DRAFT_MAX_POSITION_SHORT];
@@ -48,6 +49,13 @@ illegal memory access that takes the engine down (vllm#57941)",
             "raises every sharing draft's value to the target's max_model_len when its RoPE type only sizes the \
 cache; for the others (YaRN, DeepSeek) it caps the served max_model_len to the draft's instead",
         ),
+        ReleaseRow::any_version(
+            Engine::Sglang,
+            Some(Severity::Error),
+            "builds the draft at the target's context length (dflash_worker.py from 0.5.11, \
+draft_worker_common.py in 0.5.23) and ModelConfig raises ValueError when it exceeds the draft's derived length, \
+unless SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1: the server does not start as launched",
+        ),
     ],
 };
 
@@ -62,10 +70,16 @@ the target's max_model_len for EAGLE drafts only (config/speculative.py, read at
 default V2 runner has no length gate, so the first request longer than the draft's value reads past the cache: a \
 CUDA illegal memory access that takes the engine down (vllm#57941: Muse-Glimmer-30B served at 393,216 with a \
 DFlash2 draft of 131,072; vllm#57964). On 0.28's V1 runner drafting just stops for such a request. vLLM 0.33 raises \
-every sharing draft's value (or, for YaRN/DeepSeek RoPE, caps max_model_len to the draft's): info. Compared with \
-the target config's max_position_embeddings, a lower bound of what it is served with (a launch line's \
---max-model-len or a RoPE extension serves longer). Set the drafter's max_position_embeddings to the length the \
-target is served with, or serve with vLLM 0.33 or later.",
+every sharing draft's value (or, for YaRN/DeepSeek RoPE, caps max_model_len to the draft's): info. SGLang (DFlash \
+from 0.5.11, DSpark) builds the draft with the target's context length, and its ModelConfig raises ValueError \
+(\"Target model's context_length ... is greater than the derived context_length\") unless \
+SGLANG_ALLOW_OVERWRITE_LONGER_CONTEXT_LEN=1: the server does not start as launched, an error (a launch line that \
+sets the variable has the draft's length raised to the target's: no finding). Compared with the \
+length the launch line serves the target at when it states one (vLLM --max-model-len, `32k`/`32K` as vLLM reads \
+them, or an --hf-overrides max_position_embeddings; SGLang --context-length, or a --json-model-override-args \
+max_position_embeddings, which SGLang applies to the draft too), else with the target config's \
+max_position_embeddings, a lower bound of what it is served with. Set the drafter's max_position_embeddings to the \
+length the target is served with, serve the target no longer than the drafter, or serve with vLLM 0.33 or later.",
     },
     applies: Applies::BlockDrafters,
     needs: &[],
@@ -73,26 +87,66 @@ target is served with, or serve with vLLM 0.33 or later.",
 };
 
 fn draft_max_position_short(cx: &mut Ctx) {
-    let Some(target) = cx.facts.and_then(|f| f.max_position_embeddings) else {
+    let (Some(reach), Some(d)) = (Reach::of(cx), draft_positions(cx)) else {
         return;
     };
-    let Some(d) = cx
-        .root
-        .get("max_position_embeddings")
-        .and_then(|n| super::positive_int(n).ok())
-    else {
-        return;
-    };
-    if d >= target {
+    if d >= reach.tokens {
         return;
     }
+    let n = reach.tokens;
     let message = format!(
-        "max_position_embeddings {d} is below the target's {target}: the drafter's rotary cache covers {d} \
-         positions and vLLM 0.29–0.32 hands it the target's, so the first longer request takes the engine down \
-         (vllm#57941); vLLM 0.33 raises it to the target's max_model_len"
+        "max_position_embeddings {d} is below {}: the engine hands the drafter the target's positions and its \
+         rotary cache covers {d}, so a longer request reads past it (vLLM 0.29–0.32 crash, vllm#57941; SGLang \
+         refuses to start the draft); set `max_position_embeddings` to {n}, or serve the target at most {d} tokens",
+        reach.named
     );
     if let Some(diag) = cx.emit_by_engine(&Path::key("max_position_embeddings"), message) {
-        diag.expected = Some(json!(target));
+        diag.expected = Some(json!(n));
+    }
+}
+
+/// The length a drafter must cover, and how a message names it: the launch line's served
+/// length when it states one (it may serve the target beyond its config, or below it), else the
+/// target config's `max_position_embeddings` (a lower bound: engines derive at least that).
+pub(super) struct Reach {
+    pub tokens: u64,
+    pub named: String,
+}
+
+impl Reach {
+    pub fn of(cx: &Ctx) -> Option<Reach> {
+        if let Some((tokens, stated_by)) = cx
+            .options
+            .served_length
+            .as_ref()
+            .and_then(|s| s.tokens.as_ref())
+        {
+            return Some(Reach {
+                tokens: *tokens,
+                named: format!("{tokens}, the length the line serves the target at ({stated_by})"),
+            });
+        }
+        let t = cx.facts?.max_position_embeddings?;
+        Some(Reach {
+            tokens: t,
+            named: format!("the target's {t}"),
+        })
+    }
+}
+
+/// The drafter's own length as the engine builds it from the line: an override the engine
+/// applies to the draft too, else the drafter config's; `None` where the engine raises it to
+/// the served length (nothing to compare) or the config states none.
+pub(super) fn draft_positions(cx: &Ctx) -> Option<u64> {
+    let own = || {
+        cx.root
+            .get("max_position_embeddings")
+            .and_then(|n| super::positive_int(n).ok())
+    };
+    match cx.options.served_length.as_ref().map(|s| &s.draft) {
+        None | Some(DraftLength::Own) => own(),
+        Some(DraftLength::Set(n)) => Some(*n),
+        Some(DraftLength::Raised(_)) => None,
     }
 }
 
