@@ -608,6 +608,33 @@ const FIRES: &[(&str, &str, &[&str], &str, &str)] = &[
         "mtp-dspark-stages",
         "error",
     ),
+    // Issue 42: a DeepSeek-V4 DSpark checkpoint (DSpark keys in its config) served with method
+    // mtp dies in vLLM's MTP loader at every release read (vllm#52111; the control:
+    // a_deepseek_v4_with_a_classic_mtp_layer_serves_as_mtp).
+    (
+        "cases/dspark-embedded",
+        "tests/lint/cases/dspark-embedded",
+        &[
+            "--engine",
+            "vllm@0.28",
+            "--speculative-config",
+            r#"{"method": "mtp", "num_speculative_tokens": 3}"#,
+        ],
+        "mtp-dspark-stages",
+        "error",
+    ),
+    (
+        "cases/dspark-embedded-block-only",
+        "tests/lint/cases/dspark-embedded-block-only",
+        &[
+            "--engine",
+            "vllm",
+            "--speculative-config",
+            r#"{"method": "mtp", "num_speculative_tokens": 1}"#,
+        ],
+        "mtp-dspark-stages",
+        "error",
+    ),
     (
         "cases/mtp-target-mimo-v2",
         "tests/lint/cases/mtp-target-mimo-v2",

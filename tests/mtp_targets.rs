@@ -564,3 +564,24 @@ fn sglang_eagle_on_an_eagle3_head_collapses() {
         .iter()
         .any(|(c, _)| c == "speculative-config-method"));
 }
+
+/// Issue 42: a DeepSeek-V4 checkpoint whose config carries no DSpark key has a classic MTP
+/// layer (the base V4-Flash shape) and serves as `mtp`; the same config with `dspark_block_size`
+/// is a DSpark checkpoint vLLM's MTP loader dies on (vllm#52111), at every release read.
+#[test]
+fn a_deepseek_v4_with_a_classic_mtp_layer_serves_as_mtp() {
+    let spec = r#"{"method": "mtp", "num_speculative_tokens": 1}"#;
+    for engine in ["vllm", "vllm@0.28", "vllm@0.34"] {
+        let (_, v) = lint_with("tests/lint/cases/mtp-target-v4", engine, spec);
+        assert!(
+            !codes(&v).iter().any(|(c, _)| c == "mtp-dspark-stages"),
+            "{engine}: {v}"
+        );
+        let (code, v) = lint_with("tests/lint/cases/dspark-embedded-block-only", engine, spec);
+        assert_eq!(code, 1, "{engine}: {v}");
+        assert!(
+            codes(&v).contains(&("mtp-dspark-stages".into(), "error".into())),
+            "{engine}: {v}"
+        );
+    }
+}

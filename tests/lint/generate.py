@@ -518,6 +518,9 @@ def main():
         "mtp-target-no-head": patch(DEEPSEEK_V3_MTP, num_nextn_predict_layers=0),
         "mtp-target-two-layers": patch(DEEPSEEK_V3_MTP, num_nextn_predict_layers=2),
         "mtp-target-v41": patch(DEEPSEEK_V3_MTP, model_type="deepseek_v41", num_nextn_predict_layers=3),
+        # Issue 42: a DeepSeek-V4 checkpoint with one classic MTP layer and no DSpark keys (the
+        # base V4-Flash shape), the control for a DSpark checkpoint served with method mtp.
+        "mtp-target-v4": patch(DEEPSEEK_V4_DSPARK, num_nextn_predict_layers=1, dspark_block_size=ABSENT, dspark_markov_rank=ABSENT, dspark_noise_token_id=ABSENT, dspark_target_layer_ids=ABSENT),
         "mtp-target-mimo-v2": patch(DEEPSEEK_V3_MTP, architectures=["MiMoV2FlashForCausalLM"], model_type="mimo_v2_flash", num_nextn_predict_layers=3),
     })
     # Issue 23: quantization, export defaults, shared heads (tests/lint_cli.rs BY_ENGINE and

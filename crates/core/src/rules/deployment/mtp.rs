@@ -1,7 +1,8 @@
 //! An MTP head served from inside its target checkpoint, as a deployment states it: the method
 //! `mtp` on a checkpoint whose config declares no head, K against the head's depth, DeepSeek
-//! V4.1 (whose `mtp.*` tensors are DSpark stages) served as `mtp`, and vLLM's auto-detection,
-//! which replaces a written method by one read from substrings of the draft model's name.
+//! V4.1 or a V4 DSpark checkpoint (whose `mtp.*` tensors are DSpark stages) served as `mtp`,
+//! and vLLM's auto-detection, which replaces a written method by one read from substrings of
+//! the draft model's name.
 //!
 //! The head is read from the drafter's config through `family::embedded` (for an MTP method
 //! without a separate drafter, launch reads the target's config as the drafter's). Sources: vLLM
@@ -162,31 +163,60 @@ pub(super) const MTP_DSPARK_STAGES: Rule = Rule {
     code: DeploymentCode::MtpDsparkStages,
     info: CodeInfo {
         severity: Severity::Error,
-        summary: "DeepSeek V4.1 served with method mtp: its mtp.* tensors are DSpark stages, serve it with dspark",
-        explanation: "A DeepSeek V4.1 checkpoint (`model_type: deepseek_v41`) ships DSpark stages under `mtp.*` \
-(main_proj, markov_head, confidence_head) and none of the classic MTP weights. vLLM from 0.30.0 raises ValueError \
-\"DeepSeek V4.1 has no classic-MTP draft … Use speculative method 'dspark' instead of 'mtp'\" (0.34.0 in its MTP \
-speculator's config); 0.28 and 0.29 know no MTP model for the type and raise \"Unsupported speculative method: \
-'mtp'\". The server does not start at any release read: an error. Use `\"method\": \"dspark\"`.",
+        summary: "a DeepSeek V4/V4.1 DSpark checkpoint served with method mtp: its mtp.* tensors are DSpark stages, serve it with dspark",
+        explanation: "DeepSeek's DSpark checkpoints keep the DSpark stages under `mtp.*` (main_proj, main_norm, \
+markov_head, confidence_head) and none of the classic MTP weights (eh_proj, enorm, hnorm). A DeepSeek V4.1 checkpoint \
+(`model_type: deepseek_v41`) is always one: vLLM from 0.30.0 raises ValueError \"DeepSeek V4.1 has no classic-MTP \
+draft … Use speculative method 'dspark' instead of 'mtp'\" (0.34.0 in its MTP speculator's config); 0.28 and 0.29 \
+know no MTP model for the type and raise \"Unsupported speculative method: 'mtp'\". A DeepSeek V4 checkpoint \
+(`model_type: deepseek_v4`) is one when its config carries the DSpark keys (`dspark_block_size`, \
+`dspark_target_layer_ids`, `dspark_markov_rank`: DeepSeek-V4-Flash-0731, DeepSeek-V4-Pro-0813; the base V4-Flash \
+and its NVFP4 export have none and a real MTP layer): every vLLM release read (0.28.0–0.34.0) still builds \
+DeepSeekV4MTPModel for it, whose loader files `mtp.0.main_norm` under the MTP block and dies with \
+`KeyError: 'model.layers.43.mtp_block.main_norm.weight'` in every worker (vllm#52111; the config check that would \
+refuse it early, vllm#52165, is an open PR). The server does not start at any release read: an error. Use \
+`\"method\": \"dspark\"` with num_speculative_tokens at least dspark_block_size.",
     },
     applies: VLLM.when(When::MtpHead),
     needs: &[Need::DrafterConfig],
     check: mtp_dspark_stages,
 };
 
-/// Method mtp on a DeepSeek V4.1 config.
+/// The DeepSeek-V4 config keys only a DSpark checkpoint carries (vllm#52165 detects it by them).
+const DSPARK_KEYS: &[&str] = &[
+    "dspark_block_size",
+    "dspark_target_layer_ids",
+    "dspark_markov_rank",
+];
+
+/// Method mtp on a DeepSeek V4.1 config, or on a V4 config with the DSpark keys.
 fn mtp_dspark_stages(cx: &mut Cx) {
     let Some(dr) = cx.drafter else {
         return;
     };
-    let model_type = dr.root().get("model_type").and_then(Node::as_str);
-    if model_type != Some("deepseek_v41") {
-        return;
-    }
-    let message = "method \"mtp\" on a DeepSeek V4.1 checkpoint (model_type \"deepseek_v41\"): its mtp.* tensors are \
-                   DSpark stages, not MTP layers, and vLLM refuses it (\"Use speculative method 'dspark' instead of \
-                   'mtp'\"); use \"method\": \"dspark\""
-        .to_string();
+    let root = dr.root();
+    let model_type = root.get("model_type").and_then(Node::as_str);
+    let (why, fails) = match model_type {
+        Some("deepseek_v41") => (
+            "a DeepSeek V4.1 checkpoint (model_type \"deepseek_v41\")".to_string(),
+            "vLLM refuses it (\"Use speculative method 'dspark' instead of 'mtp'\")",
+        ),
+        Some("deepseek_v4") => {
+            let Some(key) = DSPARK_KEYS.iter().find(|k| root.get(k).is_some()) else {
+                return;
+            };
+            (
+                format!("a DeepSeek V4 DSpark checkpoint (`{key}` in its config)"),
+                "vLLM loads them as an MTP layer and every worker dies with KeyError \
+                 'model.layers.N.mtp_block.main_norm.weight' (vllm#52111)",
+            )
+        }
+        _ => return,
+    };
+    let message = format!(
+        "method \"mtp\" on {why}: its mtp.* tensors are DSpark stages, not MTP layers, and {fails}; use \
+         \"method\": \"dspark\""
+    );
     cx.emit(
         Severity::Error,
         at_method(Some(Path::key("model_type"))),
