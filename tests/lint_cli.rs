@@ -1210,6 +1210,25 @@ fn engine_versions_change_the_verdict() {
             "norm-before-fc-engine",
             Some("info"),
         ),
+        // Issue 42: SGLang's EAGLE-3 model reads the key from 0.5.17 (read in the wheels).
+        (
+            "cases/norm-before-fc-nested",
+            "sglang@0.5.16",
+            "norm-before-fc-engine",
+            Some("warning"),
+        ),
+        (
+            "cases/norm-before-fc",
+            "sglang@0.5.16",
+            "norm-before-fc-engine",
+            Some("warning"),
+        ),
+        (
+            "cases/norm-before-fc",
+            "sglang@0.5.17",
+            "norm-before-fc-engine",
+            Some("info"),
+        ),
         // vLLM v0.26.0's DFlash speculator does not read sample_from_anchor (ignored: a
         // warning); v0.27.1's raises (an error).
         (

@@ -107,9 +107,11 @@ const NORM_BEFORE_FC_ENGINE: Rule = Rule {
         explanation: "An EAGLE-3 head trained with `norm_before_fc: true` normalises the concatenated target \
 hidden states before fc; an engine that does not read the key skips the norm and acceptance degrades without an \
 error. vLLM's speculators adapter did not propagate the key until PR 38111 (merged 2026-03-25), and vLLM read the \
-nested `eagle_config.norm_before_fc` of NVIDIA's exports only from PR 42143 (merged 2026-05-09); SGLang ignored it \
-for GPT-OSS heads until PR 32334. A warning for a vLLM version named older than the fix (`--engine vllm@0.18` for the \
-top-level key, up to 0.20 for the nested one: the release boundary is inferred from the merge date), info otherwise.",
+nested `eagle_config.norm_before_fc` of NVIDIA's exports only from PR 42143 (merged 2026-05-09); SGLang's EAGLE-3 \
+model (llama_eagle3.py, which also serves GPT-OSS heads) has no such norm up to 0.5.16 and skips the checkpoint's \
+`input_norm` weight unread, and reads the key (nested first, then top level) from 0.5.17 (PR 32334). A warning for a \
+release older than the fix (`--engine vllm@0.18` for the top-level key, up to 0.20 for the nested one: the vLLM \
+boundary is inferred from the merge date; `--engine sglang@0.5.16` for either, read in the wheels), info otherwise.",
     },
     applies: Applies::EagleHeads,
     needs: &[],
@@ -129,6 +131,18 @@ const NORM_BEFORE_FC_TOP_LEVEL: ByEngine = ByEngine {
             "its speculators adapter does not propagate the key (before PR 38111): the norm is skipped",
         ),
         ReleaseRow::since(Engine::Vllm, (0, 19), Some(Severity::Info), "reads it (PR 38111)"),
+        ReleaseRow::until_release(
+            Engine::Sglang,
+            (0, 5, 16),
+            Some(Severity::Warning),
+            "its EAGLE-3 model has no norm before fc and drops the checkpoint's input_norm unread (read at 0.5.16)",
+        ),
+        ReleaseRow::from_release(
+            Engine::Sglang,
+            (0, 5, 17),
+            Some(Severity::Info),
+            "reads it, nested first, then top level (llama_eagle3.py, read at 0.5.17 and 0.5.23)",
+        ),
     ],
 };
 
@@ -150,6 +164,18 @@ const NORM_BEFORE_FC_NESTED: ByEngine = ByEngine {
             Some(Severity::Info),
             "reads it (PR 42143)",
         ),
+        ReleaseRow::until_release(
+            Engine::Sglang,
+            (0, 5, 16),
+            Some(Severity::Warning),
+            "its EAGLE-3 model has no norm before fc and drops the checkpoint's input_norm unread (read at 0.5.16)",
+        ),
+        ReleaseRow::from_release(
+            Engine::Sglang,
+            (0, 5, 17),
+            Some(Severity::Info),
+            "reads it, nested first, then top level (llama_eagle3.py, read at 0.5.17 and 0.5.23)",
+        ),
     ],
 };
 
@@ -167,7 +193,7 @@ fn norm_before_fc_engine(cx: &mut Ctx) {
         case,
         &path,
         format!(
-            "`{path}` is true: vLLM up to {}.{} (PR {}) and SGLang before PR 32334 skip this RMSNorm and \
+            "`{path}` is true: vLLM up to {}.{} (PR {}) and SGLang up to 0.5.16 skip this RMSNorm and \
              acceptance degrades without an error{}",
             last_without.0,
             last_without.1,
