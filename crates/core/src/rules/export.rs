@@ -118,6 +118,20 @@ boundary is inferred from the merge date; `--engine sglang@0.5.16` for either, r
     check: norm_before_fc_engine,
 };
 
+/// SGLang's EAGLE-3 model reads either spelling from 0.5.17 (read in the wheels).
+const SGLANG_SKIPS_NORM_BEFORE_FC: ReleaseRow = ReleaseRow::until_release(
+    Engine::Sglang,
+    (0, 5, 16),
+    Some(Severity::Warning),
+    "its EAGLE-3 model has no norm before fc and drops the checkpoint's input_norm unread (read at 0.5.16)",
+);
+const SGLANG_READS_NORM_BEFORE_FC: ReleaseRow = ReleaseRow::from_release(
+    Engine::Sglang,
+    (0, 5, 17),
+    Some(Severity::Info),
+    "reads it, nested first, then top level (llama_eagle3.py, read at 0.5.17 and 0.5.23)",
+);
+
 /// `norm_before_fc` at the top level (the speculators adapter's key): vLLM propagates it from PR
 /// 38111, assumed in the first release after its merge (0.19).
 const NORM_BEFORE_FC_TOP_LEVEL: ByEngine = ByEngine {
@@ -131,18 +145,8 @@ const NORM_BEFORE_FC_TOP_LEVEL: ByEngine = ByEngine {
             "its speculators adapter does not propagate the key (before PR 38111): the norm is skipped",
         ),
         ReleaseRow::since(Engine::Vllm, (0, 19), Some(Severity::Info), "reads it (PR 38111)"),
-        ReleaseRow::until_release(
-            Engine::Sglang,
-            (0, 5, 16),
-            Some(Severity::Warning),
-            "its EAGLE-3 model has no norm before fc and drops the checkpoint's input_norm unread (read at 0.5.16)",
-        ),
-        ReleaseRow::from_release(
-            Engine::Sglang,
-            (0, 5, 17),
-            Some(Severity::Info),
-            "reads it, nested first, then top level (llama_eagle3.py, read at 0.5.17 and 0.5.23)",
-        ),
+        SGLANG_SKIPS_NORM_BEFORE_FC,
+        SGLANG_READS_NORM_BEFORE_FC,
     ],
 };
 
@@ -164,18 +168,8 @@ const NORM_BEFORE_FC_NESTED: ByEngine = ByEngine {
             Some(Severity::Info),
             "reads it (PR 42143)",
         ),
-        ReleaseRow::until_release(
-            Engine::Sglang,
-            (0, 5, 16),
-            Some(Severity::Warning),
-            "its EAGLE-3 model has no norm before fc and drops the checkpoint's input_norm unread (read at 0.5.16)",
-        ),
-        ReleaseRow::from_release(
-            Engine::Sglang,
-            (0, 5, 17),
-            Some(Severity::Info),
-            "reads it, nested first, then top level (llama_eagle3.py, read at 0.5.17 and 0.5.23)",
-        ),
+        SGLANG_SKIPS_NORM_BEFORE_FC,
+        SGLANG_READS_NORM_BEFORE_FC,
     ],
 };
 
