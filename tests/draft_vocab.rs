@@ -253,12 +253,24 @@ fn an_added_token_that_differs_is_caught() {
         text.replace("\"<tool_call>\"", "\"<tool_use>\"")
     };
     let draft = model(tmp.path(), "qwen3-0.6b", QWEN3_CONFIG, &q, &rename);
-    let (code, report) = lint_json(&draft, &target, &[]);
-    assert_eq!(code, 1, "{report:#}");
-    assert_eq!(
-        findings(&report),
-        vec![("draft-model-vocab-mismatch".into(), "error".into())]
-    );
+    // Issue 42: the severity follows the engine: vLLM (and SGLang up to 0.5.14) loads the pair
+    // and loses only drafts of that token; SGLang from 0.5.15 refuses it (get_vocab() differs).
+    for (engine, severity, exit) in [
+        (None, "warning", 0),
+        (Some("vllm"), "warning", 0),
+        (Some("sglang@0.5.14"), "warning", 0),
+        (Some("sglang"), "error", 1),
+    ] {
+        let flags: Vec<&str> = engine.map(|e| vec!["--engine", e]).unwrap_or_default();
+        let (code, report) = lint_json(&draft, &target, &flags);
+        assert_eq!(code, exit, "{engine:?}: {report:#}");
+        assert_eq!(
+            findings(&report),
+            vec![("draft-model-vocab-mismatch".into(), severity.into())],
+            "{engine:?}"
+        );
+    }
+    let (_, report) = lint_json(&draft, &target, &[]);
     let m = message(&report, "draft-model-vocab-mismatch");
     assert!(
         m.contains(r#"1 added or special token differs: 151657 "<tool_use>" here, "<tool_call>" in the target"#),

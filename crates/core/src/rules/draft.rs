@@ -10,7 +10,7 @@
 //! comparison the pipeline attached ([`crate::vocab::Comparison`]), and rate each difference by
 //! what the engine given does with it.
 
-use super::{Applies, Ctx, Engine, LintCode, Need, Rule};
+use super::{Applies, ByEngine, Ctx, Engine, LintCode, Need, ReleaseRow, Rule};
 use crate::diagnostic::{CodeInfo, Severity};
 use crate::family::Family;
 use crate::json::Path;
@@ -26,6 +26,140 @@ pub(super) const RULES: &[Rule] = &[
 ];
 
 const DRAFT: Applies = Applies::Only(&[Family::Draft]);
+
+/// The rules here whose severity follows the engine and its release: what a pair of
+/// tokenizers costs depends on which ids differ and on what the engine checks.
+pub(super) const BY_ENGINE: &[(LintCode, &ByEngine)] = &[
+    (LintCode::DraftModelVocabMismatch, &VOCAB_TEXT_DIFFERS),
+    (LintCode::DraftModelVocabMismatch, &VOCAB_ADDED_DIFFER),
+    (LintCode::DraftModelVocabMismatch, &VOCAB_SIZE_NEAR),
+    (LintCode::DraftModelVocabMismatch, &VOCAB_SIZE_FAR),
+];
+
+/// SGLang's STANDALONE worker compares the two tokenizers' `get_vocab()` from 0.5.15 (read in
+/// the wheels: standalone_worker_v2.py `_validate_vocab_compatibility`; 0.5.14 has no check).
+const SGLANG_REFUSES_ANOTHER_VOCAB: ReleaseRow = ReleaseRow::from_release(
+    Engine::Sglang,
+    (0, 5, 15),
+    Some(Severity::Error),
+    "STANDALONE raises ValueError when the tokenizers' get_vocab() differ (from 0.5.15)",
+);
+/// llama.cpp (and koboldcpp, which vendors its check) compares the text of every id from 5 on.
+const LLAMA_REFUSES_OTHER_TEXT: ReleaseRow = ReleaseRow::any_version(
+    Engine::LlamaCpp,
+    Some(Severity::Error),
+    "common_speculative_are_compatible compares every id's text from 5 on and refuses the pair (0c1e570)",
+);
+const KOBOLD_REFUSES_OTHER_TEXT: ReleaseRow = ReleaseRow::any_version(
+    Engine::Koboldcpp,
+    Some(Severity::Error),
+    "vendors llama.cpp's check and refuses the pair (koboldcpp#2325)",
+);
+
+/// Ids of the base vocabulary that mean other text (another tokenizer family, shifted ids):
+/// every engine refuses the pair or drafts tokens the target rejects.
+const VOCAB_TEXT_DIFFERS: ByEngine = ByEngine {
+    case: Some("ids of the base vocabulary have other text"),
+    no_engine: Some(Severity::Error),
+    rows: &[
+        ReleaseRow::any_version(
+            Engine::Vllm,
+            Some(Severity::Error),
+            "compares only the configs' vocab_size and drafts ids that mean other text: acceptance collapses \
+(vllm#42775)",
+        ),
+        ReleaseRow::until_release(
+            Engine::Sglang,
+            (0, 5, 14),
+            Some(Severity::Error),
+            "no vocabulary check in STANDALONE: drafts ids that mean other text",
+        ),
+        SGLANG_REFUSES_ANOTHER_VOCAB,
+        LLAMA_REFUSES_OTHER_TEXT,
+        KOBOLD_REFUSES_OTHER_TEXT,
+    ],
+};
+
+/// The base vocabulary agrees and only added or special tokens differ (a fine-tune that
+/// repurposed a token, a sibling model with more chat tokens): a draft id loses only where the
+/// target would emit one of those tokens, unless the engine refuses the pair outright.
+const VOCAB_ADDED_DIFFER: ByEngine = ByEngine {
+    case: Some("only added or special tokens differ"),
+    no_engine: Some(Severity::Warning),
+    rows: &[
+        ReleaseRow::any_version(
+            Engine::Vllm,
+            Some(Severity::Warning),
+            "loads the pair and drafts those ids as the draft's tokens: only drafts of those tokens are rejected",
+        ),
+        ReleaseRow::until_release(
+            Engine::Sglang,
+            (0, 5, 14),
+            Some(Severity::Warning),
+            "no vocabulary check in STANDALONE: only drafts of those tokens are rejected",
+        ),
+        SGLANG_REFUSES_ANOTHER_VOCAB,
+        LLAMA_REFUSES_OTHER_TEXT,
+        KOBOLD_REFUSES_OTHER_TEXT,
+    ],
+};
+
+/// Only the token counts differ, by at most llama.cpp's allowance: every shared id means the
+/// same text, and the longer side's extra ids are never accepted.
+const VOCAB_SIZE_NEAR: ByEngine = ByEngine {
+    case: Some("only the token counts differ, by at most 128"),
+    no_engine: Some(Severity::Warning),
+    rows: &[
+        ReleaseRow::any_version(
+            Engine::Vllm,
+            Some(Severity::Warning),
+            "loads the pair (it compares the configs' vocab_size): a draft id the target lacks is never accepted",
+        ),
+        ReleaseRow::until_release(
+            Engine::Sglang,
+            (0, 5, 14),
+            Some(Severity::Warning),
+            "no vocabulary check in STANDALONE: a draft id the target lacks is never accepted",
+        ),
+        SGLANG_REFUSES_ANOTHER_VOCAB,
+        ReleaseRow::any_version(
+            Engine::LlamaCpp,
+            Some(Severity::Warning),
+            "accepts sizes up to 128 apart (SPEC_VOCAB_MAX_SIZE_DIFFERENCE) with the same text",
+        ),
+        ReleaseRow::any_version(
+            Engine::Koboldcpp,
+            Some(Severity::Warning),
+            "vendors llama.cpp's 128-token allowance",
+        ),
+    ],
+};
+
+/// Only the token counts differ, by more than llama.cpp's allowance.
+const VOCAB_SIZE_FAR: ByEngine = ByEngine {
+    case: Some("only the token counts differ, by more than 128"),
+    no_engine: Some(Severity::Warning),
+    rows: &[
+        ReleaseRow::any_version(
+            Engine::Vllm,
+            Some(Severity::Warning),
+            "loads the pair (it compares the configs' vocab_size): a draft id the target lacks is never accepted",
+        ),
+        ReleaseRow::until_release(
+            Engine::Sglang,
+            (0, 5, 14),
+            Some(Severity::Warning),
+            "no vocabulary check in STANDALONE: a draft id the target lacks is never accepted",
+        ),
+        SGLANG_REFUSES_ANOTHER_VOCAB,
+        ReleaseRow::any_version(
+            Engine::LlamaCpp,
+            Some(Severity::Error),
+            "refuses sizes more than 128 apart (SPEC_VOCAB_MAX_SIZE_DIFFERENCE, 0c1e570)",
+        ),
+        KOBOLD_REFUSES_OTHER_TEXT,
+    ],
+};
 
 /// llama.cpp or koboldcpp (its vendored copy): `common_speculative_are_compatible` judges the
 /// pair, and at 0c1e570 a pair it rejects is refused ("draft model vocab type must match target
@@ -126,17 +260,21 @@ const DRAFT_MODEL_VOCAB_MISMATCH: Rule = Rule {
         severity: Severity::Error,
         summary: "the draft model's tokens differ from the target's, id by id",
         explanation: "Both tokenizer.json files are compared id by id: the number of tokens, the text of every id \
-and the added and special tokens, and the first differing ids are shown decoded on both sides. SGLang's STANDALONE \
-worker raises ValueError when the two tokenizers' get_vocab() differ (0.5.23). vLLM compares only the configs' \
-vocab_size, so a draft model whose vocab_size was edited to the target's (vllm#42775) loads and drafts ids that \
-mean other text: acceptance collapses; with `use_heterogeneous_vocab: true` vLLM maps ids between the tokenizers \
-(info). llama.cpp refuses a draft whose token text differs from id 5 on or whose size differs by more than 128 \
-(common_speculative_are_compatible; llama-server does not start) at 8733e0c (vendored by llama-cpp-python 0.3.9); \
-at 4227c9b (llama-cpp-python 0.3.16) it keeps the draft and retokenizes the target's text into the draft's \
-vocabulary at every step, which costs time but is not refused; at 0c1e570 (llama-cpp-python 0.3.36) draft-simple \
-throws \"draft model vocab type must match target model to use speculation\" again. On a llama.cpp or koboldcpp \
-line, two GGUF token lists up to 128 apart in size with the same text are a warning (llama.cpp accepts them). An \
-error (every engine refuses or loses acceptance, save vLLM's heterogeneous mode and llama.cpp's 4227c9b builds).",
+and the added and special tokens, and the first differing ids are shown decoded on both sides. What it costs depends \
+on which ids differ and on the engine. Ids of the base vocabulary with other text (another tokenizer family, shifted \
+ids) are an error everywhere: vLLM compares only the configs' vocab_size, so a draft model whose vocab_size was \
+edited to the target's (vllm#42775) loads and drafts ids that mean other text and acceptance collapses; SGLang's \
+STANDALONE worker has no vocabulary check up to 0.5.14 and raises ValueError when the tokenizers' get_vocab() \
+differ from 0.5.15; llama.cpp refuses a draft whose token text differs from id 5 on or whose size differs by more \
+than 128 (common_speculative_are_compatible at 0c1e570: \"draft model vocab type must match target model to use \
+speculation\"; 4227c9b's builds retokenized instead), as koboldcpp does. When only added or special tokens differ \
+(a fine-tune that repurposed a token, a sibling with more chat tokens), vLLM and SGLang up to 0.5.14 load the pair \
+and lose only the drafts of those tokens: a warning there, an error where the engine refuses (SGLang from 0.5.15, \
+llama.cpp). When only the token counts differ (the text of every shared id agrees), the longer side's ids are never \
+accepted: a warning, save SGLang from 0.5.15 and llama.cpp past its 128-token allowance, which refuse. Padded \
+vocabularies (embedding rows past the tokenizer, as between Qwen sizes) are not a difference of text: the \
+configs' vocab_size is draft-model-vocab-size-mismatch's. With `use_heterogeneous_vocab: true` vLLM up to 0.33 maps \
+ids between the tokenizers: info.",
     },
     applies: DRAFT,
     needs: &[Need::DraftVocab],
@@ -210,27 +348,46 @@ fn draft_vocab_mismatch(cx: &mut Ctx) {
             "; the configs' vocab_size are equal, so vLLM loads it and drafts ids of other text (vllm#42775)",
         );
     }
-    let size_only_within_allowance =
-        parts.is_empty() && size.is_some_and(|(h, t)| h.abs_diff(t) <= LLAMA_MAX_SIZE_DIFFERENCE);
-    let severity = if heterogeneous(cx) {
-        Severity::Info
-    } else if llama(cx) && size_only_within_allowance {
-        message.push_str(&format!(
-            "; llama.cpp accepts sizes up to {LLAMA_MAX_SIZE_DIFFERENCE} apart with the same text, but a draft \
-             id the target lacks is never accepted"
-        ));
-        Severity::Warning
-    } else {
-        if llama(cx) {
-            message.push_str(&format!(
-                "; {}: \"draft model vocab type must match target model to use speculation\"",
-                llama_refuses(cx)
-            ));
-        }
-        cx.rule.info.severity
+    let has_text = c
+        .differences
+        .iter()
+        .any(|d| matches!(d, Difference::Text(_)));
+    let has_added = c
+        .differences
+        .iter()
+        .any(|d| matches!(d, Difference::Added(_)));
+    let near = size.is_none_or(|(h, t)| h.abs_diff(t) <= LLAMA_MAX_SIZE_DIFFERENCE);
+    let case = match (has_text, has_added, near) {
+        (true, _, _) => &VOCAB_TEXT_DIFFERS,
+        (false, true, _) => &VOCAB_ADDED_DIFFER,
+        (false, false, true) => &VOCAB_SIZE_NEAR,
+        (false, false, false) => &VOCAB_SIZE_FAR,
     };
     let file = c.here.clone();
-    emit_on_tokenizer(cx, severity, &Path::root(), file, message);
+    if heterogeneous(cx) {
+        emit_on_tokenizer(cx, Severity::Info, &Path::root(), file, message);
+        return;
+    }
+    let Some(judged) = cx.judge(case) else {
+        return;
+    };
+    if llama(cx) {
+        message.push_str(&if judged.severity == Severity::Error {
+            format!(
+                "; {}: \"draft model vocab type must match target model to use speculation\"",
+                llama_refuses(cx)
+            )
+        } else {
+            format!(
+                "; llama.cpp accepts sizes up to {LLAMA_MAX_SIZE_DIFFERENCE} apart with the same text, but a draft \
+                 id the target lacks is never accepted"
+            )
+        });
+    }
+    if let Some(d) = cx.emit_judged(case, &Path::root(), message) {
+        d.file = Some(file);
+        d.span = None;
+    }
 }
 
 const DRAFT_MODEL_TOKENIZER_TYPE_MISMATCH: Rule = Rule {

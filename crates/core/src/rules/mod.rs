@@ -202,6 +202,7 @@ pub fn by_engine() -> impl Iterator<Item = (LintCode, &'static ByEngine)> {
         layers::BY_ENGINE,
         export::BY_ENGINE,
         positions::BY_ENGINE,
+        draft::BY_ENGINE,
     ]
     .into_iter()
     .flatten()
