@@ -1054,6 +1054,22 @@ const BY_ENGINE: &[ByEngine] = &[
         "dspark-sample-from-anchor-implicit",
         [None, None, None],
     ),
+    // Issue 42: the served form (SpecForge's normalize_dflash_export.py) is the row's config;
+    // a Qwen3DSparkModel without SpecForge's projector_type is DeepSeek's own layout.
+    (
+        "cases/dspark-sample-from-anchor-normalized",
+        Some(Q8),
+        &[],
+        "dspark-sample-from-anchor-implicit",
+        [Some("info"), Some("warning"), Some("warning")],
+    ),
+    (
+        "cases/dspark-sample-from-anchor-native",
+        Some(Q8),
+        &[],
+        "dspark-sample-from-anchor-implicit",
+        [None, None, None],
+    ),
     // [13] vllm PR 38111 / [14] sglang PR 32334: info unless the version is named
     //      (engine_versions_change_the_verdict).
     (

@@ -547,6 +547,14 @@ def main():
         # vllm issue 56792: a SpecForge/DeepSpec DSpark export without sample_from_anchor.
         "dspark-sample-from-anchor-implicit": dspark,
         "dspark-sample-from-anchor-declared": patch(dspark, sample_from_anchor=False),
+        # Issue 42: the same export after SpecForge's normalize_dflash_export.py (what is served:
+        # Qwen3DSparkModel, Markov settings copied to the top level, dflash_config.projector_type
+        # kept), still without the key; and a Qwen3DSparkModel without SpecForge's projector_type
+        # (DeepSeek's own anchor-first layout), the control.
+        "dspark-sample-from-anchor-normalized": patch(
+            dspark, architectures=["Qwen3DSparkModel"],
+            dflash_config={**QWEN3_8B_DFLASH["dflash_config"], "projector_type": "dspark", "markov_rank": 256}),
+        "dspark-sample-from-anchor-native": patch(dspark, architectures=["Qwen3DSparkModel"]),
         # vllm PR 38111: a speculators EAGLE-3 head trained with norm_before_fc.
         "norm-before-fc": patch(eagle, norm_before_fc=True),
         # vllm PR 42143: NVIDIA's export nests it under eagle_config.

@@ -31,12 +31,15 @@ const DSPARK_SAMPLE_FROM_ANCHOR_IMPLICIT: Rule = Rule {
     code: LintCode::DsparkSampleFromAnchorImplicit,
     info: CodeInfo {
         severity: Severity::Warning,
-        summary: "a DSparkDraftModel export without sample_from_anchor: the engines assume anchor-first",
+        summary: "a SpecForge DSpark export (DSparkDraftModel, or normalized for serving) without sample_from_anchor: the engines assume anchor-first",
         explanation: "DSpark drafters come in two layouts: anchor-first (the anchor position predicts the first \
 draft token) and the DFlash fill-in layout (1 + N positions, the anchor is the bonus token), which SpecForge and \
 DeepSpec train by default. vLLM's DSparkSpeculator and SGLang's DSpark path default `sample_from_anchor` to true, so \
 a fill-in drafter exported without the key serves every position one row off: ~0.9% acceptance on vLLM 0.27.1, no \
-error (vllm issue 56792). The files do not say which layout a `DSparkDraftModel` export without the key was trained \
+error (vllm issue 56792). The export is SpecForge's as trained (`DSparkDraftModel`) or as its \
+normalize_dflash_export.py rewrites it for serving (`Qwen3DSparkModel` / `Qwen3MoeDSparkModel` with the Markov settings \
+copied to the top level and `dflash_config.projector_type: \"dspark\"` kept, a key DeepSeek's own anchor-first Qwen3 \
+exports do not carry); neither form says which layout an export without the key was trained \
 in (anchor-first exports use the same class), so this is a warning under --engine vllm and --engine sglang, info \
 without an engine, never an error: write `sample_from_anchor` explicitly (false for fill-in) and the finding goes. \
 DSpark heads inside a DeepSeek-V4 config are anchor-first and not flagged.",
@@ -70,15 +73,25 @@ fn dspark_sample_from_anchor_implicit(cx: &mut Ctx) {
         || cx
             .dflash_config()
             .is_some_and(|d| d.get("sample_from_anchor").is_some());
-    let training_arch = crate::config::architectures(cx.root)
+    let architectures = crate::config::architectures(cx.root);
+    let training_arch = architectures.iter().any(|a| a == "DSparkDraftModel");
+    // SpecForge's normalize_dflash_export.py renames the export for serving (Qwen3DSparkModel,
+    // Qwen3MoeDSparkModel) and keeps its `dflash_config.projector_type: "dspark"`, a key
+    // DeepSeek's own anchor-first Qwen3 exports do not carry: the served form of the same export.
+    let specforge_normalized = architectures
         .iter()
-        .any(|a| a == "DSparkDraftModel");
-    if declared || cx.embedded_dspark() || !training_arch {
+        .any(|a| a == "Qwen3DSparkModel" || a == "Qwen3MoeDSparkModel")
+        && cx
+            .dflash_config()
+            .and_then(|d| d.get("projector_type"))
+            .and_then(Node::as_str)
+            == Some("dspark");
+    if declared || cx.embedded_dspark() || !(training_arch || specforge_normalized) {
         return;
     }
     cx.emit_by_engine(
         &Path::key("dflash_config"),
-        "no `sample_from_anchor` in a DSparkDraftModel export: vLLM and SGLang default it to true (anchor-first); \
+        "no `sample_from_anchor` in a SpecForge DSpark export: vLLM and SGLang default it to true (anchor-first); \
          a drafter trained in the DFlash fill-in layout (SpecForge's and DeepSpec's default) then serves every \
          position one row off (~0.9% acceptance, vllm issue 56792); write `\"sample_from_anchor\": false` for a \
          fill-in drafter, `true` for an anchor-first one"
