@@ -1,5 +1,5 @@
-//! Platforms built on another engine (issue 43): vllm-ascend runs `vllm serve` with its own
-//! proposers and releases. A line is vllm-ascend's when its image
+//! Platforms built on another engine (issue 43): vllm-ascend and tpu-inference run `vllm serve`
+//! with their own proposers and releases. A line is vllm-ascend's when its image
 //! (`quay.io/ascend/vllm-ascend:TAG`), `--engine vllm-ascend@X`, the pin file's engine key or an
 //! environment variable only it reads (`VLLM_ASCEND_…`) says so; a bare `vllm serve` line stays
 //! upstream vLLM and its header says how a platform is named.
@@ -130,7 +130,9 @@ fn a_bare_line_stays_upstream_vllm_and_says_how_a_platform_is_named() {
     assert_eq!(report["assumed"]["engine"], "vllm");
     let (_, out, _) = run(&root(), &[&["launch", "--"][..], &words[..]].concat());
     assert!(
-        out.contains("upstream vLLM, not vllm-ascend (named by an image, --engine vllm-ascend@X"),
+        out.contains(
+            "upstream vLLM, not vllm-ascend or tpu-inference (named by an image, --engine vllm-ascend@X"
+        ),
         "{out}"
     );
     // The same line pinned to upstream vLLM: as before, an error.
@@ -360,6 +362,82 @@ fn its_own_proposer_dispatch_decides_the_methods() {
     assert_eq!(
         severity_of(&report, "engine-unsupported"),
         None,
+        "{report:#}"
+    );
+}
+
+/// tpu-inference (the `vllm/vllm-tpu` image, `--engine tpu-inference@X`, its own variables): an
+/// EAGLE-3 head with `use_aux_hidden_state: false` is served by upstream vLLM (which reads the
+/// key) and refused by tpu-inference at every release read, whose EAGLE-3 model always builds
+/// fc for three hidden states (tpu-inference#2841); its proposer dispatch serves DFlash from
+/// 0.25 and never a draft model. The head is tests/lint/cases/eagle-aux-unused.
+#[test]
+fn tpu_inference_is_named_by_its_image_and_refuses_an_aux_off_eagle3_head() {
+    const TARGET: &str = "tests/lint/targets/Qwen3-8B";
+    const AUX_OFF: &str = "tests/lint/cases/eagle-aux-unused";
+    let head = spec("eagle3", AUX_OFF);
+    let upstream = ["vllm", "serve", TARGET, "--speculative-config", &head];
+    let (code, report) = launch_json(&["--engine", "vllm@0.31"], &upstream);
+    assert_eq!(
+        severity_of(&report, "engine-unsupported"),
+        None,
+        "{report:#}"
+    );
+    assert_eq!(code, 0, "{report:#}");
+
+    let mut on_tpu = vec!["docker", "run", "vllm/vllm-tpu:v0.31.0"];
+    on_tpu.extend_from_slice(&upstream);
+    let (code, report) = launch_json(&[], &on_tpu);
+    assert_eq!(report["assumed"]["engine"], "tpu-inference", "{report:#}");
+    assert_eq!(
+        severity_of(&report, "engine-unsupported").as_deref(),
+        Some("error"),
+        "{report:#}"
+    );
+    let f = finding(&report, "engine-unsupported");
+    assert!(
+        f["message"]
+            .as_str()
+            .unwrap()
+            .contains("use_aux_hidden_state"),
+        "{f:#}"
+    );
+    assert_eq!(code, 1);
+
+    // Its own variables name it (release not known: its default window).
+    let mut with_env = vec!["env", "SKIP_JAX_PRECOMPILE=1"];
+    with_env.extend_from_slice(&upstream);
+    let (_, report) = launch_json(&[], &with_env);
+    assert_eq!(report["assumed"]["engine"], "tpu-inference", "{report:#}");
+    assert_eq!(
+        severity_of(&report, "engine-unsupported").as_deref(),
+        Some("error")
+    );
+
+    // The methods its dispatch builds: DFlash from 0.25, a draft model never.
+    let dflash = spec("dflash", "tests/launch/models/dflash2-qwen3-8b");
+    let line = ["vllm", "serve", TARGET, "--speculative-config", &dflash];
+    let method_refused = |engine: &str| {
+        let (_, report) = launch_json(&["--engine", engine], &line);
+        report["diagnostics"].as_array().unwrap().iter().any(|d| {
+            d["code"] == "engine-unsupported"
+                && d["severity"] == "error"
+                && d["message"]
+                    .as_str()
+                    .unwrap()
+                    .contains("speculative method \"dflash\"")
+        })
+    };
+    assert!(method_refused("tpu-inference@0.24"));
+    assert!(!method_refused("tpu-inference@0.25"));
+    let draft = spec("draft_model", "tests/launch/models/qwen3-0.6b-draft-lm");
+    let line = ["vllm", "serve", TARGET, "--speculative-config", &draft];
+    let (_, report) = launch_json(&["--engine", "tpu-inference@0.32"], &line);
+    assert!(
+        finding(&report, "engine-unsupported")["message"]
+            .as_str()
+            .unwrap()
+            .contains("\"draft_model\""),
         "{report:#}"
     );
 }

@@ -18,6 +18,7 @@ pub const COMPLETE: &[(Engine, What<'static>)] = &[
     (Engine::MlxLm, What::DrafterArchitecture("")),
     (Engine::MlxLm, What::Method("")),
     (Engine::MlxVlm, What::Method("")),
+    (Engine::TpuInference, What::Method("")),
 ];
 
 /// One capability row (`since`/`until` inclusive; `None`: as far as read).
@@ -353,4 +354,22 @@ pub const ROWS: &[Capability] = &[
     cap(Engine::MlxVlm, What::Method("dflash"), None, None, "engine-unsupported"),
     cap(Engine::MlxVlm, What::Method("eagle3"), None, None, "engine-unsupported"),
     cap(Engine::MlxVlm, What::Method("mtp"), None, None, "engine-unsupported"),
+    // tpu-inference's proposer dispatch (`_init_speculative_decoding`, runner/tpu_runner.py),
+    // read in every wheel from 0.18.0 to 0.32.0: ngram and EAGLE-3 throughout; from 0.22 every
+    // EAGLE kind vLLM's `use_eagle()` names goes to its EAGLE-3 proposer, and its speculative
+    // manager feeds MTP the last hidden state (MTP served from 0.22); DFlash from 0.25. Any
+    // other method raises NotImplementedError ("Unsupported speculative decoding method"). EAGLE-1
+    // and DSpark reach the EAGLE-3 proposer through `use_eagle()` (from 0.22; DSpark is in it at
+    // the vLLM 0.25 it pins from 0.25): accepted, though how that proposer serves them was not read.
+    cap(Engine::TpuInference, What::Method("ngram"), None, None, "engine-unsupported"),
+    cap(Engine::TpuInference, What::Method("eagle3"), None, None, "engine-unsupported"),
+    cap(Engine::TpuInference, What::Method("mtp"), Some((0, 22, 0)), None, "engine-unsupported"),
+    cap(Engine::TpuInference, What::Method("dflash"), Some((0, 25, 0)), None, "engine-unsupported"),
+    cap(Engine::TpuInference, What::Method("eagle"), Some((0, 22, 0)), None, "engine-unsupported"),
+    cap(Engine::TpuInference, What::Method("dspark"), Some((0, 25, 0)), None, "engine-unsupported"),
+    // An EAGLE-3 head's `use_aux_hidden_state: false`: vLLM's llama_eagle3.py reads it (0.25.1
+    // to 0.34.0); no tpu-inference release reads it (models/jax/llama_eagle3.py builds fc for
+    // three hidden states at every release read; tpu-inference#2841).
+    cap(Engine::Vllm, What::AuxHiddenStatesOff, None, None, "engine-unsupported"),
+    lacks(Engine::TpuInference, What::AuxHiddenStatesOff, None, None, "engine-unsupported"),
 ];

@@ -42,6 +42,9 @@ pub enum What<'a> {
     /// captures the hidden states a drafter of this method (the first: eagle3, dflash, dspark)
     /// reads (SGLang's `set_eagle3_layers_to_capture`, `set_dflash_layers_to_capture`, …).
     LayerCapture(&'a str, &'a str),
+    /// It honours an EAGLE-3 head's `use_aux_hidden_state: false` (feeds it the last hidden
+    /// state alone, through an `fc` built for one), instead of concatenating three.
+    AuxHiddenStatesOff,
 }
 
 impl<'a> What<'a> {
@@ -66,6 +69,10 @@ impl<'a> What<'a> {
                  transformers` (vLLM's transformers backend implements it), or use a drafter that \
                  does not read the target's hidden states"
             }
+            What::AuxHiddenStatesOff => {
+                "serve the head where its use_aux_hidden_state is read (upstream vLLM), or use a \
+                 head trained on the three auxiliary hidden states"
+            }
             What::V2Runner(_) => {
                 "unset VLLM_USE_V2_MODEL_RUNNER (the engine then picks the runner itself), or serve \
                  the line with a release that has it"
@@ -87,7 +94,8 @@ impl<'a> What<'a> {
             | What::LayerCapture(_, n) => n,
             What::NullLayerIdsAbsent
             | What::HeterogeneousVocab
-            | What::AsyncSchedulingUnpaddedDrafts => "",
+            | What::AsyncSchedulingUnpaddedDrafts
+            | What::AuxHiddenStatesOff => "",
         }
     }
 
@@ -119,6 +127,10 @@ impl<'a> What<'a> {
                 "schedule asynchronously (--async-scheduling) with disable_padded_drafter_batch"
                     .to_string()
             }
+            What::AuxHiddenStatesOff => "honour an EAGLE-3 head's use_aux_hidden_state: false (its \
+                 EAGLE-3 model always concatenates three hidden states; the head's fc does not \
+                 match)"
+                .to_string(),
         }
     }
 }

@@ -26,6 +26,7 @@ pub mod mlx_vlm;
 pub mod releases;
 pub mod sglang;
 pub mod table;
+pub mod tpu_inference;
 pub mod trtllm;
 mod version;
 pub mod vllm;
@@ -59,6 +60,9 @@ pub enum Engine {
     Trtllm,
     /// vllm-ascend: vLLM's server on Ascend NPUs, a platform on vLLM with releases of its own.
     VllmAscend,
+    /// tpu-inference (the `vllm-tpu` distribution): vLLM's server on Google TPUs, a platform on
+    /// vLLM whose releases share vLLM's numbers.
+    TpuInference,
     /// Apple MLX's mlx-lm (`mlx_lm.server`, `mlx_lm.generate`): MLX checkpoints, a plain draft
     /// model by `--draft-model`.
     MlxLm,

@@ -18,7 +18,7 @@ use super::sglang::Sglang;
 use super::trtllm::Trtllm;
 use super::version::ANY_PATCH;
 use super::vllm::Vllm;
-use super::{vllm_ascend, Platform};
+use super::{tpu_inference, vllm_ascend, Platform};
 use super::{
     Engine, EngineSpec, Entrypoint, Flags, Image, Metrics, MetricsKind, Models, Releases, Scheme,
     VersionEndpoint,
@@ -596,6 +596,45 @@ vLLM release it pins in its Dockerfile (at its tag; 0.26.0rc1 in its sdist). vLL
             pins: vllm_ascend::PINS,
             pins_from: "the VLLM_TAG each release's Dockerfile builds vLLM from",
             env: vllm_ascend::ENV,
+        }),
+        code: &Vllm,
+    },
+    EngineSpec {
+        engine: Engine::TpuInference,
+        name: "tpu-inference",
+        aliases: &["vllm-tpu", "tpu_inference"],
+        display: "tpu-inference",
+        vendors: None,
+        example: "vllm serve MODEL --speculative-config '{…}' in the vllm/vllm-tpu image",
+        models: Models::Checkpoints,
+        // Its lines are `vllm serve`: found as vLLM's, then named by what surrounds them.
+        entrypoints: &[],
+        images: &[Image {
+            repos: &["vllm/vllm-tpu"],
+            floating: "`latest` and `nightly` name no release",
+        }],
+        flags: VLLM_FLAGS,
+        method_from: VLLM_METHOD_FROM,
+        metrics: Some(VLLM_METRICS),
+        version_endpoint: Some(VLLM_VERSION_ENDPOINT),
+        releases: Releases {
+            scheme: Scheme::Semver,
+            read: &[
+                "0.18.0", "0.19.0", "0.20.0", "0.21.0", "0.22.1", "0.23.0", "0.24.0", "0.25.0",
+                "0.26.0", "0.27.0", "0.28.0", "0.29.0", "0.30.0", "0.31.0", "0.32.0",
+            ],
+            window: ((0, 28, 0), (0, 32, ANY_PATCH)),
+            window_why: "from 0.28.0, the first release on the vLLM line whose rows this tool's vLLM \
+window starts at, to 0.32.0, the newest on PyPI; every release listed was read in its tpu-inference wheel, \
+and the vLLM release it is built from in its vllm-tpu wheel (the same number; vllm-tpu 0.22.0 requires \
+tpu-inference 0.22.1)",
+        },
+        platform: Some(Platform {
+            base: Engine::Vllm,
+            pins: tpu_inference::PINS,
+            pins_from: "the vllm-tpu wheel of the same number, which is vLLM's source at that release and \
+requires tpu-inference at it",
+            env: tpu_inference::ENV,
         }),
         code: &Vllm,
     },

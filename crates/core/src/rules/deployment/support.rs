@@ -35,8 +35,12 @@ method the release does not run on it (ngram up to 0.31, draft_model up to 0.30,
 does not yet support\"). An EAGLE-3, DFlash or DSpark drafter on a target whose vLLM model class lacks the \
 SupportsEagle3 interface is refused when the target loads (\"Model does not support EAGLE3 interface\", vllm#33329): \
 the classes are read by a static scan of every wheel from 0.25.1 to 0.34.0 (scripts/scan-aux-targets.py, \
-scripts/gen-aux-targets.py); an architecture the registry lacks, `--model-impl transformers`, a target naming several \
-architectures and an EAGLE-3 drafter with `use_aux_hidden_state: false` are not judged. SGLang needs the method's \
+scripts/gen-aux-targets.py); an architecture the registry lacks, `--model-impl transformers` and a target naming \
+several architectures are not judged. An EAGLE-3 head with `eagle_config.use_aux_hidden_state: false` reads the last \
+hidden state alone: vLLM honours the key (llama_eagle3.py, 0.25.1 to 0.34.0), tpu-inference reads it at no release \
+(0.18.0 to 0.32.0: its EAGLE-3 model always builds fc for three concatenated states, and the load fails on the shape, \
+tpu-inference#2841); tpu-inference's proposer dispatch also builds only ngram and EAGLE-3 proposers (MTP from 0.22, \
+DFlash from 0.25) and raises NotImplementedError for any other method. SGLang needs the method's \
 capture hook on the target class instead (`set_eagle3_layers_to_capture`, `set_dflash_layers_to_capture`, DSpark's \
 own or the DFlash one) and fails at start-up without it (an AttributeError, from 0.5.23 a ValueError; sglang#34771): \
 read by scripts/scan-sglang-aux-targets.py over 0.5.10 to 0.5.23. With the release \
@@ -120,6 +124,19 @@ fn needed<'c>(cx: &Cx<'c>) -> Vec<(What<'c>, At<'c>, String)> {
         out.push((What::AuxHiddenStates(arch), at(), said.clone()));
         out.push((What::LayerCapture(method, arch), at(), said));
     }
+    // An EAGLE-3 head that turns the auxiliary hidden states off: the release must read the
+    // key, or it feeds the head three concatenated states its fc was not built for.
+    if method_name(cx).eq_ignore_ascii_case("eagle3") && aux_off_or_default(cx) {
+        out.push((
+            What::AuxHiddenStatesOff,
+            At {
+                flag: "",
+                anchor: (None, ""),
+                field: Some(Path::key("eagle_config").child("use_aux_hidden_state")),
+            },
+            "an EAGLE-3 head with eagle_config.use_aux_hidden_state false".to_string(),
+        ));
+    }
     switches_needed(cx, &mut out);
     out
 }
@@ -171,8 +188,14 @@ fn engine_unsupported(cx: &mut Cx) {
     };
     let engine = release.engine;
     for (what, at, said) in needed(cx) {
-        let held = Capabilities::where_held(engine, what)
-            .map_or("at no release read".to_string(), |w| format!("at {w}"));
+        let held =
+            Capabilities::where_held(engine, what).map_or("at no release read".to_string(), |w| {
+                match w.starts_with("where ") {
+                    // A platform's fact held where its base engine's is: already a clause.
+                    true => w,
+                    false => format!("at {w}"),
+                }
+            });
         let which = match Capabilities::of(&release, what) {
             Holds::Yes | Holds::Unknown => continue,
             Holds::No => match release.version_text() {
