@@ -194,6 +194,17 @@ const CASES: &[(&str, Option<&str>, &[&str], i32)] = &[
     ("mtp-deepseek-v4-dropped", None, &["weights-mtp-missing"], 1),
     ("mtp-hy-v4-clean", None, &[], 0),
     ("mtp-hy-v4-dropped", None, &["weights-mtp-missing"], 1),
+    // Nemotron 3.5 Transcribe's NeMo-named head (`llm.mtp.layers.j`: a false
+    // weights-mtp-missing before its row); Inkling's depth under mtp_config (never checked).
+    ("mtp-nemotron-transcribe-clean", None, &[], 0),
+    (
+        "mtp-nemotron-transcribe-dropped",
+        None,
+        &["weights-mtp-missing"],
+        1,
+    ),
+    ("mtp-inkling-clean", None, &[], 0),
+    ("mtp-inkling-dropped", None, &["weights-mtp-missing"], 1),
     // Issue 41: MiMo keeps its head as `model.mtp_layers.j.*` (its row of family::heads).
     ("mtp-mimo-clean", None, &[], 0),
     ("mtp-mimo-dropped", None, &["weights-mtp-missing"], 1),

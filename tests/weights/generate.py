@@ -553,9 +553,19 @@ def mtp_cases(c):
         ("mtp-deepseek-v4", {"architectures": ["DeepseekV4ForCausalLM"], "model_type": "deepseek_v4"}, "mtp.0."),
         ("mtp-hy-v4", {"architectures": ["HYV4ForCausalLM"], "model_type": "hy_v4",
                        "num_nextn_predict_layers": 2}, "model.mtp_layers.0."),
+        # Issue 41: Nemotron 3.5 Transcribe's BF16 checkpoint keeps its head in NeMo's layout
+        # (`llm.mtp.layers.j`), its depth under text_config.
+        ("mtp-nemotron-transcribe", {"architectures": ["Nemotron3_5TranscribeForConditionalGeneration"],
+                                     "text_config": {"num_nextn_predict_layers": 1, "num_hidden_layers": 1}},
+         "llm.mtp.layers.0."),
+        # Issue 41: Inkling declares its depth under mtp_config only (and `model.mtp.layers.j`).
+        ("mtp-inkling", {"architectures": ["InklingForConditionalGeneration"], "model_type": "inkling_mm_model",
+                         "num_nextn_predict_layers": None, "mtp_config": {"num_nextn_predict_layers": 1}},
+         "model.mtp.layers.0."),
     ]:
         config = dict({"hidden_size": H, "num_hidden_layers": 1, "num_nextn_predict_layers": 1,
                        "vocab_size": VOCAB}, **config)
+        config = {k: v for k, v in config.items() if v is not None}
         trunk = {"model.embed_tokens.weight": z(VOCAB, H), "model.norm.weight": z(H), "lm_head.weight": z(VOCAB, H),
                  "model.layers.0.self_attn.q_proj.weight": z(H, H), "model.layers.0.input_layernorm.weight": z(H)}
         write_single(os.path.join(c, name + "-clean"), config,

@@ -2,7 +2,8 @@
 //! (next-n) head. Families spell its depth differently — `num_nextn_predict_layers` at the top
 //! level (DeepSeek-V3, GLM-4.5/5: transformers' DeepseekV3Config, Glm4MoeConfig) and
 //! `mtp_num_hidden_layers`, at the top level or under `text_config` (Qwen3-Next, Qwen3.5/3.6:
-//! the multimodal configs nest the text model) — so every spelling is read here, once, and a
+//! the multimodal configs nest the text model), and under `mtp_config` (Inkling) — so every
+//! spelling is read here, once, and a
 //! config whose spellings disagree is refused rather than judged by whichever was read first.
 //! Lint, weights and launch all ask this module; none reads the keys itself.
 
@@ -16,6 +17,9 @@ pub const DEPTH_KEYS: &[(&str, &str)] = &[
     ("", "mtp_num_hidden_layers"),
     ("text_config", "num_nextn_predict_layers"),
     ("text_config", "mtp_num_hidden_layers"),
+    // Inkling keeps its head's settings apart (vLLM 0.34.0 config/speculative.py:1204-1213 reads
+    // the depth there and refuses a checkpoint whose value is below 1).
+    ("mtp_config", "num_nextn_predict_layers"),
 ];
 
 /// An MTP head a target config declares.

@@ -11,8 +11,9 @@
 //! keep only names starting `mtp.`), or under `model.mtp_layers.j.*` (MiMo — vLLM mimo_mtp.py's
 //! `orig_to_new_prefix`, SGLang mimo_mtp.py's `model.mtp_layers.(\d+).` pattern), `model.mtp_block.j.*`
 //! (ERNIE-4.5 MoE), `mtp.j.*` (DeepSeek-V4) or `model.mtp_layers.j.*` (HY-V4, whose loaders read
-//! one layer whatever its exports declare). A config no row names is read with the first two
-//! spellings, as every MTP target was before the rows.
+//! one layer whatever its exports declare), `llm.mtp.layers.j.*` (Nemotron 3.5 Transcribe's BF16
+//! checkpoint, in NeMo's layout). A config no row names is read with the first two spellings, as
+//! every MTP target was before the rows.
 
 use crate::json::Node;
 
@@ -145,6 +146,22 @@ SGLang 0.5.23 deepseek_v4_nextn.py:252-254 (`mtp.0.` → `model.decoder.`)",
         source: "vLLM 0.34.0 models/hy_v4/nvidia/mtp.py:780-790 (`model.mtp_layers.{j}.`, else `model.layers.{N + j}.`; \
 54-69: loads max(n - 1, 1) layers, exports declaring 1 or 2 holding one); SGLang 0.5.23 hunyuan_v4_nextn.py:220-226 \
 (only `model.mtp_layers.0.`)",
+    },
+    HeadNaming {
+        family: "Nemotron 3.5 Transcribe",
+        architectures: &["Nemotron3_5TranscribeForConditionalGeneration"],
+        model_types: &[],
+        layers: &[
+            HeadLayers::Own {
+                layers: "llm.mtp.layers.",
+                shared: Some("llm.mtp."),
+                display: "llm.mtp.layers.",
+            },
+            MTP_LAYERS,
+        ],
+        layers_read: None,
+        source: "vLLM 0.34.0 nemotron3_5_transcribe.py:388-398 (the BF16 checkpoint in NeMo's layout: `llm.mtp.*`, \
+`llm.` stripped for NemotronHMTP) and 416-418 (the FP8 and NVFP4 exports use Hugging Face names: `mtp.layers.{j}.`)",
     },
 ];
 
