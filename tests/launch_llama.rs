@@ -281,6 +281,47 @@ fn a_dflash_drafts_target_layers_and_files_llama_cpp_cannot_draft_with() {
     );
 }
 
+/// draft-mtp with a separate MTP GGUF: llama.cpp checks no vocabulary there (only draft-simple
+/// does), so a head of another vocabulary is caught here (FIELD row 12, pocketpal-ai#876). On
+/// main: exit 0, the MTP-only info alone.
+#[test]
+fn an_mtp_draft_of_another_vocabulary() {
+    let Some(dir) = fixtures("an_mtp_draft_of_another_vocabulary") else {
+        return;
+    };
+    let info = pair("weights-gguf-mtp-only", "info");
+    let (code, found, json) = launch(&line(
+        &dir,
+        "llama-server -m @mtp-qwen35.gguf -md @mtp-only-other-vocab.gguf --spec-type draft-mtp",
+    ));
+    assert_eq!(
+        (code, found),
+        (
+            1,
+            vec![pair("launch-llama-mtp-draft-vocab", "error"), info.clone()]
+        ),
+        "{json:#}"
+    );
+    let message = json["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("10 ids have other text: 100 \"other0\" here, \"tok100\" in the target"),
+        "{message}"
+    );
+    // The type inferred from the head's metadata runs it as draft-mtp too.
+    let (code, found, _) = launch(&line(
+        &dir,
+        "llama-server -m @mtp-qwen35.gguf -md @mtp-only-other-vocab.gguf",
+    ));
+    assert_eq!(code, 1);
+    assert!(found.contains(&pair("launch-llama-mtp-draft-vocab", "error")));
+    // The control: the MTP head converted from the target.
+    let (code, found, json) = launch(&line(
+        &dir,
+        "llama-server -m @mtp-qwen35.gguf -md @mtp-only.gguf --spec-type draft-mtp",
+    ));
+    assert_eq!((code, found), (0, vec![info]), "{json:#}");
+}
+
 #[test]
 fn what_cannot_be_read_is_said_and_bad_files_are_bad_input() {
     let Some(dir) = fixtures("what_cannot_be_read_is_said_and_bad_files_are_bad_input") else {

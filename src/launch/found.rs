@@ -111,9 +111,14 @@ pub struct GgufFiles {
 }
 
 impl GgufFiles {
-    /// The draft's header facts the launch rules read.
+    /// The draft's header facts the launch rules read, with its vocabulary compared with the
+    /// target's when both files carry a token list (what `draft-mtp` never checks itself).
     pub fn draft_model(&self) -> Option<GgufModel> {
-        model(&self.draft)
+        let mut draft = model(&self.draft)?;
+        if let (Some((dp, dh)), Some((tp, th))) = (&self.draft.header, &self.target.header) {
+            draft.vocabulary = compare_vocabularies((dp, dh), (tp, th));
+        }
+        Some(draft)
     }
 
     /// The target's layer count as a GGUF draft's target layers are judged against.

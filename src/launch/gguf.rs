@@ -171,7 +171,7 @@ fn draft_against_target(
         };
         not_checked.push(format!(
             "the {kind} draft {} against its target's hidden size: not compared for a GGUF head (its target \
-             layers are, against the target GGUF's layers); \
+             layers are, against the target GGUF's layers, and an MTP head's vocabulary under draft-mtp); \
              {weights} the head's own tensors",
             model.file
         ));

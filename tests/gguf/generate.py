@@ -169,7 +169,12 @@ def cases(out):
     save(p("dspark-no-vocab.gguf"), "dflash",
          lambda w: (w.add_block_count(1), w.add_embedding_length(EMBD), no_vocab(w)),
          trunk(1) + [("markov_w1.weight", z(EMBD, EMBD), None)])
-
+    # An MTP-only draft of the qwen35 target's width with another model's vocabulary (same
+    # count, other text from id 100): llama.cpp's draft-mtp loads it (pocketpal-ai#876).
+    write(p("mtp-only-other-vocab.gguf"), "qwen35",
+          {"blocks": 3, "nextn": 1, "vocab": {"texts": other}},
+          [("token_embd.weight", z(VOCAB, EMBD, dtype=np.float16), None),
+           ("blk.2.attn_norm.weight", z(EMBD), None)] + nextn(2))
 
 
 def big(out, data_bytes=4 << 30, name="big.gguf", n_vocab=151936):

@@ -248,6 +248,7 @@ crate::declare_code_names! {
         LlamaMtpHeadMissing => "launch-llama-mtp-head-missing",
         LlamaDsparkConfidence => "launch-llama-dspark-confidence",
         LlamaKBlock => "launch-llama-k-block",
+        LlamaMtpDraftVocab => "launch-llama-mtp-draft-vocab",
     }
 }
 
