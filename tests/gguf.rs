@@ -134,12 +134,32 @@ fn weights_checks_gguf_files() {
             1,
             &["weights-gguf-embedding-rows", "[64, 301]"],
         ),
+        // A converter's empty output (ik_llama.cpp#2043): on main, exit 0.
+        (
+            "dflash-empty.gguf",
+            1,
+            &["weights-gguf-dflash-empty", "no tensors"],
+        ),
+        // A no_vocab DSpark draft whose mask id llama.cpp ignores (llama.cpp#26761): on main,
+        // exit 0. dflash.gguf above, with a vocabulary and its mask id, is the control.
+        (
+            "dspark-no-vocab.gguf",
+            1,
+            &[
+                "weights-gguf-dflash-mask-token",
+                "`tokenizer.ggml.model` is `no_vocab`",
+            ],
+        ),
     ];
-    // Every GGUF rule has a case here (tests/weights.rs covers the safetensors ones).
+    // Every GGUF rule has a case here (tests/weights.rs covers the safetensors ones), or, for
+    // the rule that needs the target, in weights_judges_a_gguf_drafts_target_layers.
+    let with_target = ["weights-gguf-dflash-target-layer-range"];
     for code in dflash_check::weights::WeightsCode::ALL {
         let c = code.as_str();
         assert!(
-            !c.starts_with("weights-gguf-") || cases.iter().any(|k| k.2.contains(&c)),
+            !c.starts_with("weights-gguf-")
+                || with_target.contains(&c)
+                || cases.iter().any(|k| k.2.contains(&c)),
             "{c} has no case"
         );
     }
@@ -157,6 +177,65 @@ fn weights_checks_gguf_files() {
             "{file}: the metadata is in the JSON: {text}"
         );
     }
+}
+
+/// `weights DRAFT.gguf --target TARGET`: a DFlash draft's target layers against the target's
+/// layers, the target a GGUF (its block count) or an HF config (`num_hidden_layers`). On main
+/// each of these passed (exit 0), or refused the GGUF `--target` (exit 2).
+#[test]
+fn weights_judges_a_gguf_drafts_target_layers() {
+    let Some(dir) = fixtures("weights_judges_a_gguf_drafts_target_layers") else {
+        return;
+    };
+    let run = |draft: &str, target: &Path| {
+        let out = Command::new(env!("CARGO_BIN_EXE_dflash-check"))
+            .args(["weights", "--format", "json"])
+            .arg(dir.join(draft))
+            .arg("--target")
+            .arg(target)
+            .output()
+            .expect("runs");
+        let text = String::from_utf8_lossy(&out.stdout).into_owned()
+            + &String::from_utf8_lossy(&out.stderr);
+        (out.status.code().unwrap_or(-1), text)
+    };
+    let code = "weights-gguf-dflash-target-layer-range";
+    // Layers [2, 10, 18, 26, 34] on a 4-block target: past its last layer, an abort at start.
+    let (exit, text) = run("dflash.gguf", &dir.join("target-qwen3.gguf"));
+    assert_eq!(exit, 1, "{text}");
+    assert!(
+        text.contains(code) && text.contains("[10, 18, 26, 34]") && text.contains("4 layers"),
+        "{text}"
+    );
+    // The control: the same draft on a 36-block target.
+    let (exit, text) = run("dflash.gguf", &dir.join("target-qwen3-36.gguf"));
+    assert_eq!(exit, 0, "{text}");
+    assert!(!text.contains(code), "{text}");
+    // Id 4 on the 4-block qwen3 target: its last layer's output, which a qwen3 graph does not
+    // publish (FIELD row 23's 48 for a 48-block target).
+    let (exit, text) = run("dflash-last-layer.gguf", &dir.join("target-qwen3.gguf"));
+    assert_eq!(exit, 1, "{text}");
+    assert!(
+        text.contains("`qwen3` target's graph does not publish it"),
+        "{text}"
+    );
+    // An HF target config: its num_hidden_layers, and the last-layer id a warning there.
+    let hf = tempfile::tempdir().unwrap();
+    std::fs::write(
+        hf.path().join("config.json"),
+        r#"{"model_type": "qwen3", "architectures": ["Qwen3ForCausalLM"], "num_hidden_layers": 4,
+            "hidden_size": 64, "vocab_size": 300}"#,
+    )
+    .unwrap();
+    let (exit, text) = run("dflash.gguf", hf.path());
+    assert_eq!(exit, 1, "{text}");
+    assert!(text.contains("`num_hidden_layers` = 4"), "{text}");
+    let (exit, text) = run("dflash-last-layer.gguf", hf.path());
+    assert_eq!(exit, 0, "{text}");
+    assert!(
+        text.contains(code) && text.contains("\"warning\""),
+        "{text}"
+    );
 }
 
 /// A GGUF cut inside its vocabulary: exit 2, the key index and name, "truncated".

@@ -151,11 +151,12 @@ fn a_head_is_typed_by_its_metadata() {
     let Some(dir) = fixtures("a_head_is_typed_by_its_metadata") else {
         return;
     };
-    // A DFlash GGUF needs no --spec-type and has no vocabulary of its own to compare; without
+    // A DFlash GGUF needs no --spec-type and has no vocabulary of its own to compare (its target
+    // layers, up to 34, fit the 36-block target: see a_dflash_drafts_target_layers); without
     // --spec-draft-n-max it drafts llama.cpp's default 3 of the 15 its block of 16 allows.
     let (code, found, json) = launch(&line(
         &dir,
-        "llama-server -m @target-qwen3.gguf -md @dflash.gguf",
+        "llama-server -m @target-qwen3-36.gguf -md @dflash.gguf",
     ));
     assert_eq!(
         (code, found),
@@ -164,13 +165,13 @@ fn a_head_is_typed_by_its_metadata() {
     assert_eq!(json["diagnostics"][0]["expected"], 15);
     let (code, found, _) = launch(&line(
         &dir,
-        "llama-server -m @target-qwen3.gguf -md @dflash.gguf --spec-draft-n-max 15",
+        "llama-server -m @target-qwen3-36.gguf -md @dflash.gguf --spec-draft-n-max 15",
     ));
     assert_eq!((code, found), (0, vec![]));
     // draft-simple on a DFlash head contradicts its metadata.
     let (code, found, _) = launch(&line(
         &dir,
-        "llama-server -m @target-qwen3.gguf -md @dflash.gguf --spec-type draft-simple",
+        "llama-server -m @target-qwen3-36.gguf -md @dflash.gguf --spec-type draft-simple",
     ));
     assert_eq!(
         (code, found),
@@ -207,7 +208,7 @@ fn a_dspark_draft_without_its_confidence_head() {
     };
     let (code, found, json) = launch(&line(
         &dir,
-        "llama-server -m @target-qwen3.gguf -md @dspark-no-confidence.gguf --spec-draft-p-min 0.5 --spec-draft-n-max 12",
+        "llama-server -m @target-qwen3-36.gguf -md @dspark-no-confidence.gguf --spec-draft-p-min 0.5 --spec-draft-n-max 12",
     ));
     assert_eq!(code, 1, "{json:#}");
     assert_eq!(
@@ -220,9 +221,105 @@ fn a_dspark_draft_without_its_confidence_head() {
     assert_eq!(json["diagnostics"][1]["expected"], 7, "{json:#}");
     let (code, found, _) = launch(&line(
         &dir,
-        "llama-server -m @target-qwen3.gguf -md @dspark-no-confidence.gguf --spec-draft-p-min 0 --spec-draft-n-max 7",
+        "llama-server -m @target-qwen3-36.gguf -md @dspark-no-confidence.gguf --spec-draft-p-min 0 --spec-draft-n-max 7",
     ));
     assert_eq!((code, found), (0, vec![]));
+}
+
+/// A DFlash draft's target layers against the target GGUF's layers (FIELD row 23), and the
+/// draft files llama.cpp cannot draft with: an empty conversion (ik_llama.cpp#2043) and a
+/// no_vocab DSpark draft whose mask id it ignores (llama.cpp#26761). On main each of these
+/// lines passed (exit 0, the K info aside).
+#[test]
+fn a_dflash_drafts_target_layers_and_files_llama_cpp_cannot_draft_with() {
+    let Some(dir) = fixtures("a_dflash_drafts_target_layers_and_files_llama_cpp_cannot_draft_with")
+    else {
+        return;
+    };
+    let error = |code: &str| pair(code, "error");
+    let range = "weights-gguf-dflash-target-layer-range";
+    // Layers up to 34 on a 4-block target: an abort when the draft is set up.
+    let (code, found, json) = launch(&line(
+        &dir,
+        "llama-server -m @target-qwen3.gguf -md @dflash.gguf --spec-draft-n-max 15",
+    ));
+    assert_eq!((code, found), (1, vec![error(range)]), "{json:#}");
+    let message = json["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("[10, 18, 26, 34]") && message.contains("`qwen3.block_count` = 4"),
+        "{message}"
+    );
+    // The last layer's output (4 of 4 blocks), which a qwen3 graph does not publish.
+    let (code, found, json) = launch(&line(
+        &dir,
+        "llama-server -m @target-qwen3.gguf -md @dflash-last-layer.gguf --spec-draft-n-max 15",
+    ));
+    assert_eq!((code, found), (1, vec![error(range)]), "{json:#}");
+    // The same draft on the 36-block target is clean (a_head_is_typed_by_its_metadata).
+    let (code, found, json) = launch(&line(
+        &dir,
+        "llama-server -m @target-qwen3-36.gguf -md @dflash-last-layer.gguf --spec-draft-n-max 15",
+    ));
+    assert_eq!((code, found), (0, vec![]), "{json:#}");
+    let (code, found, json) = launch(&line(
+        &dir,
+        "llama-server -m @target-qwen3-36.gguf -md @dflash-empty.gguf --spec-draft-n-max 15",
+    ));
+    assert_eq!(
+        (code, found),
+        (1, vec![error("weights-gguf-dflash-empty")]),
+        "{json:#}"
+    );
+    let (code, found, json) = launch(&line(
+        &dir,
+        "llama-server -m @target-qwen3-36.gguf -md @dspark-no-vocab.gguf --spec-draft-n-max 8",
+    ));
+    assert_eq!(
+        (code, found),
+        (1, vec![error("weights-gguf-dflash-mask-token")]),
+        "{json:#}"
+    );
+}
+
+/// draft-mtp with a separate MTP GGUF: llama.cpp checks no vocabulary there (only draft-simple
+/// does), so a head of another vocabulary is caught here (FIELD row 12, pocketpal-ai#876). On
+/// main: exit 0, the MTP-only info alone.
+#[test]
+fn an_mtp_draft_of_another_vocabulary() {
+    let Some(dir) = fixtures("an_mtp_draft_of_another_vocabulary") else {
+        return;
+    };
+    let info = pair("weights-gguf-mtp-only", "info");
+    let (code, found, json) = launch(&line(
+        &dir,
+        "llama-server -m @mtp-qwen35.gguf -md @mtp-only-other-vocab.gguf --spec-type draft-mtp",
+    ));
+    assert_eq!(
+        (code, found),
+        (
+            1,
+            vec![pair("launch-llama-mtp-draft-vocab", "error"), info.clone()]
+        ),
+        "{json:#}"
+    );
+    let message = json["diagnostics"][0]["message"].as_str().unwrap();
+    assert!(
+        message.contains("10 ids have other text: 100 \"other0\" here, \"tok100\" in the target"),
+        "{message}"
+    );
+    // The type inferred from the head's metadata runs it as draft-mtp too.
+    let (code, found, _) = launch(&line(
+        &dir,
+        "llama-server -m @mtp-qwen35.gguf -md @mtp-only-other-vocab.gguf",
+    ));
+    assert_eq!(code, 1);
+    assert!(found.contains(&pair("launch-llama-mtp-draft-vocab", "error")));
+    // The control: the MTP head converted from the target.
+    let (code, found, json) = launch(&line(
+        &dir,
+        "llama-server -m @mtp-qwen35.gguf -md @mtp-only.gguf --spec-type draft-mtp",
+    ));
+    assert_eq!((code, found), (0, vec![info]), "{json:#}");
 }
 
 #[test]

@@ -51,17 +51,35 @@ pub fn run_weights(args: &WeightsArgs, out: &mut Vec<u8>) -> Result<u8> {
     let read = inputs.weights(&args.path)?;
     let (headers, config, hub) = (read.headers, read.config, read.hub);
     let gguf = read.gguf;
+    // A GGUF draft's target may be a GGUF file too (its block count is all `weights` reads).
+    let gguf_target_file = args
+        .target
+        .as_deref()
+        .filter(|t| weights::gguf::is_gguf_path(std::path::Path::new(t)));
     let target = args
         .target
         .as_deref()
+        .filter(|_| gguf_target_file.is_none())
         .map(|t| inputs.target_facts(t))
         .transpose()?;
+    let gguf_target = match gguf_target_file {
+        Some(file) => {
+            let header = dflash_check::gguf::read_path(
+                std::path::Path::new(file),
+                dflash_check::gguf::Limits::default(),
+            )?;
+            weights::GgufTarget::of_gguf(&header)
+        }
+        None => target
+            .as_ref()
+            .and_then(|t| weights::GgufTarget::of_config(&t.0)),
+    };
     if let Some(c) = &config {
         // A target's MTP declaration or exclude list the rules cannot judge is bad input.
         weights::check_inputs(c)?;
     }
     let checked = match (&config, &gguf) {
-        (Some(c), Some(g)) => weights::run_gguf(c, &headers, g),
+        (Some(c), Some(g)) => weights::run_gguf(c, &headers, g, gguf_target.as_ref()),
         (Some(c), None) => weights::run_for(
             c,
             &headers,
@@ -92,7 +110,9 @@ pub fn run_weights(args: &WeightsArgs, out: &mut Vec<u8>) -> Result<u8> {
             .as_ref()
             .filter(|_| gguf.is_none())
             .map(|c| c.path.display().to_string()),
-        target: target.map(|t| t.1),
+        target: target
+            .map(|t| t.1)
+            .or_else(|| gguf_target_file.map(str::to_string)),
         headers,
         hub,
         diagnostics: checked.diagnostics,

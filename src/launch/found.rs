@@ -111,9 +111,20 @@ pub struct GgufFiles {
 }
 
 impl GgufFiles {
-    /// The draft's header facts the launch rules read.
+    /// The draft's header facts the launch rules read, with its vocabulary compared with the
+    /// target's when both files carry a token list (what `draft-mtp` never checks itself).
     pub fn draft_model(&self) -> Option<GgufModel> {
-        model(&self.draft)
+        let mut draft = model(&self.draft)?;
+        if let (Some((dp, dh)), Some((tp, th))) = (&self.draft.header, &self.target.header) {
+            draft.vocabulary = compare_vocabularies((dp, dh), (tp, th));
+        }
+        Some(draft)
+    }
+
+    /// The target's layer count as a GGUF draft's target layers are judged against.
+    pub fn target_layers(&self) -> Option<crate::weights::GgufTarget> {
+        let (_, header) = self.target.header.as_ref()?;
+        crate::weights::GgufTarget::of_gguf(header)
     }
 
     /// The target's header facts the launch rules read.
@@ -129,6 +140,18 @@ impl GgufFiles {
             .and_then(|(_, h)| h.tokenizer().vocab_size())
             .map(|n| n as u64)
     }
+}
+
+/// The draft's vocabulary (`tokenizer.ggml.*`) against the target's; `None` when a file has no
+/// token list.
+pub(super) fn compare_vocabularies(
+    draft: (&std::path::Path, &GgufHeader),
+    target: (&std::path::Path, &GgufHeader),
+) -> Option<crate::vocab::Comparison> {
+    let shown = |p: &std::path::Path| p.display().to_string();
+    let here = crate::vocab::gguf::from_header(draft.1, shown(draft.0))?;
+    let there = crate::vocab::gguf::from_header(target.1, shown(target.0))?;
+    Some(crate::vocab::compare(&here, &there))
 }
 
 fn model(read: &Read) -> Option<GgufModel> {

@@ -29,7 +29,6 @@ use crate::family::Family;
 use crate::gguf::{self, GgufHeader};
 use crate::rules::LintOptions;
 use crate::target::TargetContext;
-use crate::vocab;
 use crate::Result;
 
 pub use dflash_check_core::launch::rules::GgufModel;
@@ -116,19 +115,14 @@ fn vocabulary(
     draft: (&Path, &GgufHeader),
     target: (&Path, &GgufHeader),
 ) -> Result<Option<Vec<Diagnostic>>> {
-    let shown = |p: &Path| p.display().to_string();
-    let (Some(here), Some(there)) = (
-        vocab::gguf::from_header(draft.1, shown(draft.0)),
-        vocab::gguf::from_header(target.1, shown(target.0)),
-    ) else {
+    let Some(comparison) = super::found::compare_vocabularies(draft, target) else {
         return Ok(None);
     };
-    let comparison = vocab::compare(&here, &there);
     // The draft-model rules read the comparison; the config they run on states only what a
     // GGUF header says in config.json's terms, named after the draft file.
     let config_text = serde_json::json!({
         "model_type": draft.1.architecture().unwrap_or("unknown"),
-        "vocab_size": here.tokens.len(),
+        "vocab_size": comparison.here_len,
     })
     .to_string();
     let config = crate::config::parse(draft.0, config_text.as_bytes())?;
@@ -176,8 +170,9 @@ fn draft_against_target(
             None => format!("`dflash-check weights {}` checks", model.file),
         };
         not_checked.push(format!(
-            "the {kind} draft {} against its target (the target layers it reads, hidden sizes, the vocabulary): \
-             not compared for a GGUF head; {weights} the head's own tensors",
+            "the {kind} draft {} against its target's hidden size: not compared for a GGUF head (its target \
+             layers are, against the target GGUF's layers, and an MTP head's vocabulary under draft-mtp); \
+             {weights} the head's own tensors",
             model.file
         ));
         return Ok((Vec::new(), false));
@@ -300,10 +295,16 @@ pub(super) fn check_models(
     )?;
     // Each file's own tensors and metadata, as `weights FILE.gguf` checks them (an MTP draft
     // whose next-n layer index is wrong fails here, where llama.cpp fails to load it).
-    for read in [&files.target, &files.draft] {
+    // The draft's target layers are judged against the target's layer count.
+    let target_layers = files.target_layers();
+    for (read, target) in [
+        (&files.target, None),
+        (&files.draft, target_layers.as_ref()),
+    ] {
         if let Some((path, header)) = &read.header {
             let (headers, config) = crate::weights::gguf::tables(path, header)?;
-            findings.extend(crate::weights::run_gguf(&config, &headers, header).diagnostics);
+            findings
+                .extend(crate::weights::run_gguf(&config, &headers, header, target).diagnostics);
         }
     }
     Ok(Checked {

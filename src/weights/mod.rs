@@ -36,8 +36,8 @@ pub mod header;
 // and the rules by topic) is the core's; re-exported so `crate::weights::…` reads the same.
 pub use dflash_check_core::weights::{
     all_rules, by_engine, check, check_inputs, index, info, quant_exclude, rule, run, run_for,
-    run_gguf, Applies, Checked, Cx, Index, Need, Purpose, Rule, Shard, Skipped, Tensor, Totals,
-    Weights, WeightsCode, WeightsHeaders,
+    run_gguf, Applies, Checked, Cx, GgufTarget, Index, Need, Purpose, Rule, Shard, Skipped, Tensor,
+    Totals, Weights, WeightsCode, WeightsHeaders,
 };
 
 /// The directory holding the weights for `path` (a drafter directory or its config file).

@@ -148,6 +148,33 @@ def cases(out):
         w.add_bool("dflash.has_confidence_head", False)
     write(p("dspark-no-confidence.gguf"), "dflash", {"extra": dspark_keys},
           trunk(1) + [("markov_w1.weight", z(EMBD, EMBD), None)])
+    # A target of 36 blocks with the draft vocabulary: dflash.gguf's target layers (up to 34)
+    # fit it; target-qwen3.gguf's 4 blocks they do not (llama.cpp aborts at start).
+    write(p("target-qwen3-36.gguf"), "qwen3", {"blocks": 36}, trunk(36))
+    # Target layers [1, 2, 4] for the 4-block target: 4 is the last layer's output, which a
+    # qwen3 graph does not publish (FIELD row 23: 48 for a 48-block target).
+    def last_layer_keys(w):
+        w.add_array("dflash.target_layers", [1, 2, 4])
+        w.add_uint32("tokenizer.ggml.mask_token_id", VOCAB - 2)
+    write(p("dflash-last-layer.gguf"), "dflash", {"extra": last_layer_keys}, trunk(1))
+    # A converter's empty output: the DFlash keys and vocabulary, no tensors (ik_llama.cpp#2043).
+    write(p("dflash-empty.gguf"), "dflash", {"extra": dflash_keys}, [])
+    # A DSpark draft written with a no_vocab tokenizer and a mask id llama.cpp never reads
+    # (llama.cpp#26761): no token list, only the vocabulary size.
+    def no_vocab(w):
+        w.add_array("dflash.target_layers", [2, 10, 18, 26, 34])
+        w.add_tokenizer_model("no_vocab")
+        w.add_vocab_size(VOCAB)
+        w.add_uint32("tokenizer.ggml.mask_token_id", VOCAB - 2)
+    save(p("dspark-no-vocab.gguf"), "dflash",
+         lambda w: (w.add_block_count(1), w.add_embedding_length(EMBD), no_vocab(w)),
+         trunk(1) + [("markov_w1.weight", z(EMBD, EMBD), None)])
+    # An MTP-only draft of the qwen35 target's width with another model's vocabulary (same
+    # count, other text from id 100): llama.cpp's draft-mtp loads it (pocketpal-ai#876).
+    write(p("mtp-only-other-vocab.gguf"), "qwen35",
+          {"blocks": 3, "nextn": 1, "vocab": {"texts": other}},
+          [("token_embd.weight", z(VOCAB, EMBD, dtype=np.float16), None),
+           ("blk.2.attn_norm.weight", z(EMBD), None)] + nextn(2))
 
 
 def big(out, data_bytes=4 << 30, name="big.gguf", n_vocab=151936):

@@ -214,6 +214,9 @@ crate::declare_code_names! {
         GgufMtpOnly => "weights-gguf-mtp-only",
         GgufDflashTargetLayers => "weights-gguf-dflash-target-layers",
         GgufEmbeddingRows => "weights-gguf-embedding-rows",
+        GgufDflashEmpty => "weights-gguf-dflash-empty",
+        GgufDflashMaskToken => "weights-gguf-dflash-mask-token",
+        GgufDflashTargetLayerRange => "weights-gguf-dflash-target-layer-range",
     }
 }
 
@@ -245,6 +248,7 @@ crate::declare_code_names! {
         LlamaMtpHeadMissing => "launch-llama-mtp-head-missing",
         LlamaDsparkConfidence => "launch-llama-dspark-confidence",
         LlamaKBlock => "launch-llama-k-block",
+        LlamaMtpDraftVocab => "launch-llama-mtp-draft-vocab",
     }
 }
 

@@ -53,7 +53,8 @@ fn nextn_facts(h: &GgufHeader) -> (Option<u64>, Option<u64>, String) {
     )
 }
 
-fn gguf<'a>(cx: &Cx<'a>) -> &'a GgufHeader {
+/// The GGUF header of a rule that needs [`Need::Gguf`].
+pub(super) fn gguf<'a>(cx: &Cx<'a>) -> &'a GgufHeader {
     cx.v.gguf.expect("the rule needs Need::Gguf")
 }
 

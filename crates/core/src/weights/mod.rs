@@ -19,6 +19,7 @@ mod expected;
 mod facts;
 mod files;
 mod gguf;
+mod gguf_dflash;
 pub mod headers;
 pub mod index;
 mod mtp;
@@ -35,6 +36,7 @@ mod vocab;
 /// the names the weights rules and their callers use.
 pub use crate::engine::exclude::{self, int4 as int4_exclude, quant as quant_exclude};
 pub use cx::{Applies, Cx, Need, Rule, Skipped, Weights};
+pub use gguf_dflash::GgufTarget;
 pub use headers::{Shard, Tensor, Totals, WeightsHeaders};
 pub use index::Index;
 pub use mtp::{by_engine, check_inputs};

@@ -13,7 +13,9 @@
 
 use super::cx::{Cx, Rule, Skipped};
 use super::view::{Purpose, View};
-use super::{files, gguf, mtp, presence, quant, shapes, vocab, WeightsCode, WeightsHeaders};
+use super::{
+    files, gguf, gguf_dflash, mtp, presence, quant, shapes, vocab, WeightsCode, WeightsHeaders,
+};
 use crate::config::{ConfigFile, TargetFacts};
 use crate::diagnostic::rule;
 use crate::diagnostic::{self, CodeInfo, Diagnostic};
@@ -27,6 +29,7 @@ const RULES: &[&[Rule]] = &[
     vocab::RULES,
     mtp::RULES,
     gguf::RULES,
+    gguf_dflash::RULES,
 ];
 
 /// Every weights rule: the registry.
@@ -87,14 +90,16 @@ pub fn run_for(
 
 /// Runs the weights rules over one GGUF file: `headers` is its tensor table as a shard,
 /// `config` the file's own metadata (no family's config.json, so only the rules for any
-/// config and the GGUF rules apply).
+/// config and the GGUF rules apply); `target`, when known, the target the file drafts for.
 pub fn run_gguf(
     config: &ConfigFile,
     headers: &WeightsHeaders,
     gguf: &crate::gguf::GgufHeader,
+    target: Option<&super::GgufTarget>,
 ) -> Checked {
     let mut view = View::new(config, headers, None);
     view.gguf = Some(gguf);
+    view.gguf_target = target.cloned();
     run_view(&view)
 }
 

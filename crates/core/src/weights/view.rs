@@ -252,6 +252,8 @@ pub struct View<'a> {
     pub layout: Option<Layout>,
     /// The GGUF header, when the weights are one `.gguf` file (`rules::run_gguf`).
     pub gguf: Option<&'a crate::gguf::GgufHeader>,
+    /// The target a GGUF draft is served with (a launch line's `-m`, `weights --target`).
+    pub gguf_target: Option<super::GgufTarget>,
     /// The exclude list the engine matches the MTP head against (from config.json or the
     /// hf_quant_config.json beside it), read once for the MTP rules; `None` when the config
     /// declares no head, has no judged quant method, or the list cannot be read
@@ -322,6 +324,7 @@ impl<'a> View<'a> {
             names,
             layout,
             gguf: None,
+            gguf_target: None,
             exclusions,
             engine: None,
             purpose: Purpose::Shards,

@@ -40,6 +40,10 @@ pub struct GgufModel {
     pub block_size: Option<u64>,
     pub sample_from_anchor: Option<bool>,
     pub has_confidence_head: Option<bool>,
+    /// A draft's vocabulary against the target's, when both files have a token list (set by
+    /// the caller that read both; `from_header` leaves it `None`).
+    #[serde(skip)]
+    pub vocabulary: Option<crate::vocab::Comparison>,
 }
 
 impl GgufModel {
@@ -72,6 +76,7 @@ impl GgufModel {
             has_confidence_head: header
                 .get("dflash.has_confidence_head")
                 .and_then(|v| v.as_bool()),
+            vocabulary: None,
         }
     }
 

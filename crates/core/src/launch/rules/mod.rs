@@ -20,6 +20,7 @@
 
 mod drafter;
 mod llama;
+mod llama_mtp;
 mod parallel;
 mod sglang;
 mod template;
@@ -44,6 +45,7 @@ use llama::{
     LLAMA_FLAG_REMOVED, LLAMA_K_BLOCK, LLAMA_MTP_HEAD_MISSING, LLAMA_SPEC_TYPE_DRAFT,
     LLAMA_SPEC_TYPE_UNKNOWN,
 };
+use llama_mtp::LLAMA_MTP_DRAFT_VOCAB;
 use parallel::{DRAFT_HEADS_TP, DRAFT_TP_IGNORED};
 use sglang::{
     DRAFTER_MISSING, SGLANG_BLOCK_SIZE_CONFLICT, SGLANG_EAGLE_CHAIN, SGLANG_EAGLE_PARTIAL,
@@ -223,6 +225,7 @@ pub const RULES: &[Rule] = &[
     LLAMA_MTP_HEAD_MISSING,
     LLAMA_DSPARK_CONFIDENCE,
     LLAMA_K_BLOCK,
+    LLAMA_MTP_DRAFT_VOCAB,
 ];
 
 /// The rule that raises `code` (`None` for the codes launch raises about its inputs).
@@ -709,6 +712,7 @@ mod tests {
             block_size: None,
             sample_from_anchor: None,
             has_confidence_head: None,
+            vocabulary: None,
         }
     }
 
