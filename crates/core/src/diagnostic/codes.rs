@@ -214,6 +214,9 @@ crate::declare_code_names! {
         GgufMtpOnly => "weights-gguf-mtp-only",
         GgufDflashTargetLayers => "weights-gguf-dflash-target-layers",
         GgufEmbeddingRows => "weights-gguf-embedding-rows",
+        D2tValues => "weights-d2t-values",
+        D2tDuplicates => "weights-d2t-duplicates",
+        T2dDisagrees => "weights-t2d-disagrees",
     }
 }
 

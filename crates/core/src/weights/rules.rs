@@ -13,7 +13,7 @@
 
 use super::cx::{Cx, Rule, Skipped};
 use super::view::{Purpose, View};
-use super::{files, gguf, mtp, presence, quant, shapes, vocab, WeightsCode, WeightsHeaders};
+use super::{files, gguf, maps, mtp, presence, quant, shapes, vocab, WeightsCode, WeightsHeaders};
 use crate::config::{ConfigFile, TargetFacts};
 use crate::diagnostic::rule;
 use crate::diagnostic::{self, CodeInfo, Diagnostic};
@@ -25,6 +25,7 @@ const RULES: &[&[Rule]] = &[
     shapes::RULES,
     presence::RULES,
     vocab::RULES,
+    maps::RULES,
     mtp::RULES,
     gguf::RULES,
 ];
@@ -218,6 +219,7 @@ mod tests {
             missing_shards: vec![],
             requests: 0,
             body_bytes: 0,
+            map_data: Vec::new(),
         }
     }
 
@@ -276,6 +278,18 @@ mod tests {
                 ),
                 (WeightsCode::D2tLength, vec![Need::DraftVocab]),
                 (WeightsCode::T2dLength, vec![Need::TargetVocab]),
+                (
+                    WeightsCode::D2tValues,
+                    vec![Need::DraftVocab, Need::TargetVocab]
+                ),
+                (
+                    WeightsCode::D2tDuplicates,
+                    vec![Need::DraftVocab, Need::TargetVocab]
+                ),
+                (
+                    WeightsCode::T2dDisagrees,
+                    vec![Need::DraftVocab, Need::TargetVocab]
+                ),
             ]
         );
     }
