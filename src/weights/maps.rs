@@ -73,3 +73,41 @@ pub fn read_hub(
     headers.map_data = data;
     Ok(headers)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A `model.safetensors` holding `d2t` (I64 [2]) and a BF16 weight, written by hand.
+    fn write(dir: &Path) {
+        let header = br#"{"d2t":{"dtype":"I64","shape":[2],"data_offsets":[0,16]},"w":{"dtype":"BF16","shape":[4],"data_offsets":[16,24]}}"#;
+        let mut bytes = (header.len() as u64).to_le_bytes().to_vec();
+        bytes.extend_from_slice(header);
+        bytes.extend(5i64.to_le_bytes());
+        bytes.extend((-1i64).to_le_bytes());
+        bytes.extend([9u8; 8]);
+        std::fs::write(dir.join("model.safetensors"), bytes).unwrap();
+    }
+
+    #[test]
+    fn reads_exactly_the_maps_and_refuses_a_file_that_changed() {
+        let dir = tempfile::tempdir().unwrap();
+        write(dir.path());
+        let headers = super::super::read_local(dir.path()).unwrap().unwrap();
+        let want: Vec<u8> = [5i64, -1].iter().flat_map(|v| v.to_le_bytes()).collect();
+        assert_eq!(headers.map_data.len(), 1, "the BF16 weight is not read");
+        assert_eq!(headers.map_data[0].name, "d2t");
+        assert_eq!(headers.map_data[0].bytes, want);
+
+        // The file grew after its header was read: an error naming it, no panic.
+        let mut bare = headers.clone();
+        bare.map_data.clear();
+        let path = dir.path().join("model.safetensors");
+        let mut bytes = std::fs::read(&path).unwrap();
+        bytes.push(0);
+        std::fs::write(&path, bytes).unwrap();
+        let err = read_local(dir.path(), bare).unwrap_err();
+        assert!(err.message.contains("changed size"), "{}", err.message);
+        assert!(err.message.contains("model.safetensors"), "{}", err.message);
+    }
+}

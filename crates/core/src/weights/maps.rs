@@ -422,4 +422,109 @@ mod tests {
         f.dtype = "F32".into();
         assert_eq!(values(&f, &[0; 4]), None);
     }
+
+    /// An EAGLE-3 head of draft vocabulary 4 over 16 target ids, holding only `d2t` (I32: an
+    /// engine copies it into its int64 map) and `t2d` (U8), with their data: the codes of the
+    /// value rules, and their messages.
+    fn judge(d2t: &[i32], t2d: &[u8], with_data: bool) -> Vec<(String, Severity, String)> {
+        let cfg = crate::config::parse(
+            std::path::Path::new("d/config.json"),
+            br#"{"architectures": ["LlamaForCausalLMEagle3"], "model_type": "llama",
+                "hidden_size": 8, "num_attention_heads": 2, "num_key_value_heads": 1,
+                "intermediate_size": 16, "num_hidden_layers": 1, "vocab_size": 16,
+                "draft_vocab_size": 4}"#,
+        )
+        .unwrap();
+        let d2t_bytes: Vec<u8> = d2t.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let n = d2t_bytes.len() as u64;
+        let tensors = vec![
+            Tensor {
+                name: "d2t".into(),
+                dtype: "I32".into(),
+                shape: vec![d2t.len() as u64],
+                data_offsets: [0, n],
+                shard: "model.safetensors".into(),
+            },
+            Tensor {
+                name: "t2d".into(),
+                dtype: "U8".into(),
+                shape: vec![t2d.len() as u64],
+                data_offsets: [n, n + t2d.len() as u64],
+                shard: "model.safetensors".into(),
+            },
+        ];
+        let map_data = [("d2t", d2t_bytes), ("t2d", t2d.to_vec())]
+            .into_iter()
+            .filter(|_| with_data)
+            .map(|(name, bytes)| super::super::MapData {
+                shard: "model.safetensors".into(),
+                name: name.into(),
+                bytes,
+            })
+            .collect();
+        let headers = WeightsHeaders {
+            source: "d".into(),
+            index: None,
+            shards: vec![crate::weights::Shard {
+                file: "model.safetensors".into(),
+                display: "d/model.safetensors".into(),
+                header_bytes: 0,
+                file_size: 8 + n + t2d.len() as u64,
+                metadata: Default::default(),
+                tensors,
+            }],
+            missing_shards: vec![],
+            requests: 0,
+            body_bytes: 0,
+            map_data,
+        };
+        crate::weights::run(&cfg, &headers, None)
+            .diagnostics
+            .into_iter()
+            .filter(|d| RULES.iter().any(|r| d.code == r.code.into()))
+            .map(|d| (d.code.to_string(), d.severity, d.message))
+            .collect()
+    }
+
+    fn mask(ids: &[usize]) -> Vec<u8> {
+        (0..16).map(|t| u8::from(ids.contains(&t))).collect()
+    }
+
+    #[test]
+    fn the_value_rules_judge_the_data_and_say_nothing_without_it() {
+        // The trainer's map of ids 1, 5, 6, 12: clean.
+        assert_eq!(judge(&[1, 4, 4, 9], &mask(&[1, 5, 6, 12]), true), vec![]);
+        // A negative target id: out of range, and not "ids written as offsets".
+        let got = judge(&[1, 4, -3, 9], &mask(&[1, 5, 6, 12]), true);
+        assert_eq!(got.len(), 1, "{got:?}");
+        let (code, severity, message) = &got[0];
+        assert_eq!(
+            (code.as_str(), *severity),
+            ("weights-d2t-values", Severity::Error)
+        );
+        assert!(
+            message.contains("d2t[2] = -3 maps draft id 2 to target id -1")
+                && message.contains("Regenerate d2t as offsets"),
+            "{message}"
+        );
+        // Two draft ids on target id 5, and t2d marks 12, which no draft id reaches.
+        let got = judge(&[1, 4, 3, 9], &mask(&[1, 5, 6, 12]), true);
+        let codes: Vec<&str> = got.iter().map(|g| g.0.as_str()).collect();
+        assert_eq!(
+            codes,
+            ["weights-d2t-duplicates", "weights-t2d-disagrees"],
+            "{got:?}"
+        );
+        assert!(
+            got[0]
+                .2
+                .contains("draft ids 1 and 2 both map to target id 5"),
+            "{got:?}"
+        );
+        // Zeros with a t2d of the first 4 ids: both maps agree, a warning; without data: silent.
+        let got = judge(&[0; 4], &mask(&[0, 1, 2, 3]), true);
+        assert_eq!(got.len(), 1, "{got:?}");
+        assert_eq!(got[0].1, Severity::Warning);
+        assert_eq!(judge(&[1, 4, -3, 9], &mask(&[0]), false), vec![]);
+    }
 }
