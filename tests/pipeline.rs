@@ -196,7 +196,10 @@ fn the_weights_skipped_list_is_in_lint_check_and_doctor() {
         [
             "weights-d2t-missing",
             "weights-d2t-length",
-            "weights-t2d-length"
+            "weights-t2d-length",
+            "weights-d2t-values",
+            "weights-d2t-duplicates",
+            "weights-t2d-disagrees"
         ]
     );
 

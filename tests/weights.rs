@@ -103,6 +103,22 @@ const CASES: &[(&str, Option<&str>, &[&str], i32)] = &[
     ("t2d-length", None, &["weights-t2d-length"], 0),
     // The same shapes as clean-eagle3 with another d2t: headers cannot see it (pin's digest can).
     ("d2t-regenerated", Some("target"), &[], 0),
+    // Issue 42: the maps by value (each passed before: no header check reads the data).
+    ("d2t-ids-not-offsets", None, &["weights-d2t-values"], 1),
+    (
+        "d2t-zeros",
+        None,
+        &["weights-d2t-values", "weights-t2d-disagrees"],
+        1,
+    ),
+    ("d2t-zeros-first-ids", None, &["weights-d2t-values"], 0),
+    (
+        "d2t-duplicates",
+        None,
+        &["weights-d2t-duplicates", "weights-t2d-disagrees"],
+        0,
+    ),
+    ("t2d-disagrees", None, &["weights-t2d-disagrees"], 0),
     (
         "forbidden-mask-hidden",
         None,
@@ -776,6 +792,82 @@ fn hub_reads_hf_quant_config_beside_the_config() {
             BTreeSet::from(["weights-mtp-unquantized".to_string()])
         )
     );
+}
+
+/// Issue 42: an EAGLE-3 head on the Hub whose `d2t` holds target ids. Its map data comes by
+/// one range request per map tensor, exactly the tensor's bytes, and the value rule fires as it
+/// does locally; a warm run sends nothing and finds the same; offline with an empty cache the
+/// maps are not read, and nothing is said about their values.
+#[test]
+fn hub_map_data_by_one_range_request_per_tensor() {
+    let Some(fx) = fixtures("hub_map_data") else {
+        return;
+    };
+    const REPO: &str = "org/Eagle3-Ids";
+    let server = HubServer::start();
+    let (sha, files) = serve(&server, REPO, &fx.join("hub/eagle3-ids-not-offsets"));
+    let file = &files.iter().find(|f| f.0 == "model.safetensors").unwrap().1;
+    let cache = tempfile::tempdir().unwrap();
+    let s = settings(&server, cache.path(), false);
+    let d = weights::read_hub(&s, &REPO.parse().unwrap()).unwrap();
+    let h = d.headers.clone().unwrap();
+    let codes = |h: &weights::WeightsHeaders| -> Vec<&'static str> {
+        weights::run(&d.config, h, None)
+            .diagnostics
+            .iter()
+            .map(|x| x.code.as_str())
+            .collect()
+    };
+    assert_eq!(codes(&h), vec!["weights-d2t-values"]);
+    // The data ranges: one GET per map tensor, each exactly its bytes at its offsets.
+    let n = u64::from_le_bytes(file[..8].try_into().unwrap());
+    let log = server.log();
+    let data: Vec<_> = log
+        .iter()
+        .filter(|r| r.header("range").is_some_and(|r| r != "bytes=0-16383"))
+        .collect();
+    let mut want = Vec::new();
+    for t in h.tensors().filter(|t| t.name == "d2t" || t.name == "t2d") {
+        let start = 8 + n + t.data_offsets[0];
+        want.push(format!("bytes={start}-{}", start + t.bytes() - 1));
+        let got = h.map_data.iter().find(|m| m.name == t.name).unwrap();
+        let (a, b) = (start as usize, (start + t.bytes()) as usize);
+        assert_eq!(got.bytes, file[a..b], "{}", t.name);
+    }
+    let mut got: Vec<String> = data
+        .iter()
+        .map(|r| r.header("range").unwrap().to_string())
+        .collect();
+    got.sort();
+    want.sort();
+    assert_eq!(got, want, "{log:?}");
+    let map_bytes: u64 = h.map_data.iter().map(|m| m.bytes.len() as u64).sum();
+    assert_eq!(
+        data.iter().map(|r| r.body_bytes as u64).sum::<u64>(),
+        map_bytes,
+        "bytes read = the tensors' size"
+    );
+
+    // Warm, pinned: nothing sent, the same finding; offline with another (empty) cache: the
+    // headers fail as before (not cached), so offline is tried on the warm cache only.
+    server.clear_log();
+    let pinned: RepoRef = format!("{REPO}@{sha}").parse().unwrap();
+    let warm = weights::read_hub(&s, &pinned).unwrap();
+    assert_eq!(server.requests(), 0, "{:?}", server.log());
+    assert_eq!(
+        codes(warm.headers.as_ref().unwrap()),
+        vec!["weights-d2t-values"]
+    );
+    // The cached headers without the cached data: offline judges without the values.
+    let data_dir = cache
+        .path()
+        .join("models--org--Eagle3-Ids/.dflash-check/safetensors-data");
+    std::fs::remove_dir_all(&data_dir).unwrap();
+    let offline = weights::read_hub(&settings(&server, cache.path(), true), &pinned).unwrap();
+    assert_eq!(server.requests(), 0);
+    let h = offline.headers.unwrap();
+    assert!(h.map_data.is_empty());
+    assert_eq!(codes(&h), Vec::<&str>::new());
 }
 
 #[test]

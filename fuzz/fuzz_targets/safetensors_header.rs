@@ -24,6 +24,7 @@ fn check(data: &[u8], size: u64) {
                 missing_shards: vec![],
                 requests: 0,
                 body_bytes: 0,
+                map_data: Vec::new(),
             };
             let _ = headers.totals();
         }

@@ -1,5 +1,6 @@
 //! `dflash-check weights PATH|ORG/NAME[@REV]`: the safetensors tensor table of a drafter (local
-//! or on the Hub, headers only) and the weights checks against the config beside it.
+//! or on the Hub, headers and the vocabulary maps' data only) and the weights checks against the
+//! config beside it.
 
 use anyhow::Result;
 use clap::Args;
@@ -17,8 +18,9 @@ Examples:
   dflash-check weights models/Qwen3.5-27B-MTP-Q4_K_M.gguf
 
 Only the safetensors headers are read (8 bytes and the JSON header of each file; on the Hub, one
-or two range requests per file), never the weights. A .gguf file: its header (metadata and tensor
-table) only, checked as llama.cpp loads it.
+or two range requests per file), never the weights; of the tensor data only the vocabulary maps
+(d2t, t2d: at most 16 MiB each, one read or range request each) whose values are checked. A .gguf
+file: its header (metadata and tensor table) only, checked as llama.cpp loads it.
 
 Exit codes: 0 no error-level finding (or no config to check against), 1 errors found (with --deny
 warnings: warnings too), 2 could not run (unreadable or hostile header, Hub failure).";

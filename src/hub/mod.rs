@@ -31,7 +31,8 @@ pub use fetch::{
 pub use http::RETRIES;
 pub use progress::{DownloadProgress, ProgressSink, PROGRESS_MIN_BYTES};
 pub use range::{
-    fetch_safetensors_header, header_cache_path, HeaderAnswer, RangedHeader, FIRST_RANGE_END,
+    data_cache_path, fetch_safetensors_bytes, fetch_safetensors_header, header_cache_path,
+    HeaderAnswer, RangedBytes, RangedHeader, FIRST_RANGE_END,
     MAX_HEADER_BYTES as MAX_SAFETENSORS_HEADER_BYTES,
 };
 pub use repo_ref::{check_revision, is_commit_sha, RepoRef, MAX_NAME_LEN, MAX_REVISION_LEN};

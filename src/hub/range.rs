@@ -121,6 +121,23 @@ fn io_error(what: &str, path: &Path, e: std::io::Error) -> HubError {
     )
 }
 
+/// A range read of `filename` in `repo` at `sha`, with the settings' endpoint and timeout.
+fn target_at<'a>(
+    settings: &'a HubSettings,
+    repo: &'a str,
+    sha: &'a str,
+    filename: &'a str,
+) -> Target<'a> {
+    Target {
+        endpoint: &settings.endpoint.value,
+        repo,
+        revision: sha,
+        filename,
+        timeout: settings.timeout.value,
+        attempts: RETRIES + 1,
+    }
+}
+
 /// The answer for one file: its header, or that it does not exist at the commit.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum HeaderAnswer {
@@ -140,14 +157,7 @@ pub fn fetch_safetensors_header(
 ) -> Result<HeaderAnswer, HubError> {
     let sha = sha.to_ascii_lowercase();
     check_names(repo, &sha, filename)?;
-    let t = Target {
-        endpoint: &settings.endpoint.value,
-        repo,
-        revision: &sha,
-        filename,
-        timeout: settings.timeout.value,
-        attempts: RETRIES + 1,
-    };
+    let t = target_at(settings, repo, &sha, filename);
     let cache = RepoCache::new(&settings.cache_dir.value, repo);
     if cache.no_exist_path(&sha, filename).is_file() {
         return Ok(HeaderAnswer::Missing { requests: 0 });
@@ -204,6 +214,98 @@ pub fn fetch_safetensors_header(
         freshness: Freshness::Hub,
         requests,
         body_bytes,
+    }))
+}
+
+/// Bytes `start..start + len` of a file read by [`fetch_safetensors_bytes`], and what they cost.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RangedBytes {
+    pub bytes: Vec<u8>,
+    /// Requests sent (0 from the cache).
+    pub requests: usize,
+    /// Response body bytes received (0 from the cache).
+    pub body_bytes: u64,
+}
+
+/// Where bytes `start..end` of `filename` at `sha` are cached: beside the headers, under
+/// `safetensors-data/<sha>/<filename>.<start>-<end>`.
+pub fn data_cache_path(
+    cache_dir: &Path,
+    repo: &str,
+    sha: &str,
+    filename: &str,
+    start: u64,
+    end: u64,
+) -> PathBuf {
+    cache_path_of(
+        cache_dir,
+        repo,
+        "safetensors-data",
+        sha,
+        &format!("{filename}.{start}-{end}"),
+    )
+}
+
+/// Bytes `start..start + len` of `filename` (a file of `file_size` bytes, as its header read
+/// gave) in `repo` at commit `sha`: one range request, cached per sha as headers are. The
+/// vocabulary maps' data (`weights::maps`), a few hundred kilobytes. `Ok(None)` when offline
+/// with nothing cached, or when the file is gone: the caller then judges without the data.
+pub fn fetch_safetensors_bytes(
+    settings: &HubSettings,
+    repo: &str,
+    sha: &str,
+    filename: &str,
+    (start, len): (u64, u64),
+    file_size: u64,
+) -> Result<Option<RangedBytes>, HubError> {
+    let sha = sha.to_ascii_lowercase();
+    check_names(repo, &sha, filename)?;
+    let end = start.saturating_add(len);
+    let path = data_cache_path(&settings.cache_dir.value, repo, &sha, filename, start, end);
+    if let Ok(bytes) = fs::read(&path) {
+        if bytes.len() as u64 == len {
+            return Ok(Some(RangedBytes {
+                bytes,
+                requests: 0,
+                body_bytes: 0,
+            }));
+        }
+    }
+    if settings.offline.value || len == 0 {
+        return Ok(None);
+    }
+    let t = target_at(settings, repo, &sha, filename);
+    let token = settings.token_text();
+    let reader = RangeReader::new(settings, &t)?.with_known_size(file_size);
+    let mut requests = 0;
+    let Some(part) = reader
+        .get(start, end - 1, &mut requests)
+        .map_err(|e| e.redact(token))?
+    else {
+        return Ok(None);
+    };
+    if part.total != file_size || part.body.len() as u64 != len {
+        return Err(HubError::new(
+            HubErrorKind::BadResponse,
+            format!(
+                "the range request for bytes {start}-{} of {} returned {} bytes of a {}-byte file; \
+                 its header said {len} bytes of a {file_size}-byte file",
+                end - 1,
+                t.what(),
+                part.body.len(),
+                part.total
+            ),
+        )
+        .with_hint("retry; if it persists a proxy is altering range requests"));
+    }
+    if let Some(parent) = path.parent() {
+        fs::create_dir_all(parent).map_err(|e| io_error("create", parent, e))?;
+    }
+    write_atomic(&path, &part.body).map_err(|e| io_error("write", &path, e))?;
+    Ok(Some(RangedBytes {
+        body_bytes: part.body.len() as u64,
+        bytes: part.body,
+        requests,
     }))
 }
 

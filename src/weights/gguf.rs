@@ -45,6 +45,7 @@ pub fn tables(path: &Path, header: &GgufHeader) -> Result<(WeightsHeaders, Confi
         missing_shards: vec![],
         requests: 0,
         body_bytes: 0,
+        map_data: Vec::new(),
     };
     let config = config::parse(path, b"{}")?;
     Ok((headers, config))

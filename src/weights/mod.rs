@@ -8,9 +8,11 @@
 //!
 //! Reading: [`read_local`] reads `model.safetensors`, or every shard that
 //! `model.safetensors.index.json` names, beside a config: only the 8-byte length and the JSON
-//! header of each file ([`header`]), never the tensor data. [`read_hub`] does the same for a Hub
-//! repo at a resolved commit with HTTP range requests (`crate::hub::fetch_safetensors_header`),
-//! cached per sha. Hostile headers (truncated, huge length, bad JSON, overlapping or
+//! header of each file ([`header`]), and of the tensor data only the vocabulary maps' (`d2t`,
+//! `t2d`: [`maps`], capped at [`maps::MAX_MAP_BYTES`] each). [`read_hub`] does the same for a
+//! Hub repo at a resolved commit with HTTP range requests
+//! (`crate::hub::fetch_safetensors_header`, `crate::hub::fetch_safetensors_bytes`), cached per
+//! sha. Hostile headers (truncated, huge length, bad JSON, overlapping or
 //! out-of-bounds offsets) are a [`crate::Error`] naming the file.
 //!
 //! Checking (the core's `weights`, re-exported here): [`run`] compares the tensors with what the
@@ -31,13 +33,14 @@ use crate::{Error, Result};
 
 pub mod gguf;
 pub mod header;
+pub mod maps;
 
 // The pure part (the parsed headers, the config's facts, the view, the context, the rule list
 // and the rules by topic) is the core's; re-exported so `crate::weights::…` reads the same.
 pub use dflash_check_core::weights::{
-    all_rules, by_engine, check, check_inputs, index, info, quant_exclude, rule, run, run_for,
-    run_gguf, Applies, Checked, Cx, GgufTarget, Index, Need, Purpose, Rule, Shard, Skipped, Tensor,
-    Totals, Weights, WeightsCode, WeightsHeaders,
+    all_rules, by_engine, check, check_inputs, index, info, map_tensors, quant_exclude, rule, run,
+    run_for, run_gguf, Applies, Checked, Cx, GgufTarget, Index, MapData, Need, Purpose, Rule,
+    Shard, Skipped, Tensor, Totals, Weights, WeightsCode, WeightsHeaders,
 };
 
 /// The directory holding the weights for `path` (a drafter directory or its config file).
@@ -95,6 +98,15 @@ pub fn read_beside(config_file: &Path) -> Result<Option<WeightsHeaders>> {
 }
 
 fn read_in(dir: PathBuf) -> Result<Option<WeightsHeaders>> {
+    match read_headers_in(&dir)? {
+        Some(h) => maps::read_local(&dir, h).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// The headers in `dir` ([`read_in`] before the maps' data is read).
+fn read_headers_in(dir: &Path) -> Result<Option<WeightsHeaders>> {
+    let dir = dir.to_path_buf();
     let source = dir.display().to_string();
     let single = dir.join(index::SINGLE_FILE);
     if exists(&single)? {
@@ -106,6 +118,7 @@ fn read_in(dir: PathBuf) -> Result<Option<WeightsHeaders>> {
             missing_shards: vec![],
             requests: 0,
             body_bytes: 0,
+            map_data: Vec::new(),
         }));
     }
     let index_path = dir.join(index::INDEX_FILE);
@@ -131,6 +144,7 @@ fn read_in(dir: PathBuf) -> Result<Option<WeightsHeaders>> {
         missing_shards,
         requests: 0,
         body_bytes: 0,
+        map_data: Vec::new(),
     }))
 }
 
@@ -154,6 +168,7 @@ pub fn read_path(path: &Path) -> Result<(WeightsHeaders, Option<ConfigFile>)> {
             missing_shards: vec![],
             requests: 0,
             body_bytes: 0,
+            map_data: Vec::new(),
         }
     } else {
         read_local(path)?.ok_or_else(|| {
@@ -165,6 +180,11 @@ pub fn read_path(path: &Path) -> Result<(WeightsHeaders, Option<ConfigFile>)> {
                 "pass the directory that holds the drafter's weights, or a .safetensors file",
             )
         })?
+    };
+    let headers = if is_safetensors {
+        maps::read_local(&dir, headers)?
+    } else {
+        headers
     };
     let config_path = if path.is_file() && !is_safetensors {
         path.to_path_buf()
@@ -191,7 +211,6 @@ pub fn read_local_tensor(
     headers: &WeightsHeaders,
     name: &str,
 ) -> Result<Option<(Tensor, Vec<u8>)>> {
-    use std::io::{Read, Seek, SeekFrom};
     let Some(shard) = headers
         .shards
         .iter()
@@ -214,10 +233,19 @@ pub fn read_local_tensor(
         ))
         .with_hint("a token map this large is not a d2t: check the file"));
     }
+    let bytes = read_tensor_in(&weights_dir(path), shard, &tensor)?;
+    Ok(Some((tensor, bytes)))
+}
+
+/// The bytes of `tensor` of `shard` in the weights directory `dir`: one seek to the offsets its
+/// header gives and one read of exactly its bytes, never the rest of the shard. A file whose
+/// size changed since its header was read, or that ends early, is an error naming it.
+pub(crate) fn read_tensor_in(dir: &Path, shard: &Shard, tensor: &Tensor) -> Result<Vec<u8>> {
+    use std::io::{Read, Seek, SeekFrom};
     let file = shard
         .file
         .split('/')
-        .fold(weights_dir(path), |p, c| p.join(c));
+        .fold(dir.to_path_buf(), |p, c| p.join(c));
     let (mut f, meta) = config::open_regular(&file)?;
     let start = header::LENGTH_BYTES + shard.header_bytes + tensor.data_offsets[0];
     if meta.len() != shard.file_size {
@@ -237,14 +265,15 @@ pub fn read_local_tensor(
         .map_err(|e| config::io_error(&file, &e))?;
     if bytes.len() as u64 != tensor.bytes() {
         return Err(Error::new(format!(
-            "`{}`: tensor `{name}` ends past the end of the file (read {} of {} bytes)",
+            "`{}`: tensor `{}` ends past the end of the file (read {} of {} bytes)",
             shard.display,
+            tensor.name,
             bytes.len(),
             tensor.bytes()
         ))
         .with_hint("the file is truncated: download it again"));
     }
-    Ok(Some((tensor, bytes)))
+    Ok(bytes)
 }
 
 /// A drafter on the Hub: its config and weights headers at one commit.
@@ -367,8 +396,21 @@ fn read_in_parallel<T: Send>(
 
 /// Reads the weights headers of `repo` at commit `sha` with range requests (cached per sha):
 /// `model.safetensors`, else every shard of `model.safetensors.index.json`, [`PARALLEL_SHARDS`]
-/// at a time; `Ok(None)` when there is neither.
+/// at a time, then the vocabulary maps' data ([`maps`], one range each); `Ok(None)` when there
+/// is neither file.
 pub fn read_hub_headers(
+    settings: &HubSettings,
+    repo: &str,
+    sha: &str,
+) -> Result<Option<WeightsHeaders>> {
+    match read_hub_headers_only(settings, repo, sha)? {
+        Some(h) => maps::read_hub(settings, repo, sha, h).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// [`read_hub_headers`] before the maps' data is read.
+fn read_hub_headers_only(
     settings: &HubSettings,
     repo: &str,
     sha: &str,
@@ -385,6 +427,7 @@ pub fn read_hub_headers(
             missing_shards: vec![],
             requests,
             body_bytes,
+            map_data: Vec::new(),
         }));
     }
     let at_sha = RepoRef {
@@ -415,6 +458,7 @@ pub fn read_hub_headers(
         missing_shards,
         requests,
         body_bytes,
+        map_data: Vec::new(),
     }))
 }
 

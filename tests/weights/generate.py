@@ -139,9 +139,21 @@ def eagle3_tensors(fc_in=3 * H):
         "norm.weight": z(H),
         "fc.weight": z(H, fc_in),
         "lm_head.weight": z(DRAFT_VOCAB, H),
-        "d2t": (np.arange(DRAFT_VOCAB) * 0 + 1).astype(np.int64),
-        "t2d": (np.arange(VOCAB) % 2 == 0),
+        **maps(HOT),
     }
+
+
+# The draft vocabulary's target ids, as a trainer picks them (the most frequent tokens, sorted):
+# 64 distinct ids below VOCAB, not the first 64.
+HOT = np.array([2 * i + (1 if i % 4 == 0 else 0) for i in range(DRAFT_VOCAB)], np.int64)
+
+
+def maps(hot, vocab=VOCAB):
+    """d2t and t2d as SpecForge writes them: d2t[i] = target id − draft id, t2d true at the
+    target ids of the draft vocabulary."""
+    t2d = np.zeros(vocab, bool)
+    t2d[hot] = True
+    return {"d2t": (hot - np.arange(len(hot))).astype(np.int64), "t2d": t2d}
 
 
 def write_json(path, obj):
@@ -271,8 +283,30 @@ def cases(out):
     # clean-eagle3 fine-tuned with a regenerated d2t (SpecForge PR 534): same shapes, other map;
     # no header check can see it, only the digest `pin` records (tests/weights.rs).
     t = eagle3_tensors()
-    t["d2t"] = (np.arange(DRAFT_VOCAB) % 3).astype(np.int64)
+    t.update(maps(np.array([2 * i + (1 if i % 3 == 0 else 0) for i in range(DRAFT_VOCAB)], np.int64)))
     write_single(os.path.join(c, "d2t-regenerated"), EAGLE3, t)
+
+    # Issue 42: the maps by value. Target ids written where offsets belong (i + d2t[i] passes
+    # the vocabulary); a zero d2t for the reduced vocabulary (the same as no map), and the same
+    # with a t2d of the first 64 ids (the two agree: a warning); two draft ids mapped to one
+    # target id; a t2d that marks other ids than d2t maps to.
+    t = eagle3_tensors()
+    t["d2t"] = HOT.copy()
+    write_single(os.path.join(c, "d2t-ids-not-offsets"), EAGLE3, t)
+    t = eagle3_tensors()
+    t["d2t"] = np.zeros(DRAFT_VOCAB, np.int64)
+    write_single(os.path.join(c, "d2t-zeros"), EAGLE3, t)
+    t = eagle3_tensors()
+    t.update(maps(np.arange(DRAFT_VOCAB, dtype=np.int64)))
+    write_single(os.path.join(c, "d2t-zeros-first-ids"), EAGLE3, t)
+    t = eagle3_tensors()
+    dup = HOT.copy()
+    dup[5] = dup[4]
+    t["d2t"] = (dup - np.arange(DRAFT_VOCAB)).astype(np.int64)
+    write_single(os.path.join(c, "d2t-duplicates"), EAGLE3, t)
+    t = eagle3_tensors()
+    t["t2d"] = np.arange(VOCAB) % 2 == 0
+    write_single(os.path.join(c, "t2d-disagrees"), EAGLE3, t)
 
     # Tensors a loader refuses, skips, or has no parameter for.
     t = dict(dflash)
@@ -691,6 +725,10 @@ def hub(out):
     conf = cfg(DFLASH, vocab_size=VOCAB * 16)
     write_sharded(os.path.join(d, "sharded"), conf, t,
                   assign=lambda name, n: 2 if name == "embed_tokens.weight" else shard_of(name, n))
+    # Issue 42: an EAGLE-3 head whose d2t holds target ids, read by range requests.
+    t = eagle3_tensors()
+    t["d2t"] = HOT.copy()
+    write_single(os.path.join(d, "eagle3-ids-not-offsets"), EAGLE3, t)
     big = {"format": "pt", "notes": "x" * 150_000}
     os.makedirs(os.path.join(d, "big-header"), exist_ok=True)
     write_json(os.path.join(d, "big-header", "config.json"), DFLASH)

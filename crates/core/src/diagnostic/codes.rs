@@ -217,6 +217,9 @@ crate::declare_code_names! {
         GgufDflashEmpty => "weights-gguf-dflash-empty",
         GgufDflashMaskToken => "weights-gguf-dflash-mask-token",
         GgufDflashTargetLayerRange => "weights-gguf-dflash-target-layer-range",
+        D2tValues => "weights-d2t-values",
+        D2tDuplicates => "weights-d2t-duplicates",
+        T2dDisagrees => "weights-t2d-disagrees",
     }
 }
 

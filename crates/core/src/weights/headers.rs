@@ -64,9 +64,25 @@ pub struct WeightsHeaders {
     pub shards: Vec<Shard>,
     /// Shards the index names that do not exist.
     pub missing_shards: Vec<String>,
-    /// For a Hub source: requests sent and body bytes received for the headers (0 when cached).
+    /// For a Hub source: requests sent and body bytes received for the headers and the
+    /// vocabulary maps' data (0 when cached).
     pub requests: usize,
     pub body_bytes: u64,
+    /// The data of the vocabulary maps (`d2t`, `t2d`) the reader could read: the only tensor
+    /// data ever read ([`super::maps::wanted`] says which). Empty where nothing was read (a
+    /// shard absent, offline with nothing cached): the value rules then do not run.
+    #[serde(skip)]
+    pub map_data: Vec<MapData>,
+}
+
+/// The bytes of one vocabulary-map tensor, as stored (little-endian, the header's dtype).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MapData {
+    /// The file that holds it, as [`Tensor::shard`].
+    pub shard: String,
+    /// The name as written in the file.
+    pub name: String,
+    pub bytes: Vec<u8>,
 }
 
 /// Totals over every tensor.
@@ -85,6 +101,14 @@ pub struct Totals {
 impl WeightsHeaders {
     pub fn tensors(&self) -> impl Iterator<Item = &Tensor> {
         self.shards.iter().flat_map(|s| s.tensors.iter())
+    }
+
+    /// The data read for tensor `t`, if any.
+    pub fn data_of(&self, t: &Tensor) -> Option<&[u8]> {
+        self.map_data
+            .iter()
+            .find(|d| d.shard == t.shard && d.name == t.name)
+            .map(|d| d.bytes.as_slice())
     }
 
     pub fn totals(&self) -> Totals {

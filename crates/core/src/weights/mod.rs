@@ -9,10 +9,11 @@
 //! ([`headers`], [`index`]), the config's facts (`facts`), the tensors the engine builds
 //! (`expected`), the view the rules see (`view`), the family's context (`cx`), the rule list
 //! (`rules`: [`run`], [`all_rules`]) and the rules by topic (`files`, `quant`, `shapes`,
-//! `presence`, `vocab`, and `mtp` for an MTP head inside a target checkpoint, over `mtp_head`'s
-//! reading of it and `quant_exclude`'s matching of exclude lists). The main crate's `weights` reads the headers from files and the Hub
-//! into [`WeightsHeaders`] and re-exports everything here under the same paths. See
-//! `docs/weights.md`.
+//! `presence`, `vocab`, `maps` for the vocabulary maps by value, and `mtp` for an MTP head
+//! inside a target checkpoint, over `mtp_head`'s reading of it and `quant_exclude`'s matching
+//! of exclude lists). The main crate's `weights` reads the headers from files and the Hub, and
+//! the maps' data (the only tensor data read, [`map_tensors`]), into [`WeightsHeaders`] and
+//! re-exports everything here under the same paths. See `docs/weights.md`.
 
 mod cx;
 mod expected;
@@ -22,6 +23,7 @@ mod gguf;
 mod gguf_dflash;
 pub mod headers;
 pub mod index;
+mod maps;
 mod mtp;
 mod mtp_head;
 mod presence;
@@ -37,8 +39,9 @@ mod vocab;
 pub use crate::engine::exclude::{self, int4 as int4_exclude, quant as quant_exclude};
 pub use cx::{Applies, Cx, Need, Rule, Skipped, Weights};
 pub use gguf_dflash::GgufTarget;
-pub use headers::{Shard, Tensor, Totals, WeightsHeaders};
+pub use headers::{MapData, Shard, Tensor, Totals, WeightsHeaders};
 pub use index::Index;
+pub use maps::{wanted as map_tensors, MAX_MAP_BYTES};
 pub use mtp::{by_engine, check_inputs};
 pub use rules::{all_rules, check, info, rule, run, run_for, run_gguf, Checked};
 pub use view::Purpose;

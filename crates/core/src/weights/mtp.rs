@@ -882,6 +882,7 @@ mod tests {
                 shards: vec![],
                 requests: 0,
                 body_bytes: 0,
+                map_data: Vec::new(),
             };
             let t = std::time::Instant::now();
             let declared = embedded::declared(config.root()).unwrap().unwrap();

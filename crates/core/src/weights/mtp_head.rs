@@ -363,6 +363,7 @@ mod tests {
             missing_shards: vec!["s.safetensors".into()],
             requests: 0,
             body_bytes: 0,
+            map_data: Vec::new(),
         };
         let declared = MtpDeclaration {
             depth,

@@ -14,7 +14,8 @@
 use super::cx::{Cx, Rule, Skipped};
 use super::view::{Purpose, View};
 use super::{
-    files, gguf, gguf_dflash, mtp, presence, quant, shapes, vocab, WeightsCode, WeightsHeaders,
+    files, gguf, gguf_dflash, maps, mtp, presence, quant, shapes, vocab, WeightsCode,
+    WeightsHeaders,
 };
 use crate::config::{ConfigFile, TargetFacts};
 use crate::diagnostic::rule;
@@ -27,6 +28,7 @@ const RULES: &[&[Rule]] = &[
     shapes::RULES,
     presence::RULES,
     vocab::RULES,
+    maps::RULES,
     mtp::RULES,
     gguf::RULES,
     gguf_dflash::RULES,
@@ -223,6 +225,7 @@ mod tests {
             missing_shards: vec![],
             requests: 0,
             body_bytes: 0,
+            map_data: Vec::new(),
         }
     }
 
@@ -281,6 +284,18 @@ mod tests {
                 ),
                 (WeightsCode::D2tLength, vec![Need::DraftVocab]),
                 (WeightsCode::T2dLength, vec![Need::TargetVocab]),
+                (
+                    WeightsCode::D2tValues,
+                    vec![Need::DraftVocab, Need::TargetVocab]
+                ),
+                (
+                    WeightsCode::D2tDuplicates,
+                    vec![Need::DraftVocab, Need::TargetVocab]
+                ),
+                (
+                    WeightsCode::T2dDisagrees,
+                    vec![Need::DraftVocab, Need::TargetVocab]
+                ),
             ]
         );
     }
