@@ -506,7 +506,7 @@ mod tests {
     fn names_are_listed_for_messages() {
         assert_eq!(
             Engine::names_listed(),
-            "vllm, sglang, llama.cpp, koboldcpp, trtllm, vllm-ascend, mlx-lm or mlx-vlm"
+            "vllm, sglang, llama.cpp, koboldcpp, trtllm, vllm-ascend, tpu-inference, mlx-lm or mlx-vlm"
         );
     }
 }
