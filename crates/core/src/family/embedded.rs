@@ -22,6 +22,10 @@ pub const DEPTH_KEYS: &[(&str, &str)] = &[
     ("mtp_config", "num_nextn_predict_layers"),
 ];
 
+/// Parents that hold the head's settings apart from the trunk's: the trunk's `num_hidden_layers`
+/// is read from `text_config` (where vLLM promotes Inkling's text model), else the top level.
+const HEAD_APART: &[&str] = &["mtp_config"];
+
 /// An MTP head a target config declares.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MtpDeclaration {
@@ -50,9 +54,15 @@ impl MtpDeclaration {
 pub fn declared(root: &Node) -> Result<Option<MtpDeclaration>> {
     let mut found: Vec<(String, u64, &Node)> = Vec::new();
     for (parent, key) in DEPTH_KEYS {
-        let Some((object, node)) = depth_node(root, parent, key) else {
+        let Some((mut object, node)) = depth_node(root, parent, key) else {
             continue;
         };
+        if HEAD_APART.contains(parent) {
+            object = root
+                .get("text_config")
+                .filter(|t| t.as_object().is_some())
+                .unwrap_or(root);
+        }
         let path = dotted(parent, key);
         let depth = node.as_u64().ok_or_else(|| {
             Error::new(format!(
@@ -130,6 +140,21 @@ mod tests {
     fn parse(text: &str) -> Result<Option<MtpDeclaration>> {
         let doc = Document::parse_bytes(text.as_bytes()).expect("test JSON");
         declared(&doc.root)
+    }
+
+    #[test]
+    fn inklings_depth_is_apart_from_its_trunk() {
+        let d = parse(
+            r#"{"num_hidden_layers": 2, "text_config": {"num_hidden_layers": 40}, "mtp_config": {"num_nextn_predict_layers": 1}}"#,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(d.key, "mtp_config.num_nextn_predict_layers");
+        assert_eq!(d.num_hidden_layers, Some(40));
+        let d = parse(r#"{"num_hidden_layers": 2, "mtp_config": {"num_nextn_predict_layers": 1}}"#)
+            .unwrap()
+            .unwrap();
+        assert_eq!(d.num_hidden_layers, Some(2));
     }
 
     #[test]
