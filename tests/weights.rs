@@ -211,7 +211,8 @@ const CASES: &[(&str, Option<&str>, &[&str], i32)] = &[
     ("mtp-hy-v4-clean", None, &[], 0),
     ("mtp-hy-v4-dropped", None, &["weights-mtp-missing"], 1),
     // Nemotron 3.5 Transcribe's NeMo-named head (`llm.mtp.layers.j`: a false
-    // weights-mtp-missing before its row); Inkling's depth under mtp_config (never checked).
+    // weights-mtp-missing before its row); MiniMax-M3's `num_mtp_modules` and Inkling's depth
+    // under mtp_config (both never checked before).
     ("mtp-nemotron-transcribe-clean", None, &[], 0),
     (
         "mtp-nemotron-transcribe-dropped",
@@ -219,6 +220,8 @@ const CASES: &[(&str, Option<&str>, &[&str], i32)] = &[
         &["weights-mtp-missing"],
         1,
     ),
+    ("mtp-minimax-m3-clean", None, &[], 0),
+    ("mtp-minimax-m3-dropped", None, &["weights-mtp-missing"], 1),
     ("mtp-inkling-clean", None, &[], 0),
     ("mtp-inkling-dropped", None, &["weights-mtp-missing"], 1),
     // Issue 41: MiMo keeps its head as `model.mtp_layers.j.*` (its row of family::heads).

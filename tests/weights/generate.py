@@ -592,6 +592,12 @@ def mtp_cases(c):
         ("mtp-nemotron-transcribe", {"architectures": ["Nemotron3_5TranscribeForConditionalGeneration"],
                                      "text_config": {"num_nextn_predict_layers": 1, "num_hidden_layers": 1}},
          "llm.mtp.layers.0."),
+        # Issue 41: MiniMax-M3 VL declares its depth as text_config.num_mtp_modules, its head
+        # under `language_model.model.mtp.layers.j`.
+        ("mtp-minimax-m3", {"architectures": ["MiniMaxM3SparseForConditionalGeneration"], "model_type": "minimax_m3_vl",
+                            "num_nextn_predict_layers": None,
+                            "text_config": {"num_mtp_modules": 1, "num_hidden_layers": 1}},
+         "language_model.model.mtp.layers.0."),
         # Issue 41: Inkling declares its depth under mtp_config only (and `model.mtp.layers.j`).
         ("mtp-inkling", {"architectures": ["InklingForConditionalGeneration"], "model_type": "inkling_mm_model",
                          "num_nextn_predict_layers": None, "mtp_config": {"num_nextn_predict_layers": 1}},

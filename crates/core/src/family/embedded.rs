@@ -53,7 +53,8 @@ impl MtpDeclaration {
 /// disagree.
 pub fn declared(root: &Node) -> Result<Option<MtpDeclaration>> {
     let mut found: Vec<(String, u64, &Node)> = Vec::new();
-    for (parent, key) in DEPTH_KEYS {
+    let naming = super::heads::of(root);
+    for (parent, key) in DEPTH_KEYS.iter().chain(naming.depth_keys) {
         let Some((mut object, node)) = depth_node(root, parent, key) else {
             continue;
         };
@@ -91,7 +92,7 @@ pub fn declared(root: &Node) -> Result<Option<MtpDeclaration>> {
         depth: *depth,
         key: first_path.clone(),
         num_hidden_layers: object.get("num_hidden_layers").and_then(Node::as_u64),
-        naming: super::heads::of(root),
+        naming,
     }))
 }
 
@@ -104,9 +105,12 @@ pub fn evidence(root: &Node) -> Option<String> {
     match declared(root) {
         Ok(Some(d)) => Some(format!("{} {}", d.key, d.depth)),
         Ok(None) => None,
-        Err(_) => DEPTH_KEYS.iter().find_map(|(parent, key)| {
-            depth_node(root, parent, key).map(|_| format!("{} present", dotted(parent, key)))
-        }),
+        Err(_) => DEPTH_KEYS
+            .iter()
+            .chain(super::heads::of(root).depth_keys)
+            .find_map(|(parent, key)| {
+                depth_node(root, parent, key).map(|_| format!("{} present", dotted(parent, key)))
+            }),
     }
 }
 
@@ -140,6 +144,22 @@ mod tests {
     fn parse(text: &str) -> Result<Option<MtpDeclaration>> {
         let doc = Document::parse_bytes(text.as_bytes()).expect("test JSON");
         declared(&doc.root)
+    }
+
+    #[test]
+    fn minimax_m3s_depth_key_is_read_for_its_configs_only() {
+        let d = parse(
+            r#"{"architectures": ["MiniMaxM3SparseForConditionalGeneration"], "model_type": "minimax_m3_vl", "text_config": {"num_hidden_layers": 60, "num_mtp_modules": 1}}"#,
+        )
+        .unwrap()
+        .unwrap();
+        assert_eq!(d.key, "text_config.num_mtp_modules");
+        assert_eq!(d.naming.family, "MiniMax-M3");
+        // Another family's `num_mtp_modules` is not a depth this tool reads.
+        assert_eq!(
+            parse(r#"{"model_type": "minimax_m2", "num_mtp_modules": 3}"#).unwrap(),
+            None
+        );
     }
 
     #[test]

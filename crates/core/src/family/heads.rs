@@ -12,8 +12,9 @@
 //! `orig_to_new_prefix`, SGLang mimo_mtp.py's `model.mtp_layers.(\d+).` pattern), `model.mtp_block.j.*`
 //! (ERNIE-4.5 MoE), `mtp.j.*` (DeepSeek-V4) or `model.mtp_layers.j.*` (HY-V4, whose loaders read
 //! one layer whatever its exports declare), `llm.mtp.layers.j.*` (Nemotron 3.5 Transcribe's BF16
-//! checkpoint, in NeMo's layout). A config no row names is read with the first two spellings, as
-//! every MTP target was before the rows.
+//! checkpoint, in NeMo's layout). A row may also name depth keys only its family uses
+//! (MiniMax-M3's `num_mtp_modules`), read for the configs that pick it. A config no row names is
+//! read with the first two spellings, as every MTP target was before the rows.
 
 use crate::json::Node;
 
@@ -47,6 +48,10 @@ pub struct HeadNaming {
     /// (HY-V4 exports declare 1 or 2 and hold one: vLLM loads `max(n - 1, 1)`, SGLang only layer
     /// 0); the layers past it are not looked for.
     pub layers_read: Option<u64>,
+    /// Depth keys only this family's configs use, beside the shared ones
+    /// (`super::embedded::DEPTH_KEYS`): `(parent, key)`, read only when the config picks the row
+    /// (a key another family spells the same way with another meaning is not read there).
+    pub depth_keys: &'static [(&'static str, &'static str)],
     /// Where the spellings were read.
     pub source: &'static str,
 }
@@ -69,6 +74,7 @@ pub const ROWS: &[HeadNaming] = &[
             display: "model.mtp_layers.",
         }],
         layers_read: None,
+        depth_keys: &[],
         source: "vLLM 0.34.0 mimo_mtp.py:182-184 (`model.mtp_layers.{i}.` remapped to the offset index); \
 SGLang 0.5.23 mimo_mtp.py:185 (`model.mtp_layers.(\\d+).`)",
     },
@@ -84,6 +90,7 @@ SGLang 0.5.23 mimo_mtp.py:185 (`model.mtp_layers.(\\d+).`)",
         ],
         layers: &[MTP_LAYERS],
         layers_read: None,
+        depth_keys: &[],
         source: "vLLM 0.34.0 qwen3_5_mtp.py:319-329 and qwen3_next_mtp.py:244-254 (only names starting \
 `mtp.` are the head's); SGLang 0.5.23 qwen3_5_mtp.py:365-367",
     },
@@ -101,6 +108,7 @@ SGLang 0.5.23 mimo_mtp.py:185 (`model.mtp_layers.(\\d+).`)",
         ],
         layers: &[HeadLayers::AfterTrunk],
         layers_read: None,
+        depth_keys: &[],
         source: "vLLM 0.34.0 models/utils.py:642 get_spec_layer_idx_from_weight_name (`model.layers.{N + j}.`), \
 used by deepseek_mtp.py, glm4_moe_mtp.py, glm4_moe_lite_mtp.py; bailing_moe_mtp.py:293-301",
     },
@@ -114,6 +122,7 @@ used by deepseek_mtp.py, glm4_moe_mtp.py, glm4_moe_lite_mtp.py; bailing_moe_mtp.
             display: "model.mtp_block.",
         }],
         layers_read: None,
+        depth_keys: &[],
         source: "vLLM 0.34.0 ernie_mtp.py:148-161 (`mtp_block.{i}`, beside `mtp_emb_norm.{i}`, `mtp_hidden_norm.{i}`, \
 `mtp_linear_proj.{i}`); SGLang 0.5.23 ernie4_eagle.py:144-161",
     },
@@ -127,6 +136,7 @@ used by deepseek_mtp.py, glm4_moe_mtp.py, glm4_moe_lite_mtp.py; bailing_moe_mtp.
             display: "mtp.",
         }],
         layers_read: None,
+        depth_keys: &[],
         source: "vLLM 0.34.0 models/deepseek_v4/nvidia/mtp.py:339-352 (`mtp.{i}.` remapped to `model.layers.{N + i}.`); \
 SGLang 0.5.23 deepseek_v4_nextn.py:252-254 (`mtp.0.` → `model.decoder.`)",
     },
@@ -143,6 +153,7 @@ SGLang 0.5.23 deepseek_v4_nextn.py:252-254 (`mtp.0.` → `model.decoder.`)",
             HeadLayers::AfterTrunk,
         ],
         layers_read: Some(1),
+        depth_keys: &[],
         source: "vLLM 0.34.0 models/hy_v4/nvidia/mtp.py:780-790 (`model.mtp_layers.{j}.`, else `model.layers.{N + j}.`; \
 54-69: loads max(n - 1, 1) layers, exports declaring 1 or 2 holding one); SGLang 0.5.23 hunyuan_v4_nextn.py:220-226 \
 (only `model.mtp_layers.0.`)",
@@ -160,8 +171,20 @@ SGLang 0.5.23 deepseek_v4_nextn.py:252-254 (`mtp.0.` → `model.decoder.`)",
             MTP_LAYERS,
         ],
         layers_read: None,
+        depth_keys: &[],
         source: "vLLM 0.34.0 nemotron3_5_transcribe.py:388-398 (the BF16 checkpoint in NeMo's layout: `llm.mtp.*`, \
 `llm.` stripped for NemotronHMTP) and 416-418 (the FP8 and NVFP4 exports use Hugging Face names: `mtp.layers.{j}.`)",
+    },
+    HeadNaming {
+        family: "MiniMax-M3",
+        architectures: &["MiniMaxM3SparseForConditionalGeneration", "MiniMaxM3MTP"],
+        model_types: &["minimax_m3_vl", "minimax_m3_mtp"],
+        layers: &[MTP_LAYERS],
+        layers_read: None,
+        depth_keys: &[("text_config", "num_mtp_modules"), ("", "num_mtp_modules")],
+        source: "vLLM 0.34.0 models/minimax_m3/nvidia/mtp.py:205-220 (`language_model.` stripped, then \
+`model.mtp.layers.{j}.`); config/speculative.py:1254-1280 (the depth is `num_mtp_modules` of the text config, \
+default 1)",
     },
 ];
 
@@ -172,6 +195,7 @@ pub const ANY: HeadNaming = HeadNaming {
     model_types: &[],
     layers: &[MTP_LAYERS, HeadLayers::AfterTrunk],
     layers_read: None,
+    depth_keys: &[],
     source: "the union of the rows' most common spellings",
 };
 
