@@ -6,11 +6,11 @@ mod support;
 use std::path::Path;
 use std::process::Command;
 
-use support::olah::{enabled, Olah, RepoSpec};
+use support::olah::{enabled, IncidentRepos, Olah, RepoSpec};
 use support::{FakeRepo, Fault, HubServer, Tweak};
 
-const DRAFTER: &str = "z-lab/Qwen3.6-27B-DFlash";
-const TARGET: &str = "Qwen/Qwen3.6-27B";
+const DRAFTER: &str = IncidentRepos::DRAFTER;
+const TARGET: &str = IncidentRepos::TARGET;
 /// The target in the explicit Hub form a typo cannot produce.
 const TARGET_HF: &str = "hf://Qwen/Qwen3.6-27B";
 const TOKEN: &str = "hf_SENTINELcliTOKEN9876";
@@ -430,26 +430,8 @@ fn pin_then_check_with_the_hub_gone() {
     if !enabled() {
         return;
     }
-    let authority = read("fixtures/incident/authority/config.json");
-    let mut olah = Olah::start(&[
-        RepoSpec {
-            id: DRAFTER,
-            commits: vec![vec![("config.json", &authority)]],
-        },
-        RepoSpec {
-            id: TARGET,
-            commits: vec![vec![
-                (
-                    "config.json",
-                    &read("fixtures/targets/Qwen3.6-27B/config.json"),
-                ),
-                (
-                    "tokenizer_config.json",
-                    &read("fixtures/targets/Qwen3.6-27B/tokenizer_config.json"),
-                ),
-            ]],
-        },
-    ]);
+    let repos = IncidentRepos::read();
+    let mut olah = Olah::start(&repos.specs());
     let sha = olah.commits(DRAFTER)[0].clone();
     let target_sha = olah.commits(TARGET)[0].clone();
     let repo = tempfile::tempdir().unwrap();

@@ -14,10 +14,10 @@ mod support;
 use std::path::Path;
 use std::process::Command;
 
-use support::olah::{enabled, Olah, RepoSpec};
+use support::olah::{enabled, IncidentRepos, Olah};
 
-const DRAFTER: &str = "z-lab/Qwen3.6-27B-DFlash";
-const TARGET: &str = "Qwen/Qwen3.6-27B";
+const DRAFTER: &str = IncidentRepos::DRAFTER;
+const TARGET: &str = IncidentRepos::TARGET;
 
 /// Every `dflash-check` example line (one line, no continuation) in README.md and docs/*.md
 /// that reads the Hub, with the page it is on.
@@ -64,27 +64,8 @@ fn hub_examples_run_against_a_real_hub_server() {
     if !enabled() {
         return;
     }
-    let read = |p: &str| std::fs::read(p).unwrap();
-    let (authority, target_config, tokenizer, tokenizer_config) = (
-        read("fixtures/incident/authority/config.json"),
-        read("fixtures/targets/Qwen3.6-27B/config.json"),
-        read("fixtures/targets/Qwen3.6-27B/tokenizer.json"),
-        read("fixtures/targets/Qwen3.6-27B/tokenizer_config.json"),
-    );
-    let mut olah = Olah::start(&[
-        RepoSpec {
-            id: DRAFTER,
-            commits: vec![vec![("config.json", &authority)]],
-        },
-        RepoSpec {
-            id: TARGET,
-            commits: vec![vec![
-                ("config.json", &target_config),
-                ("tokenizer.json", &tokenizer),
-                ("tokenizer_config.json", &tokenizer_config),
-            ]],
-        },
-    ]);
+    let repos = IncidentRepos::read();
+    let mut olah = Olah::start(&repos.specs());
     let sha = olah.commits(DRAFTER)[0].clone();
     let served = [DRAFTER, TARGET];
     let mut ran = 0;

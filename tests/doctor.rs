@@ -12,14 +12,10 @@ use std::path::Path;
 use std::process::Command;
 
 use support::metrics::MetricsServer;
-use support::olah::{enabled, Olah, RepoSpec};
+use support::olah::{enabled, IncidentRepos, Olah};
 
-const DRAFTER: &str = "z-lab/Qwen3.6-27B-DFlash";
-const TARGET: &str = "Qwen/Qwen3.6-27B";
-
-fn read(p: &str) -> Vec<u8> {
-    std::fs::read(p).unwrap()
-}
+const DRAFTER: &str = IncidentRepos::DRAFTER;
+const TARGET: &str = IncidentRepos::TARGET;
 
 fn doctor(args: &[&str], cache: &Path) -> (i32, String, String) {
     doctor_at(args, cache, None)
@@ -71,30 +67,8 @@ fn the_incident_from_symptom_to_fix() {
     let Some(collapse) = MetricsServer::start("vllm-collapse", &[]) else {
         return;
     };
-    let authority = read("fixtures/incident/authority/config.json");
-    let olah = Olah::start(&[
-        RepoSpec {
-            id: DRAFTER,
-            commits: vec![vec![("config.json", &authority)]],
-        },
-        RepoSpec {
-            id: TARGET,
-            commits: vec![vec![
-                (
-                    "config.json",
-                    &read("fixtures/targets/Qwen3.6-27B/config.json"),
-                ),
-                (
-                    "tokenizer_config.json",
-                    &read("fixtures/targets/Qwen3.6-27B/tokenizer_config.json"),
-                ),
-                (
-                    "tokenizer.json",
-                    &read("fixtures/targets/Qwen3.6-27B/tokenizer.json"),
-                ),
-            ]],
-        },
-    ]);
+    let repos = IncidentRepos::read();
+    let olah = Olah::start(&repos.specs());
     let sha = olah.commits(DRAFTER)[0].clone();
     let work = tempfile::tempdir().unwrap();
     let cache = work.path().join("cache");

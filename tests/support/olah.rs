@@ -166,3 +166,45 @@ fn http_status(port: u16, path: &str) -> Option<u16> {
     s.read_to_string(&mut buf).ok()?;
     buf.split_whitespace().nth(1)?.parse().ok()
 }
+
+/// The incident's drafter and target as the Hub serves them, from the repository's own files:
+/// `z-lab/Qwen3.6-27B-DFlash` (the authority's config) and `Qwen/Qwen3.6-27B`
+/// (fixtures/targets/Qwen3.6-27B: config and tokenizer files), one commit each.
+pub struct IncidentRepos {
+    authority: Vec<u8>,
+    target: Vec<(&'static str, Vec<u8>)>,
+}
+
+impl IncidentRepos {
+    pub const DRAFTER: &'static str = "z-lab/Qwen3.6-27B-DFlash";
+    pub const TARGET: &'static str = "Qwen/Qwen3.6-27B";
+
+    pub fn read() -> IncidentRepos {
+        let read = |p: &str| std::fs::read(p).unwrap();
+        IncidentRepos {
+            authority: read("fixtures/incident/authority/config.json"),
+            target: ["config.json", "tokenizer.json", "tokenizer_config.json"]
+                .into_iter()
+                .map(|f| (f, read(&format!("fixtures/targets/Qwen3.6-27B/{f}"))))
+                .collect(),
+        }
+    }
+
+    /// The two repos, for [`Olah::start`].
+    pub fn specs(&self) -> Vec<RepoSpec<'_>> {
+        vec![
+            RepoSpec {
+                id: Self::DRAFTER,
+                commits: vec![vec![("config.json", &self.authority)]],
+            },
+            RepoSpec {
+                id: Self::TARGET,
+                commits: vec![self
+                    .target
+                    .iter()
+                    .map(|(f, bytes)| (*f, bytes.as_slice()))
+                    .collect()],
+            },
+        ]
+    }
+}
