@@ -220,6 +220,20 @@ const CASES: &[(&str, Option<&str>, &[&str], i32)] = &[
         &["weights-mtp-missing"],
         1,
     ),
+    // quark with `mtp.` entries on a Qwen3.5 head (SGLang's whole-head rule by release:
+    // a_quark_qwen35_head_is_judged_by_sglangs_whole_head_rule).
+    (
+        "mtp-qwen35-quark-partial",
+        None,
+        &["weights-mtp-unquantized"],
+        1,
+    ),
+    (
+        "mtp-qwen35-quark-mixed",
+        None,
+        &["weights-mtp-quant-excluded"],
+        0,
+    ),
     ("mtp-minimax-m3-clean", None, &[], 0),
     ("mtp-minimax-m3-dropped", None, &["weights-mtp-missing"], 1),
     ("mtp-inkling-clean", None, &[], 0),
@@ -1295,9 +1309,26 @@ fn one_engine_by_release(
     expect: &[(Option<&str>, Option<&str>, i32)],
     names: &[&str],
 ) {
+    by_release(
+        fx,
+        case,
+        "weights-mtp-unquantized-one-engine",
+        expect,
+        names,
+    );
+}
+
+/// `weights CASE --engine E` for each (E, severity of `code` wanted, exit code), the message
+/// naming each of `names`.
+fn by_release(
+    fx: &std::path::Path,
+    case: &str,
+    code: &str,
+    expect: &[(Option<&str>, Option<&str>, i32)],
+    names: &[&str],
+) {
     let dir = fx.join("cases").join(case);
     let dir = dir.to_str().unwrap();
-    let code = "weights-mtp-unquantized-one-engine";
     for &(engine, want, exit) in expect {
         let mut args = vec!["weights", dir, "--format", "json"];
         if let Some(e) = engine {
@@ -1383,4 +1414,45 @@ fn fused_mtp_projections_excluded_one_by_one_are_judged_by_the_sglang_release() 
         "mtp.layers.0.mlp.gate_up_proj",
     ];
     one_engine_by_release(&fx, "mtp-qwen35-ct-individual", &expect, &fused);
+}
+
+/// Issue 41: quark on a Qwen3.5 head with `mtp.` entries, none naming the experts. SGLang 0.5.12
+/// to 0.5.20 builds the whole head BF16 (qwen3_5_mtp.py): a BF16 expert the list leaves
+/// quantized loads there and fails elsewhere (988a43b called it an error at every release);
+/// an expert stored quantized fails there only (988a43b said nothing).
+#[test]
+fn a_quark_qwen35_head_is_judged_by_sglangs_whole_head_rule() {
+    let Some(fx) = fixtures("quark_whole_head") else {
+        return;
+    };
+    let partial = [
+        (None, Some("error"), 1),
+        (Some("vllm"), Some("error"), 1),
+        (Some("sglang@0.5.11"), Some("error"), 1),
+        (Some("sglang@0.5.15"), None, 0),
+        (Some("sglang@0.5.20"), None, 0),
+        (Some("sglang@0.5.21"), Some("error"), 1),
+        (Some("sglang"), Some("error"), 1),
+    ];
+    by_release(
+        &fx,
+        "mtp-qwen35-quark-partial",
+        "weights-mtp-unquantized",
+        &partial,
+        &["mtp.layers.0.mlp.experts.0.down_proj", "0.5.12 to 0.5.20"],
+    );
+    let mixed = [
+        (None, Some("warning"), 0),
+        (Some("vllm"), None, 0),
+        (Some("sglang@0.5.15"), Some("error"), 1),
+        (Some("sglang@0.5.21"), None, 0),
+        (Some("sglang"), None, 0),
+    ];
+    by_release(
+        &fx,
+        "mtp-qwen35-quark-mixed",
+        "weights-mtp-quant-excluded",
+        &mixed,
+        &["mtp.layers.0.mlp.experts.0.down_proj", "mtp.fc"],
+    );
 }

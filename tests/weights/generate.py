@@ -510,6 +510,26 @@ def qwen35_int4():
     return t
 
 
+def qwen35_quark(experts_quantized):
+    """A Qwen3.5-MoE checkpoint quantized by quark (MXFP4-style U8 weights and scales in the
+    trunk), its MTP head BF16 but for the routed expert when `experts_quantized`."""
+    t = {"model.language_model.embed_tokens.weight": z(VOCAB, H),
+         "model.language_model.layers.0.input_layernorm.weight": z(H)}
+    for part, out_f, in_f in [("self_attn.q_proj", H, H), ("mlp.experts.0.down_proj", H, I)]:
+        n = "model.language_model.layers.0." + part
+        t[n + ".weight"] = z(out_f, in_f // 2, dtype=np.uint8)
+        t[n + ".weight_scale"] = z(out_f, in_f // 32, dtype=np.uint8)
+    t.update({"mtp.fc.weight": z(H, 2 * H), "mtp.layers.0.self_attn.q_proj.weight": z(H, H),
+              "mtp.layers.0.input_layernorm.weight": z(H), "mtp.norm.weight": z(H)})
+    e = "mtp.layers.0.mlp.experts.0.down_proj"
+    if experts_quantized:
+        t[e + ".weight"] = z(H, I // 2, dtype=np.uint8)
+        t[e + ".weight_scale"] = z(H, I // 32, dtype=np.uint8)
+    else:
+        t[e + ".weight"] = z(H, I)
+    return t
+
+
 def dsv3_awq():
     """DeepSeek-V3's layout quantized by AWQ (attention and one expert per layer), its MTP layer
     (index 2) kept in F16."""
@@ -640,6 +660,14 @@ def mtp_cases(c):
     gptq = {"quant_method": "gptq", "bits": 4, "group_size": 128, "desc_act": False, "sym": True,
             "dynamic": {"-:.*mtp.*": {}}}
     write_single(os.path.join(c, "mtp-qwen35-gptq-dynamic"), cfg(QWEN35, quantization_config=gptq), qwen35_int4())
+    # quark on a Qwen3.5 head with `mtp.` entries (none naming the experts): SGLang 0.5.12-0.5.20
+    # builds the whole head BF16. A BF16 expert the list leaves quantized loads there only; an
+    # expert stored quantized fails there only.
+    quark_q = {"quant_method": "quark", "exclude": ["lm_head", "mtp.fc", "mtp.layers.0.self_attn.q_proj"]}
+    write_single(os.path.join(c, "mtp-qwen35-quark-partial"), cfg(QWEN35, quantization_config=quark_q),
+                 qwen35_quark(experts_quantized=False))
+    write_single(os.path.join(c, "mtp-qwen35-quark-mixed"), cfg(QWEN35, quantization_config=quark_q),
+                 qwen35_quark(experts_quantized=True))
     # The MTP layer excluded by its index: vLLM builds it as `model.layers.2.*`, SGLang as
     # `model.decoder.*`, which the entry is not contained in.
     write_sharded(os.path.join(c, "mtp-deepseek-awq-layer-index"),

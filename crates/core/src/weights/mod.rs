@@ -28,6 +28,7 @@ mod mtp;
 mod mtp_head;
 mod presence;
 mod quant;
+mod quark_head;
 mod rules;
 mod shapes;
 mod text;

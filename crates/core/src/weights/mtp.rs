@@ -188,7 +188,10 @@ modules but never a MoE's experts; GPTQ's `dynamic` excludes by a `-:` regex mat
 matching key deciding, which SGLang's gptq_marlin ignores for experts, while vLLM also reads \
 `modules_in_block_to_quantize` and builds a Qwen3.5 head unquantized for any `-:` key containing `mtp`; SGLang \
 names DeepSeek's MTP layer `model.decoder.*` and builds Qwen3.5's `mtp.fc` as a plain linear. A module the engines \
-treat differently is not reported. Fix the exclude list in the method's form, or quantize the head with the rest.",
+treat differently is not reported. Under quark, SGLang's Qwen3.5 MTP class builds the whole head BF16 when an exclude \
+entry starts `mtp.` (0.5.12 to 0.5.20) or when one names `mlp.experts` (0.5.21 on; qwen3_5_mtp.py): such a head loads \
+there, and the verdict follows the release (weights/quark_head.rs). Fix the exclude list in the method's form, or \
+quantize the head with the rest.",
     },
     applies: Applies::Any,
     needs: &[],
@@ -270,7 +273,24 @@ fn mtp_unquantized(cx: &mut Cx) {
         ),
         None => String::new(),
     };
+    let whole_head = super::quark_head::head_bf16(cx, ex);
     for (m, stored, count) in found {
+        // SGLang's Qwen3.5 class may build the whole head BF16 for the list's `mtp.` entries.
+        let severity = match &whole_head {
+            Some(head) => match super::quark_head::verdict(cx, head, false) {
+                Some(s) => s,
+                None => continue,
+            },
+            None => Severity::Error,
+        };
+        let whole = match &whole_head {
+            Some(head) => format!(
+                " (SGLang 0.5.12 to 0.5.20 builds this head BF16 whole for `{}`, and 0.5.21 and later for an \
+                 `mtp.` entry naming `mlp.experts`: it loads there)",
+                head.entry
+            ),
+            None => String::new(),
+        };
         let file = cx.v.headers.display_of(&m.shard);
         let others = match count {
             1 => String::new(),
@@ -289,12 +309,13 @@ fn mtp_unquantized(cx: &mut Cx) {
             }
             _ => "a load failure or shape mismatch (vllm#53414, sglang#36786, sglang#29781)",
         };
-        cx.emit(
+        cx.emit_as(
+            severity,
             &m.name,
             &file,
             format!(
                 "MTP module `{}` {stored}{others}, but `{}` ({}) does not exclude it, so {engine} \
-                 a quantized layer for it: {what}{hint}; {remedy}",
+                 a quantized layer for it: {what}{whole}{hint}; {remedy}",
                 m.name,
                 ex.key,
                 ex.method.name(),
@@ -677,7 +698,11 @@ const MTP_QUANT_EXCLUDED: Rule = Rule {
         explanation: "An excluded module gets an unquantized layer (vLLM 0.27.1's fp8 and quark methods return \
 UnquantizedLinearMethod for a skipped layer), which has no parameter for the packed weight or the scales the \
 checkpoint stores: the load fails, or the scales are dropped and the head drafts from raw FP8/integer values. A \
-warning: no public report of this direction was found. Remove the entry, or store the head unquantized.",
+warning: no public report of this direction was found. One engine does it to a head no entry excludes module by \
+module: under quark, SGLang's Qwen3.5 MTP class builds the whole head BF16 for any `mtp.` entry from 0.5.12 to 0.5.20 \
+(from 0.5.12 for one naming `mlp.experts`), so a head that stores its experts quantized (MXFP4) fails there, as \
+0.5.21's qwen3_5_mtp.py says (\"MXFP4 checkpoint shards no longer fit\"): an error at those releases. Remove the \
+entry, or store the head unquantized.",
     },
     applies: Applies::Any,
     needs: &[],
@@ -717,6 +742,48 @@ fn mtp_quant_excluded(cx: &mut Cx) {
                  scales; remove the entry or store the module unquantized",
                 m.name,
                 if count > 1 { format!(" with {} more of its layer", count - 1) } else { String::new() },
+            ),
+        );
+    }
+    quark_whole_head_quantized(cx, h, ex);
+}
+
+/// quark, a Qwen3.5 head with `mtp.` entries: the modules it stores quantized and the list keeps
+/// quantized, which SGLang builds BF16 with the rest of the head (0.5.12–0.5.20 for any such
+/// entry, from 0.5.12 for one naming the experts).
+fn quark_whole_head_quantized(cx: &mut Cx, h: &MtpHead, ex: &Exclusions) {
+    let Some(head) = super::quark_head::head_bf16(cx, ex) else {
+        return;
+    };
+    let Some(severity) = super::quark_head::verdict(cx, &head, true) else {
+        return;
+    };
+    let found = per_layer(
+        h.modules
+            .iter()
+            .filter(|m| m.quantized())
+            .filter(|m| ex.verdict_at(&m.name, layer_prefix(h, m).as_deref()) == Verdict::Quantized)
+            .map(|m| (m, ())),
+    );
+    for (m, (), count) in found {
+        let file = cx.v.headers.display_of(&m.shard);
+        let stored = m.dtype.clone().unwrap_or_else(|| m.parts.join(" + "));
+        let when = match &head.experts_entry {
+            Some(e) => format!("from 0.5.12, for `{e}`"),
+            None => format!("0.5.12 to 0.5.20, for `{}`", head.entry),
+        };
+        cx.emit_as(
+            severity,
+            &m.name,
+            &file,
+            format!(
+                "MTP module `{}` is stored quantized ({stored}){}, and `{}` (quark) keeps it quantized module by \
+                 module, but SGLang's Qwen3.5 MTP class builds the whole head BF16 ({when}): its quantized weights do \
+                 not fit (vLLM loads it); drop the head's `mtp.` entries and exclude its BF16 modules by name, or \
+                 serve with SGLang 0.5.21 or later",
+                m.name,
+                if count > 1 { format!(" with {} more of its layer", count - 1) } else { String::new() },
+                ex.key,
             ),
         );
     }
@@ -846,7 +913,15 @@ fn mlx_layout(cx: &Cx) -> Option<String> {
 pub fn by_engine(code: WeightsCode) -> Vec<&'static ByEngine> {
     match code {
         WeightsCode::MtpMissing => vec![&MTP_MISSING_BY_ENGINE],
-        WeightsCode::MtpUnquantized => vec![&MTP_UNQUANTIZED_BY_ENGINE],
+        WeightsCode::MtpUnquantized => vec![
+            &MTP_UNQUANTIZED_BY_ENGINE,
+            &super::quark_head::BF16_MODULE_BY_ENGINE,
+            &super::quark_head::BF16_MODULE_EXPERTS_BY_ENGINE,
+        ],
+        WeightsCode::MtpQuantExcluded => vec![
+            &super::quark_head::QUANTIZED_MODULE_BY_ENGINE,
+            &super::quark_head::QUANTIZED_MODULE_EXPERTS_BY_ENGINE,
+        ],
         WeightsCode::MtpUnquantizedOneEngine => {
             vec![&FUSED_BY_ENGINE, &NEXTN_BY_ENGINE, &MXFP4_EXPERTS_BY_ENGINE]
         }

@@ -137,6 +137,20 @@ pub struct Exclusions {
     /// compressed-tensors in MXFP4 (its format, or 4-bit float weights in groups of 32):
     /// SGLang from 0.5.17 builds every MoE of it MXFP4, whatever `ignore` says.
     mxfp4: bool,
+    /// quark: the entries that start `mtp.` as written (SGLang's Qwen3.5 MTP class reads them
+    /// whole, [`Exclusions::sglang_quark_head_bf16`]); the first 8.
+    mtp_prefixed: Vec<String>,
+}
+
+/// How SGLang's Qwen3.5 MTP class reads a quark list's `mtp.` entries (qwen3_5_mtp.py): from
+/// 0.5.12 any of them builds the whole head BF16; from 0.5.21 only one naming `mlp.experts`
+/// does, the others being matched module by module like every list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct QuarkHeadBf16 {
+    /// The first `mtp.` entry (what 0.5.12-0.5.20 react to).
+    pub entry: String,
+    /// An `mtp.` entry naming the routed experts (what 0.5.21 and later react to).
+    pub experts_entry: Option<String>,
 }
 
 /// Whether a compressed-tensors config is MXFP4 as SGLang's `_is_mxfp4_moe` reads it (0.5.17 to
@@ -373,9 +387,13 @@ impl Exclusions {
             expert_entries: Vec::new(),
             int4: None,
             mxfp4: false,
+            mtp_prefixed: Vec::new(),
         };
         let mut sources: Vec<(String, String)> = Vec::new();
         for &e in entries {
+            if method == Method::Quark && e.starts_with("mtp.") && ex.mtp_prefixed.len() < 8 {
+                ex.mtp_prefixed.push(e.to_string());
+            }
             if looks_mtp(e) && ex.mtp_like.len() < 8 {
                 ex.mtp_like.push(e.to_string());
             }
@@ -514,6 +532,21 @@ impl Exclusions {
         self.mxfp4
             && module.contains(".mlp.experts.")
             && matches!(self.verdict(module), Verdict::Excluded(_))
+    }
+
+    /// quark, a list with `mtp.` entries, which SGLang's Qwen3.5 MTP class reads whole before any
+    /// module is matched ([`QuarkHeadBf16`]); `None` for any other list.
+    pub fn sglang_quark_head_bf16(&self) -> Option<QuarkHeadBf16> {
+        let entry = self.mtp_prefixed.first()?.clone();
+        let experts_entry = self
+            .mtp_prefixed
+            .iter()
+            .find(|e| e.contains("mlp.experts"))
+            .cloned();
+        Some(QuarkHeadBf16 {
+            entry,
+            experts_entry,
+        })
     }
 
     /// quark, an MTP module of a NextN layer kept among the decoder layers (checkpoint prefix
