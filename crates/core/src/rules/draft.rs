@@ -104,23 +104,28 @@ const VOCAB_ADDED_DIFFER: ByEngine = ByEngine {
     ],
 };
 
+/// Token lists of other lengths with the same text, where nothing compares them: vLLM (it
+/// compares the configs' `vocab_size`) and SGLang before its check.
+const VLLM_LOADS_OTHER_COUNT: ReleaseRow = ReleaseRow::any_version(
+    Engine::Vllm,
+    Some(Severity::Warning),
+    "loads the pair (it compares the configs' vocab_size): a draft id the target lacks is never accepted",
+);
+const SGLANG_BEFORE_CHECK_OTHER_COUNT: ReleaseRow = ReleaseRow::until_release(
+    Engine::Sglang,
+    (0, 5, 14),
+    Some(Severity::Warning),
+    "no vocabulary check in STANDALONE: a draft id the target lacks is never accepted",
+);
+
 /// Only the token counts differ, by at most llama.cpp's allowance: every shared id means the
 /// same text, and the longer side's extra ids are never accepted.
 const VOCAB_SIZE_NEAR: ByEngine = ByEngine {
     case: Some("only the token counts differ, by at most 128"),
     no_engine: Some(Severity::Warning),
     rows: &[
-        ReleaseRow::any_version(
-            Engine::Vllm,
-            Some(Severity::Warning),
-            "loads the pair (it compares the configs' vocab_size): a draft id the target lacks is never accepted",
-        ),
-        ReleaseRow::until_release(
-            Engine::Sglang,
-            (0, 5, 14),
-            Some(Severity::Warning),
-            "no vocabulary check in STANDALONE: a draft id the target lacks is never accepted",
-        ),
+        VLLM_LOADS_OTHER_COUNT,
+        SGLANG_BEFORE_CHECK_OTHER_COUNT,
         SGLANG_REFUSES_ANOTHER_VOCAB,
         ReleaseRow::any_version(
             Engine::LlamaCpp,
@@ -140,17 +145,8 @@ const VOCAB_SIZE_FAR: ByEngine = ByEngine {
     case: Some("only the token counts differ, by more than 128"),
     no_engine: Some(Severity::Warning),
     rows: &[
-        ReleaseRow::any_version(
-            Engine::Vllm,
-            Some(Severity::Warning),
-            "loads the pair (it compares the configs' vocab_size): a draft id the target lacks is never accepted",
-        ),
-        ReleaseRow::until_release(
-            Engine::Sglang,
-            (0, 5, 14),
-            Some(Severity::Warning),
-            "no vocabulary check in STANDALONE: a draft id the target lacks is never accepted",
-        ),
+        VLLM_LOADS_OTHER_COUNT,
+        SGLANG_BEFORE_CHECK_OTHER_COUNT,
         SGLANG_REFUSES_ANOTHER_VOCAB,
         ReleaseRow::any_version(
             Engine::LlamaCpp,
