@@ -28,17 +28,17 @@ fuzz_target!(|data: &[u8]| {
     let snapshot = Snapshot::find(REPO).expect("built-in snapshot");
     let target = || TargetContext {
         facts: Some(QWEN3_6_27B.facts()),
-        tokens: QWEN3_6_27B.token_table(),
+        tokens: QWEN3_6_27B.token_table().into(),
         ..TargetContext::none()
     };
     // The fuzzed config as the local side, against the fixed authority...
-    let report = DiffReport::build(local.clone(), snapshot.authority(None), target());
+    let report = DiffReport::build(local.clone(), snapshot.authority(None).into(), target());
     render(&report);
     // ...and as the authority, with the fixed config as the local side.
     let mut as_authority = snapshot.authority(None);
     let fixed = as_authority.config.clone();
     as_authority.config = local;
-    let report = DiffReport::build(fixed, as_authority, target());
+    let report = DiffReport::build(fixed, as_authority.into(), target());
     render(&report);
 });
 
