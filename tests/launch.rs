@@ -1349,11 +1349,12 @@ proptest::proptest! {
     /// Arbitrary text as a pasted command or as a script, Dockerfile or compose file never
     /// panics: it parses or it is an error with a message.
     #[test]
-    fn arbitrary_input_never_panics(text in "(vllm serve |python -m sglang.launch_server |FROM |services:\n  a:\n    command: |--[a-z-]{1,12}[ =]|--speculative-(num-steps|eagle-topk|num-draft-tokens|algorithm|dflash-block-size) |(EAGLE|DFLASH|1|18446744073709551615) |--speculative-config '\\{\"num_speculative_tokens\": 18446744073709551615, \"method\": \"dflash\"\\}' |[-{}\"' \\\\$=\n\t:\\[\\],a-zA-Z0-9_.]){0,40}") {
+    fn arbitrary_input_never_panics(text in "(vllm serve |python -m sglang.launch_server |FROM |services:\n  a:\n    command: |--[a-z-]{1,12}[ =]|--speculative-(num-steps|eagle-topk|num-draft-tokens|algorithm|dflash-block-size) |(EAGLE|DFLASH|1|18446744073709551615) |--speculative-config '\\{\"num_speculative_tokens\": 18446744073709551615, \"method\": \"dflash\"\\}' |--max-model-len (128k|1.5K|99999999999999999999T|auto|-1) |--context-length 0 |--hf-overrides '\\{\"max_position_embeddings\": 18446744073709551615\\}' |[-{}\"' \\\\$=\n\t:\\[\\],a-zA-Z0-9_.]){0,40}") {
         match dflash_check::launch::parse_input(std::slice::from_ref(&text), None) {
             Err(e) => proptest::prop_assert!(!e.message.is_empty()),
             // The rules run on whatever parsed (no Hub; paths are only read).
             Ok((launch, notes)) => {
+                let _ = launch.engine.code().served_length(&launch);
                 let options = dflash_check::launch::CheckOptions::default();
                 if let Err(e) = dflash_check::launch::check(launch, notes, &options) {
                     proptest::prop_assert!(!e.message.is_empty());

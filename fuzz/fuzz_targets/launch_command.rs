@@ -1,6 +1,7 @@
 //! text -> `launch`'s parser, as a pasted command line (one argument, and split into words) and
 //! as a script, a docker-compose file and a Dockerfile. Invariant: no panic; the input is either
-//! a typed launch (whose redacted copy serialises) or an error with a message.
+//! a typed launch (whose redacted copy serialises, and whose served length reads) or an error
+//! with a message.
 #![no_main]
 
 use dflash_check::launch;
@@ -11,6 +12,8 @@ fn parse(args: &[String], file: Option<(&str, &str)>) {
         Ok((l, _notes)) => {
             let _ = serde_json::to_string(&l.redacted()).unwrap();
             let _ = (l.method(), l.origin.find(None, "--speculative-config"));
+            // The length the line serves the target at (`--max-model-len`, overrides, env).
+            let _ = l.engine.code().served_length(&l);
         }
         Err(e) => assert!(!e.message.is_empty()),
     }
