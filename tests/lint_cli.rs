@@ -48,6 +48,15 @@ const SPEC_OK: &str = r#"{"method": "dflash", "num_speculative_tokens": 15}"#;
 
 /// (fixture, target, extra args, code that must fire, its severity).
 const FIRES: &[(&str, &str, &[&str], &str, &str)] = &[
+    // Issue 43: oMLX loads DFlash drafters through dflash-mlx, whose DFlashDraftModelArgs
+    // requires a top-level rope_theta; without it oMLX serves the model without its drafter.
+    (
+        "cases/omlx-rope-parameters",
+        Q8,
+        &["--engine", "omlx"],
+        "omlx-draft-fallback",
+        "warning",
+    ),
     // Issue 39: vLLM registers DFlash2DraftModel from 0.28.0 (the engine table's capability
     // rows, read in the 0.25.1 to 0.34.0 wheels): 0.27 refuses the drafter at start-up.
     (

@@ -470,6 +470,11 @@ def main():
         # vLLM 0.28+ reads the four DFlash2 settings from dflash_config without a default.
         "dflash2-settings-vllm": patch(DFLASH2, dflash_config__selector_rank=ABSENT, dflash_config__selector_top_k=ABSENT),
         "dflash2-conv-group-size": patch(DFLASH2, dflash_config__conv_group_size=3),
+        # Issue 43: a drafter written with transformers 5's rope_parameters and no top-level
+        # rope_theta, which dflash-mlx's DFlashDraftModelArgs requires (omlx#2317).
+        "omlx-rope-parameters": patch(
+            q, rope_theta=ABSENT, rope_parameters={"rope_type": "default", "rope_theta": 10000000}
+        ),
         # The exported Markov layout under the training architecture: vLLM 0.29+ serves it.
         "dspark-export-layout-top-level": patch(
             q, architectures=["DSparkDraftModel"], markov_rank=256, markov_head_type="vanilla"

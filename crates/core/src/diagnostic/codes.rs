@@ -159,6 +159,7 @@ crate::declare_code_names! {
         TrtllmMtpDraftLen => "trtllm-mtp-draft-len",
         TrtllmForeignKey => "trtllm-foreign-key",
         TrtllmRequiredKey => "trtllm-required-key",
+        OmlxDraftFallback => "omlx-draft-fallback",
     }
 }
 

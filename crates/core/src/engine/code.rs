@@ -108,6 +108,33 @@ pub trait EngineCode: Sync {
         Ok(())
     }
 
+    /// The options file the line makes the engine read: by default the value of the row's
+    /// `options_file` flag, when the line gives one; an engine that always reads a file of its
+    /// own (oMLX's `model_settings.json`) names it here.
+    fn options_path(&self, launch: &Launch) -> Option<String> {
+        launch
+            .engine
+            .spec()
+            .flags
+            .options_file
+            .iter()
+            .find_map(|f| launch.flag(f))
+            .map(str::to_string)
+    }
+
+    /// Whether a line whose options file cannot be read is still a line (the engine then runs
+    /// without the settings it holds) rather than bad input.
+    fn options_optional(&self) -> bool {
+        false
+    }
+
+    /// The deployments one line is: itself, for every engine whose line names one target and
+    /// one drafter; one per model for a server whose options file switches drafting on per
+    /// model (oMLX).
+    fn split(&self, launch: Launch) -> Vec<Launch> {
+        vec![launch]
+    }
+
     /// The method as the line writes it.
     fn method(&self, launch: &Launch) -> Option<String>;
 

@@ -4,7 +4,7 @@
 //! target flags, where the speculative method comes from), its metrics and what its server
 //! says about itself, **the releases the tool has read** and the default window a line with no
 //! known release is judged across — plus one file per engine (`vllm.rs`, `sglang.rs`,
-//! `llama_cpp.rs`, `koboldcpp.rs`, `trtllm.rs`, `mlx_lm.rs`, `mlx_vlm.rs`) holding the only code that is
+//! `llama_cpp.rs`, `koboldcpp.rs`, `trtllm.rs`, `mlx_lm.rs`, `mlx_vlm.rs`, `omlx.rs`) holding the only code that is
 //! specific to it.
 //!
 //! What an engine *does* at a release is data too: a rule that depends on the engine declares
@@ -23,6 +23,7 @@ pub mod koboldcpp;
 pub mod llama_cpp;
 pub mod mlx_lm;
 pub mod mlx_vlm;
+pub mod omlx;
 pub mod releases;
 pub mod sglang;
 pub mod table;
@@ -69,6 +70,9 @@ pub enum Engine {
     /// Apple MLX's mlx-vlm (`mlx_vlm.server`, `mlx_vlm.generate`): DFlash, EAGLE-3 and MTP
     /// drafters by `--draft-model` and `--draft-kind`.
     MlxVlm,
+    /// oMLX (`omlx serve`): many MLX models, their drafters switched on per model in its
+    /// `model_settings.json`.
+    Omlx,
 }
 
 impl From<Engine> for &'static str {
@@ -506,7 +510,7 @@ mod tests {
     fn names_are_listed_for_messages() {
         assert_eq!(
             Engine::names_listed(),
-            "vllm, sglang, llama.cpp, koboldcpp, trtllm, vllm-ascend, tpu-inference, mlx-lm or mlx-vlm"
+            "vllm, sglang, llama.cpp, koboldcpp, trtllm, vllm-ascend, tpu-inference, mlx-lm, mlx-vlm or omlx"
         );
     }
 }

@@ -14,6 +14,7 @@ use super::koboldcpp::Koboldcpp;
 use super::llama_cpp::LlamaCpp;
 use super::mlx_lm::MlxLm;
 use super::mlx_vlm::MlxVlm;
+use super::omlx::Omlx;
 use super::sglang::Sglang;
 use super::trtllm::Trtllm;
 use super::version::ANY_PATCH;
@@ -789,5 +790,51 @@ decides to shift the norms)",
         },
         platform: None,
         code: &MlxVlm,
+    },
+    EngineSpec {
+        engine: Engine::Omlx,
+        name: "omlx",
+        aliases: &["oMLX"],
+        display: "oMLX",
+        vendors: None,
+        example: "omlx serve --model-dir MODELS --base-path BASE (drafters in BASE/model_settings.json)",
+        models: Models::Checkpoints,
+        entrypoints: &[Entrypoint::Program {
+            name: "omlx",
+            prefix: false,
+            then: &["serve"],
+        }],
+        images: &[],
+        flags: Flags {
+            switches: &["--no-cache", "--paged-ssd-cache-clear-on-unload"],
+            underscores_are_dashes: false,
+            target: &["--model-dir"],
+            drafter: &[],
+            drafter_revision: None,
+            tensor_parallel: None,
+            speculative_config: None,
+            options_file: &["--base-path"],
+            method: None,
+            draft_tokens: None,
+            k: "dflash_draft_window_size",
+            speculation_words: &["--base-path", "--model-dir"],
+            speculation_short: &[],
+        },
+        method_from: "model_settings.json under --base-path (default ~/.omlx): per model, dflash_enabled \
+with dflash_draft_model, mtp_enabled, or vlm_mtp_enabled with vlm_mtp_draft_model; one line is a \
+deployment per model so enabled",
+        metrics: None,
+        version_endpoint: None,
+        releases: Releases {
+            scheme: Scheme::Semver,
+            read: &["0.7"],
+            window: ((0, 5, 0), (0, 7, ANY_PATCH)),
+            window_why: "oMLX is not on PyPI: its source was read on GitHub (jundot/omlx at 003dad6, main \
+in the 0.7 line) and the DFlash drafter loader it calls in the dflash-mlx wheels 0.1.0 to 0.1.8 (oMLX pins \
+a fork of 0.1.10 that is on no index); 0.5 to 0.7 are the releases its public reports name (omlx#2326 on \
+0.5.2, omlx#3380 on 0.7.0.dev2 and dev4). Its rows cite those threads and that source",
+        },
+        platform: None,
+        code: &Omlx,
     },
 ];

@@ -107,6 +107,19 @@ pub fn parse_input_with(
     let (mut launch, mut notes) = parse::parse_commands(&commands, file.map(|(name, _)| name))?;
     notes.splice(0..0, rendered);
     read_options(&mut launch, options)?;
+    let mut split = launch.engine.code().split(launch).into_iter();
+    let launch = split
+        .next()
+        .ok_or_else(|| crate::Error::new("the line holds no deployment"))?;
+    let rest: Vec<String> = split.map(|l| deployment_name(&l)).collect();
+    if !rest.is_empty() {
+        notes.push(format!(
+            "the line's settings enable {} more drafter(s), not checked: {} (launch checks the first; \
+             `check` judges each)",
+            rest.len(),
+            rest.join(", ")
+        ));
+    }
     speculating(&launch)?;
     Ok((launch, notes))
 }
@@ -143,8 +156,12 @@ pub fn parse_deployments_with(
     let mut launches = Vec::new();
     let mut plain = Vec::new();
     let mut first_error = None;
+    let mut split = Vec::new();
     for mut launch in parse::parse_all(&commands, Some(name))? {
         read_options(&mut launch, options)?;
+        split.extend(launch.engine.code().split(launch));
+    }
+    for launch in split {
         match speculating(&launch) {
             Ok(()) => launches.push(launch),
             Err(e) => {
@@ -180,19 +197,23 @@ fn commands_of(
 }
 
 /// Reads the options file a line names (the engine row's `options_file` flags) into it.
+/// A file the engine reads only when it is there (oMLX's settings) and that cannot be read
+/// leaves the line as it is, the reason kept among its unchecked values.
 fn read_options(launch: &mut Launch, options: OptionsReader) -> Result<()> {
-    let named = launch
-        .engine
-        .spec()
-        .flags
-        .options_file
-        .iter()
-        .find_map(|f| launch.flag(f));
-    if let Some(path) = named.map(str::to_string) {
-        let (shown, text) = options(&path)?;
-        launch.engine.code().read_options(launch, &shown, &text)?;
+    let code = launch.engine.code();
+    let Some(path) = code.options_path(launch) else {
+        return Ok(());
+    };
+    match options(&path) {
+        Ok((shown, text)) => code.read_options(launch, &shown, &text),
+        Err(e) if code.options_optional() => {
+            launch
+                .unresolved
+                .push(format!("{path} (not read: {})", e.message));
+            Ok(())
+        }
+        Err(e) => Err(e),
     }
-    Ok(())
 }
 
 /// A line that configures no speculative decoding has no drafter to check: an error that says
@@ -239,6 +260,14 @@ fn is_secret_name(name: &str) -> bool {
         || name
             .split('-')
             .any(|part| matches!(part, "secret" | "password" | "passwd"))
+}
+
+/// How a deployment split from a line is named in notes: its target.
+fn deployment_name(launch: &Launch) -> String {
+    launch
+        .target
+        .clone()
+        .unwrap_or_else(|| launch.entrypoint.clone())
 }
 
 #[cfg(test)]

@@ -20,6 +20,7 @@ use serde_json::{json, Value};
 pub mod attention;
 mod loading;
 pub mod mtp;
+mod omlx;
 mod options;
 mod support;
 mod trtllm;
@@ -284,6 +285,7 @@ pub const RULES: &[Rule] = &[
     MTP_NEXTN_LAYERS_SGLANG,
     METHOD_OVERRIDDEN_BY_NAME,
     attention::DRAFT_ATTENTION_BACKEND_INHERITED,
+    omlx::OMLX_DRAFT_FALLBACK,
 ];
 
 /// The rule that raises `code`.
