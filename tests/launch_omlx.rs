@@ -211,3 +211,30 @@ fn a_line_without_its_settings_file_says_where_omlx_reads_drafters() {
     );
     assert!(Path::new(INCIDENT).exists());
 }
+
+/// Copies a checkpoint directory (config and safetensors) under the tree's models.
+fn copy_checkpoint(from: &str, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        fs::copy(entry.path(), to.join(entry.file_name())).unwrap();
+    }
+}
+
+#[test]
+fn mtp_enabled_on_a_checkpoint_saved_without_its_head_is_a_warning() {
+    // omlx#1147: an MLX quant that declares its MTP layer and holds none of it. oMLX attaches no
+    // MTP module then (`_checkpoint_has_mtp_weights`): served, without MTP.
+    let tree = Tree::new("mtp");
+    copy_checkpoint(
+        "tests/launch/mlx/qwen3.5-mlx-mtp-declared",
+        &tree.path("models/q35"),
+    );
+    tree.settings(json!({"q35": {"mtp_enabled": true}}));
+    let (code, report, err) = launch(&tree);
+    assert_eq!(code, 0, "{report} {err}");
+    assert!(has(&report, "weights-mtp-missing", "warning"), "{report}");
+    // The same checkpoint with no engine named is the error vLLM gives.
+    let (_, plain, _) = run("weights", &[tree.path("models/q35").display().to_string()]);
+    assert!(has(&plain, "weights-mtp-missing", "error"), "{plain}");
+}

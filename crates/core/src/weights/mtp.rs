@@ -78,6 +78,14 @@ checkpoints at 0 % acceptance",
             "builds no MTP head at any release read (0.28.4 to 0.32.2): every model's `sanitize` drops the \
 `mtp.*` keys, so the declared depth is never read",
         ),
+        ReleaseRow::any_version(
+            Engine::Omlx,
+            Some(Severity::Warning),
+            "attaches no MTP module to a checkpoint that holds no MTP tensor (`_checkpoint_has_mtp_weights`, \
+utils/model_loading.py, \"the conservative choice: skip MTPModule attachment\", after omlx#1426), so \
+`mtp_enabled` serves the model without MTP; before omlx#1147 (May 2026, older than the 0.5 line) an oQ MoE \
+checkpoint saved so crashed at load with KeyError in `_stack_per_expert`",
+        ),
     ],
 };
 
