@@ -57,6 +57,14 @@ const FIRES: &[(&str, &str, &[&str], &str, &str)] = &[
         "omlx-draft-fallback",
         "warning",
     ),
+    // Issue 43: oMLX up to 0.6.2 pins a dflash-mlx without DFlash2 modules (omlx#2896).
+    (
+        "cases/dflash2-settings-vllm",
+        Q8,
+        &["--engine", "omlx@0.6"],
+        "omlx-draft-fallback",
+        "warning",
+    ),
     // Issue 39: vLLM registers DFlash2DraftModel from 0.28.0 (the engine table's capability
     // rows, read in the 0.25.1 to 0.34.0 wheels): 0.27 refuses the drafter at start-up.
     (

@@ -335,7 +335,7 @@ pub fn tables(code: DeploymentCode) -> Vec<&'static ByEngine> {
 
 /// The tables of the deployment rules' cases (a rule whose verdict differs by case as well as
 /// by engine picks the case's table itself).
-const CASES: &[&[(DeploymentCode, &ByEngine)]] = &[trtllm::CASES, loading::CASES];
+const CASES: &[&[(DeploymentCode, &ByEngine)]] = &[trtllm::CASES, loading::CASES, omlx::CASES];
 
 /// What the deployment rules found, and those skipped for want of the drafter's config.
 #[derive(Debug, Default)]

@@ -8,7 +8,9 @@
 use super::{At, Cx, Engines, Rule};
 use crate::diagnostic::codes::DeploymentCode;
 use crate::diagnostic::{CodeInfo, Severity};
+use crate::engine::releases::{ByEngine, ReleaseRow};
 use crate::engine::Engine;
+use crate::family::Family;
 use crate::json::Node;
 
 /// oMLX's deployments.
@@ -50,7 +52,8 @@ among them: a config written with transformers 5's `rope_parameters` lacks `rope
 omlx#2557), `layer_types` of another length than `num_hidden_layers`, a layer type other than \
 full_attention or sliding_attention, sliding layers without a positive `sliding_window`; and a \
 `dflash_draft_model` that is neither a directory nor a Hub repository id (`owner/name`), which dflash-mlx \
-hands to `snapshot_download` as a repository id (omlx#3019). A warning: nothing fails, the drafter is simply \
+hands to `snapshot_download` as a repository id (omlx#3019); a DFlash2 drafter under oMLX up to 0.6.2, \
+whose pinned dflash-mlx has no DFlash2 modules (omlx#2896; 0.6.3rc1 added them). A warning: nothing fails, the drafter is simply \
 not used. Give the config the fields (`rope_theta` from `rope_parameters.rope_theta`), or name the drafter \
 by its directory's path.",
     },
@@ -58,6 +61,35 @@ by its directory's path.",
     needs: &[],
     check: omlx_draft_fallback,
 };
+
+/// A DFlash2 drafter (its candidate selector, its attention conv): the dflash-mlx fork oMLX
+/// pinned up to 0.6.2 (0.1.10+omlx.5) has no DFlash2 modules, so the strict load refuses its
+/// tensors ("Received parameters not in model: candidate_selector…") and oMLX falls back;
+/// v0.6.3rc1 ships the DFlash2 runtime (omlx#2896, omlx#2840). Rows hold per minor line, so
+/// 0.6.x is judged as 0.6.2 (a warning a 0.6.3+ line does not earn: pin `omlx@0.7` there).
+const DFLASH2_UNSUPPORTED: ByEngine = ByEngine {
+    case: Some("the drafter is a DFlash2 drafter"),
+    no_engine: None,
+    rows: &[
+        ReleaseRow::until(
+            Engine::Omlx,
+            (0, 6),
+            Some(Severity::Warning),
+            "pins a dflash-mlx fork without DFlash2 modules up to 0.6.2: the drafter's selector tensors fail \
+the strict load and the model is served without it (omlx#2896)",
+        ),
+        ReleaseRow::since(
+            Engine::Omlx,
+            (0, 7),
+            None,
+            "runs DFlash2 drafters (the runtime came with v0.6.3rc1, omlx#2840)",
+        ),
+    ],
+};
+
+/// The tables of this rule's cases (`explain`, docs/rules.md).
+pub(super) const CASES: &[(DeploymentCode, &ByEngine)] =
+    &[(DeploymentCode::OmlxDraftFallback, &DFLASH2_UNSUPPORTED)];
 
 /// Each cause the drafter shows, one finding each.
 fn omlx_draft_fallback(cx: &mut Cx) {
@@ -115,6 +147,22 @@ fn omlx_draft_fallback(cx: &mut Cx) {
         cx.emit(Severity::Warning, config_at(), message, None);
     }
     layer_types(cx, root);
+    if dr.family() == Some(Family::Dflash2) {
+        dflash2_unsupported(cx);
+    }
+}
+
+/// A DFlash2 drafter under an oMLX release whose dflash-mlx has no DFlash2 modules.
+fn dflash2_unsupported(cx: &mut Cx) {
+    let Some(judged) = DFLASH2_UNSUPPORTED.judge(cx.deployment.engine.as_ref()) else {
+        return;
+    };
+    let message = "a DFlash2 drafter: the dflash-mlx fork oMLX pins up to 0.6.2 has no DFlash2 modules, so \
+        the drafter's candidate-selector tensors fail the strict load (\"Received parameters not in model: \
+        candidate_selector…\") and oMLX serves the model without it (omlx#2896); v0.6.3rc1 and later run it"
+        .to_string();
+    let d = cx.emit(judged.severity, config_at(), message, None);
+    d.releases = judged.releases;
 }
 
 /// `layer_types` as `DFlashDraftModelArgs.__post_init__` checks it (0.1.6 to 0.1.8).
