@@ -97,6 +97,7 @@ const CASES: &[(&str, Option<&str>, &[&str], i32)] = &[
     ("shape-head-dim", None, &["weights-shape"], 1),
     ("shape-intermediate", None, &["weights-shape"], 1),
     ("vocab-rows-embed", None, &["weights-vocab-rows"], 1),
+    ("dflash-own-lm-head", None, &[], 0),
     ("vocab-rows-lm-head", None, &["weights-vocab-rows"], 1),
     ("d2t-missing", Some("target"), &["weights-d2t-missing"], 1),
     ("d2t-length", None, &["weights-d2t-length"], 1),
@@ -373,6 +374,8 @@ fn every_finding_fires_on_its_own_case_and_clean_drafters_fire_nothing() {
         .iter()
         .filter(|c| !c.as_str().starts_with("weights-gguf-"))
         .filter(|c| **c != WeightsCode::ShardsAbsent)
+        // An engine-only finding (oMLX): a_dflash_drafter_s_own_head_is_refused_by_omlx_only.
+        .filter(|c| **c != WeightsCode::DraftHeadRefused)
     {
         assert!(
             fired.contains(code.as_str()),
@@ -1454,5 +1457,36 @@ fn a_quark_qwen35_head_is_judged_by_sglangs_whole_head_rule() {
         "weights-mtp-quant-excluded",
         &mixed,
         &["mtp.layers.0.mlp.experts.0.down_proj", "mtp.fc"],
+    );
+}
+
+/// Issue 43: oMLX loads DFlash drafters through dflash-mlx, which refuses a draft-owned lm_head
+/// and has no embed_tokens parameter; oMLX then serves the model without its drafter (a
+/// warning). vLLM loads both, so nothing without an engine or under vLLM.
+#[test]
+fn a_dflash_drafter_s_own_head_is_refused_by_omlx_only() {
+    let Some(fx) = fixtures("a_dflash_drafter_s_own_head_is_refused_by_omlx_only") else {
+        return;
+    };
+    let code = "weights-draft-head-refused";
+    let expect = [
+        (None, None, 0),
+        (Some("vllm"), None, 0),
+        (Some("omlx"), Some("warning"), 0),
+    ];
+    by_release(
+        &fx,
+        "dflash-own-lm-head",
+        code,
+        &expect,
+        &["lm_head.weight"],
+    );
+    let expect_embed = [(None, None, 1), (Some("omlx"), Some("warning"), 1)];
+    by_release(
+        &fx,
+        "vocab-rows-embed",
+        code,
+        &expect_embed,
+        &["embed_tokens.weight"],
     );
 }

@@ -270,6 +270,12 @@ def cases(out):
     t["lm_head.weight"] = z(100, H)
     write_single(os.path.join(c, "vocab-rows-lm-head"), EAGLE3, t)
 
+    # weights-draft-head-refused (issue 43): a DFlash drafter with its own full-vocabulary
+    # lm_head, which vLLM loads and dflash-mlx (oMLX's DFlash loader) refuses.
+    t = dict(dflash)
+    t["lm_head.weight"] = z(VOCAB, H)
+    write_single(os.path.join(c, "dflash-own-lm-head"), DFLASH, t)
+
     # d2t / t2d.
     t = eagle3_tensors()
     del t["d2t"]

@@ -209,6 +209,7 @@ crate::declare_code_names! {
         MtpQuantExcluded => "weights-mtp-quant-excluded",
         MtpUnquantizedOneEngine => "weights-mtp-unquantized-one-engine",
         MtpNormShift => "weights-mtp-norm-shift",
+        DraftHeadRefused => "weights-draft-head-refused",
         GgufNextnCount => "weights-gguf-nextn-count",
         GgufNextnIndex => "weights-gguf-nextn-index",
         GgufNextnKeyMissing => "weights-gguf-nextn-key-missing",

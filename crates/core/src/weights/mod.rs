@@ -16,6 +16,7 @@
 //! re-exports everything here under the same paths. See `docs/weights.md`.
 
 mod cx;
+mod draft_heads;
 mod expected;
 mod facts;
 mod files;

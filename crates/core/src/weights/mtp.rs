@@ -934,6 +934,7 @@ pub fn by_engine(code: WeightsCode) -> Vec<&'static ByEngine> {
             vec![&FUSED_BY_ENGINE, &NEXTN_BY_ENGINE, &MXFP4_EXPERTS_BY_ENGINE]
         }
         WeightsCode::MtpNormShift => vec![&MTP_NORM_SHIFT_BY_ENGINE],
+        WeightsCode::DraftHeadRefused => vec![&super::draft_heads::DRAFT_HEAD_REFUSED_BY_ENGINE],
         _ => Vec::new(),
     }
 }

@@ -14,7 +14,7 @@
 use super::cx::{Cx, Rule, Skipped};
 use super::view::{Purpose, View};
 use super::{
-    files, gguf, gguf_dflash, maps, mtp, presence, quant, shapes, vocab, WeightsCode,
+    draft_heads, files, gguf, gguf_dflash, maps, mtp, presence, quant, shapes, vocab, WeightsCode,
     WeightsHeaders,
 };
 use crate::config::{ConfigFile, TargetFacts};
@@ -27,6 +27,7 @@ const RULES: &[&[Rule]] = &[
     quant::RULES,
     shapes::RULES,
     presence::RULES,
+    draft_heads::RULES,
     vocab::RULES,
     maps::RULES,
     mtp::RULES,
