@@ -336,3 +336,97 @@ fn the_published_mlx_quant_is_judged_as_mlx_lm_loads_it() {
     let (_, report) = json(&["weights", ckpt]);
     assert_eq!(finding(&report, "weights-mtp-missing")["severity"], "error");
 }
+
+/// mlx-lm's draft vocabulary check (generate.py and server.py, 0.28.4 to 0.32.2): both compare
+/// the tokenizers' `vocab_size` (the tokenizer model's own tokens, added tokens excluded);
+/// `mlx_lm.generate` raises when they differ, the server warns and serves the pair. The pairs
+/// are hand-written eight-token tokenizers (tests/launch/mlx/vocab).
+const VOCAB: &str = "tests/launch/mlx/vocab";
+const VOCAB_MISMATCH: &str = "draft-model-vocab-mismatch";
+
+/// The vocabulary findings of `entrypoint --model target --draft-model DRAFT` (the entrypoint's
+/// words first), with the exit code.
+fn vocab_line(entrypoint: &[&str], draft: &str, flags: &[&str]) -> (i32, Value) {
+    let target = format!("{VOCAB}/target");
+    let draft = format!("{VOCAB}/{draft}");
+    let mut line: Vec<&str> = entrypoint.to_vec();
+    line.extend(["--model", &target, "--draft-model", &draft]);
+    launch(flags, &line)
+}
+
+#[test]
+fn mlx_lm_generate_refuses_another_tokenizer_size_where_the_server_warns() {
+    // Two more tokens of its own: vocab_size 10 against 8, the text of every shared id equal.
+    for generate in [
+        &["mlx_lm.generate", "--prompt", "hi"][..],
+        &["mlx_lm", "generate"],
+        &["python", "-m", "mlx_lm.generate"],
+        &["python3", "-m", "mlx_lm", "generate"],
+    ] {
+        for flags in [
+            &[][..],
+            &["--engine", "mlx-lm@0.28.4"],
+            &["--engine", "mlx-lm@0.32.2"],
+        ] {
+            let (code, report) = vocab_line(generate, "draft-longer", flags);
+            assert_eq!(code, 1, "{generate:?} {flags:?}: {report:#}");
+            let f = finding(&report, VOCAB_MISMATCH);
+            assert_eq!(f["severity"], "error", "{f:#}");
+            assert!(
+                f["message"].as_str().unwrap().contains("are 10 here and 8"),
+                "{f:#}"
+            );
+        }
+    }
+    // The server warns and serves the pair: the longer side's ids are never accepted.
+    let (code, report) = vocab_line(&["mlx_lm.server"], "draft-longer", &[]);
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(finding(&report, VOCAB_MISMATCH)["severity"], "warning");
+}
+
+#[test]
+fn mlx_lm_drafts_of_other_text_fail_at_every_entrypoint() {
+    // Same size, two ids swapped: neither side's check sees it and acceptance collapses.
+    for entrypoint in [&["mlx_lm.server"][..], &["mlx_lm.generate"]] {
+        let (code, report) = vocab_line(entrypoint, "draft-other-text", &[]);
+        assert_eq!(code, 1, "{entrypoint:?}: {report:#}");
+        let f = finding(&report, VOCAB_MISMATCH);
+        assert_eq!(f["severity"], "error");
+        // The vLLM note on equal configs is not said of a line mlx-lm serves.
+        assert!(!f["message"].as_str().unwrap().contains("vLLM"), "{f:#}");
+    }
+}
+
+#[test]
+fn mlx_lm_an_added_token_or_a_padded_config_is_not_a_refusal() {
+    // One added token more: vocab_size (added tokens excluded) is 8 on both sides, so generate
+    // passes its check and only drafts of that token are lost.
+    for entrypoint in [&["mlx_lm.server"][..], &["mlx_lm.generate"]] {
+        let (code, report) = vocab_line(entrypoint, "draft-added-token", &[]);
+        assert_eq!(code, 0, "{entrypoint:?}: {report:#}");
+        assert_eq!(finding(&report, VOCAB_MISMATCH)["severity"], "warning");
+        // The same tokenizer under a config of another padded vocab_size: mlx-lm never compares
+        // the configs, so nothing is said (vLLM and SGLang refuse it: below).
+        let (code, report) = vocab_line(entrypoint, "draft-padded-config", &[]);
+        assert_eq!(code, 0, "{entrypoint:?}: {report:#}");
+        assert!(codes(&report).is_empty(), "{entrypoint:?}: {report:#}");
+        let (code, report) = vocab_line(entrypoint, "draft-same", &[]);
+        assert_eq!(code, 0, "{entrypoint:?}: {report:#}");
+        assert!(codes(&report).is_empty(), "{entrypoint:?}: {report:#}");
+    }
+    let (code, report) = json(&[
+        "lint",
+        "--family",
+        "draft",
+        "--engine",
+        "vllm",
+        "--target",
+        &format!("{VOCAB}/target"),
+        &format!("{VOCAB}/draft-padded-config/config.json"),
+    ]);
+    assert_eq!(code, 1, "{report:#}");
+    assert_eq!(
+        finding(&report, "draft-model-vocab-size-mismatch")["severity"],
+        "error"
+    );
+}

@@ -171,4 +171,18 @@ pub trait EngineCode: Sync {
     /// Whether a deployment with `method` serves the target's own MTP head (`separate`: a
     /// separate drafter is named).
     fn serves_mtp_head(&self, method: Option<&Method>, separate: bool) -> bool;
+
+    /// Whether the line drafts with a classic draft model by the engine's own convention rather
+    /// than a method the family table names (mlx-lm's `--draft-model`, which takes nothing but
+    /// a draft language model): the draft-model vocabulary rules run on its drafter.
+    fn drafts_with_draft_model(&self, _launch: &Launch) -> bool {
+        false
+    }
+
+    /// Whether the program the line starts compares the two tokenizers' own vocabulary sizes
+    /// (Hugging Face `vocab_size`, added tokens excluded) and raises when they differ, where
+    /// the engine's other entrypoints only warn (mlx-lm's `generate`, not its server).
+    fn refuses_other_vocab_size(&self, _launch: &Launch) -> bool {
+        false
+    }
 }
