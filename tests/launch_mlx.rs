@@ -281,9 +281,10 @@ fn mlx_vlm_lines_are_judged_with_their_draft_kind() {
 
 #[test]
 fn mlx_vlm_does_not_shift_a_conversion_with_mtp_keys() {
-    // The bundled-MTP spelling: the target's own path as the drafter.
+    // The bundled-MTP spelling: the target's own path as the drafter, at a release that loads
+    // it as one (0.7.8 on; before, the native checkpoint is engine-unsupported: the test above).
     let (code, report) = launch(
-        &[],
+        &["--engine", "mlx-vlm@0.7.10"],
         &[
             "mlx_vlm.server",
             "--model",
@@ -429,4 +430,59 @@ fn mlx_lm_an_added_token_or_a_padded_config_is_not_a_refusal() {
         finding(&report, "draft-model-vocab-size-mismatch")["severity"],
         "error"
     );
+}
+
+/// A target that bundles its MTP layers, named as mlx-vlm's drafter (mlx-vlm#2120): up to
+/// 0.7.6 `load_drafter` loads it as the whole target model, which has no drafter methods (up to
+/// 0.6.17 it even resolves it to the dflash kind by default), so the first request raises;
+/// from 0.7.8 it splits the head out in memory for the model types of its registry.
+#[test]
+fn mlx_vlm_loads_a_native_mtp_checkpoint_as_the_drafter_only_from_0_7_8() {
+    let qwen = "tests/fixtures/mtp-targets/qwen3.5-27b";
+    let line = ["mlx_vlm.server", "--model", qwen, "--draft-model", qwen];
+    for release in ["mlx-vlm@0.6.17", "mlx-vlm@0.7.0", "mlx-vlm@0.7.6"] {
+        let (code, report) = launch(&["--engine", release], &line);
+        assert_eq!(code, 1, "{release}: {report:#}");
+        let f = finding(&report, "engine-unsupported");
+        assert_eq!(f["severity"], "error");
+        assert!(f["message"].as_str().unwrap().contains("qwen3_5"), "{f:#}");
+    }
+    for release in ["mlx-vlm@0.7.8", "mlx-vlm@0.7.10"] {
+        let (code, report) = launch(&["--engine", release], &line);
+        assert_eq!(code, 0, "{release}: {report:#}");
+        assert!(not_info(&report).is_empty(), "{release}: {report:#}");
+    }
+    // The release not known: an error, both sides named.
+    let (code, report) = launch(&[], &line);
+    assert_eq!(code, 1, "{report:#}");
+    let message = finding(&report, "engine-unsupported")["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        message.contains("0.7.6") && message.contains("0.7.8"),
+        "{message}"
+    );
+    // A model type its registry never holds (DeepSeek-V3) loads whole at every release read.
+    let dsv3 = "tests/fixtures/mtp-targets/deepseek-v3";
+    let (code, _) = launch(
+        &["--engine", "mlx-vlm@0.7.10"],
+        &["mlx_vlm.server", "--model", dsv3, "--draft-model", dsv3],
+    );
+    assert_eq!(code, 1);
+    // The head split into its own drafter (model_type qwen3_5_mtp) loads at every release.
+    for release in ["mlx-vlm@0.6.17", "mlx-vlm@0.7.10"] {
+        let (code, report) = launch(
+            &["--engine", release],
+            &[
+                "mlx_vlm.server",
+                "--model",
+                qwen,
+                "--draft-model",
+                "tests/launch/mlx/qwen3.5-split-mtp-drafter",
+            ],
+        );
+        assert_eq!(code, 0, "{release}: {report:#}");
+        assert!(not_info(&report).is_empty(), "{release}: {report:#}");
+    }
 }
