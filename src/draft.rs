@@ -48,14 +48,17 @@ pub fn require_target(target: &crate::input::TargetSpec) -> Result<()> {
     .with_hint("pass the target model's directory: --family draft --target TARGET_DIR"))
 }
 
-/// The classic draft-model family when an engine's method names it (vLLM `draft_model`,
-/// SGLang `STANDALONE`, any case), read from the family table's engine names.
-pub fn family_of(method: Option<&str>) -> Option<crate::family::Family> {
-    let method = method?;
+/// The classic draft-model family when the line's method names it (vLLM `draft_model`,
+/// SGLang `STANDALONE`, any case; read from the family table's engine names), or when the
+/// engine drafts with nothing but a draft model (`by_engine`: mlx-lm's `--draft-model`, as
+/// its code says).
+pub fn family_of(by_engine: bool, method: Option<&str>) -> Option<crate::family::Family> {
     crate::family::Family::ALL.iter().copied().find(|f| {
         let names = &f.spec().engines;
         f.is_draft_model()
-            && (names.vllm == Some(method)
-                || names.sglang.is_some_and(|s| s.eq_ignore_ascii_case(method)))
+            && (by_engine
+                || method.is_some_and(|m| {
+                    names.vllm == Some(m) || names.sglang.is_some_and(|s| s.eq_ignore_ascii_case(m))
+                }))
     })
 }

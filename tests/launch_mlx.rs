@@ -281,9 +281,10 @@ fn mlx_vlm_lines_are_judged_with_their_draft_kind() {
 
 #[test]
 fn mlx_vlm_does_not_shift_a_conversion_with_mtp_keys() {
-    // The bundled-MTP spelling: the target's own path as the drafter.
+    // The bundled-MTP spelling: the target's own path as the drafter, at a release that loads
+    // it as one (0.7.8 on; before, the native checkpoint is engine-unsupported: the test above).
     let (code, report) = launch(
-        &[],
+        &["--engine", "mlx-vlm@0.7.10"],
         &[
             "mlx_vlm.server",
             "--model",
@@ -335,4 +336,153 @@ fn the_published_mlx_quant_is_judged_as_mlx_lm_loads_it() {
     }
     let (_, report) = json(&["weights", ckpt]);
     assert_eq!(finding(&report, "weights-mtp-missing")["severity"], "error");
+}
+
+/// mlx-lm's draft vocabulary check (generate.py and server.py, 0.28.4 to 0.32.2): both compare
+/// the tokenizers' `vocab_size` (the tokenizer model's own tokens, added tokens excluded);
+/// `mlx_lm.generate` raises when they differ, the server warns and serves the pair. The pairs
+/// are hand-written eight-token tokenizers (tests/launch/mlx/vocab).
+const VOCAB: &str = "tests/launch/mlx/vocab";
+const VOCAB_MISMATCH: &str = "draft-model-vocab-mismatch";
+
+/// The vocabulary findings of `entrypoint --model target --draft-model DRAFT` (the entrypoint's
+/// words first), with the exit code.
+fn vocab_line(entrypoint: &[&str], draft: &str, flags: &[&str]) -> (i32, Value) {
+    let target = format!("{VOCAB}/target");
+    let draft = format!("{VOCAB}/{draft}");
+    let mut line: Vec<&str> = entrypoint.to_vec();
+    line.extend(["--model", &target, "--draft-model", &draft]);
+    launch(flags, &line)
+}
+
+#[test]
+fn mlx_lm_generate_refuses_another_tokenizer_size_where_the_server_warns() {
+    // Two more tokens of its own: vocab_size 10 against 8, the text of every shared id equal.
+    for generate in [
+        &["mlx_lm.generate", "--prompt", "hi"][..],
+        &["mlx_lm", "generate"],
+        &["python", "-m", "mlx_lm.generate"],
+        &["python3", "-m", "mlx_lm", "generate"],
+    ] {
+        for flags in [
+            &[][..],
+            &["--engine", "mlx-lm@0.28.4"],
+            &["--engine", "mlx-lm@0.32.2"],
+        ] {
+            let (code, report) = vocab_line(generate, "draft-longer", flags);
+            assert_eq!(code, 1, "{generate:?} {flags:?}: {report:#}");
+            let f = finding(&report, VOCAB_MISMATCH);
+            assert_eq!(f["severity"], "error", "{f:#}");
+            assert!(
+                f["message"].as_str().unwrap().contains("are 10 here and 8"),
+                "{f:#}"
+            );
+        }
+    }
+    // The server warns and serves the pair: the longer side's ids are never accepted.
+    let (code, report) = vocab_line(&["mlx_lm.server"], "draft-longer", &[]);
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(finding(&report, VOCAB_MISMATCH)["severity"], "warning");
+}
+
+#[test]
+fn mlx_lm_drafts_of_other_text_fail_at_every_entrypoint() {
+    // Same size, two ids swapped: neither side's check sees it and acceptance collapses.
+    for entrypoint in [&["mlx_lm.server"][..], &["mlx_lm.generate"]] {
+        let (code, report) = vocab_line(entrypoint, "draft-other-text", &[]);
+        assert_eq!(code, 1, "{entrypoint:?}: {report:#}");
+        let f = finding(&report, VOCAB_MISMATCH);
+        assert_eq!(f["severity"], "error");
+        // The vLLM note on equal configs is not said of a line mlx-lm serves.
+        assert!(!f["message"].as_str().unwrap().contains("vLLM"), "{f:#}");
+    }
+}
+
+#[test]
+fn mlx_lm_an_added_token_or_a_padded_config_is_not_a_refusal() {
+    // One added token more: vocab_size (added tokens excluded) is 8 on both sides, so generate
+    // passes its check and only drafts of that token are lost.
+    for entrypoint in [&["mlx_lm.server"][..], &["mlx_lm.generate"]] {
+        let (code, report) = vocab_line(entrypoint, "draft-added-token", &[]);
+        assert_eq!(code, 0, "{entrypoint:?}: {report:#}");
+        assert_eq!(finding(&report, VOCAB_MISMATCH)["severity"], "warning");
+        // The same tokenizer under a config of another padded vocab_size: mlx-lm never compares
+        // the configs, so nothing is said (vLLM and SGLang refuse it: below).
+        let (code, report) = vocab_line(entrypoint, "draft-padded-config", &[]);
+        assert_eq!(code, 0, "{entrypoint:?}: {report:#}");
+        assert!(codes(&report).is_empty(), "{entrypoint:?}: {report:#}");
+        let (code, report) = vocab_line(entrypoint, "draft-same", &[]);
+        assert_eq!(code, 0, "{entrypoint:?}: {report:#}");
+        assert!(codes(&report).is_empty(), "{entrypoint:?}: {report:#}");
+    }
+    let (code, report) = json(&[
+        "lint",
+        "--family",
+        "draft",
+        "--engine",
+        "vllm",
+        "--target",
+        &format!("{VOCAB}/target"),
+        &format!("{VOCAB}/draft-padded-config/config.json"),
+    ]);
+    assert_eq!(code, 1, "{report:#}");
+    assert_eq!(
+        finding(&report, "draft-model-vocab-size-mismatch")["severity"],
+        "error"
+    );
+}
+
+/// A target that bundles its MTP layers, named as mlx-vlm's drafter (mlx-vlm#2120): up to
+/// 0.7.6 `load_drafter` loads it as the whole target model, which has no drafter methods (up to
+/// 0.6.17 it even resolves it to the dflash kind by default), so the first request raises;
+/// from 0.7.8 it splits the head out in memory for the model types of its registry.
+#[test]
+fn mlx_vlm_loads_a_native_mtp_checkpoint_as_the_drafter_only_from_0_7_8() {
+    let qwen = "tests/fixtures/mtp-targets/qwen3.5-27b";
+    let line = ["mlx_vlm.server", "--model", qwen, "--draft-model", qwen];
+    for release in ["mlx-vlm@0.6.17", "mlx-vlm@0.7.0", "mlx-vlm@0.7.6"] {
+        let (code, report) = launch(&["--engine", release], &line);
+        assert_eq!(code, 1, "{release}: {report:#}");
+        let f = finding(&report, "engine-unsupported");
+        assert_eq!(f["severity"], "error");
+        assert!(f["message"].as_str().unwrap().contains("qwen3_5"), "{f:#}");
+    }
+    for release in ["mlx-vlm@0.7.8", "mlx-vlm@0.7.10"] {
+        let (code, report) = launch(&["--engine", release], &line);
+        assert_eq!(code, 0, "{release}: {report:#}");
+        assert!(not_info(&report).is_empty(), "{release}: {report:#}");
+    }
+    // The release not known: an error, both sides named.
+    let (code, report) = launch(&[], &line);
+    assert_eq!(code, 1, "{report:#}");
+    let message = finding(&report, "engine-unsupported")["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert!(
+        message.contains("0.7.6") && message.contains("0.7.8"),
+        "{message}"
+    );
+    // A model type its registry never holds (DeepSeek-V3) loads whole at every release read.
+    let dsv3 = "tests/fixtures/mtp-targets/deepseek-v3";
+    let (code, _) = launch(
+        &["--engine", "mlx-vlm@0.7.10"],
+        &["mlx_vlm.server", "--model", dsv3, "--draft-model", dsv3],
+    );
+    assert_eq!(code, 1);
+    // The head split into its own drafter (model_type qwen3_5_mtp) loads at every release.
+    for release in ["mlx-vlm@0.6.17", "mlx-vlm@0.7.10"] {
+        let (code, report) = launch(
+            &["--engine", release],
+            &[
+                "mlx_vlm.server",
+                "--model",
+                qwen,
+                "--draft-model",
+                "tests/launch/mlx/qwen3.5-split-mtp-drafter",
+            ],
+        );
+        assert_eq!(code, 0, "{release}: {report:#}");
+        assert!(not_info(&report).is_empty(), "{release}: {report:#}");
+    }
 }

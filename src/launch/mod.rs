@@ -146,7 +146,10 @@ pub fn lint_drafter(
 ) -> std::result::Result<Vec<Diagnostic>, crate::Error> {
     // A draft model is told by the launch line alone (its config is any LM's): its vocabulary
     // is compared with the target's before the rules run.
-    let family = crate::draft::family_of(launch.method().as_deref());
+    let family = crate::draft::family_of(
+        launch.engine.code().drafts_with_draft_model(launch),
+        launch.method().as_deref(),
+    );
     let with_vocab;
     let target = match family {
         Some(_) => {
@@ -167,6 +170,7 @@ pub fn lint_drafter(
         drafter_name: launch.drafter.as_deref().map(compared),
         target_name: launch.target.as_deref().map(compared),
         served_length: launch.engine.code().served_length(launch),
+        refuses_other_vocab_size: launch.engine.code().refuses_other_vocab_size(launch),
     };
     Ok(crate::rules::lint_config(config, &options, target)?.findings)
 }

@@ -18,6 +18,7 @@ pub const COMPLETE: &[(Engine, What<'static>)] = &[
     (Engine::MlxLm, What::DrafterArchitecture("")),
     (Engine::MlxLm, What::Method("")),
     (Engine::MlxVlm, What::Method("")),
+    (Engine::MlxVlm, What::NativeMtpCheckpoint("")),
     (Engine::TpuInference, What::Method("")),
 ];
 
@@ -354,6 +355,28 @@ pub const ROWS: &[Capability] = &[
     cap(Engine::MlxVlm, What::Method("dflash"), None, None, "engine-unsupported"),
     cap(Engine::MlxVlm, What::Method("eagle3"), None, None, "engine-unsupported"),
     cap(Engine::MlxVlm, What::Method("mtp"), None, None, "engine-unsupported"),
+    // A native checkpoint (a target that bundles its MTP layers) named as mlx-vlm's drafter:
+    // up to 0.7.6 `load_drafter` loads it with `load_model`, the whole target model, whose class
+    // has no drafter methods, so the first request raises AttributeError (the dflash kind, which
+    // up to 0.6.17 it resolves such a checkpoint to by default, mlx-vlm#2120: on
+    // `drafter.config.target_layer_ids`; the mtp kind: on `draft_model.reset`). From 0.7.8 it
+    // splits the head out in memory for the model types of `MTP_SPLITTERS` (mtp_split.py);
+    // 0.7.9 adds nemotron_h. Any other model type still loads whole.
+    cap(Engine::MlxVlm, What::NativeMtpCheckpoint("deepseek_v4"), Some((0, 7, 8)), None, "engine-unsupported"),
+    cap(Engine::MlxVlm, What::NativeMtpCheckpoint("glm4_moe_lite"), Some((0, 7, 8)), None, "engine-unsupported"),
+    cap(Engine::MlxVlm, What::NativeMtpCheckpoint("glm5_next"), Some((0, 7, 8)), None, "engine-unsupported"),
+    cap(Engine::MlxVlm, What::NativeMtpCheckpoint("glm5_next_text"), Some((0, 7, 8)), None, "engine-unsupported"),
+    cap(Engine::MlxVlm, What::NativeMtpCheckpoint("glm_moe_dsa"), Some((0, 7, 8)), None, "engine-unsupported"),
+    cap(Engine::MlxVlm, What::NativeMtpCheckpoint("hy_v4"), Some((0, 7, 8)), None, "engine-unsupported"),
+    cap(Engine::MlxVlm, What::NativeMtpCheckpoint("inkling"), Some((0, 7, 8)), None, "engine-unsupported"),
+    cap(Engine::MlxVlm, What::NativeMtpCheckpoint("inkling_mm_model"), Some((0, 7, 8)), None, "engine-unsupported"),
+    cap(Engine::MlxVlm, What::NativeMtpCheckpoint("qwen3_5"), Some((0, 7, 8)), None, "engine-unsupported"),
+    cap(Engine::MlxVlm, What::NativeMtpCheckpoint("qwen3_5_moe"), Some((0, 7, 8)), None, "engine-unsupported"),
+    cap(Engine::MlxVlm, What::NativeMtpCheckpoint("qwen3_next"), Some((0, 7, 8)), None, "engine-unsupported"),
+    cap(Engine::MlxVlm, What::NativeMtpCheckpoint("qwen4_exp"), Some((0, 7, 8)), None, "engine-unsupported"),
+    cap(Engine::MlxVlm, What::NativeMtpCheckpoint("qwen4_exp_text"), Some((0, 7, 8)), None, "engine-unsupported"),
+    cap(Engine::MlxVlm, What::NativeMtpCheckpoint("nemotron_h"), Some((0, 7, 9)), None, "engine-unsupported"),
+    cap(Engine::MlxVlm, What::NativeMtpCheckpoint("nemotron_h_nano_omni"), Some((0, 7, 9)), None, "engine-unsupported"),
     // tpu-inference's proposer dispatch (`_init_speculative_decoding`, runner/tpu_runner.py),
     // read in every wheel from 0.18.0 to 0.32.0: ngram and EAGLE-3 throughout; from 0.22 every
     // EAGLE kind vLLM's `use_eagle()` names goes to its EAGLE-3 proposer, and its speculative

@@ -45,6 +45,10 @@ pub enum What<'a> {
     /// It honours an EAGLE-3 head's `use_aux_hidden_state: false` (feeds it the last hidden
     /// state alone, through an `fc` built for one), instead of concatenating three.
     AuxHiddenStatesOff,
+    /// It loads a native checkpoint of this `model_type` (a target that bundles its MTP
+    /// layers), named as the drafter, as an MTP drafter: mlx-vlm splits the head out in memory
+    /// (`load_drafter` through its `MTP_SPLITTERS` registry).
+    NativeMtpCheckpoint(&'a str),
 }
 
 impl<'a> What<'a> {
@@ -63,6 +67,11 @@ impl<'a> What<'a> {
             What::LayerCapture(..) => {
                 "serve the target with a release whose model class has the hook, or use a drafter \
                  that does not read the target's hidden states"
+            }
+            What::NativeMtpCheckpoint(_) => {
+                "split the MTP head into a drafter directory first (`python -m mlx_vlm.split_mtp`) and \
+                 name that as --draft-model, or serve the line with a release that loads the checkpoint \
+                 itself"
             }
             What::AuxHiddenStates(_) => {
                 "serve the target with a release whose model class has it, with `--model-impl \
@@ -91,7 +100,8 @@ impl<'a> What<'a> {
             | What::AsyncScheduling(n)
             | What::V2Runner(n)
             | What::AuxHiddenStates(n)
-            | What::LayerCapture(_, n) => n,
+            | What::LayerCapture(_, n)
+            | What::NativeMtpCheckpoint(n) => n,
             What::NullLayerIdsAbsent
             | What::HeterogeneousVocab
             | What::AsyncSchedulingUnpaddedDrafts
@@ -127,6 +137,10 @@ impl<'a> What<'a> {
                 "schedule asynchronously (--async-scheduling) with disable_padded_drafter_batch"
                     .to_string()
             }
+            What::NativeMtpCheckpoint(t) => format!(
+                "load a {t} checkpoint that bundles its MTP layers as the drafter (it loads the whole \
+                 target model, which has no drafter methods: the first request raises AttributeError)"
+            ),
             What::AuxHiddenStatesOff => "honour an EAGLE-3 head's use_aux_hidden_state: false (its \
                  EAGLE-3 model always concatenates three hidden states; the head's fc does not \
                  match)"

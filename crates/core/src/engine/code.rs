@@ -10,6 +10,7 @@ use serde_json::{Map, Value};
 
 use super::command::Launch;
 use crate::family::FamilySpec;
+use crate::json::Node;
 use crate::Result;
 
 /// Where the speculative method came from.
@@ -198,4 +199,26 @@ pub trait EngineCode: Sync {
     /// Whether a deployment with `method` serves the target's own MTP head (`separate`: a
     /// separate drafter is named).
     fn serves_mtp_head(&self, method: Option<&Method>, separate: bool) -> bool;
+
+    /// The model type by which the engine loads `drafter` when that config is a native
+    /// checkpoint (`declares_mtp`: a target that bundles its MTP layers, as detected) rather than
+    /// a drafter of its own kinds; `None` where the engine has no such path or the config is not
+    /// one (mlx-vlm's `--draft-model`: the capability rows say at which releases it loads one).
+    fn native_mtp_drafter<'c>(&self, _drafter: &'c Node, _declares_mtp: bool) -> Option<&'c str> {
+        None
+    }
+
+    /// Whether the line drafts with a classic draft model by the engine's own convention rather
+    /// than a method the family table names (mlx-lm's `--draft-model`, which takes nothing but
+    /// a draft language model): the draft-model vocabulary rules run on its drafter.
+    fn drafts_with_draft_model(&self, _launch: &Launch) -> bool {
+        false
+    }
+
+    /// Whether the program the line starts compares the two tokenizers' own vocabulary sizes
+    /// (Hugging Face `vocab_size`, added tokens excluded) and raises when they differ, where
+    /// the engine's other entrypoints only warn (mlx-lm's `generate`, not its server).
+    fn refuses_other_vocab_size(&self, _launch: &Launch) -> bool {
+        false
+    }
 }

@@ -90,7 +90,23 @@ impl EngineCode for MlxLm {
     fn serves_mtp_head(&self, _method: Option<&Method>, _separate: bool) -> bool {
         false
     }
+
+    fn drafts_with_draft_model(&self, launch: &Launch) -> bool {
+        launch.drafter.is_some()
+    }
+
+    /// `generate.py`'s `main` raises ValueError("Draft model tokenizer does not match model
+    /// tokenizer.") when `draft_tokenizer.vocab_size != tokenizer.vocab_size`; `server.py`
+    /// logs a warning on the same comparison and serves the pair (every release read, 0.28.4
+    /// to 0.32.2). Told by the entrypoint: `mlx_lm.generate`, `mlx_lm generate`, `python -m
+    /// mlx_lm.generate`, `python -m mlx_lm generate`.
+    fn refuses_other_vocab_size(&self, launch: &Launch) -> bool {
+        launch.entrypoint.ends_with(GENERATE)
+    }
 }
+
+/// The last word of every entrypoint that runs `generate.py` (the table's rows).
+const GENERATE: &str = "generate";
 
 /// The settings of an MLX line: only its method, read from a flag (mlx-lm's `--draft-model`,
 /// mlx-vlm's `--draft-kind`); neither takes a speculative configuration.

@@ -9,9 +9,11 @@
 
 use serde_json::{Map, Value};
 
+use super::capability::What;
 use super::code::{EngineCode, Method, Settings};
 use super::command::Launch;
 use crate::family::FamilySpec;
+use crate::json::Node;
 use crate::Result;
 
 /// mlx-vlm's code (the table's row points here).
@@ -89,5 +91,37 @@ impl EngineCode for MlxVlm {
     /// head through mlx-vlm's own drafter classes, whose loading was not read.
     fn serves_mtp_head(&self, _method: Option<&Method>, _separate: bool) -> bool {
         false
+    }
+
+    /// A target that bundles its MTP layers, named as the drafter: by the model type
+    /// `get_mtp_splitter` looks up (0.7.8 to 0.7.10, mtp_split.py) — the text config's, then the
+    /// top level's; the one the capability rows name, else the first. Not one: a config with
+    /// its own model code (`model_file`: mlx-vlm skips the registry), and mlx-vlm's own MTP
+    /// drafters (a model type naming `mtp`, resolved to the mtp kind at every release read).
+    fn native_mtp_drafter<'c>(&self, drafter: &'c Node, declares_mtp: bool) -> Option<&'c str> {
+        if !declares_mtp || drafter.get("model_file").is_some() {
+            return None;
+        }
+        let model_type = |n: Option<&'c Node>| n?.get("model_type")?.as_str();
+        let types: Vec<&'c str> = [
+            model_type(drafter.get("text_config")),
+            model_type(Some(drafter)),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if types.is_empty() || types.iter().any(|t| t.to_ascii_lowercase().contains("mtp")) {
+            return None;
+        }
+        let has_rows = |t: &&str| {
+            super::capability::rows()
+                .iter()
+                .any(|c| c.what == What::NativeMtpCheckpoint(t))
+        };
+        types
+            .iter()
+            .copied()
+            .find(has_rows)
+            .or(types.first().copied())
     }
 }

@@ -781,12 +781,14 @@ the drafter's model_type, and it replaces a kind that disagrees with it",
         releases: Releases {
             scheme: Scheme::Semver,
             read: &[
-                "0.6.10", "0.6.17", "0.7.0", "0.7.1", "0.7.3", "0.7.5", "0.7.8", "0.7.10",
+                "0.6.10", "0.6.17", "0.7.0", "0.7.1", "0.7.3", "0.7.5", "0.7.6", "0.7.8", "0.7.9",
+                "0.7.10",
             ],
             window: ((0, 6, 10), (0, 7, ANY_PATCH)),
             window_why: "every release read, 0.6.10 to 0.7.10 (the newest on PyPI), each in its wheel: \
 they agree on every row (the three draft kinds; the Qwen3.5 sanitize that drops `mtp.*` keys before it \
-decides to shift the norms)",
+decides to shift the norms) but one: a native checkpoint named as the drafter loads from 0.7.8 (0.7.9 for \
+nemotron_h), so a line whose release is not known is judged on both sides",
         },
         platform: None,
         code: &MlxVlm,

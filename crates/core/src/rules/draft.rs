@@ -34,7 +34,20 @@ pub(super) const BY_ENGINE: &[(LintCode, &ByEngine)] = &[
     (LintCode::DraftModelVocabMismatch, &VOCAB_ADDED_DIFFER),
     (LintCode::DraftModelVocabMismatch, &VOCAB_SIZE_NEAR),
     (LintCode::DraftModelVocabMismatch, &VOCAB_SIZE_FAR),
+    (LintCode::DraftModelVocabMismatch, &VOCAB_BASE_SIZE_REFUSED),
+    (LintCode::DraftModelVocabSizeMismatch, &CONFIG_VOCAB_SIZE),
 ];
+
+/// mlx-lm compares the two tokenizers' `vocab_size` (Hugging Face's: the tokenizer model's own
+/// tokens, added tokens excluded), never the configs': `mlx_lm.generate` raises when they
+/// differ, its server logs a warning and serves the pair (generate.py and server.py, every
+/// release read, 0.28.4 to 0.32.2). Either way the target verifies the draft's ids as its own.
+const MLX_LM_SERVES_OTHER_COUNT: ReleaseRow = ReleaseRow::any_version(
+    Engine::MlxLm,
+    Some(Severity::Warning),
+    "serves the pair (its server only warns when the tokenizers' vocab_size differ): a draft id the target \
+lacks is never accepted",
+);
 
 /// SGLang's STANDALONE worker compares the two tokenizers' `get_vocab()` from 0.5.15 (read in
 /// the wheels: standalone_worker_v2.py `_validate_vocab_compatibility`; 0.5.14 has no check).
@@ -77,6 +90,12 @@ const VOCAB_TEXT_DIFFERS: ByEngine = ByEngine {
         SGLANG_REFUSES_ANOTHER_VOCAB,
         LLAMA_REFUSES_OTHER_TEXT,
         KOBOLD_REFUSES_OTHER_TEXT,
+        ReleaseRow::any_version(
+            Engine::MlxLm,
+            Some(Severity::Error),
+            "compares only the tokenizers' vocab_size (the server just warns) and drafts ids that mean other \
+text: acceptance collapses",
+        ),
     ],
 };
 
@@ -101,6 +120,12 @@ const VOCAB_ADDED_DIFFER: ByEngine = ByEngine {
         SGLANG_REFUSES_ANOTHER_VOCAB,
         LLAMA_REFUSES_OTHER_TEXT,
         KOBOLD_REFUSES_OTHER_TEXT,
+        ReleaseRow::any_version(
+            Engine::MlxLm,
+            Some(Severity::Warning),
+            "serves the pair (the server only warns where the tokenizers' vocab_size differ): only drafts of \
+those tokens are rejected",
+        ),
     ],
 };
 
@@ -137,6 +162,7 @@ const VOCAB_SIZE_NEAR: ByEngine = ByEngine {
             Some(Severity::Warning),
             "vendors llama.cpp's 128-token allowance",
         ),
+        MLX_LM_SERVES_OTHER_COUNT,
     ],
 };
 
@@ -154,7 +180,33 @@ const VOCAB_SIZE_FAR: ByEngine = ByEngine {
             "refuses sizes more than 128 apart (SPEC_VOCAB_MAX_SIZE_DIFFERENCE, 0c1e570)",
         ),
         KOBOLD_REFUSES_OTHER_TEXT,
+        MLX_LM_SERVES_OTHER_COUNT,
     ],
+};
+
+/// The tokenizers' own vocabularies (added tokens excluded) have other sizes and the command
+/// compares them and raises: `mlx_lm.generate` (its server only warns: the cases above). Chosen
+/// only where the line's program says it refuses (`LintOptions::refuses_other_vocab_size`).
+const VOCAB_BASE_SIZE_REFUSED: ByEngine = ByEngine {
+    case: Some("the tokenizers' vocab_size (added tokens excluded) differ, on a command that compares them"),
+    no_engine: None,
+    rows: &[ReleaseRow::any_version(
+        Engine::MlxLm,
+        Some(Severity::Error),
+        "mlx_lm.generate raises ValueError(\"Draft model tokenizer does not match model tokenizer.\")",
+    )],
+};
+
+/// The configs' `vocab_size`: what vLLM and SGLang compare (the rule's own severity without a
+/// row); mlx-lm compares the tokenizers instead, so a draft of another padded size loads there.
+const CONFIG_VOCAB_SIZE: ByEngine = ByEngine {
+    case: None,
+    no_engine: Some(Severity::Error),
+    rows: &[ReleaseRow::any_version(
+        Engine::MlxLm,
+        None,
+        "compares the tokenizers' vocab_size, never the configs': a draft of another padded size loads",
+    )],
 };
 
 /// llama.cpp or koboldcpp (its vendored copy): `common_speculative_are_compatible` judges the
@@ -211,7 +263,9 @@ const DRAFT_MODEL_VOCAB_SIZE_MISMATCH: Rule = Rule {
 vocabulary. vLLM's draft_model proposer raises ValueError when the configs' vocab_size differ \
 (verify_equal_vocab_size_if_draft_model, v0.26.0 and v0.27.1) unless the speculative config sets \
 `use_heterogeneous_vocab: true`, which maps ids between the tokenizers (then info); SGLang's STANDALONE worker \
-raises ValueError on the same difference (0.5.23). An error; info under vLLM with use_heterogeneous_vocab.",
+raises ValueError on the same difference (0.5.23). mlx-lm compares the tokenizers' vocab_size instead, never the \
+configs' (generate.py and server.py, 0.28.4 to 0.32.2): not reported there. An error; info under vLLM with \
+use_heterogeneous_vocab.",
     },
     applies: DRAFT,
     needs: &[Need::TargetVocab],
@@ -237,7 +291,10 @@ fn draft_vocab_size_mismatch(cx: &mut Ctx) {
     let severity = if heterogeneous(cx) {
         Severity::Info
     } else {
-        cx.rule.info.severity
+        let Some(severity) = cx.engine_severity() else {
+            return;
+        };
+        severity
     };
     cx.emit_as(
         severity,
@@ -270,7 +327,9 @@ llama.cpp). When only the token counts differ (the text of every shared id agree
 accepted: a warning, save SGLang from 0.5.15 and llama.cpp past its 128-token allowance, which refuse. Padded \
 vocabularies (embedding rows past the tokenizer, as between Qwen sizes) are not a difference of text: the \
 configs' vocab_size is draft-model-vocab-size-mismatch's. With `use_heterogeneous_vocab: true` vLLM up to 0.33 maps \
-ids between the tokenizers: info.",
+ids between the tokenizers: info. mlx-lm (0.28.4 to 0.32.2) compares the tokenizers' vocab_size (the tokenizer \
+model's own tokens, added tokens excluded): `mlx_lm.generate` raises ValueError when they differ (an error), its \
+server logs a warning and serves the pair, judged as vLLM is.",
     },
     applies: DRAFT,
     needs: &[Need::DraftVocab],
@@ -339,7 +398,8 @@ fn draft_vocab_mismatch(cx: &mut Ctx) {
     let configs_equal = cx.root.get("vocab_size").and_then(|n| n.as_u64()).is_some()
         && cx.root.get("vocab_size").and_then(|n| n.as_u64())
             == cx.facts.and_then(|f| f.vocab_size);
-    if configs_equal {
+    // Said only where the engine compares the configs' sizes (not mlx-lm: its rows say so).
+    if configs_equal && cx.judge(&CONFIG_VOCAB_SIZE).is_some() {
         message.push_str(
             "; the configs' vocab_size are equal, so vLLM loads it and drafts ids of other text (vllm#42775)",
         );
@@ -353,11 +413,22 @@ fn draft_vocab_mismatch(cx: &mut Ctx) {
         .iter()
         .any(|d| matches!(d, Difference::Added(_)));
     let near = size.is_none_or(|(h, t)| h.abs_diff(t) <= LLAMA_MAX_SIZE_DIFFERENCE);
-    let case = match (has_text, has_added, near) {
-        (true, _, _) => &VOCAB_TEXT_DIFFERS,
-        (false, true, _) => &VOCAB_ADDED_DIFFER,
-        (false, false, true) => &VOCAB_SIZE_NEAR,
-        (false, false, false) => &VOCAB_SIZE_FAR,
+    // The tokenizers' own sizes, where the line's program compares them and raises.
+    let base_refused = c
+        .base_sizes
+        .filter(|(h, t)| h != t && cx.options.refuses_other_vocab_size);
+    if let Some((h, t)) = base_refused {
+        message.push_str(&format!(
+            "; the tokenizers' vocab_size (added tokens excluded) are {h} here and {t} in the target: the \
+             command compares them and refuses the pair"
+        ));
+    }
+    let case = match (has_text, base_refused.is_some(), has_added, near) {
+        (true, ..) => &VOCAB_TEXT_DIFFERS,
+        (false, true, ..) => &VOCAB_BASE_SIZE_REFUSED,
+        (false, false, true, _) => &VOCAB_ADDED_DIFFER,
+        (false, false, false, true) => &VOCAB_SIZE_NEAR,
+        (false, false, false, false) => &VOCAB_SIZE_FAR,
     };
     let file = c.here.clone();
     if heterogeneous(cx) {

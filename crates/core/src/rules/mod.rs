@@ -260,6 +260,10 @@ pub struct LintOptions {
     /// The length a launch line serves the target at, when it states one: the position rules
     /// compare the drafter with it rather than with the target config's length.
     pub served_length: Option<crate::engine::ServedLength>,
+    /// Whether the program the launch line starts raises when the two tokenizers' own
+    /// vocabulary sizes differ ([`crate::engine::EngineCode::refuses_other_vocab_size`]): the
+    /// draft-model vocabulary rule then judges that difference by its own rows.
+    pub refuses_other_vocab_size: bool,
 }
 
 impl LintOptions {

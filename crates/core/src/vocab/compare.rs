@@ -75,6 +75,9 @@ pub struct Comparison {
     pub target: String,
     pub here_len: u32,
     pub target_len: u32,
+    /// The two tokenizers' own vocabularies, added tokens excluded ([`Vocabulary::base_size`]),
+    /// when both were read.
+    pub base_sizes: Option<(u32, u32)>,
     pub differences: Vec<Difference>,
     /// Whether the target adds bos / eos: llama.cpp compares the bos (eos) ids only then.
     pub target_adds_bos: bool,
@@ -95,6 +98,7 @@ pub fn compare(here: &Vocabulary, target: &Vocabulary) -> Comparison {
         target: target.source.clone(),
         here_len: here.tokens.len(),
         target_len: target.tokens.len(),
+        base_sizes: here.base_size.zip(target.base_size),
         differences: Vec::new(),
         target_adds_bos: target.add_bos.unwrap_or(false),
         target_adds_eos: target.add_eos.unwrap_or(false),

@@ -151,6 +151,8 @@ fn walk_tokenizer(w: &mut Walker) -> std::result::Result<Vocabulary, String> {
             }
         }
     }
+    // `model.vocab` alone, before the added tokens join the table.
+    vocab.base_size = Some(vocab.tokens.count());
     for (&id, (text, _)) in &vocab.added {
         vocab.tokens.set(id, text);
     }

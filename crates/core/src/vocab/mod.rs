@@ -27,6 +27,11 @@ pub struct Vocabulary {
     pub tokens: TokenTexts,
     /// The added tokens by id: their text and whether they are special.
     pub added: std::collections::BTreeMap<u32, (String, bool)>,
+    /// How many tokens the tokenizer model itself holds, added tokens excluded: what Hugging
+    /// Face's `tokenizer.vocab_size` reports (`get_vocab_size(with_added_tokens=False)`, the
+    /// model's `vocab.len()` in tokenizers 0.22.1), and what mlx-lm compares. `None`: not read
+    /// (a GGUF vocabulary).
+    pub base_size: Option<u32>,
     pub bos: Option<u32>,
     pub eos: Option<u32>,
     /// Whether the tokenizer adds bos / eos itself (`None`: the files do not say).
@@ -78,6 +83,11 @@ impl TokenTexts {
 
     pub fn is_empty(&self) -> bool {
         self.spans.is_empty()
+    }
+
+    /// How many ids have a token (ids below [`TokenTexts::len`] may be holes).
+    pub fn count(&self) -> u32 {
+        self.spans.iter().filter(|s| s.1 != u32::MAX).count() as u32
     }
 
     /// Reserves room for `n` ids and `bytes` of text.

@@ -88,6 +88,22 @@ fn needed<'c>(cx: &Cx<'c>) -> Vec<(What<'c>, At<'c>, String)> {
             ));
         }
     }
+    // A target that bundles its MTP layers named as the drafter, on an engine that loads such a
+    // checkpoint as a drafter only at some releases (mlx-vlm).
+    if let (Some(dr), Some(engine)) = (cx.drafter, cx.deployment.engine()) {
+        let declares_mtp = dr.family() == Some(crate::family::Family::Mtp);
+        if let Some(t) = engine.code().native_mtp_drafter(dr.root(), declares_mtp) {
+            out.push((
+                What::NativeMtpCheckpoint(t),
+                At {
+                    flag: "",
+                    anchor: (None, ""),
+                    field: Some(Path::key("model_type")),
+                },
+                format!("the drafter, a {t} checkpoint that bundles its MTP layers"),
+            ));
+        }
+    }
     if let Some(m) = cx.deployment.method.as_ref() {
         let code = cx.deployment.engine().map(|e| e.code());
         if let Some(code) = code {
