@@ -328,6 +328,11 @@ const CASES: &[(&str, Option<&str>, &[&str], i32)] = &[
     // default window.
     ("mtp-deepseek-quark-experts-named", None, &[], 0),
     ("mtp-deepseek-quark-experts-moe", None, &[], 0),
+    // GLM-OCR: its head after the text trunk (`model.language_model.layers.N.*`), never `mtp.*`
+    // (988a43b read a `mtp.layers.j` head as its own: the misnamed case passed there).
+    ("mtp-glm-ocr-clean", None, &[], 0),
+    ("mtp-glm-ocr-dropped", None, &["weights-mtp-missing"], 1),
+    ("mtp-glm-ocr-misnamed", None, &["weights-mtp-missing"], 1),
     // `model.layers.2` excludes DeepSeek's MTP layer under vLLM's name, not SGLang's.
     (
         "mtp-deepseek-awq-layer-index",

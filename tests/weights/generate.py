@@ -703,6 +703,25 @@ def mtp_cases(c):
         write_sharded(os.path.join(c, name),
                       cfg(DSV3, quantization_config={"quant_method": "quark", "exclude": ["lm_head", entry]}),
                       bf16_at("model.layers.2.mlp.experts.0.down_proj", H, I), assign=by_layer)
+    # GLM-OCR declares its depth under text_config (text_config.num_nextn_predict_layers beside
+    # num_hidden_layers: where vLLM's glm_ocr_mtp.py reads both, and where zai-org/GLM-OCR's
+    # config puts them as two public copies of it show) and keeps its head after the text
+    # trunk, `model.language_model.layers.N.*` (vLLM glm_ocr_mtp.py, SGLang glm_ocr.py); the
+    # loaders read nothing under `mtp.`.
+    ocr = {"architectures": ["GlmOcrForConditionalGeneration"], "model_type": "glm_ocr",
+           "text_config": {"model_type": "glm_ocr_text", "hidden_size": H, "num_hidden_layers": 1,
+                           "num_nextn_predict_layers": 1, "vocab_size": VOCAB}}
+    ocr_trunk = {"model.language_model.embed_tokens.weight": z(VOCAB, H), "model.language_model.norm.weight": z(H),
+                 "lm_head.weight": z(VOCAB, H), "model.language_model.layers.0.self_attn.q_proj.weight": z(H, H),
+                 "model.language_model.layers.0.input_layernorm.weight": z(H)}
+    ocr_head = {"eh_proj.weight": z(H, 2 * H), "enorm.weight": z(H), "hnorm.weight": z(H),
+                "self_attn.q_proj.weight": z(H, H), "shared_head.norm.weight": z(H)}
+    for name, prefix in [("mtp-glm-ocr-clean", "model.language_model.layers.1."),
+                         ("mtp-glm-ocr-dropped", None), ("mtp-glm-ocr-misnamed", "mtp.layers.0.")]:
+        t = dict(ocr_trunk)
+        if prefix:
+            t.update({prefix + k: v for k, v in ocr_head.items()})
+        write_single(os.path.join(c, name), ocr, t)
     # The MTP layer excluded by its index: vLLM builds it as `model.layers.2.*`, SGLang as
     # `model.decoder.*`, which the entry is not contained in.
     write_sharded(os.path.join(c, "mtp-deepseek-awq-layer-index"),
