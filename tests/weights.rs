@@ -299,6 +299,41 @@ const CASES: &[(&str, Option<&str>, &[&str], i32)] = &[
         0,
     ),
     ("mtp-qwen35-nvfp4-experts", None, &[], 0),
+    // quark under vLLM, read in every wheel 0.25.1-0.34.0 (the vllm_quark_head test below): a Qwen3.5
+    // head excluded module by module, by `re:`, by a bare prefix (which matches nothing).
+    ("mtp-qwen35-quark-named", None, &[], 0),
+    ("mtp-qwen35-quark-regex", None, &[], 0),
+    (
+        "mtp-qwen35-quark-prefix",
+        None,
+        &["weights-mtp-unquantized"],
+        1,
+    ),
+    (
+        "mtp-qwen35-quark-expert-regex",
+        None,
+        &["weights-mtp-unquantized"],
+        1,
+    ),
+    // A NextN `eh_proj` stored BF16: plain in vLLM at every release; SGLang quantizes
+    // DeepSeek's and GLM-5 DSA's from 0.5.11 (988a43b: an error everywhere), GLM-4.5's never.
+    (
+        "mtp-glm-dsa-quark-eh-proj",
+        None,
+        &["weights-mtp-unquantized-one-engine"],
+        0,
+    ),
+    ("mtp-glm45-quark-eh-proj", None, &[], 0),
+    // BF16 experts excluded by their own names or by the MoE's: vLLM up to 0.25 fails on
+    // either (vllm_quark_head_is_matched_module_by_module_at_every_release); clean in its
+    // default window.
+    ("mtp-deepseek-quark-experts-named", None, &[], 0),
+    ("mtp-deepseek-quark-experts-moe", None, &[], 0),
+    // GLM-OCR: its head after the text trunk (`model.language_model.layers.N.*`), never `mtp.*`
+    // (988a43b read a `mtp.layers.j` head as its own: the misnamed case passed there).
+    ("mtp-glm-ocr-clean", None, &[], 0),
+    ("mtp-glm-ocr-dropped", None, &["weights-mtp-missing"], 1),
+    ("mtp-glm-ocr-misnamed", None, &["weights-mtp-missing"], 1),
     // `model.layers.2` excludes DeepSeek's MTP layer under vLLM's name, not SGLang's.
     (
         "mtp-deepseek-awq-layer-index",
@@ -1458,6 +1493,98 @@ fn a_quark_qwen35_head_is_judged_by_sglangs_whole_head_rule() {
         &mixed,
         &["mtp.layers.0.mlp.experts.0.down_proj", "mtp.fc"],
     );
+}
+
+/// Issue 41, vLLM's quark handling of a Qwen3.5 head (read in every wheel 0.25.1-0.34.0): the
+/// list is matched module by module under the checkpoint's names at every release, as the tool
+/// modelled it, a MoE's experts by the MoE's name. Up to 0.25 an excluded MoE fails whether named
+/// whole or expert by expert (vllm#46757 fixed both in 0.26.0; 988a43b: clean there). A bare
+/// prefix matches nothing at any release; a `re:` on the experts' names only excludes nothing
+/// (988a43b: clean everywhere). The same for a DeepSeek-style NextN layer whose experts are named
+/// one by one (amd/GLM-5.2-MXFP4's form, ROCm/vllm#1022) or by their MoE.
+#[test]
+fn vllm_quark_head_is_matched_module_by_module_at_every_release() {
+    let Some(fx) = fixtures("vllm_quark_head") else {
+        return;
+    };
+    let code = "weights-mtp-unquantized";
+    let named = [
+        (Some("vllm@0.25.1"), Some("error"), 1),
+        (Some("vllm@0.26.0"), None, 0),
+        (Some("vllm@0.28"), None, 0),
+        (Some("vllm@0.34"), None, 0),
+        (Some("vllm"), None, 0),
+        (Some("sglang"), None, 0),
+        (None, None, 0),
+    ];
+    let everywhere = [
+        (Some("vllm@0.25.1"), Some("error"), 1),
+        (Some("vllm@0.28"), Some("error"), 1),
+        (Some("vllm@0.34"), Some("error"), 1),
+        (None, Some("error"), 1),
+    ];
+    let cases: [(&str, &[_], &[&str]); 6] = [
+        (
+            "mtp-qwen35-quark-named",
+            &named,
+            &["mtp.layers.0.mlp.experts", "vllm#46757"],
+        ),
+        ("mtp-qwen35-quark-regex", &named, &["AssertionError"]),
+        ("mtp-qwen35-quark-prefix", &everywhere, &["mtp.fc"]),
+        (
+            "mtp-qwen35-quark-expert-regex",
+            &everywhere,
+            &["mtp.layers.0.mlp.experts.0.down_proj"],
+        ),
+        (
+            "mtp-deepseek-quark-experts-named",
+            &named,
+            &["model.layers.2.mlp.experts", "ROCm/vllm#1022"],
+        ),
+        (
+            "mtp-deepseek-quark-experts-moe",
+            &named,
+            &["model.layers.2.mlp.experts", "AssertionError"],
+        ),
+    ];
+    for (case, expect, names) in cases {
+        by_release(&fx, case, code, expect, names);
+    }
+}
+
+/// Issue 41: a BF16 NextN `eh_proj` quark's list does not name is a plain nn.Linear in vLLM at
+/// every release (988a43b: an error there); SGLang quantizes DeepSeek's and GLM-5 DSA's from
+/// 0.5.11 and never GLM-4.5's.
+#[test]
+fn a_bf16_nextn_eh_proj_under_quark_fails_only_where_sglang_quantizes_it() {
+    let Some(fx) = fixtures("quark_nextn_eh_proj") else {
+        return;
+    };
+    let code = "weights-mtp-unquantized";
+    for case in ["mtp-glm-dsa-quark-eh-proj", "mtp-glm45-quark-eh-proj"] {
+        let vllm = [
+            (Some("vllm@0.25.1"), None, 0),
+            (Some("vllm@0.28"), None, 0),
+            (Some("vllm@0.34"), None, 0),
+            (None, None, 0),
+        ];
+        by_release(&fx, case, code, &vllm, &[]);
+    }
+    let dsa = [
+        (None, Some("warning"), 0),
+        (Some("vllm"), None, 0),
+        (Some("sglang@0.5.10"), None, 0),
+        (Some("sglang@0.5.11"), Some("error"), 1),
+        (Some("sglang"), Some("error"), 1),
+    ];
+    one_engine_by_release(
+        &fx,
+        "mtp-glm-dsa-quark-eh-proj",
+        &dsa,
+        &["model.eh_proj", "nn.Linear"],
+    );
+    let glm45 = [(None, None, 0), (Some("sglang"), None, 0)];
+    one_engine_by_release(&fx, "mtp-glm45-quark-eh-proj", &glm45, &[]);
 }
 
 /// Issue 43: oMLX loads DFlash drafters through dflash-mlx, which refuses a draft-owned lm_head

@@ -674,6 +674,60 @@ def mtp_cases(c):
                  qwen35_quark(experts_quantized=False))
     write_single(os.path.join(c, "mtp-qwen35-quark-mixed"), cfg(QWEN35, quantization_config=quark_q),
                  qwen35_quark(experts_quantized=True))
+    # vLLM's quark handling of the head, read in every wheel 0.25.1-0.34.0, the same shapes at
+    # every release: named one by one, by `re:`, by a bare prefix (matches nothing); up to 0.25
+    # an excluded MoE fails in either form (vllm#46757).
+    for name, exclude in [
+        ("mtp-qwen35-quark-named", ["lm_head", "mtp.fc", "mtp.layers.0.self_attn.q_proj",
+                                    "mtp.layers.0.mlp.experts.0.down_proj"]),
+        ("mtp-qwen35-quark-regex", ["lm_head", "re:^mtp\\..*"]),
+        ("mtp-qwen35-quark-prefix", ["lm_head", "mtp"]),
+        # The expert by a `re:` on the experts' names only: both engines match the MoE's name.
+        ("mtp-qwen35-quark-expert-regex", ["lm_head", "mtp.fc", "mtp.layers.0.self_attn.q_proj",
+                                           "re:mtp\\.layers\\.0\\.mlp\\.experts\\.\\d+\\..*"]),
+    ]:
+        write_single(os.path.join(c, name), cfg(QWEN35, quantization_config={"quant_method": "quark", "exclude": exclude}),
+                     qwen35_quark(experts_quantized=False))
+    # A DeepSeek-style NextN layer quantized but for one BF16 module: vLLM builds `eh_proj` as a
+    # plain nn.Linear at every release; SGLang builds DeepSeek's and GLM-5 DSA's under the quark
+    # config from 0.5.11 (deepseek_nextn.py) and GLM-4.5's plain (glm4_moe_nextn.py).
+    def bf16_at(module, out_f, in_f):
+        t = dsv3()
+        del t[module + ".weight_scale_inv"]
+        t[module + ".weight"] = z(out_f, in_f)
+        return t
+    quark_lm_head = {"quant_method": "quark", "exclude": ["lm_head"]}
+    for name, config in [("mtp-glm-dsa-quark-eh-proj", glm),
+                         ("mtp-glm45-quark-eh-proj", cfg(DSV3, architectures=["Glm4MoeForCausalLM"],
+                                                        model_type="glm4_moe"))]:
+        write_sharded(os.path.join(c, name), cfg(config, quantization_config=quark_lm_head),
+                      bf16_at("model.layers.2.eh_proj", H, 2 * H), assign=by_layer)
+    # Its routed experts BF16, excluded by the expert's own name (as amd/GLM-5.2-MXFP4 lists its
+    # MTP layer) or by the MoE's: vLLM up to 0.25 matches the MoE's name only (ROCm/vllm#1022).
+    for name, entry in [("mtp-deepseek-quark-experts-named", "model.layers.2.mlp.experts.0.down_proj"),
+                        ("mtp-deepseek-quark-experts-moe", "model.layers.2.mlp.experts")]:
+        write_sharded(os.path.join(c, name),
+                      cfg(DSV3, quantization_config={"quant_method": "quark", "exclude": ["lm_head", entry]}),
+                      bf16_at("model.layers.2.mlp.experts.0.down_proj", H, I), assign=by_layer)
+    # GLM-OCR declares its depth under text_config (text_config.num_nextn_predict_layers beside
+    # num_hidden_layers: where vLLM's glm_ocr_mtp.py reads both, and where zai-org/GLM-OCR's
+    # config puts them as two public copies of it show) and keeps its head after the text
+    # trunk, `model.language_model.layers.N.*` (vLLM glm_ocr_mtp.py, SGLang glm_ocr.py); the
+    # loaders read nothing under `mtp.`.
+    ocr = {"architectures": ["GlmOcrForConditionalGeneration"], "model_type": "glm_ocr",
+           "text_config": {"model_type": "glm_ocr_text", "hidden_size": H, "num_hidden_layers": 1,
+                           "num_nextn_predict_layers": 1, "vocab_size": VOCAB}}
+    ocr_trunk = {"model.language_model.embed_tokens.weight": z(VOCAB, H), "model.language_model.norm.weight": z(H),
+                 "lm_head.weight": z(VOCAB, H), "model.language_model.layers.0.self_attn.q_proj.weight": z(H, H),
+                 "model.language_model.layers.0.input_layernorm.weight": z(H)}
+    ocr_head = {"eh_proj.weight": z(H, 2 * H), "enorm.weight": z(H), "hnorm.weight": z(H),
+                "self_attn.q_proj.weight": z(H, H), "shared_head.norm.weight": z(H)}
+    for name, prefix in [("mtp-glm-ocr-clean", "model.language_model.layers.1."),
+                         ("mtp-glm-ocr-dropped", None), ("mtp-glm-ocr-misnamed", "mtp.layers.0.")]:
+        t = dict(ocr_trunk)
+        if prefix:
+            t.update({prefix + k: v for k, v in ocr_head.items()})
+        write_single(os.path.join(c, name), ocr, t)
     # The MTP layer excluded by its index: vLLM builds it as `model.layers.2.*`, SGLang as
     # `model.decoder.*`, which the entry is not contained in.
     write_sharded(os.path.join(c, "mtp-deepseek-awq-layer-index"),

@@ -12,7 +12,8 @@
 //! `orig_to_new_prefix`, SGLang mimo_mtp.py's `model.mtp_layers.(\d+).` pattern), `model.mtp_block.j.*`
 //! (ERNIE-4.5 MoE), `mtp.j.*` (DeepSeek-V4) or `model.mtp_layers.j.*` (HY-V4, whose loaders read
 //! one layer whatever its exports declare), `llm.mtp.layers.j.*` (Nemotron 3.5 Transcribe's BF16
-//! checkpoint, in NeMo's layout). A row may also name depth keys only its family uses
+//! checkpoint, in NeMo's layout); GLM-OCR's at decoder index `num_hidden_layers + j` of its
+//! `text_config` (`model.language_model.layers.N.*`), never under `mtp.`. A row may also name depth keys only its family uses
 //! (MiniMax-M3's `num_mtp_modules`), read for the configs that pick it. A config no row names is
 //! read with the first two spellings, as every MTP target was before the rows.
 
@@ -186,6 +187,18 @@ SGLang 0.5.23 deepseek_v4_nextn.py:252-254 (`mtp.0.` → `model.decoder.`)",
 `model.mtp.layers.{j}.`); config/speculative.py:1254-1280 (the depth is `num_mtp_modules` of the text config, \
 default 1)",
     },
+    HeadNaming {
+        family: "GLM-OCR",
+        architectures: &["GlmOcrForConditionalGeneration"],
+        model_types: &["glm_ocr", "glm_ocr_text"],
+        layers: &[HeadLayers::AfterTrunk],
+        layers_read: None,
+        depth_keys: &[],
+        source: "vLLM 0.34.0 glm_ocr_mtp.py:113-115 (depth and first MTP index from the text config: \
+`text_config.num_nextn_predict_layers`, `text_config.num_hidden_layers`), 257 (`model.language_model.layers.{N + j}.` \
+read as `model.layers.{N + j}.`); SGLang 0.5.23 glm_ocr.py:333-355, 380 (`model.language_model.` stripped, then \
+`model.layers.{N}`)",
+    },
 ];
 
 /// A family no row names: the two spellings every MTP target was read with before the rows.
@@ -271,6 +284,14 @@ mod tests {
         assert_eq!(
             row(r#"{"model_type": "x", "text_config": {"model_type": "glm4_moe"}}"#).family,
             ROWS[2].family
+        );
+        // GLM-OCR's head sits after its text trunk only: a `mtp.layers.j` tensor is not its.
+        let ocr = row(r#"{"architectures": ["GlmOcrForConditionalGeneration"]}"#);
+        assert_eq!(ocr.family, "GLM-OCR");
+        assert_eq!(ocr.spellings(0, Some(16)), "`model.layers.16.*`");
+        assert_eq!(
+            row(r#"{"model_type": "x", "text_config": {"model_type": "glm_ocr_text"}}"#),
+            ocr
         );
         assert_eq!(row(r#"{"model_type": "llama"}"#), &ANY);
         assert_eq!(row(r#"{"architectures": 3}"#), &ANY);

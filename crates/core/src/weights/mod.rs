@@ -30,6 +30,7 @@ mod mtp_head;
 mod presence;
 mod quant;
 mod quark_head;
+mod quark_nextn;
 mod rules;
 mod shapes;
 mod text;

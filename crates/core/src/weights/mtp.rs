@@ -198,8 +198,15 @@ matching key deciding, which SGLang's gptq_marlin ignores for experts, while vLL
 names DeepSeek's MTP layer `model.decoder.*` and builds Qwen3.5's `mtp.fc` as a plain linear. A module the engines \
 treat differently is not reported. Under quark, SGLang's Qwen3.5 MTP class builds the whole head BF16 when an exclude \
 entry starts `mtp.` (0.5.12 to 0.5.20) or when one names `mlp.experts` (0.5.21 on; qwen3_5_mtp.py): such a head loads \
-there, and the verdict follows the release (weights/quark_head.rs). Fix the exclude list in the method's form, or \
-quantize the head with the rest.",
+there, and the verdict follows the release (weights/quark_head.rs). vLLM's quark handling, read in every wheel 0.25.1 \
+to 0.34.0 (weights/quark_nextn.rs): module by module as above at every release, but a DeepSeek-style NextN `eh_proj` \
+is a plain nn.Linear whatever the list says (a BF16 one loads; GLM-4.5's in SGLang too, DeepSeek's and GLM-5 DSA's \
+SGLang quantizes from 0.5.11: weights-mtp-unquantized-one-engine), and up to 0.25 an excluded MoE fails: named whole it gets a linear \
+method its constructor refuses, its experts named one by one match nothing and stay quantized (ROCm/vllm#1022); \
+from 0.26.0 both build it unquantized (vllm#46757): an error with `--engine vllm@0.25`. Under quark both engines \
+match a MoE's routed experts by the MoE's name (`….mlp.experts`), so a `re:` matching only the experts' names \
+leaves them quantized. Fix the exclude list in the method's \
+form, or quantize the head with the rest.",
     },
     applies: Applies::Any,
     needs: &[],
@@ -249,6 +256,10 @@ fn mtp_unquantized(cx: &mut Cx) {
             .iter()
             .filter(|m| !m.quantized() && judged(h, m, ex))
             .filter(|m| ex.verdict_at(&m.name, layer_prefix(h, m).as_deref()) == Verdict::Quantized)
+            // A NextN `eh_proj` vLLM builds plain under quark: SGLang's side is the one-engine rule's.
+            .filter(|m| {
+                super::quark_nextn::eh_proj(cx, ex, m, layer_prefix(h, m).as_deref()).is_none()
+            })
             .map(|m| {
                 let stored = match (&m.dtype, m.contradicts()) {
                     (Some(d), true) => format!(
@@ -282,6 +293,7 @@ fn mtp_unquantized(cx: &mut Cx) {
         None => String::new(),
     };
     let whole_head = super::quark_head::head_bf16(cx, ex);
+    quark_experts_excluded(cx, h, ex);
     for (m, stored, count) in found {
         // SGLang's Qwen3.5 class may build the whole head BF16 for the list's `mtp.` entries.
         let severity = match &whole_head {
@@ -329,6 +341,42 @@ fn mtp_unquantized(cx: &mut Cx) {
                 ex.method.name(),
             ),
         );
+    }
+}
+
+/// quark, BF16 routed experts of the head the list excludes: vLLM up to 0.25 fails on them whether
+/// the MoE is named whole (an AssertionError building it) or its experts one by one (quantized).
+fn quark_experts_excluded(cx: &mut Cx, h: &MtpHead, ex: &Exclusions) {
+    let Some(severity) = super::quark_nextn::experts_excluded(cx) else {
+        return;
+    };
+    let found = per_layer(
+        h.modules
+            .iter()
+            .filter(|m| !m.quantized() && judged(h, m, ex))
+            .filter_map(|m| ex.quark_moe_excluded(&m.name).map(|moe| (m, moe))),
+    );
+    for (m, (moe, whole), count) in found {
+        let how = if whole {
+            format!(
+                "`{}` excludes its MoE `{moe}`, but vLLM up to 0.25 returns a linear method for an excluded MoE, \
+                 which its RoutedExperts constructor refuses (an AssertionError)",
+                ex.key
+            )
+        } else {
+            format!(
+                "`{}` excludes it only by naming the experts one by one, but vLLM up to 0.25 matches quark's list \
+                 against the MoE's own name `{moe}`: it builds the experts quantized and their BF16 weights fail to \
+                 load (\"The size of tensor a (256) must match the size of tensor b (512)\", ROCm/vllm#1022 on \
+                 amd/GLM-5.2-MXFP4)",
+                ex.key
+            )
+        };
+        let after = format!(
+            " and {how}; vLLM 0.26.0 and later build an excluded MoE unquantized, for an entry naming it or a \
+             module under it (vllm#46757); serve with vLLM 0.26 or later"
+        );
+        emit_unquantized(cx, severity, m, count, &after);
     }
 }
 
@@ -426,8 +474,11 @@ matches the entries as written, so the excluded modules get quantized layers and
 loader's shape assertion (sglang#29781); 0.5.16 remaps them (sglang#30265). compressed-tensors MXFP4 (its format, or \
 4-bit float weights in symmetric groups of 32) with the head's routed experts excluded and stored BF16: SGLang 0.5.17 \
 and later return their MXFP4 MoE method before reading `ignore`, so the experts are built MXFP4 and the BF16 weights \
-fail to load (sglang#36786, open; vLLM honours the list). Exclude it in a form both match, or \
-quantize the head with the rest.",
+fail to load (sglang#36786, open; vLLM honours the list). quark on a DeepSeek-V3/V3.2 or GLM-5 DSA checkpoint \
+whose NextN `eh_proj` is stored BF16 and not excluded: vLLM builds it as a plain nn.Linear at every release read \
+(0.25.1 to 0.34.0) and loads it, SGLang 0.5.10 too, but SGLang 0.5.11 and later build it under the quark config as \
+`model.eh_proj` and the BF16 weight fails the loader's shape assertion (deepseek_nextn.py). Exclude it in a form both \
+match, or quantize the head with the rest.",
     },
     applies: Applies::Any,
     needs: &[],
@@ -532,6 +583,36 @@ fn nextn_unremapped(cx: &mut Cx, h: &MtpHead, ex: &Exclusions) {
             layer.trim_end_matches('.'),
         );
         emit_sglang_case(cx, &NEXTN_BY_ENGINE, m, count, rest);
+    }
+}
+
+/// quark, a DeepSeek-V3/V3.2 or GLM-5 DSA NextN `eh_proj` stored BF16 that the list leaves
+/// quantized: vLLM builds it plain at every release, SGLang under the quark config from 0.5.11.
+fn quark_eh_proj(cx: &mut Cx, h: &MtpHead, ex: &Exclusions) {
+    let found: Vec<(&MtpModule, String)> = h
+        .modules
+        .iter()
+        .filter(|m| !m.quantized() && judged(h, m, ex))
+        .filter_map(|m| {
+            let prefix = layer_prefix(h, m)?;
+            let sglang = super::quark_nextn::eh_proj(cx, ex, m, Some(&prefix))
+                == Some(super::quark_nextn::EhProj::SglangQuark);
+            (sglang
+                && ex.verdict(&m.name) == Verdict::Quantized
+                && super::quark_nextn::sglang_quantizes_eh_proj(ex, &prefix))
+            .then_some((m, prefix))
+        })
+        .collect();
+    for (m, prefix) in found {
+        let rest = format!(
+            "and `{}` does not name it: vLLM builds a NextN `eh_proj` as a plain nn.Linear at every release \
+             (0.25.1 to 0.34.0), so it loads there, but SGLang 0.5.11 and later build it under the quark config as \
+             `model.eh_proj`: a quantized layer whose BF16 weight fails the loader's shape assertion \
+             (deepseek_nextn.py); add SGLang's name for it, `model.eh_proj`, to `{}` (the checkpoint's, \
+             `{}eh_proj`, is remapped to it only for GLM-5 DSA from 0.5.16), or serve with vLLM",
+            ex.key, ex.key, prefix,
+        );
+        emit_sglang_case(cx, &super::quark_nextn::EH_PROJ_BY_ENGINE, m, 1, rest);
     }
 }
 
@@ -653,6 +734,7 @@ fn mtp_unquantized_one_engine(cx: &mut Cx) {
     fused_projections_skipped(cx, h, ex);
     nextn_unremapped(cx, h, ex);
     mxfp4_experts_forced(cx, h, ex);
+    quark_eh_proj(cx, h, ex);
     let found = per_layer(h.modules.iter().filter(|m| !m.quantized() && judged(h, m, ex)).filter_map(|m| {
         let prefix = layer_prefix(h, m);
         let (v, s) = ex.builds(&m.name, prefix.as_deref())?;
@@ -925,13 +1007,19 @@ pub fn by_engine(code: WeightsCode) -> Vec<&'static ByEngine> {
             &MTP_UNQUANTIZED_BY_ENGINE,
             &super::quark_head::BF16_MODULE_BY_ENGINE,
             &super::quark_head::BF16_MODULE_EXPERTS_BY_ENGINE,
+            &super::quark_nextn::EXPERTS_EXCLUDED_BY_ENGINE,
         ],
         WeightsCode::MtpQuantExcluded => vec![
             &super::quark_head::QUANTIZED_MODULE_BY_ENGINE,
             &super::quark_head::QUANTIZED_MODULE_EXPERTS_BY_ENGINE,
         ],
         WeightsCode::MtpUnquantizedOneEngine => {
-            vec![&FUSED_BY_ENGINE, &NEXTN_BY_ENGINE, &MXFP4_EXPERTS_BY_ENGINE]
+            vec![
+                &FUSED_BY_ENGINE,
+                &NEXTN_BY_ENGINE,
+                &MXFP4_EXPERTS_BY_ENGINE,
+                &super::quark_nextn::EH_PROJ_BY_ENGINE,
+            ]
         }
         WeightsCode::MtpNormShift => vec![&MTP_NORM_SHIFT_BY_ENGINE],
         WeightsCode::DraftHeadRefused => vec![&super::draft_heads::DRAFT_HEAD_REFUSED_BY_ENGINE],

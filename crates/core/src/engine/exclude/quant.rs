@@ -468,6 +468,9 @@ impl Exclusions {
         if let Some(lists) = &self.int4 {
             return lists.verdict(module, layer_prefix);
         }
+        if let Some((moe, _)) = self.quark_moe(module) {
+            return self.quark_moe_verdict(moe);
+        }
         if self.exact.contains(module) {
             return Verdict::Excluded(module.to_string());
         }
@@ -576,6 +579,58 @@ impl Exclusions {
             format!("model.decoder.{tail}")
         };
         (self.verdict(&runtime) == Verdict::Quantized).then_some(runtime)
+    }
+
+    /// quark, a routed expert (`….mlp.experts.E.down_proj`): its MoE's name (`….mlp.experts`) and
+    /// the expert's name under it. Both engines build a MoE as one module and match quark's list
+    /// against the MoE's name (vLLM quark.py, SGLang quark.py), never the expert's.
+    fn quark_moe<'m>(&self, module: &'m str) -> Option<(&'m str, &'m str)> {
+        if self.method != Method::Quark {
+            return None;
+        }
+        let at = module.find(".experts.")?;
+        Some((
+            &module[..at + ".experts".len()],
+            &module[at + ".experts.".len()..],
+        ))
+    }
+
+    /// Whether quark's list excludes the MoE `moe`: an entry equal to it or a `re:` matching it,
+    /// or (the MoE-level rule) a plain entry naming a module under it. A `re:` matching only
+    /// the experts' names does not: both engines build the MoE quantized.
+    fn quark_moe_verdict(&self, moe: &str) -> Verdict {
+        if self.exact.contains(moe) {
+            return Verdict::Excluded(moe.to_string());
+        }
+        if let Some(i) = self
+            .patterns
+            .as_ref()
+            .and_then(|set| set.matches(moe).iter().next())
+        {
+            return Verdict::Excluded(self.pattern_entries[i].clone());
+        }
+        if let Some(e) = self.experts_excluded(&format!("{moe}.")) {
+            return Verdict::Excluded(e);
+        }
+        if self.uncompiled.is_empty() {
+            Verdict::Quantized
+        } else {
+            Verdict::Undecided
+        }
+    }
+
+    /// quark, a routed expert the list excludes: its MoE's name, and whether an entry names the
+    /// MoE whole (`true`) or only modules under it (`false`, amd/GLM-5.2-MXFP4's per-expert
+    /// form). vLLM up to 0.25 fails on both: it returns a linear method for an excluded MoE
+    /// (an AssertionError building it) and matches entries under the MoE to nothing; from
+    /// 0.26.0 it builds the MoE unquantized for either (`check_children`, quark/utils.py).
+    pub fn quark_moe_excluded(&self, module: &str) -> Option<(String, bool)> {
+        let (moe, _) = self.quark_moe(module)?;
+        let Verdict::Excluded(entry) = self.quark_moe_verdict(moe) else {
+            return None;
+        };
+        let whole = entry == moe || entry.starts_with("re:");
+        Some((moe.to_string(), whole))
     }
 
     /// AWQ and GPTQ: the name SGLang builds `module` under, where it differs from the
@@ -693,6 +748,36 @@ mod tests {
             ex.verdict("model.layers.78.mlp.experts.1.gate_proj"),
             Verdict::Excluded(_)
         ));
+    }
+
+    /// vllm#46757: quark's list is matched against a MoE's own name (an entry equal to it, a
+    /// `re:` matching it, or a plain entry under it); a `re:` matching only the experts' names
+    /// leaves it quantized.
+    #[test]
+    fn quark_experts_are_matched_by_their_moe() {
+        let e = "model.layers.78.mlp.experts.3.up_proj";
+        let moe = "model.layers.78.mlp.experts";
+        let ex = read(&q(
+            "quark",
+            "exclude",
+            &["model.layers.78.mlp.experts.0.down_proj"],
+        ));
+        assert!(matches!(ex.verdict(e), Verdict::Excluded(_)));
+        assert_eq!(ex.quark_moe_excluded(e), Some((moe.to_string(), false)));
+        for whole in [moe, "re:model\\.layers\\.78\\..*"] {
+            let ex = read(&q("quark", "exclude", &[whole]));
+            assert!(matches!(ex.verdict(e), Verdict::Excluded(_)), "{whole}");
+            assert_eq!(ex.quark_moe_excluded(e), Some((moe.to_string(), true)));
+        }
+        let ex = read(&q(
+            "quark",
+            "exclude",
+            &["re:model\\.layers\\.78\\.mlp\\.experts\\.\\d+\\..*"],
+        ));
+        assert_eq!(ex.verdict(e), Verdict::Quantized);
+        assert_eq!(ex.quark_moe_excluded(e), None);
+        let ex = read(&q("fp8", "ignored_layers", &[moe]));
+        assert_eq!(ex.quark_moe_excluded(e), None);
     }
 
     /// A pattern the `regex` crate cannot compile (look-ahead) leaves a module undecided; a
