@@ -702,6 +702,10 @@ def mtp_cases(c):
                                                         model_type="glm4_moe"))]:
         write_sharded(os.path.join(c, name), cfg(config, quantization_config=quark_lm_head),
                       bf16_at("model.layers.2.eh_proj", H, 2 * H), assign=by_layer)
+    # The same BF16 `eh_proj` under DeepSeek's own fp8 config, not excluded: both engines build it
+    # as a plain nn.Linear under every method but quark, so it loads (a false error before).
+    write_sharded(os.path.join(c, "mtp-deepseek-fp8-eh-proj"), DSV3,
+                  bf16_at("model.layers.2.eh_proj", H, 2 * H), assign=by_layer)
     # Its routed experts BF16, excluded by the expert's own name (as amd/GLM-5.2-MXFP4 lists its
     # MTP layer) or by the MoE's: vLLM up to 0.25 matches the MoE's name only (ROCm/vllm#1022).
     for name, entry in [("mtp-deepseek-quark-experts-named", "model.layers.2.mlp.experts.0.down_proj"),

@@ -45,21 +45,29 @@ pub(super) enum EhProj {
     Plain,
 }
 
-/// quark, the `eh_proj` of a NextN layer stored at `layer_prefix` (`model.layers.61.`) of a
-/// target named in [`DEEPSEEK_NEXTN`] or [`PLAIN_NEXTN`]; `None` for any other module.
+/// The `eh_proj` of a NextN layer stored at `layer_prefix` (`model.layers.61.`) of a target
+/// named in [`DEEPSEEK_NEXTN`] or [`PLAIN_NEXTN`], under any quant method; `None` for any other
+/// module.
 pub(super) fn eh_proj(
     cx: &Cx,
     ex: &Exclusions,
     m: &MtpModule,
     layer_prefix: Option<&str>,
 ) -> Option<EhProj> {
-    if ex.method != Method::Quark || m.name.strip_prefix(layer_prefix?)? != "eh_proj" {
+    if m.name.strip_prefix(layer_prefix?)? != "eh_proj" {
         return None;
     }
     let architectures = crate::config::architectures(cx.v.config.root());
     let first = architectures.first()?.as_str();
     if DEEPSEEK_NEXTN.contains(&first) {
-        Some(EhProj::SglangQuark)
+        // SGLang hands deepseek_nextn.py's `eh_proj` the quant config under quark only; under
+        // every other method (fp8, compressed-tensors, ModelOpt…) both engines build it as a
+        // plain nn.Linear (sglang deepseek_nextn.py, 0.5.23: `if quant_config … == "quark"`).
+        Some(if ex.method == Method::Quark {
+            EhProj::SglangQuark
+        } else {
+            EhProj::Plain
+        })
     } else if PLAIN_NEXTN.contains(&first) {
         Some(EhProj::Plain)
     } else {
