@@ -57,6 +57,15 @@ const FIRES: &[(&str, &str, &[&str], &str, &str)] = &[
         "omlx-draft-fallback",
         "warning",
     ),
+    // Issue 43: mlx-vlm's validate_dflash_target (0.6.16 on) finds a DFlash2 drafter whose
+    // num_target_layers is not the target's layer count incompatible and generates without it.
+    (
+        "cases/dflash2-num-target-layers",
+        Q8,
+        &["--engine", "mlx-vlm@0.7"],
+        "num-target-layers-mismatch",
+        "warning",
+    ),
     // Issue 43: oMLX up to 0.6.2 pins a dflash-mlx without DFlash2 modules (omlx#2896).
     (
         "cases/dflash2-settings-vllm",

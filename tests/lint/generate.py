@@ -470,6 +470,9 @@ def main():
         # vLLM 0.28+ reads the four DFlash2 settings from dflash_config without a default.
         "dflash2-settings-vllm": patch(DFLASH2, dflash_config__selector_rank=ABSENT, dflash_config__selector_top_k=ABSENT),
         "dflash2-conv-group-size": patch(DFLASH2, dflash_config__conv_group_size=3),
+        # Issue 43: mlx-vlm (0.6.16 on) refuses a DFlash2 drafter whose num_target_layers is
+        # not the target's layer count (validate_dflash_target).
+        "dflash2-num-target-layers": patch(DFLASH2, num_target_layers=40),
         # Issue 43: a drafter written with transformers 5's rope_parameters and no top-level
         # rope_theta, which dflash-mlx's DFlashDraftModelArgs requires (omlx#2317).
         "omlx-rope-parameters": patch(

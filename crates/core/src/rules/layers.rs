@@ -595,9 +595,11 @@ const NUM_TARGET_LAYERS_MISMATCH: Rule = Rule {
         explanation: "num_target_layers is the target model's decoder-layer count (text_config.num_hidden_layers \
 for Qwen3.5/3.6) in z-lab's layout. TorchSpec's layout uses it for the number of taps and records the depth as \
 target_num_hidden_layers, which is then the field compared; without it, a num_target_layers equal to the number of \
-ids and not above every id is read as TorchSpec's tap count and not compared. No engine compares either with the served target: \
-z-lab's reference used num_target_layers only for the default layer ids. A different value suggests the drafter was \
-built for another target — a heuristic, so a warning.",
+ids and not above every id is read as TorchSpec's tap count and not compared. vLLM and SGLang compare neither with the served target \
+(z-lab's reference used num_target_layers only for the default layer ids), so a different value suggests the drafter was \
+built for another target — a heuristic, so a warning. mlx-vlm from 0.6.16 compares it for DFlash2 and DSpark drafters \
+(validate_dflash_target) and, when it differs, drops the drafter and generates autoregressively: no error, no speed-up, \
+a warning there too.",
     },
     applies: Applies::All,
     needs: &[Need::TargetLayers],
@@ -629,15 +631,24 @@ fn num_target_layers_mismatch(cx: &mut Ctx) {
     // TorchSpec's num_target_layers counts taps: not a depth to compare.
     let taps =
         key == "num_target_layers" && layer_ids(cx).is_some_and(|ids| counts_taps(value, &ids));
-    if let Some(n) = cx.target_layers().filter(|&n| n != value && !taps) {
-        cx.emit(
-            &path,
-            format!(
-                "{key} is {value} but the target has {n} layers: the drafter may have been built for another target"
-            ),
-        )
-        .expected = Some(json!(n));
-    }
+    let Some(n) = cx.target_layers().filter(|&n| n != value && !taps) else {
+        return;
+    };
+    // mlx-vlm checks this pair for DFlash2 and DSpark drafters (validate_dflash_target,
+    // speculative/drafters/compatibility.py, 0.6.16 to 0.7.10) and, when it differs, drops the
+    // drafter and generates autoregressively (server and generate alike): no speed-up, no error.
+    let validated = [Family::Dflash2, Family::Dspark].contains(&cx.detection.effective().family);
+    let consequence = if validated {
+        ": mlx-vlm (0.6.16 on) finds this DFlash2 or DSpark drafter incompatible (\"target layer-count \
+         mismatch\") and generates without it; elsewhere the drafter may have been built for another target"
+    } else {
+        ": the drafter may have been built for another target"
+    };
+    cx.emit(
+        &path,
+        format!("{key} is {value} but the target has {n} layers{consequence}"),
+    )
+    .expected = Some(json!(n));
 }
 
 const FC_WIDTH: Rule = Rule {
