@@ -47,6 +47,35 @@ impl<T> From<Result<T, HubError>> for Attempt<T> {
     }
 }
 
+/// The endpoints this run could not reach at all, so that later requests to them are not
+/// retried (see [`Http::with_retries`]). Process-wide: every command reads the Hub through one
+/// endpoint, and a request that succeeds takes its endpoint off the list.
+mod unreachable {
+    use std::collections::HashSet;
+    use std::sync::{Mutex, OnceLock};
+
+    fn set() -> &'static Mutex<HashSet<String>> {
+        static SET: OnceLock<Mutex<HashSet<String>>> = OnceLock::new();
+        SET.get_or_init(|| Mutex::new(HashSet::new()))
+    }
+
+    pub fn known(endpoint: &str) -> bool {
+        set().lock().is_ok_and(|s| s.contains(endpoint))
+    }
+
+    pub fn remember(endpoint: &str) {
+        if let Ok(mut s) = set().lock() {
+            s.insert(endpoint.to_string());
+        }
+    }
+
+    pub fn forget(endpoint: &str) {
+        if let Ok(mut s) = set().lock() {
+            s.remove(endpoint);
+        }
+    }
+}
+
 /// The HTTP client for one file of one repo.
 pub(crate) struct Http<'a> {
     client: Client<'a>,
@@ -153,19 +182,39 @@ impl<'a> Http<'a> {
 
     /// Runs `attempt` until it is done, at most `RETRIES` more times after a transient failure,
     /// with a growing pause between attempts. `requests` counts the attempts.
+    ///
+    /// An endpoint that could not be reached at all (DNS, refused connection) after every
+    /// attempt is remembered for the rest of the run: later requests to it are tried once, not
+    /// retried, so a run without network that asks the Hub for twenty files fails each at once
+    /// instead of pausing twenty times (`check .` offline: 10.4 s, then about 1 s).
     pub fn with_retries<T>(
         &self,
         requests: &mut usize,
         mut attempt: impl FnMut() -> Attempt<T>,
     ) -> Result<T, HubError> {
+        let retries = if unreachable::known(self.t.endpoint) {
+            0
+        } else {
+            RETRIES
+        };
         let mut delay = Duration::from_millis(200);
         let mut n = 0;
         loop {
             n += 1;
             *requests += 1;
             match attempt() {
-                Attempt::Done(r) => return r,
-                Attempt::Retry(e) if n > RETRIES => return Err(e),
+                Attempt::Done(r) => {
+                    if r.is_ok() {
+                        unreachable::forget(self.t.endpoint);
+                    }
+                    return r;
+                }
+                Attempt::Retry(e) if n > retries => {
+                    if e.kind == HubErrorKind::Unreachable {
+                        unreachable::remember(self.t.endpoint);
+                    }
+                    return Err(e);
+                }
                 Attempt::Retry(_) => {
                     std::thread::sleep(delay);
                     delay *= 2;
@@ -202,6 +251,44 @@ impl<'a> Http<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An endpoint no attempt reached is tried once by later requests; a success forgets it.
+    #[test]
+    fn an_unreachable_endpoint_is_not_retried_twice_in_a_run() {
+        let settings = super::super::settings::HubSettings::resolve(&Default::default(), &|k| {
+            (k == "HOME").then(|| "/nonexistent".to_string())
+        })
+        .unwrap();
+        let t = Target {
+            endpoint: "http://unreachable.test.invalid",
+            repo: "org/name",
+            revision: "main",
+            filename: "config.json",
+            timeout: Duration::from_secs(1),
+            attempts: 1,
+        };
+        let http = Http::new(&settings, &t, "test").unwrap();
+        let refused = || {
+            Attempt::<()>::Retry(HubError::new(
+                HubErrorKind::Unreachable,
+                "refused".to_string(),
+            ))
+        };
+        let mut first = 0;
+        assert!(http.with_retries(&mut first, refused).is_err());
+        assert_eq!(first, RETRIES + 1);
+        let mut second = 0;
+        assert!(http.with_retries(&mut second, refused).is_err());
+        assert_eq!(second, 1, "the endpoint is known unreachable: one attempt");
+        assert!(http.with_retries(&mut 0, || Attempt::Done(Ok(()))).is_ok());
+        let mut third = 0;
+        assert!(http.with_retries(&mut third, refused).is_err());
+        assert_eq!(
+            third,
+            RETRIES + 1,
+            "a success took the endpoint off the list"
+        );
+    }
 
     #[test]
     fn encodes_paths_and_revisions() {
