@@ -7,6 +7,7 @@
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
+use std::process::Command;
 
 fn read(path: &str) -> String {
     let full = Path::new(env!("CARGO_MANIFEST_DIR")).join(path);
@@ -262,4 +263,68 @@ fn release_recipes_say_the_release_does_not_exist_yet() {
             "{page} gives no recipe pinned to a commit"
         );
     }
+}
+
+/// `cargo install --git` searches every Cargo.toml of the repository, and this one holds two
+/// packages with binaries (dflash-check and the fuzz targets): without a package name the
+/// recipe fails with "multiple packages with binaries found" (found by running the GitLab recipe
+/// as written on a fresh clone). Every such line in the docs names `dflash-check`, and cargo,
+/// given this repository by URL and that name, selects the package: a feature it does not have
+/// stops it right after selection, before anything is built.
+#[test]
+fn cargo_install_from_git_names_the_package() {
+    for doc in ["README.md", "docs/install.md", "docs/ci.md"] {
+        for line in read(doc)
+            .lines()
+            .filter(|l| l.contains("cargo install") && l.contains("--git"))
+        {
+            assert!(
+                line.split_whitespace()
+                    .any(|w| w.trim_matches('`') == "dflash-check"),
+                "{doc}: `cargo install --git` without the package name fails here: {line}"
+            );
+        }
+    }
+    let repo = std::env::current_dir().unwrap();
+    if !repo.join(".git").exists() {
+        eprintln!(
+            "cargo_install_from_git_names_the_package: skipped the cargo run (not a git checkout)"
+        );
+        return;
+    }
+    let head = Command::new("git")
+        .args(["rev-parse", "HEAD"])
+        .output()
+        .unwrap();
+    let head = String::from_utf8(head.stdout).unwrap();
+    let url = format!("file://{}", repo.display());
+    let root = std::env::temp_dir().join(format!("dflash-install-probe-{}", std::process::id()));
+    let probe = |package: Option<&str>| {
+        let mut cmd = Command::new(env!("CARGO"));
+        cmd.args([
+            "install",
+            "--locked",
+            "--git",
+            &url,
+            "--rev",
+            head.trim(),
+            "--root",
+        ])
+        .arg(&root)
+        .args(["--features", "no-such-feature-probe"]);
+        cmd.args(package);
+        let out = cmd.output().unwrap();
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let without = probe(None);
+    assert!(
+        without.contains("multiple packages with binaries"),
+        "{without}"
+    );
+    let with = probe(Some("dflash-check"));
+    assert!(
+        !with.contains("multiple packages") && with.contains("no-such-feature-probe"),
+        "cargo did not select the package: {with}"
+    );
+    let _ = std::fs::remove_dir_all(&root);
 }
