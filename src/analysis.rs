@@ -675,6 +675,18 @@ impl DiffReport {
 
     /// The differences as diagnostics, located in the local file.
     pub fn diagnostics(&self) -> Vec<Diagnostic> {
+        self.diagnostics_shown(false)
+    }
+
+    /// [`DiffReport::diagnostics`] as the pipeline reports them: a difference named by where
+    /// the local file holds it (its path, and its message starting with it), a layout line at
+    /// no path. Built so at once: prefixing them afterwards wrote every message and path a
+    /// second time (issue 44).
+    pub fn located_diagnostics(&self) -> Vec<Diagnostic> {
+        self.diagnostics_shown(true)
+    }
+
+    fn diagnostics_shown(&self, located: bool) -> Vec<Diagnostic> {
         let file = self.local.path.display().to_string();
         self.differences
             .iter()
@@ -694,16 +706,23 @@ impl DiffReport {
                 let authority = show(diff.authority.as_ref(), &d.authority_tokens);
                 let message = match (diff.kind, &diff.note) {
                     (DiffKind::Layout, Some(note)) => note.clone(),
+                    (kind, _) if located && kind != DiffKind::Layout => {
+                        format!("{path}: {local} here, {authority} in the authority")
+                    }
                     _ => format!("{local} here, {authority} in the authority"),
+                };
+                let shown_path = match (located, diff.kind) {
+                    (false, _) => diff.path.to_string(),
+                    (true, DiffKind::Layout) => String::new(),
+                    (true, _) => path.to_string(),
                 };
                 let mut tokens = d.local_tokens.clone();
                 tokens.extend(d.authority_tokens.iter().cloned());
-                let mut diag =
-                    Diagnostic::new(code, diff::info(code), diff.path.to_string(), message)
-                        .severity(diff.severity)
-                        .file(file.clone())
-                        .span(line, column)
-                        .tokens(tokens);
+                let mut diag = Diagnostic::new(code, diff::info(code), shown_path, message)
+                    .severity(diff.severity)
+                    .file(file.clone())
+                    .span(line, column)
+                    .tokens(tokens);
                 if let Some(a) = &diff.authority {
                     diag = diag.expected(a.to_serde());
                 }

@@ -276,9 +276,9 @@ pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
     let mut pipeline = Pipeline::new(options.hub.clone());
     // Pins whose drafter was found: their directories exist, and are not looked at again.
     let mut found_pins = std::collections::HashSet::new();
-    let mut unserved = 0;
+    let (mut unserved, displayer) = (0, crate::config::Displayer::new(&options.root));
     for (file, pin) in found.configs.iter().zip(pins_found) {
-        let shown = display(file, &options.root);
+        let shown = displayer.show(file);
         let mut config = ConfigRun {
             pipeline: &mut pipeline,
             found_pins: &mut found_pins,

@@ -20,7 +20,6 @@ use crate::analysis::{self, AuthorityChoice, DiffReport, TargetChoice, TargetCon
 use crate::config::{self, ConfigFile};
 use crate::diagnostic::codes::DiffCode;
 use crate::diagnostic::Diagnostic;
-use crate::diff::DiffKind;
 use crate::hub::RepoRef;
 use crate::input::Resolver;
 use crate::rules::{self, family, Family, LintOptions, LintReport};
@@ -616,21 +615,7 @@ pub fn uncovered(
 /// Diff differences as located findings, with `diff`'s own codes (one finding, one code, in
 /// every command). The authority is named once, in the drafter's header, not in every line.
 pub fn diff_findings(report: &DiffReport) -> Vec<Diagnostic> {
-    report
-        .diagnostics()
-        .into_iter()
-        .zip(&report.differences)
-        .map(|(mut d, r)| {
-            let shown = r.diff.local_path.as_ref().unwrap_or(&r.diff.path);
-            if r.diff.kind != DiffKind::Layout {
-                d.message = format!("{shown}: {}", d.message);
-                d.path = shown.to_string();
-            } else {
-                d.path = String::new();
-            }
-            d
-        })
-        .collect()
+    report.located_diagnostics()
 }
 
 /// The `authority-ambiguous` error of a drafter equal to none of several published configs of

@@ -80,6 +80,16 @@ struct RawEntry {
 
 /// The entries of a pin file, validated: a bad entry is an error (exit 2) naming its index.
 pub fn entries(pins: &LoadedPins) -> Result<Vec<Suppression>> {
+    // Without entries there are no lines to find: the pin file is not parsed a second time
+    // (with its spans, for nothing: 2.5 % of a `check` of 1,000 pinned drafters, issue 44).
+    if pins.file.ignore.is_empty() {
+        return Ok(Vec::new());
+    }
+    validated(pins)
+}
+
+/// [`entries`] of a pin file that has some.
+fn validated(pins: &LoadedPins) -> Result<Vec<Suppression>> {
     let mut lines = entry_lines(&pins.text).into_iter();
     let bad = |i: usize, what: String| {
         Error::new(format!(

@@ -8,50 +8,6 @@ mod common;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-/// Lays out `n` drafters as bench/check-scale.sh does: a third wrong and pinned to a file
-/// authority, a third clean and pinned to a snapshot, a third unpinned.
-fn tree(root: &Path, n: usize) {
-    let copy = |from: &str, to: &Path| {
-        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
-        std::fs::copy(from, to).unwrap();
-    };
-    copy(
-        "fixtures/incident/authority/config.json",
-        &root.join("authorities/qwen3.6-27b.json"),
-    );
-    for f in ["config.json", "tokenizer.json", "tokenizer_config.json"] {
-        let from = format!("fixtures/targets/Qwen3.6-27B/{f}");
-        if Path::new(&from).exists() {
-            copy(&from, &root.join("targets/Qwen3.6-27B").join(f));
-        }
-    }
-    let mut pins = String::from("version = 1\n");
-    for i in 1..=n {
-        let (dir, from, pin) = match i % 3 {
-            0 => (
-                format!("models/wrong-{i}"),
-                "fixtures/incident/Qwen3.6-27B-DFlash/config.json",
-                "against = \"authorities/qwen3.6-27b.json\"\ntarget = \"targets/Qwen3.6-27B\"\n",
-            ),
-            1 => (
-                format!("models/good-{i}"),
-                "fixtures/incident/authority/config.json",
-                "snapshot = \"z-lab/Qwen3.6-27B-DFlash\"\n",
-            ),
-            _ => (
-                format!("models/Qwen3-8B-DFlash-b16-{i}"),
-                "fixtures/qwen3-8b/Qwen3-8B-DFlash-b16/config.json",
-                "",
-            ),
-        };
-        copy(from, &root.join(&dir).join("config.json"));
-        if !pin.is_empty() {
-            pins.push_str(&format!("\n[drafters.\"{dir}\"]\n{pin}"));
-        }
-    }
-    std::fs::write(root.join("dflash-check.toml"), pins).unwrap();
-}
-
 /// Runs `check models --format FORMAT` in `root`: (exit code, peak RSS in bytes, output bytes).
 fn peak(root: &Path, format: &str) -> (i32, u64, u64) {
     let out_path = root.join(format!("out.{format}"));
@@ -71,7 +27,7 @@ fn peak(root: &Path, format: &str) -> (i32, u64, u64) {
 #[test]
 fn json_over_many_drafters_costs_about_its_text_more_than_human() {
     let dir = tempfile::tempdir().unwrap();
-    tree(dir.path(), 2000);
+    common::check_tree(dir.path(), 2000);
     let (human_code, human, _) = peak(dir.path(), "human");
     let (json_code, json, text) = peak(dir.path(), "json");
     assert_eq!((human_code, json_code), (1, 1));

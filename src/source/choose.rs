@@ -187,15 +187,13 @@ pub fn choose_with_facts(
 ) -> Choice {
     let root = local.root();
     let fp = fingerprint_text(root);
-    let mut found = candidates(local);
-    let mut candidates: Vec<&'static Snapshot> = found.iter().map(|c| c.0).collect();
+    let mut candidates = candidates(local);
     let hint = name_hint(local, &candidates);
     let mut evidence = vec![fp.clone()];
     if let Some(identity) = target {
         if let Some(known) = identity.known(facts) {
             let before = candidates.len();
             candidates.retain(|s| std::ptr::eq(s.target, known));
-            found.retain(|c| std::ptr::eq(c.0.target, known));
             if candidates.is_empty() && before > 0 {
                 return Choice::NoMatch(
                     Error::new(format!(
@@ -220,6 +218,10 @@ pub fn choose_with_facts(
             candidates[0].authority(Some(evidence.join("; ") + &hint_note(&hint))),
         )),
         _ => {
+            let found: Vec<(&'static Snapshot, Vec<String>)> = candidates
+                .iter()
+                .map(|&s| (s, differing(local, s)))
+                .collect();
             let exact: Vec<&'static Snapshot> = found
                 .iter()
                 .filter(|c| c.1.is_empty())
@@ -267,7 +269,6 @@ pub fn claims_published(local: &ConfigFile, target: Option<&TargetIdentity>) -> 
     };
     let pool: Vec<&'static Snapshot> = candidates(local)
         .into_iter()
-        .map(|c| c.0)
         .filter(|s| std::ptr::eq(s.target, known))
         .collect();
     name_hint(local, &pool).is_some()
@@ -278,13 +279,15 @@ pub fn claims_published(local: &ConfigFile, target: Option<&TargetIdentity>) -> 
 pub fn published(local: &ConfigFile) -> Vec<(&'static Snapshot, bool)> {
     candidates(local)
         .into_iter()
-        .map(|(s, differing)| (s, differing.is_empty()))
+        .map(|s| (s, differing(local, s).is_empty()))
         .collect()
 }
 
-/// The built-in DFlash snapshots of `local`'s fingerprint, each with the fields (JSON paths)
-/// where `local` differs from it at error level. Each snapshot is parsed once per run.
-fn candidates(local: &ConfigFile) -> Vec<(&'static Snapshot, Vec<String>)> {
+/// The built-in DFlash snapshots of `local`'s fingerprint. Each snapshot is parsed once per
+/// run; whether `local` differs from one ([`differing`]) is asked only where it decides
+/// something: a full comparison per candidate was a fifth of choosing for a drafter with one
+/// candidate, which needs none (issue 44).
+fn candidates(local: &ConfigFile) -> Vec<&'static Snapshot> {
     let root = local.root();
     let is_dflash = config::architectures(root)
         .iter()
@@ -294,23 +297,24 @@ fn candidates(local: &ConfigFile) -> Vec<(&'static Snapshot, Vec<String>)> {
     }
     SNAPSHOTS
         .iter()
-        .filter_map(|snap| {
+        .filter(|snap| {
             let theirs = snap.config_file().root();
-            let same_shape = FINGERPRINT
+            FINGERPRINT
                 .iter()
                 .all(|key| match (root.get(key), theirs.get(key)) {
                     (Some(a), Some(b)) => a.same_value(b),
                     _ => false,
-                });
-            same_shape.then(|| {
-                let differing = diff::compare(root, theirs)
-                    .into_iter()
-                    .filter(|d| d.severity == Severity::Error)
-                    .map(|d| d.path.to_string())
-                    .collect();
-                (snap, differing)
-            })
+                })
         })
+        .collect()
+}
+
+/// The fields (JSON paths) where `local` differs from `snap` at error level.
+fn differing(local: &ConfigFile, snap: &Snapshot) -> Vec<String> {
+    diff::compare(local.root(), snap.config_file().root())
+        .into_iter()
+        .filter(|d| d.severity == Severity::Error)
+        .map(|d| d.path.to_string())
         .collect()
 }
 

@@ -93,3 +93,48 @@ pub fn wait_peak(child: std::process::Child) -> (i32, u64) {
     };
     (code, usage.ru_maxrss as u64 * 1024)
 }
+
+/// Lays out `n` drafters under `root` as bench/check-scale.sh does: a third wrong and pinned to
+/// a file authority, a third clean and pinned to a snapshot, a third unpinned (fixture paths
+/// are relative to the crate root, the tests' working directory).
+pub fn check_tree(root: &std::path::Path, n: usize) {
+    let copy = |from: &str, to: &std::path::Path| {
+        std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+        std::fs::copy(from, to).unwrap();
+    };
+    copy(
+        "fixtures/incident/authority/config.json",
+        &root.join("authorities/qwen3.6-27b.json"),
+    );
+    for f in ["config.json", "tokenizer.json", "tokenizer_config.json"] {
+        let from = format!("fixtures/targets/Qwen3.6-27B/{f}");
+        if std::path::Path::new(&from).exists() {
+            copy(&from, &root.join("targets/Qwen3.6-27B").join(f));
+        }
+    }
+    let mut pins = String::from("version = 1\n");
+    for i in 1..=n {
+        let (dir, from, pin) = match i % 3 {
+            0 => (
+                format!("models/wrong-{i}"),
+                "fixtures/incident/Qwen3.6-27B-DFlash/config.json",
+                "against = \"authorities/qwen3.6-27b.json\"\ntarget = \"targets/Qwen3.6-27B\"\n",
+            ),
+            1 => (
+                format!("models/good-{i}"),
+                "fixtures/incident/authority/config.json",
+                "snapshot = \"z-lab/Qwen3.6-27B-DFlash\"\n",
+            ),
+            _ => (
+                format!("models/Qwen3-8B-DFlash-b16-{i}"),
+                "fixtures/qwen3-8b/Qwen3-8B-DFlash-b16/config.json",
+                "",
+            ),
+        };
+        copy(from, &root.join(&dir).join("config.json"));
+        if !pin.is_empty() {
+            pins.push_str(&format!("\n[drafters.\"{dir}\"]\n{pin}"));
+        }
+    }
+    std::fs::write(root.join("dflash-check.toml"), pins).unwrap();
+}

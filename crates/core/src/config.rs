@@ -299,8 +299,41 @@ fn is_eloop(code: i32) -> bool {
 pub fn display(path: &FsPath, root: &FsPath) -> String {
     let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
+    shown_under(path, &abs, &root)
+}
+
+/// [`display`] of many paths under one root, the working directory and the root made absolute
+/// once: `display` asks the system for the working directory twice a path (2 % of a `check`
+/// of 1,000 drafters, issue 44).
+pub struct Displayer {
+    cwd: Option<PathBuf>,
+    root: PathBuf,
+}
+
+impl Displayer {
+    pub fn new(root: &FsPath) -> Displayer {
+        Displayer {
+            cwd: std::env::current_dir().ok(),
+            root: std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf()),
+        }
+    }
+
+    /// What [`display`] shows for `path`. A relative path joined to the working directory has
+    /// the components `std::path::absolute` gives it (a `.` inside a path is no component).
+    pub fn show(&self, path: &FsPath) -> String {
+        let abs = match (&self.cwd, path.is_absolute()) {
+            (_, true) => std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()),
+            (Some(cwd), false) if !path.as_os_str().is_empty() => cwd.join(path),
+            _ => path.to_path_buf(),
+        };
+        shown_under(path, &abs, &self.root)
+    }
+}
+
+/// `abs` (`path` made absolute) relative to `root` when inside it, else `path`; `/`-separated.
+fn shown_under(path: &FsPath, abs: &FsPath, root: &FsPath) -> String {
     let shown = abs
-        .strip_prefix(&root)
+        .strip_prefix(root)
         .map(FsPath::to_path_buf)
         .unwrap_or_else(|_| path.to_path_buf());
     // The root component renders as `/` itself: joined with `/` it would print `//tmp/x` for a

@@ -417,7 +417,8 @@ type Members<'n> = (Vec<&'n str>, ByKey<'n>);
 /// a third of a comparison, issue 44), a map when it is large (a walk that scans for each of
 /// n keys is quadratic).
 enum ByKey<'n> {
-    Scan(Vec<(&'n str, &'n Node)>),
+    /// The members in file order, and whether their keys are distinct.
+    Scan(Vec<(&'n str, &'n Node)>, bool),
     Map(HashMap<&'n str, &'n Node>),
 }
 
@@ -427,7 +428,7 @@ const SCAN_KEYS: usize = 64;
 impl<'n> ByKey<'n> {
     fn of(members: impl ExactSizeIterator<Item = (&'n str, &'n Node)>) -> ByKey<'n> {
         if members.len() <= SCAN_KEYS {
-            ByKey::Scan(members.collect())
+            ByKey::Scan(members.collect(), false)
         } else {
             ByKey::Map(members.collect())
         }
@@ -435,13 +436,29 @@ impl<'n> ByKey<'n> {
 
     fn get(&self, key: &str) -> Option<&'n Node> {
         match self {
-            ByKey::Scan(members) => members.iter().rev().find(|(k, _)| *k == key).map(|m| m.1),
+            ByKey::Scan(members, _) => members.iter().rev().find(|(k, _)| *k == key).map(|m| m.1),
             ByKey::Map(map) => map.get(key).copied(),
         }
     }
 
-    fn contains_key(&self, key: &str) -> bool {
-        self.get(key).is_some()
+    /// [`ByKey::get`], looking first at the member after the one found last (`next`): a
+    /// drafter's config and its authority list their keys in the same order (transformers
+    /// writes them sorted), so a walk over both finds most keys there instead of scanning for
+    /// each (the scans were a sixth of a comparison, issue 44). Only where keys are distinct,
+    /// so the member found is the last of its key.
+    fn get_near(&self, key: &str, next: &mut usize) -> Option<&'n Node> {
+        let ByKey::Scan(members, true) = self else {
+            return self.get(key);
+        };
+        if let Some(&(k, node)) = members.get(*next) {
+            if k == key {
+                *next += 1;
+                return Some(node);
+            }
+        }
+        let found = members.iter().position(|(k, _)| *k == key)?;
+        *next = found + 1;
+        Some(members[found].1)
     }
 }
 
@@ -449,15 +466,16 @@ impl<'n> ByKey<'n> {
 fn members_of<'n>(
     members: impl ExactSizeIterator<Item = (&'n str, &'n Node)> + Clone,
 ) -> Members<'n> {
-    let by_key = ByKey::of(members.clone());
+    let mut by_key = ByKey::of(members.clone());
     let mut keys = Vec::with_capacity(members.len());
-    match &by_key {
-        ByKey::Scan(all) => {
+    match &mut by_key {
+        ByKey::Scan(all, distinct) => {
             for (i, (key, _)) in all.iter().enumerate() {
                 if !all[..i].iter().any(|(k, _)| k == key) {
                     keys.push(*key);
                 }
             }
+            *distinct = keys.len() == all.len();
         }
         ByKey::Map(_) => {
             let mut seen = std::collections::HashSet::with_capacity(members.len());
@@ -486,9 +504,18 @@ fn walk_members(
     path: &Path,
     out: &mut Vec<Difference>,
 ) {
-    keys.extend(auth_keys.into_iter().filter(|k| !lm.contains_key(k)));
+    let mut next_local = 0;
+    keys.extend(
+        auth_keys
+            .into_iter()
+            .filter(|k| lm.get_near(k, &mut next_local).is_none()),
+    );
+    let (mut next_local, mut next_authority) = (0, 0);
     for key in keys {
-        let (l, a) = (lm.get(key), am.get(key));
+        let (l, a) = (
+            lm.get_near(key, &mut next_local),
+            am.get_near(key, &mut next_authority),
+        );
         // Most fields are equal scalars: nothing to report, and no path to build for them
         // (a path per key of every config was a third of `check`'s comparison, issue 44).
         if let (Some(l), Some(a)) = (l, a) {

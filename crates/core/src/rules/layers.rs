@@ -1,6 +1,8 @@
 //! Target layer ids: which target decoder layers feed a block drafter. Wrong ids crash nothing
 //! in most engines; the drafter reads the wrong hidden states and acceptance collapses.
 
+use std::rc::Rc;
+
 use serde_json::json;
 
 use super::{
@@ -54,7 +56,7 @@ pub fn build_target_layer_ids(num_target_layers: u64, k: usize) -> Vec<u64> {
 
 /// The layer-id list of a block drafter, as DFlash ids (speculators' hidden-state indices
 /// shifted back by one), with its path and the list as written.
-struct LayerIds {
+pub(super) struct LayerIds {
     path: Path,
     /// DFlash ids: 0-based target layers whose output feeds the drafter.
     ids: Vec<u64>,
@@ -102,7 +104,15 @@ fn null_read_as_absent(cx: &Ctx, node: &Node) -> bool {
 
 /// The list, or `None` when it is absent or unusable (its type is reported once, by the
 /// out-of-range rule, which owns reading it).
-fn layer_ids(cx: &Ctx) -> Option<LayerIds> {
+/// Read once per lint run and shared by the rules that use it (seven rules each located and
+/// copied it again, issue 44).
+fn layer_ids(cx: &Ctx) -> Option<Rc<LayerIds>> {
+    cx.layer_ids
+        .get_or_init(|| read_layer_ids(cx).map(Rc::new))
+        .clone()
+}
+
+fn read_layer_ids(cx: &Ctx) -> Option<LayerIds> {
     let (path, node) = locate(cx)?;
     let raw = id_list(node).ok()?;
     let offset = u64::from(path.last_key() == Some("aux_hidden_state_layer_ids"));

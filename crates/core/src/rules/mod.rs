@@ -168,6 +168,13 @@ impl RuleFamily for Lint {
 
 /// Every rule, in a stable order (module by module): the registry.
 pub fn all_rules() -> Vec<&'static Rule> {
+    every_rule().collect()
+}
+
+/// [`all_rules`] without collecting them: a lint run, and every look-up of a code's rule,
+/// walks the tables in place (collecting them cost a dozen allocations a drafter in `check`,
+/// issue 44).
+fn every_rule() -> impl Iterator<Item = &'static Rule> {
     [
         values::RULES,
         shape::RULES,
@@ -186,7 +193,6 @@ pub fn all_rules() -> Vec<&'static Rule> {
     ]
     .into_iter()
     .flatten()
-    .collect()
 }
 
 /// The severities by engine of every rule that declares them (here, beside the rule list:
@@ -229,8 +235,7 @@ pub fn tables_of(code: LintCode) -> Vec<&'static ByEngine> {
 
 /// The rule that raises `code`.
 pub fn rule(code: LintCode) -> &'static Rule {
-    all_rules()
-        .into_iter()
+    every_rule()
         .find(|r| r.code == code)
         .expect("every lint code has a rule (tested)")
 }
@@ -412,8 +417,9 @@ fn lint_with(
         vocab: target.vocab.as_ref(),
         findings: Vec::new(),
         skipped: false,
+        layer_ids: std::cell::OnceCell::new(),
     };
-    let skipped = crate::diagnostic::rule::run(all_rules(), &mut cx);
+    let skipped = crate::diagnostic::rule::run(every_rule(), &mut cx);
     let mut findings = cx.findings;
     let judged_deployment = judge_deployment.then(|| options.deployment(facts));
     if let Some(d) = &judged_deployment {
@@ -497,6 +503,8 @@ pub struct Ctx<'a> {
     findings: Vec<Diagnostic>,
     /// Set by a rule whose optional fact was missing after all (see [`Ctx::skip`]).
     skipped: bool,
+    /// A block drafter's target layer ids, read by the first layer rule that asks.
+    layer_ids: std::cell::OnceCell<Option<std::rc::Rc<layers::LayerIds>>>,
 }
 
 impl<'a> Ctx<'a> {

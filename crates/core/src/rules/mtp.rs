@@ -144,8 +144,7 @@ pub fn ran(
     if detection.name != Family::Mtp {
         return Vec::new();
     }
-    let lint = super::all_rules()
-        .into_iter()
+    let lint = super::every_rule()
         .filter(|r| matches!(r.applies, Applies::Only(f) if f.contains(&Family::Mtp)))
         .map(|r| r.code)
         .filter(|c| !skipped.iter().any(|s| s.code == *c))
