@@ -2,7 +2,8 @@
 //! binary before the speed work wrote (issue 44: the speed work changes how findings are
 //! computed, never what is printed): human, JSON and GitHub as 496a057 wrote them; the SARIF
 //! log, which embeds every rule's text, as main wrote it just before the speed branch was merged
-//! (2aa200e's binary: the rules added since 496a057 changed those texts, not the findings). The tree is bench/check-scale.sh's layout (a third pinned to a file and
+//! (2aa200e's binary: the rules added since 496a057 changed those texts, not the findings).
+//! The tree is bench/check-scale.sh's layout (a third pinned to a file and
 //! wrong, a third pinned to a snapshot, a third unpinned), nine drafters. The run's root (a
 //! temporary directory) is replaced by `ROOT` and the crate's version by `VERSION`; the SARIF
 //! log (about 1 MB, its rules' evidence included) is kept as its SHA-256.
