@@ -207,6 +207,9 @@ fn enabled_models(file: &str, text: &str) -> Result<BTreeMap<String, Vec<Map<Str
     let doc: Value = serde_json::from_str(text).map_err(|e| {
         Error::new(format!("{file}: not JSON: {e}")).with_hint("fix the file's syntax")
     })?;
+    if !doc.is_object() {
+        return Err(bad("the document", "is not an object"));
+    }
     let models = match doc.get("models") {
         None | Some(Value::Null) => return Ok(BTreeMap::new()),
         Some(Value::Object(m)) if m.len() <= MAX_MODELS => m,
@@ -296,5 +299,7 @@ mod tests {
             .to_string();
         assert!(e.contains("/models is not an object"), "{e}");
         assert!(enabled_models("s.json", "{").is_err());
+        let e = enabled_models("s.json", "[1, 2]").unwrap_err().to_string();
+        assert!(e.contains("the document is not an object"), "{e}");
     }
 }

@@ -206,7 +206,9 @@ fn read_options(launch: &mut Launch, options: OptionsReader) -> Result<()> {
     };
     match options(&path) {
         Ok((shown, text)) => code.read_options(launch, &shown, &text),
-        Err(e) if code.options_optional() => {
+        // Only a file that is not there (or cannot be opened) is "not read"; one that is there
+        // and is no text, too large or a directory is bad input like any other.
+        Err(e) if code.options_optional() && e.kind == crate::error::ErrorKind::Io => {
             launch
                 .unresolved
                 .push(format!("{path} (not read: {})", e.message));
@@ -224,8 +226,20 @@ fn speculating(launch: &Launch) -> Result<()> {
         return Ok(());
     }
     let (what, hint) = code.no_speculation(launch);
+    // What the line names and could not be read (an options file that is not there).
+    let unread: Vec<&str> = launch
+        .unresolved
+        .iter()
+        .filter(|u| u.contains("(not read: "))
+        .map(String::as_str)
+        .collect();
+    let unread = if unread.is_empty() {
+        String::new()
+    } else {
+        format!("; {}", unread.join("; "))
+    };
     Err(crate::Error::new(format!(
-        "the {} command{} configures no speculative decoding ({what}): there is no drafter to check",
+        "the {} command{} configures no speculative decoding ({what}{unread}): there is no drafter to check",
         launch.entrypoint,
         launch.in_file()
     ))
