@@ -197,6 +197,15 @@ fn settings_of_another_shape_are_bad_input_named_by_path() {
         fs::read(tree.path("base/model_settings.json")).unwrap(),
         before
     );
+    // A file that is there but is not the settings' shape, or not text, is bad input too (a
+    // file that is not there only leaves the line without drafters).
+    for bytes in [&b"[1, 2]"[..], &b"\xff\xfe{}"[..]] {
+        fs::write(tree.path("base/model_settings.json"), bytes).unwrap();
+        let (code, _, err) = launch(&tree);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("model_settings.json"), "{err}");
+        assert!(!err.contains("configures no speculative decoding"), "{err}");
+    }
 }
 
 #[test]
@@ -208,6 +217,10 @@ fn a_line_without_its_settings_file_says_where_omlx_reads_drafters() {
     assert!(
         err.contains("model_settings.json") && err.contains("--base-path"),
         "{err}"
+    );
+    assert!(
+        err.contains("(not read: "),
+        "the file it looked for and why: {err}"
     );
     assert!(Path::new(INCIDENT).exists());
 }
