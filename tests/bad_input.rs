@@ -220,7 +220,8 @@ struct Case {
     /// `launch`, copied into the case directory under its own name and given as `--file`; for
     /// `metrics`, the body of the first scrape.
     file: Option<String>,
-    /// `metrics`: the body of every later scrape (default: `file` again).
+    /// `metrics`: the body of every later scrape (default: `file` again); `launch`: a second
+    /// file copied beside `file` under its own name (a settings file the line reads).
     file2: Option<String>,
     /// `server`: the path `file` is served at (default `/get_server_info`); any other path but
     /// `/metrics` answers 404.
@@ -650,6 +651,11 @@ fn set_up_launch(case: &Case, dir: &Path) -> Vec<String> {
             let name = Path::new(f).file_name().unwrap();
             let to = dir.join(name);
             fs::copy(corpus_dir().join(f), &to).unwrap();
+            // A file the line reads beside it (oMLX's model_settings.json), under its own name.
+            if let Some(f2) = &case.file2 {
+                let name = Path::new(f2).file_name().unwrap();
+                fs::copy(corpus_dir().join(f2), dir.join(name)).unwrap();
+            }
             to
         }
         (None, Some("bytes")) => {

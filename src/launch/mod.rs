@@ -24,8 +24,8 @@ pub mod volume;
 // The pure part (the parsed command, its deployment, the rules by topic and every launch code's
 // documentation) is the core's; re-exported so `crate::launch::…` reads the same.
 pub use dflash_check_core::launch::{
-    deployment, ecma, hf, info, k8s, parse, parse_input, parse_input_with, rules, shell,
-    DrafterFacts, EnvVar, Flag, Launch, LaunchCode, SglangSpec,
+    deployment, ecma, hf, info, k8s, parse, parse_deployments_with, parse_input, parse_input_with,
+    rules, shell, DrafterFacts, EnvVar, Flag, Launch, LaunchCode, SglangSpec,
 };
 
 use serde::Serialize;
