@@ -60,16 +60,9 @@ impl EngineCode for Omlx {
         Ok(())
     }
 
-    /// `{--base-path or ~/.omlx}/model_settings.json`; `~` is the reader's home.
+    /// `{base path}/model_settings.json`.
     fn options_path(&self, launch: &Launch) -> Option<String> {
-        let base = launch.flag(BASE_PATH).unwrap_or(DEFAULT_BASE);
-        let base = match (base.strip_prefix('~'), std::env::var("HOME")) {
-            (Some(rest), Ok(home)) if rest.is_empty() || rest.starts_with('/') => {
-                format!("{home}{rest}")
-            }
-            _ => base.to_string(),
-        };
-        Some(format!("{}/{SETTINGS_FILE}", base.trim_end_matches('/')))
+        Some(format!("{}/{SETTINGS_FILE}", base_path(launch)))
     }
 
     /// A settings file that cannot be read leaves the line without drafters: oMLX then serves
@@ -94,7 +87,7 @@ impl EngineCode for Omlx {
         Ok(())
     }
 
-    /// One launch per drafter the settings enable, in the file's order of model ids.
+    /// One launch per drafter the settings enable, model ids in sorted order.
     fn split(&self, launch: Launch) -> Vec<Launch> {
         let Some(all) = launch.speculative_config.clone() else {
             return vec![launch];
@@ -102,11 +95,8 @@ impl EngineCode for Omlx {
         let model_dir = launch
             .flag(MODEL_DIR)
             .map(str::to_string)
-            .unwrap_or_else(|| {
-                let settings = self.options_path(&launch).unwrap_or_default();
-                let base = settings.trim_end_matches(SETTINGS_FILE);
-                format!("{base}models")
-            });
+            // oMLX's default (`ModelSettings.get_model_dirs`, omlx/settings.py).
+            .unwrap_or_else(|| format!("{}/models", base_path(&launch)));
         let mut out = Vec::new();
         for (id, entries) in &all {
             for entry in entries.as_array().into_iter().flatten() {
@@ -192,6 +182,19 @@ impl EngineCode for Omlx {
     fn serves_mtp_head(&self, method: Option<&Method>, separate: bool) -> bool {
         !separate && method.is_some_and(|m| m.name == MTP)
     }
+}
+
+/// The line's `--base-path`, else `~/.omlx`, without a trailing `/`; `~` is the home of the
+/// user running the check (oMLX expands it for the user running the server).
+fn base_path(launch: &Launch) -> String {
+    let base = launch.flag(BASE_PATH).unwrap_or(DEFAULT_BASE);
+    let base = match (base.strip_prefix('~'), std::env::var("HOME")) {
+        (Some(rest), Ok(home)) if rest.is_empty() || rest.starts_with('/') => {
+            format!("{home}{rest}")
+        }
+        _ => base.to_string(),
+    };
+    base.trim_end_matches('/').to_string()
 }
 
 /// The drafters `model_settings.json` enables, per model id: one normalized entry each
