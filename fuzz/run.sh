@@ -12,7 +12,8 @@
 # Targets: parse_config, json_roundtrip, fix_roundtrip (the minimal-edit rewriter: local config,
 # NUL, authority config -> plan -> the output re-parses, no difference is left, bytes outside the
 # splices are the original's, fixing again changes nothing); safetensors_header, launch_command,
-# metrics_text (the three later input surfaces: no panic, an answer or an error); glob_match
+# metrics_text (the three later input surfaces: no panic, an answer or an error; launch_command
+# also reads its input as the options file of an oMLX and a TensorRT-LLM line); glob_match
 # (the [[ignore]] path matcher: pattern NUL path, an answer at once and its invariants);
 # server_answer (doctor's reading of /get_server_info and /v1/models, and the launch command
 # built from it); step_summary (a finding's file NUL path NUL message -> the GitHub annotations
