@@ -497,6 +497,20 @@ def metrics_cases():
     return len(files)
 
 
+# oMLX (issue 43): a script whose line reads model_settings.json beside it (--base-path .), and
+# the settings files a case copies next to it (`file2`), byte for byte.
+OMLX_FILES = {
+    "omlx/serve.sh": b"#!/bin/sh\n# oMLX reads its drafters from model_settings.json beside this script (--base-path .).\n"
+                     b"omlx serve --model-dir models --base-path .\n",
+    "omlx/not-object/model_settings.json": b"[1, 2]\n",
+    "omlx/bad-switch/model_settings.json": b'{"version": 1, "models": {"Qwen3-8B": {"dflash_enabled": "yes", '
+                                           b'"dflash_draft_model": "draft"}}}\n',
+    "omlx/hostile-id/model_settings.json": b'{"version": 1, "models": {"evil\\u001b[2J\\u202e": {"dflash_enabled": true, '
+                                           b'"dflash_draft_model": "Bare\\u001b[31mName"}}}\n',
+    "omlx/not-text/model_settings.json": b'\xff\xfe{"models": {}}',
+}
+
+
 def launch_cases():
     out = os.path.join(ROOT, "cases", "launch")
     shutil.rmtree(out, ignore_errors=True)
@@ -504,7 +518,11 @@ def launch_cases():
     for name, text in LAUNCH_FILES.items():
         with open(os.path.join(out, name), "w", newline="", encoding="utf-8") as f:
             f.write(text)
-    return len(LAUNCH_FILES)
+    for name, data in OMLX_FILES.items():
+        os.makedirs(os.path.dirname(os.path.join(out, name)), exist_ok=True)
+        with open(os.path.join(out, name), "wb") as f:
+            f.write(data)
+    return len(LAUNCH_FILES) + len(OMLX_FILES)
 
 
 # Pin files (`surface = "pins"`), each copied to <tmp>/dflash-check.toml beside a clean drafter
