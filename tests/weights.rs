@@ -286,10 +286,19 @@ const CASES: &[(&str, Option<&str>, &[&str], i32)] = &[
     (
         "mtp-glm-dsa-quark-entries",
         None,
-        &["weights-mtp-unquantized-one-engine"],
+        &[
+            "weights-mtp-unquantized",
+            "weights-mtp-unquantized-one-engine",
+        ],
         0,
     ),
-    ("mtp-glm-dsa-quark-layer", None, &[], 0),
+    // (its expert named one by one: vLLM up to 0.25 and SGLang 0.5.10 fail, a warning here)
+    (
+        "mtp-glm-dsa-quark-layer",
+        None,
+        &["weights-mtp-unquantized"],
+        0,
+    ),
     // compressed-tensors MXFP4: SGLang 0.5.17+ builds the head's experts MXFP4 whatever
     // `ignore` says (sglang#36786); NVFP4 honours the list.
     (
@@ -300,8 +309,14 @@ const CASES: &[(&str, Option<&str>, &[&str], i32)] = &[
     ),
     ("mtp-qwen35-nvfp4-experts", None, &[], 0),
     // quark under vLLM, read in every wheel 0.25.1-0.34.0 (the vllm_quark_head test below): a Qwen3.5
-    // head excluded module by module, by `re:`, by a bare prefix (which matches nothing).
-    ("mtp-qwen35-quark-named", None, &[], 0),
+    // head excluded module by module, by `re:`, by a bare prefix (which matches nothing). Experts
+    // named one by one fail on vLLM up to 0.25 and SGLang up to 0.5.11 here: a warning.
+    (
+        "mtp-qwen35-quark-named",
+        None,
+        &["weights-mtp-unquantized"],
+        0,
+    ),
     ("mtp-qwen35-quark-regex", None, &[], 0),
     (
         "mtp-qwen35-quark-prefix",
@@ -327,10 +342,34 @@ const CASES: &[(&str, Option<&str>, &[&str], i32)] = &[
     // The same module under DeepSeek's fp8 config: plain in both engines, no finding.
     ("mtp-deepseek-fp8-eh-proj", None, &[], 0),
     // BF16 experts excluded by their own names or by the MoE's: vLLM up to 0.25 fails on
-    // either (vllm_quark_head_is_matched_module_by_module_at_every_release); clean in its
-    // default window.
-    ("mtp-deepseek-quark-experts-named", None, &[], 0),
+    // either (vllm_quark_head_is_matched_module_by_module_at_every_release); named one by one,
+    // SGLang up to 0.5.20 too (quark_experts_named_one_by_one_by_sglang_release): a warning
+    // without an engine for that form.
+    (
+        "mtp-deepseek-quark-experts-named",
+        None,
+        &["weights-mtp-unquantized"],
+        0,
+    ),
     ("mtp-deepseek-quark-experts-moe", None, &[], 0),
+    (
+        "mtp-glm-dsa-quark-experts-named",
+        None,
+        &[
+            "weights-mtp-unquantized",
+            "weights-mtp-unquantized-one-engine",
+        ],
+        0,
+    ),
+    (
+        "mtp-glm45-quark-experts-named",
+        None,
+        &[
+            "weights-mtp-unquantized",
+            "weights-mtp-unquantized-one-engine",
+        ],
+        0,
+    ),
     // GLM-OCR: its head after the text trunk (`model.language_model.layers.N.*`), never `mtp.*`
     // (988a43b read a `mtp.layers.j` head as its own: the misnamed case passed there).
     ("mtp-glm-ocr-clean", None, &[], 0),
@@ -1510,6 +1549,7 @@ fn vllm_quark_head_is_matched_module_by_module_at_every_release() {
         return;
     };
     let code = "weights-mtp-unquantized";
+    // The MoE excluded whole (or by a `re:` matching it): nothing without an engine.
     let named = [
         (Some("vllm@0.25.1"), Some("error"), 1),
         (Some("vllm@0.26.0"), None, 0),
@@ -1518,6 +1558,17 @@ fn vllm_quark_head_is_matched_module_by_module_at_every_release() {
         (Some("vllm"), None, 0),
         (Some("sglang"), None, 0),
         (None, None, 0),
+    ];
+    // Its experts named one by one: SGLang fails on some releases too (see
+    // quark_experts_named_one_by_one_by_sglang_release), so a warning without an engine.
+    let one_by_one = [
+        (Some("vllm@0.25.1"), Some("error"), 1),
+        (Some("vllm@0.26.0"), None, 0),
+        (Some("vllm@0.28"), None, 0),
+        (Some("vllm@0.34"), None, 0),
+        (Some("vllm"), None, 0),
+        (Some("sglang"), None, 0),
+        (None, Some("warning"), 0),
     ];
     let everywhere = [
         (Some("vllm@0.25.1"), Some("error"), 1),
@@ -1528,7 +1579,7 @@ fn vllm_quark_head_is_matched_module_by_module_at_every_release() {
     let cases: [(&str, &[_], &[&str]); 6] = [
         (
             "mtp-qwen35-quark-named",
-            &named,
+            &one_by_one,
             &["mtp.layers.0.mlp.experts", "vllm#46757"],
         ),
         ("mtp-qwen35-quark-regex", &named, &["AssertionError"]),
@@ -1540,7 +1591,7 @@ fn vllm_quark_head_is_matched_module_by_module_at_every_release() {
         ),
         (
             "mtp-deepseek-quark-experts-named",
-            &named,
+            &one_by_one,
             &["model.layers.2.mlp.experts", "ROCm/vllm#1022"],
         ),
         (
@@ -1552,6 +1603,111 @@ fn vllm_quark_head_is_matched_module_by_module_at_every_release() {
     for (case, expect, names) in cases {
         by_release(&fx, case, code, expect, names);
     }
+}
+
+/// Issue 41: BF16 routed experts of the head excluded only by entries naming them one by one
+/// (amd/GLM-5.2-MXFP4's form). SGLang matches quark's list against the MoE's own name
+/// (should_ignore_layer, quark/utils.py) until 0.5.21 adds the clause "excludes may name experts
+/// individually"; its GLM-5 DSA NextN class adds the MoE's runtime name itself from 0.5.16; its
+/// Qwen3.5 MTP class builds the whole head BF16 for `mtp.` entries from 0.5.12; its GLM-4.5 NextN
+/// class never remaps the entries (the naming rule's finding, at every release). The MoE named
+/// whole loads at every SGLang release read. 497242d: clean under every SGLang release.
+#[test]
+fn quark_experts_named_one_by_one_by_sglang_release() {
+    let Some(fx) = fixtures("quark_experts_named_one_by_one_by_sglang_release") else {
+        return;
+    };
+    let code = "weights-mtp-unquantized";
+    let error = Some("error");
+    // (case, [(engine, severity wanted, exit)], names the message must hold)
+    type Expect<'a> = [(Option<&'a str>, Option<&'a str>, i32)];
+    let cases: [(&str, &Expect, &[&str]); 5] = [
+        (
+            "mtp-deepseek-quark-experts-named",
+            &[
+                (Some("sglang@0.5.10"), error, 1),
+                (Some("sglang@0.5.20"), error, 1),
+                (Some("sglang@0.5.21"), None, 0),
+                (Some("sglang@0.5.23"), None, 0),
+            ],
+            &[
+                "model.layers.2.mlp.experts",
+                "SGLang up to 0.5.20",
+                "SGLang 0.5.21",
+            ],
+        ),
+        // The MoE named whole: every SGLang release read loads it.
+        (
+            "mtp-deepseek-quark-experts-moe",
+            &[
+                (Some("sglang@0.5.10"), None, 0),
+                (Some("sglang@0.5.20"), None, 0),
+                (Some("sglang@0.5.23"), None, 0),
+            ],
+            &[],
+        ),
+        (
+            "mtp-qwen35-quark-named",
+            &[
+                (Some("sglang@0.5.11"), error, 1),
+                (Some("sglang@0.5.12"), None, 0),
+                (Some("sglang@0.5.20"), None, 0),
+                (Some("sglang@0.5.23"), None, 0),
+            ],
+            &["SGLang 0.5.10 and 0.5.11"],
+        ),
+        // GLM-5 DSA: the expert rule up to 0.5.15 (the naming rule fires at 0.5.11-0.5.15 too).
+        (
+            "mtp-glm-dsa-quark-experts-named",
+            &[
+                (Some("sglang@0.5.15"), error, 1),
+                (Some("sglang@0.5.16"), None, 0),
+                (Some("sglang@0.5.20"), None, 0),
+            ],
+            &["SGLang up to 0.5.15"],
+        ),
+        // The whole NextN layer named as well: SGLang 0.5.11 and later build it unquantized.
+        (
+            "mtp-glm-dsa-quark-layer",
+            &[
+                (Some("sglang@0.5.10"), error, 1),
+                (Some("sglang@0.5.11"), None, 0),
+                (Some("sglang@0.5.16"), None, 0),
+                (Some("vllm@0.25.1"), error, 1),
+            ],
+            &["SGLang 0.5.10 likewise"],
+        ),
+    ];
+    for (case, expect, names) in cases {
+        by_release(&fx, case, code, expect, names);
+    }
+    // GLM-4.5: never remapped; the naming rule is SGLang's finding at every release, naming the
+    // MoE's runtime name as the entry to add; the expert rule says nothing for SGLang.
+    let glm45_names = [
+        (None, Some("warning"), 0),
+        (Some("sglang@0.5.10"), Some("error"), 1),
+        (Some("sglang@0.5.23"), Some("error"), 1),
+        (Some("vllm"), None, 0),
+    ];
+    one_engine_by_release(
+        &fx,
+        "mtp-glm45-quark-experts-named",
+        &glm45_names,
+        &["model.decoder.mlp.experts", "glm4_moe_nextn.py"],
+    );
+    let glm45_experts = [
+        (Some("sglang@0.5.10"), None, 1),
+        (Some("sglang@0.5.23"), None, 1),
+        (Some("vllm@0.25.1"), Some("error"), 1),
+        (Some("vllm@0.26.0"), None, 0),
+    ];
+    by_release(
+        &fx,
+        "mtp-glm45-quark-experts-named",
+        code,
+        &glm45_experts,
+        &[],
+    );
 }
 
 /// Issue 41: a BF16 NextN `eh_proj` quark's list does not name is a plain nn.Linear in vLLM at

@@ -713,6 +713,15 @@ def mtp_cases(c):
         write_sharded(os.path.join(c, name),
                       cfg(DSV3, quantization_config={"quant_method": "quark", "exclude": ["lm_head", entry]}),
                       bf16_at("model.layers.2.mlp.experts.0.down_proj", H, I), assign=by_layer)
+    # The same per-expert form on GLM-5 DSA (SGLang adds the MoE's runtime name from 0.5.16) and
+    # GLM-4.5 (SGLang builds the NextN layer as model.decoder.* and never remaps the checkpoint's
+    # entries, glm4_moe_nextn.py 0.5.10-0.5.23). Only the expert is BF16.
+    glm45 = cfg(DSV3, architectures=["Glm4MoeForCausalLM"], model_type="glm4_moe")
+    for name, config in [("mtp-glm-dsa-quark-experts-named", glm), ("mtp-glm45-quark-experts-named", glm45)]:
+        write_sharded(os.path.join(c, name),
+                      cfg(config, quantization_config={"quant_method": "quark", "exclude": [
+                          "lm_head", "model.layers.2.mlp.experts.0.down_proj"]}),
+                      bf16_at("model.layers.2.mlp.experts.0.down_proj", H, I), assign=by_layer)
     # GLM-OCR declares its depth under text_config (text_config.num_nextn_predict_layers beside
     # num_hidden_layers: where vLLM's glm_ocr_mtp.py reads both, and where zai-org/GLM-OCR's
     # config puts them as two public copies of it show) and keeps its head after the text

@@ -345,11 +345,10 @@ fn mtp_unquantized(cx: &mut Cx) {
 }
 
 /// quark, BF16 routed experts of the head the list excludes: vLLM up to 0.25 fails on them whether
-/// the MoE is named whole (an AssertionError building it) or its experts one by one (quantized).
+/// the MoE is named whole (an AssertionError building it) or its experts one by one (quantized);
+/// SGLang up to 0.5.20 builds the MoE quantized when only its experts are named (the release that
+/// serves the line, and the family, pick the table: [`super::quark_nextn::ExpertsExcluded`]).
 fn quark_experts_excluded(cx: &mut Cx, h: &MtpHead, ex: &Exclusions) {
-    let Some(severity) = super::quark_nextn::experts_excluded(cx) else {
-        return;
-    };
     let found = per_layer(
         h.modules
             .iter()
@@ -357,25 +356,31 @@ fn quark_experts_excluded(cx: &mut Cx, h: &MtpHead, ex: &Exclusions) {
             .filter_map(|m| ex.quark_moe_excluded(&m.name).map(|moe| (m, moe))),
     );
     for (m, (moe, whole), count) in found {
-        let how = if whole {
+        let layer_excluded = layer_prefix(h, m)
+            .is_some_and(|p| ex.verdict(p.trim_end_matches('.')) != Verdict::Quantized);
+        let case = super::quark_nextn::ExpertsExcluded::of(cx, whole, layer_excluded);
+        let Some(severity) = case.verdict(cx) else {
+            continue;
+        };
+        let key = &ex.key;
+        let after = if whole {
             format!(
-                "`{}` excludes its MoE `{moe}`, but vLLM up to 0.25 returns a linear method for an excluded MoE, \
-                 which its RoutedExperts constructor refuses (an AssertionError)",
-                ex.key
+                " and `{key}` excludes its MoE `{moe}`, but vLLM up to 0.25 returns a linear method for an excluded \
+                 MoE, which its RoutedExperts constructor refuses (an AssertionError); vLLM 0.26.0 and later build an \
+                 excluded MoE unquantized (vllm#46757), as SGLang does at every release read; serve with vLLM 0.26 \
+                 or later"
             )
         } else {
+            let (sglang, sglang_fixed) = case.sglang_named();
             format!(
-                "`{}` excludes it only by naming the experts one by one, but vLLM up to 0.25 matches quark's list \
-                 against the MoE's own name `{moe}`: it builds the experts quantized and their BF16 weights fail to \
-                 load (\"The size of tensor a (256) must match the size of tensor b (512)\", ROCm/vllm#1022 on \
-                 amd/GLM-5.2-MXFP4)",
-                ex.key
+                " and `{key}` excludes it only by naming the experts one by one, but vLLM up to 0.25 matches quark's \
+                 list against the MoE's own name `{moe}`, and {sglang}: the experts are built quantized and their \
+                 BF16 weights fail to load (\"The size of tensor a (256) must match the size of tensor b (512)\", \
+                 ROCm/vllm#1022 on amd/GLM-5.2-MXFP4; vLLM 0.26.0 and later exclude the MoE for such an entry, \
+                 vllm#46757); add the MoE's own name, `{moe}`, to `{key}`, or serve with vLLM 0.26{sglang_fixed} or \
+                 later"
             )
         };
-        let after = format!(
-            " and {how}; vLLM 0.26.0 and later build an excluded MoE unquantized, for an entry naming it or a \
-             module under it (vllm#46757); serve with vLLM 0.26 or later"
-        );
         emit_unquantized(cx, severity, m, count, &after);
     }
 }
@@ -553,36 +558,71 @@ shape assertion (sglang#29781)",
     ],
 };
 
-/// A GLM-5 DSA checkpoint's NextN modules excluded only by their checkpoint names: SGLang
-/// 0.5.11-0.5.15 builds them quantized under its own names.
+/// SGLang's GLM-4.5 NextN layer under quark: built as `model.decoder.*` with no name mapper and
+/// no whole-layer rule at any release read (glm4_moe_nextn.py, 0.5.10 to 0.5.23).
+const NEXTN_GLM45_BY_ENGINE: ByEngine = ByEngine {
+    case: Some("quark, a GLM-4.5 NextN layer excluded by its checkpoint names (`model.layers.N.*`)"),
+    no_engine: Some(Severity::Warning),
+    rows: &[ReleaseRow::any_version(
+        Engine::Sglang,
+        Some(Severity::Error),
+        "builds the NextN layer as model.decoder.* (glm4_moe_nextn.py, no name mapper at any release read, 0.5.10 \
+to 0.5.23) and matches the exclude entries as written: the excluded modules get quantized layers and their BF16 \
+weights do not fit",
+    )],
+};
+
+/// A GLM NextN layer's modules excluded only by their checkpoint names: SGLang builds them
+/// quantized under its own names, GLM-5 DSA's at 0.5.11-0.5.15 ([`NEXTN_BY_ENGINE`]), GLM-4.5's
+/// at every release ([`NEXTN_GLM45_BY_ENGINE`]).
 fn nextn_unremapped(cx: &mut Cx, h: &MtpHead, ex: &Exclusions) {
-    let glm_dsa = crate::config::architectures(cx.v.config.root())
-        .first()
-        .is_some_and(|a| a == "GlmMoeDsaForCausalLM");
-    if !glm_dsa {
-        return;
-    }
+    let architectures = crate::config::architectures(cx.v.config.root());
+    let (rows, whole_layer_rule) = match architectures.first().map(String::as_str) {
+        Some("GlmMoeDsaForCausalLM") => (&NEXTN_BY_ENGINE, true),
+        Some("Glm4MoeForCausalLM") => (&NEXTN_GLM45_BY_ENGINE, false),
+        _ => return,
+    };
     let found = per_layer(
         h.modules
             .iter()
             .filter(|m| !m.quantized() && judged(h, m, ex))
+            // GLM-4.5's `eh_proj` is a plain nn.Linear in SGLang: nothing to exclude.
+            .filter(|m| {
+                super::quark_nextn::eh_proj(cx, ex, m, layer_prefix(h, m).as_deref())
+                    != Some(super::quark_nextn::EhProj::Plain)
+            })
             .filter_map(|m| {
                 let prefix = layer_prefix(h, m)?;
-                ex.sglang_nextn_unremapped(&m.name, &prefix)
+                ex.sglang_nextn_unremapped(&m.name, &prefix, whole_layer_rule)
                     .map(|runtime| (m, runtime))
             }),
     );
     for (m, runtime, count) in found {
         let layer = layer_prefix(h, m).unwrap_or_default();
-        let rest = format!(
-            "and `{}` excludes it by its checkpoint name, but SGLang 0.5.11-0.5.15 builds it as `{runtime}` and \
-             matches the entries as written: a quantized layer whose BF16 weight fails the loader's shape assertion \
-             (sglang#29781); vLLM and SGLang 0.5.16+ remap the entry; exclude the whole layer (`{}`) as well, or serve \
-             with SGLang 0.5.16 or later",
-            ex.key,
-            layer.trim_end_matches('.'),
-        );
-        emit_sglang_case(cx, &NEXTN_BY_ENGINE, m, count, rest);
+        // SGLang matches a MoE by its own name: the entry to add for an expert is its MoE's.
+        let entry = match runtime.find(".experts.") {
+            Some(at) => &runtime[..at + ".experts".len()],
+            None => runtime.as_str(),
+        };
+        let rest = if whole_layer_rule {
+            format!(
+                "and `{}` excludes it by its checkpoint name, but SGLang 0.5.11-0.5.15 builds it as `{runtime}` and \
+                 matches the entries as written: a quantized layer whose BF16 weight fails the loader's shape \
+                 assertion (sglang#29781); vLLM and SGLang 0.5.16+ remap the entry; exclude the whole layer (`{}`) as \
+                 well, or serve with SGLang 0.5.16 or later",
+                ex.key,
+                layer.trim_end_matches('.'),
+            )
+        } else {
+            format!(
+                "and `{}` excludes it by its checkpoint name, but SGLang builds a GLM-4.5 NextN layer as \
+                 `model.decoder.*` and never remaps the entries (glm4_moe_nextn.py, 0.5.10 to 0.5.23; GLM-5 DSA's \
+                 class does from 0.5.16, sglang#30265): it builds `{runtime}` quantized and the BF16 weight does not \
+                 fit; add SGLang's name, `{entry}`, to `{}` as well (vLLM matches the checkpoint's)",
+                ex.key, ex.key,
+            )
+        };
+        emit_sglang_case(cx, rows, m, count, rest);
     }
 }
 
@@ -1007,7 +1047,12 @@ pub fn by_engine(code: WeightsCode) -> Vec<&'static ByEngine> {
             &MTP_UNQUANTIZED_BY_ENGINE,
             &super::quark_head::BF16_MODULE_BY_ENGINE,
             &super::quark_head::BF16_MODULE_EXPERTS_BY_ENGINE,
-            &super::quark_nextn::EXPERTS_EXCLUDED_BY_ENGINE,
+            &super::quark_nextn::EXPERTS_MOE_EXCLUDED_BY_ENGINE,
+            &super::quark_nextn::EXPERTS_NAMED_BY_ENGINE,
+            &super::quark_nextn::EXPERTS_NAMED_QWEN35_BY_ENGINE,
+            &super::quark_nextn::EXPERTS_NAMED_GLM_DSA_BY_ENGINE,
+            &super::quark_nextn::EXPERTS_NAMED_LAYER_EXCLUDED_BY_ENGINE,
+            &super::quark_nextn::EXPERTS_NAMED_GLM45_BY_ENGINE,
         ],
         WeightsCode::MtpQuantExcluded => vec![
             &super::quark_head::QUANTIZED_MODULE_BY_ENGINE,
@@ -1017,6 +1062,7 @@ pub fn by_engine(code: WeightsCode) -> Vec<&'static ByEngine> {
             vec![
                 &FUSED_BY_ENGINE,
                 &NEXTN_BY_ENGINE,
+                &NEXTN_GLM45_BY_ENGINE,
                 &MXFP4_EXPERTS_BY_ENGINE,
                 &super::quark_nextn::EH_PROJ_BY_ENGINE,
             ]

@@ -11,6 +11,7 @@
 use super::cx::Cx;
 use super::quant_exclude::{Exclusions, Method, QuarkHeadBf16};
 use crate::diagnostic::Severity;
+use crate::json::Node;
 use crate::rules::{ByEngine, Engine, ReleaseRow};
 
 /// The model types whose MTP head SGLang builds with qwen3_5_mtp.py (top level or
@@ -132,16 +133,21 @@ pub(super) fn head_bf16(cx: &Cx, ex: &Exclusions) -> Option<QuarkHeadBf16> {
     if ex.method != Method::Quark {
         return None;
     }
-    let root = cx.v.config.root();
-    let qwen35 = [
+    is_qwen35(cx.v.config.root())
+        .then(|| ex.sglang_quark_head_bf16())
+        .flatten()
+}
+
+/// Whether the target is one whose MTP head SGLang builds with qwen3_5_mtp.py.
+pub(super) fn is_qwen35(root: &Node) -> bool {
+    [
         root.get("model_type"),
         root.get("text_config").and_then(|t| t.get("model_type")),
     ]
     .into_iter()
     .flatten()
     .filter_map(|n| n.as_str())
-    .any(|t| QWEN35_MODEL_TYPES.contains(&t));
-    qwen35.then(|| ex.sglang_quark_head_bf16()).flatten()
+    .any(|t| QWEN35_MODEL_TYPES.contains(&t))
 }
 
 /// The verdict for a BF16 module the list leaves quantized (`quantized`: false) or for a module

@@ -560,14 +560,23 @@ impl Exclusions {
     /// (GLM's layer is not DeepSeek's 61, which its name mapper knows); an entry naming the
     /// whole layer (`model.layers.78`) makes the layer unquantized there. From 0.5.16 its GLM
     /// NextN class remaps each `model.layers.N.` entry to the runtime name (sglang#30265).
-    pub fn sglang_nextn_unremapped(&self, module: &str, layer_prefix: &str) -> Option<String> {
+    ///
+    /// `whole_layer_rule`: whether an entry naming the whole layer makes SGLang build it
+    /// unquantized (DeepSeek's NextN class, which GLM-5 DSA's derives from); GLM-4.5's NextN class
+    /// (glm4_moe_nextn.py) has no such rule and no remapping at any release read.
+    pub fn sglang_nextn_unremapped(
+        &self,
+        module: &str,
+        layer_prefix: &str,
+        whole_layer_rule: bool,
+    ) -> Option<String> {
         if self.method != Method::Quark {
             return None;
         }
         let tail = module.strip_prefix(layer_prefix)?;
         let whole_layer = layer_prefix.trim_end_matches('.');
         if !matches!(self.verdict(module), Verdict::Excluded(_))
-            || self.verdict(whole_layer) != Verdict::Quantized
+            || (whole_layer_rule && self.verdict(whole_layer) != Verdict::Quantized)
         {
             return None;
         }
