@@ -48,8 +48,10 @@ def layer(k):
 
 def mtp_layer(k):
     p = f"model.layers.{k}."
+    # `eh_proj` plain: vLLM and SGLang build a DeepSeek NextN `eh_proj` as an nn.Linear under
+    # ModelOpt, so an export keeps it unquantized (its scales would have no parameter).
     extra = [p + "enorm.weight", p + "hnorm.weight", p + "embed_tokens.weight",
-             p + "shared_head.norm.weight", p + "shared_head.head.weight"] + linear(p + "eh_proj")
+             p + "shared_head.norm.weight", p + "shared_head.head.weight", p + "eh_proj.weight"]
     return layer(k) + extra
 
 

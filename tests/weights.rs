@@ -352,6 +352,35 @@ const CASES: &[(&str, Option<&str>, &[&str], i32)] = &[
         0,
     ),
     ("mtp-deepseek-quark-experts-moe", None, &[], 0),
+    // A NextN `eh_proj` stored quantized: vLLM builds it as a plain nn.Linear at every release
+    // (an error wherever both engines do, a warning where SGLang quantizes it); Bailing 2.5's
+    // BF16 `eh_proj` the list leaves quantized fails in SGLang only, and under ModelOpt FP4
+    // nowhere (a_nextn_eh_proj_is_judged_by_who_builds_it_plain).
+    (
+        "mtp-deepseek-fp8-eh-proj-quantized",
+        None,
+        &["weights-mtp-quant-excluded"],
+        1,
+    ),
+    (
+        "mtp-glm-dsa-quark-eh-proj-quantized",
+        None,
+        &["weights-mtp-quant-excluded"],
+        0,
+    ),
+    (
+        "mtp-bailing-eh-proj-quantized",
+        None,
+        &["weights-mtp-quant-excluded"],
+        0,
+    ),
+    (
+        "mtp-bailing-eh-proj-bf16",
+        None,
+        &["weights-mtp-unquantized-one-engine"],
+        0,
+    ),
+    ("mtp-bailing-modelopt-fp4-eh-proj", None, &[], 0),
     (
         "mtp-glm-dsa-quark-experts-named",
         None,
@@ -1743,6 +1772,74 @@ fn a_bf16_nextn_eh_proj_under_quark_fails_only_where_sglang_quantizes_it() {
     );
     let glm45 = [(None, None, 0), (Some("sglang"), None, 0)];
     one_engine_by_release(&fx, "mtp-glm45-quark-eh-proj", &glm45, &[]);
+}
+
+/// Issue 41: a NextN `eh_proj` is a plain nn.Linear in vLLM at every release read (deepseek_mtp.py,
+/// glm4_moe_mtp.py, bailing_moe_mtp.py 0.25.1-0.34.0), so one stored quantized fails there (its
+/// scale has no parameter); SGLang builds DeepSeek's plain too except under quark from 0.5.11,
+/// and Bailing 2.5's under the quant config (bailing_moe_nextn.py), where a BF16 one fails
+/// instead. 497242d: clean on every quantized case, an error under every engine on the BF16
+/// Bailing one.
+#[test]
+fn a_nextn_eh_proj_is_judged_by_who_builds_it_plain() {
+    let Some(fx) = fixtures("a_nextn_eh_proj_is_judged_by_who_builds_it_plain") else {
+        return;
+    };
+    let code = "weights-mtp-quant-excluded";
+    let error = Some("error");
+    type Expect<'a> = [(Option<&'a str>, Option<&'a str>, i32)];
+    let cases: [(&str, &Expect, &[&str]); 3] = [
+        (
+            "mtp-deepseek-fp8-eh-proj-quantized",
+            &[
+                (None, error, 1),
+                (Some("vllm@0.25.1"), error, 1),
+                (Some("vllm"), error, 1),
+                (Some("sglang"), error, 1),
+            ],
+            &["model.layers.2.eh_proj", "plain nn.Linear", "KeyError"],
+        ),
+        (
+            "mtp-glm-dsa-quark-eh-proj-quantized",
+            &[
+                (None, Some("warning"), 0),
+                (Some("vllm"), error, 1),
+                (Some("sglang@0.5.10"), error, 1),
+                (Some("sglang@0.5.11"), None, 0),
+                (Some("sglang"), None, 0),
+            ],
+            &["quark config from 0.5.11"],
+        ),
+        (
+            "mtp-bailing-eh-proj-quantized",
+            &[
+                (None, Some("warning"), 0),
+                (Some("vllm@0.25.1"), error, 1),
+                (Some("vllm"), error, 1),
+                (Some("sglang@0.5.10"), None, 0),
+                (Some("sglang"), None, 0),
+            ],
+            &["under the quant config"],
+        ),
+    ];
+    for (case, expect, names) in cases {
+        by_release(&fx, case, code, expect, names);
+    }
+    let bf16 = [
+        (None, Some("warning"), 0),
+        (Some("vllm"), None, 0),
+        (Some("vllm@0.25.1"), None, 0),
+        (Some("sglang@0.5.10"), error, 1),
+        (Some("sglang"), error, 1),
+    ];
+    one_engine_by_release(
+        &fx,
+        "mtp-bailing-eh-proj-bf16",
+        &bf16,
+        &["bailing_moe_nextn.py", "model.layers.2.eh_proj"],
+    );
+    let fp4 = [(None, None, 0), (Some("sglang"), None, 0)];
+    one_engine_by_release(&fx, "mtp-bailing-modelopt-fp4-eh-proj", &fp4, &[]);
 }
 
 /// Issue 43: oMLX loads DFlash drafters through dflash-mlx, which refuses a draft-owned lm_head

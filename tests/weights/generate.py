@@ -397,24 +397,27 @@ def fp8_linear(name, out_f, in_f, quantized=True):
     return {name + ".weight": z(out_f, in_f, dtype=np.uint8), name + ".weight_scale_inv": z(1, 1, dtype=np.float32)}
 
 
-def dsv3_layer(k, quantized=True, mtp=False):
+def dsv3_layer(k, quantized=True, mtp=False, eh_proj_quantized=False):
+    """A decoder layer; with `mtp`, DeepSeek's NextN layer, whose `eh_proj` DeepSeek-V3 and GLM
+    ship BF16 (the engines build it as a plain nn.Linear; GLM-5-FP8's config names it in
+    `modules_to_not_convert`) unless `eh_proj_quantized`."""
     p = f"model.layers.{k}."
     t = {p + "input_layernorm.weight": z(H), p + "mlp.gate.weight": z(4, H)}
     t.update(fp8_linear(p + "self_attn.q_a_proj", H, H, quantized))
     t.update(fp8_linear(p + "mlp.experts.0.down_proj", H, I, quantized))
     if mtp:
-        t.update(fp8_linear(p + "eh_proj", H, 2 * H, quantized))
+        t.update(fp8_linear(p + "eh_proj", H, 2 * H, quantized and eh_proj_quantized))
         t.update({p + "enorm.weight": z(H), p + "hnorm.weight": z(H), p + "embed_tokens.weight": z(VOCAB, H),
                   p + "shared_head.head.weight": z(VOCAB, H), p + "shared_head.norm.weight": z(H)})
     return t
 
 
-def dsv3(head=True, head_quantized=True):
+def dsv3(head=True, head_quantized=True, eh_proj_quantized=False):
     t = {"model.embed_tokens.weight": z(VOCAB, H), "model.norm.weight": z(H), "lm_head.weight": z(VOCAB, H)}
     t.update(dsv3_layer(0))
     t.update(dsv3_layer(1))
     if head:
-        t.update(dsv3_layer(2, quantized=head_quantized, mtp=True))
+        t.update(dsv3_layer(2, quantized=head_quantized, mtp=True, eh_proj_quantized=eh_proj_quantized))
     return t
 
 
@@ -560,7 +563,7 @@ def mtp_cases(c):
                   dsv3(head_quantized=False), assign=by_layer)
     write_sharded(os.path.join(c, "mtp-deepseek-quant-excluded"),
                   cfg(DSV3, quantization_config=dict(q, modules_to_not_convert=["model.layers.2.eh_proj"])),
-                  dsv3(), assign=by_layer)
+                  dsv3(eh_proj_quantized=True), assign=by_layer)
     qq = QWEN35["quantization_config"]
     write_single(os.path.join(c, "mtp-qwen35-regex"), QWEN35, qwen35())
     write_single(os.path.join(c, "mtp-qwen35-prefix"),
@@ -693,7 +696,7 @@ def mtp_cases(c):
     # config from 0.5.11 (deepseek_nextn.py) and GLM-4.5's plain (glm4_moe_nextn.py).
     def bf16_at(module, out_f, in_f):
         t = dsv3()
-        del t[module + ".weight_scale_inv"]
+        t.pop(module + ".weight_scale_inv", None)
         t[module + ".weight"] = z(out_f, in_f)
         return t
     quark_lm_head = {"quant_method": "quark", "exclude": ["lm_head"]}
@@ -708,10 +711,12 @@ def mtp_cases(c):
                   bf16_at("model.layers.2.eh_proj", H, 2 * H), assign=by_layer)
     # Its routed experts BF16, excluded by the expert's own name (as amd/GLM-5.2-MXFP4 lists its
     # MTP layer) or by the MoE's: vLLM up to 0.25 matches the MoE's name only (ROCm/vllm#1022).
+    # `model.eh_proj` (SGLang's name for the BF16 `eh_proj`) keeps that module out of the case.
     for name, entry in [("mtp-deepseek-quark-experts-named", "model.layers.2.mlp.experts.0.down_proj"),
                         ("mtp-deepseek-quark-experts-moe", "model.layers.2.mlp.experts")]:
         write_sharded(os.path.join(c, name),
-                      cfg(DSV3, quantization_config={"quant_method": "quark", "exclude": ["lm_head", entry]}),
+                      cfg(DSV3, quantization_config={"quant_method": "quark",
+                                                     "exclude": ["lm_head", "model.eh_proj", entry]}),
                       bf16_at("model.layers.2.mlp.experts.0.down_proj", H, I), assign=by_layer)
     # The same per-expert form on GLM-5 DSA (SGLang adds the MoE's runtime name from 0.5.16) and
     # GLM-4.5 (SGLang builds the NextN layer as model.decoder.* and never remaps the checkpoint's
@@ -720,8 +725,22 @@ def mtp_cases(c):
     for name, config in [("mtp-glm-dsa-quark-experts-named", glm), ("mtp-glm45-quark-experts-named", glm45)]:
         write_sharded(os.path.join(c, name),
                       cfg(config, quantization_config={"quant_method": "quark", "exclude": [
-                          "lm_head", "model.layers.2.mlp.experts.0.down_proj"]}),
+                          "lm_head", "model.eh_proj", "model.layers.2.mlp.experts.0.down_proj"]}),
                       bf16_at("model.layers.2.mlp.experts.0.down_proj", H, I), assign=by_layer)
+    # A NextN `eh_proj` stored quantized: vLLM builds it as a plain nn.Linear at every release
+    # (its scale has no parameter), SGLang too under every method but quark (DeepSeek-style) and
+    # for GLM-4.5; SGLang quantizes it under quark from 0.5.11 and, for Bailing 2.5, always.
+    bailing = cfg(DSV3, architectures=["BailingMoeV2_5ForCausalLM"], model_type="bailing_hybrid")
+    for name, config in [("mtp-deepseek-fp8-eh-proj-quantized", DSV3),
+                         ("mtp-glm-dsa-quark-eh-proj-quantized", cfg(glm, quantization_config=quark_lm_head)),
+                         ("mtp-bailing-eh-proj-quantized", bailing)]:
+        write_sharded(os.path.join(c, name), config, dsv3(eh_proj_quantized=True), assign=by_layer)
+    # Bailing 2.5 with its `eh_proj` BF16 and not excluded: plain in vLLM, quantized by SGLang
+    # (bailing_moe_nextn.py) except under ModelOpt FP4, which SGLang drops for the NextN layer.
+    write_sharded(os.path.join(c, "mtp-bailing-eh-proj-bf16"), bailing, dsv3(), assign=by_layer)
+    nvfp4_bailing = cfg(bailing, quantization_config={"quant_method": "modelopt", "quant_algo": "NVFP4",
+                                                      "ignore": ["lm_head"]})
+    write_sharded(os.path.join(c, "mtp-bailing-modelopt-fp4-eh-proj"), nvfp4_bailing, dsv3(), assign=by_layer)
     # GLM-OCR declares its depth under text_config (text_config.num_nextn_predict_layers beside
     # num_hidden_layers: where vLLM's glm_ocr_mtp.py reads both, and where zai-org/GLM-OCR's
     # config puts them as two public copies of it show) and keeps its head after the text

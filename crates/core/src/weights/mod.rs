@@ -11,12 +11,14 @@
 //! (`rules`: [`run`], [`all_rules`]) and the rules by topic (`files`, `quant`, `shapes`,
 //! `presence`, `vocab`, `maps` for the vocabulary maps by value, and `mtp` for an MTP head
 //! inside a target checkpoint, over `mtp_head`'s reading of it and `quant_exclude`'s matching
-//! of exclude lists). The main crate's `weights` reads the headers from files and the Hub, and
+//! of exclude lists, with what engines build otherwise than the list reads in `quark_head`,
+//! `quark_nextn` and `eh_proj`). The main crate's `weights` reads the headers from files and the Hub, and
 //! the maps' data (the only tensor data read, [`map_tensors`]), into [`WeightsHeaders`] and
 //! re-exports everything here under the same paths. See `docs/weights.md`.
 
 mod cx;
 mod draft_heads;
+mod eh_proj;
 mod expected;
 mod facts;
 mod files;

@@ -12,6 +12,7 @@
 //! (`mtp_head`). [`by_engine`] holds what each engine does, for `explain` and docs/rules.md.
 
 use super::cx::{Applies, Cx, Rule};
+use super::eh_proj::EhProj;
 use super::int4_exclude::{Build, Int4};
 use super::mtp_head::{MtpHead, MtpModule};
 use super::quant_exclude::{Exclusions, Method, Verdict};
@@ -257,9 +258,7 @@ fn mtp_unquantized(cx: &mut Cx) {
             .filter(|m| !m.quantized() && judged(h, m, ex))
             .filter(|m| ex.verdict_at(&m.name, layer_prefix(h, m).as_deref()) == Verdict::Quantized)
             // A NextN `eh_proj` vLLM builds plain under quark: SGLang's side is the one-engine rule's.
-            .filter(|m| {
-                super::quark_nextn::eh_proj(cx, ex, m, layer_prefix(h, m).as_deref()).is_none()
-            })
+            .filter(|m| super::eh_proj::eh_proj(cx, ex, m, layer_prefix(h, m).as_deref()).is_none())
             .map(|m| {
                 let stored = match (&m.dtype, m.contradicts()) {
                     (Some(d), true) => format!(
@@ -588,8 +587,8 @@ fn nextn_unremapped(cx: &mut Cx, h: &MtpHead, ex: &Exclusions) {
             .filter(|m| !m.quantized() && judged(h, m, ex))
             // GLM-4.5's `eh_proj` is a plain nn.Linear in SGLang: nothing to exclude.
             .filter(|m| {
-                super::quark_nextn::eh_proj(cx, ex, m, layer_prefix(h, m).as_deref())
-                    != Some(super::quark_nextn::EhProj::Plain)
+                super::eh_proj::eh_proj(cx, ex, m, layer_prefix(h, m).as_deref())
+                    != Some(EhProj::Plain)
             })
             .filter_map(|m| {
                 let prefix = layer_prefix(h, m)?;
@@ -626,33 +625,106 @@ fn nextn_unremapped(cx: &mut Cx, h: &MtpHead, ex: &Exclusions) {
     }
 }
 
-/// quark, a DeepSeek-V3/V3.2 or GLM-5 DSA NextN `eh_proj` stored BF16 that the list leaves
-/// quantized: vLLM builds it plain at every release, SGLang under the quark config from 0.5.11.
-fn quark_eh_proj(cx: &mut Cx, h: &MtpHead, ex: &Exclusions) {
-    let found: Vec<(&MtpModule, String)> = h
+/// A NextN `eh_proj` stored BF16 that the list leaves quantized, where vLLM builds it plain and
+/// SGLang quantizes it: DeepSeek-V3/V3.2 and GLM-5 DSA under quark from 0.5.11 (as
+/// `model.eh_proj`), Bailing 2.5 under any method but ModelOpt FP4 (by the checkpoint's name).
+fn sglang_eh_proj(cx: &mut Cx, h: &MtpHead, ex: &Exclusions) {
+    let found: Vec<(&MtpModule, String, EhProj)> = h
         .modules
         .iter()
         .filter(|m| !m.quantized() && judged(h, m, ex))
+        .filter(|m| ex.verdict(&m.name) == Verdict::Quantized)
         .filter_map(|m| {
             let prefix = layer_prefix(h, m)?;
-            let sglang = super::quark_nextn::eh_proj(cx, ex, m, Some(&prefix))
-                == Some(super::quark_nextn::EhProj::SglangQuark);
-            (sglang
-                && ex.verdict(&m.name) == Verdict::Quantized
-                && super::quark_nextn::sglang_quantizes_eh_proj(ex, &prefix))
-            .then_some((m, prefix))
+            let kind = super::eh_proj::eh_proj(cx, ex, m, Some(&prefix))?;
+            let sglang_quantizes = match kind {
+                EhProj::SglangQuark => super::eh_proj::sglang_quantizes_eh_proj(ex, &prefix),
+                EhProj::SglangQuantized => true,
+                EhProj::Plain => false,
+            };
+            sglang_quantizes.then_some((m, prefix, kind))
         })
         .collect();
-    for (m, prefix) in found {
-        let rest = format!(
-            "and `{}` does not name it: vLLM builds a NextN `eh_proj` as a plain nn.Linear at every release \
-             (0.25.1 to 0.34.0), so it loads there, but SGLang 0.5.11 and later build it under the quark config as \
-             `model.eh_proj`: a quantized layer whose BF16 weight fails the loader's shape assertion \
-             (deepseek_nextn.py); add SGLang's name for it, `model.eh_proj`, to `{}` (the checkpoint's, \
-             `{}eh_proj`, is remapped to it only for GLM-5 DSA from 0.5.16), or serve with vLLM",
-            ex.key, ex.key, prefix,
+    for (m, prefix, kind) in found {
+        let (rows, rest) = if kind == EhProj::SglangQuark {
+            (
+                &super::eh_proj::EH_PROJ_BY_ENGINE,
+                format!(
+                    "and `{}` does not name it: vLLM builds a NextN `eh_proj` as a plain nn.Linear at every release \
+                     (0.25.1 to 0.34.0), so it loads there, but SGLang 0.5.11 and later build it under the quark \
+                     config as `model.eh_proj`: a quantized layer whose BF16 weight fails the loader's shape \
+                     assertion (deepseek_nextn.py); add SGLang's name for it, `model.eh_proj`, to `{}` (the \
+                     checkpoint's, `{prefix}eh_proj`, is remapped to it only for GLM-5 DSA from 0.5.16), or serve \
+                     with vLLM",
+                    ex.key, ex.key,
+                ),
+            )
+        } else {
+            (
+                &super::eh_proj::BAILING_EH_PROJ_BY_ENGINE,
+                format!(
+                    "and `{}` does not name it: vLLM builds a Bailing 2.5 NextN `eh_proj` as a plain nn.Linear at \
+                     every release (0.25.1 to 0.34.0, bailing_moe_mtp.py), so it loads there, but SGLang builds it \
+                     under the {} config by this name (bailing_moe_nextn.py, 0.5.10 to 0.5.23): a quantized layer \
+                     for the BF16 weight; add `{}` to `{}`, or serve with vLLM",
+                    ex.key,
+                    ex.method.name(),
+                    m.name,
+                    ex.key,
+                ),
+            )
+        };
+        emit_sglang_case(cx, rows, m, 1, rest);
+    }
+}
+
+/// A NextN `eh_proj` stored quantized that the list keeps quantized, where an engine builds it
+/// as a plain nn.Linear whatever the list says (its scales have nowhere to go): both engines
+/// for DeepSeek-style targets under every method but quark and for GLM-4.5, vLLM for the rest.
+/// AWQ and GPTQ say so through the list's own verdict ([`Verdict::Plain`]).
+fn plain_eh_proj_quantized(cx: &mut Cx, h: &MtpHead, ex: &Exclusions) {
+    if matches!(ex.method, Method::Int4(_)) {
+        return;
+    }
+    let found: Vec<(&MtpModule, EhProj)> = h
+        .modules
+        .iter()
+        .filter(|m| m.quantized())
+        .filter(|m| ex.verdict_at(&m.name, layer_prefix(h, m).as_deref()) == Verdict::Quantized)
+        .filter_map(|m| {
+            let prefix = layer_prefix(h, m)?;
+            Some((m, super::eh_proj::eh_proj(cx, ex, m, Some(&prefix))?))
+        })
+        .collect();
+    for (m, kind) in found {
+        let Some(severity) = kind
+            .quantized_table()
+            .judge(cx.v.engine.as_ref())
+            .map(|j| j.severity)
+        else {
+            continue;
+        };
+        let sglang = match kind {
+            EhProj::Plain => "SGLang builds it plain too",
+            EhProj::SglangQuark => {
+                "SGLang builds it under the quark config from 0.5.11 (plain before)"
+            }
+            EhProj::SglangQuantized => "SGLang builds it under the quant config",
+        };
+        let file = cx.v.headers.display_of(&m.shard);
+        let stored = m.dtype.clone().unwrap_or_else(|| m.parts.join(" + "));
+        cx.emit_as(
+            severity,
+            &m.name,
+            &file,
+            format!(
+                "MTP module `{}` is stored quantized ({stored}), but vLLM builds a NextN `eh_proj` as a plain \
+                 nn.Linear at every release read (0.25.1 to 0.34.0), whatever `{}` says: its scale has no parameter \
+                 to load into (`params_dict[name]`, a KeyError) and a packed weight does not fit; {sglang}; store \
+                 `eh_proj` unquantized (BF16), as the engines' own checkpoints do",
+                m.name, ex.key,
+            ),
         );
-        emit_sglang_case(cx, &super::quark_nextn::EH_PROJ_BY_ENGINE, m, 1, rest);
     }
 }
 
@@ -774,7 +846,7 @@ fn mtp_unquantized_one_engine(cx: &mut Cx) {
     fused_projections_skipped(cx, h, ex);
     nextn_unremapped(cx, h, ex);
     mxfp4_experts_forced(cx, h, ex);
-    quark_eh_proj(cx, h, ex);
+    sglang_eh_proj(cx, h, ex);
     let found = per_layer(h.modules.iter().filter(|m| !m.quantized() && judged(h, m, ex)).filter_map(|m| {
         let prefix = layer_prefix(h, m);
         let (v, s) = ex.builds(&m.name, prefix.as_deref())?;
@@ -876,6 +948,7 @@ fn mtp_quant_excluded(cx: &mut Cx) {
         );
     }
     quark_whole_head_quantized(cx, h, ex);
+    plain_eh_proj_quantized(cx, h, ex);
 }
 
 /// quark, a Qwen3.5 head with `mtp.` entries: the modules it stores quantized and the list keeps
@@ -1055,6 +1128,9 @@ pub fn by_engine(code: WeightsCode) -> Vec<&'static ByEngine> {
             &super::quark_nextn::EXPERTS_NAMED_GLM45_BY_ENGINE,
         ],
         WeightsCode::MtpQuantExcluded => vec![
+            &super::eh_proj::QUANTIZED_BY_ENGINE,
+            &super::eh_proj::QUANTIZED_QUARK_BY_ENGINE,
+            &super::eh_proj::QUANTIZED_BAILING_BY_ENGINE,
             &super::quark_head::QUANTIZED_MODULE_BY_ENGINE,
             &super::quark_head::QUANTIZED_MODULE_EXPERTS_BY_ENGINE,
         ],
@@ -1064,7 +1140,8 @@ pub fn by_engine(code: WeightsCode) -> Vec<&'static ByEngine> {
                 &NEXTN_BY_ENGINE,
                 &NEXTN_GLM45_BY_ENGINE,
                 &MXFP4_EXPERTS_BY_ENGINE,
-                &super::quark_nextn::EH_PROJ_BY_ENGINE,
+                &super::eh_proj::EH_PROJ_BY_ENGINE,
+                &super::eh_proj::BAILING_EH_PROJ_BY_ENGINE,
             ]
         }
         WeightsCode::MtpNormShift => vec![&MTP_NORM_SHIFT_BY_ENGINE],

@@ -140,6 +140,9 @@ pub struct Exclusions {
     /// quark: the entries that start `mtp.` as written (SGLang's Qwen3.5 MTP class reads them
     /// whole, [`Exclusions::sglang_quark_head_bf16`]); the first 8.
     mtp_prefixed: Vec<String>,
+    /// ModelOpt with an FP4 algorithm (`modelopt_fp4`, `quant_algo` NVFP4): SGLang's config
+    /// class `modelopt_fp4`, which several of its NextN classes drop for the whole MTP layer.
+    pub modelopt_fp4: bool,
 }
 
 /// How SGLang's Qwen3.5 MTP class reads a quark list's `mtp.` entries (qwen3_5_mtp.py): from
@@ -249,6 +252,25 @@ fn quantization_config(root: &Node) -> Option<&Node> {
     root.get("quantization_config")
         .or_else(|| root.get("text_config")?.get("quantization_config"))
         .filter(|n| n.as_object().is_some())
+}
+
+/// Whether a ModelOpt config is FP4, as SGLang picks its `modelopt_fp4` config class: the
+/// method named so, or an FP4 `quant_algo` (at the top, or under `quantization` in
+/// hf_quant_config.json's form).
+fn is_modelopt_fp4(q: &Node) -> bool {
+    let named = q
+        .get("quant_method")
+        .and_then(Node::as_str)
+        .is_some_and(|m| m.eq_ignore_ascii_case("modelopt_fp4"));
+    let algo = [
+        q.get("quant_algo"),
+        q.get("quantization").and_then(|n| n.get("quant_algo")),
+    ]
+    .into_iter()
+    .flatten()
+    .filter_map(Node::as_str)
+    .any(|a| a.to_ascii_uppercase().contains("FP4"));
+    named || algo
 }
 
 /// The quant method of a quantization config: its `quant_method`, or ModelOpt for the form
@@ -368,6 +390,7 @@ impl Exclusions {
         let mut ex = Exclusions::build(method, key, &entries)?;
         if let Some(ex) = ex.as_mut() {
             ex.mxfp4 = method == Method::CompressedTensors && is_mxfp4(q);
+            ex.modelopt_fp4 = method == Method::ModelOpt && is_modelopt_fp4(q);
         }
         Ok(ex)
     }
@@ -388,6 +411,7 @@ impl Exclusions {
             int4: None,
             mxfp4: false,
             mtp_prefixed: Vec::new(),
+            modelopt_fp4: false,
         };
         let mut sources: Vec<(String, String)> = Vec::new();
         for &e in entries {
