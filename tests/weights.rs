@@ -381,6 +381,22 @@ const CASES: &[(&str, Option<&str>, &[&str], i32)] = &[
         0,
     ),
     ("mtp-bailing-modelopt-fp4-eh-proj", None, &[], 0),
+    // An entry naming the fused module of a Qwen3.5 head's BF16 shards: an exact
+    // compressed-tensors one is honoured everywhere; a `re:` one and quark's by release
+    // (fused_module_entries_are_judged_by_release).
+    ("mtp-qwen35-ct-fused-exact", None, &[], 0),
+    (
+        "mtp-qwen35-ct-fused-regex",
+        None,
+        &["weights-mtp-unquantized"],
+        0,
+    ),
+    (
+        "mtp-qwen35-quark-fused",
+        None,
+        &["weights-mtp-unquantized"],
+        0,
+    ),
     (
         "mtp-glm-dsa-quark-experts-named",
         None,
@@ -1840,6 +1856,60 @@ fn a_nextn_eh_proj_is_judged_by_who_builds_it_plain() {
     );
     let fp4 = [(None, None, 0), (Some("sglang"), None, 0)];
     one_engine_by_release(&fx, "mtp-bailing-modelopt-fp4-eh-proj", &fp4, &[]);
+}
+
+/// Issue 41: an exclude entry naming the fused module (`qkv_proj`, `gate_up_proj`) of a Qwen3.5
+/// head's BF16 shards. vLLM up to 0.29 matches the shards' names only, from 0.30 the fused name
+/// first (find_matching_patterns); SGLang's compressed-tensors honours only an exact fused name,
+/// its quark the fused name first from 0.5.21, and its Qwen3.5 MTP class matches the fused name
+/// whole up to 0.5.20 (no packed mapping). 497242d: an error under every engine and release.
+#[test]
+fn fused_module_entries_are_judged_by_release() {
+    let Some(fx) = fixtures("fused_module_entries_are_judged_by_release") else {
+        return;
+    };
+    let code = "weights-mtp-unquantized";
+    let error = Some("error");
+    type Expect<'a> = [(Option<&'a str>, Option<&'a str>, i32)];
+    let cases: [(&str, &Expect, &[&str]); 3] = [
+        (
+            "mtp-qwen35-ct-fused-exact",
+            &[
+                (None, None, 0),
+                (Some("vllm@0.29"), None, 0),
+                (Some("vllm"), None, 0),
+                (Some("sglang@0.5.20"), None, 0),
+                (Some("sglang"), None, 0),
+            ],
+            &[],
+        ),
+        (
+            "mtp-qwen35-ct-fused-regex",
+            &[
+                (None, Some("warning"), 0),
+                (Some("vllm@0.29"), error, 1),
+                (Some("vllm@0.30"), None, 0),
+                (Some("vllm@0.34"), None, 0),
+                (Some("sglang@0.5.20"), None, 0),
+                (Some("sglang@0.5.23"), error, 1),
+            ],
+            &["mtp.layers.0.mlp.gate_up_proj", "vLLM 0.30 and later"],
+        ),
+        (
+            "mtp-qwen35-quark-fused",
+            &[
+                (None, Some("warning"), 0),
+                (Some("vllm@0.29"), error, 1),
+                (Some("vllm@0.30"), None, 0),
+                (Some("sglang@0.5.11"), None, 0),
+                (Some("sglang@0.5.23"), None, 0),
+            ],
+            &["mtp.layers.0.mlp.gate_up_proj"],
+        ),
+    ];
+    for (case, expect, names) in cases {
+        by_release(&fx, case, code, expect, names);
+    }
 }
 
 /// Issue 43: oMLX loads DFlash drafters through dflash-mlx, which refuses a draft-owned lm_head

@@ -741,6 +741,19 @@ def mtp_cases(c):
     nvfp4_bailing = cfg(bailing, quantization_config={"quant_method": "modelopt", "quant_algo": "NVFP4",
                                                       "ignore": ["lm_head"]})
     write_sharded(os.path.join(c, "mtp-bailing-modelopt-fp4-eh-proj"), nvfp4_bailing, dsv3(), assign=by_layer)
+    # An entry naming the fused module (`qkv_proj`, `gate_up_proj`) of a Qwen3.5 head's BF16
+    # shards: compressed-tensors honours an exact one in both engines at every release; a `re:`
+    # on it only vLLM from 0.30 (find_matching_patterns) and SGLang up to 0.5.20 (its Qwen3.5 MTP
+    # class has no packed mapping); quark's, vLLM from 0.30 and SGLang at every release.
+    fused = ["mtp.layers.0.self_attn.qkv_proj", "mtp.layers.0.mlp.gate_up_proj"]
+    fused_re = ["re:mtp\\.layers\\.0\\.self_attn\\.qkv_proj", "re:mtp\\.layers\\.0\\.mlp\\.gate_up_proj"]
+    for name, ignore in [("mtp-qwen35-ct-fused-exact", fused), ("mtp-qwen35-ct-fused-regex", fused_re)]:
+        write_single(os.path.join(c, name),
+                     cfg(QWEN35, quantization_config=dict(qq, ignore=["lm_head", "mtp.fc"] + ignore)),
+                     qwen35_ct_individual())
+    quark_fused = {"quant_method": "quark", "exclude": ["lm_head", "mtp.fc"] + fused}
+    write_single(os.path.join(c, "mtp-qwen35-quark-fused"), cfg(QWEN35, quantization_config=quark_fused),
+                 qwen35_ct_individual())
     # GLM-OCR declares its depth under text_config (text_config.num_nextn_predict_layers beside
     # num_hidden_layers: where vLLM's glm_ocr_mtp.py reads both, and where zai-org/GLM-OCR's
     # config puts them as two public copies of it show) and keeps its head after the text

@@ -22,6 +22,7 @@ mod eh_proj;
 mod expected;
 mod facts;
 mod files;
+mod fused_entries;
 mod gguf;
 mod gguf_dflash;
 pub mod headers;

@@ -259,6 +259,8 @@ fn mtp_unquantized(cx: &mut Cx) {
             .filter(|m| ex.verdict_at(&m.name, layer_prefix(h, m).as_deref()) == Verdict::Quantized)
             // A NextN `eh_proj` vLLM builds plain under quark: SGLang's side is the one-engine rule's.
             .filter(|m| super::eh_proj::eh_proj(cx, ex, m, layer_prefix(h, m).as_deref()).is_none())
+            // A shard whose fused module an entry names: judged by release ([`fused_entry_unquantized`]).
+            .filter(|m| super::fused_entries::case(cx, ex, &m.name).is_none())
             .map(|m| {
                 let stored = match (&m.dtype, m.contradicts()) {
                     (Some(d), true) => format!(
@@ -293,6 +295,7 @@ fn mtp_unquantized(cx: &mut Cx) {
     };
     let whole_head = super::quark_head::head_bf16(cx, ex);
     quark_experts_excluded(cx, h, ex);
+    fused_entry_unquantized(cx, h, ex);
     for (m, stored, count) in found {
         // SGLang's Qwen3.5 class may build the whole head BF16 for the list's `mtp.` entries.
         let severity = match &whole_head {
@@ -380,6 +383,30 @@ fn quark_experts_excluded(cx: &mut Cx, h: &MtpHead, ex: &Exclusions) {
                  later"
             )
         };
+        emit_unquantized(cx, severity, m, count, &after);
+    }
+}
+
+/// BF16 shards (`q_proj`, `gate_proj`, …) the list does not name, whose fused module
+/// (`qkv_proj`, `gate_up_proj`) an entry names: vLLM from 0.30 and SGLang's quark from 0.5.21
+/// build it unquantized, earlier releases quantized ([`super::fused_entries`]).
+fn fused_entry_unquantized(cx: &mut Cx, h: &MtpHead, ex: &Exclusions) {
+    let found = per_layer(
+        h.modules
+            .iter()
+            .filter(|m| !m.quantized() && judged(h, m, ex))
+            .filter_map(|m| super::fused_entries::case(cx, ex, &m.name).map(|c| (m, c))),
+    );
+    for (m, (fused, rows, sglang), count) in found {
+        let Some(severity) = rows.judge(cx.v.engine.as_ref()).map(|j| j.severity) else {
+            continue;
+        };
+        let after = format!(
+            " and `{}` names only its fused module `{}` (`{}`): vLLM up to 0.29 matches the shards' names only and \
+             builds the layer quantized, vLLM 0.30 and later match the fused name first; {sglang}; name the shards \
+             themselves in `{}` (as the checkpoint stores them), which every release matches",
+            ex.key, fused.fused, fused.entry, ex.key,
+        );
         emit_unquantized(cx, severity, m, count, &after);
     }
 }
@@ -1121,6 +1148,8 @@ pub fn by_engine(code: WeightsCode) -> Vec<&'static ByEngine> {
             &super::quark_head::BF16_MODULE_BY_ENGINE,
             &super::quark_head::BF16_MODULE_EXPERTS_BY_ENGINE,
             &super::quark_nextn::EXPERTS_MOE_EXCLUDED_BY_ENGINE,
+            &super::fused_entries::QUARK_QWEN35_BY_ENGINE,
+            &super::fused_entries::CT_REGEX_QWEN35_BY_ENGINE,
             &super::quark_nextn::EXPERTS_NAMED_BY_ENGINE,
             &super::quark_nextn::EXPERTS_NAMED_QWEN35_BY_ENGINE,
             &super::quark_nextn::EXPERTS_NAMED_GLM_DSA_BY_ENGINE,

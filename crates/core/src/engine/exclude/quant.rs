@@ -254,6 +254,35 @@ fn quantization_config(root: &Node) -> Option<&Node> {
         .filter(|n| n.as_object().is_some())
 }
 
+/// An exclude entry naming the fused module a checkpoint module is built into
+/// ([`Exclusions::fused_entry`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FusedEntry {
+    /// The fused module's name (`mtp.layers.0.self_attn.qkv_proj`).
+    pub fused: String,
+    /// The entry that names it, as written.
+    pub entry: String,
+}
+
+/// The fused module vLLM and SGLang build a checkpoint projection into, by the packed-module
+/// mappings their model classes declare for these names: `self_attn.{q,k,v}_proj` as
+/// `qkv_proj`, `{mlp,shared_expert,shared_experts}.{gate,up}_proj` as `gate_up_proj`.
+/// (DeepSeek's MLA `q_a_proj` + `kv_a_proj_with_mqa` is fused under another name in each
+/// engine, `fused_qkv_a_proj` and `fused_qkv_a_proj_with_mqa`: not judged.)
+fn fused_name(module: &str) -> Option<String> {
+    let (parent, leaf) = module.rsplit_once('.')?;
+    let attention = parent.ends_with(".self_attn");
+    let mlp = [".mlp", ".shared_expert", ".shared_experts"]
+        .iter()
+        .any(|p| parent.ends_with(p));
+    let fused = match leaf {
+        "q_proj" | "k_proj" | "v_proj" if attention => "qkv_proj",
+        "gate_proj" | "up_proj" if mlp => "gate_up_proj",
+        _ => return None,
+    };
+    Some(format!("{parent}.{fused}"))
+}
+
 /// Whether a ModelOpt config is FP4, as SGLang picks its `modelopt_fp4` config class: the
 /// method named so, or an FP4 `quant_algo` (at the top, or under `quantization` in
 /// hf_quant_config.json's form).
@@ -509,11 +538,45 @@ impl Exclusions {
         if let Some(e) = self.experts_excluded(module) {
             return Verdict::Excluded(e);
         }
+        // compressed-tensors: an entry equal to the fused module's name excludes its shards in
+        // both engines at every release read (vLLM up to 0.29 and SGLang skip the expansion for
+        // `layer_name in ignore`; vLLM from 0.30 matches the fused name first).
+        if self.method == Method::CompressedTensors {
+            if let Some(fused) = fused_name(module).filter(|f| self.exact.contains(f)) {
+                return Verdict::Excluded(fused);
+            }
+        }
         if self.uncompiled.is_empty() {
             Verdict::Quantized
         } else {
             Verdict::Undecided
         }
+    }
+
+    /// An entry that names the fused module `module` is built into (`…self_attn.qkv_proj` for
+    /// `q_proj`) and not `module` itself, where engines and releases disagree on it: quark's
+    /// entries, exact or `re:` (vLLM from 0.30 and SGLang from 0.5.21 match the fused name
+    /// first; before, only the shards' names), and compressed-tensors' `re:` entries (vLLM from
+    /// 0.30; SGLang only an exact name). `None` when an entry names `module`, or for other
+    /// methods.
+    pub fn fused_entry(&self, module: &str) -> Option<FusedEntry> {
+        if !matches!(self.method, Method::Quark | Method::CompressedTensors)
+            || self.verdict(module) != Verdict::Quantized
+        {
+            return None;
+        }
+        let fused = fused_name(module)?;
+        if self.method == Method::Quark && self.exact.contains(&fused) {
+            return Some(FusedEntry {
+                entry: fused.clone(),
+                fused,
+            });
+        }
+        let i = self.patterns.as_ref()?.matches(&fused).iter().next()?;
+        Some(FusedEntry {
+            entry: self.pattern_entries[i].clone(),
+            fused,
+        })
     }
 
     /// AWQ and GPTQ: what each engine builds for `module` ([`Int4Lists::builds`]); `None` for
@@ -536,17 +599,7 @@ impl Exclusions {
         if self.method != Method::CompressedTensors || !module.starts_with("mtp.layers.") {
             return None;
         }
-        let (parent, leaf) = module.rsplit_once('.')?;
-        let fused = match leaf {
-            "q_proj" | "k_proj" | "v_proj" if parent.ends_with(".self_attn") => "qkv_proj",
-            "gate_proj" | "up_proj"
-                if parent.ends_with(".mlp") || parent.ends_with(".shared_expert") =>
-            {
-                "gate_up_proj"
-            }
-            _ => return None,
-        };
-        let fused = format!("{parent}.{fused}");
+        let fused = fused_name(module)?;
         let own = matches!(self.verdict(module), Verdict::Excluded(_));
         (own && self.verdict(&fused) == Verdict::Quantized).then_some(fused)
     }
@@ -758,6 +811,46 @@ mod tests {
             Verdict::Excluded("model.layers.61*".into())
         );
         assert_eq!(ex.verdict("model.layers.6.eh_proj"), Verdict::Quantized);
+    }
+
+    /// An entry naming the fused module: compressed-tensors honours an exact one for the shards
+    /// (both engines, every release read); a `re:` on it, and quark's entries, are
+    /// [`Exclusions::fused_entry`]'s, judged by release by the weights rules.
+    #[test]
+    fn fused_module_entries() {
+        let shard = "mtp.layers.0.self_attn.q_proj";
+        let ex = read(&q(
+            "compressed-tensors",
+            "ignore",
+            &["mtp.layers.0.self_attn.qkv_proj"],
+        ));
+        assert_eq!(
+            ex.verdict(shard),
+            Verdict::Excluded("mtp.layers.0.self_attn.qkv_proj".into())
+        );
+        assert_eq!(ex.fused_entry(shard), None);
+        let ex = read(&q(
+            "compressed-tensors",
+            "ignore",
+            &["re:mtp\\.layers\\.0\\.mlp\\.gate_up_proj"],
+        ));
+        let gate = "mtp.layers.0.mlp.gate_proj";
+        assert_eq!(ex.verdict(gate), Verdict::Quantized);
+        assert_eq!(
+            ex.fused_entry(gate).map(|f| f.fused),
+            Some("mtp.layers.0.mlp.gate_up_proj".into())
+        );
+        let ex = read(&q("quark", "exclude", &["mtp.layers.0.self_attn.qkv_proj"]));
+        assert_eq!(ex.verdict(shard), Verdict::Quantized);
+        assert_eq!(
+            ex.fused_entry(shard).map(|f| f.entry),
+            Some("mtp.layers.0.self_attn.qkv_proj".into())
+        );
+        // An entry for the shard itself: nothing for the fused rule to say.
+        let ex = read(&q("quark", "exclude", &[shard]));
+        assert_eq!(ex.fused_entry(shard), None);
+        // o_proj is built alone.
+        assert_eq!(ex.fused_entry("mtp.layers.0.self_attn.o_proj"), None);
     }
 
     #[test]
