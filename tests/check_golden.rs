@@ -1,8 +1,9 @@
 //! `check`'s output over a tree of drafters is byte-identical, in every format, to what the
 //! binary before the speed work wrote (issue 44: the speed work changes how findings are
 //! computed, never what is printed): human, JSON and GitHub as 496a057 wrote them; the SARIF
-//! log, which embeds every rule's text, as main wrote it just before the speed branch was merged
-//! (2aa200e's binary: the rules added since 496a057 changed those texts, not the findings).
+//! log, which embeds every rule's text, as main wrote it after its rules last changed (issue 41's
+//! engine rows of 2026-12-06, re-recorded from that commit's binary: rows and evidence change
+//! those texts, not the findings; human, JSON and GitHub were unchanged by it).
 //! The tree is bench/check-scale.sh's layout (a third pinned to a file and
 //! wrong, a third pinned to a snapshot, a third unpinned), nine drafters. The run's root (a
 //! temporary directory) is replaced by `ROOT` and the crate's version by `VERSION`; the SARIF
