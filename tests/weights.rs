@@ -420,6 +420,36 @@ const CASES: &[(&str, Option<&str>, &[&str], i32)] = &[
     ("mtp-glm-ocr-clean", None, &[], 0),
     ("mtp-glm-ocr-dropped", None, &["weights-mtp-missing"], 1),
     ("mtp-glm-ocr-misnamed", None, &["weights-mtp-missing"], 1),
+    // Issue 41, the families vLLM 0.34.0 added MTP loaders for (family/heads.rs): after the
+    // trunk only, a `mtp.layers.0` head is not theirs (497242d read it as the head for all but
+    // Bailing V3, whose `bailing_hybrid` picked the DeepSeek-style row); MiMo-V2's and
+    // LongCat-Flash's under `model.mtp.layers.0` and no other, MiMo-V2 declaring 3 layers of
+    // which the engines read the first (497242d: layers 1 and 2 missing).
+    ("mtp-dots3-clean", None, &[], 0),
+    ("mtp-dots3-misnamed", None, &["weights-mtp-missing"], 1),
+    ("mtp-bailing-v3-clean", None, &[], 0),
+    ("mtp-bailing-v3-misnamed", None, &["weights-mtp-missing"], 1),
+    ("mtp-kimi-k3-clean", None, &[], 0),
+    ("mtp-kimi-k3-misnamed", None, &["weights-mtp-missing"], 1),
+    ("mtp-pangu-ultra-clean", None, &[], 0),
+    (
+        "mtp-pangu-ultra-misnamed",
+        None,
+        &["weights-mtp-missing"],
+        1,
+    ),
+    ("mtp-step3p5-clean", None, &[], 0),
+    ("mtp-step3p5-misnamed", None, &["weights-mtp-missing"], 1),
+    ("mtp-step5-clean", None, &[], 0),
+    ("mtp-step5-misnamed", None, &["weights-mtp-missing"], 1),
+    ("mtp-hy-v3-clean", None, &[], 0),
+    ("mtp-hy-v3-misnamed", None, &["weights-mtp-missing"], 1),
+    ("mtp-glm5-next-clean", None, &[], 0),
+    ("mtp-glm5-next-misnamed", None, &["weights-mtp-missing"], 1),
+    ("mtp-mimo-v2-clean", None, &[], 0),
+    ("mtp-mimo-v2-dropped", None, &["weights-mtp-missing"], 1),
+    ("mtp-longcat-clean", None, &[], 0),
+    ("mtp-longcat-misnamed", None, &["weights-mtp-missing"], 1),
     // `model.layers.2` excludes DeepSeek's MTP layer under vLLM's name, not SGLang's.
     (
         "mtp-deepseek-awq-layer-index",

@@ -364,6 +364,7 @@ def cases(out):
         index_map={"fc.weight": "model-00002-of-00003.safetensors"},
     )
     mtp_cases(c)
+    head_naming_cases(c)
 
 
 # Targets with an MTP head (issue 30). DeepSeek-V3's layout at toy size: 2 trunk layers and the
@@ -791,6 +792,56 @@ def mtp_cases(c):
                     "quantization": {"quant_algo": "NVFP4", "kv_cache_quant_algo": "FP8", "group_size": 16,
                                      "exclude_modules": exclude}})
 
+
+def head_naming_cases(c):
+    """Issue 41: the MTP heads of the families vLLM 0.34.0 added loaders for, each where its
+    loaders read it (crates/core/src/family/heads.rs cites them): a clean case, and one whose
+    head is dropped or stored under a spelling its loaders do not read."""
+    head = {"eh_proj.weight": z(H, 2 * H), "enorm.weight": z(H), "hnorm.weight": z(H),
+            "self_attn.q_proj.weight": z(H, H), "shared_head.norm.weight": z(H)}
+
+    def text(**extra):
+        return dict({"hidden_size": H, "num_hidden_layers": 1, "num_nextn_predict_layers": 1,
+                     "vocab_size": VOCAB}, **extra)
+
+    def trunk(stack):
+        return {stack + "embed_tokens.weight": z(VOCAB, H), stack + "norm.weight": z(H), "lm_head.weight": z(VOCAB, H),
+                stack + "layers.0.self_attn.q_proj.weight": z(H, H), stack + "layers.0.input_layernorm.weight": z(H)}
+
+    def write(name, config, stack, prefixes):
+        t = trunk(stack)
+        for prefix in prefixes:
+            t.update({prefix + k: v for k, v in head.items()})
+        write_single(os.path.join(c, name), config, t)
+
+    # After the trunk only (`model.layers.{N + j}.*`, under the checkpoint's stack): a head
+    # written as `mtp.layers.j.*` is read by none of their loaders (dots3's trunk loader skips
+    # `mtp.*` outright), so it is a head missing, not a head found.
+    after_trunk = [
+        ("dots3", text(architectures=["Dots3NoteForCausalLM"], model_type="dots3_note"), "model."),
+        ("bailing-v3", text(architectures=["BailingMoeV3ForCausalLM"], model_type="bailing_hybrid"), "model."),
+        ("kimi-k3", {"architectures": ["KimiK3ForConditionalGeneration"], "model_type": "kimi_k3",
+                     "text_config": text(model_type="kimi_linear")}, "language_model.model."),
+        ("pangu-ultra", text(architectures=["PanguUltraMoEForCausalLM"], model_type="pangu_ultra_moe"), "model."),
+        ("step3p5", text(architectures=["Step3p5ForCausalLM"], model_type="step3p5"), "model."),
+        ("step5", text(architectures=["Step5ForCausalLM"], model_type="step5"), "model."),
+        ("hy-v3", text(architectures=["HYV3ForCausalLM"], model_type="hy_v3"), "model."),
+        ("glm5-next", {"architectures": ["Glm5NextForConditionalGeneration"], "model_type": "glm5_next",
+                       "text_config": text()}, "model.language_model."),
+    ]
+    for family, config, stack in after_trunk:
+        write(f"mtp-{family}-clean", config, stack, [stack + "layers.1."])
+        write(f"mtp-{family}-misnamed", config, stack, ["mtp.layers.0."])
+    # `model.mtp.layers.j.*`, layer 0 the only one either engine reads: MiMo-V2 checkpoints
+    # declare more (vLLM fixes n_predict at 1, SGLang folds every layer into one block), so a
+    # checkpoint that keeps layer 0 alone serves; LongCat-Flash's head after the trunk is
+    # read by neither.
+    mimo_v2 = text(architectures=["MiMoV2FlashForCausalLM"], model_type="mimo_v2_flash", num_nextn_predict_layers=3)
+    write("mtp-mimo-v2-clean", mimo_v2, "model.", ["model.mtp.layers.0."])
+    write("mtp-mimo-v2-dropped", mimo_v2, "model.", [])
+    longcat = text(architectures=["LongcatFlashForCausalLM"], model_type="longcat_flash")
+    write("mtp-longcat-clean", longcat, "model.", ["model.mtp.layers.0."])
+    write("mtp-longcat-misnamed", longcat, "model.", ["model.layers.1."])
 
 def hostile(out):
     h = os.path.join(out, "hostile")

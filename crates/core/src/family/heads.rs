@@ -6,16 +6,26 @@
 //! The spellings are read from the engines' MTP loaders (vLLM 0.34.0
 //! vllm/model_executor/models/*_mtp.py, SGLang 0.5.23 srt/models/*_mtp.py / *_nextn.py): layer `j`
 //! at decoder index `num_hidden_layers + j` (`model.layers.61.*`: DeepSeek-V3/V3.2, GLM-4.5–5,
-//! Bailing — vLLM's `get_spec_layer_idx_from_weight_name`, models/utils.py), under
+//! Bailing 2.5 and V3, dots3 Note, Kimi-K3, openPangu Ultra MoE, Step-3.5/3.7, Step5, HY-V3,
+//! GLM-5-Next — vLLM's `get_spec_layer_idx_from_weight_name`, models/utils.py, or a copy of it;
+//! for these a `mtp.layers.j.*` tensor is not the head: dots3's trunk loader skips `mtp.*` and
+//! no MTP loader reads it), under
 //! `mtp.layers.j.*` beside shared `mtp.fc` / `mtp.norm` (Qwen3-Next, Qwen3.5/3.6 — the loaders
 //! keep only names starting `mtp.`), or under `model.mtp_layers.j.*` (MiMo — vLLM mimo_mtp.py's
-//! `orig_to_new_prefix`, SGLang mimo_mtp.py's `model.mtp_layers.(\d+).` pattern), `model.mtp_block.j.*`
+//! `orig_to_new_prefix`, SGLang mimo_mtp.py's `model.mtp_layers.(\d+).` pattern), under
+//! `model.mtp.layers.j.*` beside `model.mtp.*` (MiMo-V2, LongCat-Flash: both engines read layer 0
+//! only, so the layers past it are not looked for), `model.mtp_block.j.*`
 //! (ERNIE-4.5 MoE), `mtp.j.*` (DeepSeek-V4) or `model.mtp_layers.j.*` (HY-V4, whose loaders read
 //! one layer whatever its exports declare), `llm.mtp.layers.j.*` (Nemotron 3.5 Transcribe's BF16
 //! checkpoint, in NeMo's layout); GLM-OCR's at decoder index `num_hidden_layers + j` of its
 //! `text_config` (`model.language_model.layers.N.*`), never under `mtp.`. A row may also name depth keys only its family uses
 //! (MiniMax-M3's `num_mtp_modules`), read for the configs that pick it. A config no row names is
-//! read with the first two spellings, as every MTP target was before the rows.
+//! read with the first two spellings, as every MTP target was before the rows: the families
+//! whose loaders read `mtp.layers.j.*` under one of the stacks have none (EXAONE-MoE and
+//! EXAONE 4.5, exaone_moe_mtp.py / exaone4_5_mtp.py `mtp.` → `model.`; Qwen4-Exp, qwen4_exp
+//! mtp.py `_remap_mtp_weight_name`; Inkling, `model.mtp.layers.j.*` beside `model.mtp.chain_norm`;
+//! Nemotron-H, `[language_model.]mtp.layers.i.*`). Gemma 4's MTP draft is a checkpoint of its own
+//! (`gemma4_assistant`), not a head embedded in the target's.
 
 use crate::json::Node;
 
@@ -62,6 +72,33 @@ const MTP_LAYERS: HeadLayers = HeadLayers::Own {
     shared: Some("mtp."),
     display: "mtp.layers.",
 };
+
+/// `model.mtp.layers.j.*` beside shared `model.mtp.*` (MiMo-V2, LongCat-Flash): the stack's
+/// `model.` is stripped before the row's prefixes are tried, so the spelling is
+/// [`MTP_LAYERS`]'s; only the messages name it in full.
+const MODEL_MTP_LAYERS: HeadLayers = HeadLayers::Own {
+    layers: "mtp.layers.",
+    shared: Some("mtp."),
+    display: "model.mtp.layers.",
+};
+
+/// A family whose loaders read its head after the trunk only, under no depth key of its own.
+const fn after_trunk(
+    family: &'static str,
+    architectures: &'static [&'static str],
+    model_types: &'static [&'static str],
+    source: &'static str,
+) -> HeadNaming {
+    HeadNaming {
+        family,
+        architectures,
+        model_types,
+        layers: &[HeadLayers::AfterTrunk],
+        layers_read: None,
+        depth_keys: &[],
+        source,
+    }
+}
 
 /// Every family whose loaders were read, then [`ANY`].
 pub const ROWS: &[HeadNaming] = &[
@@ -199,6 +236,94 @@ default 1)",
 read as `model.layers.{N + j}.`); SGLang 0.5.23 glm_ocr.py:333-355, 380 (`model.language_model.` stripped, then \
 `model.layers.{N}`)",
     },
+    HeadNaming {
+        family: "MiMo-V2 (Flash, Pro, Omni)",
+        architectures: &[
+            "MiMoV2ForCausalLM",
+            "MiMoV2FlashForCausalLM",
+            "MiMoV2OmniForCausalLM",
+        ],
+        model_types: &[],
+        layers: &[MODEL_MTP_LAYERS],
+        // The checkpoints ship several MTP layers; both engines serve the first only.
+        layers_read: Some(1),
+        depth_keys: &[],
+        source: "vLLM 0.34.0 config/speculative.py:904-944 (picked by architecture; n_predict fixed at 1 whatever \
+the config declares), mimo_v2_mtp.py:51-54 (only the first MTP layer), 285-291 (only names holding `model.mtp` are the \
+head's); SGLang 0.5.23 mimo_v2_nextn.py:374-381 (every `model.mtp.layers.(\\d+).` read into its one `mtp_block`)",
+    },
+    HeadNaming {
+        family: "LongCat-Flash",
+        architectures: &["LongcatFlashForCausalLM"],
+        model_types: &["longcat_flash"],
+        layers: &[MODEL_MTP_LAYERS],
+        // One MTP layer is built and only `model.mtp.layers.0.*` names are mapped onto it.
+        layers_read: Some(1),
+        depth_keys: &[],
+        source: "vLLM 0.34.0 config/speculative.py:1149-1154, longcat_flash_mtp.py:84-86 (one MTP layer), 311-316 \
+(only names holding `model.mtp` are the head's: `model.mtp.layers.0.*`, `model.mtp.embed_tokens`, `model.mtp.norm`); \
+SGLang 0.5.23 longcat_flash_nextn.py:515-516",
+    },
+    // `mtp.*` names are skipped by the trunk's loader and read by no MTP loader: not the head.
+    after_trunk(
+        "dots3 Note",
+        &["Dots3NoteForCausalLM"],
+        &["dots3_note"],
+        "vLLM 0.34.0 config/speculative.py:832-846, models/dots3_note/nvidia/mtp.py:170-191 \
+(`model.mtp.embed_tokens` moved to layer N, then DeepseekV32MTP's loader, models/deepseek_v32/nvidia/mtp.py:389-390: \
+`model.layers.{N + j}.` only), models/dots3_note/nvidia/model.py:631-632 (the trunk skips `mtp.*`)",
+    ),
+    // Its text config's `bailing_hybrid` picks the DeepSeek-style row too, with the same
+    // spelling; vLLM picks its MTP loader by these architectures, so the row does as well.
+    after_trunk(
+        "Bailing V3 (Ling/Ring V3)",
+        &["BailingMoeV3ForCausalLM", "BailingMoeV3VLForConditionalGeneration"],
+        &[],
+        "vLLM 0.34.0 config/speculative.py:1054-1088 (picked by architecture, the VL one's text config \
+promoted), bailing_moe_v3_mtp.py:351-361 (only `model.layers.{N + j}.`)",
+    ),
+    after_trunk(
+        "Kimi-K3",
+        &["KimiK3ForConditionalGeneration"],
+        &["kimi_k3"],
+        "vLLM 0.34.0 config/speculative.py:883-891 (depth from `text_config`), \
+models/kimi_k3/nvidia/mtp.py:320-330 (`language_model.` stripped, then `model.layers.{N + j}.`, models/utils.py:656-667)",
+    ),
+    after_trunk(
+        "openPangu Ultra MoE",
+        &["PanguUltraMoEForCausalLM"],
+        &["pangu_ultra_moe"],
+        "vLLM 0.34.0 config/speculative.py:875-881, openpangu_mtp.py:134-144 (`layers.{N + j}.` only)",
+    ),
+    after_trunk(
+        "Step-3.5 / Step-3.7",
+        &["Step3p5ForCausalLM", "Step3p7ForConditionalGeneration"],
+        &["step3p5", "step3p7"],
+        "vLLM 0.34.0 config/speculative.py:1156-1168, step3p5_mtp.py:221-225 with models/utils.py:656-667 \
+(`model.layers.{N + j}.`, `model.language_model.layers.{N + j}.`); SGLang 0.5.23 step3p5_mtp.py:34-40",
+    ),
+    after_trunk(
+        "Step5",
+        &["Step5ForCausalLM", "Step5ForConditionalGeneration"],
+        &["step5", "step5_vl"],
+        "vLLM 0.34.0 config/speculative.py:1170-1185, models/step5/nvidia/mtp.py:368-375 with \
+models/utils.py:656-667 (`model.layers.{N + j}.`)",
+    ),
+    after_trunk(
+        "HY-V3",
+        &["HYV3ForCausalLM"],
+        &["hy_v3"],
+        "vLLM 0.34.0 config/speculative.py:1190-1195, hy_v3_mtp.py:344-346 with models/utils.py:656-667; \
+SGLang 0.5.23 hunyuan_v3_nextn.py:161-162 (`model.layers.{N}.`)",
+    ),
+    after_trunk(
+        "GLM-5-Next",
+        &["Glm5NextForCausalLM", "Glm5NextForConditionalGeneration"],
+        &["glm5_next"],
+        "vLLM 0.34.0 config/speculative.py:1281-1293 (depth from the text config), \
+models/glm5next/common/mtp.py:334-342 (`model.language_model.` read as `model.`, then `model.layers.{N + j}.`); \
+SGLang 0.5.23 glm5_next_nextn.py:82-91",
+    ),
 ];
 
 /// A family no row names: the two spellings every MTP target was read with before the rows.
@@ -295,6 +420,60 @@ mod tests {
         );
         assert_eq!(row(r#"{"model_type": "llama"}"#), &ANY);
         assert_eq!(row(r#"{"architectures": 3}"#), &ANY);
+    }
+
+    /// The families vLLM 0.34.0 added MTP loaders for: picked where config/speculative.py picks
+    /// them (architecture or `model_type`), spelled as their loaders read the head.
+    #[test]
+    fn the_newer_families_are_picked_as_their_loaders_read_them() {
+        let v2 =
+            row(r#"{"architectures": ["MiMoV2FlashForCausalLM"], "model_type": "mimo_v2_flash"}"#);
+        assert_eq!(v2.spellings(0, Some(48)), "`model.mtp.layers.0.*`");
+        assert_eq!(v2.layers_read, Some(1));
+        let longcat = row(r#"{"model_type": "longcat_flash"}"#);
+        assert_eq!(longcat.layers_read, Some(1));
+        assert!(!longcat.after_trunk());
+        // Bailing V3's VL checkpoint: its text config's `bailing_hybrid` would pick the
+        // DeepSeek-style row; the architecture picks first, with the same spelling.
+        let v3 = row(
+            r#"{"architectures": ["BailingMoeV3VLForConditionalGeneration"],
+                "text_config": {"model_type": "bailing_hybrid"}}"#,
+        );
+        assert_eq!(v3.family, "Bailing V3 (Ling/Ring V3)");
+        for text in [
+            r#"{"model_type": "dots3_note"}"#,
+            r#"{"model_type": "kimi_k3", "text_config": {"model_type": "kimi_linear"}}"#,
+            r#"{"model_type": "pangu_ultra_moe"}"#,
+            r#"{"model_type": "step3p7", "text_config": {"model_type": "step3p5"}}"#,
+            r#"{"model_type": "step5_vl", "text_config": {"model_type": "step5"}}"#,
+            r#"{"model_type": "hy_v3"}"#,
+            r#"{"model_type": "glm5_next"}"#,
+        ] {
+            let r = row(text);
+            assert_ne!(r, &ANY, "{text}");
+            // After the trunk only: a `mtp.layers.j` tensor is not their head.
+            assert_eq!(r.spellings(0, Some(40)), "`model.layers.40.*`", "{text}");
+        }
+        // Read right by ANY: no row.
+        for text in [
+            r#"{"model_type": "exaone_moe"}"#,
+            r#"{"model_type": "qwen4_exp"}"#,
+            r#"{"model_type": "inkling_model"}"#,
+            r#"{"model_type": "nemotron_h"}"#,
+        ] {
+            assert_eq!(row(text), &ANY, "{text}");
+        }
+    }
+
+    /// No architecture or `model_type` is named by two rows (the first would hide the other).
+    #[test]
+    fn no_key_picks_two_rows() {
+        let mut seen = std::collections::HashSet::new();
+        for r in ROWS {
+            for key in r.architectures.iter().chain(r.model_types) {
+                assert!(seen.insert(*key), "{key} is in two rows");
+            }
+        }
     }
 
     #[test]
