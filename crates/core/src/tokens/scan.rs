@@ -374,9 +374,9 @@ pub(super) fn scan<R: Read + Seek>(
     }
 }
 
-/// `added_tokens` (a list, or `null`: none), one token at a time, the bytes of each dropped
-/// once it is read: the buffer holds one token, not the list beside the tokens read from it (a
-/// 230 MiB list was held whole; issue 44). Each token is read by serde, strictly, as the list
+/// `added_tokens` (a list, or `null`: none), one token at a time, the bytes of the tokens read
+/// dropped once they reach a chunk: the buffer holds at most a chunk read and one token, not the
+/// list beside the tokens read from it (a 230 MiB list was held whole; issue 44). Each token is read by serde, strictly, as the list
 /// was; anything else makes the scan give up.
 fn scan_added_tokens<R: Read + Seek>(scanner: &mut Scanner<R>) -> Scan<BTreeMap<u64, AddedToken>> {
     let mut tokens = BTreeMap::new();
@@ -394,7 +394,7 @@ fn scan_added_tokens<R: Read + Seek>(scanner: &mut Scanner<R>) -> Scan<BTreeMap<
         return Ok(tokens);
     }
     loop {
-        scanner.drop_consumed();
+        scanner.drop_consumed_past(CHUNK);
         let span = scanner.skip_value()?;
         scanner
             .parse_span::<RawAddedToken>(span)?
@@ -862,6 +862,17 @@ impl<R: Read + Seek> Scanner<R> {
         self.drop_consumed();
         while self.end - self.pos < ENTRY_ROOM && self.fill()? {}
         Ok(())
+    }
+
+    /// [`Scanner::drop_consumed`] once at least `bytes` lie before the cursor: the buffer holds
+    /// at most that much already read beside what is still to read, and a list of small values
+    /// (Qwen3's 26 added tokens) costs no move at all, where dropping before each value moved
+    /// the rest of the chunk once per value (1.6 M of the headline `diff`'s 16.2 M
+    /// instructions).
+    fn drop_consumed_past(&mut self, bytes: usize) {
+        if self.pos >= bytes {
+            self.drop_consumed();
+        }
     }
 
     /// Drops the bytes before the cursor: no span before it is read again.
