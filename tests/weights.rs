@@ -450,6 +450,15 @@ const CASES: &[(&str, Option<&str>, &[&str], i32)] = &[
     ("mtp-mimo-v2-dropped", None, &["weights-mtp-missing"], 1),
     ("mtp-longcat-clean", None, &[], 0),
     ("mtp-longcat-misnamed", None, &["weights-mtp-missing"], 1),
+    // Nemotron-H: one step is len(mtp_hybrid_override_pattern) layers; a dropped second layer
+    // of the step is missing (497242d read one layer a step: clean).
+    ("mtp-nemotron-h-clean", None, &[], 0),
+    (
+        "mtp-nemotron-h-dropped-sublayer",
+        None,
+        &["weights-mtp-missing"],
+        1,
+    ),
     // `model.layers.2` excludes DeepSeek's MTP layer under vLLM's name, not SGLang's.
     (
         "mtp-deepseek-awq-layer-index",

@@ -842,6 +842,13 @@ def head_naming_cases(c):
     longcat = text(architectures=["LongcatFlashForCausalLM"], model_type="longcat_flash")
     write("mtp-longcat-clean", longcat, "model.", ["model.mtp.layers.0."])
     write("mtp-longcat-misnamed", longcat, "model.", ["model.layers.1."])
+    # Nemotron-H stacks `len(mtp_hybrid_override_pattern)` physical layers a step
+    # (`mtp.layers.0..`): with a two-character pattern, one step is mtp.layers.0 and .1, and a
+    # checkpoint that dropped the second (its MoE) lacks half the step.
+    nemotron = text(architectures=["NemotronHForCausalLM"], model_type="nemotron_h",
+                    mtp_hybrid_override_pattern="*E")
+    write("mtp-nemotron-h-clean", nemotron, "backbone.", ["mtp.layers.0.", "mtp.layers.1."])
+    write("mtp-nemotron-h-dropped-sublayer", nemotron, "backbone.", ["mtp.layers.0."])
 
 def hostile(out):
     h = os.path.join(out, "hostile")

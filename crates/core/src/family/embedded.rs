@@ -38,6 +38,9 @@ pub struct MtpDeclaration {
     pub num_hidden_layers: Option<u64>,
     /// Where the family keeps the head's tensors (its row of [`super::heads::ROWS`]).
     pub naming: &'static super::heads::HeadNaming,
+    /// How many layers the checkpoint stores for the head: `depth`, or `depth` × the layers
+    /// one step holds where the family stacks several ([`super::heads::HeadNaming::layers_per_step`]).
+    pub physical: u64,
 }
 
 impl MtpDeclaration {
@@ -88,11 +91,18 @@ pub fn declared(root: &Node) -> Result<Option<MtpDeclaration>> {
     if *depth == 0 {
         return Ok(None);
     }
+    // Several physical layers a step (Nemotron-H's pattern, one layer per character).
+    let per_step = naming
+        .layers_per_step
+        .and_then(|(parent, key)| depth_node(root, parent, key))
+        .and_then(|(_, n)| n.as_str())
+        .map_or(1, |pattern| pattern.chars().count().max(1) as u64);
     Ok(Some(MtpDeclaration {
         depth: *depth,
         key: first_path.clone(),
         num_hidden_layers: object.get("num_hidden_layers").and_then(Node::as_u64),
         naming,
+        physical: depth.saturating_mul(per_step),
     }))
 }
 

@@ -19,7 +19,9 @@
 //! one layer whatever its exports declare), `llm.mtp.layers.j.*` (Nemotron 3.5 Transcribe's BF16
 //! checkpoint, in NeMo's layout); GLM-OCR's at decoder index `num_hidden_layers + j` of its
 //! `text_config` (`model.language_model.layers.N.*`), never under `mtp.`. A row may also name depth keys only its family uses
-//! (MiniMax-M3's `num_mtp_modules`), read for the configs that pick it. A config no row names is
+//! (MiniMax-M3's `num_mtp_modules`), read for the configs that pick it, and a config string whose
+//! length is the layers one step stacks (Nemotron-H's `mtp_hybrid_override_pattern`: a step is
+//! `mtp.layers.0..len-1`). A config no row names is
 //! read with the first two spellings, as every MTP target was before the rows: the families
 //! whose loaders read `mtp.layers.j.*` under one of the stacks have none (EXAONE-MoE and
 //! EXAONE 4.5, exaone_moe_mtp.py / exaone4_5_mtp.py `mtp.` → `model.`; Qwen4-Exp, qwen4_exp
@@ -63,6 +65,11 @@ pub struct HeadNaming {
     /// (`super::embedded::DEPTH_KEYS`): `(parent, key)`, read only when the config picks the row
     /// (a key another family spells the same way with another meaning is not read there).
     pub depth_keys: &'static [(&'static str, &'static str)],
+    /// A config string whose length is how many physical layers one MTP step holds, when the
+    /// family stacks several per step: `(parent, key)` (Nemotron-H's `mtp_hybrid_override_pattern`,
+    /// one layer per character: vLLM nemotron_h_mtp.py builds `num_nextn_predict_layers ×
+    /// len(pattern)` layers `mtp.layers.0..`). `None`: one layer per step.
+    pub layers_per_step: Option<(&'static str, &'static str)>,
     /// Where the spellings were read.
     pub source: &'static str,
 }
@@ -96,6 +103,7 @@ const fn after_trunk(
         layers: &[HeadLayers::AfterTrunk],
         layers_read: None,
         depth_keys: &[],
+        layers_per_step: None,
         source,
     }
 }
@@ -113,6 +121,7 @@ pub const ROWS: &[HeadNaming] = &[
         }],
         layers_read: None,
         depth_keys: &[],
+        layers_per_step: None,
         source: "vLLM 0.34.0 mimo_mtp.py:182-184 (`model.mtp_layers.{i}.` remapped to the offset index); \
 SGLang 0.5.23 mimo_mtp.py:185 (`model.mtp_layers.(\\d+).`)",
     },
@@ -129,6 +138,7 @@ SGLang 0.5.23 mimo_mtp.py:185 (`model.mtp_layers.(\\d+).`)",
         layers: &[MTP_LAYERS],
         layers_read: None,
         depth_keys: &[],
+        layers_per_step: None,
         source: "vLLM 0.34.0 qwen3_5_mtp.py:319-329 and qwen3_next_mtp.py:244-254 (only names starting \
 `mtp.` are the head's); SGLang 0.5.23 qwen3_5_mtp.py:365-367",
     },
@@ -147,6 +157,7 @@ SGLang 0.5.23 mimo_mtp.py:185 (`model.mtp_layers.(\\d+).`)",
         layers: &[HeadLayers::AfterTrunk],
         layers_read: None,
         depth_keys: &[],
+        layers_per_step: None,
         source: "vLLM 0.34.0 models/utils.py:642 get_spec_layer_idx_from_weight_name (`model.layers.{N + j}.`), \
 used by deepseek_mtp.py, glm4_moe_mtp.py, glm4_moe_lite_mtp.py; bailing_moe_mtp.py:293-301",
     },
@@ -161,6 +172,7 @@ used by deepseek_mtp.py, glm4_moe_mtp.py, glm4_moe_lite_mtp.py; bailing_moe_mtp.
         }],
         layers_read: None,
         depth_keys: &[],
+        layers_per_step: None,
         source: "vLLM 0.34.0 ernie_mtp.py:148-161 (`mtp_block.{i}`, beside `mtp_emb_norm.{i}`, `mtp_hidden_norm.{i}`, \
 `mtp_linear_proj.{i}`); SGLang 0.5.23 ernie4_eagle.py:144-161",
     },
@@ -175,6 +187,7 @@ used by deepseek_mtp.py, glm4_moe_mtp.py, glm4_moe_lite_mtp.py; bailing_moe_mtp.
         }],
         layers_read: None,
         depth_keys: &[],
+        layers_per_step: None,
         source: "vLLM 0.34.0 models/deepseek_v4/nvidia/mtp.py:339-352 (`mtp.{i}.` remapped to `model.layers.{N + i}.`); \
 SGLang 0.5.23 deepseek_v4_nextn.py:252-254 (`mtp.0.` → `model.decoder.`)",
     },
@@ -192,9 +205,22 @@ SGLang 0.5.23 deepseek_v4_nextn.py:252-254 (`mtp.0.` → `model.decoder.`)",
         ],
         layers_read: Some(1),
         depth_keys: &[],
+        layers_per_step: None,
         source: "vLLM 0.34.0 models/hy_v4/nvidia/mtp.py:780-790 (`model.mtp_layers.{j}.`, else `model.layers.{N + j}.`; \
 54-69: loads max(n - 1, 1) layers, exports declaring 1 or 2 holding one); SGLang 0.5.23 hunyuan_v4_nextn.py:220-226 \
 (only `model.mtp_layers.0.`)",
+    },
+    HeadNaming {
+        family: "Nemotron-H",
+        architectures: &["NemotronHForCausalLM"],
+        model_types: &["nemotron_h", "nemotron_h_puzzle"],
+        layers: &[MTP_LAYERS],
+        layers_read: None,
+        depth_keys: &[],
+        layers_per_step: Some(("", "mtp_hybrid_override_pattern")),
+        source: "vLLM 0.34.0 nemotron_h_mtp.py:251-261 (num_nextn_predict_layers × \
+len(mtp_hybrid_override_pattern) physical layers, `mtp.layers.0..`) and 455-462 (`mtp.layers.` read as \
+`model.layers.`); speculative.py:1013 (nemotron_h, nemotron_h_puzzle)",
     },
     HeadNaming {
         family: "Nemotron 3.5 Transcribe",
@@ -210,6 +236,7 @@ SGLang 0.5.23 deepseek_v4_nextn.py:252-254 (`mtp.0.` → `model.decoder.`)",
         ],
         layers_read: None,
         depth_keys: &[],
+        layers_per_step: None,
         source: "vLLM 0.34.0 nemotron3_5_transcribe.py:388-398 (the BF16 checkpoint in NeMo's layout: `llm.mtp.*`, \
 `llm.` stripped for NemotronHMTP) and 416-418 (the FP8 and NVFP4 exports use Hugging Face names: `mtp.layers.{j}.`)",
     },
@@ -220,6 +247,7 @@ SGLang 0.5.23 deepseek_v4_nextn.py:252-254 (`mtp.0.` → `model.decoder.`)",
         layers: &[MTP_LAYERS],
         layers_read: None,
         depth_keys: &[("text_config", "num_mtp_modules"), ("", "num_mtp_modules")],
+        layers_per_step: None,
         source: "vLLM 0.34.0 models/minimax_m3/nvidia/mtp.py:205-220 (`language_model.` stripped, then \
 `model.mtp.layers.{j}.`); config/speculative.py:1254-1280 (the depth is `num_mtp_modules` of the text config, \
 default 1)",
@@ -231,6 +259,7 @@ default 1)",
         layers: &[HeadLayers::AfterTrunk],
         layers_read: None,
         depth_keys: &[],
+        layers_per_step: None,
         source: "vLLM 0.34.0 glm_ocr_mtp.py:113-115 (depth and first MTP index from the text config: \
 `text_config.num_nextn_predict_layers`, `text_config.num_hidden_layers`), 257 (`model.language_model.layers.{N + j}.` \
 read as `model.layers.{N + j}.`); SGLang 0.5.23 glm_ocr.py:333-355, 380 (`model.language_model.` stripped, then \
@@ -248,6 +277,7 @@ read as `model.layers.{N + j}.`); SGLang 0.5.23 glm_ocr.py:333-355, 380 (`model.
         // The checkpoints ship several MTP layers; both engines serve the first only.
         layers_read: Some(1),
         depth_keys: &[],
+        layers_per_step: None,
         source: "vLLM 0.34.0 config/speculative.py:904-944 (picked by architecture; n_predict fixed at 1 whatever \
 the config declares), mimo_v2_mtp.py:51-54 (only the first MTP layer), 285-291 (only names holding `model.mtp` are the \
 head's); SGLang 0.5.23 mimo_v2_nextn.py:374-381 (every `model.mtp.layers.(\\d+).` read into its one `mtp_block`)",
@@ -260,6 +290,7 @@ head's); SGLang 0.5.23 mimo_v2_nextn.py:374-381 (every `model.mtp.layers.(\\d+).
         // One MTP layer is built and only `model.mtp.layers.0.*` names are mapped onto it.
         layers_read: Some(1),
         depth_keys: &[],
+        layers_per_step: None,
         source: "vLLM 0.34.0 config/speculative.py:1149-1154, longcat_flash_mtp.py:84-86 (one MTP layer), 311-316 \
 (only names holding `model.mtp` are the head's: `model.mtp.layers.0.*`, `model.mtp.embed_tokens`, `model.mtp.norm`); \
 SGLang 0.5.23 longcat_flash_nextn.py:515-516",
@@ -334,6 +365,7 @@ pub const ANY: HeadNaming = HeadNaming {
     layers: &[MTP_LAYERS, HeadLayers::AfterTrunk],
     layers_read: None,
     depth_keys: &[],
+    layers_per_step: None,
     source: "the union of the rows' most common spellings",
 };
 
@@ -459,10 +491,15 @@ mod tests {
             r#"{"model_type": "exaone_moe"}"#,
             r#"{"model_type": "qwen4_exp"}"#,
             r#"{"model_type": "inkling_model"}"#,
-            r#"{"model_type": "nemotron_h"}"#,
         ] {
             assert_eq!(row(text), &ANY, "{text}");
         }
+        // Nemotron-H reads `mtp.layers.j` as ANY does, but stacks a pattern's layers a step.
+        let nemotron = row(r#"{"model_type": "nemotron_h"}"#);
+        assert_eq!(
+            nemotron.layers_per_step,
+            Some(("", "mtp_hybrid_override_pattern"))
+        );
     }
 
     /// No architecture or `model_type` is named by two rows (the first would hide the other).

@@ -124,12 +124,22 @@ fn mtp_missing(cx: &mut Cx) {
     let d = &h.declared;
     let layers = super::text::ranges(&missing);
     let whole = cx.v.whole_file();
+    // A family that stacks several layers a step says how many it looks for.
+    let stacked = match d.naming.layers_per_step {
+        Some((_, key)) if d.physical != d.depth => {
+            format!(
+                " ({} layers stored: one per character of `{key}` a step)",
+                d.physical
+            )
+        }
+        _ => String::new(),
+    };
     cx.emit_as(
         judged.severity,
         &d.key,
         &whole,
         format!(
-            "`{}` is {} but the checkpoint names no tensor of MTP layer{} {layers} (looked for {}; \
+            "`{}` is {}{stacked} but the checkpoint names no tensor of MTP layer{} {layers} (looked for {}; \
              {} MTP tensor{} in all): vLLM refuses a DeepSeek-style checkpoint without its MTP layers \
              (\"weights missing from checkpoint\") and served such checkpoints at 0 % acceptance \
              before (vllm#35548); {DROPPERS}. Re-export keeping the MTP layers, or set `{}` to 0 and \

@@ -268,7 +268,8 @@ impl MtpHead {
     /// `num_hidden_layers` beside the depth key; without it only `mtp.*` names are read.
     pub fn of(declared: MtpDeclaration, headers: &WeightsHeaders) -> MtpHead {
         let base = declared.num_hidden_layers.unwrap_or(u64::MAX);
-        let depth = declared.depth;
+        // Every layer the checkpoint stores for the head (Nemotron-H: several a step).
+        let depth = declared.physical;
         let mut present = std::collections::BTreeSet::new();
         let mut tensors = 0;
         let mut modules: BTreeMap<String, MtpModule> = BTreeMap::new();
@@ -331,7 +332,7 @@ impl MtpHead {
     /// Declared MTP layers with no tensor.
     pub fn missing(&self) -> Vec<u64> {
         let read = self.declared.naming.layers_read.unwrap_or(u64::MAX);
-        (0..self.declared.depth.min(read).min(4096))
+        (0..self.declared.physical.min(read).min(4096))
             .filter(|j| self.present.binary_search(j).is_err())
             .collect()
     }
@@ -370,6 +371,7 @@ mod tests {
             key: "num_nextn_predict_layers".into(),
             num_hidden_layers: Some(base),
             naming: &crate::family::heads::ANY,
+            physical: depth,
         };
         MtpHead::of(declared, &headers)
     }
