@@ -403,13 +403,10 @@ pub fn get_in<'a>(root: &'a Node, keys: &[&str]) -> Option<&'a Node> {
 }
 
 pub fn path_of(keys: &[&str]) -> Path {
-    // Built in one allocation of its segments; `Path::child` copies the path so far for each
-    // key (lint's rules build one of these for every field they look up).
-    Path(
-        keys.iter()
-            .map(|k| Segment::Key((*k).to_string()))
-            .collect(),
-    )
+    // Built in one allocation of its segments (the keys are held inline); `Path::child`
+    // copies the path so far for each key (lint's rules build one of these for every field
+    // they look up).
+    Path(keys.iter().map(|k| Segment::Key((*k).into())).collect())
 }
 
 impl LayoutField {
@@ -501,7 +498,7 @@ fn is_non_finite(n: &crate::json::Number) -> bool {
 fn walk_non_finite(node: &Node, at: &Path, out: &mut Vec<(Path, String)>) {
     match &node.value {
         Value::Number(n) if is_non_finite(n) => {
-            out.push((at.clone(), n.text.clone()));
+            out.push((at.clone(), n.text.to_string()));
         }
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
