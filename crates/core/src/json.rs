@@ -640,13 +640,10 @@ impl Document {
 /// line of any offset in O(log lines), where counting the newlines before each offset of a
 /// long list would cost the text's length per lookup.
 pub fn line_starts(text: &str) -> Vec<usize> {
+    // memchr's vectorised search: a byte-by-byte filter over every config's text was a tenth
+    // of parsing it (issue 44).
     let mut starts = vec![0];
-    starts.extend(
-        text.bytes()
-            .enumerate()
-            .filter(|(_, b)| *b == b'\n')
-            .map(|(i, _)| i + 1),
-    );
+    starts.extend(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1));
     starts
 }
 
@@ -671,6 +668,19 @@ fn line_col_in(bytes: &[u8], offset: usize) -> (usize, usize) {
 }
 
 type ParseResult<T> = Result<T, (String, usize)>;
+
+/// The bytes that end a run of a string's plain text: `"`, `\\` and the control characters.
+const ENDS_RUN: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut b = 0;
+    while b < 0x20 {
+        table[b] = true;
+        b += 1;
+    }
+    table[b'"' as usize] = true;
+    table[b'\\' as usize] = true;
+    table
+};
 
 struct Parser<'a> {
     text: &'a str,
@@ -719,12 +729,11 @@ impl<'a> Parser<'a> {
     }
 
     fn skip_ws(&mut self) {
-        while let Some(b) = self.bytes.get(self.pos) {
-            match b {
-                b' ' | b'\t' | b'\n' | b'\r' => self.pos += 1,
-                _ => break,
-            }
-        }
+        let rest = self.bytes.get(self.pos..).unwrap_or_default();
+        self.pos += rest
+            .iter()
+            .position(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
+            .unwrap_or(rest.len());
     }
 
     fn describe_here(&self) -> String {
@@ -890,12 +899,13 @@ impl<'a> Parser<'a> {
         let mut out = String::new();
         loop {
             let run_start = self.pos;
-            while let Some(&b) = self.bytes.get(self.pos) {
-                if b == b'"' || b == b'\\' || b < 0x20 {
-                    break;
-                }
-                self.pos += 1;
-            }
+            // Up to the closing quote, an escape or a control character (one table look-up a
+            // byte, no bounds check: the test per byte was a sixth of parsing, issue 44).
+            let rest = self.bytes.get(self.pos..).unwrap_or_default();
+            self.pos += rest
+                .iter()
+                .position(|&b| ENDS_RUN[usize::from(b)])
+                .unwrap_or(rest.len());
             if out.is_empty() && self.bytes.get(self.pos) == Some(&b'"') {
                 self.pos += 1;
                 return Ok(Cow::Borrowed(&self.text[run_start..self.pos - 1]));
