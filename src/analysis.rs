@@ -717,7 +717,11 @@ impl DiffReport {
                         const HERE: &str = " here, ";
                         const THERE: &str = " in the authority";
                         let mut m = String::with_capacity(
-                            shown_path.len() + 2 + local.len() + HERE.len() + authority.len()
+                            shown_path.len()
+                                + 2
+                                + local.len()
+                                + HERE.len()
+                                + authority.len()
                                 + THERE.len(),
                         );
                         if located && kind != DiffKind::Layout {

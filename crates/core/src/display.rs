@@ -57,8 +57,9 @@ pub fn shown(s: &str) -> Cow<'_, str> {
 /// and a report's every line is tested (a sixth of rendering `check`'s page, issue 44).
 pub fn printable_ascii(s: &str, except: Option<u8>) -> bool {
     let except = except.unwrap_or(b' ' - 1);
-    s.bytes()
-        .fold(true, |ok, b| ok & (b' '..=b'~').contains(&b) & (b != except))
+    s.bytes().fold(true, |ok, b| {
+        ok & (b' '..=b'~').contains(&b) & (b != except)
+    })
 }
 
 /// How [`crate::Error`]'s `Display` puts its hint on a line of its own; a finding that quotes
