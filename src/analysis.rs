@@ -687,7 +687,7 @@ impl DiffReport {
     }
 
     fn diagnostics_shown(&self, located: bool) -> Vec<Diagnostic> {
-        let file = self.local.path.display().to_string();
+        let file = self.local.path_text();
         self.differences
             .iter()
             .map(|d| {

@@ -452,7 +452,7 @@ fn check_file(
         options,
         run.pipeline,
     );
-    let config_file = local.path.display().to_string();
+    let config_file = local.path_text();
     for f in &mut result.findings {
         // Findings in the config take its shown path; those in other files (the weights'
         // shards) are shown relative to the root too.

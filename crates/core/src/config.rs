@@ -31,6 +31,11 @@ impl ConfigFile {
         &self.doc.root
     }
 
+    /// The file's path as text: [`path_text`] of [`ConfigFile::path`].
+    pub fn path_text(&self) -> String {
+        path_text(&self.path)
+    }
+
     /// The directory holding the config.
     pub fn dir(&self) -> PathBuf {
         self.path
@@ -38,6 +43,13 @@ impl ConfigFile {
             .map(FsPath::to_path_buf)
             .unwrap_or_else(|| PathBuf::from("."))
     }
+}
+
+/// `path` as text, as `path.display()` writes it (each invalid UTF-8 sequence as U+FFFD), in
+/// one allocation at its length: `display().to_string()` went through the formatter and grew
+/// its string, six times a drafter in `check` (issue 44).
+pub fn path_text(path: &FsPath) -> String {
+    path.to_string_lossy().into_owned()
 }
 
 /// Resolves `path` (a drafter directory or a config file) to the config file it names.

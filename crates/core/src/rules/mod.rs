@@ -436,7 +436,7 @@ fn lint_with(
         mtp_rules: mtp::ran(&detection, &skipped, judged_deployment.as_ref()),
         published: Vec::new(),
         assumed: options.assumed(),
-        path: config.path.display().to_string(),
+        path: config.path_text(),
         family: detection.clone(),
         target: TargetSummary {
             source: facts.map_or_else(|| "none".to_string(), |f| f.source.clone()),
@@ -520,7 +520,7 @@ impl<'a> Ctx<'a> {
         let (line, column) = self.config.doc.position_of(path);
         let mut d = Diagnostic::new(self.rule.code, &self.rule.info, path.to_string(), message)
             .severity(severity)
-            .file(self.config.path.display().to_string())
+            .file(self.config.path_text())
             .span(line, column);
         // At the severity the rule's rows give across an unknown release's window: the
         // releases that give it (a rule of several cases says them itself: `emit_judged`).
@@ -541,7 +541,7 @@ impl<'a> Ctx<'a> {
         let (line, column) = self.config.doc.position_of(path);
         self.findings.push(
             Diagnostic::new(r.code, &r.info, path.to_string(), message)
-                .file(self.config.path.display().to_string())
+                .file(self.config.path_text())
                 .span(line, column),
         );
     }
