@@ -5,6 +5,7 @@
 //! built-in snapshot) instead of whatever a branch points at today. It is small TOML on purpose:
 //! it is meant to be read in code review.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -328,7 +329,9 @@ impl LoadedPins {
         PinFinder {
             pins: self,
             cwd: std::env::current_dir().ok(),
-            root: std::path::absolute(self.root()).ok().map(|r| normalize(&r)),
+            root: std::path::absolute(self.root())
+                .ok()
+                .map(|r| normalize(&r).into_owned()),
         }
     }
 }
@@ -375,15 +378,30 @@ fn drafter_dir(drafter: &Path) -> Option<PathBuf> {
 /// absolute and normalized): `/`-separated, `.` for the folder itself.
 fn key_under(dir: &Path, root: &Path) -> Option<String> {
     let rel = dir.strip_prefix(root).ok()?;
-    let key = rel
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join("/");
+    // A normalized path under Unix is its components joined by `/` already: taken as it is
+    // (a string per component, then joined, was half of finding each drafter's pin, issue 44).
+    let key = if cfg!(unix) {
+        rel.to_string_lossy().into_owned()
+    } else {
+        rel.components()
+            .map(|c| c.as_os_str().to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join("/")
+    };
     Some(if key.is_empty() { ".".into() } else { key })
 }
 
-fn normalize(path: &Path) -> PathBuf {
+fn normalize(path: &Path) -> Cow<'_, Path> {
+    // An absolute Unix path without `//`, `/.` (so no `.` or `..` component) or a trailing `/`
+    // is normal already: nothing to rebuild (a push per component, for every drafter).
+    let bytes = path.as_os_str().as_encoded_bytes();
+    if cfg!(unix)
+        && bytes.first() == Some(&b'/')
+        && (bytes.len() == 1 || !bytes.ends_with(b"/"))
+        && !bytes.windows(2).any(|w| w == b"//" || w == b"/.")
+    {
+        return Cow::Borrowed(path);
+    }
     let mut out = PathBuf::new();
     for c in path.components() {
         match c {
@@ -394,7 +412,7 @@ fn normalize(path: &Path) -> PathBuf {
             other => out.push(other),
         }
     }
-    out
+    Cow::Owned(out)
 }
 
 /// Finds `dflash-check.toml` in `start` or its parents: the nearest one that exists in any
