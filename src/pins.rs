@@ -377,17 +377,8 @@ fn drafter_dir(drafter: &Path) -> Option<PathBuf> {
 /// The pin key of the drafter directory `dir` under the pin file's folder `root` (both
 /// absolute and normalized): `/`-separated, `.` for the folder itself.
 fn key_under(dir: &Path, root: &Path) -> Option<String> {
-    let rel = dir.strip_prefix(root).ok()?;
-    // A normalized path under Unix is its components joined by `/` already: taken as it is
-    // (a string per component, then joined, was half of finding each drafter's pin, issue 44).
-    let key = if cfg!(unix) {
-        rel.to_string_lossy().into_owned()
-    } else {
-        rel.components()
-            .map(|c| c.as_os_str().to_string_lossy().into_owned())
-            .collect::<Vec<_>>()
-            .join("/")
-    };
+    // Both normalized: no `.` component, no root in what is under `root`.
+    let key = crate::config::slash_joined(dir.strip_prefix(root).ok()?);
     Some(if key.is_empty() { ".".into() } else { key })
 }
 

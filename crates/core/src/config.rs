@@ -344,14 +344,25 @@ impl Displayer {
 
 /// `abs` (`path` made absolute) relative to `root` when inside it, else `path`; `/`-separated.
 fn shown_under(path: &FsPath, abs: &FsPath, root: &FsPath) -> String {
-    let shown = abs
-        .strip_prefix(root)
-        .map(FsPath::to_path_buf)
-        .unwrap_or_else(|_| path.to_path_buf());
+    slash_joined(abs.strip_prefix(root).unwrap_or(path))
+}
+
+/// `path`'s components joined by `/`, `.` components left out: how `check` shows a path and
+/// keys a pin.
+pub fn slash_joined(path: &FsPath) -> String {
+    // A Unix path with no `//`, no `/.`, no trailing `/` and no leading `.` is that join
+    // already: taken as it is (a string per component, then joined, twice a drafter, issue 44).
+    let bytes = path.as_os_str().as_encoded_bytes();
+    if cfg!(unix)
+        && !bytes.starts_with(b".")
+        && !bytes.ends_with(b"/")
+        && !bytes.windows(2).any(|w| w == b"//" || w == b"/.")
+    {
+        return path.to_string_lossy().into_owned();
+    }
     // The root component renders as `/` itself: joined with `/` it would print `//tmp/x` for a
     // path outside `root`, so it contributes an empty first part instead.
-    shown
-        .components()
+    path.components()
         .filter(|c| !matches!(c, std::path::Component::CurDir))
         .map(|c| match c {
             std::path::Component::RootDir => String::new(),
