@@ -383,16 +383,16 @@ fn key_under(dir: &Path, root: &Path) -> Option<String> {
 }
 
 fn normalize(path: &Path) -> Cow<'_, Path> {
-    // An absolute Unix path without `//`, `/.` (so no `.` or `..` component) or a trailing `/`
-    // is normal already: nothing to rebuild (a push per component, for every drafter).
-    let bytes = path.as_os_str().as_encoded_bytes();
-    if cfg!(unix)
-        && bytes.first() == Some(&b'/')
-        && (bytes.len() == 1 || !bytes.ends_with(b"/"))
-        && !bytes.windows(2).any(|w| w == b"//" || w == b"/.")
-    {
+    // An absolute path whose text is its plain components is normal already: nothing to
+    // rebuild (a push per component, for every drafter, issue 44).
+    if path.is_absolute() && crate::config::plain_unix_text(path) {
         return Cow::Borrowed(path);
     }
+    Cow::Owned(rebuilt(path))
+}
+
+/// `path` rebuilt from its components, `.` dropped and `..` taking its parent away.
+fn rebuilt(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in path.components() {
         match c {
@@ -403,7 +403,7 @@ fn normalize(path: &Path) -> Cow<'_, Path> {
             other => out.push(other),
         }
     }
-    Cow::Owned(out)
+    out
 }
 
 /// Finds `dflash-check.toml` in `start` or its parents: the nearest one that exists in any
@@ -854,6 +854,25 @@ fn auto_snapshot(
 mod tests {
     use super::*;
     use std::fs;
+
+    /// A path taken as normal is what rebuilding it from its components gives.
+    #[test]
+    fn normalize_is_the_rebuilt_path() {
+        for p in [
+            "/a/b",
+            "/",
+            "/a//b",
+            "/a/b/",
+            "/a/./b",
+            "/a/../b",
+            "/a/.hidden",
+            "/a/b/..",
+            "/a/b/.",
+            "/x y/ü",
+        ] {
+            assert_eq!(normalize(Path::new(p)), rebuilt(Path::new(p)), "{p}");
+        }
+    }
 
     #[test]
     fn engines_round_trip_and_old_files_load() {

@@ -350,16 +350,27 @@ fn shown_under(path: &FsPath, abs: &FsPath, root: &FsPath) -> String {
 /// `path`'s components joined by `/`, `.` components left out: how `check` shows a path and
 /// keys a pin.
 pub fn slash_joined(path: &FsPath) -> String {
-    // A Unix path with no `//`, no `/.`, no trailing `/` and no leading `.` is that join
-    // already: taken as it is (a string per component, then joined, twice a drafter, issue 44).
+    // That join already: taken as it is (a string per component, then joined, was paid twice
+    // a drafter, issue 44).
+    if plain_unix_text(path) {
+        return path.to_string_lossy().into_owned();
+    }
+    components_joined(path)
+}
+
+/// Whether `path` is a Unix path whose text is its components joined by `/`, with nothing
+/// that reading them would drop or fold: no `//`, no trailing `/`, and no `.` or `..`
+/// component (no `/.` anywhere, no leading `.`; a name such as `.git` is refused too, and only
+/// takes the longer way).
+pub fn plain_unix_text(path: &FsPath) -> bool {
     let bytes = path.as_os_str().as_encoded_bytes();
-    if cfg!(unix)
+    cfg!(unix)
         && !bytes.starts_with(b".")
         && !bytes.ends_with(b"/")
         && !bytes.windows(2).any(|w| w == b"//" || w == b"/.")
-    {
-        return path.to_string_lossy().into_owned();
-    }
+}
+
+fn components_joined(path: &FsPath) -> String {
     // The root component renders as `/` itself: joined with `/` it would print `//tmp/x` for a
     // path outside `root`, so it contributes an empty first part instead.
     path.components()
@@ -922,6 +933,37 @@ impl TargetFacts {
 
 #[cfg(test)]
 mod tests {
+
+    /// A path taken as it is joins to what its components give.
+    #[test]
+    fn slash_joined_is_the_components_join() {
+        use super::{components_joined, slash_joined, FsPath};
+        for p in [
+            "/a/b",
+            "a/b",
+            "./a",
+            "a/./b",
+            "a//b",
+            "a/b/",
+            "/",
+            "",
+            ".",
+            "..",
+            "a/../b",
+            "/a/.hidden/b",
+            "a/b.c",
+            "/a/b/..",
+            "a/b/.",
+            ".a/b",
+            "/tmp/x y/ü",
+        ] {
+            assert_eq!(
+                slash_joined(FsPath::new(p)),
+                components_joined(FsPath::new(p)),
+                "{p}"
+            );
+        }
+    }
 
     /// A path outside the root is shown absolute with one leading `/`, never `//`; a path
     /// inside it relative.
