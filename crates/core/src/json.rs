@@ -8,10 +8,11 @@
 //! duplicate keys, where the last one wins. Nesting is capped so hostile input cannot overflow
 //! the stack.
 //!
-//! Keys, strings and numbers' text are [`CompactString`]s: up to 24 bytes (nearly every key
-//! and number of a config, and the keys of the paths the rules build) they are held inline,
-//! with no allocation of their own. A `String` each was most of a config's allocations, and
-//! an allocation and its free cost more than parsing the text they hold (issue 44).
+//! String values, numbers' text and the keys of [`Path`]s are [`CompactString`]s: up to 24
+//! bytes (nearly every string and number of a config, and the keys of the paths the rules
+//! build) they are held inline, with no allocation of their own; an allocation and its free
+//! cost more than parsing the text they hold (issue 44). An object's own keys
+//! ([`Member::key`]) are still `String`s.
 
 pub use compact_str::CompactString;
 use std::borrow::Cow;
