@@ -33,6 +33,7 @@ use crate::pipeline::{
     self, AuthorityPick, DrafterInput, DrafterRun, IsDrafter, LintWith, Linted, Pipeline, Weighed,
     WeightsFrom,
 };
+use crate::rules::family::Detection;
 use crate::rules::{EngineRelease, LintOptions};
 use crate::source::choose;
 use crate::suppress;
@@ -434,25 +435,26 @@ fn check_file(
     let pinned = found.map(|(_, pin)| pin.clone());
     let authority_file = found.and_then(|(key, _)| run.authorities.get(key));
     let served = run.served.release(&local.path);
-    let family = match pipeline::is_drafter(
+    let (family, detected) = match pipeline::is_drafter(
         &local,
         options.lint.family,
         pinned.is_some(),
         served.is_some(),
     ) {
-        IsDrafter::Yes(family) => family,
+        IsDrafter::Yes(family, detected) => (family, detected),
         IsDrafter::UnservedHead => return Judged::UnservedHead,
         IsDrafter::No => return Judged::Skipped,
     };
     let mut result = check_one(
         &local,
+        detected,
         pinned.as_ref(),
         authority_file,
         served,
         options,
         run.pipeline,
     );
-    let config_file = local.path.display().to_string();
+    let config_file = local.path_text();
     for f in &mut result.findings {
         // Findings in the config take its shown path; those in other files (the weights'
         // shards) are shown relative to the root too.
@@ -528,6 +530,7 @@ fn check_diagnostic(code: CheckCode, path: &str, message: impl Into<String>) -> 
 /// snapshot the one rule picks), turned into `check`'s findings.
 fn check_one(
     local: &ConfigFile,
+    detected: Option<Detection>,
     pin: Option<&Pin>,
     authority_file: Option<&PathBuf>,
     served: Option<&EngineRelease>,
@@ -565,10 +568,12 @@ fn check_one(
     let own_engine = pin
         .and_then(|p| p.engine.clone())
         .or_else(|| served.cloned());
-    let lint_options = match own_engine {
+    let mut lint_options = match own_engine {
         Some(spec) if !options.engine_from_flag => options.lint.with_engine(Some(spec)),
         _ => options.lint.clone(),
     };
+    // The family `check_file` detected to tell a drafter: lint does not detect it again.
+    lint_options.detected = detected;
     let run = pipeline.run(DrafterInput {
         config: local,
         authority,

@@ -5,6 +5,7 @@
 //! built-in snapshot) instead of whatever a branch points at today. It is small TOML on purpose:
 //! it is meant to be read in code review.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -328,7 +329,9 @@ impl LoadedPins {
         PinFinder {
             pins: self,
             cwd: std::env::current_dir().ok(),
-            root: std::path::absolute(self.root()).ok().map(|r| normalize(&r)),
+            root: std::path::absolute(self.root())
+                .ok()
+                .map(|r| normalize(&r).into_owned()),
         }
     }
 }
@@ -374,16 +377,22 @@ fn drafter_dir(drafter: &Path) -> Option<PathBuf> {
 /// The pin key of the drafter directory `dir` under the pin file's folder `root` (both
 /// absolute and normalized): `/`-separated, `.` for the folder itself.
 fn key_under(dir: &Path, root: &Path) -> Option<String> {
-    let rel = dir.strip_prefix(root).ok()?;
-    let key = rel
-        .components()
-        .map(|c| c.as_os_str().to_string_lossy().into_owned())
-        .collect::<Vec<_>>()
-        .join("/");
+    // Both normalized: no `.` component, no root in what is under `root`.
+    let key = crate::config::slash_joined(dir.strip_prefix(root).ok()?);
     Some(if key.is_empty() { ".".into() } else { key })
 }
 
-fn normalize(path: &Path) -> PathBuf {
+fn normalize(path: &Path) -> Cow<'_, Path> {
+    // An absolute path whose text is its plain components is normal already: nothing to
+    // rebuild (a push per component, for every drafter, issue 44).
+    if path.is_absolute() && crate::config::plain_unix_text(path) {
+        return Cow::Borrowed(path);
+    }
+    Cow::Owned(rebuilt(path))
+}
+
+/// `path` rebuilt from its components, `.` dropped and `..` taking its parent away.
+fn rebuilt(path: &Path) -> PathBuf {
     let mut out = PathBuf::new();
     for c in path.components() {
         match c {
@@ -845,6 +854,25 @@ fn auto_snapshot(
 mod tests {
     use super::*;
     use std::fs;
+
+    /// A path taken as normal is what rebuilding it from its components gives.
+    #[test]
+    fn normalize_is_the_rebuilt_path() {
+        for p in [
+            "/a/b",
+            "/",
+            "/a//b",
+            "/a/b/",
+            "/a/./b",
+            "/a/../b",
+            "/a/.hidden",
+            "/a/b/..",
+            "/a/b/.",
+            "/x y/ü",
+        ] {
+            assert_eq!(normalize(Path::new(p)), rebuilt(Path::new(p)), "{p}");
+        }
+    }
 
     #[test]
     fn engines_round_trip_and_old_files_load() {

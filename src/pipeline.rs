@@ -661,10 +661,11 @@ pub fn ambiguous_finding(ambiguity: &choose::Ambiguity) -> Diagnostic {
 }
 
 /// Whether `check` treats a config as a drafter, and of which family.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum IsDrafter {
-    /// A drafter: of this family (detected, else forced), or of none lint knows but pinned.
-    Yes(Option<Family>),
+    /// A drafter: of this family (detected, else forced), or of none lint knows but pinned;
+    /// and the detection, when the family was detected (lint takes it: `LintOptions::detected`).
+    Yes(Option<Family>, Option<family::Detection>),
     /// A target's config that declares an MTP head no deployment under the paths serves with
     /// MTP: not judged, reported (`mtp-not-served`, info).
     UnservedHead,
@@ -698,9 +699,9 @@ pub fn is_drafter(
         return IsDrafter::UnservedHead;
     }
     match (detected, forced) {
-        (Some(d), _) => IsDrafter::Yes(Some(d.name)),
-        (None, Some(forced)) => IsDrafter::Yes(Some(forced)),
-        (None, None) if pinned => IsDrafter::Yes(None),
+        (Some(d), _) => IsDrafter::Yes(Some(d.name), Some(d)),
+        (None, Some(forced)) => IsDrafter::Yes(Some(forced), None),
+        (None, None) if pinned => IsDrafter::Yes(None, None),
         (None, None) => IsDrafter::No,
     }
 }

@@ -329,7 +329,7 @@ fn add_point<'a>(
                 node = m;
                 prefix = prefix.child(key);
             }
-            None => return Ok((prefix, key.clone())),
+            None => return Ok((prefix, key.to_string())),
         }
     }
     Err(Error::new(format!(
@@ -806,7 +806,7 @@ impl Style {
         match &node.value {
             Value::Null => "null".into(),
             Value::Bool(b) => if *b { "true" } else { "false" }.into(),
-            Value::Number(n) => n.text.clone(),
+            Value::Number(n) => n.text.to_string(),
             Value::String(s) => self.quote(s),
             Value::Array(items) => {
                 if items.is_empty() {

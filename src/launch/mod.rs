@@ -171,6 +171,7 @@ pub fn lint_drafter(
         target_name: launch.target.as_deref().map(compared),
         served_length: launch.engine.code().served_length(launch),
         refuses_other_vocab_size: launch.engine.code().refuses_other_vocab_size(launch),
+        detected: None,
     };
     Ok(crate::rules::lint_config(config, &options, target)?.findings)
 }

@@ -4,6 +4,7 @@
 //! diagnostics of every drafter.
 
 use std::borrow::Cow;
+use std::fmt::Write as _;
 
 use serde_json::json;
 
@@ -163,28 +164,6 @@ impl serde::Serialize for AllFindings<'_> {
 /// `  drafter  FILE  [family] against AUTHORITY (chosen by)  (clean | N findings)`; a
 /// deployment's `  deploy   FILE  [deployment] `LINE` checked as `launch --file`  (…)`.
 fn drafter_line(d: &DrafterCheck, p: Painter) -> String {
-    let against = match &d.authority {
-        Some(a) => format!(
-            "against {} {}{} ({})",
-            a.kind,
-            a.id,
-            a.sha.as_ref().map(|s| format!("@{s}")).unwrap_or_default(),
-            a.chosen_by
-        ),
-        // A deployment's engine command, checked as `launch --file` checks it (its drafter
-        // compared with the authority its target picks, when the drafter is local).
-        None if d.family.as_deref() == Some(crate::check::DEPLOYMENT) => match &d.deployment {
-            Some(line) => format!("{line}, checked as `launch --file`"),
-            None => "checked as `launch --file`".into(),
-        },
-        None if d.findings.iter().any(|f| {
-            f.code == crate::diagnostic::Code::Diff(crate::diagnostic::codes::DiffCode::Ambiguous)
-        }) =>
-        {
-            "no single authority: several published configs of its shape".into()
-        }
-        None => "no authority: lint only".into(),
-    };
     let family = d.family.as_deref().unwrap_or("?");
     let found = if d.findings.is_empty() {
         p.green("clean")
@@ -195,8 +174,39 @@ fn drafter_line(d: &DrafterCheck, p: Painter) -> String {
         true => "deploy ",
         false => "drafter",
     };
-    format!(
-        "  {label}  {}  [{family}] {against}  ({found})",
-        p.bold(&d.file)
-    )
+    let file = p.bold(&d.file);
+    // One string, allocated once at about its length: a `format!` for the authority and one
+    // for the line grew their strings several times a drafter (issue 44).
+    let authority_len = d.authority.as_ref().map_or(0, |a| {
+        a.kind.len() + a.id.len() + a.sha.as_ref().map_or(0, String::len) + a.chosen_by.len()
+    });
+    let mut line =
+        String::with_capacity(file.len() + family.len() + authority_len + found.len() + 64);
+    let _ = write!(line, "  {label}  {file}  [{family}] ");
+    match &d.authority {
+        Some(a) => {
+            let _ = write!(line, "against {} {}", a.kind, a.id);
+            if let Some(sha) = &a.sha {
+                let _ = write!(line, "@{sha}");
+            }
+            let _ = write!(line, " ({})", a.chosen_by);
+        }
+        // A deployment's engine command, checked as `launch --file` checks it (its drafter
+        // compared with the authority its target picks, when the drafter is local).
+        None if d.family.as_deref() == Some(crate::check::DEPLOYMENT) => match &d.deployment {
+            Some(deployment) => {
+                let _ = write!(line, "{deployment}, checked as `launch --file`");
+            }
+            None => line.push_str("checked as `launch --file`"),
+        },
+        None if d.findings.iter().any(|f| {
+            f.code == crate::diagnostic::Code::Diff(crate::diagnostic::codes::DiffCode::Ambiguous)
+        }) =>
+        {
+            line.push_str("no single authority: several published configs of its shape")
+        }
+        None => line.push_str("no authority: lint only"),
+    }
+    let _ = write!(line, "  ({found})");
+    line
 }

@@ -49,10 +49,7 @@ impl Painter {
         // Printable ASCII without `#` holds no line break, escape or `##[`: nothing to show
         // differently, told in one pass over the bytes (three passes were a fifth of
         // writing `check`'s page, issue 44).
-        if line
-            .bytes()
-            .all(|b| (b' '..=b'~').contains(&b) && b != b'#')
-        {
+        if display::printable_ascii(line, Some(b'#')) {
             return Cow::Borrowed(line);
         }
         if line.contains(display::HINT_BREAK) {

@@ -107,7 +107,7 @@ fn read_in(dir: PathBuf) -> Result<Option<WeightsHeaders>> {
 /// The headers in `dir` ([`read_in`] before the maps' data is read).
 fn read_headers_in(dir: &Path) -> Result<Option<WeightsHeaders>> {
     let dir = dir.to_path_buf();
-    let source = dir.display().to_string();
+    let source = crate::config::path_text(&dir);
     let single = dir.join(index::SINGLE_FILE);
     if exists(&single)? {
         let shard = header::read_file(&single, index::SINGLE_FILE)?;

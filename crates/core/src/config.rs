@@ -31,6 +31,11 @@ impl ConfigFile {
         &self.doc.root
     }
 
+    /// The file's path as text: [`path_text`] of [`ConfigFile::path`].
+    pub fn path_text(&self) -> String {
+        path_text(&self.path)
+    }
+
     /// The directory holding the config.
     pub fn dir(&self) -> PathBuf {
         self.path
@@ -38,6 +43,13 @@ impl ConfigFile {
             .map(FsPath::to_path_buf)
             .unwrap_or_else(|| PathBuf::from("."))
     }
+}
+
+/// `path` as text, as `path.display()` writes it (each invalid UTF-8 sequence as U+FFFD), in
+/// one allocation at its length: `display().to_string()` went through the formatter and grew
+/// its string, six times a drafter in `check` (issue 44).
+pub fn path_text(path: &FsPath) -> String {
+    path.to_string_lossy().into_owned()
 }
 
 /// Resolves `path` (a drafter directory or a config file) to the config file it names.
@@ -332,14 +344,36 @@ impl Displayer {
 
 /// `abs` (`path` made absolute) relative to `root` when inside it, else `path`; `/`-separated.
 fn shown_under(path: &FsPath, abs: &FsPath, root: &FsPath) -> String {
-    let shown = abs
-        .strip_prefix(root)
-        .map(FsPath::to_path_buf)
-        .unwrap_or_else(|_| path.to_path_buf());
+    slash_joined(abs.strip_prefix(root).unwrap_or(path))
+}
+
+/// `path`'s components joined by `/`, `.` components left out: how `check` shows a path and
+/// keys a pin.
+pub fn slash_joined(path: &FsPath) -> String {
+    // That join already: taken as it is (a string per component, then joined, was paid twice
+    // a drafter, issue 44).
+    if plain_unix_text(path) {
+        return path.to_string_lossy().into_owned();
+    }
+    components_joined(path)
+}
+
+/// Whether `path` is a Unix path whose text is its components joined by `/`, with nothing
+/// that reading them would drop or fold: no `//`, no trailing `/`, and no `.` or `..`
+/// component (no `/.` anywhere, no leading `.`; a name such as `.git` is refused too, and only
+/// takes the longer way).
+pub fn plain_unix_text(path: &FsPath) -> bool {
+    let bytes = path.as_os_str().as_encoded_bytes();
+    cfg!(unix)
+        && !bytes.starts_with(b".")
+        && !bytes.ends_with(b"/")
+        && !bytes.windows(2).any(|w| w == b"//" || w == b"/.")
+}
+
+fn components_joined(path: &FsPath) -> String {
     // The root component renders as `/` itself: joined with `/` it would print `//tmp/x` for a
     // path outside `root`, so it contributes an empty first part instead.
-    shown
-        .components()
+    path.components()
         .filter(|c| !matches!(c, std::path::Component::CurDir))
         .map(|c| match c {
             std::path::Component::RootDir => String::new(),
@@ -403,13 +437,10 @@ pub fn get_in<'a>(root: &'a Node, keys: &[&str]) -> Option<&'a Node> {
 }
 
 pub fn path_of(keys: &[&str]) -> Path {
-    // Built in one allocation of its segments; `Path::child` copies the path so far for each
-    // key (lint's rules build one of these for every field they look up).
-    Path(
-        keys.iter()
-            .map(|k| Segment::Key((*k).to_string()))
-            .collect(),
-    )
+    // Built in one allocation of its segments (the keys are held inline); `Path::child`
+    // copies the path so far for each key (lint's rules build one of these for every field
+    // they look up).
+    Path(keys.iter().map(|k| Segment::Key((*k).into())).collect())
 }
 
 impl LayoutField {
@@ -501,7 +532,7 @@ fn is_non_finite(n: &crate::json::Number) -> bool {
 fn walk_non_finite(node: &Node, at: &Path, out: &mut Vec<(Path, String)>) {
     match &node.value {
         Value::Number(n) if is_non_finite(n) => {
-            out.push((at.clone(), n.text.clone()));
+            out.push((at.clone(), n.text.to_string()));
         }
         Value::Array(items) => {
             for (i, item) in items.iter().enumerate() {
@@ -902,6 +933,37 @@ impl TargetFacts {
 
 #[cfg(test)]
 mod tests {
+
+    /// A path taken as it is joins to what its components give.
+    #[test]
+    fn slash_joined_is_the_components_join() {
+        use super::{components_joined, slash_joined, FsPath};
+        for p in [
+            "/a/b",
+            "a/b",
+            "./a",
+            "a/./b",
+            "a//b",
+            "a/b/",
+            "/",
+            "",
+            ".",
+            "..",
+            "a/../b",
+            "/a/.hidden/b",
+            "a/b.c",
+            "/a/b/..",
+            "a/b/.",
+            ".a/b",
+            "/tmp/x y/ü",
+        ] {
+            assert_eq!(
+                slash_joined(FsPath::new(p)),
+                components_joined(FsPath::new(p)),
+                "{p}"
+            );
+        }
+    }
 
     /// A path outside the root is shown absolute with one leading `/`, never `//`; a path
     /// inside it relative.

@@ -269,6 +269,10 @@ pub struct LintOptions {
     /// vocabulary sizes differ ([`crate::engine::EngineCode::refuses_other_vocab_size`]): the
     /// draft-model vocabulary rule then judges that difference by its own rows.
     pub refuses_other_vocab_size: bool,
+    /// The family this very config was detected as by the caller (`check` detects it to tell
+    /// a drafter from the other configs it finds): taken instead of detecting it again. Not
+    /// read when `family` forces one.
+    pub detected: Option<Detection>,
 }
 
 impl LintOptions {
@@ -397,9 +401,12 @@ fn lint_with(
     target: &TargetContext,
     judge_deployment: bool,
 ) -> Result<LintReport> {
-    let detection = match options.family {
-        Some(f) => Detection::forced(f, config.root()),
-        None => family::detect(config.root()).ok_or_else(|| family::unknown_error(config))?,
+    let detection = match (options.family, &options.detected) {
+        (Some(f), _) => Detection::forced(f, config.root()),
+        (None, Some(detected)) => detected.clone(),
+        (None, None) => {
+            family::detect(config.root()).ok_or_else(|| family::unknown_error(config))?
+        }
     };
     mtp::readable(config, &detection)?;
     // An MTP head lives in its target's checkpoint: without another target, the config is it.
@@ -436,8 +443,8 @@ fn lint_with(
         mtp_rules: mtp::ran(&detection, &skipped, judged_deployment.as_ref()),
         published: Vec::new(),
         assumed: options.assumed(),
-        path: config.path.display().to_string(),
-        family: detection.clone(),
+        path: config.path_text(),
+        family: detection,
         target: TargetSummary {
             source: facts.map_or_else(|| "none".to_string(), |f| f.source.clone()),
             num_hidden_layers: facts.and_then(|f| f.num_hidden_layers),
@@ -520,7 +527,7 @@ impl<'a> Ctx<'a> {
         let (line, column) = self.config.doc.position_of(path);
         let mut d = Diagnostic::new(self.rule.code, &self.rule.info, path.to_string(), message)
             .severity(severity)
-            .file(self.config.path.display().to_string())
+            .file(self.config.path_text())
             .span(line, column);
         // At the severity the rule's rows give across an unknown release's window: the
         // releases that give it (a rule of several cases says them itself: `emit_judged`).
@@ -541,7 +548,7 @@ impl<'a> Ctx<'a> {
         let (line, column) = self.config.doc.position_of(path);
         self.findings.push(
             Diagnostic::new(r.code, &r.info, path.to_string(), message)
-                .file(self.config.path.display().to_string())
+                .file(self.config.path_text())
                 .span(line, column),
         );
     }

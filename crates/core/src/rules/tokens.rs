@@ -33,7 +33,7 @@ pub(crate) fn past_u64(node: &Node) -> Option<String> {
                         i > i128::from(u64::MAX)
                     })
             })
-            .map(|x| x.text.clone())
+            .map(|x| x.text.to_string())
     };
     match node.as_array() {
         Some(items) => items.iter().find_map(huge),

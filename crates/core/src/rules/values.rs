@@ -52,7 +52,7 @@ fn message(text: &str) -> String {
 /// The `non-finite-number` findings of `config` on its own, located in it: what lint raises,
 /// for the commands that report a config without linting it (`diff`).
 pub fn non_finite_findings(config: &ConfigFile) -> Vec<Diagnostic> {
-    let file = config.path.display().to_string();
+    let file = config.path_text();
     crate::config::non_finite_numbers(config.root())
         .into_iter()
         .map(|(path, text)| {
