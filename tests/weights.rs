@@ -1481,6 +1481,16 @@ fn one_engine_by_release(
     );
 }
 
+/// One case's runs: (engine, severity of the code wanted, exit code).
+type Expect<'a> = [(Option<&'a str>, Option<&'a str>, i32)];
+
+/// [`by_release`] for each (case, its runs, the names its message must hold).
+fn cases_by_release(fx: &std::path::Path, code: &str, cases: &[(&str, &Expect, &[&str])]) {
+    for (case, expect, names) in cases {
+        by_release(fx, case, code, expect, names);
+    }
+}
+
 /// `weights CASE --engine E` for each (E, severity of `code` wanted, exit code), the message
 /// naming each of `names`.
 fn by_release(
@@ -1704,7 +1714,6 @@ fn quark_experts_named_one_by_one_by_sglang_release() {
     let code = "weights-mtp-unquantized";
     let error = Some("error");
     // (case, [(engine, severity wanted, exit)], names the message must hold)
-    type Expect<'a> = [(Option<&'a str>, Option<&'a str>, i32)];
     let cases: [(&str, &Expect, &[&str]); 5] = [
         (
             "mtp-deepseek-quark-experts-named",
@@ -1762,9 +1771,7 @@ fn quark_experts_named_one_by_one_by_sglang_release() {
             &["SGLang 0.5.10 likewise"],
         ),
     ];
-    for (case, expect, names) in cases {
-        by_release(&fx, case, code, expect, names);
-    }
+    cases_by_release(&fx, code, &cases);
     // GLM-4.5: never remapped; the naming rule is SGLang's finding at every release, naming the
     // MoE's runtime name as the entry to add; the expert rule says nothing for SGLang.
     let glm45_names = [
@@ -1842,7 +1849,6 @@ fn a_nextn_eh_proj_is_judged_by_who_builds_it_plain() {
     };
     let code = "weights-mtp-quant-excluded";
     let error = Some("error");
-    type Expect<'a> = [(Option<&'a str>, Option<&'a str>, i32)];
     let cases: [(&str, &Expect, &[&str]); 3] = [
         (
             "mtp-deepseek-fp8-eh-proj-quantized",
@@ -1877,9 +1883,7 @@ fn a_nextn_eh_proj_is_judged_by_who_builds_it_plain() {
             &["under the quant config"],
         ),
     ];
-    for (case, expect, names) in cases {
-        by_release(&fx, case, code, expect, names);
-    }
+    cases_by_release(&fx, code, &cases);
     let bf16 = [
         (None, Some("warning"), 0),
         (Some("vllm"), None, 0),
@@ -1909,7 +1913,6 @@ fn fused_module_entries_are_judged_by_release() {
     };
     let code = "weights-mtp-unquantized";
     let error = Some("error");
-    type Expect<'a> = [(Option<&'a str>, Option<&'a str>, i32)];
     let cases: [(&str, &Expect, &[&str]); 3] = [
         (
             "mtp-qwen35-ct-fused-exact",
@@ -1946,9 +1949,7 @@ fn fused_module_entries_are_judged_by_release() {
             &["mtp.layers.0.mlp.gate_up_proj"],
         ),
     ];
-    for (case, expect, names) in cases {
-        by_release(&fx, case, code, expect, names);
-    }
+    cases_by_release(&fx, code, &cases);
 }
 
 /// Issue 43: oMLX loads DFlash drafters through dflash-mlx, which refuses a draft-owned lm_head
