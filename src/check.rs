@@ -30,8 +30,8 @@ use crate::hub::RepoRef;
 use crate::input::Resolver;
 use crate::pins::{LoadedPins, Pin, PinAuthority};
 use crate::pipeline::{
-    self, AuthorityPick, DrafterInput, DrafterRun, IsDrafter, LintWith, Linted, Pipeline, Weighed,
-    WeightsFrom,
+    self, AuthorityPick, DrafterInput, DrafterRun, FoundConfig, IsDrafter, LintWith, Linted,
+    Pipeline, Weighed, WeightsFrom,
 };
 use crate::rules::family::Detection;
 use crate::rules::{EngineRelease, LintOptions};
@@ -279,7 +279,7 @@ pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
     let mut found_pins = std::collections::HashSet::new();
     let (mut unserved, displayer) = (0, crate::config::Displayer::new(&options.root));
     for (file, pin) in found.configs.iter().zip(pins_found) {
-        let shown = displayer.show(file);
+        let shown = displayer.show(&file.path);
         let mut config = ConfigRun {
             pipeline: &mut pipeline,
             found_pins: &mut found_pins,
@@ -330,12 +330,12 @@ pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
 /// ([`pinned_authority_files`]).
 fn config_pins<'p>(
     options: &'p CheckOptions,
-    configs: &[PathBuf],
+    configs: &[FoundConfig],
 ) -> Result<(Vec<FoundPin<'p>>, HashMap<String, PathBuf>)> {
     let finder = options.pins.as_ref().map(LoadedPins::finder);
     let found: Vec<FoundPin> = configs
         .iter()
-        .map(|file| finder.as_ref().and_then(|f| f.find(file)))
+        .map(|file| finder.as_ref().and_then(|f| f.find(&file.path)))
         .collect();
     let authorities = pinned_authority_files(options, &found)?;
     Ok((found, authorities))
@@ -402,19 +402,29 @@ enum Judged {
     Skipped,
 }
 
+/// What is known of a drafter's config before its checks run: its pin and the pin's checked
+/// authority file, the release a deployment here serves it with, and whether the walk saw
+/// weights beside it ([`FoundConfig`]).
+struct Known<'a> {
+    pin: Option<&'a Pin>,
+    authority_file: Option<&'a PathBuf>,
+    served: Option<&'a EngineRelease>,
+    no_weights_listed: bool,
+}
+
 /// A config's pin in the pin file, by its key.
 type FoundPin<'p> = Option<(&'p String, &'p Pin)>;
 
 /// One `config.json` (`found`: its pin): its result as a drafter, or why it is none
 /// ([`pipeline::is_drafter`]).
 fn check_file(
-    file: &Path,
+    file: &FoundConfig,
     found: FoundPin,
     shown: &str,
     options: &CheckOptions,
     run: &mut ConfigRun,
 ) -> Judged {
-    let local = match Resolver::local_config(file) {
+    let local = match Resolver::local_config(&file.path) {
         Ok(local) => local,
         Err(e) => {
             return Judged::Drafter(Box::new(DrafterCheck {
@@ -445,15 +455,13 @@ fn check_file(
         IsDrafter::UnservedHead => return Judged::UnservedHead,
         IsDrafter::No => return Judged::Skipped,
     };
-    let mut result = check_one(
-        &local,
-        detected,
-        pinned.as_ref(),
+    let known = Known {
+        pin: pinned.as_ref(),
         authority_file,
         served,
-        options,
-        run.pipeline,
-    );
+        no_weights_listed: file.no_weights_listed,
+    };
+    let mut result = check_one(&local, detected, known, options, run.pipeline);
     let config_file = local.path_text();
     for f in &mut result.findings {
         // Findings in the config take its shown path; those in other files (the weights'
@@ -531,12 +539,16 @@ fn check_diagnostic(code: CheckCode, path: &str, message: impl Into<String>) -> 
 fn check_one(
     local: &ConfigFile,
     detected: Option<Detection>,
-    pin: Option<&Pin>,
-    authority_file: Option<&PathBuf>,
-    served: Option<&EngineRelease>,
+    known: Known,
     options: &CheckOptions,
     pipeline: &mut Pipeline,
 ) -> DrafterCheck {
+    let Known {
+        pin,
+        authority_file,
+        served,
+        no_weights_listed,
+    } = known;
     let mut findings = Vec::new();
     let pin_root = options
         .pins
@@ -596,6 +608,7 @@ fn check_one(
                 }
                 _ => None,
             },
+            none_listed: no_weights_listed,
         },
     });
     findings.extend(run_findings(local, pin, &run));

@@ -58,6 +58,10 @@ pub enum WeightsFrom {
     /// revision (`ORG/NAME`, revision), read when the Hub answers.
     Local {
         pinned_hub: Option<(String, String)>,
+        /// The directory's listing, when a walk read it, showed neither `model.safetensors`
+        /// nor its index: none is looked for (two failed `statx` a drafter in `check`, issue
+        /// 44). False when the directory was not listed: they are looked for.
+        none_listed: bool,
     },
     /// Headers the caller read with the config (a Hub drafter for `lint`); `None`: none.
     Given(Option<Box<WeightsHeaders>>),
@@ -386,9 +390,15 @@ impl Pipeline {
         let headers = match from {
             WeightsFrom::Skip => return Weighed::NotRun,
             WeightsFrom::Given(h) => Ok(h.map(|h| *h)),
-            WeightsFrom::Local { pinned_hub } => match weights::read_beside(&local.path) {
-                Ok(None) => self.pinned_weights(pinned_hub),
-                other => other,
+            WeightsFrom::Local {
+                pinned_hub,
+                none_listed,
+            } => match none_listed {
+                true => self.pinned_weights(pinned_hub),
+                false => match weights::read_beside(&local.path) {
+                    Ok(None) => self.pinned_weights(pinned_hub),
+                    other => other,
+                },
             },
             WeightsFrom::Hub { repo, sha } => match self.hub_weights(&repo, &sha) {
                 Err(e) if matches!(e.kind, crate::error::ErrorKind::Hub(_)) => {
@@ -727,7 +737,7 @@ pub fn discover(paths: &[PathBuf], cap: u64) -> Result<Discovered> {
                 Some(false) if kind != Some(files::Candidate::Json) => {
                     found.other_files.push(path.clone())
                 }
-                _ => found.configs.push(path.clone()),
+                _ => found.configs.push(FoundConfig::named(path.clone())),
             }
         } else {
             walk(path, cap, &mut found);
@@ -810,7 +820,7 @@ fn scan_names_speculation(path: &Path) -> bool {
 /// passing in silence.
 #[derive(Debug, Default)]
 pub struct Discovered {
-    pub configs: Vec<PathBuf>,
+    pub configs: Vec<FoundConfig>,
     /// Deployment files that configure speculative decoding (scripts, Dockerfiles, compose
     /// files, Kubernetes manifests), which `check` gates through `launch`.
     pub deployments: Vec<PathBuf>,
@@ -822,6 +832,26 @@ pub struct Discovered {
     pub unreadable: Vec<(PathBuf, std::io::Error)>,
 }
 
+/// A `config.json` [`discover`] found, and what the listing of its directory showed.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct FoundConfig {
+    pub path: PathBuf,
+    /// The walk listed the directory and saw neither `model.safetensors` nor its index (under
+    /// any kind of entry: a link to one counts as one), so the weights stage does not look
+    /// for them. False for a file named on the command line.
+    pub no_weights_listed: bool,
+}
+
+impl FoundConfig {
+    /// A config named on the command line: its directory was not listed.
+    fn named(path: PathBuf) -> Self {
+        FoundConfig {
+            path,
+            no_weights_listed: false,
+        }
+    }
+}
+
 fn walk(dir: &Path, cap: u64, found: &mut Discovered) {
     let entries = match std::fs::read_dir(dir) {
         Ok(entries) => entries,
@@ -829,6 +859,10 @@ fn walk(dir: &Path, cap: u64, found: &mut Discovered) {
     };
     let mut entries: Vec<_> = entries.filter_map(|e| e.ok()).collect();
     entries.sort_by_key(|e| e.file_name());
+    let weights_listed = entries.iter().any(|e| {
+        let name = e.file_name();
+        name == weights::index::SINGLE_FILE || name == weights::index::INDEX_FILE
+    });
     for entry in entries {
         let name = entry.file_name();
         let name = name.to_string_lossy();
@@ -843,9 +877,66 @@ fn walk(dir: &Path, cap: u64, found: &mut Discovered) {
                 walk(&path, cap, found);
             }
         } else if name == "config.json" {
-            found.configs.push(path);
+            found.configs.push(FoundConfig {
+                path,
+                no_weights_listed: !weights_listed,
+            });
         } else if let Some(candidate) = files::candidate(&name) {
             deployment(&path, candidate, cap, found);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The walk says a directory holds no weights only when its listing shows neither
+    /// `model.safetensors` nor its index, under any kind of entry; a config named on the command
+    /// line was not listed, so its weights are looked for.
+    #[test]
+    fn the_walk_notes_directories_listed_without_weights() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        for (name, beside) in [
+            ("bare", None),
+            ("single", Some(weights::index::SINGLE_FILE)),
+            ("sharded", Some(weights::index::INDEX_FILE)),
+            ("linked", None),
+        ] {
+            let dir = root.join(name);
+            std::fs::create_dir(&dir).unwrap();
+            std::fs::write(dir.join("config.json"), "{}").unwrap();
+            if let Some(file) = beside {
+                std::fs::write(dir.join(file), b"").unwrap();
+            }
+        }
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(
+            root.join("single").join(weights::index::SINGLE_FILE),
+            root.join("linked").join(weights::index::SINGLE_FILE),
+        )
+        .unwrap();
+        let found = discover(&[root.to_path_buf()], 1 << 20).unwrap();
+        let listed: Vec<(String, bool)> = found
+            .configs
+            .iter()
+            .map(|c| {
+                let dir = c.path.parent().unwrap().file_name().unwrap();
+                (dir.to_string_lossy().into_owned(), c.no_weights_listed)
+            })
+            .collect();
+        let linked_listed = !cfg!(unix);
+        assert_eq!(
+            listed,
+            [
+                ("bare".to_string(), true),
+                ("linked".to_string(), linked_listed),
+                ("sharded".to_string(), false),
+                ("single".to_string(), false),
+            ]
+        );
+        let named = discover(&[root.join("bare").join("config.json")], 1 << 20).unwrap();
+        assert!(!named.configs[0].no_weights_listed);
     }
 }

@@ -218,7 +218,10 @@ pub(super) fn from_flags(
         builtin_fallback: false,
         engine: options.engine.clone(),
         lint: LintWith::Options(Box::new(options)),
-        weights: WeightsFrom::Local { pinned_hub: None },
+        weights: WeightsFrom::Local {
+            pinned_hub: None,
+            none_listed: false,
+        },
     });
     if let Some(e) = &run.target_error {
         return Err(e.clone());

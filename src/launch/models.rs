@@ -117,7 +117,10 @@ pub fn weights_from(drafter: &Location, target: &Location) -> WeightsFrom {
         _ => drafter,
     };
     match at.kind {
-        LocationKind::Local => WeightsFrom::Local { pinned_hub: None },
+        LocationKind::Local => WeightsFrom::Local {
+            pinned_hub: None,
+            none_listed: false,
+        },
         LocationKind::Hub => match hub_commit(at) {
             Some((repo, sha)) => WeightsFrom::Hub { repo, sha },
             None => WeightsFrom::Skip,

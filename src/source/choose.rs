@@ -365,28 +365,45 @@ fn name_hint(
     local: &ConfigFile,
     pool: &[&'static Snapshot],
 ) -> Option<(&'static Snapshot, String)> {
-    let mut hints: Vec<(String, String)> = Vec::new();
+    let find = |hint: &str| {
+        pool.iter()
+            .copied()
+            .find(|s| s.name().eq_ignore_ascii_case(hint) || s.repo.eq_ignore_ascii_case(hint))
+    };
+    // The hints in order: the name the config was saved from, its last part, then the names
+    // of the directory and three above it. The reason is written only for the one that matches.
     if let Some(name) = local.root().get("_name_or_path").and_then(Node::as_str) {
-        hints.push((name.to_string(), format!("_name_or_path `{name}`")));
-        if let Some(last) = name.rsplit('/').next() {
-            hints.push((last.to_string(), format!("_name_or_path `{name}`")));
+        let last = name.rsplit('/').next();
+        if let Some(s) = find(name).or_else(|| last.and_then(find)) {
+            return Some((s, format!("_name_or_path `{name}`")));
         }
     }
-    let dir = std::path::absolute(local.dir()).unwrap_or_else(|_| local.dir());
+    let dir = absolute(&local.dir());
     for ancestor in dir.ancestors().take(4) {
         if let Some(name) = ancestor.file_name().and_then(|n| n.to_str()) {
             // A Hub cache folder is named models--ORG--NAME.
-            let name = name
-                .strip_prefix("models--")
-                .map_or(name.to_string(), |n| n.replacen("--", "/", 1));
-            hints.push((name.clone(), format!("directory name `{name}`")));
+            let name = match name.strip_prefix("models--") {
+                Some(n) => std::borrow::Cow::Owned(n.replacen("--", "/", 1)),
+                None => std::borrow::Cow::Borrowed(name),
+            };
+            if let Some(s) = find(&name) {
+                return Some((s, format!("directory name `{name}`")));
+            }
         }
     }
-    hints.iter().find_map(|(hint, why)| {
-        pool.iter()
-            .find(|s| s.name().eq_ignore_ascii_case(hint) || s.repo.eq_ignore_ascii_case(hint))
-            .map(|s| (*s, why.clone()))
-    })
+    None
+}
+
+/// `path` made absolute against the working directory, which is read once a run: `check`
+/// asked the kernel for it once for every unpinned drafter (issue 44). As
+/// `std::path::absolute` when the directory cannot be read: the path as it is.
+fn absolute(path: &std::path::Path) -> std::path::PathBuf {
+    static CWD: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
+    let joined = match CWD.get_or_init(|| std::env::current_dir().ok()) {
+        Some(cwd) if path.is_relative() => cwd.join(path),
+        _ => path.to_path_buf(),
+    };
+    std::path::absolute(&joined).unwrap_or(joined)
 }
 
 #[cfg(test)]
