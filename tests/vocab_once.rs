@@ -21,11 +21,13 @@
 //! cargo test --test vocab_once
 //! ```
 //!
-//! Without the variables the real-tokenizer test says "skipped" on stderr and passes.
+//! Without the variables the real-tokenizer test says "skipped" on stderr and passes; without
+//! `strace` on PATH so do the tests that count the file's opens.
 
 use std::collections::BTreeSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::process::Command;
 
 use dflash_check::tokens::TokenTable;
 use dflash_check::vocab;
@@ -445,4 +447,119 @@ fn real_tokenizers_agree_and_are_read_once() {
         assert_eq!(agree(&dir, &ids, Some(vocab_size)), Some(true), "{env}");
         assert_eq!(agree(&dir, &BTreeSet::new(), None), Some(true), "{env}");
     }
+}
+
+/// How many times `args` opens each of `files` (`strace -f -e trace=openat`), and its stdout;
+/// `None` without strace.
+fn opens(args: &[&str], files: &[&Path]) -> Option<(Vec<usize>, String)> {
+    let trace = tempfile::NamedTempFile::new().unwrap();
+    let run = Command::new("strace")
+        .args(["-f", "-qq", "-e", "trace=openat", "-o"])
+        .arg(trace.path())
+        .arg(env!("CARGO_BIN_EXE_dflash-check"))
+        .args(args)
+        .env("HF_HUB_OFFLINE", "1")
+        .env_remove("HF_ENDPOINT")
+        .output();
+    let Ok(out) = run else {
+        let _ = writeln!(
+            std::io::stderr(),
+            "opens of {files:?}: skipped: strace is not on PATH"
+        );
+        return None;
+    };
+    assert!(
+        matches!(out.status.code(), Some(0 | 1)),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let log = std::fs::read_to_string(trace.path()).unwrap();
+    let count = |file: &&Path| {
+        let needle = format!("\"{}\"", file.display());
+        log.lines().filter(|l| l.contains(&needle)).count()
+    };
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    Some((files.iter().map(count).collect(), stdout))
+}
+
+/// A draft model and its target, each a small config beside a tokenizer laid out as
+/// `tokenizers` writes it (the draft's with one added token of other text).
+fn draft_and_target(root: &Path) -> (PathBuf, PathBuf) {
+    let config = r#"{"architectures": ["Qwen3ForCausalLM"], "model_type": "qwen3", "hidden_size": 1024,
+        "num_hidden_layers": 28, "vocab_size": 64, "max_position_embeddings": 40960}"#;
+    let vocab = vocab_map(
+        &(0..20)
+            .map(|n| (format!("\u{120}t{n}"), n))
+            .collect::<Vec<_>>(),
+    );
+    let pre = r#"{"type": "ByteLevel"}"#;
+    let mut out = Vec::new();
+    for (name, token) in [("draft", "<tool_use>"), ("target", "<tool_call>")] {
+        let dir = root.join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("config.json"), config).unwrap();
+        let added = added(&[(20, "<|im_end|>", Some(true)), (21, token, Some(false))]);
+        write(
+            &dir,
+            Some(&tokenizer_json(&added, pre, pre, &vocab, true)),
+            Some("{}"),
+        );
+        out.push(dir);
+    }
+    (out.remove(0), out.remove(0))
+}
+
+/// `args` compares the draft's vocabulary with the target's (its one difference found) and
+/// opens each tokenizer.json once: the target's for the comparison and the token table both.
+fn opened_once(args: &[&str], draft: &Path, target: &Path) {
+    let files = [
+        &*target.join("tokenizer.json"),
+        &*draft.join("tokenizer.json"),
+    ];
+    if let Some((n, stdout)) = opens(args, &files) {
+        assert!(stdout.contains("draft-model-vocab-mismatch"), "{stdout}");
+        assert_eq!(n, [1, 1], "{stdout}");
+    }
+}
+
+/// `lint --family draft --target T` opens the target's tokenizer.json once (twice before).
+#[test]
+fn lint_opens_the_target_tokenizer_once() {
+    let root = tempfile::tempdir().unwrap();
+    let (draft, target) = draft_and_target(root.path());
+    let args = [
+        "lint",
+        draft.to_str().unwrap(),
+        "--family",
+        "draft",
+        "--target",
+        target.to_str().unwrap(),
+        "--no-weights",
+    ];
+    opened_once(&args, &draft, &target);
+}
+
+/// A `launch` line serving a draft model opens the target's tokenizer.json once.
+#[test]
+fn launch_opens_the_target_tokenizer_once() {
+    let root = tempfile::tempdir().unwrap();
+    let (draft, target) = draft_and_target(root.path());
+    let cache = root.path().join("hub");
+    std::fs::create_dir_all(&cache).unwrap();
+    let spec = format!(
+        r#"{{"method": "draft_model", "model": "{}", "num_speculative_tokens": 5}}"#,
+        draft.display()
+    );
+    let args = [
+        "launch",
+        "--cache-dir",
+        cache.to_str().unwrap(),
+        "--",
+        "vllm",
+        "serve",
+        target.to_str().unwrap(),
+        "--speculative-config",
+        &spec,
+    ];
+    opened_once(&args, &draft, &target);
 }
