@@ -51,6 +51,10 @@ pub struct TargetChoice {
     pub hub: Option<Box<HubSettings>>,
     /// Never fall back to built-in target facts or token tables.
     pub no_builtin: bool,
+    /// Also read the target's whole vocabulary with its token table, one read of
+    /// `tokenizer.json` for both: a classic draft model's check compares it
+    /// ([`crate::draft::with_vocab`]; issue 44).
+    pub vocabulary: bool,
 }
 
 impl AuthorityChoice {
@@ -479,21 +483,27 @@ fn resolve_local_target(
         hint,
         warnings: Vec::new(),
         vocab: None,
+        vocabulary: None,
     };
     let tokenizer_dir = choice.tokenizer_dir.as_ref().or(choice.target_dir.as_ref());
     if let Some(dir) = tokenizer_dir {
         let has_files = config::regular_file_present(&dir.join("tokenizer.json"))?
             | config::regular_file_present(&dir.join("tokenizer_config.json"))?;
         if has_files || choice.tokenizer_dir.is_some() {
-            let mut tokens = if choice.full_tokenizer {
-                TokenTable::from_dir_full(dir, &wanted, vocab_size)?
+            let (mut tokens, vocabulary) = if choice.full_tokenizer {
+                (TokenTable::from_dir_full(dir, &wanted, vocab_size)?, None)
+            } else if choice.vocabulary {
+                let read = crate::vocab::target::read(dir, &wanted, vocab_size)?;
+                (read.table, read.vocabulary.map(std::sync::Arc::new))
             } else {
-                TokenTable::from_dir(dir, &wanted, vocab_size)?
+                (TokenTable::from_dir(dir, &wanted, vocab_size)?, None)
             };
             if let Some(note) = &hub_note {
                 tokens.source = format!("{note}: {}", tokens.source);
             }
-            return Ok(context(tokens.into(), DecodedWith::Tokenizer, None));
+            let mut target = context(tokens.into(), DecodedWith::Tokenizer, None);
+            target.vocabulary = vocabulary;
+            return Ok(target);
         }
     }
     if let Some(tokens) = authority.and_then(|a| a.tokens.clone()) {

@@ -3,8 +3,10 @@
 //! `lint --family draft --target T` and a `launch` line that serves a draft model (vLLM
 //! `draft_model`, SGLang `STANDALONE`) both need the two tokenizers compared before the rules
 //! run; this is the one place that reads them: the draft's `tokenizer.json` beside its
-//! `config.json`, the target's in its directory (or `--tokenizer DIR`). What cannot be read
-//! leaves the comparison out, and the vocabulary rules are listed as skipped for want of it.
+//! `config.json`, the target's in its directory (or `--tokenizer DIR`), unless the target's
+//! vocabulary was read with its token table (`TargetChoice::vocabulary`, one read of the file
+//! for both). What cannot be read leaves the comparison out, and the vocabulary rules are
+//! listed as skipped for want of it.
 
 use std::path::Path;
 
@@ -30,8 +32,17 @@ pub fn with_vocab(
         return Ok(out);
     }
     let here = vocab::hf::from_dir(draft_dir)?;
-    let there = vocab::hf::from_dir(target_dir)?;
-    out.vocab = Some(vocab::compare(&here, &there));
+    // The target's vocabulary read with its token table, when it was, from this very file.
+    let tokenizer = target_dir.join("tokenizer.json").display().to_string();
+    let read;
+    let there = match target.vocabulary.as_deref() {
+        Some(v) if v.source == tokenizer => v,
+        _ => {
+            read = vocab::hf::from_dir(target_dir)?;
+            &read
+        }
+    };
+    out.vocab = Some(vocab::compare(&here, there));
     Ok(out)
 }
 

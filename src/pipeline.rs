@@ -211,6 +211,11 @@ impl Pipeline {
             not_checked: Vec::new(),
         };
         let mut target_choice = input.target;
+        if let (Ok(choice), LintWith::Options(options)) = (&mut target_choice, &input.lint) {
+            // A draft model's vocabulary is compared with the target's: read that with the
+            // target's token table, not again.
+            choice.vocabulary |= options.family.is_some_and(|f| f.is_draft_model());
+        }
         let vocab_dir = target_choice
             .as_ref()
             .ok()

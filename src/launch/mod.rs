@@ -130,6 +130,15 @@ fn compared(given: &str) -> String {
     crate::rules::profile::compared_name(given, std::path::Path::new(given).exists())
 }
 
+/// The classic draft-model family when the line serves a draft model (told by the line alone:
+/// its config is any LM's), whose vocabulary is then compared with the target's.
+pub(crate) fn draft_family(launch: &Launch) -> Option<crate::family::Family> {
+    crate::draft::family_of(
+        launch.engine.code().drafts_with_draft_model(launch),
+        launch.method().as_deref(),
+    )
+}
+
 /// Runs lint's config rules on the drafter's config with the engine and its flags, as
 /// diagnostics. The engine claims (the deployment rules) are not lint's here: [`check`] runs
 /// them on the command's [`Deployment`](crate::deployment::Deployment) whether or not lint can
@@ -146,10 +155,7 @@ pub fn lint_drafter(
 ) -> std::result::Result<Vec<Diagnostic>, crate::Error> {
     // A draft model is told by the launch line alone (its config is any LM's): its vocabulary
     // is compared with the target's before the rules run.
-    let family = crate::draft::family_of(
-        launch.engine.code().drafts_with_draft_model(launch),
-        launch.method().as_deref(),
-    );
+    let family = draft_family(launch);
     let with_vocab;
     let target = match family {
         Some(_) => {

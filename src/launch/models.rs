@@ -261,6 +261,8 @@ fn drafter_run(
         fresh_authority: options.fresh_authority,
         target: Ok(TargetChoice {
             target_dir,
+            // Read with the token table for the draft model's check in `lint_drafter`.
+            vocabulary: super::draft_family(launch).is_some(),
             ..TargetChoice::default()
         }),
         shared_target: None,

@@ -24,6 +24,9 @@ pub struct TargetContext {
     /// A classic draft model's vocabulary compared with this target's (`--family draft`, or a
     /// launch line's draft model), when both tokenizers were read.
     pub vocab: Option<crate::vocab::Comparison>,
+    /// The target's whole vocabulary, when it was read with the token table because a draft
+    /// model's check will compare it: one read of its `tokenizer.json` for both (issue 44).
+    pub vocabulary: Option<std::sync::Arc<crate::vocab::Vocabulary>>,
 }
 
 impl TargetContext {
@@ -36,6 +39,7 @@ impl TargetContext {
             hint: None,
             warnings: Vec::new(),
             vocab: None,
+            vocabulary: None,
         }
     }
 }

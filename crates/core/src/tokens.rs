@@ -220,6 +220,20 @@ impl TokenTable {
         wanted: &BTreeSet<u64>,
         vocab_size: Option<u64>,
     ) -> Result<TokenTable> {
+        Self::from_dir_reading(dir, vocab_size, |path| TokenizerFile::read(path, wanted))
+            .map(|(table, _)| table)
+    }
+
+    /// [`TokenTable::from_dir`] with `tokenizer.json` read by `read` (called only when the file
+    /// is there), also returning `tokenizer_config.json`'s bytes when they were read: for
+    /// [`crate::vocab::target`], which reads `tokenizer.json` for more than the table and
+    /// applies the config to that too. Everything else is `from_dir`'s own code, so the table
+    /// differs from it only if `read`'s [`TokenizerFile`] does.
+    pub(crate) fn from_dir_reading(
+        dir: &Path,
+        vocab_size: Option<u64>,
+        read: impl FnOnce(&Path) -> Result<TokenizerFile>,
+    ) -> Result<(TokenTable, Option<Vec<u8>>)> {
         let config_path = dir.join("tokenizer_config.json");
         let tokenizer_path = dir.join("tokenizer.json");
         let has_config = regular_file_present(&config_path)?;
@@ -237,10 +251,11 @@ impl TokenTable {
         };
         let mut sources = Vec::new();
         if has_tokenizer {
-            let file = TokenizerFile::read(&tokenizer_path, wanted)?;
+            let file = read(&tokenizer_path)?;
             table.merge_tokenizer_file(file);
             sources.push(tokenizer_path.display().to_string());
         }
+        let mut config = None;
         if has_config {
             let bytes = read_capped(&config_path, MAX_TOKENIZER_CONFIG_BYTES)?;
             let added = parse_added_tokens_decoder(&bytes)
@@ -249,10 +264,11 @@ impl TokenTable {
                 Arc::make_mut(&mut table.added).entry(id).or_insert(tok);
             }
             sources.push(config_path.display().to_string());
+            config = Some(bytes);
         }
         table.finish_len();
         table.source = sources.join(" + ");
-        Ok(table)
+        Ok((table, config))
     }
 
     fn merge_tokenizer_file(&mut self, file: TokenizerFile) {

@@ -9,7 +9,8 @@
 //! go through serde. bos/eos and add_bos/add_eos come from `tokenizer_config.json`, which is
 //! where `transformers` and llama.cpp's converter read them.
 
-use crate::tokens::TypeMention;
+use crate::tokens::{TypeMention, BYTE_LEVEL};
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use super::Vocabulary;
@@ -38,10 +39,26 @@ pub fn from_dir_in_pieces(dir: &Path, piece: usize) -> Result<Vocabulary> {
             "the draft model and the target each need their tokenizer.json beside config.json",
         ));
     }
-    let (file, meta) = open_regular(&tokenizer)?;
+    let (mut vocab, _) = read_tokenizer(&tokenizer, piece, &BTreeSet::new())?;
+    let config = dir.join("tokenizer_config.json");
+    if regular_file_present(&config)? {
+        let bytes = read_capped(&config, MAX_TOKENIZER_CONFIG_BYTES)?;
+        apply_config_file(&mut vocab, &config, &bytes)?;
+    }
+    Ok(vocab)
+}
+
+/// The `tokenizer.json` at `path` (known to be there) into a vocabulary, `tokenizer_config.json`
+/// not applied yet, with what the walk noticed for a token table asking about `wanted`.
+pub(crate) fn read_tokenizer(
+    path: &Path,
+    piece: usize,
+    wanted: &BTreeSet<u64>,
+) -> Result<(Vocabulary, Notes)> {
+    let (file, meta) = open_regular(path)?;
     if meta.len() > MAX_TOKENIZER_BYTES {
         // Let the common reader word the refusal.
-        read_capped(&tokenizer, MAX_TOKENIZER_BYTES)?;
+        read_capped(path, MAX_TOKENIZER_BYTES)?;
     }
     let mut w = Walker {
         // Room for the whole file at once (untouched pages cost nothing): it never regrows.
@@ -51,32 +68,83 @@ pub fn from_dir_in_pieces(dir: &Path, piece: usize) -> Result<Vocabulary> {
         src: Some(std::io::Read::take(file, MAX_TOKENIZER_BYTES)),
         piece: piece.max(1),
         dropped: 0,
+        notes: Notes::default(),
     };
-    let mut vocab = walk_tokenizer(&mut w).map_err(|e| {
+    let mut vocab = walk_tokenizer(&mut w, wanted).map_err(|e| {
         Error::new(format!(
             "`{}`: cannot read the tokenizer: {e}",
-            tokenizer.display()
+            path.display()
         ))
     })?;
-    vocab.source = tokenizer.display().to_string();
-    let config = dir.join("tokenizer_config.json");
-    if regular_file_present(&config)? {
-        let bytes = read_capped(&config, MAX_TOKENIZER_CONFIG_BYTES)?;
-        apply_config(&mut vocab, &bytes)
-            .map_err(|e| Error::new(format!("`{}`: {e}", config.display())))?;
+    vocab.source = path.display().to_string();
+    Ok((vocab, w.notes))
+}
+
+/// `tokenizer_config.json`'s bytes (read from `config`) applied to `vocab`, its error naming
+/// the file.
+pub(crate) fn apply_config_file(vocab: &mut Vocabulary, config: &Path, bytes: &[u8]) -> Result<()> {
+    apply_config(vocab, bytes).map_err(|e| Error::new(format!("`{}`: {e}", config.display())))
+}
+
+/// What one walk of `tokenizer.json` noticed beyond the [`Vocabulary`], so that the target's
+/// token table can be built from the same read instead of a second one (issue 44;
+/// [`super::target`]). The table's own reader, [`crate::tokens::TokenizerFile::read`], is a
+/// different parser: on a file laid out as `tokenizers` writes it the two read the same
+/// things, but each tolerates different faults, and where they could part the walk says so
+/// ([`Notes::unusual`]) and the table is read its own way.
+#[derive(Debug, Default)]
+pub(crate) struct Notes {
+    /// Why the file is not one both readers are known to take alike (the first reason seen);
+    /// `None`: it is.
+    pub unusual: Option<&'static str>,
+    /// Entries of `model.vocab`, an id listed twice counted twice (as the table counts them).
+    pub entries: u64,
+    /// One past the highest id of `model.vocab`, before the added tokens join the table.
+    pub base_len: u32,
+    /// A `ByteLevel` step in `decoder` or `pre_tokenizer`, told by [`TypeMention`] as the
+    /// table's reader tells it (the vocabulary reads `pre_tokenizer` as a tree, which keeps
+    /// only the last of a key written twice).
+    pub byte_level: bool,
+    /// The `model.vocab` text of each wanted id (the last entry for an id listed twice), before
+    /// an added token of the same id replaces it in [`Vocabulary::tokens`].
+    pub wanted: BTreeMap<u64, String>,
+}
+
+impl Notes {
+    fn mark(&mut self, why: &'static str) {
+        self.unusual.get_or_insert(why);
     }
-    Ok(vocab)
+
+    /// Keeps the texts of the `wanted` ids of `model.vocab` (`tokens` before the added tokens
+    /// join it), and its length.
+    fn keep_wanted(&mut self, tokens: &super::TokenTexts, wanted: &BTreeSet<u64>) {
+        self.base_len = tokens.len();
+        for &id in wanted.range(..u64::from(tokens.len())) {
+            if let Some(text) = tokens.get(id as u32) {
+                // The table's reader decodes a wanted key with serde, which refuses a control
+                // character written as it is; the walk copies a key without escapes unchecked.
+                if text.bytes().any(|c| c < 0x20) {
+                    self.mark("a wanted token's text holds a control character");
+                }
+                self.wanted.insert(id, text.to_string());
+            }
+        }
+    }
 }
 
 /// `tokenizer.json`'s bytes into a vocabulary (no bos/eos: those are the config's).
 pub fn parse_tokenizer(bytes: &[u8]) -> std::result::Result<Vocabulary, String> {
-    walk_tokenizer(&mut Walker {
-        b: bytes.to_vec(),
-        pos: 0,
-        src: None,
-        piece: CHUNK,
-        dropped: 0,
-    })
+    walk_tokenizer(
+        &mut Walker {
+            b: bytes.to_vec(),
+            pos: 0,
+            src: None,
+            piece: CHUNK,
+            dropped: 0,
+            notes: Notes::default(),
+        },
+        &BTreeSet::new(),
+    )
 }
 
 /// Highest token id read: the table holds a slot per id up to the highest, so an id of 2^31 in
@@ -85,19 +153,26 @@ const MAX_TOKEN_ID: u64 = 1 << 24;
 
 /// Bytes per read: the file is read as far as the walk goes (to the end of the vocabulary,
 /// as `tokenizers` lays files out), never the merges after it.
-const CHUNK: usize = 1 << 16;
+pub(crate) const CHUNK: usize = 1 << 16;
 
-fn walk_tokenizer(w: &mut Walker) -> std::result::Result<Vocabulary, String> {
+fn walk_tokenizer(
+    w: &mut Walker,
+    wanted: &BTreeSet<u64>,
+) -> std::result::Result<Vocabulary, String> {
     let mut vocab = Vocabulary::default();
     let mut post_processor_adds_bos = None;
     // The top-level keys read before `model` (where `tokenizers` writes them): once they and
     // the model are in, nothing later can change the answer, and the merges are never walked.
     let mut seen = [false; 4];
+    let (mut models, mut stopped) = (0, false);
     w.open(b'{')?;
     let mut first = true;
     while let Some((a, b)) = w.key(&mut first)? {
         let key = w.b[a..b].to_vec();
         if let Some(i) = TOP_KEYS.iter().position(|k| *k == key) {
+            if seen[i] {
+                w.notes.mark("a top-level key is written twice");
+            }
             seen[i] = true;
         }
         match key.as_slice() {
@@ -115,26 +190,12 @@ fn walk_tokenizer(w: &mut Walker) -> std::result::Result<Vocabulary, String> {
                     vocab.added.insert(t.id, (t.content, t.special));
                 }
             }
-            b"pre_tokenizer" => {
-                let span = w.skip()?;
-                // Kept as compact text to compare with the target's, so it is built as a tree:
-                // bounded first (a few hundred bytes in every tokenizer; issue 44).
-                if span.1 - span.0 > MAX_PRE_TOKENIZER_BYTES {
-                    return Err(format!(
-                        "`pre_tokenizer` at byte {} is {} bytes, over the {} KiB a pre-tokenizer \
-                         could need (a real one is a few hundred bytes)",
-                        span.0 + w.dropped,
-                        span.1 - span.0,
-                        MAX_PRE_TOKENIZER_BYTES >> 10
-                    ));
-                }
-                let v: serde_json::Value = parse_span(&w.b, span, w.dropped)?;
-                vocab.byte_level |= mentions(&v, "ByteLevel");
-                vocab.pre_tokenizer = (!v.is_null()).then(|| v.to_string());
-            }
+            b"pre_tokenizer" => w.pre_tokenizer(&mut vocab)?,
             b"decoder" => {
                 let span = w.skip()?;
-                vocab.byte_level |= parse_seed(&w.b, span, w.dropped, TypeMention("ByteLevel"))?;
+                let byte_level = parse_seed(&w.b, span, w.dropped, BYTE_LEVEL)?;
+                vocab.byte_level |= byte_level;
+                w.notes.byte_level |= byte_level;
             }
             b"post_processor" => {
                 let span = w.skip()?;
@@ -142,7 +203,12 @@ fn walk_tokenizer(w: &mut Walker) -> std::result::Result<Vocabulary, String> {
                 post_processor_adds_bos = Some(parse_seed(&w.b, span, w.dropped, template)?);
             }
             b"model" => {
+                models += 1;
+                if models > 1 {
+                    w.notes.mark("`model` is written twice");
+                }
                 if w.model(&mut vocab, seen.iter().all(|s| *s))? {
+                    stopped = true;
                     break;
                 }
             }
@@ -151,8 +217,15 @@ fn walk_tokenizer(w: &mut Walker) -> std::result::Result<Vocabulary, String> {
             }
         }
     }
+    if !stopped {
+        // The table's reader may then read to the end of the file (and refuse what follows
+        // the object), or stop where this walk did not.
+        w.notes
+            .mark("the file is not laid out as `tokenizers` writes it");
+    }
     // `model.vocab` alone, before the added tokens join the table.
     vocab.base_size = Some(vocab.tokens.count());
+    w.notes.keep_wanted(&vocab.tokens, wanted);
     for (&id, (text, _)) in &vocab.added {
         vocab.tokens.set(id, text);
     }
@@ -224,6 +297,8 @@ struct Walker {
     piece: usize,
     /// Bytes dropped from the front of `b`: positions in messages are `pos + dropped`.
     dropped: usize,
+    /// What the walk noticed for a token table read with it.
+    notes: Notes,
 }
 
 impl Walker {
@@ -299,7 +374,11 @@ impl Walker {
             self.ws()?;
         }
         *first = false;
-        let (a, b, _) = self.string()?;
+        let (a, b, escaped) = self.string()?;
+        if escaped {
+            // Compared as written here, unescaped by the table's reader.
+            self.notes.mark("an object key is written with an escape");
+        }
         self.open(b':')?;
         Ok(Some((a, b)))
     }
@@ -331,31 +410,73 @@ impl Walker {
         }
     }
 
+    /// `pre_tokenizer`, kept as compact text to compare with the target's, so it is built as
+    /// a tree: bounded first (a few hundred bytes in every tokenizer; issue 44).
+    fn pre_tokenizer(&mut self, vocab: &mut Vocabulary) -> std::result::Result<(), String> {
+        let span = self.skip()?;
+        if span.1 - span.0 > MAX_PRE_TOKENIZER_BYTES {
+            return Err(format!(
+                "`pre_tokenizer` at byte {} is {} bytes, over the {} KiB a pre-tokenizer \
+                 could need (a real one is a few hundred bytes)",
+                span.0 + self.dropped,
+                span.1 - span.0,
+                MAX_PRE_TOKENIZER_BYTES >> 10
+            ));
+        }
+        let v: serde_json::Value = parse_span(&self.b, span, self.dropped)?;
+        vocab.byte_level |= mentions(&v, "ByteLevel");
+        match parse_seed(&self.b, span, self.dropped, BYTE_LEVEL) {
+            Ok(byte_level) => self.notes.byte_level |= byte_level,
+            Err(_) => self
+                .notes
+                .mark("`pre_tokenizer` is read alike only as a tree"),
+        }
+        vocab.pre_tokenizer = (!v.is_null()).then(|| v.to_string());
+        Ok(())
+    }
+
     /// Skips one value; returns its span.
     fn skip(&mut self) -> std::result::Result<(usize, usize), String> {
         self.ws()?;
         let start = self.pos;
         let mut depth = 0usize;
+        // Which bracket each open level is (a bit each, `{` set), for the notes: the brackets
+        // are only counted here, and the table's reader gives up on `{]`. Deeper than 128
+        // levels nothing is tracked and the file is unusual.
+        let mut kinds = 0u128;
         loop {
             match self.ws()? {
                 b'"' => {
                     self.string()?;
                 }
-                b'{' | b'[' => {
+                c @ (b'{' | b'[') => {
+                    if depth >= 128 {
+                        self.notes.mark("a value nests more than 128 levels deep");
+                    }
+                    kinds = kinds << 1 | u128::from(c == b'{');
                     depth += 1;
                     self.pos += 1;
                 }
-                b'}' | b']' => {
+                c @ (b'}' | b']') => {
                     depth = depth.checked_sub(1).ok_or("unbalanced brackets")?;
+                    if (kinds & 1 == 1) != (c == b'}') {
+                        self.notes.mark("a bracket closes one of the other kind");
+                    }
+                    kinds >>= 1;
                     self.pos += 1;
                 }
                 b',' | b':' if depth > 0 => self.pos += 1,
                 _ => {
+                    let at = self.pos;
                     while let Some(c) = self.at(self.pos)? {
                         if matches!(c, b',' | b'}' | b']' | b' ' | b'\n' | b'\r' | b'\t') {
                             break;
                         }
                         self.pos += 1;
+                    }
+                    if self.pos == at {
+                        // `"key": ,`: a value left out, which the table's reader refuses.
+                        self.notes.mark("a value is missing");
                     }
                 }
             }
@@ -381,6 +502,9 @@ impl Walker {
         let mut first = true;
         while let Some((a, b)) = self.key(&mut first)? {
             let key = self.b[a..b].to_vec();
+            if key == b"vocab" && has_vocab {
+                self.notes.mark("`model.vocab` is written twice");
+            }
             match key.as_slice() {
                 b"type" => {
                     let span = self.skip()?;
@@ -392,11 +516,15 @@ impl Walker {
                     has_vocab = true;
                 }
                 b"vocab" => {
+                    // The table's reader reads a list vocabulary (Unigram) by its serde pass
+                    // over the whole file, which refuses faults after the vocabulary.
+                    self.notes.mark("`model.vocab` is a list");
                     has_vocab = true;
                     let span = self.skip()?;
                     let list: Vec<(String, serde::de::IgnoredAny)> =
                         parse_span(&self.b, span, self.dropped)?;
                     vocab.tokens.reserve(list.len(), 0);
+                    self.notes.entries += list.len() as u64;
                     for (id, (token, _)) in list.iter().enumerate() {
                         vocab.tokens.set(id as u32, token);
                     }
@@ -458,6 +586,7 @@ impl Walker {
             self.open(b':')?;
             self.ws()?;
             let id = self.id()?;
+            self.notes.entries += 1;
             if escaped {
                 let s: String = parse_span(&self.b, (a - 1, b + 1), self.dropped)?;
                 raw.set(id, s.as_bytes());
@@ -483,6 +612,7 @@ impl Walker {
             i
         };
         let mut at = self.pos;
+        let mut taken = 0u64;
         loop {
             let mut i = skip_ws(at);
             if !*first {
@@ -523,15 +653,23 @@ impl Walker {
                 id = id * 10 + u64::from(b[j] - b'0');
                 j += 1;
             }
-            // The id must end inside the buffer (the next byte read is not a digit).
-            if j == digits || j >= b.len() || b[j].is_ascii_digit() || id > MAX_TOKEN_ID {
+            // The id must end inside the buffer (the next byte read is not a digit); one with
+            // a leading zero is left to the general path, which notes it.
+            if j == digits
+                || j >= b.len()
+                || b[j].is_ascii_digit()
+                || id > MAX_TOKEN_ID
+                || (b[digits] == b'0' && j - digits > 1)
+            {
                 break;
             }
             raw.set(id as u32, &b[key..end]);
+            taken += 1;
             *first = false;
             at = j;
         }
         self.pos = at;
+        self.notes.entries += taken;
     }
 
     /// A token id: a plain non-negative integer below 2^31 (no token table is larger).
@@ -556,6 +694,10 @@ impl Walker {
                 "expected a token id at byte {}",
                 start + self.dropped
             ));
+        }
+        if self.pos - start > 1 && self.at(start)? == Some(b'0') {
+            // `007`: not JSON; the table's reader gives up on it, this walk reads 7.
+            self.notes.mark("a token id has a leading zero");
         }
         Ok(n as u32)
     }

@@ -11,6 +11,7 @@
 pub mod compare;
 pub mod gguf;
 pub mod hf;
+pub mod target;
 
 pub use compare::{compare, Comparison, Difference, TextDiff};
 
