@@ -10,8 +10,10 @@
 # tokenizer has one added token renamed (`<tool_call>` -> `<tool_use>`, in both files), so that
 # neither side can stop early: every id must be compared to find the one that differs. Both
 # contenders must exit 1 (a difference found):
-#   1. dflash-check lint DRAFT --family draft --target TARGET --no-weights (release build; it
-#      also reads both configs and the target's token table for the other rules)
+#   1. dflash-check lint DRAFT --family draft --target TARGET --no-weights --deny warnings
+#      (release build; it also reads both configs and the target's token table for the other
+#      rules). One renamed added token with equal vocab_size is a warning
+#      (draft-model-vocab-mismatch), so `--deny warnings` makes the difference exit 1.
 #   2. python bench/vocab_peer.py DRAFT TARGET (tokenizers.Tokenizer.from_file twice, vocab and
 #      added tokens compared), process start and imports included
 # Needs: cargo, npm, python3 with venv (the peer's venv is bench/work/venv, made from PyPI).
@@ -53,8 +55,8 @@ py="$venv/bin/python"
 export HF_HUB_OFFLINE=1 NO_COLOR=1
 
 echo "dflash-check: $("$bin" --version)  python: $("$py" --version)  tokenizers: $("$py" -c 'import tokenizers; print(tokenizers.__version__)')"
-"$bin" lint "$work/draft" --family draft --target "$work/target" --no-weights || true
+"$bin" lint "$work/draft" --family draft --target "$work/target" --no-weights --deny warnings || true
 "$py" "$here/vocab_peer.py" "$work/draft" "$work/target" || true
 python3 "$here/vocab_time.py" "$RUNS" 1 \
-    "dflash-check lint --family draft=$bin lint $work/draft --family draft --target $work/target --no-weights" \
+    "dflash-check lint --family draft=$bin lint $work/draft --family draft --target $work/target --no-weights --deny warnings" \
     "python tokenizers (vocab_peer.py)=$py $here/vocab_peer.py $work/draft $work/target"
