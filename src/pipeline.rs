@@ -862,14 +862,18 @@ fn walk(dir: &Path, cap: u64, found: &mut Discovered) {
         Ok(entries) => entries,
         Err(e) => return found.unreadable.push((dir.to_path_buf(), e)),
     };
-    let mut entries: Vec<_> = entries.filter_map(|e| e.ok()).collect();
-    entries.sort_by_key(|e| e.file_name());
-    let weights_listed = entries.iter().any(|e| {
-        let name = e.file_name();
-        name == weights::index::SINGLE_FILE || name == weights::index::INDEX_FILE
-    });
-    for entry in entries {
-        let name = entry.file_name();
+    // Each name copied out once: sorting by `DirEntry::file_name` copied both names at every
+    // comparison (20 allocations a drafter in a folder of 1,000 drafters, issue 44). The
+    // names of one directory are distinct, so the unstable sort orders them as the stable one.
+    let mut entries: Vec<(std::ffi::OsString, std::fs::DirEntry)> = entries
+        .filter_map(|e| e.ok())
+        .map(|e| (e.file_name(), e))
+        .collect();
+    entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    let weights_listed = entries
+        .iter()
+        .any(|(name, _)| name == weights::index::SINGLE_FILE || name == weights::index::INDEX_FILE);
+    for (name, entry) in entries {
         let name = name.to_string_lossy();
         let path = entry.path();
         // file_type() does not follow symlinks: a linked directory is not walked (no loops),
