@@ -119,7 +119,7 @@ fn chart(r: &AcceptanceReport, p: Painter) -> Vec<String> {
                 let b = if bad { p.red(&b) } else { p.green(&b) };
                 let value = format!("{:>6}", pct(pos.acceptance));
                 let value = if bad && pos.acceptance < NEAR_ZERO {
-                    p.red(&value)
+                    p.red(&value).into_owned()
                 } else {
                     value
                 };

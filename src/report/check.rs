@@ -46,7 +46,7 @@ impl Report for CheckReport {
     }
 
     fn header(&self, p: Painter) -> Vec<String> {
-        let mut lines = vec![p.bold("dflash-check check")];
+        let mut lines = vec![p.bold("dflash-check check").into_owned()];
         if let Some(pins) = &self.pins {
             lines.push(format!("  pins     {pins}"));
         }
@@ -166,7 +166,7 @@ impl serde::Serialize for AllFindings<'_> {
 fn drafter_line(d: &DrafterCheck, p: Painter) -> String {
     let family = d.family.as_deref().unwrap_or("?");
     let found = if d.findings.is_empty() {
-        p.green("clean")
+        p.green("clean").into_owned()
     } else {
         count(d.findings.len(), "finding")
     };

@@ -30,7 +30,7 @@ impl Report for DoctorReport {
     }
 
     fn header(&self, p: Painter) -> Vec<String> {
-        let mut lines = vec![p.bold("dflash-check doctor")];
+        let mut lines = vec![p.bold("dflash-check doctor").into_owned()];
         if let Some(a) = &self.acceptance_summary {
             lines.push(format!("  measured   {a}"));
         }

@@ -249,7 +249,7 @@ fn sections(report: &FixReport, p: Painter) -> Vec<Vec<String>> {
         wrote,
         remaining(report),
         verified,
-        vec![p.bold(RESTART_REMINDER)],
+        vec![p.bold(RESTART_REMINDER).into_owned()],
     ]
 }
 

@@ -41,10 +41,10 @@ impl Status {
 
     fn painted(&self, p: Painter) -> String {
         match self {
-            Status::Fail => p.red("FAIL"),
-            Status::Ok => p.green("OK"),
-            Status::Unverified(what) => p.yellow(&format!("OK ({what})")),
-            Status::NothingChecked => p.yellow("NOTHING CHECKED"),
+            Status::Fail => p.red("FAIL").into_owned(),
+            Status::Ok => p.green("OK").into_owned(),
+            Status::Unverified(what) => p.yellow(&format!("OK ({what})")).into_owned(),
+            Status::NothingChecked => p.yellow("NOTHING CHECKED").into_owned(),
         }
     }
 }

@@ -18,27 +18,29 @@ pub struct Painter {
 }
 
 impl Painter {
-    fn paint(&self, code: &str, text: &str) -> String {
+    /// `text` in colour `code`; itself, borrowed, with colours off (no copy for every part of
+    /// every finding line when the page goes to a file or a CI log, issue 44).
+    fn paint<'a>(&self, code: &str, text: &'a str) -> Cow<'a, str> {
         debug_assert!(CODES.contains(&code));
         if self.enabled {
-            format!("\x1b[{code}m{text}\x1b[0m")
+            Cow::Owned(format!("\x1b[{code}m{text}\x1b[0m"))
         } else {
-            text.to_string()
+            Cow::Borrowed(text)
         }
     }
-    pub fn bold(&self, t: &str) -> String {
+    pub fn bold<'a>(&self, t: &'a str) -> Cow<'a, str> {
         self.paint("1", t)
     }
-    pub fn dim(&self, t: &str) -> String {
+    pub fn dim<'a>(&self, t: &'a str) -> Cow<'a, str> {
         self.paint("2", t)
     }
-    pub fn red(&self, t: &str) -> String {
+    pub fn red<'a>(&self, t: &'a str) -> Cow<'a, str> {
         self.paint("1;31", t)
     }
-    pub fn yellow(&self, t: &str) -> String {
+    pub fn yellow<'a>(&self, t: &'a str) -> Cow<'a, str> {
         self.paint("33", t)
     }
-    pub fn green(&self, t: &str) -> String {
+    pub fn green<'a>(&self, t: &'a str) -> Cow<'a, str> {
         self.paint("32", t)
     }
     /// A human line fit to print ([`display::shown`]): every control character escaped, except,
@@ -85,7 +87,7 @@ impl Painter {
         Cow::Owned(out)
     }
     /// `error` / `warning` / `info` of a lint or check finding, coloured.
-    pub fn level(&self, s: Severity) -> String {
+    pub fn level(&self, s: Severity) -> Cow<'static, str> {
         match s {
             Severity::Error => self.red("error"),
             Severity::Warning => self.yellow("warning"),
