@@ -195,7 +195,7 @@ fn sort_differences(doc: &Document, authority: &Node, prune: bool) -> Result<Cha
     // An add inside another add is already covered by it.
     changes.adds.retain(|a| {
         let full = a.full();
-        !(1..full.0.len()).any(|n| added.contains(&Path(full.0[..n].to_vec())))
+        !(1..full.0.len()).any(|n| added.contains(&Path(full.0[..n].iter().cloned().collect())))
     });
     Ok(changes)
 }

@@ -15,6 +15,7 @@
 //! ([`Member::key`]) are still `String`s.
 
 pub use compact_str::CompactString;
+use smallvec::SmallVec;
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
@@ -339,17 +340,20 @@ pub enum Segment {
     Index(usize),
 }
 
-/// A path such as `dflash_config.target_layer_ids[2]`.
+/// A path such as `dflash_config.target_layer_ids[2]`. Up to two segments sit inline: nearly
+/// every path a rule or the comparison builds is a key or a key and one below it.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Default, PartialOrd, Ord)]
-pub struct Path(pub Vec<Segment>);
+pub struct Path(pub SmallVec<[Segment; 2]>);
 
 impl Path {
     pub fn root() -> Self {
-        Path(Vec::new())
+        Path(SmallVec::new())
     }
 
     pub fn key(key: &str) -> Self {
-        Path(vec![Segment::Key(key.into())])
+        let mut segments = SmallVec::new();
+        segments.push(Segment::Key(key.into()));
+        Path(segments)
     }
 
     pub fn child(&self, key: &str) -> Self {
@@ -363,8 +367,8 @@ impl Path {
     /// This path and one more segment, allocated once at its final length (a clone and a push
     /// allocated twice: the clone exactly, then the push's growth; issue 44).
     fn then(&self, last: Segment) -> Self {
-        let mut segments = Vec::with_capacity(self.0.len() + 1);
-        segments.extend_from_slice(&self.0);
+        let mut segments = SmallVec::with_capacity(self.0.len() + 1);
+        segments.extend(self.0.iter().cloned());
         segments.push(last);
         Path(segments)
     }
@@ -387,7 +391,7 @@ impl Path {
 
     /// Parses the dotted form produced by `Display` for plain keys (`a.b[1].c`).
     pub fn parse(text: &str) -> Self {
-        let mut segments = Vec::new();
+        let mut segments = SmallVec::new();
         for part in text.split('.').filter(|p| !p.is_empty()) {
             let (key, mut rest) = match part.find('[') {
                 Some(i) => (&part[..i], &part[i..]),
@@ -607,7 +611,9 @@ impl Document {
             match seg {
                 Segment::Key(k) => match node.as_object().and_then(|ms| {
                     if ms.len() > INDEX_MEMBERS {
-                        let index = self.member_index.get(&Path(path.0[..depth].to_vec()))?;
+                        let index = self
+                            .member_index
+                            .get(&Path(path.0[..depth].iter().cloned().collect()))?;
                         ms.get(*index.get(k)?)
                     } else {
                         ms.iter().rev().find(|m| m.key == k)
@@ -1045,7 +1051,8 @@ impl<'a> Parser<'a> {
             if duplicate {
                 let mut path = self.path.clone();
                 path.push(Segment::Key(key.as_str().into()));
-                self.duplicates.push((Path(path), value.span.start));
+                self.duplicates
+                    .push((Path(path.into_iter().collect()), value.span.start));
             }
             members.push(Member {
                 key,
@@ -1058,7 +1065,8 @@ impl<'a> Parser<'a> {
                 Some(b'}') => {
                     self.pos += 1;
                     if members.len() > INDEX_MEMBERS {
-                        self.member_index.insert(Path(self.path.clone()), index);
+                        self.member_index
+                            .insert(Path(self.path.iter().cloned().collect()), index);
                     }
                     return Ok(Value::Object(members));
                 }

@@ -358,7 +358,7 @@ impl<'a> Canonical<'a> {
         for (canon, real) in &self.moved {
             if canonical.0.starts_with(&canon.0) {
                 let mut p = real.clone();
-                p.0.extend_from_slice(&canonical.0[canon.0.len()..]);
+                p.0.extend(canonical.0[canon.0.len()..].iter().cloned());
                 return p;
             }
         }
