@@ -59,7 +59,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     let mut failed = report.lint.fails(false);
     if with_weights {
         if let Some(headers) = weights::read_local(&local.path)? {
-            let diags = weights::check(&local, &headers, target.facts.as_ref());
+            let diags = weights::check(&local, &headers, target.facts.as_deref());
             for d in &diags {
                 writeln!(out, "{}[{}] {}: {}", d.severity, d.code, d.path, d.message)?;
             }
@@ -85,7 +85,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
         let start = std::time::Instant::now();
         let mut found = 0;
         for _ in 0..n {
-            found += weights::check(&local, &headers, target.facts.as_ref()).len();
+            found += weights::check(&local, &headers, target.facts.as_deref()).len();
         }
         let check = start.elapsed() / n;
         eprintln!(

@@ -476,6 +476,8 @@ fn resolve_local_target(
             .or_else(|| known.map(|k| k.facts()));
     }
     let vocab_size = facts.as_ref().and_then(|f| f.vocab_size);
+    // Shared by every run that keeps this context: `check` clones it for each drafter.
+    let facts = facts.map(std::sync::Arc::new);
     let context = |tokens: std::sync::Arc<TokenTable>, decoded_with, hint| TargetContext {
         facts: facts.clone(),
         tokens,

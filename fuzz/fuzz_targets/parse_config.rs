@@ -27,7 +27,7 @@ fuzz_target!(|data: &[u8]| {
 
     let snapshot = Snapshot::find(REPO).expect("built-in snapshot");
     let target = || TargetContext {
-        facts: Some(QWEN3_6_27B.facts()),
+        facts: Some(QWEN3_6_27B.facts().into()),
         tokens: QWEN3_6_27B.token_table().into(),
         ..TargetContext::none()
     };

@@ -77,7 +77,7 @@ pub fn check(
         )
     });
     let target_facts = match &run {
-        Some(r) => r.target.facts.clone(),
+        Some(r) => r.target.facts.as_deref().cloned(),
         None => found.target_config.as_ref().map(TargetFacts::from_config),
     };
     let mut findings = Vec::new();

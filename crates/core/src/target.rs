@@ -11,7 +11,7 @@ use crate::tokens::TokenTable;
 /// The target facts and token table used to judge ids.
 #[derive(Debug, Clone)]
 pub struct TargetContext {
-    pub facts: Option<TargetFacts>,
+    pub facts: Option<std::sync::Arc<TargetFacts>>,
     /// Shared by the runs and reports that keep the context (a `check` run's pinned target is
     /// one table for all of its drafters).
     pub tokens: std::sync::Arc<TokenTable>,

@@ -459,11 +459,11 @@ mod tests {
     /// A target whose tokenizer has `len` tokens (the last one `<|im_end|>`) and `vocab` rows.
     fn target(len: u64, vocab: u64) -> TargetContext {
         let mut t = TargetContext::none();
-        t.facts = Some(TargetFacts {
+        t.facts = Some(std::sync::Arc::new(TargetFacts {
             source: "test".into(),
             vocab_size: Some(vocab),
             ..TargetFacts::default()
-        });
+        }));
         let mut tokens = TokenTable::empty(Some(vocab));
         std::sync::Arc::make_mut(&mut tokens.added).insert(
             len - 1,

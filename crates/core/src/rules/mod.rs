@@ -411,7 +411,7 @@ fn lint_with(
     mtp::readable(config, &detection)?;
     // An MTP head lives in its target's checkpoint: without another target, the config is it.
     let own = mtp::own_facts(config, &detection, target);
-    let facts = target.facts.as_ref().or(own.as_ref());
+    let facts = target.facts.as_deref().or(own.as_ref());
     let mut cx = Ctx {
         // Replaced by the engine before each check runs (`RuleFamily::enter`).
         rule: rule(LintCode::FieldType),
