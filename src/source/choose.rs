@@ -403,6 +403,11 @@ fn absolute(path: &std::path::Path) -> std::path::PathBuf {
         Some(cwd) if path.is_relative() => cwd.join(path),
         _ => path.to_path_buf(),
     };
+    // Absolute and plain already: nothing `std::path::absolute` would fold (it rebuilds the
+    // path from its components).
+    if joined.is_absolute() && crate::config::plain_unix_text(&joined) {
+        return joined;
+    }
     std::path::absolute(&joined).unwrap_or(joined)
 }
 
