@@ -326,7 +326,7 @@ impl LoadedPins {
 
     /// A [`PinFinder`]: [`LoadedPins::find`] for the many drafters of one run.
     pub fn finder(&self) -> PinFinder<'_> {
-        let cwd = std::env::current_dir().ok();
+        let cwd = crate::config::working_dir().map(Path::to_path_buf);
         let root = std::path::absolute(self.root())
             .ok()
             .map(|r| normalize(&r).into_owned());

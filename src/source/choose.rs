@@ -394,12 +394,11 @@ fn name_hint(
     None
 }
 
-/// `path` made absolute against the working directory, which is read once a run: `check`
-/// asked the kernel for it once for every unpinned drafter (issue 44). As
+/// `path` made absolute against the working directory ([`crate::config::working_dir`], read
+/// once a run: `check` asked the kernel for it for every unpinned drafter, issue 44). As
 /// `std::path::absolute` when the directory cannot be read: the path as it is.
 fn absolute(path: &std::path::Path) -> std::path::PathBuf {
-    static CWD: std::sync::OnceLock<Option<std::path::PathBuf>> = std::sync::OnceLock::new();
-    let joined = match CWD.get_or_init(|| std::env::current_dir().ok()) {
+    let joined = match crate::config::working_dir() {
         Some(cwd) if path.is_relative() => cwd.join(path),
         _ => path.to_path_buf(),
     };

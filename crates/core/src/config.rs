@@ -317,6 +317,14 @@ pub fn display(path: &FsPath, root: &FsPath) -> String {
 /// [`display`] of many paths under one root, the working directory and the root made absolute
 /// once: `display` asks the system for the working directory twice a path (2 % of a `check`
 /// of 1,000 drafters, issue 44).
+/// The process's working directory, read once: the commands never change it, and `check` asked
+/// the kernel for it for every drafter in three places (issue 44). `None` when it cannot be
+/// read (removed, or no permission).
+pub fn working_dir() -> Option<&'static FsPath> {
+    static CWD: std::sync::OnceLock<Option<PathBuf>> = std::sync::OnceLock::new();
+    CWD.get_or_init(|| std::env::current_dir().ok()).as_deref()
+}
+
 pub struct Displayer {
     cwd: Option<PathBuf>,
     root: PathBuf,
@@ -325,7 +333,7 @@ pub struct Displayer {
 impl Displayer {
     pub fn new(root: &FsPath) -> Displayer {
         Displayer {
-            cwd: std::env::current_dir().ok(),
+            cwd: working_dir().map(FsPath::to_path_buf),
             root: std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf()),
         }
     }
