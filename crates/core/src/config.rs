@@ -31,6 +31,16 @@ impl ConfigFile {
         &self.doc.root
     }
 
+    /// [`non_finite_numbers`] of the whole config, told without a walk when the parser saw
+    /// none (nearly every config).
+    pub fn non_finite_numbers(&self) -> Vec<(Path, String)> {
+        if self.doc.holds_non_finite {
+            non_finite_numbers(self.root())
+        } else {
+            Vec::new()
+        }
+    }
+
     /// The file's path as text: [`path_text`] of [`ConfigFile::path`].
     pub fn path_text(&self) -> String {
         path_text(&self.path)

@@ -32,7 +32,7 @@ one: Python's integers have no range.",
 };
 
 fn non_finite_number(cx: &mut Ctx) {
-    for (path, text) in crate::config::non_finite_numbers(cx.root) {
+    for (path, text) in cx.config.non_finite_numbers() {
         cx.emit(&path, message(&text));
     }
 }
@@ -53,7 +53,8 @@ fn message(text: &str) -> String {
 /// for the commands that report a config without linting it (`diff`).
 pub fn non_finite_findings(config: &ConfigFile) -> Vec<Diagnostic> {
     let file = config.path_text();
-    crate::config::non_finite_numbers(config.root())
+    config
+        .non_finite_numbers()
         .into_iter()
         .map(|(path, text)| {
             let (line, column) = config.doc.position_of(&path);
