@@ -429,7 +429,7 @@ pub fn resolve_target(
             }
         }
     }
-    let mut context = resolve_local_target(&choice, configs, authority, hub_note)?;
+    let mut context = resolve_local_target(&choice, configs, authority, hub_note, wanted)?;
     for w in &mut warnings {
         if w.instead.is_empty() {
             w.instead = match context.decoded_with {
@@ -453,8 +453,10 @@ fn resolve_local_target(
     configs: &[&ConfigFile],
     authority: Option<&Authority>,
     hub_note: Option<String>,
+    // The configs' token ids, as [`resolve_target`] gathered them (gathering them again was a
+    // hundredth of `check`, issue 44).
+    wanted: BTreeSet<u64>,
 ) -> Result<TargetContext> {
-    let wanted = wanted_ids(configs);
     let mut facts = None;
     if let Some(dir) = &choice.target_dir {
         let cfg = config::config_path(dir).and_then(|p| config::load(&p)).map_err(|e| {
