@@ -1,6 +1,7 @@
 //! The `dflash-check` binary: parse the command line, run, map the outcome to an exit code.
 //! Nothing else lives here; see `cli.rs` for the commands and the library for the work.
 
+mod allocator;
 mod cli;
 
 use std::process::ExitCode;
