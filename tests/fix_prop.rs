@@ -175,7 +175,7 @@ fn expected(local: &Node, authority: &Node) -> Node {
                 }
             }
             Node {
-                value: Value::Object(members),
+                value: Value::Object(members.into()),
                 span: 0..0,
             }
         }

@@ -77,6 +77,32 @@ impl<'a> Lookup<'a> {
     }
 }
 
+/// Whether two object keys are equal: [`str`]'s `==`, faster for the keys configs hold. Keys
+/// looked up share their length with many others (`num_hidden_layers`, `num_target_layers`),
+/// and `==` settles each such pair with a call to `memcmp`: a config's lookups (about 160 a
+/// drafter in `check`, each scanning an object of some 30 keys) spent a quarter of their time
+/// there (issue 44). Compared here: the length, then the last and first eight bytes as two
+/// words (all of a key up to 16 bytes), then the rest.
+#[inline(always)]
+pub fn same_key(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    let n = a.len();
+    if n != b.len() {
+        return false;
+    }
+    if n < 8 {
+        return a == b;
+    }
+    let word = |s: &[u8], at: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&s[at..at + 8]);
+        u64::from_ne_bytes(w)
+    };
+    word(a, n - 8) == word(b, n - 8)
+        && word(a, 0) == word(b, 0)
+        && (n <= 16 || a[8..n - 8] == b[8..n - 8])
+}
+
 /// One parsed value with the byte range it occupies in the source text.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Node {
@@ -91,7 +117,147 @@ pub enum Value {
     Number(Number),
     String(CompactString),
     Array(Vec<Node>),
-    Object(Vec<Member>),
+    Object(Object),
+}
+
+/// An object's members in file order (duplicates kept), and, for an object of more than a few
+/// members, a table of where each key's last member sits, so [`Node::get`] is not a scan.
+/// `check` looks up about 160 keys a drafter, most in a config's top level of some 30 keys:
+/// the scans were a tenth of its instructions (issue 44). The table is built once, when the
+/// object is made, and the members cannot change afterwards (no `DerefMut`), so it stays true.
+#[derive(Debug, Clone, Default)]
+pub struct Object {
+    members: Vec<Member>,
+    /// Open addressing, linear probing: a member's index plus one, 0 for an empty slot; the
+    /// length a power of two at least twice the member count. `None` for a small object.
+    table: Option<Box<[u32]>>,
+}
+
+/// Objects of at most this many members are scanned: a scan of eight keys costs about what
+/// hashing one key does.
+const TABLE_MEMBERS: usize = 8;
+/// The farthest a key may sit from its hash's slot in [`Object`]'s table (at half load,
+/// honest keys sit within two or three).
+const MAX_PROBES: usize = 32;
+
+impl Object {
+    pub fn new(members: Vec<Member>) -> Object {
+        let table = (members.len() > TABLE_MEMBERS && members.len() < u32::MAX as usize / 2)
+            .then(|| Object::table(&members))
+            .flatten();
+        Object { members, table }
+    }
+
+    /// The table of `members`, or `None` when a key lands more than [`MAX_PROBES`] slots from
+    /// its hash's: keys chosen to collide (the hash is not keyed) would make the build
+    /// quadratic, and without a table a lookup is the scan it always was.
+    fn table(members: &[Member]) -> Option<Box<[u32]>> {
+        let mut table = vec![0u32; (members.len() * 2).next_power_of_two()];
+        let mask = table.len() - 1;
+        for (i, m) in members.iter().enumerate() {
+            let mut at = key_hash(&m.key) as usize & mask;
+            let mut probes = 0;
+            // A duplicated key's slot is taken over by its later member: the last wins.
+            while table[at] != 0 && !same_key(&members[table[at] as usize - 1].key, &m.key) {
+                at = (at + 1) & mask;
+                probes += 1;
+                if probes > MAX_PROBES {
+                    return None;
+                }
+            }
+            table[at] = i as u32 + 1;
+        }
+        Some(table.into_boxed_slice())
+    }
+
+    /// The member of `key` (the last one if the key is duplicated).
+    pub fn get(&self, key: &str) -> Option<&Member> {
+        let Some(table) = &self.table else {
+            return self.members.iter().rev().find(|m| same_key(&m.key, key));
+        };
+        let mask = table.len() - 1;
+        let mut at = key_hash(key) as usize & mask;
+        loop {
+            let member = self.members.get((table[at] as usize).checked_sub(1)?)?;
+            if same_key(&member.key, key) {
+                return Some(member);
+            }
+            at = (at + 1) & mask;
+        }
+    }
+
+    pub fn into_members(self) -> Vec<Member> {
+        self.members
+    }
+}
+
+impl std::ops::Deref for Object {
+    type Target = Vec<Member>;
+    fn deref(&self) -> &Vec<Member> {
+        &self.members
+    }
+}
+
+impl FromIterator<Member> for Object {
+    fn from_iter<I: IntoIterator<Item = Member>>(members: I) -> Object {
+        Object::new(members.into_iter().collect())
+    }
+}
+
+impl<'a> IntoIterator for &'a Object {
+    type Item = &'a Member;
+    type IntoIter = std::slice::Iter<'a, Member>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.members.iter()
+    }
+}
+
+impl From<Vec<Member>> for Object {
+    fn from(members: Vec<Member>) -> Object {
+        Object::new(members)
+    }
+}
+
+/// Equal members, in order (the table follows from them).
+impl PartialEq for Object {
+    fn eq(&self, other: &Object) -> bool {
+        self.members == other.members
+    }
+}
+
+/// A key's hash for [`Object`]'s table: FxHash's multiply-rotate over eight-byte words, which
+/// costs a few instructions for a config's keys (SipHash, std's, costs ten times more). Keys
+/// chosen to collide only cost the table ([`Object::table`]): a lookup then scans, as before.
+#[inline]
+fn key_hash(key: &str) -> u64 {
+    const K: u64 = 0x517c_c1b7_2722_0a95;
+    let bytes = key.as_bytes();
+    let n = bytes.len();
+    let word = |at: usize| {
+        let mut w = [0u8; 8];
+        w.copy_from_slice(&bytes[at..at + 8]);
+        u64::from_le_bytes(w)
+    };
+    let mix = |h: u64, w: u64| (h.rotate_left(5) ^ w).wrapping_mul(K);
+    let mut h = n as u64;
+    if n < 8 {
+        // Short keys byte by byte (a copy of a variable length calls memcpy).
+        let mut w = 0u64;
+        for &b in bytes {
+            w = (w << 8) | u64::from(b);
+        }
+        return mix(h, w);
+    }
+    // Whole words, then the last eight bytes (overlapping the last word read): every byte is
+    // in the hash, with no copy of a partial word.
+    let mut at = 0;
+    while at + 8 < n {
+        h = mix(h, word(at));
+        at += 8;
+    }
+    h = mix(h, word(n - 8));
+    // The high bits are the best mixed; the table's index takes the low ones.
+    h ^ (h >> 32)
 }
 
 /// An object member. Duplicates are kept in order; lookups take the last, like Python.
@@ -137,11 +303,15 @@ impl Node {
     /// The member `key` of an object (the last one if the key is duplicated).
     pub fn get(&self, key: &str) -> Option<&Node> {
         match &self.value {
-            Value::Object(members) => members
-                .iter()
-                .rev()
-                .find(|m| m.key == key)
-                .map(|m| &m.value),
+            Value::Object(object) => object.get(key).map(|m| &m.value),
+            _ => None,
+        }
+    }
+
+    /// The object itself, for lookups by its table ([`Object::get`]).
+    pub fn object(&self) -> Option<&Object> {
+        match &self.value {
+            Value::Object(object) => Some(object),
             _ => None,
         }
     }
@@ -616,14 +786,14 @@ impl Document {
         let mut offset = self.root.span.start;
         for (depth, seg) in path.0.iter().enumerate() {
             match seg {
-                Segment::Key(k) => match node.as_object().and_then(|ms| {
+                Segment::Key(k) => match node.object().and_then(|ms| {
                     if ms.len() > INDEX_MEMBERS {
                         let index = self
                             .member_index
                             .get(&Path(path.0[..depth].iter().cloned().collect()))?;
-                        ms.get(*index.get(k)?)
+                        ms.members.get(*index.get(k)?)
                     } else {
-                        ms.iter().rev().find(|m| m.key == k)
+                        ms.get(k)
                     }
                 }) {
                     Some(m) => {
@@ -1012,7 +1182,7 @@ impl<'a> Parser<'a> {
         self.skip_ws();
         if self.bytes.get(self.pos) == Some(&b'}') {
             self.pos += 1;
-            return Ok(Value::Object(members));
+            return Ok(Value::Object(members.into()));
         }
         loop {
             self.skip_ws();
@@ -1054,7 +1224,7 @@ impl<'a> Parser<'a> {
                 self.path.pop();
             }
             let duplicate = if members.len() < INDEX_MEMBERS {
-                members.iter().any(|m| m.key == key)
+                members.iter().any(|m| same_key(&m.key, &key))
             } else {
                 if index.is_empty() {
                     let keys = members.iter().map(|m| CompactString::new(&m.key));
@@ -1082,7 +1252,7 @@ impl<'a> Parser<'a> {
                         self.member_index
                             .insert(Path(self.path.iter().cloned().collect()), index);
                     }
-                    return Ok(Value::Object(members));
+                    return Ok(Value::Object(members.into()));
                 }
                 None => {
                     return Err((
@@ -1260,6 +1430,91 @@ mod tests {
         let items = doc.root.as_array().unwrap();
         assert!(!items[0].same_value(&items[1]));
         assert_eq!(items[0].as_u64(), None);
+    }
+
+    /// `same_key` is `==` on every pair of lengths around its word boundaries, equal and not,
+    /// differing at every position.
+    #[test]
+    fn same_key_is_string_equality() {
+        for n in 0..40 {
+            let a: String = (0..n).map(|i| (b'a' + (i % 26) as u8) as char).collect();
+            assert!(same_key(&a, &a.clone()), "{a}");
+            for at in 0..n {
+                let mut b = a.clone().into_bytes();
+                b[at] = b'_';
+                let b = String::from_utf8(b).unwrap();
+                assert!(!same_key(&a, &b), "{a} {b}");
+            }
+            for m in 0..40 {
+                let b: String = (0..m).map(|i| (b'a' + (i % 26) as u8) as char).collect();
+                assert_eq!(same_key(&a, &b), a == b, "{a} {b}");
+            }
+        }
+        assert!(same_key("ünïcödé_kéy_ñame", "ünïcödé_kéy_ñame"));
+        assert!(!same_key("ünïcödé_kéy_ñame", "ünïcödé_kéy_ñamé"));
+    }
+
+    fn object_of(keys: &[String]) -> Object {
+        keys.iter()
+            .enumerate()
+            .map(|(i, k)| Member {
+                key: k.clone(),
+                key_span: i..i,
+                value: Node {
+                    value: Value::Null,
+                    span: i..i,
+                },
+            })
+            .collect()
+    }
+
+    /// The table answers as the scan does (the last of a duplicated key, nothing for an
+    /// absent one) at every size around the threshold, with duplicates and keys that share
+    /// their length and words.
+    #[test]
+    fn object_lookups_by_table_are_the_scan() {
+        for n in 0..200 {
+            let keys: Vec<String> = (0..n)
+                .map(|i| match i % 5 {
+                    0 => format!("num_{i}_layers"),
+                    1 => format!("k{}", i % 7),
+                    2 => "dup".to_string(),
+                    3 => format!("{}x", "a".repeat(i % 23)),
+                    _ => format!("key-{i}"),
+                })
+                .collect();
+            let object = object_of(&keys);
+            assert_eq!(object.table.is_some(), n > TABLE_MEMBERS, "{n}");
+            let asked = keys
+                .iter()
+                .cloned()
+                .chain(["absent".into(), String::new(), "dup ".into()]);
+            for key in asked {
+                let scanned = object.iter().rposition(|m| m.key == key);
+                let found = object.get(&key).map(|m| m.key_span.start);
+                assert_eq!(found, scanned, "{n} {key:?}");
+            }
+        }
+    }
+
+    /// Keys chosen to collide in the table (found by trying names) leave the object without
+    /// one, and its lookups scan: the build stops instead of going quadratic.
+    #[test]
+    fn colliding_keys_fall_back_to_the_scan() {
+        let n = 64;
+        let mask = (n * 2usize).next_power_of_two() - 1;
+        let mut keys: Vec<String> = (0..)
+            .map(|i| format!("k{i}"))
+            .filter(|k| key_hash(k) as usize & mask == 0)
+            .take(MAX_PROBES + 2)
+            .collect();
+        keys.extend((0..n - keys.len()).map(|i| format!("other{i}")));
+        let object = object_of(&keys);
+        assert!(object.table.is_none());
+        for (i, key) in keys.iter().enumerate() {
+            assert_eq!(object.get(key).map(|m| m.key_span.start), Some(i));
+        }
+        assert!(object.get("absent").is_none());
     }
 
     #[test]

@@ -17,7 +17,7 @@ use serde::Serialize;
 use crate::config::{Layout, LAYOUT_FIELDS};
 use crate::diagnostic::codes::DiffCode;
 use crate::diagnostic::{CodeInfo, Severity};
-use crate::json::{Member, Node, Path, Segment, Value};
+use crate::json::{same_key, Member, Node, Path, Segment, Value};
 use crate::tokens::TokenTable;
 
 pub mod defaults;
@@ -231,12 +231,15 @@ pub struct Canonical<'a> {
 
 /// The last member `key` of a top-level view.
 fn top_get<'v, 'a>(top: &'v [(&'a str, Cow<'a, Node>)], key: &str) -> Option<&'v Node> {
-    top.iter().rev().find(|(k, _)| *k == key).map(|(_, n)| &**n)
+    top.iter()
+        .rev()
+        .find(|(k, _)| same_key(k, key))
+        .map(|(_, n)| &**n)
 }
 
 /// Removes every member `key` of the view, returning the last one.
 fn top_take<'a>(top: &mut Vec<(&'a str, Cow<'a, Node>)>, key: &str) -> Option<Cow<'a, Node>> {
-    let index = top.iter().rposition(|(k, _)| *k == key)?;
+    let index = top.iter().rposition(|(k, _)| same_key(k, key))?;
     let taken = top.remove(index).1;
     top.retain(|(k, _)| *k != key);
     Some(taken)
@@ -252,7 +255,7 @@ fn top_set<'a>(top: &mut Vec<(&'a str, Cow<'a, Node>)>, key: &'a str, value: Cow
 /// the member borrowed when `parent` is, and `parent` rebuilt without it.
 fn take_from<'a>(parent: &Cow<'a, Node>, key: &str) -> Option<(Cow<'a, Node>, Cow<'a, Node>)> {
     let members = parent.as_object()?;
-    let index = members.iter().rposition(|m| m.key == key)?;
+    let index = members.iter().rposition(|m| same_key(&m.key, key))?;
     let value = match parent {
         Cow::Borrowed(node) => {
             let node: &'a Node = node;
@@ -436,7 +439,11 @@ impl<'n> ByKey<'n> {
 
     fn get(&self, key: &str) -> Option<&'n Node> {
         match self {
-            ByKey::Scan(members, _) => members.iter().rev().find(|(k, _)| *k == key).map(|m| m.1),
+            ByKey::Scan(members, _) => members
+                .iter()
+                .rev()
+                .find(|(k, _)| same_key(k, key))
+                .map(|m| m.1),
             ByKey::Map(map) => map.get(key).copied(),
         }
     }
@@ -451,12 +458,12 @@ impl<'n> ByKey<'n> {
             return self.get(key);
         };
         if let Some(&(k, node)) = members.get(*next) {
-            if k == key {
+            if same_key(k, key) {
                 *next += 1;
                 return Some(node);
             }
         }
-        let found = members.iter().position(|(k, _)| *k == key)?;
+        let found = members.iter().position(|(k, _)| same_key(k, key))?;
         *next = found + 1;
         Some(members[found].1)
     }
