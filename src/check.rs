@@ -424,7 +424,7 @@ fn check_file(
     options: &CheckOptions,
     run: &mut ConfigRun,
 ) -> Judged {
-    let local = match Resolver::local_config(&file.path) {
+    let local = match file.load() {
         Ok(local) => local,
         Err(e) => {
             return Judged::Drafter(Box::new(DrafterCheck {

@@ -848,6 +848,10 @@ pub struct FoundConfig {
     /// any kind of entry: a link to one counts as one), so the weights stage does not look
     /// for them. False for a file named on the command line.
     pub no_weights_listed: bool,
+    /// The walk's listing showed the config as a regular file (not a link, a FIFO or a
+    /// device), so it is read without asking the open file what it is
+    /// ([`config::load_listed_file`]). False for a file named on the command line.
+    pub listed_file: bool,
 }
 
 impl FoundConfig {
@@ -856,6 +860,15 @@ impl FoundConfig {
         FoundConfig {
             path,
             no_weights_listed: false,
+            listed_file: false,
+        }
+    }
+
+    /// The config, read as its listing allows.
+    pub fn load(&self) -> Result<ConfigFile> {
+        match self.listed_file {
+            true => crate::config::load_listed_file(&self.path),
+            false => crate::config::load(&self.path),
         }
     }
 }
@@ -892,6 +905,7 @@ fn walk(dir: &Path, cap: u64, found: &mut Discovered) {
             found.configs.push(FoundConfig {
                 path,
                 no_weights_listed: !weights_listed,
+                listed_file: kind.is_file(),
             });
         } else if let Some(candidate) = files::candidate(&name) {
             deployment(&path, candidate, cap, found);
@@ -902,6 +916,84 @@ fn walk(dir: &Path, cap: u64, found: &mut Discovered) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A config read as its listing showed it (no `statx`) is what `load` reads, and every
+    /// error is `load`'s, word for word: an empty file, bad JSON, a file over the cap (16 MiB and
+    /// a byte, sparse: refused after a mebibyte is read, not the whole), one at the cap, a
+    /// directory, a missing file. And the walk says which configs it listed as regular files.
+    #[test]
+    fn a_listed_config_reads_as_load_reads_it() {
+        use crate::config::{load, load_listed_file, MAX_CONFIG_BYTES};
+        let dir = tempfile::tempdir().unwrap();
+        let cases: Vec<(&str, Option<u64>, &[u8])> = vec![
+            (
+                "good.json",
+                None,
+                br#"{"architectures": ["DFlashDraftModel"], "a": [1, 2.5e3, -Infinity]}"#,
+            ),
+            ("empty.json", None, b""),
+            ("bad.json", None, b"{\"a\": 1,}"),
+            ("over.json", Some(MAX_CONFIG_BYTES + 1), b""),
+            ("at.json", Some(MAX_CONFIG_BYTES), b""),
+            ("large.json", None, &[]),
+        ];
+        for (name, len, text) in &cases {
+            let path = dir.path().join(name);
+            std::fs::write(&path, text).unwrap();
+            if let Some(len) = len {
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .open(&path)
+                    .unwrap()
+                    .set_len(*len)
+                    .unwrap();
+            }
+        }
+        // Over a mebibyte and under the cap: read on after the size is asked for.
+        let large = format!("{{\"pad\": \"{}\"}}", "x".repeat(3 << 20));
+        std::fs::write(dir.path().join("large.json"), &large).unwrap();
+        std::fs::create_dir(dir.path().join("a-directory")).unwrap();
+        let names = cases
+            .iter()
+            .map(|c| c.0)
+            .chain(["a-directory", "missing.json"]);
+        for name in names {
+            let path = dir.path().join(name);
+            match (load(&path), load_listed_file(&path)) {
+                (Ok(a), Ok(b)) => {
+                    assert_eq!(a.doc.text, b.doc.text, "{name}");
+                    assert_eq!(a.doc.root, b.doc.root, "{name}");
+                }
+                (Err(a), Err(b)) => {
+                    assert_eq!((&a.message, &a.hint), (&b.message, &b.hint), "{name}");
+                }
+                (a, b) => panic!("{name}: {:?} / {:?}", a.is_ok(), b.is_ok()),
+            }
+        }
+        assert!(load_listed_file(&dir.path().join("large.json")).is_ok());
+        for name in ["regular", "linked"] {
+            std::fs::create_dir(dir.path().join(name)).unwrap();
+        }
+        std::fs::write(dir.path().join("regular/config.json"), "{}").unwrap();
+        #[cfg(unix)]
+        std::os::unix::fs::symlink(
+            dir.path().join("regular/config.json"),
+            dir.path().join("linked/config.json"),
+        )
+        .unwrap();
+        let found = discover(&[dir.path().to_path_buf()], 1 << 20).unwrap();
+        let listed: Vec<bool> = found.configs.iter().map(|c| c.listed_file).collect();
+        assert_eq!(
+            listed,
+            if cfg!(unix) {
+                vec![false, true]
+            } else {
+                vec![true]
+            }
+        );
+        let named = discover(&[dir.path().join("regular/config.json")], 1 << 20).unwrap();
+        assert!(!named.configs[0].listed_file);
+    }
 
     /// The walk says a directory holds no weights only when its listing shows neither
     /// `model.safetensors` nor its index, under any kind of entry; a config named on the command
