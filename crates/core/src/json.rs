@@ -79,10 +79,10 @@ impl<'a> Lookup<'a> {
 
 /// Whether two object keys are equal: [`str`]'s `==`, faster for the keys configs hold. Keys
 /// looked up share their length with many others (`num_hidden_layers`, `num_target_layers`),
-/// and `==` settles each such pair with a call to `memcmp`: a config's lookups (about 160 a
-/// drafter in `check`, each scanning an object of some 30 keys) spent a quarter of their time
-/// there (issue 44). Compared here: the length, then the last and first eight bytes as two
-/// words (all of a key up to 16 bytes), then the rest.
+/// and `==` settles each such pair with a call to `memcmp` (issue 44: 1.4 such calls a lookup,
+/// about 160 lookups a drafter in `check`). Compared here: the length, then the last and first
+/// eight bytes as two words (all of a key up to 16 bytes), then the rest. It saved 0.8 % of
+/// `check`'s instructions (BENCHMARKS.md, fourth pass).
 #[inline(always)]
 pub fn same_key(a: &str, b: &str) -> bool {
     let (a, b) = (a.as_bytes(), b.as_bytes());
@@ -122,9 +122,11 @@ pub enum Value {
 
 /// An object's members in file order (duplicates kept), and, for an object of more than a few
 /// members, a table of where each key's last member sits, so [`Node::get`] is not a scan.
-/// `check` looks up about 160 keys a drafter, most in a config's top level of some 30 keys:
-/// the scans were a tenth of its instructions (issue 44). The table is built once, when the
-/// object is made, and the members cannot change afterwards (no `DerefMut`), so it stays true.
+/// `check` looks up about 160 keys a drafter, most in a config's top level of some 30 keys
+/// (issue 44): the table takes 1.4 % off its instructions, net of building it (a scan of 30
+/// short keys is cheap; BENCHMARKS.md, fourth pass), and keeps a lookup in a large object from
+/// costing its size. The table is built once, when the object is made, and the members cannot
+/// change afterwards (no `DerefMut`), so it stays true.
 #[derive(Debug, Clone, Default)]
 pub struct Object {
     members: Vec<Member>,
