@@ -278,6 +278,7 @@ pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
     // Pins whose drafter was found: their directories exist, and are not looked at again.
     let mut found_pins = std::collections::HashSet::new();
     let (mut unserved, displayer) = (0, crate::config::Displayer::new(&options.root));
+    let mut target_dirs = HashMap::new();
     for (file, pin) in found.configs.iter().zip(pins_found) {
         let shown = displayer.show(&file.path);
         let mut config = ConfigRun {
@@ -285,6 +286,7 @@ pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
             found_pins: &mut found_pins,
             served: &served,
             authorities: &authorities,
+            target_dirs: &mut target_dirs,
         };
         match check_file(file, pin, &shown, options, &mut config) {
             Judged::Drafter(drafter) => report.drafters.push(*drafter),
@@ -391,6 +393,9 @@ struct ConfigRun<'a> {
     served: &'a deployments::ServedHeads,
     /// The pins' authority files, checked ([`pinned_authority_files`]).
     authorities: &'a HashMap<String, PathBuf>,
+    /// Whether each pinned target folder seen so far is a directory: asked once a run, not
+    /// once a drafter (a `statx` of its whole path for every drafter pinned to it, issue 44).
+    target_dirs: &'a mut HashMap<PathBuf, bool>,
 }
 
 /// What became of one `config.json`.
@@ -410,6 +415,7 @@ struct Known<'a> {
     authority_file: Option<&'a PathBuf>,
     served: Option<&'a EngineRelease>,
     no_weights_listed: bool,
+    target_dirs: &'a mut HashMap<PathBuf, bool>,
 }
 
 /// A config's pin in the pin file, by its key.
@@ -460,6 +466,7 @@ fn check_file(
         authority_file,
         served,
         no_weights_listed: file.no_weights_listed,
+        target_dirs: run.target_dirs,
     };
     let mut result = check_one(&local, detected, known, options, run.pipeline);
     let config_file = local.path_text();
@@ -548,6 +555,7 @@ fn check_one(
         authority_file,
         served,
         no_weights_listed,
+        target_dirs,
     } = known;
     let mut findings = Vec::new();
     let pin_root = options
@@ -593,7 +601,13 @@ fn check_one(
         // A pinned target that could not be chosen (Hub settings) fails like one that could
         // not be read.
         target: match pinned_target {
-            Some(t) => target_choice(&t.target, t.revision.as_deref(), &pin_root, options),
+            Some(t) => target_choice(
+                &t.target,
+                t.revision.as_deref(),
+                &pin_root,
+                options,
+                target_dirs,
+            ),
             None => Ok(TargetChoice::default()),
         },
         shared_target: pinned_target
@@ -783,9 +797,14 @@ fn target_choice(
     revision: Option<&str>,
     root: &Path,
     options: &CheckOptions,
+    target_dirs: &mut HashMap<PathBuf, bool>,
 ) -> Result<TargetChoice> {
     let dir = root.join(target);
-    if dir.is_dir() {
+    let is_dir = match target_dirs.get(&dir) {
+        Some(known) => *known,
+        None => *target_dirs.entry(dir.clone()).or_insert(dir.is_dir()),
+    };
+    if is_dir {
         return Ok(TargetChoice {
             target_dir: Some(dir),
             ..TargetChoice::default()

@@ -370,9 +370,6 @@ pub fn display(path: &FsPath, root: &FsPath) -> String {
     shown_under(path, &abs, &root)
 }
 
-/// [`display`] of many paths under one root, the working directory and the root made absolute
-/// once: `display` asks the system for the working directory twice a path (2 % of a `check`
-/// of 1,000 drafters, issue 44).
 /// The process's working directory, read once: the commands never change it, and `check` asked
 /// the kernel for it for every drafter in three places (issue 44). `None` when it cannot be
 /// read (removed, or no permission).
@@ -381,22 +378,41 @@ pub fn working_dir() -> Option<&'static FsPath> {
     CWD.get_or_init(|| std::env::current_dir().ok()).as_deref()
 }
 
+/// [`display`] of many paths under one root, the working directory and the root made absolute
+/// once: `display` asks the system for the working directory twice a path (2 % of a `check`
+/// of 1,000 drafters, issue 44).
 pub struct Displayer {
     cwd: Option<PathBuf>,
     root: PathBuf,
+    /// The root is the working directory (`check` run where its pin file is, the usual case).
+    root_is_cwd: bool,
 }
 
 impl Displayer {
     pub fn new(root: &FsPath) -> Displayer {
+        let cwd = working_dir().map(FsPath::to_path_buf);
+        let root = std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf());
         Displayer {
-            cwd: working_dir().map(FsPath::to_path_buf),
-            root: std::path::absolute(root).unwrap_or_else(|_| root.to_path_buf()),
+            root_is_cwd: cwd.as_deref() == Some(root.as_path()),
+            cwd,
+            root,
         }
     }
 
     /// What [`display`] shows for `path`. A relative path joined to the working directory has
     /// the components `std::path::absolute` gives it (a `.` inside a path is no component).
     pub fn show(&self, path: &FsPath) -> String {
+        // A plain relative path (no `.` or `..` component, no doubled or trailing `/`) under
+        // a root that is the working directory is shown as it is written: joining it to the
+        // working directory and taking the root off again, component by component, was 3,000
+        // instructions a drafter (issue 44).
+        if self.root_is_cwd
+            && !path.is_absolute()
+            && plain_unix_text(path)
+            && !path.as_os_str().is_empty()
+        {
+            return path.to_string_lossy().into_owned();
+        }
         let abs = match (&self.cwd, path.is_absolute()) {
             (_, true) => std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf()),
             (Some(cwd), false) if !path.as_os_str().is_empty() => cwd.join(path),
@@ -997,6 +1013,48 @@ impl TargetFacts {
 
 #[cfg(test)]
 mod tests {
+
+    /// Under a root that is the working directory, the displayer's shortcut for a plain
+    /// relative path shows what `display` shows, and every other path takes the long way to
+    /// the same answer.
+    #[test]
+    fn the_displayers_shortcut_is_display() {
+        use super::{display, working_dir, Displayer, FsPath};
+        let cwd = working_dir().unwrap();
+        let shown = Displayer::new(cwd);
+        assert!(shown.root_is_cwd);
+        let outside = cwd.parent().unwrap_or(cwd).join("elsewhere/config.json");
+        let inside = cwd.join("models/x/config.json");
+        let paths = [
+            "models/x/config.json",
+            "config.json",
+            "./models/x/config.json",
+            "models/./x/config.json",
+            "models//x/config.json",
+            "models/x/",
+            "../models/config.json",
+            "models/../x/config.json",
+            ".hidden/config.json",
+            "models/.hidden/config.json",
+            "models/x y/cönfig.json",
+            "",
+            outside.to_str().unwrap(),
+            inside.to_str().unwrap(),
+        ];
+        for p in paths {
+            assert_eq!(
+                shown.show(FsPath::new(p)),
+                display(FsPath::new(p), cwd),
+                "{p:?}"
+            );
+        }
+        let elsewhere = Displayer::new(&cwd.join("models"));
+        assert!(!elsewhere.root_is_cwd);
+        assert_eq!(
+            elsewhere.show(FsPath::new("models/x/config.json")),
+            "x/config.json"
+        );
+    }
 
     /// A path taken as it is joins to what its components give.
     #[test]
