@@ -719,9 +719,9 @@ impl DiffReport {
                 let local = show(diff.local.as_ref(), &d.local_tokens);
                 let authority = show(diff.authority.as_ref(), &d.authority_tokens);
                 let shown_path = match (located, diff.kind) {
-                    (false, _) => diff.path.to_string(),
+                    (false, _) => diff.path.to_text(),
                     (true, DiffKind::Layout) => String::new(),
-                    (true, _) => path.to_string(),
+                    (true, _) => path.to_text(),
                 };
                 // Written at its final size: a `format!` of four parts grew its string two or
                 // three times (reallocations were a tenth of `check`'s instructions, issue 44).

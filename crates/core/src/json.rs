@@ -518,6 +518,45 @@ pub enum Segment {
 pub struct Path(pub SmallVec<[Segment; 2]>);
 
 impl Path {
+    /// The `Display` text (`dflash_config.target_layer_ids[2]`), written into a string of its
+    /// size: `to_string` grows its string through the formatter, about 850 instructions a path,
+    /// and `check` writes some five paths a drafter (issue 44).
+    pub fn to_text(&self) -> String {
+        if self.0.is_empty() {
+            return "(root)".into();
+        }
+        let plain = |k: &str| {
+            !k.is_empty()
+                && k.bytes()
+                    .all(|c| c.is_ascii_alphanumeric() || c == b'_' || c == b'-')
+        };
+        let size = self.0.iter().map(|s| match s {
+            Segment::Key(k) => k.len() + 1,
+            Segment::Index(_) => 8,
+        });
+        let mut out = String::with_capacity(size.sum());
+        for (i, seg) in self.0.iter().enumerate() {
+            match seg {
+                Segment::Key(k) if plain(k) => {
+                    if i > 0 {
+                        out.push('.');
+                    }
+                    out.push_str(k);
+                }
+                Segment::Key(k) => {
+                    out.push('[');
+                    out.push_str(&quote(k));
+                    out.push(']');
+                }
+                Segment::Index(n) => {
+                    use std::fmt::Write;
+                    let _ = write!(out, "[{n}]");
+                }
+            }
+        }
+        out
+    }
+
     pub fn root() -> Self {
         Path(SmallVec::new())
     }
@@ -1517,6 +1556,27 @@ mod tests {
             assert_eq!(object.get(key).map(|m| m.key_span.start), Some(i));
         }
         assert!(object.get("absent").is_none());
+    }
+
+    /// `to_text` is `Display`'s text for every kind of segment.
+    #[test]
+    fn path_to_text_is_its_display() {
+        let paths = [
+            Path::root(),
+            Path::key("a"),
+            Path::parse("dflash_config.target_layer_ids"),
+            Path::key("dflash_config")
+                .child("target_layer_ids")
+                .index(2),
+            Path::key("a.b").child("c"),
+            Path::key("").child("x"),
+            Path::key("ünï").child("k-1_2"),
+            Path::root().index(0).child("q\"uote"),
+            Path::key("x").index(usize::MAX),
+        ];
+        for p in paths {
+            assert_eq!(p.to_text(), p.to_string(), "{p:?}");
+        }
     }
 
     #[test]

@@ -525,7 +525,7 @@ impl<'a> Ctx<'a> {
     /// the rule's explanation says).
     pub fn emit_as(&mut self, severity: Severity, path: &Path, message: String) -> &mut Diagnostic {
         let (line, column) = self.config.doc.position_of(path);
-        let mut d = Diagnostic::new(self.rule.code, &self.rule.info, path.to_string(), message)
+        let mut d = Diagnostic::new(self.rule.code, &self.rule.info, path.to_text(), message)
             .severity(severity)
             .file(self.config.path_text())
             .span(line, column);
@@ -547,7 +547,7 @@ impl<'a> Ctx<'a> {
         let r = rule(LintCode::FieldType);
         let (line, column) = self.config.doc.position_of(path);
         self.findings.push(
-            Diagnostic::new(r.code, &r.info, path.to_string(), message)
+            Diagnostic::new(r.code, &r.info, path.to_text(), message)
                 .file(self.config.path_text())
                 .span(line, column),
         );

@@ -58,7 +58,7 @@ pub fn non_finite_findings(config: &ConfigFile) -> Vec<Diagnostic> {
         .into_iter()
         .map(|(path, text)| {
             let (line, column) = config.doc.position_of(&path);
-            let shown = path.to_string();
+            let shown = path.to_text();
             Diagnostic::new(
                 NON_FINITE_NUMBER.code,
                 &NON_FINITE_NUMBER.info,
