@@ -28,7 +28,7 @@ use crate::diagnostic::Code;
 use crate::diagnostic::{Diagnostic, Severity};
 use crate::hub::RepoRef;
 use crate::input::Resolver;
-use crate::pins::{LoadedPins, Pin, PinAuthority};
+use crate::pins::{LoadedPins, Pin, PinAuthority, PinTarget};
 use crate::pipeline::{
     self, AuthorityPick, DrafterInput, DrafterRun, FoundConfig, IsDrafter, LintWith, Linted,
     Pipeline, Weighed, WeightsFrom,
@@ -244,20 +244,10 @@ pub fn run(paths: &[PathBuf], options: &CheckOptions) -> Result<CheckReport> {
         engine: options.lint.assumed(),
     };
     // A directory that could not be read may hold a drafter: a finding, never a silent pass.
-    for (dir, e) in &found.unreadable {
-        let shown = display(dir, &options.root);
-        report.run_findings.push(
-            check_diagnostic(
-                CheckCode::ConfigUnreadable,
-                "",
-                format!(
-                    "the directory `{shown}` could not be read ({e}): a drafter in it would not be checked; \
-                     give the CI user read access, or leave it out of the PATHs"
-                ),
-            )
-            .file(shown),
-        );
-    }
+    let unreadable = found.unreadable.iter();
+    report
+        .run_findings
+        .extend(unreadable.map(|(dir, e)| unreadable_dir(dir, e, &options.root)));
     let (pins_found, authorities) = config_pins(options, &found.configs)?;
     // The deployments first: which local targets they serve with MTP decides which target
     // configs are drafters. Listed after the configs, as they always were.
@@ -483,6 +473,20 @@ fn check_file(
     Judged::Drafter(Box::new(result))
 }
 
+/// The `config-unreadable` finding of a directory the walk could not list.
+fn unreadable_dir(dir: &Path, e: &std::io::Error, root: &Path) -> Diagnostic {
+    let shown = display(dir, root);
+    check_diagnostic(
+        CheckCode::ConfigUnreadable,
+        "",
+        format!(
+            "the directory `{shown}` could not be read ({e}): a drafter in it would not be checked; \
+             give the CI user read access, or leave it out of the PATHs"
+        ),
+    )
+    .file(shown)
+}
+
 /// The `family` of a [`DrafterCheck`] that is a deployment: an engine command of a script,
 /// Dockerfile, compose file or Kubernetes manifest (JSON: `"family": "deployment"`).
 pub const DEPLOYMENT: &str = "deployment";
@@ -601,13 +605,7 @@ fn check_one(
         // A pinned target that could not be chosen (Hub settings) fails like one that could
         // not be read.
         target: match pinned_target {
-            Some(t) => target_choice(
-                &t.target,
-                t.revision.as_deref(),
-                &pin_root,
-                options,
-                target_dirs,
-            ),
+            Some(t) => target_choice(t, &pin_root, options, target_dirs),
             None => Ok(TargetChoice::default()),
         },
         shared_target: pinned_target
@@ -793,12 +791,12 @@ fn pin_choice(
 }
 
 fn target_choice(
-    target: &str,
-    revision: Option<&str>,
+    pinned: &PinTarget,
     root: &Path,
     options: &CheckOptions,
     target_dirs: &mut HashMap<PathBuf, bool>,
 ) -> Result<TargetChoice> {
+    let (target, revision) = (pinned.target.as_str(), pinned.revision.as_deref());
     let dir = root.join(target);
     let is_dir = match target_dirs.get(&dir) {
         Some(known) => *known,
