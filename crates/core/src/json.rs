@@ -42,9 +42,10 @@ const SCAN_MEMBERS: usize = 16;
 /// comparisons, most of them settled by the length.
 const INDEX_MEMBERS: usize = 64;
 
-/// Repeated lookups in one tree, each in time linear in its path's length: a large object's
-/// members are put in a map the first time it is searched ([`Node::get`] scans, so n lookups
-/// in an object of n keys would be quadratic).
+/// Repeated lookups in one tree, each in time linear in its path's length. A large object
+/// answers from its own key table ([`Object`]); one without a table (its keys collide in the
+/// table's hash, [`Object::table`]) has its members put in a map the first time it is searched,
+/// since [`Node::get`] then scans and n lookups in an object of n keys would be quadratic.
 #[derive(Default)]
 pub struct Lookup<'a> {
     maps: std::collections::HashMap<*const Node, std::collections::HashMap<&'a str, &'a Node>>,
@@ -53,8 +54,8 @@ pub struct Lookup<'a> {
 impl<'a> Lookup<'a> {
     /// The member `key` of `obj` (the last of a duplicated key), as [`Node::get`].
     pub fn get(&mut self, obj: &'a Node, key: &str) -> Option<&'a Node> {
-        match obj.as_object() {
-            Some(ms) if ms.len() > SCAN_MEMBERS => self
+        match obj.object() {
+            Some(ms) if ms.len() > SCAN_MEMBERS && ms.table.is_none() => self
                 .maps
                 .entry(obj as *const Node)
                 .or_insert_with(|| obj.members_by_key())
@@ -1534,6 +1535,31 @@ mod tests {
                 let scanned = object.iter().rposition(|m| m.key == key);
                 let found = object.get(&key).map(|m| m.key_span.start);
                 assert_eq!(found, scanned, "{n} {key:?}");
+            }
+        }
+    }
+
+    /// `Lookup` answers as `Node::get` for a large object with its table and for one whose
+    /// keys collide (no table: `Lookup`'s own map).
+    #[test]
+    fn lookup_answers_as_get_with_and_without_a_table() {
+        let mask = (64usize * 2).next_power_of_two() - 1;
+        let mut colliding: Vec<String> = (0..)
+            .map(|i| format!("k{i}"))
+            .filter(|k| key_hash(k) as usize & mask == 0)
+            .take(MAX_PROBES + 2)
+            .collect();
+        colliding.extend((0..64 - colliding.len()).map(|i| format!("other{i}")));
+        let plain: Vec<String> = (0..64).map(|i| format!("key{}", i % 50)).collect();
+        for keys in [plain, colliding] {
+            let node = Node {
+                value: Value::Object(object_of(&keys)),
+                span: 0..0,
+            };
+            let mut lookup = Lookup::default();
+            for key in keys.iter().map(String::as_str).chain(["absent"]) {
+                let got = lookup.get(&node, key).map(|n| n.span.start);
+                assert_eq!(got, node.get(key).map(|n| n.span.start), "{key}");
             }
         }
     }
