@@ -919,7 +919,8 @@ mod tests {
 
     /// A config read as its listing showed it (no `statx`) is what `load` reads, and every
     /// error is `load`'s, word for word: an empty file, bad JSON, a file over the cap (16 MiB and
-    /// a byte, sparse: refused after a mebibyte is read, not the whole), one at the cap, a
+    /// a byte, sparse: refused after a mebibyte is read, not the whole), one at the cap, files a
+    /// byte under, at and over the first read's 16 KiB, bad JSON found past the first read, a
     /// directory, a missing file. And the walk says which configs it listed as regular files.
     #[test]
     fn a_listed_config_reads_as_load_reads_it() {
@@ -952,11 +953,30 @@ mod tests {
         // Over a mebibyte and under the cap: read on after the size is asked for.
         let large = format!("{{\"pad\": \"{}\"}}", "x".repeat(3 << 20));
         std::fs::write(dir.path().join("large.json"), &large).unwrap();
+        // One read's size (16 KiB), a byte under and a byte over it: the first read is short,
+        // exactly full, or followed by another.
+        for (name, len) in [
+            ("under.json", 16383),
+            ("full.json", 16384),
+            ("over-one.json", 16385),
+        ] {
+            let pad = "y".repeat(len - "{\"pad\": \"\"}".len());
+            let text = format!("{{\"pad\": \"{pad}\"}}");
+            assert_eq!(text.len(), len);
+            std::fs::write(dir.path().join(name), text).unwrap();
+        }
+        // Bad JSON over one read: the error is found past the first read.
+        let late = format!("{{\"pad\": \"{}\", }}", "z".repeat(20_000));
+        std::fs::write(dir.path().join("late-error.json"), late).unwrap();
         std::fs::create_dir(dir.path().join("a-directory")).unwrap();
-        let names = cases
-            .iter()
-            .map(|c| c.0)
-            .chain(["a-directory", "missing.json"]);
+        let names = cases.iter().map(|c| c.0).chain([
+            "under.json",
+            "full.json",
+            "over-one.json",
+            "late-error.json",
+            "a-directory",
+            "missing.json",
+        ]);
         for name in names {
             let path = dir.path().join(name);
             match (load(&path), load_listed_file(&path)) {

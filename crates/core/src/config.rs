@@ -134,15 +134,35 @@ pub fn load(path: &FsPath) -> Result<ConfigFile> {
 /// listing reads as empty), and past a mebibyte the file's size is asked for, so the error is
 /// the one [`load`] gives. A path that does not open or read as a file takes [`load`]'s way.
 pub fn load_listed_file(path: &FsPath) -> Result<ConfigFile> {
+    /// The first read's size: the real drafter configs are 1-5 KB.
+    const FIRST_READ: usize = 16 * 1024;
     let Ok(file) = open_nonblocking(path) else {
         return load(path);
     };
-    // A config is a few kilobytes: the first read takes it whole, the second sees its end.
+    // A config is a few kilobytes: one read takes it whole. A read of a regular file returns
+    // less than it asked for only at the file's end (POSIX: or when a signal interrupts it,
+    // and none is caught here), so a short first read that parses is the whole file: the
+    // read that would see the end is not made (a system call a drafter fewer for `check`,
+    // issue 44). A short read that does not parse reads on to the end before the error is
+    // given (a FUSE file system may return less than the file holds), so an error is always
+    // about the whole file.
+    let mut bytes = Vec::with_capacity(FIRST_READ);
+    let Ok(first) = read_once(&file, &mut bytes) else {
+        return load(path);
+    };
+    if first < FIRST_READ {
+        if let Ok(config) = parse(path, &bytes) {
+            return Ok(config);
+        }
+    }
     // Past a mebibyte the file's size is asked for, so one over the cap is refused unread, as
     // `load` refuses it.
     const SMALL: u64 = 1024 * 1024;
-    let mut bytes = Vec::with_capacity(8 * 1024);
-    if (&file).take(SMALL + 1).read_to_end(&mut bytes).is_err() {
+    if (&file)
+        .take(SMALL + 1 - first as u64)
+        .read_to_end(&mut bytes)
+        .is_err()
+    {
         // Not readable as a file after all (a directory put there since the listing):
         // `load`'s way, and its error.
         return load(path);
@@ -161,6 +181,49 @@ pub fn load_listed_file(path: &FsPath) -> Result<ConfigFile> {
         }
     }
     parse(path, &bytes)
+}
+
+/// One `read` of `file` into `bytes`' spare capacity (retried if a signal interrupts it), its
+/// length grown by what was read: std's `Read::read` takes an initialised buffer, and zeroing
+/// 16 KiB a config cost more than parsing it.
+#[cfg(unix)]
+fn read_once(file: &fs::File, bytes: &mut Vec<u8>) -> std::io::Result<usize> {
+    use std::os::fd::AsRawFd;
+    let spare = bytes.spare_capacity_mut();
+    loop {
+        // SAFETY: the kernel writes at most `spare.len()` bytes into `spare`, memory this
+        // vector owns and does not otherwise use; the length is set to cover only what it
+        // reports as written.
+        let n = unsafe { libc::read(file.as_raw_fd(), spare.as_mut_ptr().cast(), spare.len()) };
+        match usize::try_from(n) {
+            Ok(n) => {
+                // SAFETY: the first `n` spare bytes were just written by `read`.
+                unsafe { bytes.set_len(bytes.len() + n) };
+                return Ok(n);
+            }
+            Err(_) => {
+                let e = std::io::Error::last_os_error();
+                if e.kind() != std::io::ErrorKind::Interrupted {
+                    return Err(e);
+                }
+            }
+        }
+    }
+}
+
+/// [`read_once`] where there is no `read(2)`: through a zeroed buffer.
+#[cfg(not(unix))]
+fn read_once(mut file: &fs::File, bytes: &mut Vec<u8>) -> std::io::Result<usize> {
+    let start = bytes.len();
+    bytes.resize(bytes.capacity(), 0);
+    let read = loop {
+        match file.read(&mut bytes[start..]) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            other => break other,
+        }
+    };
+    bytes.truncate(start + *read.as_ref().unwrap_or(&0));
+    read
 }
 
 /// Parses config bytes, naming `path` in errors.
