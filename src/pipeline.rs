@@ -29,6 +29,9 @@ use crate::weights::{self, WeightsHeaders};
 use crate::{Error, Result};
 use dflash_check_core::launch::files;
 
+mod walk;
+use walk::walk;
+
 /// How the drafter's authority is found.
 #[derive(Debug, Clone)]
 pub enum AuthorityPick {
@@ -869,46 +872,6 @@ impl FoundConfig {
         match self.listed_file {
             true => crate::config::load_listed_file(&self.path),
             false => crate::config::load(&self.path),
-        }
-    }
-}
-
-fn walk(dir: &Path, cap: u64, found: &mut Discovered) {
-    let entries = match std::fs::read_dir(dir) {
-        Ok(entries) => entries,
-        Err(e) => return found.unreadable.push((dir.to_path_buf(), e)),
-    };
-    // Each name copied out once: sorting by `DirEntry::file_name` copied both names at every
-    // comparison (20 allocations a drafter in a folder of 1,000 drafters, issue 44). The
-    // names of one directory are distinct, so the unstable sort orders them as the stable one.
-    let mut entries: Vec<(std::ffi::OsString, std::fs::DirEntry)> = entries
-        .filter_map(|e| e.ok())
-        .map(|e| (e.file_name(), e))
-        .collect();
-    entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    let weights_listed = entries
-        .iter()
-        .any(|(name, _)| name == weights::index::SINGLE_FILE || name == weights::index::INDEX_FILE);
-    for (name, entry) in entries {
-        let name = name.to_string_lossy();
-        let path = entry.path();
-        // file_type() does not follow symlinks: a linked directory is not walked (no loops),
-        // a linked config.json (Hub cache snapshots) is taken.
-        let Ok(kind) = entry.file_type() else {
-            continue;
-        };
-        if kind.is_dir() {
-            if !name.starts_with('.') && name != "node_modules" && name != "target" {
-                walk(&path, cap, found);
-            }
-        } else if name == "config.json" {
-            found.configs.push(FoundConfig {
-                path,
-                no_weights_listed: !weights_listed,
-                listed_file: kind.is_file(),
-            });
-        } else if let Some(candidate) = files::candidate(&name) {
-            deployment(&path, candidate, cap, found);
         }
     }
 }
