@@ -774,7 +774,13 @@ impl Document {
             values: 0,
             member_index: HashMap::new(),
             non_finite: false,
+            // Sized for a pretty-printed config (a line per 20 bytes or so, a top level of
+            // some 40 members), so they are not grown a few elements at a time.
+            line_starts: Vec::with_capacity(1 + text.len() / 16),
+            members: Vec::with_capacity(64),
+            items: Vec::with_capacity(64),
         };
+        parser.line_starts.push(0);
         let result = parser.document();
         match result {
             Ok(root) => {
@@ -782,7 +788,7 @@ impl Document {
                     text: text.to_string(),
                     root,
                     duplicate_keys: Vec::new(),
-                    line_starts: line_starts(text),
+                    line_starts: std::mem::take(&mut parser.line_starts),
                     holds_non_finite: parser.non_finite,
                     member_index: std::mem::take(&mut parser.member_index),
                 };
@@ -910,6 +916,36 @@ const ENDS_RUN: [bool; 256] = {
     table
 };
 
+/// The length of `text`'s plain run: the bytes before the first `"`, `\\` or control
+/// character (all of `text` if none). Eight bytes at a time: a word holds one of them when one
+/// of three tests finds a byte of it zero (the word xor `"`s, xor `\\`s) or under 0x20, and the
+/// lowest byte a test flags is always a true one (a false flag is only ever a borrow carried up
+/// from a true one below it). Byte by byte (a table look-up each), strings were a sixth of
+/// parsing a config (issue 44); a config's keys and values are 10 to 30 bytes.
+fn plain_run(text: &[u8]) -> usize {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let zero_byte = |w: u64| w.wrapping_sub(ONES) & !w & HIGHS;
+    let mut at = 0;
+    while let Some(chunk) = text.get(at..at + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(word);
+        let flags = zero_byte(w ^ (ONES * u64::from(b'"')))
+            | zero_byte(w ^ (ONES * u64::from(b'\\')))
+            | (w.wrapping_sub(ONES * 0x20) & !w & HIGHS);
+        if flags != 0 {
+            return at + flags.trailing_zeros() as usize / 8;
+        }
+        at += 8;
+    }
+    let rest = &text[at..];
+    at + rest
+        .iter()
+        .position(|&b| ENDS_RUN[usize::from(b)])
+        .unwrap_or(rest.len())
+}
+
 struct Parser<'a> {
     text: &'a str,
     bytes: &'a [u8],
@@ -922,6 +958,17 @@ struct Parser<'a> {
     member_index: HashMap<Path, HashMap<CompactString, usize>>,
     /// A number Python reads as NaN or an infinity was parsed ([`Document::holds_non_finite`]).
     non_finite: bool,
+    /// Where each line starts, noted as whitespace is skipped: a JSON text's line breaks are
+    /// all whitespace between tokens (a string cannot hold a raw one), so the parser sees each
+    /// once, and the document's [`line_starts`] costs no pass of its own (it was a tenth of
+    /// parsing a config, issue 44).
+    line_starts: Vec<usize>,
+    /// The members of the objects being parsed, innermost last: an object's members are
+    /// gathered here and moved once into a vector of their number (grown member by member,
+    /// each object's vector was reallocated four or five times, a sixth of parsing a config).
+    members: Vec<Member>,
+    /// The same for the elements of the arrays being parsed.
+    items: Vec<Node>,
 }
 
 impl<'a> Parser<'a> {
@@ -959,11 +1006,20 @@ impl<'a> Parser<'a> {
     }
 
     fn skip_ws(&mut self) {
-        let rest = self.bytes.get(self.pos..).unwrap_or_default();
-        self.pos += rest
-            .iter()
-            .position(|b| !matches!(b, b' ' | b'\t' | b'\n' | b'\r'))
-            .unwrap_or(rest.len());
+        // The position in a local: written through `self` at every byte, it stayed in memory.
+        let bytes = self.bytes;
+        let mut pos = self.pos;
+        loop {
+            match bytes.get(pos) {
+                Some(b' ' | b'\t' | b'\r') => pos += 1,
+                Some(b'\n') => {
+                    pos += 1;
+                    self.line_starts.push(pos);
+                }
+                _ => break,
+            }
+        }
+        self.pos = pos;
     }
 
     fn describe_here(&self) -> String {
@@ -1134,13 +1190,8 @@ impl<'a> Parser<'a> {
         let mut out = String::new();
         loop {
             let run_start = self.pos;
-            // Up to the closing quote, an escape or a control character (one table look-up a
-            // byte, no bounds check: the test per byte was a sixth of parsing, issue 44).
-            let rest = self.bytes.get(self.pos..).unwrap_or_default();
-            self.pos += rest
-                .iter()
-                .position(|&b| ENDS_RUN[usize::from(b)])
-                .unwrap_or(rest.len());
+            // Up to the closing quote, an escape or a control character.
+            self.pos += plain_run(self.bytes.get(self.pos..).unwrap_or_default());
             if out.is_empty() && self.bytes.get(self.pos) == Some(&b'"') {
                 self.pos += 1;
                 return Ok(Cow::Borrowed(&self.text[run_start..self.pos - 1]));
@@ -1217,14 +1268,15 @@ impl<'a> Parser<'a> {
 
     fn object(&mut self, depth: usize) -> ParseResult<Value> {
         self.pos += 1; // {
-        let mut members: Vec<Member> = Vec::new();
+                       // This object's members are `self.members[base..]` until it closes.
+        let base = self.members.len();
         // Once the object is too large to scan for duplicates: each key's last index. It finds
         // duplicates and becomes the document's member index (one copy of each key, not two).
         let mut index: HashMap<CompactString, usize> = HashMap::new();
         self.skip_ws();
         if self.bytes.get(self.pos) == Some(&b'}') {
             self.pos += 1;
-            return Ok(Value::Object(members.into()));
+            return Ok(Value::Object(Vec::new().into()));
         }
         loop {
             self.skip_ws();
@@ -1265,22 +1317,13 @@ impl<'a> Parser<'a> {
             if container {
                 self.path.pop();
             }
-            let duplicate = if members.len() < INDEX_MEMBERS {
-                members.iter().any(|m| same_key(&m.key, &key))
-            } else {
-                if index.is_empty() {
-                    let keys = members.iter().map(|m| CompactString::new(&m.key));
-                    index.extend(keys.zip(0..));
-                }
-                index.insert(key.as_str().into(), members.len()).is_some()
-            };
-            if duplicate {
+            if self.is_duplicate(base, &mut index, &key) {
                 let mut path = self.path.clone();
                 path.push(Segment::Key(key.as_str().into()));
                 self.duplicates
                     .push((Path(path.into_iter().collect()), value.span.start));
             }
-            members.push(Member {
+            self.members.push(Member {
                 key,
                 key_span,
                 value,
@@ -1290,10 +1333,11 @@ impl<'a> Parser<'a> {
                 Some(b',') => self.pos += 1,
                 Some(b'}') => {
                     self.pos += 1;
-                    if members.len() > INDEX_MEMBERS {
+                    if self.members.len() - base > INDEX_MEMBERS {
                         self.member_index
                             .insert(Path(self.path.iter().cloned().collect()), index);
                     }
+                    let members = self.members.split_off(base);
                     return Ok(Value::Object(members.into()));
                 }
                 None => {
@@ -1315,13 +1359,34 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Whether `key` is already a key of the object whose members are `self.members[base..]`:
+    /// scanned while the object is small, then through `index` (each key's last index), built
+    /// when the object reaches [`INDEX_MEMBERS`] and given `key`'s index.
+    fn is_duplicate(
+        &self,
+        base: usize,
+        index: &mut HashMap<CompactString, usize>,
+        key: &str,
+    ) -> bool {
+        let members = &self.members[base..];
+        if members.len() < INDEX_MEMBERS {
+            return members.iter().any(|m| same_key(&m.key, key));
+        }
+        if index.is_empty() {
+            let keys = members.iter().map(|m| CompactString::new(&m.key));
+            index.extend(keys.zip(0..));
+        }
+        index.insert(key.into(), members.len()).is_some()
+    }
+
     fn array(&mut self, depth: usize) -> ParseResult<Value> {
         self.pos += 1; // [
-        let mut items = Vec::new();
+                       // This array's elements are `self.items[base..]` until it closes.
+        let base = self.items.len();
         self.skip_ws();
         if self.bytes.get(self.pos) == Some(&b']') {
             self.pos += 1;
-            return Ok(Value::Array(items));
+            return Ok(Value::Array(Vec::new()));
         }
         loop {
             self.skip_ws();
@@ -1331,15 +1396,16 @@ impl<'a> Parser<'a> {
                     self.pos,
                 ));
             }
-            self.path.push(Segment::Index(items.len()));
-            items.push(self.value(depth + 1)?);
+            self.path.push(Segment::Index(self.items.len() - base));
+            let item = self.value(depth + 1)?;
+            self.items.push(item);
             self.path.pop();
             self.skip_ws();
             match self.bytes.get(self.pos) {
                 Some(b',') => self.pos += 1,
                 Some(b']') => {
                     self.pos += 1;
-                    return Ok(Value::Array(items));
+                    return Ok(Value::Array(self.items.split_off(base)));
                 }
                 None => {
                     return Err((
@@ -1692,5 +1758,94 @@ mod tests {
     fn escapes_decode() {
         let doc = Document::parse(r#""\u00e9\ud83d\ude00\n""#).unwrap();
         assert_eq!(doc.root.as_str(), Some("é😀\n"));
+    }
+
+    /// The word-at-a-time run is the byte-by-byte one: every byte value that ends a run (and
+    /// its neighbours: 0x1f/0x20, 0x21/0x22/0x23, 0x5b/0x5c/0x5d, 0x7f, 0x80, 0xff) at every
+    /// position of texts up to 40 bytes, several enders in one word, none at all.
+    #[test]
+    fn plain_run_is_the_byte_scan() {
+        let byte_scan = |t: &[u8]| {
+            t.iter()
+                .position(|&b| ENDS_RUN[usize::from(b)])
+                .unwrap_or(t.len())
+        };
+        let specials = [
+            0x00, 0x01, 0x09, 0x0a, 0x1f, 0x20, 0x21, b'"', 0x23, 0x5b, b'\\', 0x5d, 0x7f, 0x80,
+            0xc3, 0xff,
+        ];
+        for len in 0..40 {
+            let base: Vec<u8> = (0..len).map(|i| b'a' + (i % 26) as u8).collect();
+            assert_eq!(plain_run(&base), len);
+            for at in 0..len {
+                for &b in &specials {
+                    let mut t = base.clone();
+                    t[at] = b;
+                    assert_eq!(plain_run(&t), byte_scan(&t), "{t:?}");
+                    // A second special later in the same word or the next.
+                    for later in [at + 1, at + 3, at + 9] {
+                        if later < len {
+                            let mut u = t.clone();
+                            u[later] = b'"';
+                            assert_eq!(plain_run(&u), byte_scan(&u), "{u:?}");
+                        }
+                    }
+                }
+            }
+        }
+        // High bytes only (UTF-8), then a quote.
+        let t = "ééééééééééé\"".as_bytes();
+        assert_eq!(plain_run(t), t.len() - 1);
+    }
+
+    /// The line starts the parser notes while skipping whitespace are [`line_starts`] of the
+    /// text: pretty-printed, compact, CRLF, tabs, blank lines, leading and trailing lines, and
+    /// newlines in nested objects and arrays; and positions read from them are the same.
+    #[test]
+    fn the_parsers_line_starts_are_the_texts() {
+        let texts = [
+            "{}",
+            "\n\n{\n}\n\n",
+            "{\r\n  \"a\": [\r\n    1,\r\n    2\r\n  ]\r\n}\r\n",
+            "{\n\t\"a\": {\"b\": [1, {\"c\":\n\n null}]},\n\n\t\"d\": \"x\\ny\"\n}",
+            "[\n1,\n2,\n[\n3\n]\n]",
+            "  {\"only\": \"one line\"}  ",
+            "{\"a\": 1}\n",
+        ];
+        for text in texts {
+            let doc = Document::parse(text).unwrap();
+            assert_eq!(doc.line_starts, line_starts(text), "{text:?}");
+        }
+        let doc = Document::parse(texts[3]).unwrap();
+        assert_eq!(doc.position_of(&Path::parse("d")), (6, 2));
+    }
+
+    /// Objects and arrays nested in each other, parsed through the shared member and element
+    /// stacks, are whole and in order, and a duplicate is found only within its own object.
+    #[test]
+    fn nested_containers_keep_their_own_members() {
+        let text = r#"{"a": {"x": 1, "y": [1, [2, 3], {"x": 2, "z": [4]}], "x": 3},
+                      "b": [[], {}, [[5]], {"a": {"a": 6}}], "c": {"a": 7}}"#;
+        let doc = Document::parse(text).unwrap();
+        let a = doc.root.get("a").unwrap();
+        assert_eq!(a.get("x").unwrap().to_compact(), "3");
+        assert_eq!(
+            a.get("y").unwrap().to_compact(),
+            r#"[1, [2, 3], {"x": 2, "z": [4]}]"#
+        );
+        assert_eq!(
+            doc.root.get("b").unwrap().to_compact(),
+            r#"[[], {}, [[5]], {"a": {"a": 6}}]"#
+        );
+        assert_eq!(doc.root.get("c").unwrap().to_compact(), r#"{"a": 7}"#);
+        let keys: Vec<&str> = doc
+            .root
+            .as_object()
+            .unwrap()
+            .iter()
+            .map(|m| m.key.as_str())
+            .collect();
+        assert_eq!(keys, ["a", "b", "c"]);
+        assert_eq!(doc.duplicate_keys, vec![(Path::parse("a.x"), 1)]);
     }
 }
