@@ -598,7 +598,7 @@ fn check_one(
     };
     // The family `check_file` detected to tell a drafter: lint does not detect it again.
     lint_options.detected = detected;
-    let run = pipeline.run(DrafterInput {
+    let mut run = pipeline.run(DrafterInput {
         config: local,
         authority,
         fresh_authority: false,
@@ -623,7 +623,7 @@ fn check_one(
             none_listed: no_weights_listed,
         },
     });
-    findings.extend(run_findings(local, pin, &run));
+    findings.extend(run_findings(local, pin, &mut run));
     if let Some(pin) = pin {
         findings.extend(digest_findings(local, pin, &pin_root));
     }
@@ -647,7 +647,9 @@ fn check_one(
 
 /// A drafter's run as `check`'s findings: what could not be had, the comparison (or that
 /// there was nothing to compare with), lint where the comparison says nothing new, weights.
-fn run_findings(local: &ConfigFile, pin: Option<&Pin>, run: &DrafterRun) -> Vec<Diagnostic> {
+/// Lint's and the weights' findings are moved out of the run, not copied (each is a message,
+/// a path and a file name: copies that were freed with the run a drafter later).
+fn run_findings(local: &ConfigFile, pin: Option<&Pin>, run: &mut DrafterRun) -> Vec<Diagnostic> {
     let mut findings = Vec::new();
     let unavailable = [&run.authority_error, &run.target_error];
     for e in unavailable.into_iter().flatten() {
@@ -668,16 +670,16 @@ fn run_findings(local: &ConfigFile, pin: Option<&Pin>, run: &DrafterRun) -> Vec<
             .span(1, 1),
         );
     }
-    match &run.lint {
+    match &mut run.lint {
         Linted::Report(lint) => {
-            let lint = pipeline::uncovered(lint.findings.iter().cloned(), &findings);
+            let lint = pipeline::uncovered(std::mem::take(&mut lint.findings), &findings);
             findings.extend(lint);
         }
         Linted::Failed(e) => findings.push(whole_file(CheckCode::ConfigUnreadable, e)),
         Linted::NotRun | Linted::Findings(_) => {}
     }
-    match &run.weights {
-        Weighed::Checked(c) => findings.extend(c.diagnostics.iter().cloned()),
+    match &mut run.weights {
+        Weighed::Checked(c) => findings.extend(std::mem::take(&mut c.diagnostics)),
         Weighed::Unreadable(e) => findings.push(whole_file(CheckCode::WeightsUnreadable, e)),
         // Weights that could not be read are the run's `not_checked`, not findings.
         Weighed::NotRun | Weighed::NoWeights | Weighed::NotRead(_) => {}
