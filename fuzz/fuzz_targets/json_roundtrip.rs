@@ -1,5 +1,7 @@
 //! json::Document::parse -> every node's source text re-parses to the same value; position_of
-//! never panics for any path of the document (nor for paths that run past it).
+//! never panics for any path of the document (nor for paths that run past it); the line and
+//! column of every node's start (from the line starts the parser notes) are those counted in
+//! the text.
 #![no_main]
 
 use dflash_check::json::{Document, Path, Value};
@@ -29,7 +31,11 @@ fuzz_target!(|data: &[u8]| {
         let _ = doc.position_of(&path);
         let _ = doc.position_of(&path.child("no such key"));
         let _ = doc.position_of(&path.index(usize::MAX));
-        let _ = doc.line_col(node.span.start);
+        assert_eq!(
+            doc.line_col(node.span.start),
+            counted_line_col(&doc.text, node.span.start),
+            "position of {path}"
+        );
         let _ = doc.line_col(node.span.end);
         let _ = node.to_compact();
         let _ = node.to_serde();
@@ -48,3 +54,13 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 });
+
+/// 1-based line and column (in characters) of `offset`, counted in the text.
+fn counted_line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset];
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (
+        before.matches('\n').count() + 1,
+        before[line_start..].chars().count() + 1,
+    )
+}
