@@ -785,11 +785,12 @@ impl Document {
             values: 0,
             member_index: HashMap::new(),
             non_finite: false,
-            // Sized for a pretty-printed config (a line per 20 bytes or so, a top level of
-            // some 40 members), so they are not grown a few elements at a time.
+            // Sized from the text (a pretty-printed config has a line per 20 bytes or so and
+            // a member per 25; a 1 KB config's top level holds some 40), so they are not grown
+            // a few elements at a time, nor made 13 KB for a ten-byte document.
             line_starts: Vec::with_capacity(1 + text.len() / 16),
-            members: Vec::with_capacity(64),
-            items: Vec::with_capacity(64),
+            members: Vec::with_capacity(stack_size(text)),
+            items: Vec::with_capacity(stack_size(text)),
         };
         parser.line_starts.push(0);
         let result = parser.document();
@@ -926,6 +927,12 @@ const ENDS_RUN: [bool; 256] = {
     table[b'\\' as usize] = true;
     table
 };
+
+/// The starting capacity of the parser's member and element stacks for `text`: a member or
+/// element per 24 bytes, at least 4 and at most 64 (past that they grow as vectors do).
+fn stack_size(text: &str) -> usize {
+    (4 + text.len() / 24).min(64)
+}
 
 /// The length of `text`'s plain run: the bytes before the first `"`, `\\` or control
 /// character (all of `text` if none). Eight bytes at a time: a word holds one of them when one
