@@ -252,7 +252,8 @@ mod tests {
     /// holds ([`HELD_DEPTH`]): what it finds, in what order, with what it noted, is what std's
     /// walk found. Linked directories are not walked, a linked `config.json` and a FIFO named
     /// so are taken but not as regular files, hidden folders, `node_modules` and `target` are
-    /// skipped, a linked root is followed, and a root that is not there is unreadable.
+    /// skipped, a folder named in bytes that are not UTF-8 is walked, a linked root is followed,
+    /// and a root that is not there is unreadable.
     #[cfg(unix)]
     #[test]
     fn the_walk_finds_what_stds_walk_found() {
@@ -290,6 +291,9 @@ mod tests {
         std::os::unix::fs::symlink("../a/config.json", root.join("linked-file/config.json"))
             .unwrap();
         std::os::unix::fs::symlink("a", root.join("linked-dir")).unwrap();
+        // A folder whose name is not UTF-8 (Latin-1 `é`): walked, its path kept byte for byte.
+        let latin1 = <OsStr as std::os::unix::ffi::OsStrExt>::from_bytes(b"caf\xe9");
+        config(&root.join(latin1));
         std::fs::create_dir_all(root.join("fifo")).unwrap();
         let fifo = std::ffi::CString::new(
             root.join("fifo/config.json")
@@ -305,7 +309,10 @@ mod tests {
         let (found, unreadable) = walked(&root);
         assert_eq!(found, expected);
         assert_eq!(unreadable, expected_unreadable);
-        assert_eq!(found.len(), 10, "{found:#?}");
+        assert_eq!(found.len(), 11, "{found:#?}");
+        assert!(found
+            .iter()
+            .any(|(p, _, _)| p.parent().and_then(Path::file_name) == Some(latin1)));
         assert!(found
             .iter()
             .any(|(p, _, file)| p.ends_with("linked-file/config.json") && !file));
