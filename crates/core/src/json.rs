@@ -1285,8 +1285,8 @@ impl<'a> Parser<'a> {
     }
 
     fn object(&mut self, depth: usize) -> ParseResult<Value> {
-        self.pos += 1; // {
-                       // This object's members are `self.members[base..]` until it closes.
+        // Past the `{`; this object's members are `self.members[base..]` until it closes.
+        self.pos += 1;
         let base = self.members.len();
         // Once the object is too large to scan for duplicates: each key's last index. It finds
         // duplicates and becomes the document's member index (one copy of each key, not two).
@@ -1355,8 +1355,8 @@ impl<'a> Parser<'a> {
                         self.member_index
                             .insert(Path(self.path.iter().cloned().collect()), index);
                     }
-                    let members = self.members.split_off(base);
-                    return Ok(Value::Object(members.into()));
+                    // Copied out at their count; the stack keeps its buffer for the next object.
+                    return Ok(Value::Object(self.members.split_off(base).into()));
                 }
                 None => {
                     return Err((
@@ -1398,8 +1398,8 @@ impl<'a> Parser<'a> {
     }
 
     fn array(&mut self, depth: usize) -> ParseResult<Value> {
-        self.pos += 1; // [
-                       // This array's elements are `self.items[base..]` until it closes.
+        // Past the `[`; this array's elements are `self.items[base..]` until it closes.
+        self.pos += 1;
         let base = self.items.len();
         self.skip_ws();
         if self.bytes.get(self.pos) == Some(&b']') {
